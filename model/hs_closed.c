@@ -1,0 +1,274 @@
+/*
+ * hs_closed.c -- the closed-form model (hs_closed.h, METHOD.md S400).
+ *
+ * One pass over the devices: each T(i) needs only its type's means and its
+ * own ring edge, so the cost is O(N) time and O(N) memory (one small record
+ * per device), with no N x N table anywhere.
+ */
+#include "hs_closed.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_units.h"
+
+static int64_t hs__scaled(int64_t t_ns, double scale)
+{
+    return scale == 1.0 ? t_ns : (int64_t)llround((double)t_ns * scale);
+}
+
+int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d)
+{
+    const hs_profile_t *p = &s->types[s->devices[d].type].profile;
+    uint32_t k = s->devices[d].ring_pos;
+    double n = (double)s->n_devices;
+    double chunk_bytes = hs_profile_payload_bytes(p) / n;
+    int64_t per_round = s->ring_lat_ns[k] +
+                        hs_xfer_ns(chunk_bytes, s->ring_bw_bytes_per_s[k]);
+
+    return 2 * (int64_t)(s->n_devices - 1) * per_round;
+}
+
+/* Fills one device's record; returns T(i). */
+static int64_t hs__device(const hs_scenario_t *s, uint32_t d,
+                          hs_dev_pred_t *r)
+{
+    const hs_device_t *dv = &s->devices[d];
+    const hs_profile_t *p = &s->types[dv->type].profile;
+    int64_t bwd, opt;
+
+    r->t_dl_ns = p->t_dl.known ? p->t_dl.mean_ns : 0;
+    r->t_fwd_ns = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
+                  dv->extra_compute_ns;
+    r->t_b1_ns = hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
+    r->t_ar_ns = hs_closed_allreduce_ns(s, d);
+    r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
+    r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
+    r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
+    bwd = p->t_bwd.known ? hs__scaled(p->t_bwd.mean_ns, dv->compute_scale)
+                         : r->t_b1_ns;
+    opt = p->t_opt.known ? hs__scaled(p->t_opt.mean_ns, dv->compute_scale)
+                         : 0;
+    r->t_ext_ns = r->t_fwd_ns +
+                  (bwd > r->t_b1_ns + r->t_ar_ns ? bwd
+                                                 : r->t_b1_ns + r->t_ar_ns) +
+                  opt;
+    if (r->t_dl_ns > r->t_ext_ns)
+        r->t_ext_ns = r->t_dl_ns;
+    return r->t_step_ns;
+}
+
+int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d)
+{
+    hs_dev_pred_t r;
+
+    return hs__device(s, d, &r);
+}
+
+static int hs__warn(hs_prediction_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int hs__warn(hs_prediction_t *p, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    char **w;
+    size_t n;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    w = realloc(p->warnings, (p->n_warnings + 1) * sizeof *w);
+    if (w == NULL)
+        return -1;
+    p->warnings = w;
+    n = strlen(buf) + 1;
+    w[p->n_warnings] = malloc(n);
+    if (w[p->n_warnings] == NULL)
+        return -1;
+    memcpy(w[p->n_warnings], buf, n);
+    p->n_warnings++;
+    return 0;
+}
+
+void hs_prediction_free(hs_prediction_t *p)
+{
+    size_t i;
+
+    if (p == NULL)
+        return;
+    free(p->dev);
+    free(p->types);
+    for (i = 0; i < p->n_warnings; i++)
+        free(p->warnings[i]);
+    free(p->warnings);
+    free(p);
+}
+
+/* Samples per device of type t per epoch (d_t); 0 when unknown. */
+static uint64_t hs__shard_samples(const hs_scenario_t *s, size_t t,
+                                  uint64_t total_samples,
+                                  uint64_t sum_batch)
+{
+    const hs_type_t *ty = &s->types[t];
+
+    if (ty->shard != 0) {
+        if (!ty->shard_is_bytes)
+            return ty->shard;
+        return s->sample_bytes ? ty->shard / s->sample_bytes : 0;
+    }
+    if (total_samples == 0 || sum_batch == 0)
+        return 0;
+    /* shards follow the batch sizes: d_t = total * b_t / sum_i b_i */
+    return (uint64_t)((long double)total_samples * (long double)ty->batch /
+                      (long double)sum_batch);
+}
+
+hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
+                           hs_error_t *err)
+{
+    hs_prediction_t *p;
+    size_t i, t;
+    uint64_t total_samples = 0, sum_batch = 0, iters_min = UINT64_MAX;
+    long double shard_sum = 0;
+    int64_t worst_ar = -1;
+    int epoch_known = 1;
+    char b1[64], b2[64];
+
+    *out = NULL;
+    p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    p->n_devices = s->n_devices;
+    p->n_types = s->n_types;
+    p->dev = malloc(s->n_devices * sizeof *p->dev);
+    p->types = calloc(s->n_types, sizeof *p->types);
+    if (p->dev == NULL || p->types == NULL)
+        goto nomem;
+    for (t = 0; t < s->n_types; t++) {
+        hs_type_pred_t *tp = &p->types[t];
+        const hs_profile_t *pr = &s->types[t].profile;
+        tp->t_dl_ns = pr->t_dl.known ? pr->t_dl.mean_ns : 0;
+        tp->t_fwd_ns = pr->t_fwd.mean_ns;
+        tp->t_b1_ns = pr->t_b1.mean_ns;
+        tp->payload_bytes = hs_profile_payload_bytes(pr);
+        tp->t_ar_min_ns = tp->t_step_min_ns = INT64_MAX;
+        tp->t_ar_max_ns = tp->t_step_max_ns = -1;
+    }
+    p->step_ns = -1;
+    for (i = 0; i < s->n_devices; i++) {
+        hs_dev_pred_t *r = &p->dev[i];
+        uint32_t ty = s->devices[i].type;
+        hs_type_pred_t *tp = &p->types[ty];
+        int64_t ts = hs__device(s, (uint32_t)i, r);
+
+        tp->count++;
+        sum_batch += s->types[ty].batch;
+        if (r->t_ar_ns < tp->t_ar_min_ns)
+            tp->t_ar_min_ns = r->t_ar_ns;
+        if (r->t_ar_ns > tp->t_ar_max_ns)
+            tp->t_ar_max_ns = r->t_ar_ns;
+        if (ts < tp->t_step_min_ns)
+            tp->t_step_min_ns = ts;
+        if (ts > tp->t_step_max_ns) {
+            tp->t_step_max_ns = ts;
+            tp->slowest_device = (uint32_t)i;
+        }
+        if (ts > p->step_ns) {
+            p->step_ns = ts;
+            p->bottleneck_device = (uint32_t)i;
+            p->bottleneck_bound = r->bound;
+        }
+        if (r->t_ext_ns > p->step_ext_ns)
+            p->step_ext_ns = r->t_ext_ns;
+        if (r->t_ar_ns > worst_ar) {
+            worst_ar = r->t_ar_ns;
+            p->bottleneck_link = s->devices[i].ring_pos;
+        }
+    }
+    /* iterations per epoch: I = max_t ceil(d_t / b_t) */
+    if (s->dataset_total != 0)
+        total_samples = s->dataset_is_bytes
+                            ? (s->sample_bytes ? s->dataset_total /
+                                                     s->sample_bytes
+                                               : 0)
+                            : s->dataset_total;
+    for (t = 0; t < s->n_types; t++) {
+        hs_type_pred_t *tp = &p->types[t];
+        uint64_t b = s->types[t].batch;
+        tp->shard_samples = hs__shard_samples(s, t, total_samples, sum_batch);
+        if (tp->shard_samples == 0) {
+            epoch_known = 0;
+            continue;
+        }
+        tp->iters = tp->shard_samples / b + (tp->shard_samples % b != 0);
+        shard_sum += (long double)tp->shard_samples * (long double)tp->count;
+        if (tp->iters > p->iters_per_epoch)
+            p->iters_per_epoch = tp->iters;
+        if (tp->iters < iters_min)
+            iters_min = tp->iters;
+    }
+    if (epoch_known && p->iters_per_epoch > 0) {
+        long double e = (long double)p->iters_per_epoch * p->step_ns;
+        long double tot = e * s->epochs;
+        if (tot > 9.2e18L) {
+            hs_prediction_free(p);
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "%s: the predicted total time overflows "
+                                 "(more than 292 years)",
+                                 s->file);
+        }
+        p->epoch_ns = (int64_t)e;
+        p->total_ns = (int64_t)tot;
+        p->shards_unbalanced = iters_min != p->iters_per_epoch;
+        if (total_samples != 0)
+            p->shard_coverage = (double)(shard_sum / total_samples);
+    } else {
+        p->iters_per_epoch = 0;
+        if (hs__warn(p, "epoch and total time unknown: give job.dataset "
+                        "(size or samples) or a shard per device type") != 0)
+            goto nomem;
+    }
+    /* warnings a careful user wants to see */
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *pr = &s->types[t].profile;
+        const hs_type_pred_t *tp = &p->types[t];
+        if (!pr->t_dl.known &&
+            hs__warn(p, "type '%s': t_dl unknown (not measured): data "
+                        "loading is assumed hidden behind the device's work",
+                     s->types[t].name) != 0)
+            goto nomem;
+        if (pr->t_bwd.known &&
+            pr->t_bwd.mean_ns - pr->t_b1.mean_ns > tp->t_ar_max_ns &&
+            hs__warn(p, "type '%s': the rest of the backward (%s) outlasts "
+                        "its all-reduce (%s); the source's formula ignores "
+                        "it, see the extended step",
+                     s->types[t].name,
+                     hs_fmt_time(pr->t_bwd.mean_ns - pr->t_b1.mean_ns, b1,
+                                 sizeof b1),
+                     hs_fmt_time(tp->t_ar_max_ns, b2, sizeof b2)) != 0)
+            goto nomem;
+    }
+    if (p->shards_unbalanced &&
+        hs__warn(p, "shards are unbalanced: types need %llu to %llu "
+                    "iterations per epoch, so some devices idle at the end "
+                    "of each epoch",
+                 (unsigned long long)iters_min,
+                 (unsigned long long)p->iters_per_epoch) != 0)
+        goto nomem;
+    if (p->shard_coverage > 0 &&
+        (p->shard_coverage < 0.99 || p->shard_coverage > 1.01) &&
+        hs__warn(p, "the shards cover %.4g%% of the training set: an epoch "
+                    "here is one pass over the shards, not over the whole "
+                    "set",
+                 p->shard_coverage * 100.0) != 0)
+        goto nomem;
+    *out = p;
+    return HS_OK;
+nomem:
+    hs_prediction_free(p);
+    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+}

@@ -1,0 +1,325 @@
+/*
+ * cmd_predict.c -- `hetsim predict [SCENARIO] [--json] [--per-device]`:
+ * the closed-form prediction, as a readable report or as stable JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "hs_cli.h"
+#include "hs_closed.h"
+#include "hs_scenario.h"
+#include "hs_units.h"
+
+static const char hs__predict_help[] =
+    "usage: hetsim predict [SCENARIO] [--json] [--per-device]\n\n"
+    "Applies the closed-form model (METHOD.md, S400) to SCENARIO (a YAML\n"
+    "file; without it, the embedded default: the source's 100 MLU370 +\n"
+    "100 A100 ResNet-50 example) and prints, per device type, count, t_dl,\n"
+    "compute, all-reduce and step time; the bottleneck device and link;\n"
+    "the step, epoch and total time.\n\n"
+    "  --json         print the same as JSON (times in ns, sizes in bytes)\n"
+    "  --per-device   also list every device (text and JSON)\n"
+    "  --help         this text\n\n"
+    "exit status: 0 ok, 2 bad scenario, 3 I/O error.\n";
+
+static const char *hs__bound_name(hs_bound_t b)
+{
+    return b == HS_BOUND_DATA ? "data_loading" : "device";
+}
+
+/* --- JSON ---------------------------------------------------------- */
+
+#define HS__S(g, str) \
+    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
+
+static void hs__kv_i64(yajl_gen g, const char *k, int64_t v)
+{
+    HS__S(g, k);
+    yajl_gen_integer(g, (long long)v);
+}
+
+static void hs__kv_str(yajl_gen g, const char *k, const char *v)
+{
+    HS__S(g, k);
+    if (v == NULL)
+        yajl_gen_null(g);
+    else
+        HS__S(g, v);
+}
+
+static void hs__kv_dbl(yajl_gen g, const char *k, double v)
+{
+    HS__S(g, k);
+    yajl_gen_double(g, v);
+}
+
+static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
+                     int per_device)
+{
+    yajl_gen g = yajl_gen_alloc(NULL);
+    const unsigned char *buf;
+    size_t len, i, k;
+    uint32_t lk = p->bottleneck_link;
+    const hs_device_t *la = &s->devices[s->ring[lk]];
+    const hs_device_t *lb =
+        &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
+    const hs_device_t *bd = &s->devices[p->bottleneck_device];
+
+    yajl_gen_config(g, yajl_gen_beautify, 1);
+    yajl_gen_map_open(g);
+    hs__kv_str(g, "hetsim_version", HS_VERSION);
+    HS__S(g, "scenario");
+    yajl_gen_map_open(g);
+    hs__kv_str(g, "name", s->name);
+    hs__kv_str(g, "file", s->file);
+    hs__kv_str(g, "model", s->model_label);
+    yajl_gen_map_close(g);
+    hs__kv_i64(g, "n_devices", (int64_t)s->n_devices);
+    hs__kv_i64(g, "latency_ns", s->latency_ns);
+    HS__S(g, "types");
+    yajl_gen_array_open(g);
+    for (k = 0; k < s->n_types; k++) {
+        const hs_type_t *t = &s->types[k];
+        const hs_type_pred_t *tp = &p->types[k];
+        yajl_gen_map_open(g);
+        hs__kv_str(g, "name", t->name);
+        hs__kv_i64(g, "count", (int64_t)tp->count);
+        hs__kv_i64(g, "batch", (int64_t)t->batch);
+        HS__S(g, "t_dl_ns");
+        if (t->profile.t_dl.known)
+            yajl_gen_integer(g, t->profile.t_dl.mean_ns);
+        else
+            yajl_gen_null(g);
+        hs__kv_i64(g, "t_fwd_ns", tp->t_fwd_ns);
+        hs__kv_i64(g, "t_b1_ns", tp->t_b1_ns);
+        HS__S(g, "t_bwd_ns");
+        if (t->profile.t_bwd.known)
+            yajl_gen_integer(g, t->profile.t_bwd.mean_ns);
+        else
+            yajl_gen_null(g);
+        HS__S(g, "t_opt_ns");
+        if (t->profile.t_opt.known)
+            yajl_gen_integer(g, t->profile.t_opt.mean_ns);
+        else
+            yajl_gen_null(g);
+        hs__kv_i64(g, "allreduce_bytes", (int64_t)t->profile.ar_bytes);
+        hs__kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
+        hs__kv_dbl(g, "payload_bytes", tp->payload_bytes);
+        hs__kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
+        hs__kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
+        hs__kv_i64(g, "step_min_ns", tp->t_step_min_ns);
+        hs__kv_i64(g, "step_max_ns", tp->t_step_max_ns);
+        hs__kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
+        hs__kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
+        hs__kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    HS__S(g, "bottleneck");
+    yajl_gen_map_open(g);
+    hs__kv_str(g, "device", bd->name);
+    hs__kv_str(g, "type", s->types[bd->type].name);
+    hs__kv_str(g, "bound", hs__bound_name(p->bottleneck_bound));
+    HS__S(g, "link");
+    yajl_gen_map_open(g);
+    hs__kv_i64(g, "ring_pos", lk);
+    hs__kv_str(g, "from", la->name);
+    hs__kv_str(g, "to", lb->name);
+    hs__kv_str(g, "from_addr", la->addr);
+    hs__kv_str(g, "to_addr", lb->addr);
+    hs__kv_dbl(g, "bandwidth_bytes_per_s", s->ring_bw_bytes_per_s[lk]);
+    hs__kv_i64(g, "latency_ns", s->ring_lat_ns[lk]);
+    hs__kv_i64(g, "t_ar_ns", p->dev[s->ring[lk]].t_ar_ns);
+    yajl_gen_map_close(g);
+    yajl_gen_map_close(g);
+    hs__kv_i64(g, "step_ns", p->step_ns);
+    hs__kv_i64(g, "step_extended_ns", p->step_ext_ns);
+    hs__kv_i64(g, "iters_per_epoch", (int64_t)p->iters_per_epoch);
+    hs__kv_i64(g, "epoch_ns", p->epoch_ns);
+    hs__kv_i64(g, "epochs", s->epochs);
+    hs__kv_i64(g, "total_ns", p->total_ns);
+    HS__S(g, "shards_unbalanced");
+    yajl_gen_bool(g, p->shards_unbalanced);
+    hs__kv_dbl(g, "shard_coverage", p->shard_coverage);
+    HS__S(g, "warnings");
+    yajl_gen_array_open(g);
+    for (i = 0; i < s->n_warnings; i++)
+        HS__S(g, s->warnings[i]);
+    for (i = 0; i < p->n_warnings; i++)
+        HS__S(g, p->warnings[i]);
+    yajl_gen_array_close(g);
+    if (per_device) {
+        HS__S(g, "devices");
+        yajl_gen_array_open(g);
+        for (i = 0; i < s->n_devices; i++) {
+            const hs_device_t *d = &s->devices[i];
+            const hs_dev_pred_t *r = &p->dev[i];
+            yajl_gen_map_open(g);
+            hs__kv_str(g, "name", d->name);
+            hs__kv_str(g, "type", s->types[d->type].name);
+            hs__kv_str(g, "addr", d->addr);
+            hs__kv_i64(g, "ring_pos", d->ring_pos);
+            hs__kv_dbl(g, "next_bandwidth_bytes_per_s",
+                       s->ring_bw_bytes_per_s[d->ring_pos]);
+            hs__kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
+            hs__kv_i64(g, "t_b1_ns", r->t_b1_ns);
+            hs__kv_i64(g, "t_ar_ns", r->t_ar_ns);
+            hs__kv_i64(g, "step_ns", r->t_step_ns);
+            hs__kv_i64(g, "step_extended_ns", r->t_ext_ns);
+            hs__kv_str(g, "bound", hs__bound_name(r->bound));
+            yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+    }
+    yajl_gen_map_close(g);
+    yajl_gen_get_buf(g, &buf, &len);
+    fwrite(buf, 1, len, stdout);
+    yajl_gen_free(g);
+}
+
+/* --- text ---------------------------------------------------------- */
+
+static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
+                     int per_device)
+{
+    char a[64], b[64], c[64], d[64], e[64], f[64];
+    size_t i, k;
+    uint32_t lk = p->bottleneck_link;
+    const hs_device_t *la = &s->devices[s->ring[lk]];
+    const hs_device_t *lb =
+        &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
+    const hs_device_t *bd = &s->devices[p->bottleneck_device];
+
+    printf("hetsim %s -- closed-form prediction (METHOD.md, S400)\n",
+           HS_VERSION);
+    printf("scenario: %s (%s)\n", s->name ? s->name : "(unnamed)", s->file);
+    if (s->model_label)
+        printf("model:    %s\n", s->model_label);
+    printf("cluster:  %zu devices in one ring", s->n_devices);
+    for (k = 0; k < s->n_types; k++)
+        printf("%s%llu x %s", k ? ", " : ": ",
+               (unsigned long long)p->types[k].count, s->types[k].name);
+    printf("\n\n");
+    printf("%-12s %7s %6s %11s %11s %11s %23s %11s\n", "type", "count",
+           "batch", "t_dl", "T_fwd", "t_b1", "T_ar (min..max)",
+           "step T(i)");
+    for (k = 0; k < s->n_types; k++) {
+        const hs_type_pred_t *tp = &p->types[k];
+        const hs_profile_t *pr = &s->types[k].profile;
+        char ar[64];
+        if (tp->t_ar_min_ns == tp->t_ar_max_ns)
+            hs_fmt_time(tp->t_ar_max_ns, ar, sizeof ar);
+        else
+            snprintf(ar, sizeof ar, "%s..%s",
+                     hs_fmt_time(tp->t_ar_min_ns, d, sizeof d),
+                     hs_fmt_time(tp->t_ar_max_ns, e, sizeof e));
+        printf("%-12s %7llu %6llu %11s %11s %11s %23s %11s\n",
+               s->types[k].name, (unsigned long long)tp->count,
+               (unsigned long long)s->types[k].batch,
+               pr->t_dl.known ? hs_fmt_time(pr->t_dl.mean_ns, a, sizeof a)
+                              : "unknown",
+               hs_fmt_time(tp->t_fwd_ns, b, sizeof b),
+               hs_fmt_time(tp->t_b1_ns, c, sizeof c), ar,
+               hs_fmt_time(tp->t_step_max_ns, f, sizeof f));
+    }
+    printf("\npayload M per step: %s (D = %llu B measured on %u devices)\n",
+           hs_fmt_bytes((uint64_t)p->types[0].payload_bytes, a, sizeof a),
+           (unsigned long long)s->types[0].profile.ar_bytes,
+           s->types[0].profile.subsys_n);
+    printf("bottleneck device:  %s (%s), bound by %s\n", bd->name,
+           s->types[bd->type].name,
+           p->bottleneck_bound == HS_BOUND_DATA
+               ? "data loading"
+               : "forward + first backward + all-reduce");
+    printf("slowest ring link:  %s (%s) -> %s (%s) at %s, T_ar %s\n",
+           la->name, la->addr, lb->name, lb->addr,
+           hs_fmt_bandwidth(s->ring_bw_bytes_per_s[lk], a, sizeof a),
+           hs_fmt_time(p->dev[s->ring[lk]].t_ar_ns, b, sizeof b));
+    printf("\nstep time:          %s   (source formula, max_i T(i))\n",
+           hs_fmt_time(p->step_ns, a, sizeof a));
+    printf("extended step:      %s   (adds the rest of the backward and "
+           "the optimizer where measured)\n",
+           hs_fmt_time(p->step_ext_ns, a, sizeof a));
+    if (p->iters_per_epoch > 0) {
+        printf("epoch:              %s   (%llu iterations)\n",
+               hs_fmt_time(p->epoch_ns, a, sizeof a),
+               (unsigned long long)p->iters_per_epoch);
+        printf("total:              %s   (%u epoch%s)\n",
+               hs_fmt_time(p->total_ns, a, sizeof a), s->epochs,
+               s->epochs == 1 ? "" : "s");
+    } else {
+        printf("epoch:              unknown\ntotal:              unknown\n");
+    }
+    if (per_device) {
+        printf("\n%-16s %-10s %6s %11s %11s %11s %8s\n", "device", "type",
+               "ring", "T_fwd", "T_ar", "T(i)", "bound");
+        for (i = 0; i < s->n_devices; i++) {
+            const hs_dev_pred_t *r = &p->dev[i];
+            printf("%-16s %-10s %6u %11s %11s %11s %8s\n",
+                   s->devices[i].name, s->types[s->devices[i].type].name,
+                   s->devices[i].ring_pos,
+                   hs_fmt_time(r->t_fwd_ns, a, sizeof a),
+                   hs_fmt_time(r->t_ar_ns, b, sizeof b),
+                   hs_fmt_time(r->t_step_ns, c, sizeof c),
+                   r->bound == HS_BOUND_DATA ? "data" : "device");
+        }
+    }
+    if (s->n_warnings + p->n_warnings > 0) {
+        printf("\nnotes:\n");
+        for (i = 0; i < s->n_warnings; i++)
+            printf("  - %s\n", s->warnings[i]);
+        for (i = 0; i < p->n_warnings; i++)
+            printf("  - %s\n", p->warnings[i]);
+    }
+}
+
+int hs_cli_predict(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0, per_device = 0, i, rc;
+    hs_scenario_t *s = NULL;
+    hs_prediction_t *p = NULL;
+    hs_error_t err;
+
+    hs_error_clear(&err);
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(hs__predict_help, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--per-device") == 0) {
+            per_device = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return hs_cli_usage_error("predict", "unknown option '%s'",
+                                      argv[i]);
+        } else if (path == NULL) {
+            path = argv[i];
+        } else {
+            return hs_cli_usage_error("predict",
+                                      "one SCENARIO only (got '%s' too)",
+                                      argv[i]);
+        }
+    }
+    if (path != NULL)
+        rc = hs_scenario_load(path, &s, &err);
+    else
+        rc = hs_scenario_load_default(&s, &err);
+    if (rc != HS_OK)
+        return hs_cli_fail(&err);
+    if (hs_closed_predict(s, &p, &err) != HS_OK) {
+        hs_scenario_free(s);
+        return hs_cli_fail(&err);
+    }
+    if (json)
+        hs__json(s, p, per_device);
+    else
+        hs__text(s, p, per_device);
+    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+    hs_prediction_free(p);
+    hs_scenario_free(s);
+    return rc;
+}

@@ -1,0 +1,94 @@
+/*
+ * hs_main.c -- `hetsim`, the command-line client: dispatches subcommands.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_cli.h"
+
+typedef struct hs__cmd_s {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} hs__cmd_t;
+
+static const hs__cmd_t hs__cmds[] = {
+    {"predict", hs_cli_predict,
+     "closed-form step, epoch and total time of a scenario"},
+    {"simulate", hs_cli_simulate,
+     "replay every step per device along the ring (discrete events)"},
+    {"validate", hs_cli_validate,
+     "compare the closed form with the replay, per type and cluster"},
+    {"ingest", hs_cli_ingest,
+     "turn PyTorch profiler traces into a per-type profile"},
+    {"profile", hs_cli_profile,
+     "train the model on 2-device sub-systems under the profiler"},
+    {"measure-bw", hs_cli_measure_bw,
+     "measure ring-link bandwidths with iperf3"},
+    {"plot", hs_cli_plot, "plot step timelines from an HDF5 trace"},
+    {NULL, NULL, NULL}};
+
+static void hs__usage(FILE *f)
+{
+    int i;
+
+    fprintf(f,
+            "usage: hetsim [--help] [--version] COMMAND [ARGS]\n\n"
+            "Predicts how long a neural network takes to train on a\n"
+            "heterogeneous data-parallel ring cluster.\n\ncommands:\n");
+    for (i = 0; hs__cmds[i].name != NULL; i++)
+        fprintf(f, "  %-11s %s\n", hs__cmds[i].name, hs__cmds[i].summary);
+    fprintf(f,
+            "\n`hetsim COMMAND --help` describes a command.  Without a\n"
+            "SCENARIO argument, commands use the embedded default (the\n"
+            "source's 100 MLU370 + 100 A100 ResNet-50 example).\n\n"
+            "exit status: 0 success; 1 validation beyond tolerance or an\n"
+            "internal failure; 2 bad input (usage, YAML, schema, units,\n"
+            "network description, trace); 3 I/O error; 4 an external\n"
+            "program, host or profiling rank failed.\n");
+}
+
+int hs_cli_fail(const hs_error_t *err)
+{
+    fprintf(stderr, "hetsim: %s\n", err->msg[0] ? err->msg :
+            hs_err_name(err->code));
+    return hs_err_exit_code(err->code);
+}
+
+int hs_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "hetsim %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see `hetsim %s --help`)\n", cmd);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int i;
+
+    if (argc < 2) {
+        hs__usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        hs__usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("hetsim %s\n", HS_VERSION);
+        return 0;
+    }
+    for (i = 0; hs__cmds[i].name != NULL; i++) {
+        if (strcmp(argv[1], hs__cmds[i].name) == 0)
+            return hs__cmds[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "hetsim: unknown command '%s' (see hetsim --help)\n",
+            argv[1]);
+    return 2;
+}
