@@ -1,0 +1,335 @@
+/* test_scenario.c -- scenario YAML: resolution and every error class, each
+ * with its file:line:col. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_scenario.h"
+#include "hs_test.h"
+
+/* A valid base: 2 types, generated devices. Line numbers matter below. */
+#define BASE_TYPES                                                          \
+    "device_types:\n"                          /* 1 */                      \
+    "  - name: a\n"                            /* 2 */                      \
+    "    count: 2\n"                           /* 3 */                      \
+    "    batch: 8\n"                           /* 4 */                      \
+    "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB}\n" /* 5 */ \
+    "  - name: b\n"                            /* 6 */                      \
+    "    count: 2\n"                           /* 7 */                      \
+    "    batch: 8\n"                           /* 8 */                      \
+    "    profile: {t_fwd: 20ms, t_b1: 2ms, allreduce_bytes: 4MB}\n" /* 9 */
+
+static hs_err_t load(const char *yaml, hs_scenario_t **s, hs_error_t *e)
+{
+    return hs_scenario_load_text(yaml, strlen(yaml), "t.yaml", HS_TEST_TMP,
+                                 s, e);
+}
+
+/* Loads yaml, expects failure with code and a message starting with
+   "t.yaml:LINE:COL:" (prefix) and containing `what`. */
+static void expect_error(const char *yaml, hs_err_t code, const char *prefix,
+                         const char *what)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+    hs_err_t rc = load(yaml, &s, &e);
+
+    HS_ASSERT_I64_EQ(rc, code);
+    CU_ASSERT_PTR_NULL(s);
+    if (strncmp(e.msg, prefix, strlen(prefix)) != 0)
+        fprintf(stderr, "\nexpected prefix '%s' in '%s'\n", prefix, e.msg);
+    CU_ASSERT_EQUAL(strncmp(e.msg, prefix, strlen(prefix)), 0);
+    HS_ASSERT_STR_CONTAINS(e.msg, what);
+    hs_scenario_free(s);
+}
+
+static void test_syntax(void)
+{
+    expect_error("job: {epochs: 2\n", HS_ERR_SYNTAX, "t.yaml:2:1:",
+                 "YAML syntax error");
+    expect_error("a: b\n c: d\n", HS_ERR_SYNTAX, "t.yaml:2:3:",
+                 "YAML syntax error");
+    expect_error("", HS_ERR_SCHEMA, "t.yaml:1:1:", "empty");
+    expect_error("- 1\n- 2\n", HS_ERR_SCHEMA, "t.yaml:1:1:",
+                 "must be a mapping");
+}
+
+static void test_unknown_and_duplicate_keys(void)
+{
+    expect_error(BASE_TYPES "netwrk: {}\n", HS_ERR_SCHEMA, "t.yaml:10:1:",
+                 "unknown key 'netwrk'");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    colour: red\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB}\n"
+                 "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:5:5:", "unknown key 'colour'");
+    expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps, "
+                            "default_bandwidth: 2Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:37:",
+                 "duplicate key 'default_bandwidth'");
+    /* unknown key inside an inline profile */
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB,"
+                 " t_fwdd: 1ms}\n"
+                 "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:5:61:", "unknown key 't_fwdd'");
+}
+
+static void test_types_and_units(void)
+{
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: two\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB}\n",
+                 HS_ERR_SCHEMA, "t.yaml:3:12:", "whole number");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10, t_b1: 1ms, allreduce_bytes: 4MB}\n",
+                 HS_ERR_UNIT, "t.yaml:5:22:", "not a duration with a unit");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4Mb}\n",
+                 HS_ERR_UNIT, "t.yaml:5:56:", "not a size with a unit");
+    expect_error(BASE_TYPES "network: {default_bandwidth: 10Gbytes}\n",
+                 HS_ERR_UNIT, "t.yaml:10:30:", "not a positive bandwidth");
+    expect_error(BASE_TYPES "network: {default_bandwidth: [1, 2]}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:30:", "must be a bandwidth");
+    expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps}\n"
+                            "simulate: {overlap: sometimes}\n",
+                 HS_ERR_SCHEMA, "t.yaml:11:21:",
+                 "overlap must be patent, buckets or none");
+}
+
+static void test_missing_profile_and_duplicates(void)
+{
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n",
+                 HS_ERR_SCHEMA, "t.yaml:2:5:", "has no profile");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, allreduce_bytes: 4MB}\n",
+                 HS_ERR_SCHEMA, "t.yaml:5:14:", "needs 't_b1'");
+    expect_error(BASE_TYPES "  - name: a\n"
+                            "    batch: 8\n"
+                            "    profile: {t_fwd: 1ms, t_b1: 1ms, "
+                            "allreduce_bytes: 1MB}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:11:",
+                 "duplicate device type name 'a'");
+    expect_error(BASE_TYPES "devices:\n"
+                            "  - {name: x, type: a}\n"
+                            "  - {name: y, type: b}\n"
+                            "  - {name: x, type: b}\n"
+                            "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:13:5:", "duplicate device name 'x'");
+    expect_error(BASE_TYPES "devices:\n"
+                            "  - {name: x, type: a}\n"
+                            "  - {name: y, type: c}\n",
+                 HS_ERR_SCHEMA, "t.yaml:12:21:", "unknown type 'c'");
+}
+
+static void test_network_errors(void)
+{
+    /* no default, no row: the ring link has no bandwidth */
+    expect_error(BASE_TYPES "network:\n"
+                            "  links:\n"
+                            "    - [a-0, a-1, 1Gbps]\n",
+                 HS_ERR_NETWORK, "t.yaml:11:3:",
+                 "ring link a-1 (a-1) -> b-0 (b-0) has no bandwidth");
+    expect_error(BASE_TYPES, HS_ERR_NETWORK, "t.yaml:1:1:",
+                 "has no bandwidth");
+    expect_error(BASE_TYPES "network:\n"
+                            "  default_bandwidth: 1Gbps\n"
+                            "  links:\n"
+                            "    - [a-0, 10.9.9.9, 1Gbps]\n",
+                 HS_ERR_NETWORK, "t.yaml:13:13:",
+                 "'10.9.9.9' is neither a device name nor a device address");
+    expect_error(BASE_TYPES "network:\n"
+                            "  default_bandwidth: 1Gbps\n"
+                            "  links:\n"
+                            "    - [a-0, a-1]\n",
+                 HS_ERR_SCHEMA, "t.yaml:13:7:", "a links row is");
+}
+
+static void test_ring_errors(void)
+{
+    expect_error(BASE_TYPES "ring: [a-0, a-1, b-0, b-7]\n"
+                            "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:23:", "unknown device 'b-7'");
+    expect_error(BASE_TYPES "ring: [a-0, a-1, b-0, a-0]\n"
+                            "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:23:", "names device 'a-0' twice");
+    expect_error(BASE_TYPES "ring: [a-0, a-1, b-0]\n"
+                            "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:7:", "leaves out device 'b-1'");
+    expect_error(BASE_TYPES "ring: spiral\n"
+                            "network: {default_bandwidth: 1Gbps}\n",
+                 HS_ERR_SCHEMA, "t.yaml:10:7:", "ring must be listing");
+}
+
+static void test_included_files(void)
+{
+    const char *dir = hs_test_tmpdir("scn");
+    char path[4096], yaml[8192];
+    FILE *f;
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    /* a profile file with a bad unit: the error names that file */
+    snprintf(path, sizeof path, "%s/p_bad.yaml", dir);
+    f = fopen(path, "w");
+    fputs("subsystem_size: 2\nt_fwd: 10ms\nt_b1: 1 fortnight\n"
+          "allreduce_bytes: 4MB\n", f);
+    fclose(f);
+    snprintf(yaml, sizeof yaml,
+             "device_types:\n  - {name: a, count: 2, batch: 8, profile: "
+             "%s}\nnetwork: {default_bandwidth: 1Gbps}\n", path);
+    CU_ASSERT_EQUAL(load(yaml, &s, &e), HS_ERR_UNIT);
+    {
+        char want[4200];
+        snprintf(want, sizeof want, "%s:3:7:", path);
+        HS_ASSERT_STR_CONTAINS(e.msg, want);
+    }
+    /* a good profile file, with samples: mean and sd computed */
+    snprintf(path, sizeof path, "%s/p_ok.yaml", dir);
+    f = fopen(path, "w");
+    fputs("# hetsim profile\ntype: a\nsubsystem_size: 4\n"
+          "t_dl: {samples: [1ms, 2ms, 3ms]}\nt_fwd: 10ms\nt_b1: 1ms\n"
+          "t_bwd: unknown\nallreduce_bytes: 6MB\nallreduce_source: sidecar\n"
+          "buckets:\n  - {bytes: 1MB, ready: 1ms}\n  - {bytes: 3MB, ready: 5ms}\n",
+          f);
+    fclose(f);
+    snprintf(yaml, sizeof yaml,
+             "device_types:\n  - {name: a, count: 2, batch: 8, profile: "
+             "p_ok.yaml}\nnetwork: {default_bandwidth: 1Gbps}\n");
+    CU_ASSERT_EQUAL(hs_scenario_load_text(yaml, strlen(yaml), "t.yaml", dir,
+                                          &s, &e),
+                    HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    {
+        const hs_profile_t *p = &s->types[0].profile;
+        CU_ASSERT_TRUE(p->t_dl.known);
+        HS_ASSERT_I64_EQ(p->t_dl.mean_ns, 2000000);
+        HS_ASSERT_I64_EQ(p->t_dl.sd_ns, 1000000);
+        HS_ASSERT_I64_EQ(p->t_dl.n_samples, 3);
+        CU_ASSERT_FALSE(p->t_bwd.known);
+        CU_ASSERT_FALSE(p->t_opt.known);
+        HS_ASSERT_I64_EQ(p->ar_source, HS_AR_SIDECAR);
+        HS_ASSERT_I64_EQ(p->n_buckets, 2);
+        HS_ASSERT_I64_EQ(p->buckets[1].bytes, 3000000);
+        HS_ASSERT_I64_EQ(p->buckets[1].ready_ns, 5000000);
+        /* D = 6 MB measured on n = 4: M = D * 4 / (2 * 3) = 4 MB */
+        HS_ASSERT_DBL_NEAR(hs_profile_payload_bytes(p), 4e6, 1e-6);
+    }
+    hs_scenario_free(s);
+    /* a missing profile file */
+    snprintf(yaml, sizeof yaml,
+             "device_types:\n  - {name: a, count: 2, batch: 8, profile: "
+             "nope.yaml}\nnetwork: {default_bandwidth: 1Gbps}\n");
+    CU_ASSERT_EQUAL(hs_scenario_load_text(yaml, strlen(yaml), "t.yaml", dir,
+                                          &s, &e),
+                    HS_ERR_IO);
+    HS_ASSERT_STR_CONTAINS(e.msg, "t.yaml:2:44: profile of type 'a'");
+    /* a links CSV with a bad bandwidth on line 3 */
+    snprintf(path, sizeof path, "%s/links.csv", dir);
+    f = fopen(path, "w");
+    fputs("addr1,addr2,bandwidth\na-0,a-1,10Gbps\na-1,b-0, 5 bananas\n", f);
+    fclose(f);
+    snprintf(yaml, sizeof yaml,
+             BASE_TYPES "network: {default_bandwidth: 1Gbps, links_csv: "
+                        "links.csv}\n");
+    CU_ASSERT_EQUAL(hs_scenario_load_text(yaml, strlen(yaml), "t.yaml", dir,
+                                          &s, &e),
+                    HS_ERR_UNIT);
+    {
+        char want[4200];
+        snprintf(want, sizeof want, "%s:3:10:", path);
+        HS_ASSERT_STR_CONTAINS(e.msg, want);
+    }
+}
+
+static void test_resolution(void)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+    const char *yaml =
+        BASE_TYPES "ring: interleave\n"
+                   "network:\n"
+                   "  default_bandwidth: 1Gbps\n"
+                   "  latency: 5us\n"
+                   "  type_links: [[a, b, 2Gbps]]\n"
+                   "  links:\n"
+                   "    - [b-0, a-1, 3Gbps, 7us]\n";
+
+    CU_ASSERT_EQUAL_FATAL(load(yaml, &s, &e), HS_OK);
+    HS_ASSERT_I64_EQ(s->n_devices, 4);
+    CU_ASSERT_STRING_EQUAL(s->devices[0].name, "a-0");
+    CU_ASSERT_STRING_EQUAL(s->devices[3].name, "b-1");
+    CU_ASSERT_STRING_EQUAL(s->devices[3].addr, "b-1");
+    /* interleave: a-0, b-0, a-1, b-1 */
+    HS_ASSERT_I64_EQ(s->ring[0], 0);
+    HS_ASSERT_I64_EQ(s->ring[1], 2);
+    HS_ASSERT_I64_EQ(s->ring[2], 1);
+    HS_ASSERT_I64_EQ(s->ring[3], 3);
+    HS_ASSERT_I64_EQ(s->devices[2].ring_pos, 1);
+    HS_ASSERT_I64_EQ(hs_scenario_next(s, 3), 0);
+    HS_ASSERT_I64_EQ(hs_scenario_prev(s, 0), 3);
+    /* every edge is a<->b: type link 2 Gbps, except b-0 -> a-1 (row,
+       matched in reverse too) at 3 Gbps with its own latency */
+    HS_ASSERT_DBL_NEAR(s->ring_bw_bytes_per_s[0], 2.5e8, 1e-3);
+    HS_ASSERT_DBL_NEAR(s->ring_bw_bytes_per_s[1], 3.75e8, 1e-3);
+    HS_ASSERT_I64_EQ(s->ring_lat_ns[1], 7000);
+    HS_ASSERT_DBL_NEAR(s->ring_bw_bytes_per_s[2], 2.5e8, 1e-3);
+    HS_ASSERT_I64_EQ(s->ring_lat_ns[2], 5000);
+    HS_ASSERT_I64_EQ(s->epochs, 1);
+    HS_ASSERT_I64_EQ(s->sim_steps, 10);
+    hs_scenario_free(s);
+}
+
+static void test_default_loads(void)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_default(&s, &e), HS_OK);
+    HS_ASSERT_I64_EQ(s->n_devices, 200);
+    HS_ASSERT_I64_EQ(s->n_types, 2);
+    CU_ASSERT_STRING_EQUAL(s->types[0].name, "MLU370");
+    CU_ASSERT_STRING_EQUAL(s->types[1].name, "A100");
+    HS_ASSERT_I64_EQ(s->types[1].profile.ar_bytes, 102228128);
+    HS_ASSERT_I64_EQ(s->dataset_total, 200000000000000ULL);
+    hs_scenario_free(s);
+    hs_scenario_free(NULL); /* free accepts NULL */
+}
+
+static int reg(void)
+{
+    CU_pSuite s = CU_add_suite("scenario", NULL, NULL);
+
+    CU_add_test(s, "syntax errors and empty files", test_syntax);
+    CU_add_test(s, "unknown and duplicate keys", test_unknown_and_duplicate_keys);
+    CU_add_test(s, "wrong types and bad units", test_types_and_units);
+    CU_add_test(s, "missing profile, duplicate names",
+                test_missing_profile_and_duplicates);
+    CU_add_test(s, "network errors", test_network_errors);
+    CU_add_test(s, "ring errors", test_ring_errors);
+    CU_add_test(s, "included profile and CSV files", test_included_files);
+    CU_add_test(s, "devices, ring and links resolved", test_resolution);
+    CU_add_test(s, "the embedded default loads", test_default_loads);
+    return 0;
+}
+
+HS_TEST_MAIN(reg)
