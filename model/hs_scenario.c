@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "hs_units.h"
@@ -413,21 +414,46 @@ static char *hs__resolve_path(const char *base_dir, const char *path)
     return r;
 }
 
+/* The absolute directory of path, so that the paths a scenario names stay
+   valid when it is written elsewhere (hs_scenario_write_yaml). */
 static char *hs__dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *d;
+    char cwd[4096], *rel, *d;
 
-    if (slash == NULL)
-        return hs__strdup(".");
     if (slash == path)
         return hs__strdup("/");
-    d = malloc((size_t)(slash - path) + 1);
-    if (d == NULL)
-        return NULL;
-    memcpy(d, path, (size_t)(slash - path));
-    d[slash - path] = '\0';
+    if (slash == NULL)
+        rel = hs__strdup(".");
+    else {
+        rel = malloc((size_t)(slash - path) + 1);
+        if (rel == NULL)
+            return NULL;
+        memcpy(rel, path, (size_t)(slash - path));
+        rel[slash - path] = '\0';
+    }
+    if (rel == NULL || rel[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+        return rel;
+    d = strcmp(rel, ".") == 0 ? hs__strdup(cwd) : hs__resolve_path(cwd, rel);
+    free(rel);
     return d;
+}
+
+/* A file path, resolved against the scenario's directory. */
+static hs_err_t hs__get_path(hs__ctx_t *c, yaml_node_t *n, const char *what,
+                             char **out)
+{
+    char *p = NULL;
+    hs_err_t rc = hs__get_str(c, n, what, &p);
+
+    if (rc != HS_OK)
+        return rc;
+    free(*out);
+    *out = hs__resolve_path(c->base_dir, p);
+    free(p);
+    if (*out == NULL)
+        return hs__fail(c, n, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
 }
 
 /* Reads a whole file into a NUL-terminated buffer. */
@@ -937,8 +963,8 @@ static hs_err_t hs__parse_job(hs__ctx_t *c, yaml_node_t *n)
             if ((rc = hs__need(c, v[K_MODEL], mv[0], "file", "job.model")) !=
                 HS_OK)
                 return rc;
-            if ((rc = hs__get_str(c, mv[0], "job.model.file",
-                                  &s->model_file)) != HS_OK)
+            if ((rc = hs__get_path(c, mv[0], "job.model.file",
+                                   &s->model_file)) != HS_OK)
                 return rc;
             if (mv[1] != NULL)
                 rc = hs__get_str(c, mv[1], "job.model.entry",
@@ -979,8 +1005,8 @@ static hs_err_t hs__parse_job(hs__ctx_t *c, yaml_node_t *n)
                                 "job.dataset.sample_bytes must be > 0");
         }
         if (dv[3] != NULL &&
-            (rc = hs__get_str(c, dv[3], "job.dataset.file",
-                              &s->dataset_file)) != HS_OK)
+            (rc = hs__get_path(c, dv[3], "job.dataset.file",
+                               &s->dataset_file)) != HS_OK)
             return rc;
         if (dv[4] != NULL &&
             (rc = hs__get_str(c, dv[4], "job.dataset.entry",
@@ -2051,14 +2077,10 @@ static hs_err_t hs__parse_profiling(hs__ctx_t *c, yaml_node_t *n)
 
     if ((rc = hs__map(c, n, "profiling", keys, v)) != HS_OK)
         return rc;
-    if (v[K_HARNESS] != NULL) {
-        char *p = NULL;
-        if ((rc = hs__get_str(c, v[K_HARNESS], "profiling.harness", &p)) !=
-            HS_OK)
-            return rc;
-        s->harness = hs__resolve_path(c->base_dir, p);
-        free(p);
-    }
+    if (v[K_HARNESS] != NULL &&
+        (rc = hs__get_path(c, v[K_HARNESS], "profiling.harness",
+                           &s->harness)) != HS_OK)
+        return rc;
     if (v[K_PYTHON] != NULL &&
         (rc = hs__get_str(c, v[K_PYTHON], "profiling.python", &s->python)) !=
             HS_OK)

@@ -1,0 +1,84 @@
+/* hs_atomic.c -- temp file + rename (hs_atomic.h). */
+#include "hs_atomic.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void hs__atomic_release(hs_atomic_t *a)
+{
+    free(a->path);
+    free(a->tmp_path);
+    a->path = a->tmp_path = NULL;
+    a->f = NULL;
+}
+
+hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
+{
+    size_t n = strlen(path);
+    int fd;
+
+    memset(a, 0, sizeof *a);
+    a->path = malloc(n + 1);
+    a->tmp_path = malloc(n + 12);
+    if (a->path == NULL || a->tmp_path == NULL) {
+        hs__atomic_release(a);
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    memcpy(a->path, path, n + 1);
+    memcpy(a->tmp_path, path, n);
+    memcpy(a->tmp_path + n, ".tmp.XXXXXX", 12);
+    fd = mkstemp(a->tmp_path);
+    if (fd < 0) {
+        hs_err_t rc = hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                   "cannot create a file here: %s",
+                                   strerror(errno));
+        hs__atomic_release(a);
+        return rc;
+    }
+    fchmod(fd, 0644);
+    a->f = fdopen(fd, "w");
+    if (a->f == NULL) {
+        close(fd);
+        unlink(a->tmp_path);
+        hs__atomic_release(a);
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    }
+    return HS_OK;
+}
+
+hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err)
+{
+    int bad;
+    hs_err_t rc = HS_OK;
+
+    if (a->f == NULL) {
+        hs__atomic_release(a);
+        return hs_error_setf(err, HS_ERR_IO, "no file open to commit");
+    }
+    bad = fflush(a->f) != 0 || ferror(a->f) || fsync(fileno(a->f)) != 0;
+    if (fclose(a->f) != 0)
+        bad = 1;
+    a->f = NULL;
+    if (bad || rename(a->tmp_path, a->path) != 0) {
+        rc = hs_error_set(err, HS_ERR_IO, a->path, 0, 0,
+                          "cannot write: %s", strerror(errno));
+        unlink(a->tmp_path);
+    }
+    hs__atomic_release(a);
+    return rc;
+}
+
+void hs_atomic_abort(hs_atomic_t *a)
+{
+    if (a == NULL)
+        return;
+    if (a->f != NULL)
+        fclose(a->f);
+    if (a->tmp_path != NULL)
+        unlink(a->tmp_path);
+    hs__atomic_release(a);
+}

@@ -1,0 +1,32 @@
+/*
+ * hs_atomic.h -- files that appear whole or not at all: write to a
+ * temporary file in the same directory, then rename() it over the final
+ * path.  A failed or killed writer never leaves a half-written file at the
+ * final path, and never clobbers a good one.
+ */
+#ifndef HS_ATOMIC_H
+#define HS_ATOMIC_H
+
+#include <stdio.h>
+
+#include "hs_error.h"
+
+typedef struct hs_atomic_s {
+    FILE *f;            /* write here */
+    char *path;         /* the final path */
+    char *tmp_path;     /* path + ".tmp.XXXXXX" */
+} hs_atomic_t;
+
+/* Creates the temporary file beside `path` (mode 0644) and opens it for
+   writing into a->f.  On failure a is left empty (nothing to abort). */
+hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err);
+
+/* Flushes, fsyncs and closes the temporary file, then renames it to the
+   final path.  On failure removes it.  Always releases a's strings. */
+hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err);
+
+/* Closes and removes the temporary file; releases a.  Safe on an empty or
+   already finished a. */
+void hs_atomic_abort(hs_atomic_t *a);
+
+#endif
