@@ -2,6 +2,7 @@
 #include "hs_atomic.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,7 +39,11 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
         hs__atomic_release(a);
         return rc;
     }
-    fchmod(fd, 0644);
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    }
     a->f = fdopen(fd, "w");
     if (a->f == NULL) {
         close(fd);
@@ -50,19 +55,38 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
     return HS_OK;
 }
 
+int hs_atomic_detach(hs_atomic_t *a)
+{
+    int rc = 0;
+
+    if (a->f != NULL && fclose(a->f) != 0)
+        rc = -1;
+    a->f = NULL;
+    return rc;
+}
+
 hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err)
 {
-    int bad;
+    int bad = 0;
     hs_err_t rc = HS_OK;
 
-    if (a->f == NULL) {
+    if (a->tmp_path == NULL) {
         hs__atomic_release(a);
         return hs_error_setf(err, HS_ERR_IO, "no file open to commit");
     }
-    bad = fflush(a->f) != 0 || ferror(a->f) || fsync(fileno(a->f)) != 0;
-    if (fclose(a->f) != 0)
-        bad = 1;
-    a->f = NULL;
+    if (a->f != NULL) {
+        bad = fflush(a->f) != 0 || ferror(a->f) ||
+              fsync(fileno(a->f)) != 0;
+        if (fclose(a->f) != 0)
+            bad = 1;
+        a->f = NULL;
+    } else {
+        int fd = open(a->tmp_path, O_RDONLY);
+        if (fd < 0 || fsync(fd) != 0)
+            bad = 1;
+        if (fd >= 0)
+            close(fd);
+    }
     if (bad || rename(a->tmp_path, a->path) != 0) {
         rc = hs_error_set(err, HS_ERR_IO, a->path, 0, 0,
                           "cannot write: %s", strerror(errno));

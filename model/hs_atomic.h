@@ -17,12 +17,19 @@ typedef struct hs_atomic_s {
     char *tmp_path;     /* path + ".tmp.XXXXXX" */
 } hs_atomic_t;
 
-/* Creates the temporary file beside `path` (mode 0644) and opens it for
-   writing into a->f.  On failure a is left empty (nothing to abort). */
+/* Creates the temporary file beside `path` (mode 0666 less the umask) and
+   opens it for writing into a->f.  On failure a is left empty (nothing to
+   abort).  A writer that writes by path (HDF5, gnuplot) closes a->f with
+   hs_atomic_detach and writes to a->tmp_path instead. */
 hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err);
 
-/* Flushes, fsyncs and closes the temporary file, then renames it to the
-   final path.  On failure removes it.  Always releases a's strings. */
+/* Closes a->f (when open) and sets it to NULL, keeping the temporary file
+   for a writer that writes it by path.  Returns 0, or -1 if close failed. */
+int hs_atomic_detach(hs_atomic_t *a);
+
+/* Flushes, fsyncs and closes the temporary file (fsyncs it by path when
+   detached), then renames it to the final path.  On failure removes it.
+   Always releases a's strings. */
 hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err);
 
 /* Closes and removes the temporary file; releases a.  Safe on an empty or

@@ -139,6 +139,8 @@ hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
     char b1[64], b2[64];
 
     *out = NULL;
+    if (hs_scenario_require_profiles(s, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_SCHEMA;
     p = calloc(1, sizeof *p);
     if (p == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

@@ -1115,13 +1115,11 @@ static hs_err_t hs__parse_types(hs__ctx_t *c, yaml_node_t *n)
                                 "shard is a size: give "
                                 "job.dataset.sample_bytes to count samples");
         }
-        if (v[K_PROFILE] == NULL || hs__is_null(v[K_PROFILE]))
-            return hs__fail(c, v[K_PROFILE] ? v[K_PROFILE] : tn,
-                            HS_ERR_SCHEMA,
-                            "device type '%s' has no profile (inline "
-                            "mapping or the path of a profile file)",
-                            t->name);
-        if (hs__scalar(v[K_PROFILE]) != NULL) {
+        t->has_profile = v[K_PROFILE] != NULL && !hs__is_null(v[K_PROFILE]);
+        if (!t->has_profile) {
+            /* not measured yet: hs_scenario_require_profiles rejects it
+               where timings are needed */
+        } else if (hs__scalar(v[K_PROFILE]) != NULL) {
             char *path = hs__resolve_path(c->base_dir,
                                           hs__scalar(v[K_PROFILE]));
             if (path == NULL)
@@ -1166,6 +1164,23 @@ static long hs__type_index(const hs_scenario_t *s, const char *name)
         if (strcmp(s->types[i].name, name) == 0)
             return (long)i;
     return -1;
+}
+
+hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
+                                      hs_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_types; i++) {
+        const hs_type_t *t = &s->types[i];
+        if (!t->has_profile)
+            return hs_error_set(err, HS_ERR_SCHEMA, s->file, t->line, t->col,
+                                "device type '%s' has no profile (an inline "
+                                "mapping or the path of a profile file; "
+                                "`hetsim profile` measures one)",
+                                t->name);
+    }
+    return HS_OK;
 }
 
 long hs_scenario_find_type(const hs_scenario_t *s, const char *name)
@@ -2136,17 +2151,24 @@ static hs_err_t hs__check(hs__ctx_t *c)
     size_t i;
     double m0 = 0;
 
+    size_t first = s->n_types;
+
     for (i = 0; i < s->n_types; i++) {
-        double m = hs_profile_payload_bytes(&s->types[i].profile);
-        if (i == 0)
+        double m;
+        if (!s->types[i].has_profile)
+            continue;
+        m = hs_profile_payload_bytes(&s->types[i].profile);
+        if (first == s->n_types) {
+            first = i;
             m0 = m;
-        else if (fabs(m - m0) > 0.01 * m0)
+        } else if (fabs(m - m0) > 0.01 * m0) {
             hs__warn(s,
                      "types '%s' and '%s' measured different gradient "
                      "payloads (%.0f and %.0f bytes): the same model should "
                      "give the same payload; each device uses its own "
                      "type's",
-                     s->types[0].name, s->types[i].name, m0, m);
+                     s->types[first].name, s->types[i].name, m0, m);
+        }
     }
     return HS_OK;
 }

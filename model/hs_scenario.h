@@ -78,6 +78,9 @@ typedef struct hs_type_s {
     uint64_t batch;         /* samples per device per iteration */
     int shard_is_bytes;     /* shard given in bytes (1) or samples (0) */
     uint64_t shard;         /* per-device data per epoch, 0 = derive */
+    int has_profile;        /* 0: not measured yet (`hetsim profile` and
+                               `measure-bw` accept that; predict and the
+                               replay reject it: hs_scenario_require_profiles) */
     hs_profile_t profile;
     /* profiling (issue 5): how to run this type's sub-system */
     char *backend;          /* "gloo" or "nccl"; NULL = gloo */
@@ -200,33 +203,16 @@ hs_err_t hs_profile_load(const char *path, hs_profile_t *out,
 /* Releases what *p owns and zeroes it.  p may be NULL. */
 void hs_profile_clear(hs_profile_t *p);
 
-/* Options of hs_scenario_write_yaml.  Every field may be 0/NULL. */
-typedef struct hs_scenario_write_opts_s {
-    const char *const *profile_paths; /* n_types entries: a type whose entry
-                                         is non-NULL includes that file as
-                                         its profile; NULL entries (or a NULL
-                                         array) keep the profile's own file
-                                         when it came from one, else write it
-                                         inline */
-    const char *links_csv;  /* non-NULL: network.links_csv names this file
-                               instead of one row per ring edge */
-    const char *comment;    /* a first comment line, e.g. how it was made */
-} hs_scenario_write_opts_t;
-
-/*
- * Writes s as a scenario YAML file that loads back to the same cluster:
- * devices and ring listed explicitly, each ring edge's resolved bandwidth
- * and latency as a links row (exact, in B/s and ns), job, simulate and
- * profiling settings.  Written with libyaml's emitter to a temporary file
- * beside `path`, then renamed.  Relative paths it names are written as
- * given.  Returns HS_OK or HS_ERR_IO / HS_ERR_NOMEM.
- */
-hs_err_t hs_scenario_write_yaml(const hs_scenario_t *s,
-                                const hs_scenario_write_opts_t *opts,
-                                const char *path, hs_error_t *err);
-
 /* Releases a scenario and all it owns.  s may be NULL. */
 void hs_scenario_free(hs_scenario_t *s);
+
+/*
+ * Fails with HS_ERR_SCHEMA and "file:line:col: device type 'X' has no
+ * profile ..." (the type's position) when a type has none; else HS_OK.
+ * Everything that needs the timings (closed form, replay) calls it.
+ */
+hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
+                                      hs_error_t *err);
 
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);

@@ -205,6 +205,22 @@ static void test_bottleneck(void)
     hs_scenario_free(s);
 }
 
+/* A type without a profile: predict says where it is declared. */
+static void test_missing_profile(void)
+{
+    hs_scenario_t *s = load("device_types:\n"
+                            "  - {name: g, count: 2, batch: 8}\n"
+                            "network: {default_bandwidth: 1GB/s}\n");
+    hs_prediction_t *p = NULL;
+    hs_error_t e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_closed_predict(s, &p, &e), HS_ERR_SCHEMA);
+    CU_ASSERT_PTR_NULL(p);
+    HS_ASSERT_STR_CONTAINS(e.msg, "t.yaml:2:5: device type 'g' has no profile");
+    hs_scenario_free(s);
+}
+
 static int reg(void)
 {
     CU_pSuite s = CU_add_suite("closed form", NULL, NULL);
@@ -216,6 +232,7 @@ static int reg(void)
     CU_add_test(s, "uneven shards", test_uneven_shards);
     CU_add_test(s, "derived and byte shards", test_derived_and_byte_shards);
     CU_add_test(s, "bottleneck device and link", test_bottleneck);
+    CU_add_test(s, "a type without a profile", test_missing_profile);
     return 0;
 }
 

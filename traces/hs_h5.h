@@ -75,6 +75,7 @@ typedef struct hs_h5_run_s {
     char *overlap;
     char *send;
     char *version;
+    char *name;               /* scenario name; "" when none */
     uint64_t seed;
 } hs_h5_run_t;
 

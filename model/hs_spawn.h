@@ -1,0 +1,98 @@
+/*
+ * hs_spawn.h -- starting, watching and stopping external programs (iperf3,
+ * the profiling harness) for the live pipeline (issue 5).
+ *
+ * Programs always run from an argv array through posix_spawnp, never
+ * through a shell: no scenario value is ever parsed as shell syntax.  A
+ * remote or namespaced host is reached through a launcher template, an
+ * argv prefix such as [ssh, "{host}"] or [ip, netns, exec, "{name}"], in
+ * which the placeholders "{host}" (the device's address) and "{name}" (the
+ * device's name) are replaced as whole words or inside words; the command
+ * follows the prefix as further arguments.
+ *
+ * Each child gets its own process group, so hs_spawn_kill stops whatever
+ * it started in turn (a launcher's children included).
+ */
+#ifndef HS_SPAWN_H
+#define HS_SPAWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hs_error.h"
+
+/* A started child. */
+typedef struct hs_child_s {
+    pid_t pid;        /* 0 when not running (never started or reaped) */
+    int done;         /* 1 once reaped */
+    int status;       /* exit status, or 128+signal once done */
+} hs_child_t;
+
+/* Monotonic clock in nanoseconds. */
+int64_t hs_now_ns(void);
+
+/* Sleeps for ns nanoseconds (restarting after signals). */
+void hs_sleep_ns(int64_t ns);
+
+/*
+ * Starts argv (argv[0] looked up in PATH; NULL-terminated) in a new process
+ * group with stdin from /dev/null, stdout appended to out_path and stderr
+ * to err_path (either NULL: /dev/null).  env: n_env "KEY=VALUE" strings
+ * that are added to (or replace entries of) this process's environment.
+ * On success fills *c and returns HS_OK; a program that cannot be started
+ * (not found, not executable) gives HS_ERR_EXTERNAL naming it.
+ */
+hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
+                  const char *out_path, const char *err_path,
+                  hs_child_t *c, hs_error_t *err);
+
+/*
+ * Reaps c if it has ended, without waiting.  Returns 1 when c is done
+ * (now or before), 0 while it runs.
+ */
+int hs_child_poll(hs_child_t *c);
+
+/*
+ * Waits until every child of c[0..n) is done or the monotonic clock passes
+ * deadline_ns (hs_now_ns() based), polling every 10 ms.  Returns how many
+ * are still running.  When stop_on_failure is set it also returns as soon
+ * as one child ends with a non-zero status.
+ */
+size_t hs_child_wait_all(hs_child_t *c, size_t n, int64_t deadline_ns,
+                         int stop_on_failure);
+
+/*
+ * Stops a running child's process group: SIGTERM, up to grace_ns for it to
+ * end, then SIGKILL; reaps it.  Its status becomes 128+signal unless it
+ * ended on its own first.  A done child is left alone.
+ */
+void hs_child_kill(hs_child_t *c, int64_t grace_ns);
+
+/*
+ * Builds the argv of a command run through a launcher template:
+ * tmpl[0..n_tmpl) with "{host}" and "{name}" replaced, then cmd (NULL-
+ * terminated).  With n_tmpl 0 it is a copy of cmd.  Returns a malloc'd
+ * NULL-terminated array of malloc'd strings (free with hs_argv_free), or
+ * NULL when out of memory.
+ */
+char **hs_argv_build(char *const tmpl[], size_t n_tmpl, const char *host,
+                     const char *name, char *const cmd[]);
+
+/* Frees an array from hs_argv_build.  NULL is fine. */
+void hs_argv_free(char **argv);
+
+/*
+ * Reads at most max bytes of a small text file into a malloc'd NUL-
+ * terminated string (NULL when it cannot be read).  Trailing white space
+ * is removed.  Used for children's output.
+ */
+char *hs_read_small_file(const char *path, size_t max);
+
+/*
+ * The last non-empty line of text, copied into buf (truncated to len-1
+ * bytes); "" when there is none.  Returns buf.
+ */
+char *hs_last_line(const char *text, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * cmd_simulate.c -- `hetsim simulate [SCENARIO] [options]`: the
+ * discrete-event replay of every step per device along the ring
+ * (hs_replay.h), as a readable report or stable JSON, optionally traced to
+ * HDF5 and Chrome-trace files.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "hs_chrome.h"
+#include "hs_cli.h"
+#include "hs_h5.h"
+#include "hs_replay.h"
+#include "hs_scenario.h"
+#include "hs_units.h"
+
+static const char hs__simulate_help[] =
+    "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
+    "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+    "                       [--stochastic] [--h5 FILE] [--chrome FILE]\n\n"
+    "Replays K steps of every device of SCENARIO (a YAML file; without it,\n"
+    "the embedded default) event by event along the ring: data loading of\n"
+    "the next batch, forward, first and rest of the backward, the 2(N-1)\n"
+    "rounds of the ring all-reduce chunk by chunk, the optimizer.  Prints\n"
+    "the simulated steady-state step (steps 1..K-1) per device type and for\n"
+    "the cluster beside the closed form's T(i), and epoch and total time.\n\n"
+    "  --json           print the same as JSON (times in ns)\n"
+    "  --per-device     also list every device\n"
+    "  --steps K        steps to replay (default: the scenario's, 10)\n"
+    "  --seed S         random seed of the stochastic mode\n"
+    "  --overlap MODE   patent | buckets | none: when the ring starts\n"
+    "                   (after the first backward op; per gradient bucket;\n"
+    "                   after the whole backward)\n"
+    "  --send MODE      rendezvous | eager: a chunk moves when both ends\n"
+    "                   reached its round, or as soon as the sender did\n"
+    "  --stochastic     draw per-step op times from the measured spread;\n"
+    "                   reports mean, p50, p95 and 95% intervals\n"
+    "  --h5 FILE        write the timeline as an HDF5 trace\n"
+    "  --chrome FILE    write it as Chrome-trace / Perfetto JSON\n"
+    "  --help           this text\n\n"
+    "exit status: 0 ok, 2 bad scenario or option, 3 I/O error.\n";
+
+#define HS__S(g, str) \
+    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
+
+static void hs__kv_i64(yajl_gen g, const char *k, int64_t v)
+{
+    HS__S(g, k);
+    yajl_gen_integer(g, (long long)v);
+}
+
+static void hs__kv_str(yajl_gen g, const char *k, const char *v)
+{
+    HS__S(g, k);
+    if (v == NULL)
+        yajl_gen_null(g);
+    else
+        HS__S(g, v);
+}
+
+static void hs__kv_dbl(yajl_gen g, const char *k, double v)
+{
+    HS__S(g, k);
+    yajl_gen_double(g, v);
+}
+
+static double hs__pct(int64_t sim, int64_t closed)
+{
+    return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
+                       : 0.0;
+}
+
+static uint64_t hs__type_count(const hs_scenario_t *s, size_t t)
+{
+    uint64_t c = 0;
+    size_t i;
+
+    for (i = 0; i < s->n_devices; i++)
+        c += s->devices[i].type == t;
+    return c;
+}
+
+static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
+                     int per_device)
+{
+    yajl_gen g = yajl_gen_alloc(NULL);
+    const unsigned char *buf;
+    size_t len, i;
+
+    yajl_gen_config(g, yajl_gen_beautify, 1);
+    yajl_gen_map_open(g);
+    hs__kv_str(g, "hetsim_version", HS_VERSION);
+    HS__S(g, "scenario");
+    yajl_gen_map_open(g);
+    hs__kv_str(g, "name", s->name);
+    hs__kv_str(g, "file", s->file);
+    yajl_gen_map_close(g);
+    hs__kv_i64(g, "n_devices", (int64_t)r->n_devices);
+    hs__kv_i64(g, "steps", r->steps);
+    hs__kv_str(g, "overlap", hs_replay_overlap_name(r->overlap));
+    hs__kv_str(g, "send", hs_replay_send_name(r->send));
+    HS__S(g, "stochastic");
+    yajl_gen_bool(g, r->stochastic);
+    hs__kv_i64(g, "seed", (int64_t)r->seed);
+    hs__kv_i64(g, "n_buckets", r->n_buckets);
+    hs__kv_i64(g, "step_ns", r->step_ns);
+    hs__kv_i64(g, "first_step_ns", r->first_step_ns);
+    hs__kv_i64(g, "closed_step_ns", r->closed_step_ns);
+    hs__kv_i64(g, "closed_ext_step_ns", r->closed_ext_step_ns);
+    hs__kv_i64(g, "diff_ns", r->step_ns - r->closed_step_ns);
+    hs__kv_dbl(g, "diff_pct", hs__pct(r->step_ns, r->closed_step_ns));
+    hs__kv_i64(g, "iters_per_epoch", (int64_t)r->iters_per_epoch);
+    hs__kv_i64(g, "epochs", r->epochs);
+    hs__kv_i64(g, "epoch_ns", r->epoch_ns);
+    hs__kv_i64(g, "total_ns", r->total_ns);
+    HS__S(g, "step_stats");
+    yajl_gen_map_open(g);
+    hs__kv_i64(g, "mean_ns", r->step_mean_ns);
+    hs__kv_i64(g, "sd_ns", r->step_sd_ns);
+    hs__kv_i64(g, "p50_ns", r->step_p50_ns);
+    hs__kv_i64(g, "p95_ns", r->step_p95_ns);
+    hs__kv_i64(g, "epoch_lo_ns", r->epoch_lo_ns);
+    hs__kv_i64(g, "epoch_hi_ns", r->epoch_hi_ns);
+    hs__kv_i64(g, "total_lo_ns", r->total_lo_ns);
+    hs__kv_i64(g, "total_hi_ns", r->total_hi_ns);
+    yajl_gen_map_close(g);
+    HS__S(g, "cluster_step_ns");
+    yajl_gen_array_open(g);
+    for (i = 0; i < r->steps; i++)
+        yajl_gen_integer(g, r->cluster_step_ns[i]);
+    yajl_gen_array_close(g);
+    HS__S(g, "types");
+    yajl_gen_array_open(g);
+    for (i = 0; i < r->n_types; i++) {
+        yajl_gen_map_open(g);
+        hs__kv_str(g, "name", s->types[i].name);
+        hs__kv_i64(g, "count", (int64_t)hs__type_count(s, i));
+        hs__kv_i64(g, "closed_ns", r->type_closed_ns[i]);
+        hs__kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
+        hs__kv_i64(g, "sim_ns", r->type_step_ns[i]);
+        hs__kv_i64(g, "diff_ns", r->type_step_ns[i] - r->type_closed_ns[i]);
+        hs__kv_dbl(g, "diff_pct",
+                   hs__pct(r->type_step_ns[i], r->type_closed_ns[i]));
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    if (per_device) {
+        HS__S(g, "devices");
+        yajl_gen_array_open(g);
+        for (i = 0; i < r->n_devices; i++) {
+            yajl_gen_map_open(g);
+            hs__kv_str(g, "name", s->devices[i].name);
+            hs__kv_str(g, "type", s->types[s->devices[i].type].name);
+            hs__kv_i64(g, "ring_pos", s->devices[i].ring_pos);
+            hs__kv_i64(g, "closed_ns", r->dev_closed_ns[i]);
+            hs__kv_i64(g, "closed_ext_ns", r->dev_closed_ext_ns[i]);
+            hs__kv_i64(g, "sim_ns", r->dev_step_ns[i]);
+            yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+    }
+    HS__S(g, "engine");
+    yajl_gen_map_open(g);
+    hs__kv_i64(g, "events", (int64_t)r->n_events);
+    hs__kv_i64(g, "end_ns", r->end_ns);
+    hs__kv_i64(g, "queue_high_water", (int64_t)r->queue_high_water);
+    hs__kv_i64(g, "state_bytes", (int64_t)r->state_bytes);
+    yajl_gen_map_close(g);
+    HS__S(g, "notes");
+    yajl_gen_array_open(g);
+    for (i = 0; i < s->n_warnings; i++)
+        HS__S(g, s->warnings[i]);
+    for (i = 0; i < r->n_notes; i++)
+        HS__S(g, r->notes[i]);
+    yajl_gen_array_close(g);
+    yajl_gen_map_close(g);
+    yajl_gen_get_buf(g, &buf, &len);
+    fwrite(buf, 1, len, stdout);
+    yajl_gen_free(g);
+}
+
+static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
+                     int per_device)
+{
+    char a[64], b[64], c[64];
+    size_t i;
+
+    printf("hetsim %s -- discrete-event replay of the ring\n", HS_VERSION);
+    printf("scenario: %s (%s)\n", s->name ? s->name : "(unnamed)", s->file);
+    printf("replay:   %zu devices, %u steps, overlap %s, send %s, %s",
+           r->n_devices, r->steps, hs_replay_overlap_name(r->overlap),
+           hs_replay_send_name(r->send),
+           r->stochastic ? "stochastic" : "deterministic");
+    if (r->stochastic)
+        printf(" (seed %" PRIu64 ")", r->seed);
+    printf("\n\n%-14s %7s %14s %14s %14s %10s\n", "type", "count",
+           "closed T(i)", "closed T_ext", "simulated", "vs T(i)");
+    for (i = 0; i < r->n_types; i++)
+        printf("%-14s %7" PRIu64 " %14s %14s %14s %+9.2f%%\n",
+               s->types[i].name, hs__type_count(s, i),
+               hs_fmt_time(r->type_closed_ns[i], a, sizeof a),
+               hs_fmt_time(r->type_closed_ext_ns[i], c, sizeof c),
+               hs_fmt_time(r->type_step_ns[i], b, sizeof b),
+               hs__pct(r->type_step_ns[i], r->type_closed_ns[i]));
+    printf("\ncluster step:  %s simulated (steady, steps 1..%u), "
+           "first step %s\n",
+           hs_fmt_time(r->step_ns, a, sizeof a),
+           r->steps > 1 ? r->steps - 1 : 0,
+           hs_fmt_time(r->first_step_ns, b, sizeof b));
+    printf("closed form:   %s (max_i T(i)); replay differs by %+.2f%%\n",
+           hs_fmt_time(r->closed_step_ns, a, sizeof a),
+           hs__pct(r->step_ns, r->closed_step_ns));
+    printf("extended:      %s (max_i T_ext(i), with the rest of the "
+           "backward and the optimizer); %+.2f%%\n",
+           hs_fmt_time(r->closed_ext_step_ns, a, sizeof a),
+           hs__pct(r->step_ns, r->closed_ext_step_ns));
+    if (r->iters_per_epoch > 0) {
+        printf("epoch:         %s (%" PRIu64 " iterations)\n",
+               hs_fmt_time(r->epoch_ns, a, sizeof a), r->iters_per_epoch);
+        printf("total:         %s (%u epoch%s)\n",
+               hs_fmt_time(r->total_ns, a, sizeof a), r->epochs,
+               r->epochs == 1 ? "" : "s");
+    }
+    if (r->stochastic) {
+        printf("\nstep over steps 1..%u: mean %s, p50 %s, p95 %s",
+               r->steps > 1 ? r->steps - 1 : 0,
+               hs_fmt_time(r->step_mean_ns, a, sizeof a),
+               hs_fmt_time(r->step_p50_ns, b, sizeof b),
+               hs_fmt_time(r->step_p95_ns, c, sizeof c));
+        printf(", sd %s\n", hs_fmt_time(r->step_sd_ns, a, sizeof a));
+        if (r->iters_per_epoch > 0) {
+            printf("epoch 95%% interval: %s .. %s\n",
+                   hs_fmt_time(r->epoch_lo_ns, a, sizeof a),
+                   hs_fmt_time(r->epoch_hi_ns, b, sizeof b));
+            printf("total 95%% interval: %s .. %s\n",
+                   hs_fmt_time(r->total_lo_ns, a, sizeof a),
+                   hs_fmt_time(r->total_hi_ns, b, sizeof b));
+        }
+    }
+    if (per_device) {
+        printf("\n%-16s %-12s %6s %14s %14s %14s\n", "device", "type",
+               "ring", "closed T(i)", "closed T_ext", "simulated");
+        for (i = 0; i < r->n_devices; i++)
+            printf("%-16s %-12s %6u %14s %14s %14s\n", s->devices[i].name,
+                   s->types[s->devices[i].type].name,
+                   s->devices[i].ring_pos,
+                   hs_fmt_time(r->dev_closed_ns[i], a, sizeof a),
+                   hs_fmt_time(r->dev_closed_ext_ns[i], c, sizeof c),
+                   hs_fmt_time(r->dev_step_ns[i], b, sizeof b));
+    }
+    printf("\nengine: %" PRIu64 " events, queue peak %zu, %zu bytes of "
+           "state\n",
+           r->n_events, r->queue_high_water, r->state_bytes);
+    if (s->n_warnings + r->n_notes > 0) {
+        printf("\nnotes:\n");
+        for (i = 0; i < s->n_warnings; i++)
+            printf("  - %s\n", s->warnings[i]);
+        for (i = 0; i < r->n_notes; i++)
+            printf("  - %s\n", r->notes[i]);
+    }
+}
+
+static int hs__parse_u64(const char *t, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (t == NULL || *t == '\0' || *t == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(t, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int hs_cli_simulate(int argc, char **argv)
+{
+    const char *path = NULL, *h5_path = NULL, *chrome_path = NULL;
+    const char *overlap = NULL, *send = NULL;
+    int json = 0, per_device = 0, stochastic = 0, have_seed = 0, i, rc;
+    uint64_t steps = 0, seed = 0;
+    hs_scenario_t *s = NULL;
+    hs_replay_result_t *r = NULL;
+    hs_h5_writer_t *h5 = NULL;
+    hs_chrome_writer_t *ch = NULL;
+    hs_trace_sink_t sinks[2];
+    size_t n_sinks = 0;
+    hs_error_t err;
+
+    hs_error_clear(&err);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(hs__simulate_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--per-device") == 0) {
+            per_device = 1;
+        } else if (strcmp(a, "--stochastic") == 0) {
+            stochastic = 1;
+        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--seed") == 0 ||
+                   strcmp(a, "--overlap") == 0 ||
+                   strcmp(a, "--send") == 0 || strcmp(a, "--h5") == 0 ||
+                   strcmp(a, "--chrome") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            if (v == NULL)
+                return hs_cli_usage_error("simulate", "%s needs a value", a);
+            if (strcmp(a, "--steps") == 0) {
+                if (hs__parse_u64(v, &steps) != 0 || steps == 0 ||
+                    steps > 100000000)
+                    return hs_cli_usage_error(
+                        "simulate", "--steps: '%s' is not a count 1..1e8",
+                        v);
+            } else if (strcmp(a, "--seed") == 0) {
+                if (hs__parse_u64(v, &seed) != 0)
+                    return hs_cli_usage_error(
+                        "simulate", "--seed: '%s' is not a number", v);
+                have_seed = 1;
+            } else if (strcmp(a, "--overlap") == 0) {
+                overlap = v;
+            } else if (strcmp(a, "--send") == 0) {
+                send = v;
+            } else if (strcmp(a, "--h5") == 0) {
+                h5_path = v;
+            } else {
+                chrome_path = v;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return hs_cli_usage_error("simulate", "unknown option '%s'", a);
+        } else if (path == NULL) {
+            path = a;
+        } else {
+            return hs_cli_usage_error("simulate",
+                                      "one SCENARIO only (got '%s' too)", a);
+        }
+    }
+    if (overlap != NULL && strcmp(overlap, "patent") != 0 &&
+        strcmp(overlap, "buckets") != 0 && strcmp(overlap, "none") != 0)
+        return hs_cli_usage_error("simulate",
+                                  "--overlap: '%s' is not patent, buckets "
+                                  "or none", overlap);
+    if (send != NULL && strcmp(send, "rendezvous") != 0 &&
+        strcmp(send, "eager") != 0)
+        return hs_cli_usage_error("simulate",
+                                  "--send: '%s' is not rendezvous or eager",
+                                  send);
+    rc = path != NULL ? hs_scenario_load(path, &s, &err)
+                      : hs_scenario_load_default(&s, &err);
+    if (rc != HS_OK)
+        return hs_cli_fail(&err);
+    /* options override the scenario's simulate: section */
+    if (steps > 0)
+        s->sim_steps = (uint32_t)steps;
+    if (have_seed)
+        s->seed = seed;
+    if (stochastic)
+        s->stochastic = 1;
+    if (overlap != NULL)
+        s->overlap = strcmp(overlap, "patent") == 0 ? HS_OVERLAP_PATENT :
+                     strcmp(overlap, "buckets") == 0 ? HS_OVERLAP_BUCKETS :
+                                                       HS_OVERLAP_NONE;
+    if (send != NULL)
+        s->send = strcmp(send, "eager") == 0 ? HS_SEND_EAGER
+                                             : HS_SEND_RENDEZVOUS;
+    if (h5_path != NULL) {
+        rc = hs_h5_writer_open(h5_path, s, &h5, &sinks[n_sinks], &err);
+        if (rc != HS_OK)
+            goto fail;
+        n_sinks++;
+    }
+    if (chrome_path != NULL) {
+        rc = hs_chrome_writer_open(chrome_path, s, &ch, &sinks[n_sinks],
+                                   &err);
+        if (rc != HS_OK)
+            goto fail;
+        n_sinks++;
+    }
+    rc = hs_replay_run(s, sinks, n_sinks, &r, &err);
+    if (rc != HS_OK)
+        goto fail;
+    if (h5 != NULL) {
+        rc = hs_h5_writer_close(h5, 1, &err);
+        h5 = NULL;
+        if (rc != HS_OK)
+            goto fail;
+    }
+    if (ch != NULL) {
+        rc = hs_chrome_writer_close(ch, 1, &err);
+        ch = NULL;
+        if (rc != HS_OK)
+            goto fail;
+    }
+    if (json)
+        hs__json(s, r, per_device);
+    else
+        hs__text(s, r, per_device);
+    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return rc;
+fail:
+    hs_h5_writer_close(h5, 0, NULL);
+    hs_chrome_writer_close(ch, 0, NULL);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return hs_cli_fail(&err);
+}

@@ -1,0 +1,287 @@
+/*
+ * cmd_validate.c -- `hetsim validate [SCENARIO] [--tolerance PCT] [--json]`:
+ * the closed form against the replay, per device type and for the
+ * cluster, with the difference in ns and percent; exit status 1 when the
+ * cluster's difference is beyond the tolerance.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "hs_cli.h"
+#include "hs_replay.h"
+#include "hs_scenario.h"
+#include "hs_units.h"
+
+static const char hs__validate_help[] =
+    "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
+    "                       [--formula extended|source] [--steps K]\n"
+    "                       [--overlap MODE] [--send MODE]\n\n"
+    "Runs the closed form and the discrete-event replay on SCENARIO (a\n"
+    "YAML file; without it, the embedded default) and prints, per device\n"
+    "type and for the cluster, the closed-form step, the simulated\n"
+    "steady-state step and their difference (ns and %).\n\n"
+    "The closed form compared is, by default, the extended one:\n"
+    "T_ext(i) = max(t_dl, T_fwd + max(t_bwd, t_b1 + T_ar(i)) + t_opt),\n"
+    "which models what the replay models and equals the source's\n"
+    "T(i) = max(t_dl, T_fwd + t_b1 + T_ar(i)) whenever the rest of the\n"
+    "backward and the optimizer are unknown or hidden by the ring; so a\n"
+    "difference shows what the per-device max misses about the ring.\n"
+    "--formula source compares the source's T(i) itself.\n\n"
+    "The tolerance applies to the cluster step: in a ring every device\n"
+    "steps at the cluster's pace, so a fast type's own closed-form figure\n"
+    "is not expected to match (its row is shown for information).\n\n"
+    "  --tolerance PCT  exit 1 when |simulated - closed| / closed > PCT %\n"
+    "  --json           print the comparison as JSON (times in ns)\n"
+    "  --formula F      extended (default) or source\n"
+    "  --steps K        steps to replay (default: the scenario's)\n"
+    "  --overlap MODE   patent | buckets | none (default: the scenario's)\n"
+    "  --send MODE      rendezvous | eager (default: the scenario's)\n"
+    "  --help           this text\n\n"
+    "exit status: 0 ok or no tolerance given, 1 beyond the tolerance,\n"
+    "2 bad scenario or option, 3 I/O error.\n";
+
+#define HS__S(g, str) \
+    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
+
+static double hs__pct(int64_t sim, int64_t closed)
+{
+    return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
+                       : 0.0;
+}
+
+static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
+{
+    HS__S(g, "closed_ns");
+    yajl_gen_integer(g, closed);
+    HS__S(g, "sim_ns");
+    yajl_gen_integer(g, sim);
+    HS__S(g, "diff_ns");
+    yajl_gen_integer(g, sim - closed);
+    HS__S(g, "diff_pct");
+    yajl_gen_double(g, hs__pct(sim, closed));
+}
+
+static uint64_t hs__type_count(const hs_scenario_t *s, size_t t)
+{
+    uint64_t c = 0;
+    size_t i;
+
+    for (i = 0; i < s->n_devices; i++)
+        c += s->devices[i].type == t;
+    return c;
+}
+
+int hs_cli_validate(int argc, char **argv)
+{
+    const char *path = NULL, *overlap = NULL, *send = NULL;
+    int json = 0, source = 0, have_tol = 0, ok = 1, i, rc;
+    double tol = 0;
+    unsigned long steps = 0;
+    hs_scenario_t *s = NULL;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    const int64_t *tclosed;
+    int64_t cclosed;
+    size_t t;
+    char a[64], b[64], c[64];
+
+    hs_error_clear(&err);
+    for (i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            fputs(hs__validate_help, stdout);
+            return 0;
+        } else if (strcmp(o, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(o, "--tolerance") == 0 ||
+                   strcmp(o, "--formula") == 0 ||
+                   strcmp(o, "--steps") == 0 ||
+                   strcmp(o, "--overlap") == 0 ||
+                   strcmp(o, "--send") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            char *end;
+            if (v == NULL)
+                return hs_cli_usage_error("validate", "%s needs a value", o);
+            if (strcmp(o, "--tolerance") == 0) {
+                errno = 0;
+                tol = strtod(v, &end);
+                if (errno != 0 || end == v || *end != '\0' ||
+                    !(tol >= 0) || !isfinite(tol))
+                    return hs_cli_usage_error(
+                        "validate", "--tolerance: '%s' is not a percentage "
+                        ">= 0", v);
+                have_tol = 1;
+            } else if (strcmp(o, "--formula") == 0) {
+                if (strcmp(v, "source") == 0)
+                    source = 1;
+                else if (strcmp(v, "extended") == 0)
+                    source = 0;
+                else
+                    return hs_cli_usage_error(
+                        "validate", "--formula: '%s' is not extended or "
+                        "source", v);
+            } else if (strcmp(o, "--steps") == 0) {
+                errno = 0;
+                steps = strtoul(v, &end, 10);
+                if (errno != 0 || end == v || *end != '\0' || v[0] == '-' ||
+                    steps == 0 || steps > 100000000)
+                    return hs_cli_usage_error(
+                        "validate", "--steps: '%s' is not a count 1..1e8",
+                        v);
+            } else if (strcmp(o, "--overlap") == 0) {
+                if (strcmp(v, "patent") != 0 && strcmp(v, "buckets") != 0 &&
+                    strcmp(v, "none") != 0)
+                    return hs_cli_usage_error(
+                        "validate", "--overlap: '%s' is not patent, "
+                        "buckets or none", v);
+                overlap = v;
+            } else {
+                if (strcmp(v, "rendezvous") != 0 && strcmp(v, "eager") != 0)
+                    return hs_cli_usage_error(
+                        "validate", "--send: '%s' is not rendezvous or "
+                        "eager", v);
+                send = v;
+            }
+        } else if (o[0] == '-' && o[1] != '\0') {
+            return hs_cli_usage_error("validate", "unknown option '%s'", o);
+        } else if (path == NULL) {
+            path = o;
+        } else {
+            return hs_cli_usage_error("validate",
+                                      "one SCENARIO only (got '%s' too)", o);
+        }
+    }
+    rc = path != NULL ? hs_scenario_load(path, &s, &err)
+                      : hs_scenario_load_default(&s, &err);
+    if (rc != HS_OK)
+        return hs_cli_fail(&err);
+    if (steps > 0)
+        s->sim_steps = (uint32_t)steps;
+    if (overlap != NULL)
+        s->overlap = strcmp(overlap, "patent") == 0 ? HS_OVERLAP_PATENT :
+                     strcmp(overlap, "buckets") == 0 ? HS_OVERLAP_BUCKETS :
+                                                       HS_OVERLAP_NONE;
+    if (send != NULL)
+        s->send = strcmp(send, "eager") == 0 ? HS_SEND_EAGER
+                                             : HS_SEND_RENDEZVOUS;
+    rc = hs_replay_run(s, NULL, 0, &r, &err);
+    if (rc != HS_OK) {
+        hs_scenario_free(s);
+        return hs_cli_fail(&err);
+    }
+    tclosed = source ? r->type_closed_ns : r->type_closed_ext_ns;
+    cclosed = source ? r->closed_step_ns : r->closed_ext_step_ns;
+    if (have_tol && !(fabs(hs__pct(r->step_ns, cclosed)) <= tol))
+        ok = 0;
+    if (json) {
+        yajl_gen g = yajl_gen_alloc(NULL);
+        const unsigned char *buf;
+        size_t len;
+
+        yajl_gen_config(g, yajl_gen_beautify, 1);
+        yajl_gen_map_open(g);
+        HS__S(g, "hetsim_version");
+        HS__S(g, HS_VERSION);
+        HS__S(g, "scenario");
+        yajl_gen_map_open(g);
+        HS__S(g, "name");
+        if (s->name != NULL)
+            HS__S(g, s->name);
+        else
+            yajl_gen_null(g);
+        HS__S(g, "file");
+        HS__S(g, s->file);
+        yajl_gen_map_close(g);
+        HS__S(g, "formula");
+        HS__S(g, source ? "source" : "extended");
+        HS__S(g, "overlap");
+        HS__S(g, hs_replay_overlap_name(r->overlap));
+        HS__S(g, "send");
+        HS__S(g, hs_replay_send_name(r->send));
+        HS__S(g, "steps");
+        yajl_gen_integer(g, r->steps);
+        HS__S(g, "types");
+        yajl_gen_array_open(g);
+        for (t = 0; t < r->n_types; t++) {
+            yajl_gen_map_open(g);
+            HS__S(g, "name");
+            HS__S(g, s->types[t].name);
+            HS__S(g, "count");
+            yajl_gen_integer(g, (long long)hs__type_count(s, t));
+            hs__row(g, tclosed[t], r->type_step_ns[t]);
+            yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        HS__S(g, "cluster");
+        yajl_gen_map_open(g);
+        hs__row(g, cclosed, r->step_ns);
+        yajl_gen_map_close(g);
+        HS__S(g, "tolerance_pct");
+        if (have_tol)
+            yajl_gen_double(g, tol);
+        else
+            yajl_gen_null(g);
+        HS__S(g, "within_tolerance");
+        if (have_tol)
+            yajl_gen_bool(g, ok);
+        else
+            yajl_gen_null(g);
+        HS__S(g, "notes");
+        yajl_gen_array_open(g);
+        for (t = 0; t < s->n_warnings; t++)
+            HS__S(g, s->warnings[t]);
+        for (t = 0; t < r->n_notes; t++)
+            HS__S(g, r->notes[t]);
+        yajl_gen_array_close(g);
+        yajl_gen_map_close(g);
+        yajl_gen_get_buf(g, &buf, &len);
+        fwrite(buf, 1, len, stdout);
+        yajl_gen_free(g);
+    } else {
+        printf("hetsim %s -- closed form (%s) vs replay (%u steps, overlap "
+               "%s, send %s)\n",
+               HS_VERSION, source ? "source T(i)" : "extended T_ext(i)",
+               r->steps, hs_replay_overlap_name(r->overlap),
+               hs_replay_send_name(r->send));
+        printf("scenario: %s (%s)\n\n", s->name ? s->name : "(unnamed)",
+               s->file);
+        printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count", "closed",
+               "simulated", "difference", "diff %");
+        for (t = 0; t < r->n_types; t++)
+            printf("%-14s %7llu %14s %14s %14s %+9.2f%%\n", s->types[t].name,
+                   (unsigned long long)hs__type_count(s, t),
+                   hs_fmt_time(tclosed[t], a, sizeof a),
+                   hs_fmt_time(r->type_step_ns[t], b, sizeof b),
+                   hs_fmt_time(r->type_step_ns[t] - tclosed[t], c,
+                               sizeof c),
+                   hs__pct(r->type_step_ns[t], tclosed[t]));
+        printf("%-14s %7zu %14s %14s %14s %+9.2f%%\n", "cluster",
+               r->n_devices, hs_fmt_time(cclosed, a, sizeof a),
+               hs_fmt_time(r->step_ns, b, sizeof b),
+               hs_fmt_time(r->step_ns - cclosed, c, sizeof c),
+               hs__pct(r->step_ns, cclosed));
+        printf("(difference in ns: %lld)\n",
+               (long long)(r->step_ns - cclosed));
+        if (have_tol)
+            printf("\ntolerance %.3g%%: %s\n", tol,
+                   ok ? "within" : "EXCEEDED");
+        for (t = 0; t < r->n_notes; t++)
+            printf("note: %s\n", r->notes[t]);
+    }
+    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+    if (rc == 0 && !ok) {
+        fprintf(stderr,
+                "hetsim validate: cluster step differs by %+.2f%% "
+                "(tolerance %.3g%%)\n",
+                hs__pct(r->step_ns, cclosed), tol);
+        rc = hs_err_exit_code(HS_ERR_TOLERANCE);
+    }
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return rc;
+}

@@ -1,0 +1,1032 @@
+/*
+ * hs_replay.c -- the training model on the event engine.
+ *
+ * What is replayed.  N devices in a ring (scenario order), S steps each
+ * (s->sim_steps).  Per device and step k, with F_k the start of step k:
+ *
+ *   CPU:     data loading of batch k+1 runs [F_k, F_k + t_dl], in parallel
+ *            with everything below (batch 0 is loaded from time 0 before
+ *            step 0 starts, so step 0 starts at t_dl);
+ *   device:  forward      [F_k, F_k + fwd]          fwd = t_fwd*c + extra
+ *            first bwd op [.., + b1]                 b1  = t_b1*c
+ *            rest of bwd  [.., + rest]               rest = (t_bwd - t_b1)*c
+ *                                                    (0 when t_bwd unknown)
+ *   ring:    2(N-1) rounds per ring (reduce-scatter then all-gather).  In
+ *            round r device i sends a chunk of M_i/N bytes to next(i) over
+ *            its own ring edge; the chunk takes lat_i + hs_xfer_ns(M_i/N,
+ *            B_i) and its arrival at next(i) is also the end of i's send.
+ *            i starts round r when its round r-1 send is done AND the round
+ *            r-1 chunk from prev(i) has arrived (round 0: when the ring
+ *            opens on i, see overlap below);
+ *   then:    when the ring and the backward are done, the optimizer (t_opt,
+ *            when the profile has it), and step k+1 starts at
+ *            F_{k+1} = max(device done, batch k+1 loaded).
+ * c is the device's compute_scale times any straggler factor for step k
+ * (it scales t_opt too, as the closed form does); extra is its
+ * extra_compute_ns plus any straggler extra_ns (a late device is late
+ * before its first backward op).  t_dl is not scaled.
+ * M_i is the payload of i's type, D n / (2(n-1)).
+ *
+ * Overlap (s->overlap): when the ring opens on a device.
+ *   patent   after the first backward op; one ring carries M (the source's
+ *            assumption, figures 3-4); the rest of the backward runs beside
+ *            it on the device;
+ *   none     after the whole backward; one ring of M;
+ *   buckets  one ring per gradient bucket of the profile, in bucket order:
+ *            bucket b opens at backward start + ready_b * c, and its round 0
+ *            also waits for bucket b-1's ring to be done on that device
+ *            (all sent and received: one communication stream, as NCCL/DDP
+ *            run them).  Chunks are bytes_b / N.  When a type's bucket
+ *            sizes do not sum to its payload M, each is scaled by M / sum
+ *            (so every mode moves the same M; a note says so).  Ready times
+ *            are made non-decreasing.  The backward ends no earlier than the
+ *            last bucket is ready.  Types that list buckets must list the
+ *            same number (it is one model); a type that lists none borrows
+ *            the first listing type's sizes, its ready times stretched by
+ *            the ratio of the two types' backward times (forward times
+ *            where a backward is unknown), with a note.  When no type lists
+ *            any, buckets mode replays one ring after the whole backward
+ *            (as none) and says so in a note.
+ *
+ * Send semantics (s->send): who must be ready for a chunk to move.
+ *   eager       a chunk leaves as soon as the sender is in that round (own
+ *               previous send done, previous chunk held).  The receiver
+ *               need not have reached it (even if it is still in an earlier
+ *               step): the chunk waits in an unbounded buffer there.
+ *   rendezvous  a chunk leaves only when the sender is in round r AND the
+ *               receiver next(i) is in round r too (its own round r-1 send
+ *               done and its round r-1 chunk held; round 0: its ring
+ *               open).  This is MPI's rendezvous protocol for large
+ *               messages, and what SimGrid's mailbox put/get does: the
+ *               transfer starts when both the put and the get are posted.
+ * The two agree when all devices open the ring at the same time; they
+ * differ when one is late: under eager its neighbours run ahead, under
+ * rendezvous they wait for it.
+ *
+ * Rounds are numbered globally per device: g = (k * B + b) * R + r with R =
+ * 2(N-1) rounds per ring and B rings per step.  Each device keeps counters
+ * instead of per-round records:
+ *   send_cnt   sends completed = the g of its next send;
+ *   recv_cnt   chunks arrived from prev (chunks come in order on a link);
+ *   enter_g    the last round it entered (its own conditions met);
+ *   g_open     rounds below this are open (their bucket is ready);
+ *   g_end      the first round of the next step.
+ * Round g may be entered when send_cnt == g, g < g_open and recv_cnt >= g;
+ * its chunk leaves when entered and (eager, or the receiver's enter_g >= g).
+ * A device's ring is done for step k when it has opened all B buckets,
+ * send_cnt == g_end and recv_cnt >= g_end.  Under eager, recv_cnt may run
+ * past g_end (chunks of the next step buffered).
+ *
+ * Events.  One event per chunk (ARRIVE: the sender's send is done and the
+ * receiver holds the chunk; both may then move on), plus per device and
+ * step: RING_OPEN (one per bucket; none mode opens the ring from
+ * BWD_DONE) and OPT_DONE when t_opt > 0.  The end of the backward and the
+ * end of a batch load are known when the step starts, so they become
+ * events (BWD_DONE, DL_DONE) only when the device actually has to wait
+ * for them; otherwise they are checked when the ring is done.  So a step
+ * costs N * 2(N-1) * B chunk events and N to 4N others, and while the
+ * ring runs about N events are pending (the heap is as small as it can
+ * be).  At most N * (B + 4) events are ever pending.
+ *
+ * State.  Per device, two flat arrays of fixed-size structs, no pointers:
+ * the ring counters touched on every chunk event (hs__ring_t, one cache
+ * line) and the step state touched a few times per step (hs__dev_t).
+ * Transfer times are precomputed per device (and bucket).  Statistics are
+ * kept online (sums per device, the latest end per step for the cluster),
+ * so without sinks memory is O(N + S) and nothing is stored per event.
+ * With sinks, intervals and step records go to fixed blocks that are
+ * handed to every sink when full.  Zero-length intervals are not emitted.
+ * A DATA_LOAD interval carries the step whose batch it loads (k+1 while
+ * step k runs).
+ *
+ * Stochastic mode (s->stochastic): per device and step, t_dl, t_fwd, t_b1,
+ * t_bwd and t_opt are drawn with GSL's mt19937 seeded with s->seed: one of
+ * the measured samples uniformly when the profile has samples, else a
+ * normal(mean, sd) truncated at 0 (redrawn while negative, up to 64 times,
+ * then 0).  Link times stay fixed; bucket ready times keep their means.
+ * Draws happen in event order, which is deterministic, so a seed gives the
+ * same run.
+ *
+ * The figures (hs_replay_result_t).  A device's step k lasts F_{k+1} -
+ * F_k; its steady figure is the mean over steps 1..S-1 (step 0 starts cold
+ * and is left out).  The cluster's step k is the time between the last
+ * device ending step k-1 and the last ending step k; its steady figure is
+ * the mean over 1..S-1.  Epoch = I * steady step, with I from
+ * hs_closed_predict; total = epochs * epoch.
+ */
+#include "hs_replay.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_closed.h"
+#include "hs_engine.h"
+#include "hs_units.h"
+
+enum {
+    HS__EV_DL_DONE = 0,
+    HS__EV_RING_OPEN = 1,
+    HS__EV_BWD_DONE = 2,
+    HS__EV_ARRIVE = 3,
+    HS__EV_OPT_DONE = 4,
+    HS__EV_KINDS = 5
+};
+
+#define HS__IV_BLOCK 4096
+#define HS__REC_BLOCK 1024
+
+/* Ring state, touched on every chunk event: one cache line. */
+typedef struct hs__ring_s {
+    int64_t send_cnt;
+    int64_t recv_cnt;
+    int64_t enter_g;
+    int64_t g_open;
+    int64_t g_end;
+    int64_t dur0;         /* chunk transfer time, bucket 0 */
+    uint32_t next;
+    uint32_t prev;
+    uint8_t busy;         /* a send in flight */
+    uint8_t armed;        /* all buckets of the step opened, ring not done */
+} hs__ring_t;
+
+_Static_assert(sizeof(hs__ring_t) <= 64, "ring state fits a cache line");
+
+/* Step state, touched a few times per step. */
+typedef struct hs__dev_s {
+    int64_t step;          /* current step, -1 before step 0 */
+    int64_t dl_ready_ns;   /* when the next batch is loaded */
+    int64_t bwd_end_ns;    /* when this step's backward ends */
+    int64_t start_ns;      /* F of the current step */
+    int64_t done_ns;       /* when the device finished the step */
+    int64_t opt_ns;        /* this step's optimizer time */
+    int64_t sum_ns;        /* sum of steady step durations */
+    int64_t n_sum;
+    int64_t idle_since;    /* tracing: since when it had nothing to send */
+    int64_t send_start;    /* tracing: start of the send in flight */
+    uint32_t opened;       /* buckets opened this step */
+    uint8_t ring_done;
+    uint8_t bwd_done;
+    uint8_t dev_done;
+    uint8_t finished;      /* all steps done */
+} hs__dev_t;
+
+typedef struct hs__model_s {
+    const hs_scenario_t *s;
+    uint32_t n;             /* devices */
+    int64_t rounds;         /* R = 2(N-1) */
+    uint32_t nb;            /* rings per step (B) */
+    int64_t g_step;         /* B * R */
+    int64_t steps;          /* S */
+    hs_overlap_t overlap;   /* effective mode */
+    int rendezvous;
+    int stochastic;
+    hs__ring_t *ring;
+    hs__dev_t *dev;
+    int64_t *dur;           /* [x * nb + b] when nb > 1 */
+    uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
+    double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
+    int64_t *closed;        /* T(i) per device */
+    int64_t *cl_end;        /* per step: latest end over devices */
+    int64_t cl_start0;      /* earliest start of step 0 */
+    uint32_t n_finished;
+    gsl_rng *rng;
+    /* tracing */
+    const hs_trace_sink_t *sinks;
+    size_t n_sinks;
+    int tracing;
+    hs_interval_t *iv;
+    size_t n_iv;
+    hs_step_rec_t *rec;
+    size_t n_rec;
+    int failed;
+    hs_error_t err;
+} hs__model_t;
+
+const char *hs_replay_overlap_name(hs_overlap_t o)
+{
+    switch (o) {
+    case HS_OVERLAP_PATENT:
+        return "patent";
+    case HS_OVERLAP_BUCKETS:
+        return "buckets";
+    case HS_OVERLAP_NONE:
+        return "none";
+    }
+    return "unknown";
+}
+
+const char *hs_replay_send_name(hs_send_t m)
+{
+    switch (m) {
+    case HS_SEND_RENDEZVOUS:
+        return "rendezvous";
+    case HS_SEND_EAGER:
+        return "eager";
+    }
+    return "unknown";
+}
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- tracing ---- */
+
+static void hs__flush_iv(hs__model_t *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+        if (m->sinks[i].write == NULL || m->n_iv == 0)
+            continue;
+        if (m->sinks[i].write(m->sinks[i].ctx, m->iv, m->n_iv, &m->err) !=
+            HS_OK) {
+            m->failed = 1;
+            if (m->err.code == HS_OK)
+                m->err.code = HS_ERR_IO;
+        }
+    }
+    m->n_iv = 0;
+}
+
+static void hs__flush_rec(hs__model_t *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+        if (m->sinks[i].steps == NULL || m->n_rec == 0)
+            continue;
+        if (m->sinks[i].steps(m->sinks[i].ctx, m->rec, m->n_rec, &m->err) !=
+            HS_OK) {
+            m->failed = 1;
+            if (m->err.code == HS_OK)
+                m->err.code = HS_ERR_IO;
+        }
+    }
+    m->n_rec = 0;
+}
+
+static void hs__iv(hs__model_t *m, uint32_t dev, int64_t step, int phase,
+                   int64_t round, int64_t bucket, int64_t peer,
+                   int64_t start, int64_t end, uint64_t bytes)
+{
+    hs_interval_t *v;
+
+    if (end <= start)
+        return;
+    v = &m->iv[m->n_iv++];
+    v->device = dev;
+    v->step = (uint32_t)step;
+    v->phase = (uint8_t)phase;
+    v->round = (int32_t)round;
+    v->bucket = (int32_t)bucket;
+    v->peer = (int32_t)peer;
+    v->start_ns = start;
+    v->end_ns = end;
+    v->bytes = bytes;
+    if (m->n_iv == HS__IV_BLOCK)
+        hs__flush_iv(m);
+}
+
+/* ---- drawing per-step times ---- */
+
+static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
+{
+    int tries;
+
+    if (!d->known)
+        return 0;
+    if (!m->stochastic)
+        return d->mean_ns;
+    if (d->n_samples > 0 && d->samples_ns != NULL)
+        return d->samples_ns[gsl_rng_uniform_int(m->rng, d->n_samples)];
+    if (d->sd_ns <= 0)
+        return d->mean_ns;
+    for (tries = 0; tries < 64; tries++) {
+        double x = (double)d->mean_ns + gsl_ran_gaussian(m->rng,
+                                                         (double)d->sd_ns);
+        if (x >= 0)
+            return llround(x);
+    }
+    return 0;
+}
+
+/* ---- the model ---- */
+
+static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                     int64_t now);
+static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                           int64_t now);
+
+static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                           int64_t k, int64_t now)
+{
+    const hs_scenario_t *s = m->s;
+    const hs_device_t *dv = &s->devices[x];
+    const hs_profile_t *p = &s->types[dv->type].profile;
+    hs__dev_t *d = &m->dev[x];
+    hs__ring_t *r = &m->ring[x];
+    double c = dv->compute_scale;
+    int64_t extra = dv->extra_compute_ns;
+    int64_t dl, fwd_b, b1_b, bwd_b, opt_b, fwd, b1, rest, t1, t2, t3;
+    size_t i;
+
+    for (i = 0; i < s->n_stragglers; i++) {
+        const hs_straggler_t *st = &s->stragglers[i];
+        if (st->device == x && (int64_t)st->first_step <= k &&
+            k <= (int64_t)st->last_step) {
+            c *= st->factor;
+            extra += st->extra_ns;
+        }
+    }
+    d->step = k;
+    d->start_ns = now;
+    d->dev_done = 0;
+    d->bwd_done = 0;
+    d->ring_done = 0;
+    d->opened = 0;
+    r->armed = 0;
+    r->g_end = (k + 1) * m->g_step;
+
+    /* the CPU loads the next batch meanwhile; an event only if the
+       device has to wait for it (hs__try_next) */
+    dl = hs__val(m, &p->t_dl);
+    if (m->tracing)
+        hs__iv(m, x, k + 1, HS_PH_DATA_LOAD, -1, -1, -1, now, now + dl, 0);
+    d->dl_ready_ns = now + dl;
+
+    fwd_b = hs__val(m, &p->t_fwd);
+    b1_b = hs__val(m, &p->t_b1);
+    bwd_b = p->t_bwd.known ? hs__val(m, &p->t_bwd) : -1;
+    opt_b = hs__val(m, &p->t_opt);
+    d->opt_ns = llround((double)opt_b * c);
+    fwd = llround((double)fwd_b * c) + extra;
+    b1 = llround((double)b1_b * c);
+    rest = bwd_b > b1_b ? llround((double)bwd_b * c) - b1 : 0;
+    if (rest < 0)
+        rest = 0;
+    t1 = now + fwd;
+    t2 = t1 + b1;
+    t3 = t2 + rest;
+    if (m->overlap == HS_OVERLAP_BUCKETS) {
+        const double *rd = &m->ready[(size_t)dv->type * m->nb];
+        uint32_t b;
+        for (b = 0; b < m->nb; b++) {
+            int64_t at = t1 + llround(rd[b] * c);
+            if (at > t3)
+                t3 = at;
+            hs_engine_schedule(e, at, HS__EV_RING_OPEN, x, b);
+        }
+    } else if (m->overlap == HS_OVERLAP_PATENT) {
+        hs_engine_schedule(e, t2, HS__EV_RING_OPEN, x, 0);
+    }
+    /* the end of the backward is an event only where something waits for
+       it: the ring in none mode; otherwise hs__maybe_done schedules it if
+       the ring is done first */
+    d->bwd_end_ns = t3;
+    if (m->overlap == HS_OVERLAP_NONE)
+        hs_engine_schedule(e, t3, HS__EV_BWD_DONE, x, 0);
+    if (m->tracing) {
+        hs__iv(m, x, k, HS_PH_FORWARD, -1, -1, -1, now, t1, 0);
+        hs__iv(m, x, k, HS_PH_BACKWARD_FIRST, -1, -1, -1, t1, t2, 0);
+        hs__iv(m, x, k, HS_PH_BACKWARD_REST, -1, -1, -1, t2, t3, 0);
+    }
+}
+
+/* Step k+1 starts once the device is done and batch k+1 is loaded. */
+static void hs__try_next(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                         int64_t now)
+{
+    hs__dev_t *d = &m->dev[x];
+    int64_t k = d->step;
+
+    if (!d->dev_done || d->finished)
+        return;
+    if (d->dl_ready_ns > now) {
+        /* wait for the batch: wake up when it is loaded */
+        hs_engine_schedule(e, d->dl_ready_ns, HS__EV_DL_DONE, x, k + 1);
+        return;
+    }
+    if (k >= 0) {
+        int64_t sim = now - d->start_ns;
+        if (m->tracing) {
+            hs_step_rec_t *rc;
+            hs__iv(m, x, k, HS_PH_DATA_WAIT, -1, -1, -1, d->done_ns, now, 0);
+            rc = &m->rec[m->n_rec++];
+            rc->device = x;
+            rc->step = (uint32_t)k;
+            rc->start_ns = d->start_ns;
+            rc->end_ns = now;
+            rc->sim_ns = sim;
+            rc->closed_ns = m->closed[x];
+            if (m->n_rec == HS__REC_BLOCK)
+                hs__flush_rec(m);
+        }
+        if (k >= 1 || m->steps == 1) {
+            d->sum_ns += sim;
+            d->n_sum++;
+        }
+        if (now > m->cl_end[k])
+            m->cl_end[k] = now;
+    }
+    if (k + 1 < m->steps) {
+        if (k + 1 == 0 && now < m->cl_start0)
+            m->cl_start0 = now;
+        hs__start_step(e, m, x, k + 1, now);
+    } else {
+        d->finished = 1;
+        m->n_finished++;
+    }
+}
+
+static void hs__device_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                            int64_t now)
+{
+    m->dev[x].dev_done = 1;
+    m->dev[x].done_ns = now;
+    hs__try_next(e, m, x, now);
+}
+
+/* Ring and backward both done: the optimizer, then the device is done. */
+static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                           int64_t now)
+{
+    hs__dev_t *d = &m->dev[x];
+
+    if (!d->ring_done)
+        return;
+    if (!d->bwd_done) {
+        if (now < d->bwd_end_ns) {
+            /* the ring beat the backward: wake up when it ends */
+            hs_engine_schedule(e, d->bwd_end_ns, HS__EV_BWD_DONE, x, 0);
+            return;
+        }
+        d->bwd_done = 1;
+    }
+    if (d->opt_ns > 0) {
+        if (m->tracing)
+            hs__iv(m, x, d->step, HS_PH_OPTIMIZER, -1, -1, -1, now,
+                   now + d->opt_ns, 0);
+        hs_engine_schedule(e, now + d->opt_ns, HS__EV_OPT_DONE, x, 0);
+    } else {
+        hs__device_done(e, m, x, now);
+    }
+}
+
+static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                           int64_t now)
+{
+    hs__dev_t *d = &m->dev[x];
+    hs__ring_t *r = &m->ring[x];
+
+    if (!r->armed || r->send_cnt != r->g_end || r->recv_cnt < r->g_end)
+        return;
+    r->armed = 0;
+    d->ring_done = 1;
+    hs__maybe_done(e, m, x, now);
+}
+
+static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                         int64_t now)
+{
+    hs__ring_t *r = &m->ring[x];
+    int64_t g = r->send_cnt, dur;
+
+    if (r->busy || r->enter_g != g)
+        return;
+    if (m->rendezvous && m->ring[r->next].enter_g < g)
+        return;
+    r->busy = 1;
+    if (m->nb == 1)
+        dur = r->dur0;
+    else
+        dur = m->dur[(size_t)x * m->nb + (size_t)((g / m->rounds) % m->nb)];
+    hs_engine_schedule(e, now + dur, HS__EV_ARRIVE, x, g);
+    if (m->tracing) {
+        hs__dev_t *d = &m->dev[x];
+        int64_t gs = g % m->g_step;
+        d->send_start = now;
+        if (now > d->idle_since)
+            hs__iv(m, x, g / m->g_step, HS_PH_RING_WAIT, gs % m->rounds,
+                   m->overlap == HS_OVERLAP_BUCKETS ? gs / m->rounds : -1,
+                   (int64_t)r->prev, d->idle_since, now, 0);
+    }
+}
+
+/* Enters the next round if its conditions hold, then tries to send. */
+static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                     int64_t now)
+{
+    hs__ring_t *r = &m->ring[x];
+    int64_t g = r->send_cnt;
+
+    if (r->busy)
+        return;
+    if (r->enter_g < g && g < r->g_open && r->recv_cnt >= g) {
+        r->enter_g = g;
+        if (m->rendezvous)
+            hs__try_send(e, m, r->prev, now);
+    }
+    hs__try_send(e, m, x, now);
+}
+
+static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
+                     int64_t b, int64_t now)
+{
+    hs__ring_t *r = &m->ring[x];
+    hs__dev_t *d = &m->dev[x];
+
+    if (m->tracing && !r->busy && r->send_cnt >= r->g_open)
+        d->idle_since = now;
+    r->g_open = (d->step * (int64_t)m->nb + b + 1) * m->rounds;
+    if (++d->opened == m->nb)
+        r->armed = 1;
+    hs__check_ring(e, m, x, now);
+    hs__poll(e, m, x, now);
+}
+
+static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+
+    hs__try_next(e, m, ev->device, ev->time_ns);
+    return m->failed;
+}
+
+static int hs__on_open(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+
+    hs__open(e, m, ev->device, ev->arg, ev->time_ns);
+    return m->failed;
+}
+
+static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+    uint32_t x = ev->device;
+
+    m->dev[x].bwd_done = 1;
+    if (m->overlap == HS_OVERLAP_NONE)
+        hs__open(e, m, x, 0, ev->time_ns);
+    else
+        hs__maybe_done(e, m, x, ev->time_ns);
+    return m->failed;
+}
+
+static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+    uint32_t x = ev->device;
+    hs__ring_t *r = &m->ring[x];
+    uint32_t y = r->next;
+    int64_t now = ev->time_ns, g = ev->arg;
+
+    r->busy = 0;
+    r->send_cnt = g + 1;
+    m->ring[y].recv_cnt++;
+    if (m->tracing) {
+        int64_t gs = g % m->g_step, b = gs / m->rounds;
+        hs__iv(m, x, g / m->g_step, HS_PH_RING_SEND, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? b : -1, (int64_t)y,
+               m->dev[x].send_start, now,
+               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb +
+                              (size_t)b]);
+    }
+    if (m->tracing)
+        m->dev[x].idle_since = now;
+    hs__check_ring(e, m, x, now);
+    hs__poll(e, m, x, now);
+    hs__check_ring(e, m, y, now);
+    hs__poll(e, m, y, now);
+    return m->failed;
+}
+
+static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+
+    hs__device_done(e, m, ev->device, ev->time_ns);
+    return m->failed;
+}
+
+/* ---- setup ---- */
+
+/* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
+   per-type bucket bytes into *bytes_out ([type * nb + b]). */
+static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
+                            double **bytes_out, hs_error_t *err)
+{
+    const hs_scenario_t *s = m->s;
+    const hs_profile_t *ref = NULL; /* first profile with buckets */
+    size_t t, nb = 1, b, ref_t = 0;
+    double *bytes = NULL;
+
+    *bytes_out = NULL;
+    m->overlap = s->overlap;
+    if (s->overlap == HS_OVERLAP_BUCKETS) {
+        for (t = 0; t < s->n_types && ref == NULL; t++) {
+            if (s->types[t].profile.n_buckets > 0) {
+                ref = &s->types[t].profile;
+                ref_t = t;
+                nb = ref->n_buckets;
+            }
+        }
+        for (t = 0; ref != NULL && t < s->n_types; t++) {
+            size_t k = s->types[t].profile.n_buckets;
+            if (k != 0 && k != nb)
+                return hs_error_setf(
+                    err, HS_ERR_RANGE,
+                    "%s: buckets mode needs the same number of gradient "
+                    "buckets in every type's profile (the same model): "
+                    "type '%s' has %zu, type '%s' has %zu",
+                    s->file ? s->file : "scenario", s->types[ref_t].name,
+                    nb, s->types[t].name, k);
+        }
+        if (ref == NULL) {
+            hs__note(res, "overlap buckets: no profile lists gradient "
+                          "buckets; one ring after the whole backward "
+                          "(as overlap none)");
+            m->overlap = HS_OVERLAP_NONE;
+        }
+    }
+    m->nb = (uint32_t)nb;
+    m->ready = calloc(s->n_types * nb, sizeof *m->ready);
+    m->chunk_bytes = calloc(s->n_types * nb, sizeof *m->chunk_bytes);
+    bytes = calloc(s->n_types * nb, sizeof *bytes);
+    if (m->ready == NULL || m->chunk_bytes == NULL || bytes == NULL) {
+        free(bytes);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile, *src = p;
+        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
+        double ratio = 1.0;
+        int fixed = 0;
+        if (m->overlap != HS_OVERLAP_BUCKETS) {
+            bytes[t] = M;
+            m->chunk_bytes[t] = (uint64_t)llround(M / m->n);
+            continue;
+        }
+        if (p->n_buckets == 0) {
+            /* the same model has the same buckets: borrow the layout,
+               ready times stretched by the ratio of backward times
+               (forward times where a backward is unknown) */
+            src = ref;
+            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
+                ratio = (double)p->t_bwd.mean_ns /
+                        (double)ref->t_bwd.mean_ns;
+            else if (p->t_fwd.known && ref->t_fwd.known &&
+                     ref->t_fwd.mean_ns > 0)
+                ratio = (double)p->t_fwd.mean_ns /
+                        (double)ref->t_fwd.mean_ns;
+            hs__note(res, "type '%s' lists no gradient buckets: it uses "
+                          "type '%s''s bucket sizes, ready times x %.4g "
+                          "(the ratio of their %s times)",
+                     s->types[t].name, s->types[ref_t].name, ratio,
+                     p->t_bwd.known && ref->t_bwd.known ? "backward"
+                                                         : "forward");
+        }
+        for (b = 0; b < nb; b++)
+            sum += (double)src->buckets[b].bytes;
+        if (sum <= 0)
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "type '%s': its gradient buckets hold 0 "
+                                 "bytes", s->types[t].name);
+        if (src == p && fabs(sum - M) >= 0.5)
+            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
+                          "payload M = %.0f B; each scaled by M/sum",
+                     s->types[t].name, sum, M);
+        for (b = 0; b < nb; b++) {
+            double rd = (double)src->buckets[b].ready_ns * ratio;
+            if (rd < prev_ready) {
+                rd = prev_ready;
+                fixed = 1;
+            }
+            prev_ready = rd;
+            m->ready[t * nb + b] = rd;
+            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
+            m->chunk_bytes[t * nb + b] =
+                (uint64_t)llround(bytes[t * nb + b] / m->n);
+        }
+        if (fixed && src == p)
+            hs__note(res, "type '%s': bucket ready times made "
+                          "non-decreasing (buckets are all-reduced in order)",
+                     s->types[t].name);
+    }
+    *bytes_out = bytes;
+    return HS_OK;
+}
+
+static void hs__model_clear(hs__model_t *m)
+{
+    free(m->ring);
+    free(m->dev);
+    free(m->dur);
+    free(m->chunk_bytes);
+    free(m->ready);
+    free(m->closed);
+    free(m->cl_end);
+    free(m->iv);
+    free(m->rec);
+    if (m->rng != NULL)
+        gsl_rng_free(m->rng);
+}
+
+void hs_replay_result_free(hs_replay_result_t *r)
+{
+    if (r == NULL)
+        return;
+    free(r->dev_step_ns);
+    free(r->dev_closed_ns);
+    free(r->dev_closed_ext_ns);
+    free(r->type_closed_ext_ns);
+    free(r->type_step_ns);
+    free(r->type_closed_ns);
+    free(r->cluster_step_ns);
+    free(r);
+}
+
+static int hs__cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static int64_t hs__clamp_ns(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= 9.2e18)
+        return INT64_MAX;
+    return llround(x);
+}
+
+/* Fills the figures of res from the model after the run. */
+static hs_err_t hs__figures(hs__model_t *m, const hs_prediction_t *pred,
+                            hs_replay_result_t *res, hs_error_t *err)
+{
+    const hs_scenario_t *s = m->s;
+    size_t i, n_st, first = m->steps > 1 ? 1 : 0;
+    int64_t *v = NULL;
+    double sum = 0, sq = 0, mean, sd, I, E;
+
+    for (i = 0; i < m->n; i++) {
+        const hs__dev_t *d = &m->dev[i];
+        uint32_t t = s->devices[i].type;
+        res->dev_step_ns[i] = d->n_sum > 0 ?
+            llround((double)d->sum_ns / (double)d->n_sum) : 0;
+        res->dev_closed_ns[i] = m->closed[i];
+        if (res->dev_step_ns[i] > res->type_step_ns[t])
+            res->type_step_ns[t] = res->dev_step_ns[i];
+        if (m->closed[i] > res->type_closed_ns[t])
+            res->type_closed_ns[t] = m->closed[i];
+        res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
+        if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
+            res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
+    }
+    for (i = 0; i < (size_t)m->steps; i++)
+        res->cluster_step_ns[i] = m->cl_end[i] -
+                                  (i == 0 ? m->cl_start0 : m->cl_end[i - 1]);
+    res->first_step_ns = res->cluster_step_ns[0];
+    n_st = (size_t)m->steps - first;
+    if (m->steps > 1)
+        res->step_ns = llround((double)(m->cl_end[m->steps - 1] -
+                                        m->cl_end[0]) /
+                               (double)(m->steps - 1));
+    else
+        res->step_ns = res->cluster_step_ns[0];
+    v = malloc(n_st * sizeof *v);
+    if (v == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (i = 0; i < n_st; i++) {
+        v[i] = res->cluster_step_ns[first + i];
+        sum += (double)v[i];
+    }
+    mean = sum / (double)n_st;
+    for (i = 0; i < n_st; i++)
+        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
+    qsort(v, n_st, sizeof *v, hs__cmp_i64);
+    res->step_mean_ns = llround(mean);
+    res->step_sd_ns = llround(sd);
+    /* nearest rank: the ceil(p n)-th smallest */
+    res->step_p50_ns = v[(size_t)ceil(0.50 * (double)n_st) - 1];
+    res->step_p95_ns = v[(size_t)ceil(0.95 * (double)n_st) - 1];
+    free(v);
+
+    res->closed_step_ns = pred->step_ns;
+    res->closed_ext_step_ns = pred->step_ext_ns;
+    res->iters_per_epoch = pred->iters_per_epoch;
+    res->epochs = s->epochs;
+    I = (double)pred->iters_per_epoch;
+    E = (double)s->epochs;
+    if ((double)res->step_ns * I * E >= 9.2e18)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "epoch or total time overflows 2^63 ns");
+    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
+    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
+    res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
+    res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
+    res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
+    res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
+    return HS_OK;
+}
+
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
+                       size_t n_sinks, hs_replay_result_t **out,
+                       hs_error_t *err)
+{
+    static const hs_handler_t handlers[HS__EV_KINDS] = {
+        hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt};
+    hs__model_t m;
+    hs_replay_result_t *res = NULL;
+    hs_prediction_t *pred = NULL;
+    hs_engine_t *e = NULL;
+    double *bytes = NULL;
+    hs_err_t rc;
+    size_t i, cap;
+    uint32_t x;
+
+    *out = NULL;
+    memset(&m, 0, sizeof m);
+    if (s->n_devices == 0 || s->n_devices > UINT32_MAX / 2)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "replay: %zu devices (need 1 .. 2^31)",
+                             s->n_devices);
+    if (s->sim_steps == 0)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "replay: 0 steps to simulate");
+    rc = hs_closed_predict(s, &pred, err);
+    if (rc != HS_OK)
+        return rc;
+    res = calloc(1, sizeof *res);
+    if (res == NULL)
+        goto nomem;
+    m.s = s;
+    m.n = (uint32_t)s->n_devices;
+    m.rounds = 2 * ((int64_t)m.n - 1);
+    m.steps = s->sim_steps;
+    m.rendezvous = s->send == HS_SEND_RENDEZVOUS;
+    m.stochastic = s->stochastic;
+    m.sinks = sinks;
+    m.n_sinks = n_sinks;
+    m.tracing = n_sinks > 0;
+    rc = hs__buckets(&m, res, &bytes, err);
+    if (rc != HS_OK)
+        goto fail;
+    m.g_step = (int64_t)m.nb * m.rounds;
+    /* one cache line per device's ring state */
+    m.ring = aligned_alloc(64, ((size_t)m.n * sizeof *m.ring + 63) / 64 * 64);
+    if (m.ring != NULL)
+        memset(m.ring, 0, (size_t)m.n * sizeof *m.ring);
+    m.dev = calloc(m.n, sizeof *m.dev);
+    m.closed = calloc(m.n, sizeof *m.closed);
+    m.cl_end = malloc((size_t)m.steps * sizeof *m.cl_end);
+    if (m.nb > 1)
+        m.dur = calloc((size_t)m.n * m.nb, sizeof *m.dur);
+    if (m.tracing) {
+        m.iv = malloc(HS__IV_BLOCK * sizeof *m.iv);
+        m.rec = malloc(HS__REC_BLOCK * sizeof *m.rec);
+    }
+    res->n_devices = m.n;
+    res->n_types = s->n_types;
+    res->dev_step_ns = calloc(m.n, sizeof *res->dev_step_ns);
+    res->dev_closed_ns = calloc(m.n, sizeof *res->dev_closed_ns);
+    res->dev_closed_ext_ns = calloc(m.n, sizeof *res->dev_closed_ext_ns);
+    res->type_closed_ext_ns = calloc(s->n_types ? s->n_types : 1,
+                                     sizeof *res->type_closed_ext_ns);
+    res->type_step_ns = calloc(s->n_types ? s->n_types : 1,
+                               sizeof *res->type_step_ns);
+    res->type_closed_ns = calloc(s->n_types ? s->n_types : 1,
+                                 sizeof *res->type_closed_ns);
+    res->cluster_step_ns = calloc((size_t)m.steps,
+                                  sizeof *res->cluster_step_ns);
+    if (m.ring == NULL || m.dev == NULL || m.closed == NULL ||
+        m.cl_end == NULL || (m.nb > 1 && m.dur == NULL) ||
+        (m.tracing && (m.iv == NULL || m.rec == NULL)) ||
+        res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
+        res->dev_closed_ext_ns == NULL || res->type_closed_ext_ns == NULL ||
+        res->type_step_ns == NULL || res->type_closed_ns == NULL ||
+        res->cluster_step_ns == NULL)
+        goto nomem;
+    if (m.stochastic) {
+        gsl_set_error_handler_off();
+        m.rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (m.rng == NULL)
+            goto nomem;
+        gsl_rng_set(m.rng, (unsigned long)s->seed);
+    }
+    for (i = 0; i < (size_t)m.steps; i++)
+        m.cl_end[i] = INT64_MIN;
+    m.cl_start0 = INT64_MAX;
+    for (x = 0; x < m.n; x++) {
+        const hs_device_t *dv = &s->devices[x];
+        size_t k = dv->ring_pos;
+        double bw = s->ring_bw_bytes_per_s[k];
+        int64_t lat = s->ring_lat_ns[k];
+        uint32_t b;
+        hs__ring_t *r = &m.ring[x];
+        r->next = hs_scenario_next(s, x);
+        r->prev = hs_scenario_prev(s, x);
+        r->enter_g = -1;
+        m.dev[x].step = -1;
+        m.dev[x].dl_ready_ns = INT64_MAX;
+        m.dev[x].dev_done = 1;
+        r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
+                                         m.n, bw);
+        for (b = 0; m.nb > 1 && b < m.nb; b++)
+            m.dur[(size_t)x * m.nb + b] =
+                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] / m.n,
+                                 bw);
+        m.closed[x] = hs_closed_device_ns(s, x);
+    }
+    free(bytes);
+    bytes = NULL;
+
+    cap = (size_t)m.n * (m.nb + 4) + 16;
+    rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
+    if (rc != HS_OK)
+        goto fail;
+    /* time 0: every CPU starts loading batch 0 */
+    for (x = 0; x < m.n; x++) {
+        const hs_profile_t *p = &s->types[s->devices[x].type].profile;
+        int64_t dl = hs__val(&m, &p->t_dl);
+        if (m.tracing)
+            hs__iv(&m, x, 0, HS_PH_DATA_LOAD, -1, -1, -1, 0, dl, 0);
+        m.dev[x].dl_ready_ns = dl;
+        hs_engine_schedule(e, dl, HS__EV_DL_DONE, x, 0);
+    }
+    rc = hs_engine_run(e, err);
+    if (rc != HS_OK)
+        goto fail;
+    if (!m.failed && m.tracing) {
+        hs__flush_iv(&m);
+        hs__flush_rec(&m);
+    }
+    if (m.failed) {
+        rc = m.err.code != HS_OK ? m.err.code : HS_ERR_IO;
+        if (err != NULL)
+            *err = m.err;
+        if (err != NULL && err->code == HS_OK)
+            err->code = rc;
+        goto fail;
+    }
+    if (m.n_finished != m.n) {
+        rc = hs_error_setf(err, HS_ERR_RANGE,
+                           "replay stalled: %u of %u devices finished "
+                           "(an internal error)", m.n_finished, m.n);
+        goto fail;
+    }
+    res->steps = (uint32_t)m.steps;
+    res->overlap = s->overlap;
+    res->send = s->send;
+    res->stochastic = s->stochastic;
+    res->seed = s->seed;
+    res->n_buckets = m.nb;
+    res->n_events = hs_engine_events(e);
+    res->end_ns = hs_engine_now(e);
+    res->queue_high_water = hs_engine_high_water(e);
+    res->state_bytes = hs_engine_bytes(e) +
+        (size_t)m.n * (sizeof(hs__ring_t) + sizeof(hs__dev_t) +
+                       sizeof(int64_t)) +
+        (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
+        (size_t)m.steps * sizeof(int64_t) +
+        (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
+                         HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
+    rc = hs__figures(&m, pred, res, err);
+    if (rc != HS_OK)
+        goto fail;
+    hs_engine_free(e);
+    hs__model_clear(&m);
+    hs_prediction_free(pred);
+    *out = res;
+    return HS_OK;
+nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the replay "
+                                          "of %zu devices", s->n_devices);
+fail:
+    free(bytes);
+    hs_engine_free(e);
+    hs__model_clear(&m);
+    hs_prediction_free(pred);
+    hs_replay_result_free(res);
+    return rc;
+}

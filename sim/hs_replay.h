@@ -1,0 +1,107 @@
+/*
+ * hs_replay.h -- the training replay: every step of every device, event by
+ * event, along the ring order (METHOD.md, "What hetsim adds"), on the
+ * discrete-event engine of hs_engine.h.
+ *
+ * What one step of device i is, the overlap and send modes, and how the
+ * figures below are defined: see the essay at the top of hs_replay.c.
+ */
+#ifndef HS_REPLAY_H
+#define HS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+#include "hs_scenario.h"
+#include "hs_trace.h"
+
+#define HS_REPLAY_MAX_NOTES 8
+#define HS_REPLAY_NOTE_LEN 200
+
+typedef struct hs_replay_result_s {
+    /* what was run (copied from the scenario) */
+    size_t n_devices;
+    uint32_t steps;            /* steps replayed */
+    hs_overlap_t overlap;
+    hs_send_t send;
+    int stochastic;
+    uint64_t seed;
+    uint32_t n_buckets;        /* rings per step (1 unless buckets mode) */
+
+    /* per device, listing order */
+    int64_t *dev_step_ns;      /* mean simulated step over the steady
+                                  steps (1 .. steps-1; step 0 alone when
+                                  steps == 1) */
+    int64_t *dev_closed_ns;    /* the closed form's T(i) (the source's
+                                  formula) */
+    int64_t *dev_closed_ext_ns;/* its extended T_ext(i): also counts the
+                                  rest of the backward and the optimizer */
+
+    /* per device type: the largest of its devices' figures */
+    size_t n_types;
+    int64_t *type_step_ns;
+    int64_t *type_closed_ns;
+    int64_t *type_closed_ext_ns;
+
+    /* the cluster */
+    int64_t *cluster_step_ns;  /* per step k: when the last device ended
+                                  step k minus when the last one ended
+                                  step k-1 (step 0: minus the earliest
+                                  start) */
+    int64_t step_ns;           /* steady state: mean of cluster_step_ns
+                                  over steps 1..steps-1 */
+    int64_t first_step_ns;     /* cluster_step_ns[0] */
+    int64_t closed_step_ns;    /* max_i T(i) */
+    int64_t closed_ext_step_ns;/* max_i T_ext(i) */
+    uint64_t iters_per_epoch;  /* I, from hs_closed_predict */
+    uint32_t epochs;
+    int64_t epoch_ns;          /* I * step_ns */
+    int64_t total_ns;          /* epochs * epoch_ns */
+
+    /* spread of the steady steps (meaningful in stochastic mode; in the
+       deterministic mode p50 = p95 = mean once the ring has settled) */
+    int64_t step_mean_ns;
+    int64_t step_sd_ns;
+    int64_t step_p50_ns;
+    int64_t step_p95_ns;
+    /* 95% interval of epoch and total time, treating steps as
+       independent: I*mean +- 1.96 * sd * sqrt(I) (total: E*I steps) */
+    int64_t epoch_lo_ns, epoch_hi_ns;
+    int64_t total_lo_ns, total_hi_ns;
+
+    /* engine figures */
+    uint64_t n_events;
+    int64_t end_ns;            /* simulated time at the last event */
+    size_t queue_high_water;
+    size_t state_bytes;        /* memory the replay's model and engine
+                                  held, trace blocks included */
+
+    size_t n_notes;            /* assumptions the replay had to make */
+    char notes[HS_REPLAY_MAX_NOTES][HS_REPLAY_NOTE_LEN];
+} hs_replay_result_t;
+
+/*
+ * Replays s->sim_steps steps of scenario s with its overlap, send,
+ * stochastic and seed settings (callers override them by editing s
+ * first).  Each of the n_sinks sinks (sinks may be NULL when n_sinks is 0)
+ * receives every interval and every step record, in blocks; a sink error
+ * stops the replay and is returned.  On success stores a new result in
+ * *out (free with hs_replay_result_free).  Fails with HS_ERR_RANGE when
+ * the scenario makes no replay (no devices, no steps, buckets that do not
+ * match across types), HS_ERR_NOMEM, or what hs_closed_predict returns.
+ * Memory is linear in the number of devices (plus one entry per step);
+ * nothing is allocated per event.
+ */
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
+                       size_t n_sinks, hs_replay_result_t **out,
+                       hs_error_t *err);
+
+/* Releases r and what it owns.  r may be NULL. */
+void hs_replay_result_free(hs_replay_result_t *r);
+
+/* Static names of the modes, as scenarios spell them. */
+const char *hs_replay_overlap_name(hs_overlap_t o);
+const char *hs_replay_send_name(hs_send_t m);
+
+#endif

@@ -1,0 +1,481 @@
+/*
+ * test_profile.c -- `hetsim profile` for real: a 2-rank gloo sub-system on
+ * this machine's CPU trains scenarios/models/mlp.py (1.3 M parameters) for
+ * 30 iterations under the PyTorch profiler (scenarios/live-mlp.yaml).
+ *
+ * Checked against independent figures:
+ *   - the gradient bytes M come from python itself (sum of numel *
+ *     element_size over the model's trainable parameters, printed by the
+ *     test); with n = 2 the profile's all-reduce bytes D = 2(n-1)/n * M
+ *     must equal M exactly, and its buckets must add up to M;
+ *   - each trace holds one ProfilerStep#N per recorded iteration
+ *     (N = 10..29), DataLoader __next__ events and autograd backward
+ *     operators; 20 steps are kept;
+ *   - the ingested forward time agrees with the harness's own clock
+ *     (sidecar) within 35%;
+ *   - the written scenario loads, carries the profile, and `hetsim
+ *     predict` runs on it.
+ * Bad input: a model that fails to import, a rank that crashes (the type
+ * measured before it keeps its profile), a rank that hangs (timeout), a
+ * python that does not exist: each a clear error naming type, rank,
+ * device, host and step, exit status 4.
+ *
+ * Skipped with a printed reason when python3 with torch is not installed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "hs_profile_run.h"
+#include "hs_scenario.h"
+#include "hs_spawn.h"
+#include "hs_test.h"
+
+static char hs__py[256];
+static int hs__py_state;    /* 0 unknown, 1 ok, -1 none */
+
+/* python3 with torch: /usr/bin/python3 (Debian's python3-torch) first. */
+static int hs__python(void)
+{
+    static const char *const cands[] = {"/usr/bin/python3",
+                                        "/usr/local/bin/python3", NULL};
+    int i;
+
+    if (hs__py_state != 0)
+        return hs__py_state > 0;
+    hs__py_state = -1;
+    for (i = 0; cands[i] != NULL; i++) {
+        char *argv[] = {(char *)cands[i], "-c", "import torch.distributed",
+                        NULL};
+        hs_run_t r;
+
+        if (access(cands[i], X_OK) != 0 || hs_run(argv, &r) != 0)
+            continue;
+        if (r.status == 0) {
+            snprintf(hs__py, sizeof hs__py, "%s", cands[i]);
+            hs__py_state = 1;
+        }
+        hs_run_free(&r);
+        if (hs__py_state > 0)
+            return 1;
+    }
+    hs_test_skip("profile", "no python3 with torch (Debian python3-torch)");
+    return 0;
+}
+
+/* The model's gradient bytes, computed by python from the model file. */
+static long long hs__grad_bytes(const char *model_dir, const char *module)
+{
+    char code[8192];
+    char *argv[] = {hs__py, "-c", code, NULL};
+    hs_run_t r;
+    long long v = -1;
+
+    snprintf(code, sizeof code,
+             "import sys; sys.path.insert(0, '%s'); import %s as m; "
+             "net = m.build_model(); "
+             "print(sum(p.numel() * p.element_size() "
+             "for p in net.parameters() if p.requires_grad), "
+             "sum(p.numel() for p in net.parameters()))",
+             model_dir, module);
+    if (hs_run(argv, &r) != 0)
+        return -1;
+    if (r.status == 0)
+        sscanf(r.out, "%lld", &v);
+    printf("\n  python: %s gradient bytes, parameters: %s", module, r.out);
+    hs_run_free(&r);
+    return v;
+}
+
+static yajl_val hs__load_json(const char *path)
+{
+    char ebuf[256];
+    char *text = hs_read_small_file(path, 64u << 20);
+    yajl_val v;
+
+    if (text == NULL)
+        return NULL;
+    v = yajl_tree_parse(text, ebuf, sizeof ebuf);
+    free(text);
+    return v;
+}
+
+static void hs__check_trace(const char *path)
+{
+    static const char *p_ev[] = {"traceEvents", NULL};
+    yajl_val root = hs__load_json(path), evs;
+    size_t i, n_step = 0, n_dl = 0, n_bwd = 0;
+    long first = -1, last = -1;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    evs = yajl_tree_get(root, p_ev, yajl_t_array);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(evs);
+    for (i = 0; i < YAJL_GET_ARRAY(evs)->len; i++) {
+        static const char *p_name[] = {"name", NULL};
+        yajl_val e = YAJL_GET_ARRAY(evs)->values[i];
+        yajl_val nm = yajl_tree_get(e, p_name, yajl_t_string);
+        const char *s = nm ? YAJL_GET_STRING(nm) : "";
+
+        if (strncmp(s, "ProfilerStep#", 13) == 0) {
+            long k = atol(s + 13);
+
+            if (first < 0 || k < first)
+                first = k;
+            if (k > last)
+                last = k;
+            n_step++;
+        } else if (strncmp(s, "enumerate(DataLoader)", 21) == 0
+                   && strstr(s, "__next__") != NULL)
+            n_dl++;
+        else if (strncmp(s, "autograd::engine::evaluate_function: ", 37)
+                 == 0 && strstr(s, "Backward") != NULL)
+            n_bwd++;
+    }
+    printf("\n  %s: %zu ProfilerStep (#%ld..#%ld), %zu DataLoader "
+           "__next__, %zu backward ops", path, n_step, first, last, n_dl,
+           n_bwd);
+    HS_ASSERT_I64_EQ(n_step, 20);
+    HS_ASSERT_I64_EQ(first, 10);
+    HS_ASSERT_I64_EQ(last, 29);
+    CU_ASSERT(n_dl >= 20);
+    CU_ASSERT(n_bwd >= 20 * 3);     /* 3 Linear layers and more per step */
+    yajl_tree_free(root);
+}
+
+/* Mean of the harness's own per-step forward time (sidecar). */
+static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes)
+{
+    static const char *p_steps[] = {"steps", NULL};
+    static const char *p_fwd[] = {"t_fwd_ns", NULL};
+    static const char *p_grad[] = {"grad_bytes", NULL};
+    yajl_val root = hs__load_json(path), st, g;
+    double sum = 0;
+    size_t i, n;
+
+    if (root == NULL)
+        return -1;
+    g = yajl_tree_get(root, p_grad, yajl_t_number);
+    *grad_bytes = g ? YAJL_GET_INTEGER(g) : -1;
+    st = yajl_tree_get(root, p_steps, yajl_t_array);
+    n = st ? YAJL_GET_ARRAY(st)->len : 0;
+    for (i = 0; i < n; i++) {
+        yajl_val f = yajl_tree_get(YAJL_GET_ARRAY(st)->values[i], p_fwd,
+                                   yajl_t_number);
+        sum += f ? (double)YAJL_GET_INTEGER(f) : 0;
+    }
+    yajl_tree_free(root);
+    return n ? sum / (double)n : -1;
+}
+
+static void test_profile_mlp(void)
+{
+    const char *dir;
+    char scen[4096], outdir[2048], path[4096], models[2048];
+    long long m_bytes, side_grad = -1;
+    hs_run_t r;
+    hs_profile_t prof;
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    uint64_t bsum = 0;
+    double side_fwd;
+    size_t k;
+
+    if (!hs__python())
+        return;
+    snprintf(models, sizeof models, "%s/scenarios/models", HS_TEST_SRC);
+    m_bytes = hs__grad_bytes(models, "mlp");
+    CU_ASSERT_FATAL(m_bytes > 1000000);
+    dir = hs_test_tmpdir("profile-mlp");
+    snprintf(scen, sizeof scen, "%s/scenarios/live-mlp.yaml", HS_TEST_SRC);
+    snprintf(outdir, sizeof outdir, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", outdir,
+                                        "--python", hs__py, NULL), 0);
+    printf("\n%s", r.out);
+    if (r.status != 0)
+        fprintf(stderr, "\nprofile: exit %d\n%s\n", r.status, r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    hs_run_free(&r);
+
+    for (k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/cpu/rank%zu.json", outdir, k);
+        hs__check_trace(path);
+    }
+    /* the profile: D = M for n = 2, buckets add up to M */
+    snprintf(path, sizeof path, "%s/cpu.profile.yaml", outdir);
+    hs_error_clear(&err);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    HS_ASSERT_I64_EQ(prof.subsys_n, 2);
+    HS_ASSERT_I64_EQ(prof.ar_bytes, m_bytes);
+    HS_ASSERT_DBL_NEAR(hs_profile_payload_bytes(&prof), (double)m_bytes,
+                       0.5);
+    HS_ASSERT_I64_EQ(prof.steps_kept, 20);
+    CU_ASSERT(prof.n_buckets >= 1);
+    for (k = 0; k < prof.n_buckets; k++)
+        bsum += prof.buckets[k].bytes;
+    HS_ASSERT_I64_EQ(bsum, m_bytes);
+    CU_ASSERT(prof.t_fwd.known && prof.t_fwd.mean_ns > 0);
+    CU_ASSERT(prof.t_b1.known && prof.t_b1.mean_ns > 0);
+    CU_ASSERT(prof.t_dl.known && prof.t_dl.mean_ns > 0);
+    CU_ASSERT(prof.t_b1.mean_ns < prof.t_fwd.mean_ns);
+    HS_ASSERT_STR_CONTAINS(prof.source, "seed");
+    /* the harness's own clock and the ingested trace agree */
+    snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
+    side_fwd = hs__sidecar_fwd_ns(path, &side_grad);
+    HS_ASSERT_I64_EQ(side_grad, m_bytes);
+    printf("\n  t_fwd: trace %.3f ms, harness clock %.3f ms; t_b1 %.3f ms;"
+           " t_dl %.3f ms; D %llu B; %zu buckets",
+           (double)prof.t_fwd.mean_ns / 1e6, side_fwd / 1e6,
+           (double)prof.t_b1.mean_ns / 1e6, (double)prof.t_dl.mean_ns / 1e6,
+           (unsigned long long)prof.ar_bytes, prof.n_buckets);
+    CU_ASSERT(side_fwd > 0);
+    if (side_fwd > 0)
+        CU_ASSERT(prof.t_fwd.mean_ns > 0.65 * side_fwd
+                  && prof.t_fwd.mean_ns < 1.35 * side_fwd);
+    hs_profile_clear(&prof);
+
+    /* the written scenario: loads, includes the profile, predicts */
+    snprintf(path, sizeof path, "%s/scenario.yaml", outdir);
+    hs_error_clear(&err);
+    CU_ASSERT_EQUAL(hs_scenario_load(path, &s, &err), HS_OK);
+    if (s == NULL)
+        fprintf(stderr, "\n%s\n", err.msg);
+    else {
+        HS_ASSERT_I64_EQ(s->types[0].profile.ar_bytes, m_bytes);
+        HS_ASSERT_I64_EQ(s->n_devices, 2);
+        hs_scenario_free(s);
+    }
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    if (r.status != 0)
+        fprintf(stderr, "\npredict: %s\n", r.err);
+    hs_run_free(&r);
+}
+
+/* --- bad input -------------------------------------------------------- */
+
+static const char hs__bad_model[] =
+    "import os, time\n"
+    "import torch.nn as nn\n"
+    "SYNTHETIC = '16/4'\n"
+    "class M(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.l = nn.Linear(16, 4)\n"
+    "        self.calls = 0\n"
+    "    def forward(self, x):\n"
+    "        self.calls += 1\n"
+    "        mode = os.environ.get('HS_TEST_MODE', '')\n"
+    "        if os.environ.get('RANK') == '1' and self.calls == 3:\n"
+    "            if mode == 'crash':\n"
+    "                raise RuntimeError('injected failure')\n"
+    "            if mode == 'hang':\n"
+    "                time.sleep(3600)\n"
+    "        return self.l(x)\n"
+    "def build_model():\n"
+    "    return M()\n";
+
+/* A scenario in dir with types good (no mode) and bad (mode), the model
+   file model.py. */
+static const char *hs__bad_scenario(const char *dir, const char *model,
+                                    const char *mode, const char *timeout)
+{
+    static char path[4096];
+    char text[4096], mpath[4096];
+    FILE *f;
+
+    snprintf(mpath, sizeof mpath, "%s/model.py", dir);
+    f = fopen(mpath, "w");
+    if (f != NULL) {
+        fputs(model, f);
+        fclose(f);
+    }
+    snprintf(text, sizeof text,
+             "name: live-bad\n"
+             "job: {model: {file: model.py, entry: build_model}, "
+             "dataset: {samples: 1000}}\n"
+             "device_types:\n"
+             "  - {name: good, count: 2, batch: 8,"
+             " env: {OMP_NUM_THREADS: \"1\"}}\n"
+             "  - {name: bad, count: 2, batch: 8,"
+             " env: {OMP_NUM_THREADS: \"1\", HS_TEST_MODE: \"%s\"}}\n"
+             "devices:\n"
+             "  - {name: g0, type: good, addr: 127.0.0.1}\n"
+             "  - {name: g1, type: good, addr: 127.0.0.1}\n"
+             "  - {name: b0, type: bad, addr: 127.0.0.1}\n"
+             "  - {name: b1, type: bad, addr: 127.0.0.1}\n"
+             "network: {default_bandwidth: 1Gbps}\n"
+             "profiling: {iterations: 6, warmup: 2, timeout: %s, "
+             "master_port: %d}\n",
+             mode, timeout, 29600 + (int)(getpid() % 300));
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    f = fopen(path, "w");
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static void test_import_error(void)
+{
+    const char *dir, *scen;
+    char out[4096];
+    hs_run_t r;
+
+    if (!hs__python())
+        return;
+    dir = hs_test_tmpdir("profile-import");
+    scen = hs__bad_scenario(dir, "import torch.nn as nn\ndef build_model(:\n",
+                            "", "60s");
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--python", hs__py, NULL), 0);
+    printf("\n  %s", r.err);
+    HS_ASSERT_I64_EQ(r.status, 4);
+    HS_ASSERT_STR_CONTAINS(r.err, "type 'good'");
+    HS_ASSERT_STR_CONTAINS(r.err, "device g");
+    HS_ASSERT_STR_CONTAINS(r.err, "host 127.0.0.1");
+    HS_ASSERT_STR_CONTAINS(r.err, "failed to import");
+    HS_ASSERT_STR_CONTAINS(r.err, "step load model");
+    HS_ASSERT_STR_CONTAINS(r.err, "SyntaxError");
+    hs_run_free(&r);
+}
+
+static void test_crash_keeps_measured(void)
+{
+    const char *dir, *scen;
+    char out[2048], path[4096];
+    struct stat st;
+    hs_run_t r;
+
+    if (!hs__python())
+        return;
+    dir = hs_test_tmpdir("profile-crash");
+    scen = hs__bad_scenario(dir, hs__bad_model, "crash", "60s");
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--python", hs__py, NULL), 0);
+    printf("\n  %s", r.err);
+    HS_ASSERT_I64_EQ(r.status, 4);
+    HS_ASSERT_STR_CONTAINS(r.err, "type 'bad', rank 1 (device b1, host "
+                                  "127.0.0.1)");
+    HS_ASSERT_STR_CONTAINS(r.err, "step 2: training: RuntimeError: "
+                                  "injected failure");
+    HS_ASSERT_STR_CONTAINS(r.err, "profiles measured are kept");
+    hs_run_free(&r);
+    /* the type measured before the failure keeps its profile */
+    snprintf(path, sizeof path, "%s/good.profile.yaml", out);
+    CU_ASSERT(stat(path, &st) == 0);
+    snprintf(path, sizeof path, "%s/bad.profile.yaml", out);
+    CU_ASSERT(stat(path, &st) != 0);
+    snprintf(path, sizeof path, "%s/scenario.yaml", out);
+    CU_ASSERT(stat(path, &st) != 0);
+}
+
+static void test_hang(void)
+{
+    const char *dir, *scen;
+    char out[4096];
+    hs_run_t r;
+
+    if (!hs__python())
+        return;
+    dir = hs_test_tmpdir("profile-hang");
+    scen = hs__bad_scenario(dir, hs__bad_model, "hang", "20s");
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--type", "bad", "--python", hs__py,
+                                        NULL), 0);
+    printf("\n  %s", r.err);
+    HS_ASSERT_I64_EQ(r.status, 4);
+    HS_ASSERT_STR_CONTAINS(r.err, "type 'bad', rank 1 (device b1, host "
+                                  "127.0.0.1) did not finish within 20 s");
+    HS_ASSERT_STR_CONTAINS(r.err, "hung in step 2 (forward)");
+    hs_run_free(&r);
+}
+
+static void test_python_missing(void)
+{
+    char scen[4096], out[4096];
+    hs_run_t r;
+
+    snprintf(scen, sizeof scen, "%s/scenarios/live-mlp.yaml", HS_TEST_SRC);
+    snprintf(out, sizeof out, "%s/out", hs_test_tmpdir("profile-nopy"));
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--python",
+                                        "/nonexistent/hetsim-python3",
+                                        NULL), 0);
+    printf("\n  %s", r.err);
+    HS_ASSERT_I64_EQ(r.status, 4);
+    HS_ASSERT_STR_CONTAINS(r.err, "hetsim-python3");
+    HS_ASSERT_STR_CONTAINS(r.err, "rank 0 (device cpu-0");
+    hs_run_free(&r);
+}
+
+static void test_rewrite_yaml(void)
+{
+    static const char in[] =
+        "name: x\n"
+        "job: {model: {file: m.py}, dataset: {samples: 10}}\n"
+        "device_types:\n"
+        "  - name: a\n"
+        "    batch: 4\n"
+        "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
+        "              allreduce_bytes: 1MB, buckets: [{bytes: 1MB, "
+        "ready: 1ms}]}\n"
+        "  - {name: b, batch: 4}\n"
+        "network: {links_csv: /abs/links.csv}\n"
+        "profiling: {harness: h.py}\n";
+    char *paths[] = {"a.profile.yaml", "b.profile.yaml"};
+    char *out = NULL;
+    hs_error_t err;
+
+    hs_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(hs_prun_rewrite_yaml(in, strlen(in), "in.yaml",
+                                               paths, 2, "/base", &out,
+                                               &err), HS_OK);
+    HS_ASSERT_STR_CONTAINS(out, "profile: a.profile.yaml");
+    HS_ASSERT_STR_CONTAINS(out, "profile: b.profile.yaml");
+    HS_ASSERT_STR_CONTAINS(out, "file: /base/m.py");
+    HS_ASSERT_STR_CONTAINS(out, "links_csv: /abs/links.csv");
+    HS_ASSERT_STR_CONTAINS(out, "harness: /base/h.py");
+    CU_ASSERT(strstr(out, "subsystem_size") == NULL);
+    CU_ASSERT(strstr(out, "ready") == NULL);
+    free(out);
+    /* without new paths: a type without a profile stays without one, the
+       rest untouched */
+    CU_ASSERT_EQUAL_FATAL(hs_prun_rewrite_yaml(in, strlen(in), "in.yaml",
+                                               NULL, 0, NULL, &out, &err),
+                          HS_OK);
+    CU_ASSERT(strstr(out, "placeholder") == NULL);
+    CU_ASSERT(strstr(strstr(out, "profile:") + 1, "profile:") == NULL);
+    HS_ASSERT_STR_CONTAINS(out, "file: m.py");
+    HS_ASSERT_STR_CONTAINS(out, "ready: 1ms");
+    free(out);
+}
+
+static int hs__register(void)
+{
+    CU_pSuite u = CU_add_suite("profile-yaml", NULL, NULL);
+    CU_pSuite p = CU_add_suite("profile-live", NULL, NULL);
+    CU_pSuite b = CU_add_suite("profile-bad-input", NULL, NULL);
+
+    if (u == NULL || p == NULL || b == NULL)
+        return -1;
+    CU_add_test(u, "scenario rewrite", test_rewrite_yaml);
+    CU_add_test(p, "2-rank gloo MLP: traces, profile, scenario",
+                test_profile_mlp);
+    CU_add_test(b, "model fails to import", test_import_error);
+    CU_add_test(b, "crashing rank, measured type kept",
+                test_crash_keeps_measured);
+    CU_add_test(b, "hung rank times out", test_hang);
+    CU_add_test(b, "python missing", test_python_missing);
+    return 0;
+}
+
+HS_TEST_MAIN(hs__register)

@@ -1,0 +1,730 @@
+/*
+ * test_replay.c -- the training replay against hand computations and the
+ * closed form where they must agree:
+ *   - a homogeneous ring equals 2(N-1)(alpha + M/(N B)) exactly (in integer
+ *     ns with hs_xfer_ns's rounding), in both send modes;
+ *   - one slow link, one slow device: replay = closed form;
+ *   - the divergent case (scenarios/validate-divergent.yaml): closed form
+ *     1.06 s, replay 1.42 s (rendezvous) and 1.33 s (eager);
+ *   - each overlap mode on a 3-device case computed by hand;
+ *   - eager vs rendezvous on a 3-device ring with a late device, every
+ *     chunk's start and end checked against hand timelines;
+ *   - stragglers, trace sinks, stochastic reproducibility, determinism of
+ *     the CLI's JSON.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_closed.h"
+#include "hs_replay.h"
+#include "hs_scenario.h"
+#include "hs_test.h"
+#include "hs_units.h"
+
+#define MS 1000000LL
+
+static hs_scenario_t *load_text(const char *text)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+
+    hs_error_clear(&err);
+    if (hs_scenario_load_text(text, strlen(text), "test.yaml", NULL, &s,
+                              &err) != HS_OK) {
+        fprintf(stderr, "\nscenario did not load: %s\n", err.msg);
+        return NULL;
+    }
+    return s;
+}
+
+static hs_replay_result_t *replay(const hs_scenario_t *s)
+{
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+
+    hs_error_clear(&err);
+    if (hs_replay_run(s, NULL, 0, &r, &err) != HS_OK) {
+        fprintf(stderr, "\nreplay failed: %s\n", err.msg);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---- homogeneous ring: the formula, exactly ---- */
+
+static const char homog_yaml[] =
+    "name: homog\n"
+    "job: {model: x, dataset: {samples: 10000}, epochs: 3}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    count: 5\n"
+    "    batch: 100\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_dl: 1ms\n"
+    "      t_fwd: 7777777ns\n"
+    "      t_b1: 333us\n"
+    "      allreduce_bytes: 123456789B\n"
+    "network: {default_bandwidth: 3.3GB/s, latency: 17us}\n"
+    "simulate: {steps: 6, send: %s}\n";
+
+static void test_homogeneous_formula(void)
+{
+    const char *modes[2] = {"rendezvous", "eager"};
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r;
+        double M;
+        int64_t round_ns, expect;
+        uint32_t i, n = 5;
+
+        snprintf(text, sizeof text, homog_yaml, modes[k]);
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        M = hs_profile_payload_bytes(&s->types[0].profile);
+        HS_ASSERT_DBL_NEAR(M, 123456789.0, 1e-6);
+        round_ns = 17000 + hs_xfer_ns(M / n, 3.3e9);
+        expect = 7777777 + 333000 + 2 * (n - 1) * round_ns;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, expect);
+        HS_ASSERT_I64_EQ(r->first_step_ns, expect);
+        HS_ASSERT_I64_EQ(r->closed_step_ns, expect);
+        for (i = 0; i < n; i++) {
+            HS_ASSERT_I64_EQ(r->dev_step_ns[i], expect);
+            HS_ASSERT_I64_EQ(r->dev_closed_ns[i], expect);
+        }
+        for (i = 0; i < r->steps; i++)
+            HS_ASSERT_I64_EQ(r->cluster_step_ns[i], expect);
+        HS_ASSERT_I64_EQ(r->step_p95_ns, expect);
+        /* epoch: I = ceil(2000 / 100) = 20 steps (10000 samples over 5
+           devices of batch 100), 3 epochs */
+        HS_ASSERT_I64_EQ(r->iters_per_epoch, 20);
+        HS_ASSERT_I64_EQ(r->epoch_ns, 20 * expect);
+        HS_ASSERT_I64_EQ(r->total_ns, 60 * expect);
+        /* events: per device the batch-0 load, then per step a ring open
+           and 2(N-1) chunks (the next batch is loaded and the backward is
+           over when the ring is done: no wake-ups needed) */
+        HS_ASSERT_I64_EQ(r->n_events, n + 6 * n * (1 + 2 * (n - 1)));
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+/* ---- one slow link, one slow device: replay = closed form ---- */
+
+static const char ring4_yaml[] =
+    "name: ring4\n"
+    "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    count: 4\n"
+    "    batch: 100\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_dl: 2ms\n"
+    "      t_fwd: 20ms\n"
+    "      t_b1: 1ms\n"
+    "      allreduce_bytes: 40MB\n"
+    "devices:\n"
+    "  - {name: d0, type: gpu, addr: 198.18.0.1}\n"
+    "  - {name: d1, type: gpu, addr: 198.18.0.2%s}\n"
+    "  - {name: d2, type: gpu, addr: 198.18.0.3}\n"
+    "  - {name: d3, type: gpu, addr: 198.18.0.4}\n"
+    "ring: [d0, d1, d2, d3]\n"
+    "network:\n"
+    "  default_bandwidth: 10GB/s\n"
+    "  latency: 10us\n"
+    "%s"
+    "simulate: {steps: 8, send: %s}\n";
+
+static void test_slow_link(void)
+{
+    const char *modes[2] = {"rendezvous", "eager"};
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r;
+        int64_t slow, expect;
+
+        /* d2 -> d3 at 1 GB/s: chunk 10 MB takes 10 ms + 10 us there */
+        snprintf(text, sizeof text, ring4_yaml, "",
+                 "  links:\n    - [d2, d3, 1GB/s]\n", modes[k]);
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        slow = 10000 + hs_xfer_ns(10e6, 1e9);
+        HS_ASSERT_I64_EQ(slow, 10010000);
+        expect = 21 * MS + 6 * slow;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->closed_step_ns, expect);
+        HS_ASSERT_I64_EQ(r->step_ns, expect);
+        HS_ASSERT_I64_EQ(r->dev_closed_ns[2], expect);
+        HS_ASSERT_I64_EQ(r->dev_step_ns[0], expect);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+static void test_slow_device(void)
+{
+    const char *modes[2] = {"rendezvous", "eager"};
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r;
+        int64_t fast, expect;
+
+        /* d1 computes 1.5x slower: opens the ring at 31.5 ms */
+        snprintf(text, sizeof text, ring4_yaml, ", compute_scale: 1.5", "",
+                 modes[k]);
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        fast = 10000 + hs_xfer_ns(10e6, 10e9);
+        expect = 30 * MS + 1500000 + 6 * fast;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->closed_step_ns, expect);
+        HS_ASSERT_I64_EQ(r->dev_closed_ns[1], expect);
+        HS_ASSERT_I64_EQ(r->step_ns, expect);
+        HS_ASSERT_I64_EQ(r->dev_step_ns[3], expect);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+/* ---- the divergent case, both behaviours pinned ---- */
+
+static void test_divergent(void)
+{
+    hs_scenario_t *s = NULL;
+    hs_replay_result_t *r;
+    hs_error_t err;
+
+    CU_ASSERT_EQUAL_FATAL(
+        hs_scenario_load(HS_TEST_SRC "/scenarios/validate-divergent.yaml",
+                         &s, &err), HS_OK);
+    /* closed form: T(d0) = 99 + 1 + 900 + 6 x 10 ms; T(d2) = 100 + 6 x 100 */
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 0), 1060 * MS);
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 2), 700 * MS);
+    s->send = HS_SEND_RENDEZVOUS;
+    r = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->closed_step_ns, 1060 * MS);
+    /* the hand timeline of the file's comment */
+    HS_ASSERT_I64_EQ(r->first_step_ns, 1510 * MS);
+    HS_ASSERT_I64_EQ(r->step_ns, 1420 * MS);
+    CU_ASSERT_TRUE(r->step_ns > r->closed_step_ns * 13 / 10);
+    hs_replay_result_free(r);
+    s->send = HS_SEND_EAGER;
+    r = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->first_step_ns, 1420 * MS);
+    HS_ASSERT_I64_EQ(r->step_ns, 1330 * MS);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+}
+
+/* ---- overlap modes on a small case by hand ---- */
+
+static const char overlap_yaml[] =
+    "name: ov\n"
+    "job: {model: x, dataset: {samples: 3000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    count: 3\n"
+    "    batch: 100\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_dl: 1ms\n"
+    "      t_fwd: 10ms\n"
+    "      t_b1: 1ms\n"
+    "      t_bwd: %s\n"
+    "      t_opt: 2ms\n"
+    "      allreduce_bytes: 3MB\n"
+    "      buckets:\n"
+    "%s"
+    "network: {default_bandwidth: 1GB/s, latency: 0s}\n"
+    "simulate: {steps: 4, overlap: %s}\n";
+
+static int64_t overlap_step(const char *bwd, const char *buckets,
+                            const char *mode, size_t *n_notes)
+{
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *r;
+    int64_t v;
+
+    snprintf(text, sizeof text, overlap_yaml, bwd, buckets, mode);
+    s = load_text(text);
+    if (s == NULL)
+        return -1;
+    r = replay(s);
+    if (r == NULL) {
+        hs_scenario_free(s);
+        return -1;
+    }
+    v = r->step_ns;
+    /* every step of a symmetric ring is the same */
+    HS_ASSERT_I64_EQ(r->first_step_ns, v);
+    if (n_notes != NULL)
+        *n_notes = r->n_notes;
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return v;
+}
+
+static void test_overlap_modes(void)
+{
+    const char *b2 = "        - {bytes: 1MB, ready: 2ms}\n"
+                     "        - {bytes: 2MB, ready: 7ms}\n";
+    const char *b2_half = "        - {bytes: 0.5MB, ready: 2ms}\n"
+                          "        - {bytes: 1MB, ready: 7ms}\n";
+    const char *b2_early = "        - {bytes: 2MB, ready: 1ms}\n"
+                           "        - {bytes: 1MB, ready: 1.5ms}\n";
+    size_t notes = 0;
+
+    /* N = 3, M = 3 MB, chunk 1 MB at 1 GB/s = 1 ms, 4 rounds = 4 ms.
+       patent: ring 11 -> 15 ms, backward ends 10 + 8 = 18, optimizer 2:
+       step 20 ms (= T_ext: 10 + max(8, 1 + 4) + 2) */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2, "patent", NULL), 20 * MS);
+    /* none: ring after the backward, 18 -> 22, optimizer: 24 ms */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2, "none", NULL), 24 * MS);
+    /* buckets: bucket 0 (1 MB, chunk 333333.3 B = 333333 ns) ready at
+       10 + 2 = 12 ms, done 12 + 4 x 333333 ns; bucket 1 (2 MB, chunk
+       666667 ns) ready at 17 ms, done 17 ms + 4 x 666667 = 19.666668 ms;
+       backward ends 18; optimizer: 21.666668 ms */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2, "buckets", &notes),
+                     17 * MS + 4 * 666667 + 2 * MS);
+    HS_ASSERT_I64_EQ(notes, 0);
+    /* bucket sizes summing to M/2 are scaled to M: same answer, a note */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2_half, "buckets", &notes),
+                     17 * MS + 4 * 666667 + 2 * MS);
+    HS_ASSERT_I64_EQ(notes, 1);
+    /* buckets in order: bucket 0 (2 MB) ready at 11 ms runs to 11 +
+       4 x 666667 ns = 13.666668 ms; bucket 1, ready at 11.5, waits for it
+       and ends 13.666668 + 4 x 333333 = 14.999999 ms; backward (2 ms)
+       ended at 12; optimizer: 16.999999 ms */
+    HS_ASSERT_I64_EQ(overlap_step("2ms", b2_early, "buckets", NULL),
+                     11 * MS + 4 * 666667 + 4 * 333333 + 2 * MS);
+    /* patent with that short backward: 11 -> 15, optimizer: 17 ms */
+    HS_ASSERT_I64_EQ(overlap_step("2ms", b2_early, "patent", NULL),
+                     17 * MS);
+}
+
+/* ---- eager vs rendezvous: every chunk against a hand timeline ---- */
+
+typedef struct cap_s {
+    hs_interval_t iv[256];
+    size_t n;
+    hs_step_rec_t rec[64];
+    size_t n_rec;
+    int fail_after; /* write() fails once this many blocks came; -1 never */
+    int blocks;
+} cap_t;
+
+static hs_err_t cap_write(void *ctx, const hs_interval_t *iv, size_t n,
+                          hs_error_t *err)
+{
+    cap_t *c = ctx;
+    size_t i;
+
+    if (c->fail_after >= 0 && c->blocks++ >= c->fail_after)
+        return hs_error_setf(err, HS_ERR_IO, "test sink: disk full");
+    for (i = 0; i < n && c->n < 256; i++)
+        c->iv[c->n++] = iv[i];
+    return HS_OK;
+}
+
+static hs_err_t cap_steps(void *ctx, const hs_step_rec_t *rec, size_t n,
+                          hs_error_t *err)
+{
+    cap_t *c = ctx;
+    size_t i;
+
+    (void)err;
+    for (i = 0; i < n && c->n_rec < 64; i++)
+        c->rec[c->n_rec++] = rec[i];
+    return HS_OK;
+}
+
+static const char late3_yaml[] =
+    "name: late3\n"
+    "job: {model: x, dataset: {samples: 3000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    count: 3\n"
+    "    batch: 100\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_dl: 1ms\n"
+    "      t_fwd: 10ms\n"
+    "      t_b1: 1ms\n"
+    "      allreduce_bytes: 3MB\n"
+    "devices:\n"
+    "  - {name: d0, type: gpu, addr: 198.18.0.1, extra_compute: 5ms}\n"
+    "  - {name: d1, type: gpu, addr: 198.18.0.2}\n"
+    "  - {name: d2, type: gpu, addr: 198.18.0.3}\n"
+    "ring: [d0, d1, d2]\n"
+    "network:\n"
+    "  default_bandwidth: 1GB/s\n"
+    "  latency: 0s\n"
+    "  links:\n"
+    "    - [d2, d0, 500MB/s]\n"
+    "simulate: {steps: 2, send: %s}\n";
+
+/* send[dev][round] = {start, end} in ms after step 0 starts (t = 1 ms):
+   d0 opens the ring at 16 ms, d1 and d2 at 11 ms; chunks take 1 ms, 2 ms
+   on d2 -> d0.  Round r starts at max(own r-1 done, r-1 chunk from prev)
+   and, under rendezvous, not before next(i) is in round r. */
+static const int64_t rdv_send[3][4][2] = {
+    {{16, 17}, {18, 19}, {20, 21}, {22, 23}},
+    {{11, 12}, {18, 19}, {20, 21}, {22, 23}},
+    {{16, 18}, {18, 20}, {20, 22}, {22, 24}}};
+static const int64_t rdv_end[3] = {24, 23, 24};
+static const int64_t eager_send[3][4][2] = {
+    {{16, 17}, {17, 18}, {18, 19}, {20, 21}},
+    {{11, 12}, {17, 18}, {18, 19}, {19, 20}},
+    {{11, 13}, {13, 15}, {18, 20}, {20, 22}}};
+static const int64_t eager_end[3] = {22, 21, 22};
+
+static void check_timeline(const char *mode, const int64_t send[3][4][2],
+                           const int64_t end[3])
+{
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_trace_sink_t sink;
+    hs_error_t err;
+    cap_t *c = calloc(1, sizeof *c);
+    size_t i, n_send = 0, bad = 0;
+
+    c->fail_after = -1;
+    sink.ctx = c;
+    sink.write = cap_write;
+    sink.steps = cap_steps;
+    snprintf(text, sizeof text, late3_yaml, mode);
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    for (i = 0; i < c->n; i++) {
+        const hs_interval_t *v = &c->iv[i];
+        if (v->phase != HS_PH_RING_SEND || v->step != 0)
+            continue;
+        n_send++;
+        if (v->start_ns != MS + send[v->device][v->round][0] * MS ||
+            v->end_ns != MS + send[v->device][v->round][1] * MS ||
+            v->peer != (int32_t)((v->device + 1) % 3) ||
+            v->bytes != 1000000) {
+            fprintf(stderr, "\n%s: device %u round %d: %lld..%lld\n", mode,
+                    v->device, v->round, (long long)v->start_ns,
+                    (long long)v->end_ns);
+            bad++;
+        }
+    }
+    HS_ASSERT_I64_EQ(n_send, 12);
+    HS_ASSERT_I64_EQ(bad, 0);
+    HS_ASSERT_I64_EQ(c->n_rec, 6);
+    for (i = 0; i < c->n_rec; i++) {
+        const hs_step_rec_t *rc = &c->rec[i];
+        if (rc->step != 0)
+            continue;
+        HS_ASSERT_I64_EQ(rc->start_ns, MS);
+        HS_ASSERT_I64_EQ(rc->sim_ns, end[rc->device] * MS);
+        HS_ASSERT_I64_EQ(rc->end_ns, MS + end[rc->device] * MS);
+        HS_ASSERT_I64_EQ(rc->closed_ns, hs_closed_device_ns(s, rc->device));
+    }
+    /* closed form: T(d0) = 16 + 4 x 1 ms, T(d2) = 11 + 4 x 2 ms: 20 ms,
+       under both modes; the ring says otherwise */
+    HS_ASSERT_I64_EQ(r->closed_step_ns, 20 * MS);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    free(c);
+}
+
+static void test_eager_vs_rendezvous(void)
+{
+    check_timeline("rendezvous", rdv_send, rdv_end);
+    check_timeline("eager", eager_send, eager_end);
+}
+
+/* ---- trace sinks: what they receive, and their errors ---- */
+
+static void test_sinks(void)
+{
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_trace_sink_t sink;
+    hs_error_t err;
+    cap_t *c = calloc(1, sizeof *c);
+    size_t i, phases[HS_PH_COUNT] = {0};
+
+    snprintf(text, sizeof text, overlap_yaml, "8ms",
+             "        - {bytes: 1MB, ready: 2ms}\n", "patent");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    s->sim_steps = 2;
+    c->fail_after = -1;
+    sink.ctx = c;
+    sink.write = cap_write;
+    sink.steps = cap_steps;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    for (i = 0; i < c->n; i++) {
+        phases[c->iv[i].phase]++;
+        CU_ASSERT_TRUE(c->iv[i].end_ns > c->iv[i].start_ns);
+    }
+    /* 3 devices x 2 steps; batch loads 0, 1, 2 per device */
+    HS_ASSERT_I64_EQ(phases[HS_PH_DATA_LOAD], 9);
+    HS_ASSERT_I64_EQ(phases[HS_PH_FORWARD], 6);
+    HS_ASSERT_I64_EQ(phases[HS_PH_BACKWARD_FIRST], 6);
+    HS_ASSERT_I64_EQ(phases[HS_PH_BACKWARD_REST], 6);
+    HS_ASSERT_I64_EQ(phases[HS_PH_OPTIMIZER], 6);
+    HS_ASSERT_I64_EQ(phases[HS_PH_RING_SEND], 6 * 4);
+    HS_ASSERT_I64_EQ(c->n_rec, 6);
+    hs_replay_result_free(r);
+    r = NULL;
+    /* a sink that fails stops the replay with its error */
+    memset(c, 0, sizeof *c);
+    c->fail_after = 0;
+    CU_ASSERT_EQUAL(hs_replay_run(s, &sink, 1, &r, &err), HS_ERR_IO);
+    CU_ASSERT_PTR_NULL(r);
+    HS_ASSERT_STR_CONTAINS(err.msg, "disk full");
+    hs_scenario_free(s);
+    free(c);
+}
+
+/* ---- stragglers ---- */
+
+static void test_stragglers(void)
+{
+    char text[4096];
+    hs_scenario_t *s;
+    hs_replay_result_t *r;
+    int64_t base;
+    uint32_t k;
+
+    snprintf(text, sizeof text,
+             "name: st\n"
+             "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+             "device_types:\n"
+             "  - name: gpu\n"
+             "    count: 4\n"
+             "    batch: 100\n"
+             "    profile: {subsystem_size: 2, t_dl: 1ms, t_fwd: 10ms,\n"
+             "              t_b1: 1ms, allreduce_bytes: 4MB}\n"
+             "network: {default_bandwidth: 1GB/s, latency: 0s}\n"
+             "simulate:\n"
+             "  steps: 8\n"
+             "  stragglers:\n"
+             "    - {device: gpu-1, steps: [3, 4], factor: 1.0, extra: 5ms}\n");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(s->n_stragglers, 1);
+    r = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    /* 11 ms + 6 rounds of 1 MB at 1 GB/s */
+    base = 17 * MS;
+    for (k = 0; k < r->steps; k++)
+        HS_ASSERT_I64_EQ(r->cluster_step_ns[k],
+                         (k == 3 || k == 4) ? base + 5 * MS : base);
+    HS_ASSERT_I64_EQ(r->step_ns, base + (10 * MS) / 7);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+}
+
+/* ---- stochastic mode ---- */
+
+static void test_stochastic(void)
+{
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *a, *b, *c, *det;
+    uint32_t k, same = 1;
+
+    snprintf(text, sizeof text,
+             "name: sto\n"
+             "job: {model: x, dataset: {samples: 4000}, epochs: 2}\n"
+             "device_types:\n"
+             "  - name: gpu\n"
+             "    count: 4\n"
+             "    batch: 100\n"
+             "    profile:\n"
+             "      subsystem_size: 2\n"
+             "      t_dl: {mean: 2ms, sd: 0.5ms}\n"
+             "      t_fwd: {mean: 20ms, sd: 0.4ms}\n"
+             "      t_b1: {mean: 1ms, samples: [0.9ms, 1ms, 1.1ms]}\n"
+             "      allreduce_bytes: 4MB\n"
+             "network: {default_bandwidth: 1GB/s, latency: 0s}\n"
+             "simulate: {steps: 300, seed: 42, stochastic: true}\n");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    a = replay(s);
+    b = replay(s);
+    s->seed = 43;
+    c = replay(s);
+    s->stochastic = 0;
+    det = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(det);
+    /* the same seed: the same run, step by step */
+    for (k = 0; k < a->steps; k++)
+        if (a->cluster_step_ns[k] != b->cluster_step_ns[k])
+            same = 0;
+    CU_ASSERT_TRUE(same);
+    HS_ASSERT_I64_EQ(a->step_p95_ns, b->step_p95_ns);
+    /* another seed: another run */
+    CU_ASSERT_TRUE(a->step_mean_ns != c->step_mean_ns);
+    /* deterministic: 21 ms + 6 x 1 ms = 27 ms */
+    HS_ASSERT_I64_EQ(det->step_ns, 27 * MS);
+    /* stochastic mean near it (the ring waits for the slowest of 4
+       draws each step, so a little above it) */
+    HS_ASSERT_DBL_NEAR((double)a->step_mean_ns, 27e6, 27e6 * 0.03);
+    CU_ASSERT_TRUE(a->step_mean_ns >= det->step_ns);
+    CU_ASSERT_TRUE(a->step_sd_ns > 0);
+    CU_ASSERT_TRUE(a->step_p50_ns <= a->step_p95_ns);
+    CU_ASSERT_TRUE(a->epoch_lo_ns < a->epoch_ns &&
+                   a->epoch_ns < a->epoch_hi_ns);
+    CU_ASSERT_TRUE(a->total_lo_ns < a->total_ns &&
+                   a->total_ns < a->total_hi_ns);
+    hs_replay_result_free(a);
+    hs_replay_result_free(b);
+    hs_replay_result_free(c);
+    hs_replay_result_free(det);
+    hs_scenario_free(s);
+}
+
+/* ---- determinism of the CLI's output ---- */
+
+static void test_cli_deterministic(void)
+{
+    const char *path = HS_TEST_SRC "/scenarios/example-full.yaml";
+    hs_run_t r1, r2, r3, r4;
+
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r1, "simulate", path, "--json",
+                                        "--per-device", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r2, "simulate", path, "--json",
+                                        "--per-device", NULL), 0);
+    HS_ASSERT_I64_EQ(r1.status, 0);
+    CU_ASSERT_TRUE(r1.out != NULL && r2.out != NULL &&
+                   strlen(r1.out) > 100 && strcmp(r1.out, r2.out) == 0);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r3, "simulate", path, "--json",
+                                        "--stochastic", "--seed", "9",
+                                        "--steps", "50", NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r4, "simulate", path, "--json",
+                                        "--stochastic", "--seed", "9",
+                                        "--steps", "50", NULL), 0);
+    HS_ASSERT_I64_EQ(r3.status, 0);
+    CU_ASSERT_TRUE(r3.out != NULL && r4.out != NULL &&
+                   strlen(r3.out) > 100 && strcmp(r3.out, r4.out) == 0);
+    hs_run_free(&r1);
+    hs_run_free(&r2);
+    hs_run_free(&r3);
+    hs_run_free(&r4);
+}
+
+static const char buckets_yaml[] =
+    "name: bb\n"
+    "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: a\n"
+    "    count: 2\n"
+    "    batch: 100\n"
+    "    profile: {subsystem_size: 2, t_fwd: 10ms, t_b1: 1ms,\n"
+    "              allreduce_bytes: 4MB,\n"
+    "              buckets: [{bytes: 4MB, ready: 1ms}]}\n"
+    "  - name: b\n"
+    "    count: 2\n"
+    "    batch: 100\n"
+    "    profile: {subsystem_size: 2, t_fwd: %s, t_b1: 1ms,\n"
+    "              allreduce_bytes: 4MB%s}\n"
+    "network: {default_bandwidth: 1GB/s, latency: 0s}\n"
+    "simulate: {steps: 3, overlap: buckets}\n";
+
+static void test_bucket_layouts(void)
+{
+    char text[4096];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+
+    /* two types of one model with different bucket counts: an error */
+    snprintf(text, sizeof text, buckets_yaml, "10ms",
+             ",\n              buckets: [{bytes: 2MB, ready: 1ms}, "
+             "{bytes: 2MB, ready: 2ms}]");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, 0, &r, &err), HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(err.msg, "same number of gradient buckets");
+    hs_scenario_free(s);
+
+    /* type b lists none: it borrows a's layout (a note).  Ring opens at
+       10 + 1 ms on all; 6 rounds of 1 MB at 1 GB/s: 17 ms */
+    snprintf(text, sizeof text, buckets_yaml, "10ms", "");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->n_notes, 1);
+    HS_ASSERT_STR_CONTAINS(r->notes[0], "'b' lists no gradient buckets");
+    HS_ASSERT_I64_EQ(r->step_ns, 17 * MS);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+
+    /* b's forward is twice a's: its bucket is ready 2 x 1 ms after its
+       backward starts (20 ms): the ring opens at 22 ms: 28 ms */
+    snprintf(text, sizeof text, buckets_yaml, "20ms", "");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->step_ns, 28 * MS);
+    hs_replay_result_free(r);
+
+    /* no type lists any: as none, with a note: backward ends at 11 ms
+       (a) and 21 ms (b): 27 ms */
+    s->types[0].profile.n_buckets = 0;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->n_notes, 1);
+    HS_ASSERT_STR_CONTAINS(r->notes[0], "as overlap none");
+    HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
+    hs_replay_result_free(r);
+    s->types[0].profile.n_buckets = 1; /* give it back to the free */
+    hs_scenario_free(s);
+}
+
+static int register_tests(void)
+{
+    CU_pSuite s = CU_add_suite("replay", NULL, NULL);
+
+    if (s == NULL)
+        return -1;
+    if (CU_add_test(s, "homogeneous ring = 2(N-1)(alpha + M/(N B))",
+                    test_homogeneous_formula) == NULL ||
+        CU_add_test(s, "one slow link", test_slow_link) == NULL ||
+        CU_add_test(s, "one slow device", test_slow_device) == NULL ||
+        CU_add_test(s, "divergent case", test_divergent) == NULL ||
+        CU_add_test(s, "overlap modes by hand", test_overlap_modes) ==
+            NULL ||
+        CU_add_test(s, "eager vs rendezvous timelines",
+                    test_eager_vs_rendezvous) == NULL ||
+        CU_add_test(s, "trace sinks", test_sinks) == NULL ||
+        CU_add_test(s, "stragglers", test_stragglers) == NULL ||
+        CU_add_test(s, "stochastic mode", test_stochastic) == NULL ||
+        CU_add_test(s, "bucket layouts across types", test_bucket_layouts) ==
+            NULL ||
+        CU_add_test(s, "CLI output is deterministic",
+                    test_cli_deterministic) == NULL)
+        return -1;
+    return 0;
+}
+
+HS_TEST_MAIN(register_tests)

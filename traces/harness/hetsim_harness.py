@@ -1,0 +1,521 @@
+#!/usr/bin/env python3
+"""hetsim profiling harness: one rank of a data-parallel sub-system.
+
+`hetsim profile` starts this script once per rank, torchrun-style: the
+environment carries RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and
+MASTER_PORT.  The rank builds the user's model from code, wraps it in
+DistributedDataParallel, trains --iters iterations on its data share and
+records the iterations after --warmup with the PyTorch profiler.  It writes
+into --out:
+
+  rank<R>.json          the Chrome trace of the recorded iterations, in the
+                        Kineto layout ({"traceEvents": [...], ...}); one
+                        "ProfilerStep#N" event per recorded iteration, the
+                        DataLoader's "enumerate(DataLoader)#...__next__"
+                        events and the autograd backward operators inside;
+  rank<R>.sidecar.json  what the trace does not say reliably: the gradient
+                        buckets DDP all-reduced (bytes, order, when each was
+                        ready), the gradient and all-reduce bytes, the world
+                        size, the device type, the torch version, the data
+                        share and its seed, and the harness's own per-step
+                        timings (data load, forward, backward, optimizer,
+                        whole step).  Format: traces/harness/README.md.
+
+Both files are written to a temporary name and renamed, so a rank that dies
+leaves no half-written file.  The script works with PyTorch 1.13 (Debian's
+python3-torch, whose profiler has no Kineto: the legacy autograd profiler is
+used and its trace is rewritten into the Kineto layout) and with 2.x.
+
+Exit status: 0 on success; 2 on bad arguments; 3 when the model or dataset
+file cannot be imported or does not provide its entry; 1 on a failure while
+training.  Every failure prints one line "hetsim-harness: rank R: step S:
+what" on stderr so the caller can name the device and the step.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import sys
+import time
+import traceback
+
+SIDECAR_FORMAT = 1
+
+_STAGE = {"step": "start-up"}
+
+
+def _fail(rank, code, msg):
+    sys.stderr.write("hetsim-harness: rank %s: step %s: %s\n"
+                     % (rank, _STAGE["step"], msg))
+    sys.stderr.flush()
+    sys.stdout.flush()
+    # os._exit: a live process group's threads must not turn a clean error
+    # into an abort (or a hang) during interpreter shutdown.
+    os._exit(code)
+
+
+def _phase(rank, step, phase):
+    """One line per phase on stdout: the caller tells from the last one
+    where a hung rank is (a rank in "backward" waits in the all-reduce)."""
+    sys.stdout.write("hetsim-harness: rank %d: step %d begins %s\n"
+                     % (rank, step, phase))
+    sys.stdout.flush()
+
+
+def _parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="hetsim_harness.py",
+        description="Train one rank of a DDP sub-system under the profiler "
+                    "(hetsim profile starts it).")
+    p.add_argument("--model", required=True, metavar="FILE:ENTRY",
+                   help="python file and the function that returns the "
+                        "torch.nn.Module (entry defaults to build_model)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--dataset", metavar="FILE:ENTRY",
+                   help="python file and the function that returns a "
+                        "map-style dataset of (input, target) pairs")
+    g.add_argument("--synthetic", metavar="SPEC",
+                   help="built-in random dataset: SHAPE/CLASSES "
+                        "(e.g. 784/10, 3x32x32/10) or "
+                        "tokens:LEN:VOCAB/CLASSES")
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--iters", type=int, default=100)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--samples", type=int, default=0,
+                   help="this rank's data share in samples, drawn at random "
+                        "from the dataset (0: batch * iters)")
+    p.add_argument("--backend", choices=["gloo", "nccl"], default="gloo")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--device-type", default="",
+                   help="the hetsim device type name (recorded only)")
+    p.add_argument("--bucket-cap-mb", type=float, default=25.0)
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--workers", type=int, default=0,
+                   help="DataLoader worker processes")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds to wait for the other ranks")
+    a = p.parse_args(argv)
+    if a.batch < 1 or a.iters < 1 or a.warmup < 0 or a.warmup >= a.iters:
+        p.error("need batch >= 1, iters >= 1 and 0 <= warmup < iters")
+    return a
+
+
+def _load_entry(spec, default_entry, what, rank):
+    path, _, entry = spec.rpartition(":")
+    if not path or os.sep in entry or entry.endswith(".py"):
+        path, entry = spec, default_entry
+    if not os.path.isfile(path):
+        _fail(rank, 3, "%s file %s: no such file" % (what, path))
+    name = "hetsim_user_%s" % what
+    try:
+        spec_ = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec_)
+        sys.modules[name] = mod
+        spec_.loader.exec_module(mod)
+    except Exception as e:  # noqa: BLE001 -- the user's code, any error
+        tb = traceback.format_exception_only(type(e), e)[-1].strip()
+        _fail(rank, 3, "%s file %s failed to import: %s" % (what, path, tb))
+    fn = getattr(mod, entry, None)
+    if not callable(fn):
+        _fail(rank, 3, "%s file %s has no function %s()" % (what, path, entry))
+    return mod, fn, path, entry
+
+
+class _SyntheticDataset(object):
+    """Deterministic random samples: sample i depends only on (seed, i)."""
+
+    def __init__(self, spec, n, seed):
+        import torch
+        shape_s, _, classes_s = spec.partition("/")
+        self.classes = int(classes_s or "10")
+        self.tokens = shape_s.startswith("tokens:")
+        if self.tokens:
+            _, length, vocab = shape_s.split(":")
+            self.shape = (int(length),)
+            self.vocab = int(vocab)
+        else:
+            self.shape = tuple(int(x) for x in shape_s.split("x"))
+        if self.classes < 1 or not self.shape or min(self.shape) < 1:
+            raise ValueError("bad synthetic dataset spec %r" % spec)
+        g = torch.Generator().manual_seed(seed)
+        if self.tokens:
+            self.x = torch.randint(0, self.vocab, (n,) + self.shape,
+                                   generator=g)
+        else:
+            self.x = torch.randn((n,) + self.shape, generator=g)
+        self.y = torch.randint(0, self.classes, (n,), generator=g)
+
+    def __len__(self):
+        return self.x.shape[0]
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def _bucket_plan(params, cap_bytes, first_cap_bytes):
+    """DDP's initial bucketing from parameter gradient sizes: parameters in
+    reverse order, a bucket closes when it reaches its cap (the first one
+    1 MiB, as DDP's bucket_cap for the first bucket)."""
+    sizes = [p.numel() * p.element_size() for p in params if p.requires_grad]
+    buckets, cur, cap = [], 0, first_cap_bytes
+    for s in reversed(sizes):
+        cur += s
+        if cur >= cap:
+            buckets.append(cur)
+            cur, cap = 0, cap_bytes
+    if cur:
+        buckets.append(cur)
+    return buckets
+
+
+_ANNOTATION_PREFIXES = ("ProfilerStep#", "enumerate(DataLoader)",
+                        "Optimizer.", "DistributedDataParallel.",
+                        "gloo:", "nccl:", "hetsim::")
+
+
+def _kineto_layout(function_events, rank, world, backend, pid):
+    """The legacy profiler's events (prof.function_events) in the Kineto
+    layout: a dict with traceEvents, numeric pid and tid, a cat per event
+    ("user_annotation" for record_function scopes, else "cpu_op"), times in
+    microseconds, and the args Kineto writes for operators: "Input Dims"
+    (with record_shapes), "Sequence number" and "Fwd thread id"."""
+    out = []
+    for fe in function_events:
+        # FunctionEvent.name shows "ProfilerStep*" for every step;
+        # trace_name keeps "ProfilerStep#N".
+        name = getattr(fe, "trace_name", None) or fe.name
+        annot = name.startswith(_ANNOTATION_PREFIXES)
+        args = {"External id": int(fe.id)}
+        shapes = getattr(fe, "input_shapes", None)
+        if shapes and not annot:
+            args["Input Dims"] = [list(x) if isinstance(x, (list, tuple))
+                                  else x for x in shapes]
+        seq = getattr(fe, "sequence_nr", -1)
+        if seq is not None and seq >= 0:
+            args["Sequence number"] = int(seq)
+            fwd = getattr(fe, "fwd_thread", None)
+            if fwd:
+                args["Fwd thread id"] = int(fwd)
+        start = fe.time_range.start
+        out.append({"ph": "X",
+                    "cat": "user_annotation" if annot else "cpu_op",
+                    "name": name, "pid": pid, "tid": int(fe.thread),
+                    "ts": start, "dur": fe.time_range.end - start,
+                    "args": args})
+    out.sort(key=lambda ev: (ev["ts"], -ev["dur"]))
+    return {"schemaVersion": 1,
+            "deviceProperties": [],
+            "distributedInfo": {"backend": backend, "rank": rank,
+                                "world_size": world},
+            "traceEvents": out,
+            "traceName": "hetsim harness (legacy autograd profiler)",
+            "displayTimeUnit": "ms"}
+
+
+def _write_json(path, obj):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(obj, f, separators=(",", ":"))
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def main(argv):
+    a = _parse_args(argv)
+    try:
+        rank = int(os.environ["RANK"])
+        world = int(os.environ["WORLD_SIZE"])
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        os.environ["MASTER_ADDR"]
+        os.environ["MASTER_PORT"]
+    except (KeyError, ValueError) as e:
+        sys.stderr.write("hetsim-harness: need RANK, WORLD_SIZE, "
+                         "MASTER_ADDR, MASTER_PORT in the environment (%s)\n"
+                         % e)
+        return 2
+
+    _STAGE["step"] = "import torch"
+    try:
+        import datetime
+        import torch
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 3, "cannot import torch: %s" % e)
+    torch.manual_seed(a.seed)
+    random.seed(a.seed)
+
+    _STAGE["step"] = "load model"
+    mod, build_model, model_path, model_entry = _load_entry(
+        a.model, "build_model", "model", rank)
+    dataset_desc = None
+    if a.dataset:
+        _STAGE["step"] = "load dataset"
+        _, build_ds, ds_path, ds_entry = _load_entry(
+            a.dataset, "build_dataset", "dataset", rank)
+        dataset_desc = "%s:%s" % (ds_path, ds_entry)
+    else:
+        spec = a.synthetic or getattr(mod, "SYNTHETIC", None)
+        if not spec:
+            _fail(rank, 2, "no --dataset, no --synthetic and the model file "
+                           "defines no SYNTHETIC spec")
+        dataset_desc = "synthetic:" + spec
+
+    use_cuda = a.backend == "nccl"
+    if use_cuda:
+        if not torch.cuda.is_available():
+            _fail(rank, 1, "backend nccl but CUDA is not available")
+        torch.cuda.set_device(local_rank)
+        device = torch.device("cuda", local_rank)
+        device_type = "cuda"
+        device_name = torch.cuda.get_device_name(local_rank)
+    else:
+        device = torch.device("cpu")
+        device_type = "cpu"
+        device_name = "cpu"
+
+    _STAGE["step"] = "init process group"
+    try:
+        dist.init_process_group(a.backend, rank=rank, world_size=world,
+                                timeout=datetime.timedelta(
+                                    seconds=a.timeout))
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "process group (%s, %s:%s): %s"
+              % (a.backend, os.environ["MASTER_ADDR"],
+                 os.environ["MASTER_PORT"], e))
+
+    _STAGE["step"] = "build model"
+    try:
+        model = build_model()
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError("%s() returned %s, not a torch.nn.Module"
+                            % (model_entry, type(model).__name__))
+        model = model.to(device)
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "building the model: %s" % e)
+    params = [p for p in model.parameters() if p.requires_grad]
+    param_count = sum(p.numel() for p in params)
+    grad_bytes = sum(p.numel() * p.element_size() for p in params)
+
+    _STAGE["step"] = "build dataset"
+    n_share = a.samples if a.samples > 0 else a.batch * a.iters
+    try:
+        if a.dataset:
+            full = build_ds()
+            n_full = len(full)
+        else:
+            # Random data: only the samples K iterations can read are made.
+            full = None
+            n_full = min(n_share, a.batch * a.iters)
+        # The data share: n_share samples drawn at random (recorded seed,
+        # one stream per rank); with replacement only when the dataset is
+        # smaller than the share.
+        g = torch.Generator().manual_seed(a.seed * 1000003 + rank)
+        n_take = min(n_share, n_full) if full is None else n_share
+        if n_take <= n_full:
+            idx = torch.randperm(n_full, generator=g)[:n_take]
+        else:
+            idx = torch.randint(0, n_full, (n_take,), generator=g)
+        if full is None:
+            full = _SyntheticDataset(spec, n_full,
+                                     a.seed * 1000003 + 7919 * rank + 1)
+        share = torch.utils.data.Subset(full, idx.tolist())
+        loader = torch.utils.data.DataLoader(
+            share, batch_size=a.batch, shuffle=True, drop_last=True,
+            num_workers=a.workers, generator=g)
+        if len(loader) < 1:
+            raise ValueError("data share of %d samples is smaller than one "
+                             "batch of %d" % (n_share, a.batch))
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "building the dataset: %s" % e)
+
+    _STAGE["step"] = "wrap in DDP"
+    try:
+        ddp = DDP(model, device_ids=[local_rank] if use_cuda else None,
+                  bucket_cap_mb=a.bucket_cap_mb)
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "DistributedDataParallel: %s" % e)
+
+    # Record every bucket DDP hands to the all-reduce: DDP's own allreduce
+    # hook, wrapped, so the reduction is unchanged.
+    hook_log = []
+    bwd_start = [0]
+
+    def recording_hook(state, bucket):
+        hook_log.append((bucket.index(),
+                         bucket.buffer().numel()
+                         * bucket.buffer().element_size(),
+                         time.perf_counter_ns() - bwd_start[0]))
+        return default_hooks.allreduce_hook(state, bucket)
+
+    ddp.register_comm_hook(None, recording_hook)
+
+    loss_fn = (mod.build_loss() if callable(getattr(mod, "build_loss", None))
+               else torch.nn.CrossEntropyLoss())
+    if callable(getattr(mod, "build_optimizer", None)):
+        opt = mod.build_optimizer(ddp.parameters())
+    else:
+        opt = torch.optim.SGD(ddp.parameters(), lr=a.lr, momentum=0.9)
+
+    kineto = bool(getattr(torch.autograd, "kineto_available",
+                          lambda: False)())
+    sync = (lambda: torch.cuda.synchronize(device)) if use_cuda else \
+        (lambda: None)
+    now = time.perf_counter_ns
+
+    steps = []
+    prof = None
+    legacy_step_rf = None
+    last_hooks = []
+    if kineto:
+        # torch.profiler with a schedule: the warm-up iterations are
+        # skipped (wait), one more lets the profiler settle (warmup), the
+        # rest are recorded (active).
+        import torch.profiler as tp
+        acts = [tp.ProfilerActivity.CPU]
+        if use_cuda:
+            acts.append(tp.ProfilerActivity.CUDA)
+        wait = max(a.warmup - 1, 0)
+        prof = tp.profile(activities=acts, record_shapes=True,
+                          schedule=tp.schedule(
+                              wait=wait, warmup=a.warmup - wait,
+                              active=a.iters - a.warmup, repeat=1))
+        prof.__enter__()
+    it = iter(loader)
+    for i in range(a.iters):
+        _STAGE["step"] = str(i)
+        if i == a.warmup and not kineto:
+            # The legacy profiler (no Kineto) has no schedule: start it
+            # after the warm-up and mark each step as torch.profiler does.
+            prof = torch.autograd.profiler.profile(
+                record_shapes=True, use_cuda=use_cuda)
+            prof.__enter__()
+        if prof is not None and not kineto:
+            legacy_step_rf = torch.autograd.profiler.record_function(
+                "ProfilerStep#%d" % i)
+            legacy_step_rf.__enter__()
+        try:
+            _phase(rank, i, "data")
+            t0 = now()
+            try:
+                x, y = next(it)
+            except StopIteration:
+                it = iter(loader)
+                x, y = next(it)
+            x = x.to(device, non_blocking=True)
+            y = y.to(device, non_blocking=True)
+            sync()
+            t1 = now()
+            _phase(rank, i, "forward")
+            out = ddp(x)
+            loss = loss_fn(out, y)
+            sync()
+            t2 = now()
+            del hook_log[:]
+            bwd_start[0] = t2
+            _phase(rank, i, "backward")
+            loss.backward()
+            sync()
+            t3 = now()
+            _phase(rank, i, "optimizer")
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            sync()
+            t4 = now()
+            if not torch.isfinite(loss).item():
+                raise FloatingPointError("loss is %s" % loss.item())
+        except Exception as e:  # noqa: BLE001
+            _fail(rank, 1, "training: %s: %s" % (type(e).__name__, e))
+        if legacy_step_rf is not None:
+            legacy_step_rf.__exit__(None, None, None)
+            legacy_step_rf = None
+        if prof is not None and kineto:
+            prof.step()
+        # And one when the step is done.
+        sys.stdout.write("hetsim-harness: rank %d: step %d done: %.3f ms\n"
+                         % (rank, i, (t4 - t0) / 1e6))
+        sys.stdout.flush()
+        if i >= a.warmup:
+            steps.append({"step": i, "t_dl_ns": t1 - t0,
+                          "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
+                          "t_opt_ns": t4 - t3, "t_step_ns": t4 - t0,
+                          "loss": float(loss.item()),
+                          "bucket_ready_ns": [r for _, _, r in hook_log]})
+        last_hooks = list(hook_log)
+
+    _STAGE["step"] = "write trace"
+    out_dir = a.out
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        trace_path = os.path.join(out_dir, "rank%d.json" % rank)
+        prof.__exit__(None, None, None)
+        if kineto:
+            tmp = "%s.tmp.%d.json" % (trace_path, os.getpid())
+            prof.export_chrome_trace(tmp)
+            os.replace(tmp, trace_path)
+        else:
+            _write_json(trace_path, _kineto_layout(
+                prof.function_events, rank, world, a.backend, os.getpid()))
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "exporting the trace: %s" % e)
+
+    # Buckets of the last recorded iteration, in all-reduce order; their
+    # ready time is the mean over the recorded iterations with the same
+    # bucket count (DDP rebuilds its buckets once, after the first step).
+    buckets = []
+    if last_hooks:
+        nb = len(last_hooks)
+        same = [s["bucket_ready_ns"] for s in steps
+                if len(s["bucket_ready_ns"]) == nb]
+        for k, (index, nbytes, _) in enumerate(last_hooks):
+            ready = sum(r[k] for r in same) // max(len(same), 1)
+            buckets.append({"index": index, "bytes": nbytes,
+                            "ready_ns": ready})
+        bucket_source = "comm_hook"
+    else:
+        for k, nbytes in enumerate(_bucket_plan(
+                params, int(a.bucket_cap_mb * 1024 * 1024), 1024 * 1024)):
+            buckets.append({"index": k, "bytes": nbytes, "ready_ns": None})
+        bucket_source = "params"
+    bucket_bytes = sum(b["bytes"] for b in buckets)
+    # Ring all-reduce: each device sends 2(n-1)/n of the payload.
+    ar_bytes = (2 * (world - 1) * bucket_bytes) // world if world > 1 else 0
+
+    side = {
+        "hetsim_sidecar": SIDECAR_FORMAT,
+        "rank": rank, "world_size": world, "local_rank": local_rank,
+        "backend": a.backend, "device_type": device_type,
+        "device_name": device_name, "hetsim_type": a.device_type,
+        "torch": torch.__version__,
+        "profiler": "kineto" if kineto else "legacy",
+        "model": "%s:%s" % (model_path, model_entry),
+        "dataset": dataset_desc,
+        "param_count": param_count, "grad_bytes": grad_bytes,
+        "bucket_cap_mb": a.bucket_cap_mb, "bucket_source": bucket_source,
+        "bucket_bytes": [b["bytes"] for b in buckets],
+        "buckets": buckets,
+        "allreduce_bytes": ar_bytes,
+        "batch": a.batch, "samples": n_share, "dataset_size": n_full,
+        "seed": a.seed, "iterations": a.iters, "warmup": a.warmup,
+        "trace": os.path.basename(trace_path),
+        "steps": steps,
+    }
+    _STAGE["step"] = "write sidecar"
+    try:
+        _write_json(os.path.join(out_dir, "rank%d.sidecar.json" % rank), side)
+    except Exception as e:  # noqa: BLE001
+        _fail(rank, 1, "writing the sidecar: %s" % e)
+    try:
+        dist.barrier()
+        dist.destroy_process_group()
+    except Exception:  # noqa: BLE001 -- results are written already
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

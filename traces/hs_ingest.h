@@ -1,0 +1,148 @@
+/*
+ * hs_ingest.h -- PyTorch profiler traces in, a per-type profile out
+ * (METHOD.md step S300; the rules are written down in traces/INGEST.md).
+ *
+ * Input: Chrome-trace JSON as PyTorch writes it, plain or gzipped (.json,
+ * .json.gz): the Kineto form (an object with "traceEvents",
+ * "distributedInfo", ...) or the legacy form (a bare array of events with
+ * empty args, PyTorch 1.x built without Kineto).  One file is one rank of
+ * one measuring sub-system.
+ *
+ * Traces can be hundreds of MB.  They are read streaming (yajl_parse
+ * callbacks over zlib gzread chunks) in a few passes over the file, and
+ * only per-step aggregates are kept: memory grows with the number of
+ * ProfilerStep windows, never with the number of events or the file size.
+ * No DOM of the trace is ever built.
+ *
+ * Use: hs_ingest_new, hs_ingest_add_file for every rank, then
+ * hs_ingest_profile for the averaged profile and/or hs_ingest_file for the
+ * per-step table; hs_ingest_free.
+ */
+#ifndef HS_INGEST_H
+#define HS_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+#include "hs_scenario.h"
+
+/* The default number of first steps dropped (METHOD.md keeps 20..100). */
+#define HS_INGEST_DEFAULT_WARMUP 20u
+
+typedef struct hs_ingest_opts_s {
+    unsigned warmup;        /* first W ProfilerStep windows dropped per rank */
+    const char *sidecar;    /* the profiling harness's sidecar JSON, or NULL;
+                               copied by hs_ingest_new */
+} hs_ingest_opts_t;
+
+/* Fills *o with the defaults: warmup 20, no sidecar. */
+void hs_ingest_opts_default(hs_ingest_opts_t *o);
+
+typedef enum hs_ingest_form_e {
+    HS_INGEST_KINETO = 0,   /* {"traceEvents": [...], ...} */
+    HS_INGEST_LEGACY = 1    /* [...] */
+} hs_ingest_form_t;
+
+/* A time that may be unknown: -1 means "not measured". */
+#define HS_INGEST_UNKNOWN ((int64_t)-1)
+
+/* One ProfilerStep#N window of one rank. */
+typedef struct hs_ingest_step_s {
+    long number;            /* N of ProfilerStep#N */
+    int kept;               /* 1: after the warm-up and complete: averaged */
+    int complete;           /* 0: no backward operator in a trace that has
+                               them elsewhere (e.g. the profiler's last,
+                               cut-off window) */
+    int64_t start_ns;       /* trace clock */
+    int64_t dur_ns;         /* step time */
+    int64_t t_dl_ns;        /* each HS_INGEST_UNKNOWN when not measured */
+    int64_t t_fwd_ns;
+    int64_t t_b1_ns;
+    int64_t t_bwd_ns;
+    int64_t t_opt_ns;
+    uint64_t ar_payload_bytes; /* all-reduce payload M of this step from the
+                                  rank's best source, 0 when none */
+    unsigned n_allreduce;   /* all-reduce calls (buckets) in the step */
+    unsigned n_kernels;     /* device kernels attributed to the step */
+} hs_ingest_step_t;
+
+/* What one ingested file (rank) held. */
+typedef struct hs_ingest_file_s {
+    const char *path;
+    hs_ingest_form_t form;
+    long rank;              /* distributedInfo.rank, else the file's index */
+    long world_size;        /* distributedInfo.world_size, -1 if absent */
+    const char *backend;    /* distributedInfo.backend, "" if absent */
+    int gpu;                /* device kernels present: compute times are
+                               kernel times */
+    hs_ar_source_t ar_source; /* best payload source in this file, or
+                                 HS_AR_SIDECAR when the trace has none and a
+                                 sidecar was given */
+    int ar_known;           /* 0: no payload source for this file */
+    uint64_t n_events;      /* trace events seen (one pass) */
+    uint64_t json_bytes;    /* uncompressed JSON bytes (one pass) */
+    unsigned passes;        /* passes made over the file */
+    size_t n_steps;
+    const hs_ingest_step_t *steps;  /* in start-time order */
+} hs_ingest_file_t;
+
+typedef struct hs_ingest_s hs_ingest_t;
+
+/*
+ * A new, empty ingestion with options o (NULL = defaults).  Returns NULL
+ * when out of memory.  Free with hs_ingest_free.
+ */
+hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o);
+
+/* Releases ing and everything it owns.  ing may be NULL. */
+void hs_ingest_free(hs_ingest_t *ing);
+
+/*
+ * Reads the trace at `path` as the next rank.  On failure returns the code
+ * (HS_ERR_IO: cannot open/read; HS_ERR_SYNTAX: bad JSON or gzip, an empty
+ * file; HS_ERR_SCHEMA: a value of the wrong type; HS_ERR_TRACE: no
+ * ProfilerStep window, a rank seen twice), fills err with a message naming
+ * the file and, where known, the byte offset (in the uncompressed JSON),
+ * and leaves ing as it was.
+ */
+hs_err_t hs_ingest_add_file(hs_ingest_t *ing, const char *path,
+                            hs_error_t *err);
+
+/* Number of files added so far. */
+size_t hs_ingest_n_files(const hs_ingest_t *ing);
+
+/* The i-th file's figures (i < hs_ingest_n_files); owned by ing. */
+const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i);
+
+/*
+ * Builds the per-type profile from all files: drops each rank's warm-up,
+ * averages per rank then over ranks, picks the all-reduce payload source
+ * and writes D = 2(n-1)/n * M.  *out is overwritten; the caller owns it and
+ * releases it with hs_profile_clear.  Fails with HS_ERR_TRACE (and *out
+ * zeroed) when no file was added, a rank has fewer steps than the warm-up
+ * plus one, no forward/first-backward time can be measured, no payload
+ * source exists or the sub-system size is below 2.
+ */
+hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
+                           hs_error_t *err);
+
+/*
+ * Notes gathered while ingesting (what was missing, which source was
+ * used, inconsistencies).  *n gets the count; strings owned by ing.
+ */
+const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n);
+
+/* "given", "param_comms", "shapes" or "sidecar". */
+const char *hs_ar_source_name(hs_ar_source_t s);
+
+/*
+ * Writes p as a standalone profile YAML file (the schema hs_profile_load
+ * reads; `type` may be NULL) with libyaml's emitter, to a temporary file
+ * in the same directory renamed over `path` on success: a failure leaves
+ * no partial file and keeps an existing one.  HS_ERR_IO on failure.
+ */
+hs_err_t hs_profile_write_yaml(const hs_profile_t *p, const char *type,
+                               const char *path, hs_error_t *err);
+
+#endif

@@ -1,0 +1,1170 @@
+/*
+ * hs_plot.c -- gnuplot plots of a replay (hs_plot.h).
+ *
+ * The timeline reads the trace twice, one block of /events at a time (never
+ * the whole table): a first pass finds the span and the phases present
+ * among the rows kept (chosen devices, chosen steps), a second writes them
+ * into one gnuplot data file per phase, which are then joined into one file
+ * of `index` blocks in phase order.  The script (plots/timeline.gp) draws
+ * each block in its colour with its legend title.  Each device gets three
+ * lanes, top to bottom in ring order: its CPU (data loading of the next
+ * batch), its compute (forward, first backward op, rest of the backward,
+ * optimizer, waiting for data) and its ring (one box per round's send, with
+ * a border, so the 2(N-1) rounds are visible; thinner grey boxes where it
+ * waits).  Times are shown from the first drawn step's start, in the unit
+ * that suits the span.
+ *
+ * For a large ring only the slowest and the fastest device of each type
+ * are drawn (by the closed form's T(i), then the simulated step time, then
+ * the lower index), so a 10,000-device run gives a picture of at most
+ * 2 x types devices.
+ *
+ * gnuplot runs with posix_spawnp and an argv array: no shell, so paths
+ * need no shell quoting; strings inside the -e definitions are gnuplot
+ * single-quoted strings ('' for a quote).
+ */
+#include "hs_plot.h"
+#include "hs_atomic.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hs_h5.h"
+#include "hs_trace.h"
+
+#ifndef HS_SOURCE_DIR
+#define HS_SOURCE_DIR "."
+#endif
+
+extern char **environ;
+
+/* Legend title and colour of each phase (index = hs_phase_t). */
+static const char *const hs__pl_title[HS_PH_COUNT] = {
+    "data loading, next batch (CPU)", "forward", "backward, first op",
+    "backward, rest", "optimizer", "ring all-reduce: send (1 box = 1 round)",
+    "ring: waiting for peer", "waiting for data"};
+static const char *const hs__pl_color[HS_PH_COUNT] = {
+    "#4daf4a", "#377eb8", "#e41a1c", "#ff9f40",
+    "#984ea3", "#a65628", "#c8c8c8", "#f781bf"};
+/* Lane of each phase within a device: 0 CPU, 1 compute, 2 ring. */
+static const int hs__pl_lane[HS_PH_COUNT] = {0, 1, 1, 1, 1, 2, 2, 1};
+/* Box half-height of each phase. */
+static const double hs__pl_half[HS_PH_COUNT] = {0.32, 0.32, 0.32, 0.32,
+                                                0.32, 0.32, 0.14, 0.2};
+/* Order the phases are drawn (and listed in the legend). */
+static const int hs__pl_order[HS_PH_COUNT] = {
+    HS_PH_DATA_LOAD, HS_PH_FORWARD, HS_PH_BACKWARD_FIRST,
+    HS_PH_BACKWARD_REST, HS_PH_OPTIMIZER, HS_PH_RING_SEND, HS_PH_RING_WAIT,
+    HS_PH_DATA_WAIT};
+
+#define HS__PL_LANES 4      /* 3 lanes + a gap per device */
+
+void hs_plot_opts_init(hs_plot_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = HS_PLOT_TIMELINE;
+    o->first_step = 0;
+    o->last_step = UINT32_MAX;
+}
+
+const char *hs_plot_time_unit(int64_t span_ns, double *unit_ns)
+{
+    if (span_ns < 0)
+        span_ns = -span_ns;
+    if (span_ns < 2000) {
+        *unit_ns = 1.0;
+        return "ns";
+    }
+    if (span_ns < 2000000) {
+        *unit_ns = 1e3;
+        return "us";
+    }
+    if (span_ns < INT64_C(2000000000)) {
+        *unit_ns = 1e6;
+        return "ms";
+    }
+    *unit_ns = 1e9;
+    return "s";
+}
+
+hs_err_t hs_plot_png_size(const char *path, uint32_t *width,
+                          uint32_t *height, hs_error_t *err)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G',
+                                         '\r', '\n', 0x1a, '\n'};
+    unsigned char b[24];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (f == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n < sizeof b || memcmp(b, sig, 8) != 0 ||
+        memcmp(b + 12, "IHDR", 4) != 0)
+        return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                            "not a PNG file (no IHDR chunk)");
+    *width = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 |
+             (uint32_t)b[18] << 8 | b[19];
+    *height = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 |
+              (uint32_t)b[22] << 8 | b[23];
+    return HS_OK;
+}
+
+/* ---- the work area: data files, the gnuplot command ---- */
+
+typedef struct hs__pl_s {
+    const hs_plot_opts_t *o;
+    char dir[4096];     /* where the data files go */
+    int own_dir;        /* a temp dir we remove */
+    char *defs;         /* the -e text */
+    size_t defs_len, defs_cap;
+} hs__pl_t;
+
+static int hs__pl_defs(hs__pl_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends to the -e text. */
+static int hs__pl_defs(hs__pl_t *p, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        size_t room = p->defs_cap - p->defs_len;
+        va_start(ap, fmt);
+        n = vsnprintf(p->defs ? p->defs + p->defs_len : NULL,
+                      p->defs ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if (p->defs != NULL && (size_t)n < room) {
+            p->defs_len += (size_t)n;
+            return 0;
+        }
+        {
+            size_t cap = p->defs_cap ? p->defs_cap * 2 : 1024;
+            char *d;
+            while (cap < p->defs_len + (size_t)n + 1)
+                cap *= 2;
+            d = realloc(p->defs, cap);
+            if (d == NULL)
+                return -1;
+            if (p->defs == NULL)
+                d[0] = '\0';
+            p->defs = d;
+            p->defs_cap = cap;
+        }
+    }
+}
+
+/* Appends  name='value';  with value as a gnuplot single-quoted string. */
+static int hs__pl_str(hs__pl_t *p, const char *name, const char *val)
+{
+    const char *c;
+
+    if (hs__pl_defs(p, "%s='", name) < 0)
+        return -1;
+    for (c = val; *c; c++) {
+        if (*c == '\'' ? hs__pl_defs(p, "''") < 0
+            : *c == '\n' ? hs__pl_defs(p, " ") < 0
+                         : hs__pl_defs(p, "%c", *c) < 0)
+            return -1;
+    }
+    return hs__pl_defs(p, "';");
+}
+
+static void hs__pl_path(const hs__pl_t *p, const char *name, char *out,
+                        size_t len)
+{
+    snprintf(out, len, "%s/%s", p->dir, name);
+}
+
+static hs_err_t hs__pl_open(hs__pl_t *p, const char *name, FILE **f,
+                            hs_error_t *err)
+{
+    char path[4200];
+
+    hs__pl_path(p, name, path, sizeof path);
+    *f = fopen(path, "w");
+    if (*f == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot write: %s",
+                            strerror(errno));
+    return HS_OK;
+}
+
+static hs_err_t hs__pl_close(hs__pl_t *p, const char *name, FILE *f,
+                             hs_error_t *err)
+{
+    char path[4200];
+    int bad = ferror(f);
+
+    if (fclose(f) != 0 || bad) {
+        hs__pl_path(p, name, path, sizeof path);
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot write: %s",
+                            strerror(errno));
+    }
+    return HS_OK;
+}
+
+static hs_err_t hs__pl_setup(hs__pl_t *p, const hs_plot_opts_t *o,
+                             hs_error_t *err)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    memset(p, 0, sizeof *p);
+    p->o = o;
+    if (o->keep_dir != NULL) {
+        snprintf(p->dir, sizeof p->dir, "%s", o->keep_dir);
+        return HS_OK;
+    }
+    snprintf(p->dir, sizeof p->dir, "%s/hetsim-plot.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(p->dir) == NULL)
+        return hs_error_set(err, HS_ERR_IO, p->dir, 0, 0,
+                            "cannot create a temporary directory: %s",
+                            strerror(errno));
+    p->own_dir = 1;
+    return HS_OK;
+}
+
+static void hs__pl_cleanup(hs__pl_t *p)
+{
+    if (p->own_dir) {
+        DIR *d = opendir(p->dir);
+        struct dirent *e;
+        char path[4400];
+        if (d != NULL) {
+            while ((e = readdir(d)) != NULL) {
+                if (strcmp(e->d_name, ".") == 0 ||
+                    strcmp(e->d_name, "..") == 0)
+                    continue;
+                snprintf(path, sizeof path, "%s/%s", p->dir, e->d_name);
+                unlink(path);
+            }
+            closedir(d);
+        }
+        rmdir(p->dir);
+    }
+    free(p->defs);
+    p->defs = NULL;
+}
+
+/* The terminal for the output's extension, or NULL. */
+static const char *hs__pl_term(const char *out)
+{
+    const char *dot = strrchr(out, '.');
+
+    if (dot == NULL || strchr(dot, '/') != NULL)
+        return NULL;
+    if (strcasecmp(dot, ".png") == 0)
+        return "pngcairo";
+    if (strcasecmp(dot, ".svg") == 0)
+        return "svg";
+    if (strcasecmp(dot, ".pdf") == 0)
+        return "pdfcairo";
+    return NULL;
+}
+
+/* The last non-empty lines of a text file, for an error message. */
+static void hs__pl_tail(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    char buf[4096];
+    size_t n, from = 0;
+
+    out[0] = '\0';
+    if (f == NULL)
+        return;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        n--;
+    buf[n] = '\0';
+    if (n > 400)
+        from = n - 400;
+    n = strlen(buf + from);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, buf + from, n);
+    out[n] = '\0';
+}
+
+/*
+ * Runs gnuplot on script `name`.gp with the -e text built so far plus out
+ * and term, writing to a temp file beside o->output, renamed on success.
+ */
+static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+    const char *prog = o->gnuplot;
+    const char *sdir = o->script_dir;
+    const char *term = hs__pl_term(o->output);
+    char script[4200], errpath[4200], tail[512];
+    hs_atomic_t af;
+    char *argv[5];
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int rc, st;
+    struct stat sb;
+    hs_err_t ret = HS_OK;
+
+    if (prog == NULL)
+        prog = getenv("HETSIM_GNUPLOT");
+    if (prog == NULL || *prog == '\0')
+        prog = "gnuplot";
+    if (sdir == NULL)
+        sdir = getenv("HETSIM_PLOTS_DIR");
+    if (sdir == NULL || *sdir == '\0')
+        sdir = HS_SOURCE_DIR "/plots";
+    snprintf(script, sizeof script, "%s/%s.gp", sdir, name);
+    if (access(script, R_OK) != 0)
+        return hs_error_set(err, HS_ERR_IO, script, 0, 0,
+                            "cannot read the gnuplot script (%s); set "
+                            "HETSIM_PLOTS_DIR to the plots/ directory",
+                            strerror(errno));
+    if ((ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
+        return ret;
+    hs_atomic_detach(&af);      /* gnuplot writes it by path */
+    if (hs__pl_str(p, "out", af.tmp_path) < 0 || hs__pl_str(p, "term", term) < 0)
+        goto nomem;
+    if (o->keep_dir != NULL) {
+        FILE *f;
+        char cmd[4200];
+        hs__pl_path(p, "gnuplot-command.txt", cmd, sizeof cmd);
+        f = fopen(cmd, "w");
+        if (f != NULL) {
+            fprintf(f, "%s -e \"%s\" %s\n", prog, p->defs, script);
+            fclose(f);
+        }
+    }
+    hs__pl_path(p, "gnuplot.stderr", errpath, sizeof errpath);
+    argv[0] = (char *)prog;
+    argv[1] = "-e";
+    argv[2] = p->defs;
+    argv[3] = script;
+    argv[4] = NULL;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, errpath,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        hs_atomic_abort(&af);
+        if (rc == ENOENT)
+            return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                                "cannot draw %s: gnuplot is not installed "
+                                "(no '%s' on PATH); install it (Debian: "
+                                "apt-get install gnuplot-nox) or set "
+                                "HETSIM_GNUPLOT; everything else in hetsim "
+                                "works without it", o->output, prog);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "cannot run %s: %s", prog, strerror(rc));
+    }
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            st = -1;
+            break;
+        }
+    }
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        hs__pl_tail(errpath, tail, sizeof tail);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                               "cannot run gnuplot ('%s'): not found",
+                               prog);
+        else
+            ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                               "gnuplot failed on %s (%s %d): %s", script,
+                               WIFEXITED(st) ? "exit status" : "signal",
+                               WIFEXITED(st) ? WEXITSTATUS(st)
+                                             : WTERMSIG(st),
+                               tail[0] ? tail : "no message");
+        hs_atomic_abort(&af);
+        return ret;
+    }
+    if (stat(af.tmp_path, &sb) != 0 || sb.st_size == 0) {
+        hs__pl_tail(errpath, tail, sizeof tail);
+        hs_atomic_abort(&af);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "gnuplot wrote nothing to %s: %s", o->output,
+                            tail[0] ? tail : "no message");
+    }
+    ret = hs_atomic_commit(&af, err);
+    return ret;
+nomem:
+    hs_atomic_abort(&af);
+    return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+static hs_err_t hs__pl_common(hs__pl_t *p, unsigned w, unsigned h,
+                              const char *title, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+
+    if (hs__pl_defs(p, "W=%u;H=%u;", o->width ? o->width : w,
+                    o->height ? o->height : h) < 0 ||
+        hs__pl_str(p, "ttl", o->title ? o->title : title) < 0)
+        return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    return HS_OK;
+}
+
+/* ---- timeline ---- */
+
+typedef struct hs__tl_s {
+    const hs_h5_run_t *run;
+    uint32_t first, last;
+    int32_t *lane;          /* per device: its lane group, -1 = not drawn */
+    int64_t t_min, t_max;
+    int windowed;           /* keep what overlaps [win_lo, win_hi) */
+    int64_t win_lo, win_hi;
+    unsigned present;       /* bit per phase */
+    int32_t max_round;
+    uint64_t kept;
+    double unit;
+    int64_t origin;
+    FILE *f[HS_PH_COUNT];
+    int fail;
+} hs__tl_t;
+
+/* Whether iv is drawn: a chosen device, and inside the drawn steps' time
+   window (so the CPU's loading of the next batch, labelled with the step it
+   feeds, is drawn beside the step it overlaps), or, for a trace without
+   /steps rows, labelled with a drawn step. */
+static int hs__tl_keep(const hs__tl_t *t, const hs_interval_t *iv)
+{
+    if (iv->device >= t->run->n_devices || t->lane[iv->device] < 0 ||
+        iv->phase >= HS_PH_COUNT)
+        return 0;
+    if (t->windowed)
+        return iv->end_ns > t->win_lo && iv->start_ns < t->win_hi;
+    return iv->step >= t->first && iv->step <= t->last;
+}
+
+static int hs__tl_pass1(void *ctx, const hs_interval_t *iv, size_t n)
+{
+    hs__tl_t *t = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (!hs__tl_keep(t, &iv[i]))
+            continue;
+        if (t->kept == 0 || iv[i].start_ns < t->t_min)
+            t->t_min = iv[i].start_ns;
+        if (t->kept == 0 || iv[i].end_ns > t->t_max)
+            t->t_max = iv[i].end_ns;
+        t->present |= 1u << iv[i].phase;
+        if (iv[i].round > t->max_round)
+            t->max_round = iv[i].round;
+        t->kept++;
+    }
+    return 0;
+}
+
+static int hs__tl_pass2(void *ctx, const hs_interval_t *iv, size_t n)
+{
+    hs__tl_t *t = ctx;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const hs_interval_t *v = &iv[i];
+        double y;
+        if (!hs__tl_keep(t, v))
+            continue;
+        y = HS__PL_LANES * t->lane[v->device] + hs__pl_lane[v->phase];
+        int64_t a = v->start_ns, b = v->end_ns;
+        if (t->windowed) {   /* cut at the window's edges */
+            if (a < t->win_lo)
+                a = t->win_lo;
+            if (b > t->win_hi)
+                b = t->win_hi;
+        }
+        if (fprintf(t->f[v->phase], "%.9g %.9g %g %g %d\n",
+                    (double)(a - t->origin) / t->unit,
+                    (double)(b - t->origin) / t->unit, y,
+                    hs__pl_half[v->phase], (int)v->round) < 0) {
+            t->fail = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Mean closed_ns and sim_ns per device over steps first..last. */
+static void hs__tl_means(const hs_h5_run_t *r, uint32_t first,
+                         uint32_t last, double *closed, double *sim)
+{
+    size_t i, *cnt = calloc(r->n_devices ? r->n_devices : 1, sizeof *cnt);
+
+    for (i = 0; i < r->n_devices; i++)
+        closed[i] = sim[i] = 0;
+    for (i = 0; i < r->n_steps; i++) {
+        const hs_step_rec_t *s = &r->steps[i];
+        if (s->device >= r->n_devices || s->step < first || s->step > last)
+            continue;
+        closed[s->device] += (double)s->closed_ns;
+        sim[s->device] += (double)s->sim_ns;
+        if (cnt)
+            cnt[s->device]++;
+    }
+    for (i = 0; cnt && i < r->n_devices; i++)
+        if (cnt[i]) {
+            closed[i] /= (double)cnt[i];
+            sim[i] /= (double)cnt[i];
+        }
+    free(cnt);
+}
+
+/* Chooses the devices to draw; fills lane[] (group index in ring order)
+   and returns how many. */
+static size_t hs__tl_choose(const hs_h5_run_t *r, size_t max_dev,
+                            uint32_t first, uint32_t last, int32_t *lane)
+{
+    size_t n = r->n_devices, i, k = 0, nt = 0;
+    uint32_t pos;
+    double *closed = malloc((n ? n : 1) * sizeof *closed);
+    double *sim = malloc((n ? n : 1) * sizeof *sim);
+    uint8_t *pick = calloc(n ? n : 1, 1);
+    uint32_t *byring = malloc((n ? n : 1) * sizeof *byring);
+
+    if (!closed || !sim || !pick || !byring) {
+        free(closed);
+        free(sim);
+        free(pick);
+        free(byring);
+        return 0;
+    }
+    if (n <= max_dev) {
+        memset(pick, 1, n);
+    } else {
+        hs__tl_means(r, first, last, closed, sim);
+        for (i = 0; i < n; i++)
+            if (r->devices[i].type_index + 1 > nt)
+                nt = r->devices[i].type_index + 1;
+        for (k = 0; k < nt; k++) {
+            long slow = -1, fast = -1;
+            for (i = 0; i < n; i++) {
+                if (r->devices[i].type_index != k)
+                    continue;
+                /* ties: the slowest is the last, the fastest the first,
+                   so a type of equal devices still shows two */
+                if (slow < 0 || closed[i] > closed[slow] ||
+                    (closed[i] == closed[slow] && sim[i] >= sim[slow]))
+                    slow = (long)i;
+                if (fast < 0 || closed[i] < closed[fast] ||
+                    (closed[i] == closed[fast] && sim[i] < sim[fast]))
+                    fast = (long)i;
+            }
+            if (slow >= 0)
+                pick[slow] = pick[fast] = 1;
+        }
+    }
+    /* lanes in ring order (ring_pos is a permutation of 0..n-1) */
+    for (i = 0; i < n; i++)
+        byring[i] = UINT32_MAX;
+    for (i = 0; i < n; i++)
+        if (r->devices[i].ring_pos < n)
+            byring[r->devices[i].ring_pos] = (uint32_t)i;
+    k = 0;
+    for (i = 0; i < n; i++)
+        lane[i] = -1;
+    for (pos = 0; pos < n; pos++) {
+        uint32_t d = byring[pos];
+        if (d != UINT32_MAX && pick[d])
+            lane[d] = (int32_t)k++;
+    }
+    for (i = 0; i < n; i++)   /* devices with a bad ring_pos, last */
+        if (pick[i] && lane[i] < 0)
+            lane[i] = (int32_t)k++;
+    free(closed);
+    free(sim);
+    free(pick);
+    free(byring);
+    return k;
+}
+
+static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+    hs_h5_run_t *r = NULL;
+    hs__tl_t t;
+    hs_err_t rc;
+    size_t shown, i, max_dev = o->max_devices ? o->max_devices : 12;
+    uint32_t max_step = 0;
+    int ph, k, nblk = 0;
+    FILE *f;
+    const char *tunit;
+    char name[64], title[512];
+    double mean_sim = 0, mean_closed = 0;
+    size_t n_mean = 0;
+
+    memset(&t, 0, sizeof t);
+    rc = hs_h5_run_load(o->input, &r, err);
+    if (rc != HS_OK)
+        return rc;
+    t.run = r;
+    for (i = 0; i < r->n_steps; i++)
+        if (r->steps[i].step > max_step)
+            max_step = r->steps[i].step;
+    t.first = o->first_step;
+    t.last = o->last_step == UINT32_MAX ? o->first_step + 1 : o->last_step;
+    if (r->n_steps > 0 && t.first > max_step) {
+        rc = hs_error_set(err, HS_ERR_RANGE, o->input, 0, 0,
+                          "step %u asked for, the trace has steps 0..%u",
+                          (unsigned)t.first, (unsigned)max_step);
+        goto done;
+    }
+    t.lane = malloc((r->n_devices ? r->n_devices : 1) * sizeof *t.lane);
+    if (t.lane == NULL) {
+        rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    shown = hs__tl_choose(r, max_dev, t.first, t.last, t.lane);
+    for (i = 0; i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        if (q->step == t.first &&
+            (!t.windowed || q->start_ns < t.win_lo)) {
+            if (!t.windowed)
+                t.win_hi = q->end_ns;
+            t.win_lo = q->start_ns;
+            t.windowed = 1;
+        }
+    }
+    for (i = 0; t.windowed && i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        if (q->step >= t.first && q->step <= t.last && q->end_ns > t.win_hi)
+            t.win_hi = q->end_ns;
+    }
+    rc = hs_h5_events_each(o->input, hs__tl_pass1, &t, err);
+    if (rc != HS_OK)
+        goto done;
+    if (t.kept == 0 || shown == 0) {
+        rc = hs_error_set(err, HS_ERR_TRACE, o->input, 0, 0,
+                          "no intervals in steps %u..%u to draw",
+                          (unsigned)t.first, (unsigned)t.last);
+        goto done;
+    }
+    if (t.windowed) {
+        t.t_min = t.win_lo;
+        t.t_max = t.win_hi;
+    }
+    tunit = hs_plot_time_unit(t.t_max - t.t_min, &t.unit);
+    t.origin = t.t_min;
+    for (ph = 0; ph < HS_PH_COUNT; ph++) {
+        if (!(t.present & (1u << ph)))
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        if ((rc = hs__pl_open(p, name, &t.f[ph], err)) != HS_OK)
+            goto done;
+    }
+    rc = hs_h5_events_each(o->input, hs__tl_pass2, &t, err);
+    for (ph = 0; ph < HS_PH_COUNT; ph++) {
+        if (t.f[ph] == NULL)
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        if (hs__pl_close(p, name, t.f[ph], err) != HS_OK && rc == HS_OK)
+            rc = err ? err->code : HS_ERR_IO;
+        t.f[ph] = NULL;
+    }
+    if (rc == HS_OK && t.fail)
+        rc = hs_error_set(err, HS_ERR_IO, p->dir, 0, 0,
+                          "cannot write the plot data: %s", strerror(errno));
+    if (rc != HS_OK)
+        goto done;
+
+    /* join the phases into one file of index blocks, in legend order */
+    if ((rc = hs__pl_open(p, "events.dat", &f, err)) != HS_OK)
+        goto done;
+    if (hs__pl_defs(p, "titles='") < 0)
+        goto nomem;
+    for (k = 0; k < HS_PH_COUNT; k++) {
+        char path[4200], buf[65536];
+        FILE *in;
+        size_t n;
+        ph = hs__pl_order[k];
+        if (!(t.present & (1u << ph)))
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        hs__pl_path(p, name, path, sizeof path);
+        in = fopen(path, "r");
+        if (in == NULL) {
+            fclose(f);
+            rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                              strerror(errno));
+            goto done;
+        }
+        fprintf(f, "%s# %s\n", nblk ? "\n\n" : "", hs_phase_name(ph));
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, f);
+        fclose(in);
+        if (p->own_dir)
+            unlink(path);
+        if (hs__pl_defs(p, "%s\"%s\"", nblk ? " " : "", hs__pl_title[ph]) <
+            0)
+            goto nomem;
+        nblk++;
+    }
+    if ((rc = hs__pl_close(p, "events.dat", f, err)) != HS_OK)
+        goto done;
+    if (hs__pl_defs(p, "';colors='") < 0)
+        goto nomem;
+    for (k = 0, i = 0; k < HS_PH_COUNT; k++) {
+        ph = hs__pl_order[k];
+        if (t.present & (1u << ph))
+            if (hs__pl_defs(p, "%s%s", i++ ? " " : "", hs__pl_color[ph]) < 0)
+                goto nomem;
+    }
+    if (hs__pl_defs(p, "';nblk=%d;", nblk) < 0)
+        goto nomem;
+
+    /* lane labels */
+    if ((rc = hs__pl_open(p, "lanes.dat", &f, err)) != HS_OK)
+        goto done;
+    {   /* in lane order, top to bottom */
+        uint32_t *of = malloc(shown * sizeof *of);
+        if (of == NULL) {
+            fclose(f);
+            goto nomem;
+        }
+        for (i = 0; i < r->n_devices; i++)
+            if (t.lane[i] >= 0)
+                of[t.lane[i]] = (uint32_t)i;
+        for (i = 0; i < shown; i++) {
+            const hs_h5_device_t *d = &r->devices[of[i]];
+            int base = HS__PL_LANES * (int)i;
+            fprintf(f, "%d \"%s CPU\"\n%d \"%s (%s)\"\n%d \"%s ring\"\n",
+                    base, d->name, base + 1, d->name, d->type, base + 2,
+                    d->name);
+        }
+        free(of);
+    }
+    if ((rc = hs__pl_close(p, "lanes.dat", f, err)) != HS_OK)
+        goto done;
+
+    /* step boundaries: each drawn step's start, and the last one's end */
+    if ((rc = hs__pl_open(p, "marks.dat", &f, err)) != HS_OK)
+        goto done;
+    {
+        uint32_t s;
+        int64_t end = INT64_MIN;
+        int any = 0;
+        for (s = t.first; s <= t.last && s <= max_step; s++) {
+            int64_t st = INT64_MAX, smax = 0;
+            for (i = 0; i < r->n_steps; i++) {
+                const hs_step_rec_t *q = &r->steps[i];
+                if (q->step != s || q->device >= r->n_devices)
+                    continue;
+                if (q->start_ns < st)
+                    st = q->start_ns;
+                if (q->end_ns > end)
+                    end = q->end_ns;
+                if (q->sim_ns > smax)
+                    smax = q->sim_ns;
+                if ((double)q->closed_ns > mean_closed)
+                    mean_closed = (double)q->closed_ns;
+            }
+            if (st != INT64_MAX) {   /* the cluster's step: the slowest */
+                mean_sim += (double)smax;
+                n_mean++;
+            }
+            if (st != INT64_MAX) {
+                fprintf(f, "%.9g \"step %u\"\n",
+                        (double)(st - t.origin) / t.unit, (unsigned)s);
+                any = 1;
+            }
+            if (s == UINT32_MAX)
+                break;
+        }
+        if (any && end != INT64_MIN)
+            fprintf(f, "%.9g \"\"\n", (double)(end - t.origin) / t.unit);
+        if (!any)   /* no /steps rows: one mark at 0 keeps the file valid */
+            fprintf(f, "0 \"\"\n");
+    }
+    if ((rc = hs__pl_close(p, "marks.dat", f, err)) != HS_OK)
+        goto done;
+
+    {
+        char ev[4200], la[4200], ma[4200];
+        int lanes_h = HS__PL_LANES * (int)shown;
+        hs__pl_path(p, "events.dat", ev, sizeof ev);
+        hs__pl_path(p, "lanes.dat", la, sizeof la);
+        hs__pl_path(p, "marks.dat", ma, sizeof ma);
+        if (n_mean > 0)
+            snprintf(title, sizeof title,
+                     "%s: steps %u-%u, %zu of %zu devices shown "
+                     "(step: simulated %.4g %s, closed form max T(i) "
+                     "%.4g %s)",
+                     r->name[0] ? r->name : "hetsim step timeline",
+                     (unsigned)t.first, (unsigned)t.last, shown,
+                     r->n_devices, mean_sim / (double)n_mean / t.unit, tunit,
+                     mean_closed / t.unit, tunit);
+        else
+            snprintf(title, sizeof title,
+                     "%s: steps %u-%u, %zu of %zu devices shown",
+                     r->name[0] ? r->name : "hetsim step timeline",
+                     (unsigned)t.first, (unsigned)t.last,
+                     shown, r->n_devices);
+        if (hs__pl_str(p, "ev", ev) < 0 || hs__pl_str(p, "lanes", la) < 0 ||
+            hs__pl_str(p, "marks", ma) < 0 ||
+            hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs"
+                                                             : tunit) < 0 ||
+            hs__pl_defs(p, "ymax=%d;xmax=%.9g;borders=%d;", lanes_h - 1,
+                        (double)(t.t_max - t.origin) / t.unit,
+                        /* box borders show the rounds; with hundreds
+                           of rounds they would paint the ring black */
+                        (t.max_round + 1) * (int64_t)(t.last - t.first + 1)
+                            <= 60) < 0)
+            goto nomem;
+        rc = hs__pl_common(p, 1280, (unsigned)(150 + 22 * (lanes_h - 1) +
+                                               (nblk > 4 ? 40 : 20)),
+                           title, err);
+        if (rc == HS_OK)
+            rc = hs__pl_run(p, "timeline", err);
+    }
+    goto done;
+nomem:
+    rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+done:
+    for (ph = 0; ph < HS_PH_COUNT; ph++)
+        if (t.f[ph] != NULL)
+            fclose(t.f[ph]);
+    free(t.lane);
+    hs_h5_run_free(r);
+    return rc;
+}
+
+/* ---- closed form vs simulated, per type ---- */
+
+/*
+ * Per type: the closed form's T(i) of its slowest device (each device's
+ * T(i) averaged over the steps), and the simulated step of the type (per
+ * step the longest sim_ns among its devices, averaged over the steps); the
+ * cluster: max_i T(i) and per step the longest sim_ns of all.  Step 0 is
+ * left out when there are more (it starts with loading the first batch),
+ * as the replay's summary does.
+ */
+static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+    hs_h5_run_t *r = NULL;
+    hs_err_t rc;
+    size_t nt = 0, i, k, nd;
+    uint32_t max_step = 0, first = 0, s, nsteps;
+    double *dev_cl = NULL, *dev_n = NULL, *ty_cl = NULL, *ty_si = NULL;
+    double *ndev = NULL, cl_all = 0, si_all = 0, vmax = 0, unit;
+    int64_t *tmax = NULL;   /* [type * nsteps + step], type nt = all */
+    const char *tunit;
+    FILE *f = NULL;
+    char dat[4200];
+
+    rc = hs_h5_run_load(o->input, &r, err);
+    if (rc != HS_OK)
+        return rc;
+    if (r->n_steps == 0) {
+        rc = hs_error_set(err, HS_ERR_TRACE, o->input, 0, 0,
+                          "the trace has no /steps rows");
+        goto done;
+    }
+    nd = r->n_devices;
+    for (i = 0; i < nd; i++)
+        if (r->devices[i].type_index + 1 > nt)
+            nt = r->devices[i].type_index + 1;
+    for (i = 0; i < r->n_steps; i++)
+        if (r->steps[i].step > max_step)
+            max_step = r->steps[i].step;
+    first = max_step > 0 ? 1 : 0;
+    nsteps = max_step + 1;
+    dev_cl = calloc(nd + 1, sizeof *dev_cl);
+    dev_n = calloc(nd + 1, sizeof *dev_n);
+    ty_cl = calloc(nt + 1, sizeof *ty_cl);
+    ty_si = calloc(nt + 1, sizeof *ty_si);
+    ndev = calloc(nt + 1, sizeof *ndev);
+    tmax = calloc((nt + 1) * (size_t)nsteps, sizeof *tmax);
+    if (!dev_cl || !dev_n || !ty_cl || !ty_si || !ndev || !tmax) {
+        rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < nd; i++)
+        ndev[r->devices[i].type_index] += 1;
+    for (i = 0; i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        int64_t *a, *b;
+        if (q->device >= nd || q->step < first)
+            continue;
+        k = r->devices[q->device].type_index;
+        dev_cl[q->device] += (double)q->closed_ns;
+        dev_n[q->device] += 1;
+        a = &tmax[k * nsteps + q->step];
+        b = &tmax[nt * nsteps + q->step];
+        if (q->sim_ns > *a)
+            *a = q->sim_ns;
+        if (q->sim_ns > *b)
+            *b = q->sim_ns;
+    }
+    for (i = 0; i < nd; i++) {
+        double c = dev_n[i] > 0 ? dev_cl[i] / dev_n[i] : 0;
+        k = r->devices[i].type_index;
+        if (c > ty_cl[k])
+            ty_cl[k] = c;
+        if (c > cl_all)
+            cl_all = c;
+    }
+    for (k = 0; k <= nt; k++) {
+        double sum = 0;
+        for (s = first; s <= max_step; s++)
+            sum += (double)tmax[k * nsteps + s];
+        sum /= (double)(max_step - first + 1);
+        if (k < nt)
+            ty_si[k] = sum;
+        else
+            si_all = sum;
+    }
+    for (k = 0; k < nt; k++) {
+        if (ty_cl[k] > vmax)
+            vmax = ty_cl[k];
+        if (ty_si[k] > vmax)
+            vmax = ty_si[k];
+    }
+    if (cl_all > vmax)
+        vmax = cl_all;
+    if (si_all > vmax)
+        vmax = si_all;
+    tunit = hs_plot_time_unit((int64_t)vmax, &unit);
+    if ((rc = hs__pl_open(p, "steps.dat", &f, err)) != HS_OK)
+        goto done;
+    fprintf(f, "# label closed sim (%s)\n", tunit);
+    for (k = 0; k < nt; k++) {
+        const char *tn = "?";
+        if (ndev[k] == 0)
+            continue;
+        for (i = 0; i < nd; i++)
+            if (r->devices[i].type_index == k) {
+                tn = r->devices[i].type;
+                break;
+            }
+        fprintf(f, "\"%s (%.0f devices)\" %.9g %.9g\n", tn, ndev[k],
+                ty_cl[k] / unit, ty_si[k] / unit);
+    }
+    fprintf(f, "\"cluster\" %.9g %.9g\n", cl_all / unit, si_all / unit);
+    if ((rc = hs__pl_close(p, "steps.dat", f, err)) != HS_OK)
+        goto done;
+    hs__pl_path(p, "steps.dat", dat, sizeof dat);
+    if (hs__pl_str(p, "dat", dat) < 0 ||
+        hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs" : tunit) <
+            0) {
+        rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    {
+        char title[512];
+        snprintf(title, sizeof title,
+                 "%s: step time per device type, closed form vs replay "
+                 "(%zu devices, steps %u-%u)",
+                 r->name[0] ? r->name : "hetsim", nd, (unsigned)first,
+                 (unsigned)max_step);
+        rc = hs__pl_common(p, 900, 520, title, err);
+    }
+    if (rc == HS_OK)
+        rc = hs__pl_run(p, "steps", err);
+done:
+    free(dev_cl);
+    free(dev_n);
+    free(ty_cl);
+    free(ty_si);
+    free(ndev);
+    free(tmax);
+    hs_h5_run_free(r);
+    return rc;
+}
+
+/* ---- step time against N ---- */
+
+static hs_err_t hs__pl_sweep(hs__pl_t *p, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+    FILE *in = fopen(o->input, "r"), *f = NULL;
+    char line[1024], dat[4200];
+    int col_n = -1, col_c = -1, col_s = -1, ncols = 0;
+    unsigned long lineno = 0;
+    size_t rows = 0, cap = 0;
+    double (*v)[3] = NULL, vmax = 0, unit, nmin = 0, nmax = 0, pad;
+    int logx;
+    const char *tunit;
+    hs_err_t rc = HS_OK;
+
+    if (in == NULL)
+        return hs_error_set(err, HS_ERR_IO, o->input, 0, 0,
+                            "cannot read: %s", strerror(errno));
+    while (fgets(line, sizeof line, in) != NULL) {
+        char *tok, *save = NULL, *c;
+        int col = 0;
+        double row[3] = {0, 0, 0};
+        int got = 0;
+        lineno++;
+        for (c = line; *c == ' ' || *c == '\t'; c++)
+            ;
+        if (*c == '#' || *c == '\n' || *c == '\r' || *c == '\0')
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (ncols == 0) {   /* the header */
+            for (tok = strtok_r(line, ",", &save); tok != NULL;
+                 tok = strtok_r(NULL, ",", &save), col++) {
+                while (*tok == ' ')
+                    tok++;
+                if (strcmp(tok, "n") == 0)
+                    col_n = col;
+                else if (strcmp(tok, "closed_ns") == 0)
+                    col_c = col;
+                else if (strcmp(tok, "sim_ns") == 0)
+                    col_s = col;
+            }
+            ncols = col;
+            if (col_n < 0 || col_c < 0 || col_s < 0) {
+                rc = hs_error_set(err, HS_ERR_SCHEMA, o->input, lineno, 1,
+                                  "the header must name the columns n, "
+                                  "closed_ns and sim_ns");
+                goto done;
+            }
+            continue;
+        }
+        for (tok = strtok_r(line, ",", &save); tok != NULL;
+             tok = strtok_r(NULL, ",", &save), col++) {
+            char *end;
+            double x;
+            int which = col == col_n ? 0 : col == col_c ? 1
+                      : col == col_s ? 2 : -1;
+            if (which < 0)
+                continue;
+            errno = 0;
+            x = strtod(tok, &end);
+            while (*end == ' ')
+                end++;
+            if (end == tok || *end != '\0' || errno != 0 || x < 0) {
+                rc = hs_error_set(err, HS_ERR_SYNTAX, o->input, lineno, 1,
+                                  "column %d: '%s' is not a non-negative "
+                                  "number", col + 1, tok);
+                goto done;
+            }
+            row[which] = x;
+            got |= 1 << which;
+        }
+        if (got != 7) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, o->input, lineno, 1,
+                              "expected %d columns", ncols);
+            goto done;
+        }
+        if (rows == cap) {
+            void *nv;
+            cap = cap ? 2 * cap : 64;
+            nv = realloc(v, cap * sizeof *v);
+            if (nv == NULL) {
+                rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0,
+                                  "out of memory");
+                goto done;
+            }
+            v = nv;
+        }
+        memcpy(v[rows++], row, sizeof row);
+        if (row[1] > vmax)
+            vmax = row[1];
+        if (row[2] > vmax)
+            vmax = row[2];
+        if (rows == 1 || row[0] < nmin)
+            nmin = row[0];
+        if (row[0] > nmax)
+            nmax = row[0];
+    }
+    if (rows == 0) {
+        rc = hs_error_set(err, HS_ERR_SCHEMA, o->input, 0, 0,
+                          "no rows: expected a header n,closed_ns,sim_ns "
+                          "and one row per sweep point");
+        goto done;
+    }
+    logx = nmin > 0 && nmax / nmin >= 50;
+    pad = nmax > nmin ? 0.05 * (nmax - nmin) : 1;
+    tunit = hs_plot_time_unit((int64_t)vmax, &unit);
+    if ((rc = hs__pl_open(p, "sweep.dat", &f, err)) != HS_OK)
+        goto done;
+    {
+        size_t i;
+        fprintf(f, "# n closed sim (%s)\n", tunit);
+        for (i = 0; i < rows; i++)
+            fprintf(f, "%.9g %.9g %.9g\n", v[i][0], v[i][1] / unit,
+                    v[i][2] / unit);
+    }
+    rc = hs__pl_close(p, "sweep.dat", f, err);
+    f = NULL;
+    if (rc != HS_OK)
+        goto done;
+    hs__pl_path(p, "sweep.dat", dat, sizeof dat);
+    if (hs__pl_str(p, "dat", dat) < 0 ||
+        hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs" : tunit) <
+            0 ||
+        hs__pl_defs(p, "logx=%d;xlo=%.9g;xhi=%.9g;", logx,
+                    logx ? nmin / 1.25
+                         : (nmin - pad > 0 ? nmin - pad : 0),
+                    logx ? nmax * 1.25 : nmax + pad) < 0) {
+        rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        goto done;
+    }
+    rc = hs__pl_common(p, 900, 520,
+                       "step time against the number of devices N", err);
+    if (rc == HS_OK)
+        rc = hs__pl_run(p, "sweep", err);
+done:
+    if (in != NULL)
+        fclose(in);
+    free(v);
+    return rc;
+}
+
+hs_err_t hs_plot(const hs_plot_opts_t *o, hs_error_t *err)
+{
+    hs__pl_t p;
+    hs_err_t rc;
+
+    if (o->input == NULL || o->output == NULL)
+        return hs_error_set(err, HS_ERR_USAGE, NULL, 0, 0,
+                            "an input file and an output file are needed");
+    if (hs__pl_term(o->output) == NULL)
+        return hs_error_set(err, HS_ERR_USAGE, o->output, 0, 0,
+                            "the output must end in .png, .svg or .pdf");
+    if (o->last_step != UINT32_MAX && o->last_step < o->first_step)
+        return hs_error_set(err, HS_ERR_USAGE, NULL, 0, 0,
+                            "steps %u-%u: the last is before the first",
+                            (unsigned)o->first_step,
+                            (unsigned)o->last_step);
+    rc = hs__pl_setup(&p, o, err);
+    if (rc != HS_OK)
+        return rc;
+    switch (o->kind) {
+    case HS_PLOT_TIMELINE:
+        rc = hs__pl_timeline(&p, err);
+        break;
+    case HS_PLOT_STEPS:
+        rc = hs__pl_steps(&p, err);
+        break;
+    case HS_PLOT_SWEEP:
+        rc = hs__pl_sweep(&p, err);
+        break;
+    default:
+        rc = hs_error_set(err, HS_ERR_USAGE, NULL, 0, 0,
+                          "unknown plot kind %d", (int)o->kind);
+    }
+    hs__pl_cleanup(&p);
+    return rc;
+}

@@ -1,0 +1,1008 @@
+/*
+ * hs_profile_run.c -- `hetsim profile`: run each device type's measuring
+ * sub-system under the profiler, ingest, write profiles and a scenario
+ * (see hs_profile_run.h for the whole procedure and the OUTDIR layout).
+ *
+ * Processes.  The ranks of a sub-system are started together through
+ * hs_spawn (argv arrays, own process groups); the parent polls them.  The
+ * first rank to fail stops the sub-system: the other rank waits in a
+ * collective that will never complete, so it gets 5 s and is then killed.
+ * Each rank's stdout and stderr go to <type>/rank<R>.log; the harness
+ * prints "hetsim-harness: rank R: step N done" after every step and
+ * "hetsim-harness: rank R: step S: what" before it exits on an error, so
+ * the log names the step a crashed or hung rank reached.
+ *
+ * YAML.  The output scenario is the input file's text passed through
+ * libyaml's parser and emitter event by event, with the type profiles
+ * replaced and relative paths made absolute.  Comments do not survive;
+ * everything else (flow or block style, order) does.
+ */
+#include "hs_profile_run.h"
+#include "hs_atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+#include <yaml.h>
+
+#include "hs_ingest.h"
+#include "hs_spawn.h"
+
+#ifndef HS_SOURCE_DIR
+#define HS_SOURCE_DIR "."
+#endif
+
+#define HS__PR_NRANK 2
+#define HS__PR_GRACE_NS (5LL * 1000000000)
+
+void hs_prun_opts_init(hs_prun_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+void hs_prun_result_clear(hs_prun_result_t *res)
+{
+    size_t i;
+
+    if (res == NULL)
+        return;
+    for (i = 0; i < res->n_types; i++) {
+        hs_profile_clear(&res->types[i].profile);
+        free(res->types[i].profile_path);
+        free(res->types[i].dir);
+    }
+    free(res->types);
+    free(res->scenario_path);
+    memset(res, 0, sizeof *res);
+}
+
+/* ------------------------------------------------------------------ */
+/* YAML rewriting (event stream)                                        */
+
+typedef struct hs__ybuf_s {
+    char *p;
+    size_t len, cap;
+    int oom;
+} hs__ybuf_t;
+
+static int hs__ybuf_write(void *data, unsigned char *buf, size_t size)
+{
+    hs__ybuf_t *b = data;
+
+    if (b->len + size + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *p;
+
+        while (cap < b->len + size + 1)
+            cap *= 2;
+        p = realloc(b->p, cap);
+        if (p == NULL) {
+            b->oom = 1;
+            return 0;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, buf, size);
+    b->len += size;
+    b->p[b->len] = '\0';
+    return 1;
+}
+
+typedef struct hs__yframe_s {
+    int is_map;
+    int expect_key;     /* map: next scalar is a key */
+    char key[64];       /* map: the current key */
+    long idx;           /* seq: items started so far */
+    int saw_profile;    /* a device_types item: had a profile key */
+} hs__yframe_t;
+
+#define HS__YDEPTH 64
+
+static int hs__emit_scalar(yaml_emitter_t *em, const char *v)
+{
+    yaml_event_t ev;
+
+    if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
+                                      (yaml_char_t *)v, (int)strlen(v), 1, 1,
+                                      YAML_ANY_SCALAR_STYLE))
+        return 0;
+    return yaml_emitter_emit(em, &ev);
+}
+
+/* The role of a scalar value at the top of the stack. */
+enum { HS__R_NONE, HS__R_PROFILE, HS__R_PATH };
+
+static int hs__role(const hs__yframe_t *st, int depth, long *type_idx)
+{
+    const hs__yframe_t *top = &st[depth - 1];
+
+    if (!top->is_map || top->expect_key)
+        return HS__R_NONE;
+    if (depth == 3 && strcmp(st[0].key, "device_types") == 0
+        && !st[1].is_map && strcmp(top->key, "profile") == 0) {
+        *type_idx = st[1].idx - 1;
+        return HS__R_PROFILE;
+    }
+    if (depth == 3 && strcmp(st[0].key, "job") == 0
+        && (strcmp(st[1].key, "model") == 0
+            || strcmp(st[1].key, "dataset") == 0)
+        && strcmp(top->key, "file") == 0)
+        return HS__R_PATH;
+    if (depth == 2 && strcmp(st[0].key, "network") == 0
+        && strcmp(top->key, "links_csv") == 0)
+        return HS__R_PATH;
+    if (depth == 2 && strcmp(st[0].key, "profiling") == 0
+        && strcmp(top->key, "harness") == 0)
+        return HS__R_PATH;
+    return HS__R_NONE;
+}
+
+/* After a value (scalar, alias or a whole collection) in the frame. */
+static void hs__after_value(hs__yframe_t *f)
+{
+    if (f->is_map)
+        f->expect_key = 1;
+}
+
+hs_err_t hs_prun_rewrite_yaml(const char *text, size_t len,
+                              const char *name, char *const *paths,
+                              size_t n_paths, const char *abs_base,
+                              char **out, hs_error_t *err)
+{
+    yaml_parser_t parser;
+    yaml_emitter_t em;
+    yaml_event_t ev;
+    hs__ybuf_t buf = {NULL, 0, 0, 0};
+    hs__yframe_t st[HS__YDEPTH];
+    int depth = 0, skipping = 0, skip_depth = 0, done = 0;
+    hs_err_t rc = HS_OK;
+
+    *out = NULL;
+    memset(st, 0, sizeof st);
+    if (!yaml_parser_initialize(&parser))
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if (!yaml_emitter_initialize(&em)) {
+        yaml_parser_delete(&parser);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    yaml_emitter_set_output(&em, hs__ybuf_write, &buf);
+    yaml_emitter_set_unicode(&em, 1);
+    yaml_emitter_set_width(&em, 100);
+    while (!done) {
+        long ti = -1;
+        int role;
+
+        if (!yaml_parser_parse(&parser, &ev)) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, name,
+                              parser.problem_mark.line + 1,
+                              parser.problem_mark.column + 1, "%s",
+                              parser.problem ? parser.problem
+                                             : "bad YAML");
+            goto fail;
+        }
+        if (ev.type == YAML_STREAM_END_EVENT)
+            done = 1;
+        if (skipping) {
+            if (ev.type == YAML_MAPPING_START_EVENT
+                || ev.type == YAML_SEQUENCE_START_EVENT)
+                skip_depth++;
+            else if (ev.type == YAML_MAPPING_END_EVENT
+                     || ev.type == YAML_SEQUENCE_END_EVENT)
+                skip_depth--;
+            if (skip_depth == 0) {
+                skipping = 0;
+                if (depth > 0)
+                    hs__after_value(&st[depth - 1]);
+            }
+            yaml_event_delete(&ev);
+            continue;
+        }
+        role = depth > 0 ? hs__role(st, depth, &ti) : HS__R_NONE;
+        if (role == HS__R_PROFILE
+            && (ev.type == YAML_SCALAR_EVENT
+                || ev.type == YAML_MAPPING_START_EVENT
+                || ev.type == YAML_SEQUENCE_START_EVENT
+                || ev.type == YAML_ALIAS_EVENT)) {
+            st[depth - 1].saw_profile = 1;
+            if (ti >= 0 && (size_t)ti < n_paths && paths != NULL
+                && paths[ti] != NULL) {
+                if (!hs__emit_scalar(&em, paths[ti]))
+                    goto emit_fail;
+                skipping = 1;
+                skip_depth = (ev.type == YAML_MAPPING_START_EVENT
+                              || ev.type == YAML_SEQUENCE_START_EVENT);
+                if (skip_depth == 0) {
+                    skipping = 0;
+                    hs__after_value(&st[depth - 1]);
+                }
+                yaml_event_delete(&ev);
+                continue;
+            }
+        }
+        if (role == HS__R_PATH && abs_base != NULL
+            && ev.type == YAML_SCALAR_EVENT
+            && ev.data.scalar.value[0] != '/'
+            && ev.data.scalar.length > 0) {
+            char path[PATH_MAX];
+
+            snprintf(path, sizeof path, "%s/%s", abs_base,
+                     (const char *)ev.data.scalar.value);
+            yaml_event_delete(&ev);
+            if (!hs__emit_scalar(&em, path))
+                goto emit_fail;
+            hs__after_value(&st[depth - 1]);
+            continue;
+        }
+        switch (ev.type) {
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+            if (depth > 0) {
+                hs__yframe_t *f = &st[depth - 1];
+
+                if (f->is_map && f->expect_key) {
+                    snprintf(f->key, sizeof f->key, "%s",
+                             ev.type == YAML_SCALAR_EVENT
+                                 ? (const char *)ev.data.scalar.value : "");
+                    f->expect_key = 0;
+                } else if (f->is_map) {
+                    f->expect_key = 1;
+                } else {
+                    f->idx++;
+                }
+            }
+            break;
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            if (depth > 0 && !st[depth - 1].is_map)
+                st[depth - 1].idx++;
+            if (depth >= HS__YDEPTH) {
+                yaml_event_delete(&ev);
+                rc = hs_error_setf(err, HS_ERR_SYNTAX,
+                                   "%s: nested too deeply", name);
+                goto fail;
+            }
+            memset(&st[depth], 0, sizeof st[depth]);
+            st[depth].is_map = ev.type == YAML_MAPPING_START_EVENT;
+            st[depth].expect_key = 1;
+            depth++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+            /* A device_types item without a profile gets its new one. */
+            if (depth == 3 && strcmp(st[0].key, "device_types") == 0
+                && !st[1].is_map && !st[2].saw_profile) {
+                long i = st[1].idx - 1;
+
+                if (paths != NULL && i >= 0 && (size_t)i < n_paths
+                    && paths[i] != NULL
+                    && (!hs__emit_scalar(&em, "profile")
+                        || !hs__emit_scalar(&em, paths[i])))
+                    goto emit_fail_ev;
+            }
+            /* fall through */
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            if (depth > 0)
+                hs__after_value(&st[depth - 1]);
+            break;
+        default:
+            break;
+        }
+        if (!yaml_emitter_emit(&em, &ev))
+            goto emit_fail;
+    }
+    yaml_parser_delete(&parser);
+    yaml_emitter_delete(&em);
+    if (buf.oom) {
+        free(buf.p);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    *out = buf.p ? buf.p : strdup("");
+    return HS_OK;
+emit_fail_ev:
+    yaml_event_delete(&ev);
+emit_fail:
+    rc = hs_error_setf(err, buf.oom ? HS_ERR_NOMEM : HS_ERR_SYNTAX,
+                       "%s: cannot rewrite the scenario: %s", name,
+                       em.problem ? em.problem : "emitter error");
+fail:
+    yaml_parser_delete(&parser);
+    yaml_emitter_delete(&em);
+    free(buf.p);
+    return rc;
+}
+
+static hs_err_t hs__read_text(const char *path, char **out, size_t *len,
+                              hs_error_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    size_t n = 0, cap = 0, r;
+
+    *out = NULL;
+    if (f == NULL)
+        return hs_error_setf(err, HS_ERR_IO, "%s: %s", path, strerror(errno));
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            char *q;
+
+            cap = cap ? 2 * cap : 8192;
+            q = realloc(p, cap);
+            if (q == NULL) {
+                free(p);
+                fclose(f);
+                return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            }
+            p = q;
+        }
+        r = fread(p + n, 1, 4096, f);
+        n += r;
+        if (r < 4096)
+            break;
+    }
+    if (ferror(f)) {
+        free(p);
+        fclose(f);
+        return hs_error_setf(err, HS_ERR_IO, "%s: read error", path);
+    }
+    fclose(f);
+    p[n] = '\0';
+    *out = p;
+    *len = n;
+    return HS_OK;
+}
+
+/* The directory of path, absolute, in buf. */
+static void hs__dir_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    char cwd[PATH_MAX];
+
+    if (path[0] == '/') {
+        snprintf(buf, len, "%.*s", slash ? (int)(slash - path) : 0, path);
+        if (buf[0] == '\0')
+            snprintf(buf, len, "/");
+        return;
+    }
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        snprintf(cwd, sizeof cwd, ".");
+    if (slash == NULL)
+        snprintf(buf, len, "%s", cwd);
+    else if (snprintf(buf, len, "%s/%.*s", cwd, (int)(slash - path), path)
+             >= (int)len)
+        buf[len - 1] = '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* Running a sub-system                                                 */
+
+static int hs__mkdirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    char *p;
+
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return -1;
+    for (p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* A type name usable as a file name. */
+static void hs__file_name(const char *name, char *buf, size_t len)
+{
+    size_t i;
+
+    for (i = 0; name[i] != '\0' && i + 1 < len; i++) {
+        char c = name[i];
+
+        buf[i] = (c == '/' || c == '\\' || c == ' ' || c == ':'
+                  || (i == 0 && c == '.')) ? '_' : c;
+    }
+    buf[i] = '\0';
+}
+
+/* Growable argv of malloc'd strings. */
+typedef struct hs__sv_s {
+    char **v;
+    size_t n, cap;
+    int oom;
+} hs__sv_t;
+
+static void hs__sv_add(hs__sv_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void hs__sv_add(hs__sv_t *a, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    if (a->oom)
+        return;
+    if (a->n + 2 > a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 32;
+        char **v = realloc(a->v, cap * sizeof *v);
+
+        if (v == NULL) {
+            a->oom = 1;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (s = malloc((size_t)n + 1)) == NULL) {
+        a->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void hs__sv_free(hs__sv_t *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* What the log of a rank says. */
+typedef struct hs__log_s {
+    long step;          /* the step it was in (begun), -1 before any */
+    char phase[32];     /* its phase in that step, "" unknown */
+    char error[400];    /* the harness's error line, "" none */
+    char tail[400];     /* the log's last line (python's last words) */
+} hs__log_t;
+
+static void hs__scan_log(const char *path, hs__log_t *lg)
+{
+    char *text = hs_read_small_file(path, 4u << 20);
+    char *line, *save = NULL;
+
+    memset(lg, 0, sizeof *lg);
+    lg->step = -1;
+    if (text == NULL)
+        return;
+    hs_last_line(text, lg->tail, sizeof lg->tail);
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        const char *p = strstr(line, "hetsim-harness: rank ");
+        char ph[32];
+        long r, stp;
+        int off = 0;
+
+        if (p == NULL)
+            continue;
+        if (sscanf(p, "hetsim-harness: rank %ld: step %ld begins %31s", &r,
+                   &stp, ph) == 3) {
+            lg->step = stp;
+            snprintf(lg->phase, sizeof lg->phase, "%s", ph);
+        } else if (sscanf(p, "hetsim-harness: rank %ld: step %ld done%n",
+                          &r, &stp, &off) == 2 && off > 0) {
+            lg->step = stp + 1;
+            snprintf(lg->phase, sizeof lg->phase, "%s", "data loading");
+        } else
+            snprintf(lg->error, sizeof lg->error, "%s",
+                     p + strlen("hetsim-harness: "));
+    }
+    free(text);
+}
+
+/* The data share of a rank of type t in samples (0 = let the harness use
+   batch x iterations). */
+static uint64_t hs__share(const hs_scenario_t *s, size_t t)
+{
+    const hs_type_t *ty = &s->types[t];
+    uint64_t sum_b = 0;
+    size_t i;
+
+    if (ty->shard > 0) {
+        if (!ty->shard_is_bytes)
+            return ty->shard;
+        return s->sample_bytes ? ty->shard / s->sample_bytes : 0;
+    }
+    if (s->dataset_total == 0)
+        return 0;
+    for (i = 0; i < s->n_devices; i++)
+        sum_b += s->types[s->devices[i].type].batch;
+    if (sum_b == 0)
+        return 0;
+    {
+        double total = (double)s->dataset_total;
+
+        if (s->dataset_is_bytes) {
+            if (s->sample_bytes == 0)
+                return 0;
+            total /= (double)s->sample_bytes;
+        }
+        return (uint64_t)(total * (double)ty->batch / (double)sum_b);
+    }
+}
+
+typedef struct hs__rank_s {
+    uint32_t dev;
+    const char *host;       /* addr, or "127.0.0.1" locally */
+    hs_child_t child;
+    char log[PATH_MAX];
+} hs__rank_t;
+
+static void hs__progress(const hs_prun_opts_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void hs__progress(const hs_prun_opts_t *o, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (o->progress == NULL)
+        return;
+    va_start(ap, fmt);
+    vfprintf(o->progress, fmt, ap);
+    va_end(ap);
+    fflush(o->progress);
+}
+
+/* Starts, watches and, if need be, stops the ranks of type t. */
+static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
+                             const hs_prun_opts_t *o, const char *python,
+                             const char *harness, uint32_t iters,
+                             uint32_t warmup, int64_t timeout_ns,
+                             hs_prun_type_t *pt, hs_error_t *err)
+{
+    const hs_type_t *ty = &s->types[t];
+    const char *backend = ty->backend ? ty->backend : "gloo";
+    int remote = s->n_launcher > 0;
+    hs__rank_t rk[HS__PR_NRANK];
+    size_t r, n_dev = 0, i;
+    int64_t deadline;
+    hs_err_t rc = HS_OK;
+    unsigned port = s->master_port + (unsigned)t;
+
+    memset(rk, 0, sizeof rk);
+    for (i = 0; i < s->n_devices && n_dev < HS__PR_NRANK; i++)
+        if (s->devices[i].type == t)
+            rk[n_dev++].dev = (uint32_t)i;
+    if (n_dev == 0)
+        return hs_error_setf(err, HS_ERR_SCHEMA,
+                             "%s: device type '%s' has no device to profile "
+                             "on", s->file, ty->name);
+    for (r = n_dev; r < HS__PR_NRANK; r++)
+        rk[r].dev = rk[0].dev;      /* one device: both ranks on it */
+    for (r = 0; r < HS__PR_NRANK; r++) {
+        const hs_device_t *d = &s->devices[rk[r].dev];
+
+        rk[r].host = remote && d->addr && d->addr[0] ? d->addr
+                                                     : "127.0.0.1";
+        pt->dev[r] = rk[r].dev;
+        snprintf(rk[r].log, sizeof rk[r].log, "%s/rank%zu.log", pt->dir, r);
+        unlink(rk[r].log);
+    }
+    hs__progress(o, "profiling type %s: ranks on %s (%s) and %s (%s), "
+                 "backend %s, %u iterations (%u warm-up), share %llu "
+                 "samples/rank, seed %llu\n", ty->name,
+                 s->devices[rk[0].dev].name, rk[0].host,
+                 s->devices[rk[1].dev].name, rk[1].host, backend, iters,
+                 warmup, (unsigned long long)pt->share,
+                 (unsigned long long)pt->seed);
+    for (r = 0; r < HS__PR_NRANK; r++) {
+        hs__sv_t env = {0}, cmd = {0};
+        char **argv = NULL;
+        size_t lr = 0, q;
+
+        for (q = 0; q < r; q++)
+            if (strcmp(rk[q].host, rk[r].host) == 0)
+                lr++;
+        hs__sv_add(&env, "RANK=%zu", r);
+        hs__sv_add(&env, "WORLD_SIZE=%d", HS__PR_NRANK);
+        hs__sv_add(&env, "LOCAL_RANK=%zu", lr);
+        hs__sv_add(&env, "MASTER_ADDR=%s", rk[0].host);
+        hs__sv_add(&env, "MASTER_PORT=%u", port);
+        hs__sv_add(&env, "PYTHONUNBUFFERED=1");
+        if (strcmp(backend, "nccl") == 0)
+            hs__sv_add(&env, "NCCL_ALGO=Ring");
+        for (q = 0; q < ty->n_env; q++)
+            hs__sv_add(&env, "%s", ty->env[q]);
+        if (remote) {
+            hs__sv_add(&cmd, "env");
+            for (q = 0; q < env.n; q++)
+                hs__sv_add(&cmd, "%s", env.v[q]);
+        }
+        hs__sv_add(&cmd, "%s", python);
+        hs__sv_add(&cmd, "%s", harness);
+        hs__sv_add(&cmd, "--model");
+        hs__sv_add(&cmd, "%s:%s", s->model_file,
+                   s->model_entry ? s->model_entry : "build_model");
+        if (s->dataset_file != NULL) {
+            hs__sv_add(&cmd, "--dataset");
+            hs__sv_add(&cmd, "%s:%s", s->dataset_file,
+                       s->dataset_entry ? s->dataset_entry
+                                        : "build_dataset");
+        }
+        hs__sv_add(&cmd, "--batch");
+        hs__sv_add(&cmd, "%llu", (unsigned long long)ty->batch);
+        hs__sv_add(&cmd, "--iters");
+        hs__sv_add(&cmd, "%u", iters);
+        hs__sv_add(&cmd, "--warmup");
+        hs__sv_add(&cmd, "%u", warmup);
+        hs__sv_add(&cmd, "--samples");
+        hs__sv_add(&cmd, "%llu", (unsigned long long)pt->share);
+        hs__sv_add(&cmd, "--backend");
+        hs__sv_add(&cmd, "%s", backend);
+        hs__sv_add(&cmd, "--out");
+        hs__sv_add(&cmd, "%s", pt->dir);
+        hs__sv_add(&cmd, "--seed");
+        hs__sv_add(&cmd, "%llu", (unsigned long long)pt->seed);
+        hs__sv_add(&cmd, "--device-type");
+        hs__sv_add(&cmd, "%s", ty->name);
+        hs__sv_add(&cmd, "--timeout");
+        hs__sv_add(&cmd, "%lld", (long long)(timeout_ns / 1000000000 + 1));
+        if (env.oom || cmd.oom) {
+            hs__sv_free(&env);
+            hs__sv_free(&cmd);
+            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            goto stop;
+        }
+        if (remote) {
+            const hs_device_t *d = &s->devices[rk[r].dev];
+
+            argv = hs_argv_build(s->launcher, s->n_launcher, d->addr,
+                                 d->name, cmd.v);
+            if (argv == NULL)
+                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            else
+                rc = hs_spawn(argv, NULL, 0, rk[r].log, rk[r].log,
+                              &rk[r].child, err);
+            hs_argv_free(argv);
+        } else {
+            rc = hs_spawn(cmd.v, env.v, env.n, rk[r].log, rk[r].log,
+                          &rk[r].child, err);
+        }
+        hs__sv_free(&env);
+        hs__sv_free(&cmd);
+        if (rc != HS_OK) {
+            char inner[HS_ERRMSG_LEN];
+
+            snprintf(inner, sizeof inner, "%s", err->msg);
+            hs_error_setf(err, rc, "profile: type '%s', rank %zu (device "
+                          "%s, host %s): %s", ty->name, r,
+                          s->devices[rk[r].dev].name, rk[r].host, inner);
+            goto stop;
+        }
+    }
+    pt->ran = 1;
+    deadline = hs_now_ns() + timeout_ns;
+    {
+        hs_child_t ch[HS__PR_NRANK];
+        int failed_first[HS__PR_NRANK];
+        size_t running;
+        int timed_out = 0, any_failed = 0;
+        long who = -1;
+        char line[900];
+        hs__log_t lg[HS__PR_NRANK];
+
+        for (r = 0; r < HS__PR_NRANK; r++)
+            ch[r] = rk[r].child;
+        running = hs_child_wait_all(ch, HS__PR_NRANK, deadline, 1);
+        /* the ranks that had failed when the wait returned: the first
+           failure; the others fail in its wake (a closed connection) */
+        for (r = 0; r < HS__PR_NRANK; r++) {
+            failed_first[r] = ch[r].done && ch[r].status != 0;
+            any_failed |= failed_first[r];
+        }
+        if (running > 0) {
+            if (!any_failed)
+                timed_out = 1;
+            else {
+                /* the other rank waits in a collective: 5 s, then kill */
+                int64_t g = hs_now_ns() + HS__PR_GRACE_NS;
+
+                hs_child_wait_all(ch, HS__PR_NRANK,
+                                  g < deadline ? g : deadline, 0);
+            }
+            for (r = 0; r < HS__PR_NRANK; r++)
+                hs_child_kill(&ch[r], 2000000000LL);
+        }
+        for (r = 0; r < HS__PR_NRANK; r++)
+            rk[r].child = ch[r];
+        if (!timed_out && !any_failed)
+            return HS_OK;
+        for (r = 0; r < HS__PR_NRANK; r++)
+            hs__scan_log(rk[r].log, &lg[r]);
+        if (timed_out) {
+            /* the hung rank: the one that got least far; on a tie the one
+               not waiting in the backward pass's all-reduce */
+            who = 0;
+            for (r = 1; r < HS__PR_NRANK; r++)
+                if (lg[r].step < lg[who].step
+                    || (lg[r].step == lg[who].step
+                        && strcmp(lg[who].phase, "backward") == 0
+                        && strcmp(lg[r].phase, "backward") != 0))
+                    who = (long)r;
+            if (lg[who].step < 0)
+                snprintf(line, sizeof line, "before its first step (%s)",
+                         lg[who].phase[0] ? lg[who].phase : "start-up");
+            else
+                snprintf(line, sizeof line, "in step %ld (%s)",
+                         lg[who].step, lg[who].phase[0] ? lg[who].phase
+                                                        : "?");
+            return hs_error_setf(
+                err, HS_ERR_RANK,
+                "profile: type '%s', rank %ld (device %s, host %s) did not "
+                "finish within %.0f s: hung %s (log: %s)", ty->name, who,
+                s->devices[rk[who].dev].name, rk[who].host,
+                (double)timeout_ns / 1e9, line, rk[who].log);
+        }
+        /* among the first failures, prefer one whose harness said what
+           went wrong */
+        for (r = 0; r < HS__PR_NRANK; r++)
+            if (failed_first[r] && (who < 0 || (lg[r].error[0] != '\0'
+                                                && lg[who].error[0] == '\0')))
+                who = (long)r;
+        if (lg[who].error[0] != '\0')
+            snprintf(line, sizeof line, "%s", lg[who].error);
+        else
+            snprintf(line, sizeof line, "in step %ld (%s): %s",
+                     lg[who].step, lg[who].phase[0] ? lg[who].phase : "?",
+                     lg[who].tail[0] ? lg[who].tail : "no message");
+        return hs_error_setf(
+            err, HS_ERR_RANK,
+            "profile: type '%s', rank %ld (device %s, host %s) failed with "
+            "exit status %d: %s (log: %s)", ty->name, who,
+            s->devices[rk[who].dev].name, rk[who].host, ch[who].status,
+            line, rk[who].log);
+    }
+    return HS_OK;
+stop:
+    for (r = 0; r < HS__PR_NRANK; r++)
+        hs_child_kill(&rk[r].child, 2000000000LL);
+    return rc;
+}
+
+/* Ingests the traces of one type and writes its profile file. */
+static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
+                                const hs_prun_opts_t *o, hs_prun_type_t *pt,
+                                hs_error_t *err)
+{
+    hs_ingest_opts_t io;
+    hs_ingest_t *ing;
+    char path[PATH_MAX], side[PATH_MAX], fname[256];
+    hs_err_t rc = HS_OK;
+    size_t r;
+
+    hs_ingest_opts_default(&io);
+    io.warmup = 0;          /* the harness recorded only kept steps */
+    snprintf(side, sizeof side, "%s/rank0.sidecar.json", pt->dir);
+    io.sidecar = side;
+    ing = hs_ingest_new(&io);
+    if (ing == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (r = 0; r < HS__PR_NRANK; r++) {
+        snprintf(path, sizeof path, "%s/rank%zu.json", pt->dir, r);
+        if ((rc = hs_ingest_add_file(ing, path, err)) != HS_OK)
+            goto out;
+    }
+    if ((rc = hs_ingest_profile(ing, &pt->profile, err)) != HS_OK)
+        goto out;
+    {
+        char *src = NULL;
+        const hs_device_t *d0 = &s->devices[pt->dev[0]];
+        const hs_device_t *d1 = &s->devices[pt->dev[1]];
+
+        const char *isrc = pt->profile.source ? pt->profile.source : "";
+        size_t n = strlen(isrc) + strlen(d0->name) + strlen(d1->name) + 160;
+
+        src = malloc(n);
+        if (src != NULL)
+            snprintf(src, n, "hetsim profile: devices %s, %s; data share "
+                     "%llu samples/rank, seed %llu; %s", d0->name, d1->name,
+                     (unsigned long long)pt->share,
+                     (unsigned long long)pt->seed, isrc);
+        if (src == NULL) {
+            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        free(pt->profile.source);
+        pt->profile.source = src;
+    }
+    hs__file_name(s->types[t].name, fname, sizeof fname);
+    snprintf(path, sizeof path, "%s/%s.profile.yaml", o->out_dir, fname);
+    if ((rc = hs_profile_write_yaml(&pt->profile, s->types[t].name, path,
+                                    err)) != HS_OK)
+        goto out;
+    pt->profile_path = strdup(path);
+    if (pt->profile_path == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    pt->ok = 1;
+out:
+    hs_ingest_free(ing);
+    if (rc != HS_OK && err != NULL && strncmp(err->msg, "profile", 7) != 0) {
+        char inner[HS_ERRMSG_LEN];
+
+        snprintf(inner, sizeof inner, "%s", err->msg);
+        hs_error_setf(err, rc, "profile: type '%s': ingesting the traces "
+                      "of %s: %s", s->types[t].name, pt->dir, inner);
+    }
+    return rc;
+}
+
+static hs_err_t hs__write_scenario(const hs_scenario_t *s,
+                                   const char *scenario_path,
+                                   const hs_prun_opts_t *o,
+                                   hs_prun_result_t *res, hs_error_t *err)
+{
+    char *text = NULL, *re = NULL, base[PATH_MAX], path[PATH_MAX];
+    char **paths;
+    size_t len = 0, t;
+    hs_err_t rc;
+    hs_atomic_t af;
+
+    paths = calloc(s->n_types ? s->n_types : 1, sizeof *paths);
+    if (paths == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (t = 0; t < s->n_types; t++) {
+        const char *p = res->types[t].profile_path;
+        const char *slash = p ? strrchr(p, '/') : NULL;
+
+        paths[t] = (char *)(slash ? slash + 1 : p);  /* beside scenario */
+    }
+    if ((rc = hs__read_text(scenario_path, &text, &len, err)) != HS_OK)
+        goto out;
+    hs__dir_of(scenario_path, base, sizeof base);
+    if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, paths,
+                                   s->n_types, base, &re, err)) != HS_OK)
+        goto out;
+    snprintf(path, sizeof path, "%s/scenario.yaml", o->out_dir);
+    if ((rc = hs_atomic_open(&af, path, err)) != HS_OK)
+        goto out;
+    fprintf(af.f, "# written by hetsim profile from %s; each type's profile "
+            "was measured\n", scenario_path);
+    fputs(re, af.f);
+    if ((rc = hs_atomic_commit(&af, err)) != HS_OK)
+        goto out;
+    res->scenario_path = strdup(path);
+    if (res->scenario_path == NULL)
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+out:
+    free(paths);
+    free(text);
+    free(re);
+    return rc;
+}
+
+hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
+                        const hs_prun_opts_t *o, hs_prun_result_t *res,
+                        hs_error_t *err)
+{
+    const char *python = o->python ? o->python
+                         : s->python ? s->python : "python3";
+    char harness_def[PATH_MAX];
+    const char *harness = o->harness ? o->harness : s->harness;
+    uint32_t iters = o->iters ? o->iters : s->prof_iters;
+    uint32_t warmup = o->iters || o->warmup ? o->warmup : s->prof_warmup;
+    int64_t timeout_ns = o->timeout_ns ? o->timeout_ns : s->prof_timeout_ns;
+    gsl_rng *rng = NULL;
+    hs_err_t rc = HS_OK, first = HS_OK;
+    char first_msg[HS_ERRMSG_LEN] = "";
+    size_t t;
+
+    memset(res, 0, sizeof *res);
+    if (o->out_dir == NULL)
+        return hs_error_setf(err, HS_ERR_USAGE, "profile: no output "
+                             "directory");
+    if (s->model_file == NULL)
+        return hs_error_setf(err, HS_ERR_SCHEMA,
+                             "%s: job.model must be {file: MODEL.py, entry: "
+                             "build_model} to profile (it is '%s')", s->file,
+                             s->model_label ? s->model_label : "missing");
+    if (harness == NULL) {
+        snprintf(harness_def, sizeof harness_def,
+                 "%s/traces/harness/hetsim_harness.py", HS_SOURCE_DIR);
+        harness = harness_def;
+    }
+    if (s->n_launcher == 0 && access(harness, R_OK) != 0)
+        return hs_error_setf(err, HS_ERR_EXTERNAL,
+                             "profile: the harness %s cannot be read: %s",
+                             harness, strerror(errno));
+    if (s->n_launcher == 0 && access(s->model_file, R_OK) != 0)
+        return hs_error_setf(err, HS_ERR_IO, "%s: job.model.file %s: %s",
+                             s->file, s->model_file, strerror(errno));
+    if (iters < 2 || warmup >= iters)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "profile: need iterations >= 2 and warm-up < "
+                             "iterations (%u, %u)", iters, warmup);
+    if (hs__mkdirs(o->out_dir) != 0)
+        return hs_error_setf(err, HS_ERR_IO, "%s: %s", o->out_dir,
+                             strerror(errno));
+    res->types = calloc(s->n_types ? s->n_types : 1, sizeof *res->types);
+    if (res->types == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    res->n_types = s->n_types;
+    gsl_set_error_handler_off();
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (rng == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    gsl_rng_set(rng, (unsigned long)s->seed);
+    for (t = 0; t < s->n_types; t++) {
+        hs_prun_type_t *pt = &res->types[t];
+        char fname[256], dir[PATH_MAX];
+
+        pt->name = s->types[t].name;
+        pt->seed = gsl_rng_get(rng);   /* drawn for every type, in order */
+        pt->share = hs__share(s, t);
+        if (o->only_type != NULL && strcmp(o->only_type, pt->name) != 0)
+            continue;
+        hs__file_name(pt->name, fname, sizeof fname);
+        snprintf(dir, sizeof dir, "%s/%s", o->out_dir, fname);
+        pt->dir = strdup(dir);
+        if (pt->dir == NULL || hs__mkdirs(dir) != 0) {
+            rc = pt->dir == NULL
+                     ? hs_error_setf(err, HS_ERR_NOMEM, "out of memory")
+                     : hs_error_setf(err, HS_ERR_IO, "%s: %s", dir,
+                                     strerror(errno));
+            break;
+        }
+        rc = hs__run_type(s, t, o, python, harness, iters, warmup,
+                          timeout_ns, pt, err);
+        if (rc == HS_OK)
+            rc = hs__ingest_type(s, t, o, pt, err);
+        if (rc == HS_OK) {
+            hs__progress(o, "type %s: profile %s (D = %llu B, n = %u, %u "
+                         "steps kept)\n", pt->name, pt->profile_path,
+                         (unsigned long long)pt->profile.ar_bytes,
+                         pt->profile.subsys_n, pt->profile.steps_kept);
+            continue;
+        }
+        /* keep going: the other types' results are still worth having */
+        hs__progress(o, "type %s: FAILED: %s\n", pt->name, err->msg);
+        if (first == HS_OK) {
+            first = rc;
+            snprintf(first_msg, sizeof first_msg, "%s", err->msg);
+        }
+        if (rc == HS_ERR_NOMEM || rc == HS_ERR_IO)
+            break;
+    }
+    gsl_rng_free(rng);
+    if (first == HS_OK && rc != HS_OK)
+        return rc;
+    if (first != HS_OK) {
+        size_t n_ok = 0;
+
+        for (t = 0; t < res->n_types; t++)
+            n_ok += res->types[t].ok;
+        hs_error_setf(err, first, "%s%s", first_msg,
+                      n_ok > 0 ? "; the profiles measured are kept, no "
+                                 "scenario.yaml written"
+                               : "");
+        return first;
+    }
+    if (o->only_type != NULL)
+        return HS_OK;
+    return hs__write_scenario(s, scenario_path, o, res, err);
+}

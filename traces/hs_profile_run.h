@@ -1,0 +1,109 @@
+/*
+ * hs_profile_run.h -- `hetsim profile`: the measuring sub-systems of
+ * METHOD.md steps S200-S300, run for real.
+ *
+ * For every device type of the scenario, in order:
+ *   1. pick its sub-system: the first 2 devices of that type in the
+ *      device list (a type with a single device runs both ranks there);
+ *   2. give each rank the type's data share (its shard, else the dataset
+ *      split by batch sizes as in METHOD.md), sampled at random by the
+ *      harness from a seed drawn with GSL's mt19937 from the scenario seed
+ *      (the seed is recorded in the profile's source line);
+ *   3. start the harness (traces/harness/hetsim_harness.py) once per rank,
+ *      torchrun-style (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+ *      MASTER_PORT in the environment, plus the type's env: and, for the
+ *      nccl backend, NCCL_ALGO=Ring).  Without a launcher the ranks are
+ *      local processes (MASTER_ADDR 127.0.0.1); with the scenario's
+ *      profiling.launcher each rank runs through it ("{host}" = the
+ *      device's addr, "{name}" = its name, see hs_spawn.h) as
+ *      `env K=V... PYTHON HARNESS ARGS...`, MASTER_ADDR = rank 0's addr,
+ *      and OUTDIR must be the same path on every host (a shared or local
+ *      file system).  Always argv arrays, never a shell string;
+ *   4. wait up to profiling.timeout; a rank that exits non-zero stops the
+ *      sub-system (the other rank gets 5 s, then its process group is
+ *      killed), as does the timeout;
+ *   5. ingest the traces rank<R>.json and sidecars rank<R>.sidecar.json
+ *      (traces/hs_ingest.h; warm-up already left out by the harness) and
+ *      write OUTDIR/<type>.profile.yaml.
+ * Then OUTDIR/scenario.yaml: the input scenario with every type's profile
+ * replaced by its new file and relative paths made absolute, ready for
+ * predict, simulate and validate.
+ *
+ * Layout of OUTDIR: <type>/rank<R>.json, <type>/rank<R>.sidecar.json,
+ * <type>/rank<R>.log (the rank's stdout and stderr), <type>.profile.yaml,
+ * scenario.yaml.
+ *
+ * Failures: a rank that crashes, hangs or cannot import the model gives
+ * HS_ERR_RANK naming the type, rank, device, host and the step it reached
+ * (from the rank's log) and the log's path; python or the harness missing
+ * gives HS_ERR_EXTERNAL.  Types measured before the failure keep their
+ * profile files; scenario.yaml is written only when every type succeeded.
+ */
+#ifndef HS_PROFILE_RUN_H
+#define HS_PROFILE_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hs_error.h"
+#include "hs_scenario.h"
+
+typedef struct hs_prun_opts_s {
+    const char *out_dir;     /* required; created if missing */
+    const char *python;      /* NULL: s->python, else "python3" */
+    const char *harness;     /* NULL: s->harness, else the source tree's */
+    uint32_t iters, warmup;  /* 0: the scenario's */
+    int64_t timeout_ns;      /* 0: the scenario's */
+    const char *only_type;   /* profile only this type; NULL = all */
+    FILE *progress;          /* progress lines; NULL = quiet */
+} hs_prun_opts_t;
+
+/* What happened to one type. */
+typedef struct hs_prun_type_s {
+    const char *name;        /* the scenario's (borrowed) */
+    int ran;                 /* its sub-system was started */
+    int ok;                  /* profile written */
+    uint64_t seed;           /* the data-share seed given to the harness */
+    uint64_t share;          /* samples per rank, 0 = batch * iterations */
+    uint32_t dev[2];         /* the devices used */
+    hs_profile_t profile;    /* when ok */
+    char *profile_path;      /* when ok; malloc'd */
+    char *dir;               /* its trace directory; malloc'd */
+} hs_prun_type_t;
+
+typedef struct hs_prun_result_s {
+    size_t n_types;
+    hs_prun_type_t *types;
+    char *scenario_path;     /* OUTDIR/scenario.yaml when all ok */
+} hs_prun_result_t;
+
+/* Fills o with zeros/NULLs (scenario values are used). */
+void hs_prun_opts_init(hs_prun_opts_t *o);
+
+/*
+ * Profiles every type of s as described above.  res is filled also on
+ * failure (release with hs_prun_result_clear).  `scenario_path` is the
+ * file s was loaded from; its text is rewritten into OUTDIR/scenario.yaml.
+ */
+hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
+                        const hs_prun_opts_t *o, hs_prun_result_t *res,
+                        hs_error_t *err);
+
+/* Releases what res owns and zeroes it.  NULL is fine. */
+void hs_prun_result_clear(hs_prun_result_t *res);
+
+/*
+ * Rewrites scenario YAML text: each device type i gets `profile:
+ * paths[i]` (replacing what it had; paths[i] NULL keeps what it had,
+ * with or without a profile), and, when abs_base is not NULL,
+ * the relative paths job.model.file, job.dataset.file,
+ * network.links_csv and profiling.harness are made absolute against it.
+ * On success *out is a malloc'd NUL-terminated YAML text.
+ */
+hs_err_t hs_prun_rewrite_yaml(const char *text, size_t len,
+                              const char *name, char *const *paths,
+                              size_t n_paths, const char *abs_base,
+                              char **out, hs_error_t *err);
+
+#endif
