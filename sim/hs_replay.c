@@ -242,6 +242,7 @@ static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
     if (r->n_notes >= HS_REPLAY_MAX_NOTES)
         return;
     va_start(ap, fmt);
+    r->notes[r->n_notes] = r->note_buf[r->n_notes];
     vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
     va_end(ap);
 }

@@ -78,7 +78,8 @@ typedef struct hs_replay_result_s {
                                   held, trace blocks included */
 
     size_t n_notes;            /* assumptions the replay had to make */
-    char notes[HS_REPLAY_MAX_NOTES][HS_REPLAY_NOTE_LEN];
+    char *notes[HS_REPLAY_MAX_NOTES];  /* point into note_buf */
+    char note_buf[HS_REPLAY_MAX_NOTES][HS_REPLAY_NOTE_LEN];
 } hs_replay_result_t;
 
 /*

@@ -163,6 +163,24 @@ const char *hs_test_write_file(const char *name, const char *text)
     return path;
 }
 
+char *hs_test_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    hs__buf_t b = {0};
+    char tmp[65536];
+    size_t n;
+
+    if (f == NULL)
+        return NULL;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        if (hs__buf_add(&b, tmp, n) != 0)
+            break;
+    fclose(f);
+    if (b.p == NULL)
+        hs__buf_add(&b, "", 0);
+    return b.p;
+}
+
 const char *hs_test_tmpdir(const char *tag)
 {
     static char path[4096];

@@ -69,6 +69,9 @@ int hs_run_hetsim(hs_run_t *r, const char *arg0, ...);
    path in static storage (valid until the next call). */
 const char *hs_test_write_file(const char *name, const char *text);
 
+/* The whole file at path, NUL-terminated (malloc'd), or NULL. */
+char *hs_test_slurp(const char *path);
+
 /* A unique scratch directory under HS_TEST_TMP (created); static storage. */
 const char *hs_test_tmpdir(const char *tag);
 

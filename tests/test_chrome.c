@@ -27,23 +27,6 @@ static const char *hs__phase[] = {"data_load", "forward", "backward_first",
                                   "backward_rest", "optimizer", "ring_send",
                                   "ring_wait", "data_wait"};
 
-static char *hs__slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *b;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = malloc((size_t)n + 1);
-    b[fread(b, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return b;
-}
-
 static yajl_val hs__get(yajl_val obj, const char *key)
 {
     const char *p[2] = {key, NULL};
@@ -106,7 +89,7 @@ static void test_slices(void)
     }
     CU_ASSERT_FATAL(hs_chrome_writer_close(w, 1, &err) == HS_OK);
 
-    text = hs__slurp(path);
+    text = hs_test_slurp(path);
     CU_ASSERT_FATAL(text != NULL);
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     if (root == NULL)
@@ -251,7 +234,7 @@ static void test_simulate_chrome(void)
     hs_run_free(&out);
     CU_ASSERT_FATAL(hs_h5_events_each(h5, hs__count_ph, &want, &err) ==
                     HS_OK);
-    text = hs__slurp(js);
+    text = hs_test_slurp(js);
     CU_ASSERT_FATAL(text != NULL);
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     CU_ASSERT_FATAL(root != NULL);

@@ -711,25 +711,6 @@ static void test_yaml_round_trip(void)
 /* ------------------------------------------------------------------ */
 /* The command line and bad input                                        */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *b;
-    long n;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    b[n] = '\0';
-    fclose(f);
-    return b;
-}
-
 static void test_cli_profile_and_summary(void)
 {
     const char *dir = hs_test_tmpdir("ingest-cli");
@@ -755,8 +736,8 @@ static void test_cli_profile_and_summary(void)
                                   NULL),
                     0);
     hs_run_free(&r);
-    a = slurp(out);
-    b = slurp(out2);
+    a = hs_test_slurp(out);
+    b = hs_test_slurp(out2);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_STRING_EQUAL(a, b);            /* deterministic */
@@ -859,7 +840,7 @@ static void test_cli_bad_input(void)
         hs_run_hetsim(&r, "ingest", "--type", "x", trace, "-o", keep, NULL);
         hs_run_free(&r);
         {
-            char *k = slurp(keep);
+            char *k = hs_test_slurp(keep);
             CU_ASSERT_STRING_EQUAL(k, "old: content\n");
             free(k);
         }

@@ -78,23 +78,6 @@ static size_t hs__count_lines(const char *path, const char *skip_prefix)
     return n;
 }
 
-static char *hs__slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *b;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = malloc((size_t)n + 1);
-    b[fread(b, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return b;
-}
-
 static void test_png_size_reader(void)
 {
     /* a hand-made PNG header: 8-byte signature, IHDR of 640 x 480 */
@@ -167,7 +150,7 @@ static void test_timeline_png(void)
     snprintf(la, sizeof la, "%s/lanes.dat", keep);
     HS_ASSERT_I64_EQ(hs__count_lines(ev, "#"), want);
     HS_ASSERT_I64_EQ(hs__count_lines(la, NULL), 12);
-    text = hs__slurp(la);
+    text = hs_test_slurp(la);
     HS_ASSERT_STR_CONTAINS(text, "\"A100-0 CPU\"");
     HS_ASSERT_STR_CONTAINS(text, "\"MLU370-1 (MLU370)\"");
     HS_ASSERT_STR_CONTAINS(text, "\"A100-1 ring\"");
@@ -187,7 +170,7 @@ static void test_timeline_png(void)
     CU_ASSERT_FATAL(hs_run_hetsim(&out, "plot", h5, "-o", svg, NULL) == 0);
     HS_ASSERT_I64_EQ(out.status, 0);
     hs_run_free(&out);
-    text = hs__slurp(svg);
+    text = hs_test_slurp(svg);
     HS_ASSERT_STR_CONTAINS(text, "<svg");
     HS_ASSERT_STR_CONTAINS(text, "ring all-reduce: send");
     free(text);
@@ -234,7 +217,7 @@ static void test_large_ring_per_type(void)
     snprintf(la, sizeof la, "%s/lanes.dat", keep);
     /* 2 types x (slowest, fastest) = 4 devices, 3 lanes each */
     HS_ASSERT_I64_EQ(hs__count_lines(la, NULL), 12);
-    text = hs__slurp(la);
+    text = hs_test_slurp(la);
     /* closed form grows with the index: per type the last is slowest,
        the first fastest (A100 = even ids 0..38, MLU370 = odd 1..39) */
     HS_ASSERT_STR_CONTAINS(text, "\"A100-0 CPU\"");
@@ -284,7 +267,7 @@ static void test_steps_and_sweep(void)
        end (57.5 + 10 x 4 = 97.5 ms) and MLU370's backward end
        (55 + 2.5 + 80 = 137.5 ms), for every device */
     snprintf(dat, sizeof dat, "%s/steps.dat", keep);
-    text = hs__slurp(dat);
+    text = hs_test_slurp(dat);
     HS_ASSERT_STR_CONTAINS(text, "\"A100 (3 devices)\" 71.504 137.5\n");
     HS_ASSERT_STR_CONTAINS(text, "\"MLU370 (3 devices)\" 97.505 137.5\n");
     HS_ASSERT_STR_CONTAINS(text, "\"cluster\" 97.505 137.5\n");

@@ -32,152 +32,117 @@ static const char *hs__bound_name(hs_bound_t b)
 
 /* --- JSON ---------------------------------------------------------- */
 
-#define HS__S(g, str) \
-    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
-
-static void hs__kv_i64(yajl_gen g, const char *k, int64_t v)
-{
-    HS__S(g, k);
-    yajl_gen_integer(g, (long long)v);
-}
-
-static void hs__kv_str(yajl_gen g, const char *k, const char *v)
-{
-    HS__S(g, k);
-    if (v == NULL)
-        yajl_gen_null(g);
-    else
-        HS__S(g, v);
-}
-
-static void hs__kv_dbl(yajl_gen g, const char *k, double v)
-{
-    HS__S(g, k);
-    yajl_gen_double(g, v);
-}
-
 static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
                      int per_device)
 {
-    yajl_gen g = yajl_gen_alloc(NULL);
-    const unsigned char *buf;
-    size_t len, i, k;
+    yajl_gen g = hs_cli_json_new();
+    size_t i, k;
     uint32_t lk = p->bottleneck_link;
     const hs_device_t *la = &s->devices[s->ring[lk]];
     const hs_device_t *lb =
         &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
     const hs_device_t *bd = &s->devices[p->bottleneck_device];
-
-    yajl_gen_config(g, yajl_gen_beautify, 1);
     yajl_gen_map_open(g);
-    hs__kv_str(g, "hetsim_version", HS_VERSION);
-    HS__S(g, "scenario");
+    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_js(g, "scenario");
     yajl_gen_map_open(g);
-    hs__kv_str(g, "name", s->name);
-    hs__kv_str(g, "file", s->file);
-    hs__kv_str(g, "model", s->model_label);
+    hs_cli_kv_str(g, "name", s->name);
+    hs_cli_kv_str(g, "file", s->file);
+    hs_cli_kv_str(g, "model", s->model_label);
     yajl_gen_map_close(g);
-    hs__kv_i64(g, "n_devices", (int64_t)s->n_devices);
-    hs__kv_i64(g, "latency_ns", s->latency_ns);
-    HS__S(g, "types");
+    hs_cli_kv_i64(g, "n_devices", (int64_t)s->n_devices);
+    hs_cli_kv_i64(g, "latency_ns", s->latency_ns);
+    hs_cli_js(g, "types");
     yajl_gen_array_open(g);
     for (k = 0; k < s->n_types; k++) {
         const hs_type_t *t = &s->types[k];
         const hs_type_pred_t *tp = &p->types[k];
         yajl_gen_map_open(g);
-        hs__kv_str(g, "name", t->name);
-        hs__kv_i64(g, "count", (int64_t)tp->count);
-        hs__kv_i64(g, "batch", (int64_t)t->batch);
-        HS__S(g, "t_dl_ns");
+        hs_cli_kv_str(g, "name", t->name);
+        hs_cli_kv_i64(g, "count", (int64_t)tp->count);
+        hs_cli_kv_i64(g, "batch", (int64_t)t->batch);
+        hs_cli_js(g, "t_dl_ns");
         if (t->profile.t_dl.known)
             yajl_gen_integer(g, t->profile.t_dl.mean_ns);
         else
             yajl_gen_null(g);
-        hs__kv_i64(g, "t_fwd_ns", tp->t_fwd_ns);
-        hs__kv_i64(g, "t_b1_ns", tp->t_b1_ns);
-        HS__S(g, "t_bwd_ns");
+        hs_cli_kv_i64(g, "t_fwd_ns", tp->t_fwd_ns);
+        hs_cli_kv_i64(g, "t_b1_ns", tp->t_b1_ns);
+        hs_cli_js(g, "t_bwd_ns");
         if (t->profile.t_bwd.known)
             yajl_gen_integer(g, t->profile.t_bwd.mean_ns);
         else
             yajl_gen_null(g);
-        HS__S(g, "t_opt_ns");
+        hs_cli_js(g, "t_opt_ns");
         if (t->profile.t_opt.known)
             yajl_gen_integer(g, t->profile.t_opt.mean_ns);
         else
             yajl_gen_null(g);
-        hs__kv_i64(g, "allreduce_bytes", (int64_t)t->profile.ar_bytes);
-        hs__kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
-        hs__kv_dbl(g, "payload_bytes", tp->payload_bytes);
-        hs__kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
-        hs__kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
-        hs__kv_i64(g, "step_min_ns", tp->t_step_min_ns);
-        hs__kv_i64(g, "step_max_ns", tp->t_step_max_ns);
-        hs__kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
-        hs__kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
-        hs__kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
+        hs_cli_kv_i64(g, "allreduce_bytes", (int64_t)t->profile.ar_bytes);
+        hs_cli_kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
+        hs_cli_kv_dbl(g, "payload_bytes", tp->payload_bytes);
+        hs_cli_kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
+        hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
+        hs_cli_kv_i64(g, "step_min_ns", tp->t_step_min_ns);
+        hs_cli_kv_i64(g, "step_max_ns", tp->t_step_max_ns);
+        hs_cli_kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
+        hs_cli_kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
+        hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
         yajl_gen_map_close(g);
     }
     yajl_gen_array_close(g);
-    HS__S(g, "bottleneck");
+    hs_cli_js(g, "bottleneck");
     yajl_gen_map_open(g);
-    hs__kv_str(g, "device", bd->name);
-    hs__kv_str(g, "type", s->types[bd->type].name);
-    hs__kv_str(g, "bound", hs__bound_name(p->bottleneck_bound));
-    HS__S(g, "link");
+    hs_cli_kv_str(g, "device", bd->name);
+    hs_cli_kv_str(g, "type", s->types[bd->type].name);
+    hs_cli_kv_str(g, "bound", hs__bound_name(p->bottleneck_bound));
+    hs_cli_js(g, "link");
     yajl_gen_map_open(g);
-    hs__kv_i64(g, "ring_pos", lk);
-    hs__kv_str(g, "from", la->name);
-    hs__kv_str(g, "to", lb->name);
-    hs__kv_str(g, "from_addr", la->addr);
-    hs__kv_str(g, "to_addr", lb->addr);
-    hs__kv_dbl(g, "bandwidth_bytes_per_s", s->ring_bw_bytes_per_s[lk]);
-    hs__kv_i64(g, "latency_ns", s->ring_lat_ns[lk]);
-    hs__kv_i64(g, "t_ar_ns", p->dev[s->ring[lk]].t_ar_ns);
+    hs_cli_kv_i64(g, "ring_pos", lk);
+    hs_cli_kv_str(g, "from", la->name);
+    hs_cli_kv_str(g, "to", lb->name);
+    hs_cli_kv_str(g, "from_addr", la->addr);
+    hs_cli_kv_str(g, "to_addr", lb->addr);
+    hs_cli_kv_dbl(g, "bandwidth_bytes_per_s", s->ring_bw_bytes_per_s[lk]);
+    hs_cli_kv_i64(g, "latency_ns", s->ring_lat_ns[lk]);
+    hs_cli_kv_i64(g, "t_ar_ns", p->dev[s->ring[lk]].t_ar_ns);
     yajl_gen_map_close(g);
     yajl_gen_map_close(g);
-    hs__kv_i64(g, "step_ns", p->step_ns);
-    hs__kv_i64(g, "step_extended_ns", p->step_ext_ns);
-    hs__kv_i64(g, "iters_per_epoch", (int64_t)p->iters_per_epoch);
-    hs__kv_i64(g, "epoch_ns", p->epoch_ns);
-    hs__kv_i64(g, "epochs", s->epochs);
-    hs__kv_i64(g, "total_ns", p->total_ns);
-    HS__S(g, "shards_unbalanced");
+    hs_cli_kv_i64(g, "step_ns", p->step_ns);
+    hs_cli_kv_i64(g, "step_extended_ns", p->step_ext_ns);
+    hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)p->iters_per_epoch);
+    hs_cli_kv_i64(g, "epoch_ns", p->epoch_ns);
+    hs_cli_kv_i64(g, "epochs", s->epochs);
+    hs_cli_kv_i64(g, "total_ns", p->total_ns);
+    hs_cli_js(g, "shards_unbalanced");
     yajl_gen_bool(g, p->shards_unbalanced);
-    hs__kv_dbl(g, "shard_coverage", p->shard_coverage);
-    HS__S(g, "warnings");
-    yajl_gen_array_open(g);
-    for (i = 0; i < s->n_warnings; i++)
-        HS__S(g, s->warnings[i]);
-    for (i = 0; i < p->n_warnings; i++)
-        HS__S(g, p->warnings[i]);
-    yajl_gen_array_close(g);
+    hs_cli_kv_dbl(g, "shard_coverage", p->shard_coverage);
+    hs_cli_kv_notes(g, "warnings", s, p->warnings, p->n_warnings);
     if (per_device) {
-        HS__S(g, "devices");
+        hs_cli_js(g, "devices");
         yajl_gen_array_open(g);
         for (i = 0; i < s->n_devices; i++) {
             const hs_device_t *d = &s->devices[i];
             const hs_dev_pred_t *r = &p->dev[i];
             yajl_gen_map_open(g);
-            hs__kv_str(g, "name", d->name);
-            hs__kv_str(g, "type", s->types[d->type].name);
-            hs__kv_str(g, "addr", d->addr);
-            hs__kv_i64(g, "ring_pos", d->ring_pos);
-            hs__kv_dbl(g, "next_bandwidth_bytes_per_s",
+            hs_cli_kv_str(g, "name", d->name);
+            hs_cli_kv_str(g, "type", s->types[d->type].name);
+            hs_cli_kv_str(g, "addr", d->addr);
+            hs_cli_kv_i64(g, "ring_pos", d->ring_pos);
+            hs_cli_kv_dbl(g, "next_bandwidth_bytes_per_s",
                        s->ring_bw_bytes_per_s[d->ring_pos]);
-            hs__kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
-            hs__kv_i64(g, "t_b1_ns", r->t_b1_ns);
-            hs__kv_i64(g, "t_ar_ns", r->t_ar_ns);
-            hs__kv_i64(g, "step_ns", r->t_step_ns);
-            hs__kv_i64(g, "step_extended_ns", r->t_ext_ns);
-            hs__kv_str(g, "bound", hs__bound_name(r->bound));
+            hs_cli_kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
+            hs_cli_kv_i64(g, "t_b1_ns", r->t_b1_ns);
+            hs_cli_kv_i64(g, "t_ar_ns", r->t_ar_ns);
+            hs_cli_kv_i64(g, "step_ns", r->t_step_ns);
+            hs_cli_kv_i64(g, "step_extended_ns", r->t_ext_ns);
+            hs_cli_kv_str(g, "bound", hs__bound_name(r->bound));
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
     }
     yajl_gen_map_close(g);
-    yajl_gen_get_buf(g, &buf, &len);
-    fwrite(buf, 1, len, stdout);
-    yajl_gen_free(g);
+    hs_cli_json_print(g);
 }
 
 /* --- text ---------------------------------------------------------- */
@@ -267,13 +232,7 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
                    r->bound == HS_BOUND_DATA ? "data" : "device");
         }
     }
-    if (s->n_warnings + p->n_warnings > 0) {
-        printf("\nnotes:\n");
-        for (i = 0; i < s->n_warnings; i++)
-            printf("  - %s\n", s->warnings[i]);
-        for (i = 0; i < p->n_warnings; i++)
-            printf("  - %s\n", p->warnings[i]);
-    }
+    hs_cli_print_notes(s, p->warnings, p->n_warnings);
 }
 
 int hs_cli_predict(int argc, char **argv)
@@ -304,11 +263,7 @@ int hs_cli_predict(int argc, char **argv)
                                       argv[i]);
         }
     }
-    if (path != NULL)
-        rc = hs_scenario_load(path, &s, &err);
-    else
-        rc = hs_scenario_load_default(&s, &err);
-    if (rc != HS_OK)
+    if ((rc = hs_cli_load_scenario(path, &s, &err)) != HS_OK)
         return hs_cli_fail(&err);
     if (hs_closed_predict(s, &p, &err) != HS_OK) {
         hs_scenario_free(s);

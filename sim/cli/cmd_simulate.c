@@ -45,30 +45,6 @@ static const char hs__simulate_help[] =
     "  --help           this text\n\n"
     "exit status: 0 ok, 2 bad scenario or option, 3 I/O error.\n";
 
-#define HS__S(g, str) \
-    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
-
-static void hs__kv_i64(yajl_gen g, const char *k, int64_t v)
-{
-    HS__S(g, k);
-    yajl_gen_integer(g, (long long)v);
-}
-
-static void hs__kv_str(yajl_gen g, const char *k, const char *v)
-{
-    HS__S(g, k);
-    if (v == NULL)
-        yajl_gen_null(g);
-    else
-        HS__S(g, v);
-}
-
-static void hs__kv_dbl(yajl_gen g, const char *k, double v)
-{
-    HS__S(g, k);
-    yajl_gen_double(g, v);
-}
-
 static double hs__pct(int64_t sim, int64_t closed)
 {
     return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
@@ -88,100 +64,89 @@ static uint64_t hs__type_count(const hs_scenario_t *s, size_t t)
 static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
                      int per_device)
 {
-    yajl_gen g = yajl_gen_alloc(NULL);
-    const unsigned char *buf;
-    size_t len, i;
-
-    yajl_gen_config(g, yajl_gen_beautify, 1);
+    yajl_gen g = hs_cli_json_new();
+    size_t i;
     yajl_gen_map_open(g);
-    hs__kv_str(g, "hetsim_version", HS_VERSION);
-    HS__S(g, "scenario");
+    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_js(g, "scenario");
     yajl_gen_map_open(g);
-    hs__kv_str(g, "name", s->name);
-    hs__kv_str(g, "file", s->file);
+    hs_cli_kv_str(g, "name", s->name);
+    hs_cli_kv_str(g, "file", s->file);
     yajl_gen_map_close(g);
-    hs__kv_i64(g, "n_devices", (int64_t)r->n_devices);
-    hs__kv_i64(g, "steps", r->steps);
-    hs__kv_str(g, "overlap", hs_replay_overlap_name(r->overlap));
-    hs__kv_str(g, "send", hs_replay_send_name(r->send));
-    HS__S(g, "stochastic");
+    hs_cli_kv_i64(g, "n_devices", (int64_t)r->n_devices);
+    hs_cli_kv_i64(g, "steps", r->steps);
+    hs_cli_kv_str(g, "overlap", hs_replay_overlap_name(r->overlap));
+    hs_cli_kv_str(g, "send", hs_replay_send_name(r->send));
+    hs_cli_js(g, "stochastic");
     yajl_gen_bool(g, r->stochastic);
-    hs__kv_i64(g, "seed", (int64_t)r->seed);
-    hs__kv_i64(g, "n_buckets", r->n_buckets);
-    hs__kv_i64(g, "step_ns", r->step_ns);
-    hs__kv_i64(g, "first_step_ns", r->first_step_ns);
-    hs__kv_i64(g, "closed_step_ns", r->closed_step_ns);
-    hs__kv_i64(g, "closed_ext_step_ns", r->closed_ext_step_ns);
-    hs__kv_i64(g, "diff_ns", r->step_ns - r->closed_step_ns);
-    hs__kv_dbl(g, "diff_pct", hs__pct(r->step_ns, r->closed_step_ns));
-    hs__kv_i64(g, "iters_per_epoch", (int64_t)r->iters_per_epoch);
-    hs__kv_i64(g, "epochs", r->epochs);
-    hs__kv_i64(g, "epoch_ns", r->epoch_ns);
-    hs__kv_i64(g, "total_ns", r->total_ns);
-    HS__S(g, "step_stats");
+    hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
+    hs_cli_kv_i64(g, "n_buckets", r->n_buckets);
+    hs_cli_kv_i64(g, "step_ns", r->step_ns);
+    hs_cli_kv_i64(g, "first_step_ns", r->first_step_ns);
+    hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
+    hs_cli_kv_i64(g, "closed_ext_step_ns", r->closed_ext_step_ns);
+    hs_cli_kv_i64(g, "diff_ns", r->step_ns - r->closed_step_ns);
+    hs_cli_kv_dbl(g, "diff_pct", hs__pct(r->step_ns, r->closed_step_ns));
+    hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)r->iters_per_epoch);
+    hs_cli_kv_i64(g, "epochs", r->epochs);
+    hs_cli_kv_i64(g, "epoch_ns", r->epoch_ns);
+    hs_cli_kv_i64(g, "total_ns", r->total_ns);
+    hs_cli_js(g, "step_stats");
     yajl_gen_map_open(g);
-    hs__kv_i64(g, "mean_ns", r->step_mean_ns);
-    hs__kv_i64(g, "sd_ns", r->step_sd_ns);
-    hs__kv_i64(g, "p50_ns", r->step_p50_ns);
-    hs__kv_i64(g, "p95_ns", r->step_p95_ns);
-    hs__kv_i64(g, "epoch_lo_ns", r->epoch_lo_ns);
-    hs__kv_i64(g, "epoch_hi_ns", r->epoch_hi_ns);
-    hs__kv_i64(g, "total_lo_ns", r->total_lo_ns);
-    hs__kv_i64(g, "total_hi_ns", r->total_hi_ns);
+    hs_cli_kv_i64(g, "mean_ns", r->step_mean_ns);
+    hs_cli_kv_i64(g, "sd_ns", r->step_sd_ns);
+    hs_cli_kv_i64(g, "p50_ns", r->step_p50_ns);
+    hs_cli_kv_i64(g, "p95_ns", r->step_p95_ns);
+    hs_cli_kv_i64(g, "epoch_lo_ns", r->epoch_lo_ns);
+    hs_cli_kv_i64(g, "epoch_hi_ns", r->epoch_hi_ns);
+    hs_cli_kv_i64(g, "total_lo_ns", r->total_lo_ns);
+    hs_cli_kv_i64(g, "total_hi_ns", r->total_hi_ns);
     yajl_gen_map_close(g);
-    HS__S(g, "cluster_step_ns");
+    hs_cli_js(g, "cluster_step_ns");
     yajl_gen_array_open(g);
     for (i = 0; i < r->steps; i++)
         yajl_gen_integer(g, r->cluster_step_ns[i]);
     yajl_gen_array_close(g);
-    HS__S(g, "types");
+    hs_cli_js(g, "types");
     yajl_gen_array_open(g);
     for (i = 0; i < r->n_types; i++) {
         yajl_gen_map_open(g);
-        hs__kv_str(g, "name", s->types[i].name);
-        hs__kv_i64(g, "count", (int64_t)hs__type_count(s, i));
-        hs__kv_i64(g, "closed_ns", r->type_closed_ns[i]);
-        hs__kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
-        hs__kv_i64(g, "sim_ns", r->type_step_ns[i]);
-        hs__kv_i64(g, "diff_ns", r->type_step_ns[i] - r->type_closed_ns[i]);
-        hs__kv_dbl(g, "diff_pct",
+        hs_cli_kv_str(g, "name", s->types[i].name);
+        hs_cli_kv_i64(g, "count", (int64_t)hs__type_count(s, i));
+        hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
+        hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
+        hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
+        hs_cli_kv_i64(g, "diff_ns", r->type_step_ns[i] - r->type_closed_ns[i]);
+        hs_cli_kv_dbl(g, "diff_pct",
                    hs__pct(r->type_step_ns[i], r->type_closed_ns[i]));
         yajl_gen_map_close(g);
     }
     yajl_gen_array_close(g);
     if (per_device) {
-        HS__S(g, "devices");
+        hs_cli_js(g, "devices");
         yajl_gen_array_open(g);
         for (i = 0; i < r->n_devices; i++) {
             yajl_gen_map_open(g);
-            hs__kv_str(g, "name", s->devices[i].name);
-            hs__kv_str(g, "type", s->types[s->devices[i].type].name);
-            hs__kv_i64(g, "ring_pos", s->devices[i].ring_pos);
-            hs__kv_i64(g, "closed_ns", r->dev_closed_ns[i]);
-            hs__kv_i64(g, "closed_ext_ns", r->dev_closed_ext_ns[i]);
-            hs__kv_i64(g, "sim_ns", r->dev_step_ns[i]);
+            hs_cli_kv_str(g, "name", s->devices[i].name);
+            hs_cli_kv_str(g, "type", s->types[s->devices[i].type].name);
+            hs_cli_kv_i64(g, "ring_pos", s->devices[i].ring_pos);
+            hs_cli_kv_i64(g, "closed_ns", r->dev_closed_ns[i]);
+            hs_cli_kv_i64(g, "closed_ext_ns", r->dev_closed_ext_ns[i]);
+            hs_cli_kv_i64(g, "sim_ns", r->dev_step_ns[i]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
     }
-    HS__S(g, "engine");
+    hs_cli_js(g, "engine");
     yajl_gen_map_open(g);
-    hs__kv_i64(g, "events", (int64_t)r->n_events);
-    hs__kv_i64(g, "end_ns", r->end_ns);
-    hs__kv_i64(g, "queue_high_water", (int64_t)r->queue_high_water);
-    hs__kv_i64(g, "state_bytes", (int64_t)r->state_bytes);
+    hs_cli_kv_i64(g, "events", (int64_t)r->n_events);
+    hs_cli_kv_i64(g, "end_ns", r->end_ns);
+    hs_cli_kv_i64(g, "queue_high_water", (int64_t)r->queue_high_water);
+    hs_cli_kv_i64(g, "state_bytes", (int64_t)r->state_bytes);
     yajl_gen_map_close(g);
-    HS__S(g, "notes");
-    yajl_gen_array_open(g);
-    for (i = 0; i < s->n_warnings; i++)
-        HS__S(g, s->warnings[i]);
-    for (i = 0; i < r->n_notes; i++)
-        HS__S(g, r->notes[i]);
-    yajl_gen_array_close(g);
+    hs_cli_kv_notes(g, "notes", s, r->notes, r->n_notes);
     yajl_gen_map_close(g);
-    yajl_gen_get_buf(g, &buf, &len);
-    fwrite(buf, 1, len, stdout);
-    yajl_gen_free(g);
+    hs_cli_json_print(g);
 }
 
 static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
@@ -256,13 +221,7 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     printf("\nengine: %" PRIu64 " events, queue peak %zu, %zu bytes of "
            "state\n",
            r->n_events, r->queue_high_water, r->state_bytes);
-    if (s->n_warnings + r->n_notes > 0) {
-        printf("\nnotes:\n");
-        for (i = 0; i < s->n_warnings; i++)
-            printf("  - %s\n", s->warnings[i]);
-        for (i = 0; i < r->n_notes; i++)
-            printf("  - %s\n", r->notes[i]);
-    }
+    hs_cli_print_notes(s, r->notes, r->n_notes);
 }
 
 static int hs__parse_u64(const char *t, uint64_t *out)
@@ -352,8 +311,7 @@ int hs_cli_simulate(int argc, char **argv)
         return hs_cli_usage_error("simulate",
                                   "--send: '%s' is not rendezvous or eager",
                                   send);
-    rc = path != NULL ? hs_scenario_load(path, &s, &err)
-                      : hs_scenario_load_default(&s, &err);
+    rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     /* options override the scenario's simulate: section */

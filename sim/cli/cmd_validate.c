@@ -45,9 +45,6 @@ static const char hs__validate_help[] =
     "exit status: 0 ok or no tolerance given, 1 beyond the tolerance,\n"
     "2 bad scenario or option, 3 I/O error.\n";
 
-#define HS__S(g, str) \
-    yajl_gen_string((g), (const unsigned char *)(str), strlen(str))
-
 static double hs__pct(int64_t sim, int64_t closed)
 {
     return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
@@ -56,13 +53,13 @@ static double hs__pct(int64_t sim, int64_t closed)
 
 static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
 {
-    HS__S(g, "closed_ns");
+    hs_cli_js(g, "closed_ns");
     yajl_gen_integer(g, closed);
-    HS__S(g, "sim_ns");
+    hs_cli_js(g, "sim_ns");
     yajl_gen_integer(g, sim);
-    HS__S(g, "diff_ns");
+    hs_cli_js(g, "diff_ns");
     yajl_gen_integer(g, sim - closed);
-    HS__S(g, "diff_pct");
+    hs_cli_js(g, "diff_pct");
     yajl_gen_double(g, hs__pct(sim, closed));
 }
 
@@ -156,8 +153,7 @@ int hs_cli_validate(int argc, char **argv)
                                       "one SCENARIO only (got '%s' too)", o);
         }
     }
-    rc = path != NULL ? hs_scenario_load(path, &s, &err)
-                      : hs_scenario_load_default(&s, &err);
+    rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     if (steps > 0)
@@ -179,69 +175,57 @@ int hs_cli_validate(int argc, char **argv)
     if (have_tol && !(fabs(hs__pct(r->step_ns, cclosed)) <= tol))
         ok = 0;
     if (json) {
-        yajl_gen g = yajl_gen_alloc(NULL);
-        const unsigned char *buf;
-        size_t len;
-
-        yajl_gen_config(g, yajl_gen_beautify, 1);
+        yajl_gen g = hs_cli_json_new();
         yajl_gen_map_open(g);
-        HS__S(g, "hetsim_version");
-        HS__S(g, HS_VERSION);
-        HS__S(g, "scenario");
+        hs_cli_js(g, "hetsim_version");
+        hs_cli_js(g, HS_VERSION);
+        hs_cli_js(g, "scenario");
         yajl_gen_map_open(g);
-        HS__S(g, "name");
+        hs_cli_js(g, "name");
         if (s->name != NULL)
-            HS__S(g, s->name);
+            hs_cli_js(g, s->name);
         else
             yajl_gen_null(g);
-        HS__S(g, "file");
-        HS__S(g, s->file);
+        hs_cli_js(g, "file");
+        hs_cli_js(g, s->file);
         yajl_gen_map_close(g);
-        HS__S(g, "formula");
-        HS__S(g, source ? "source" : "extended");
-        HS__S(g, "overlap");
-        HS__S(g, hs_replay_overlap_name(r->overlap));
-        HS__S(g, "send");
-        HS__S(g, hs_replay_send_name(r->send));
-        HS__S(g, "steps");
+        hs_cli_js(g, "formula");
+        hs_cli_js(g, source ? "source" : "extended");
+        hs_cli_js(g, "overlap");
+        hs_cli_js(g, hs_replay_overlap_name(r->overlap));
+        hs_cli_js(g, "send");
+        hs_cli_js(g, hs_replay_send_name(r->send));
+        hs_cli_js(g, "steps");
         yajl_gen_integer(g, r->steps);
-        HS__S(g, "types");
+        hs_cli_js(g, "types");
         yajl_gen_array_open(g);
         for (t = 0; t < r->n_types; t++) {
             yajl_gen_map_open(g);
-            HS__S(g, "name");
-            HS__S(g, s->types[t].name);
-            HS__S(g, "count");
+            hs_cli_js(g, "name");
+            hs_cli_js(g, s->types[t].name);
+            hs_cli_js(g, "count");
             yajl_gen_integer(g, (long long)hs__type_count(s, t));
             hs__row(g, tclosed[t], r->type_step_ns[t]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        HS__S(g, "cluster");
+        hs_cli_js(g, "cluster");
         yajl_gen_map_open(g);
         hs__row(g, cclosed, r->step_ns);
         yajl_gen_map_close(g);
-        HS__S(g, "tolerance_pct");
+        hs_cli_js(g, "tolerance_pct");
         if (have_tol)
             yajl_gen_double(g, tol);
         else
             yajl_gen_null(g);
-        HS__S(g, "within_tolerance");
+        hs_cli_js(g, "within_tolerance");
         if (have_tol)
             yajl_gen_bool(g, ok);
         else
             yajl_gen_null(g);
-        HS__S(g, "notes");
-        yajl_gen_array_open(g);
-        for (t = 0; t < s->n_warnings; t++)
-            HS__S(g, s->warnings[t]);
-        for (t = 0; t < r->n_notes; t++)
-            HS__S(g, r->notes[t]);
-        yajl_gen_array_close(g);
+        hs_cli_kv_notes(g, "notes", s, r->notes, r->n_notes);
         yajl_gen_map_close(g);
-        yajl_gen_get_buf(g, &buf, &len);
-        fwrite(buf, 1, len, stdout);
-        yajl_gen_free(g);
+        hs_cli_json_print(g);
     } else {
         printf("hetsim %s -- closed form (%s) vs replay (%u steps, overlap "
                "%s, send %s)\n",

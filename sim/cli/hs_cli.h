@@ -6,9 +6,14 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
 
 #include "hs_error.h"
+#include "hs_scenario.h"
 
 int hs_cli_predict(int argc, char **argv);
 int hs_cli_simulate(int argc, char **argv);
@@ -24,5 +29,26 @@ int hs_cli_fail(const hs_error_t *err);
 /* Prints "hetsim CMD: msg" and the hint to use --help; returns 2. */
 int hs_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Loads the scenario at path, or the embedded default when path is NULL. */
+hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
+                              hs_error_t *err);
+
+/* JSON output, written with yajl's generator: a beautified generator,
+   keys and values, and the final print to stdout (frees g). */
+yajl_gen hs_cli_json_new(void);
+void hs_cli_js(yajl_gen g, const char *str);
+void hs_cli_kv_i64(yajl_gen g, const char *key, int64_t v);
+void hs_cli_kv_str(yajl_gen g, const char *key, const char *v); /* NULL: null */
+void hs_cli_kv_dbl(yajl_gen g, const char *key, double v);
+/* "key": [the scenario's load warnings, then extra[0..n_extra)] */
+void hs_cli_kv_notes(yajl_gen g, const char *key, const hs_scenario_t *s,
+                     char *const *extra, size_t n_extra);
+void hs_cli_json_print(yajl_gen g);
+
+/* Prints "notes:" and one "  - " line per scenario warning and extra[i];
+   nothing when there are none. */
+void hs_cli_print_notes(const hs_scenario_t *s, char *const *extra,
+                        size_t n_extra);
 
 #endif
