@@ -1,7 +1,7 @@
 /*
  * cmd_ingest.c -- `hetsim ingest`: PyTorch profiler traces (one per rank
  * of one device type's sub-system) to a per-type profile YAML, or a
- * per-step table.  The rules are in traces/INGEST.md.
+ * per-step table.  The rules are in README.md.
  */
 #include <inttypes.h>
 #include <stdio.h>

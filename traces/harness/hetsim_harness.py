@@ -19,7 +19,7 @@ into --out:
                         size, the device type, the torch version, the data
                         share and its seed, and the harness's own per-step
                         timings (data load, forward, backward, optimizer,
-                        whole step).  Format: traces/harness/README.md.
+                        whole step).  Format: README.md, "The harness".
 
 Both files are written to a temporary name and renamed, so a rank that dies
 leaves no half-written file.  The script works with PyTorch 1.13 (Debian's
