@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "hs_file.h"
 #include "hs_units.h"
 
 extern const char hs_default_scenario_yaml[];
@@ -456,48 +457,6 @@ static hs_err_t hs__get_path(hs__ctx_t *c, yaml_node_t *n, const char *what,
     return HS_OK;
 }
 
-/* Reads a whole file into a NUL-terminated buffer. */
-static hs_err_t hs__read_file(const char *path, char **out, size_t *len,
-                              hs_error_t *err)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-
-    if (f == NULL)
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
-                            strerror(errno));
-    for (;;) {
-        size_t got;
-        if (n + 65536 + 1 > cap) {
-            char *p;
-            cap = cap ? cap * 2 : 65536 * 2;
-            p = realloc(buf, cap);
-            if (p == NULL) {
-                free(buf);
-                fclose(f);
-                return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
-                                    "out of memory");
-            }
-            buf = p;
-        }
-        got = fread(buf + n, 1, 65536, f);
-        n += got;
-        if (got < 65536)
-            break;
-    }
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "read error");
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return HS_OK;
-}
-
 /* Parses text into doc; a syntax error becomes file:line:col. */
 static hs_err_t hs__load_doc(const char *name, const char *text, size_t len,
                              yaml_document_t *doc, hs_error_t *err)
@@ -649,7 +608,7 @@ static hs_err_t hs__profile_file(const char *path, hs_profile_t *p,
     hs_scenario_t tmp;
 
     memset(&tmp, 0, sizeof tmp);
-    if ((rc = hs__read_file(path, &text, &len, err)) != HS_OK)
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
     rc = hs__load_doc(path, text, len, &doc, err);
     if (rc != HS_OK) {
@@ -1640,7 +1599,7 @@ static hs_err_t hs__read_links_csv(hs__ctx_t *c, const char *path,
     unsigned long lineno = 0;
     hs_err_t rc;
 
-    if ((rc = hs__read_file(path, &text, &len, c->err)) != HS_OK)
+    if ((rc = hs_file_read(path, &text, &len, c->err)) != HS_OK)
         return rc;
     for (line = text; line != NULL && *line; line = save) {
         char *nl = strchr(line, '\n'), *f[5];
@@ -2318,7 +2277,7 @@ hs_err_t hs_scenario_load(const char *path, hs_scenario_t **out,
     hs_err_t rc;
 
     *out = NULL;
-    if ((rc = hs__read_file(path, &text, &len, err)) != HS_OK)
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
     dir = hs__dirname(path);
     if (dir == NULL) {

@@ -29,188 +29,40 @@
 #include "hs_scenario.h"
 #include "hs_spawn.h"
 #include "hs_test.h"
+#include "hs_testnet.h"
 
-/* --- helpers -------------------------------------------------------- */
-
-static const char *hs__which(const char *prog)
-{
-    static char buf[4][256];
-    static int slot;
-    static const char *const dirs[] = {"/usr/sbin", "/usr/bin", "/sbin",
-                                       "/bin", "/usr/local/bin", NULL};
-    char *b = buf[slot++ % 4];
-    int i;
-
-    for (i = 0; dirs[i] != NULL; i++) {
-        snprintf(b, sizeof buf[0], "%s/%s", dirs[i], prog);
-        if (access(b, X_OK) == 0)
-            return b;
-    }
-    return NULL;
-}
-
-/* Runs argv quietly; returns its exit status (-1: could not run). */
-static int hs__sh(char *const argv[], char **err_out)
-{
-    hs_run_t r;
-    int st;
-
-    if (hs_run(argv, &r) != 0)
-        return -1;
-    st = r.status;
-    if (st != 0 && err_out == NULL)
-        fprintf(stderr, "  [%s %s %s ...] -> %d: %s", argv[0], argv[1],
-                argv[2] ? argv[2] : "", st, r.err);
-    if (err_out != NULL)
-        *err_out = strdup(r.err ? r.err : "");
-    hs_run_free(&r);
-    return st;
-}
-
-static char hs__ip[256], hs__tc[256];
+/* --- the test network ------------------------------------------------ */
 
 #define HS__NHOST 3
 static const unsigned hs__rate_mbit[HS__NHOST] = {50, 100, 200};
-static char hs__pfx[32];
-static char hs__ns[HS__NHOST + 1][48];  /* [0..2] hosts, [3] switch */
-static char hs__addr[HS__NHOST][32];
-static int hs__ns_made[HS__NHOST + 1];
+static hs_testnet_t hs__net;
 
-/* Kills what is left in namespace ns (processes this test started there)
-   and deletes it. */
-static void hs__ns_del(const char *ns)
-{
-    char *pids = NULL;
-    char *argv_p[] = {hs__ip, "netns", "pids", (char *)ns, NULL};
-    char *argv_d[] = {hs__ip, "netns", "del", (char *)ns, NULL};
-
-    if (hs__sh(argv_p, &pids) == 0 && pids != NULL) {
-        char *p = pids, *end;
-
-        for (;;) {
-            long pid = strtol(p, &end, 10);
-
-            if (end == p)
-                break;
-            if (pid > 1)
-                kill((pid_t)pid, SIGKILL);
-            p = end;
-        }
-    }
-    free(pids);
-    hs__sh(argv_d, &pids);
-    free(pids);
-}
-
-static void hs__cleanup(void)
-{
-    int i;
-
-    for (i = 0; i <= HS__NHOST; i++)
-        if (hs__ns_made[i]) {
-            hs__ns_del(hs__ns[i]);
-            hs__ns_made[i] = 0;
-        }
-}
-
-static void hs__on_signal(int sig)
-{
-    hs__cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-#define HS__RUN(...)                                                        \
-    do {                                                                    \
-        char *hs__v[] = {__VA_ARGS__, NULL};                                \
-        if (hs__sh(hs__v, NULL) != 0)                                       \
-            goto fail;                                                      \
-    } while (0)
-
-/* Builds the test network.  Returns 1 when ready, 0 when it failed (the
-   caller asserts), -1 when this machine cannot (reason printed). */
+/* Builds the test network once.  Returns 1 when ready, 0 when it failed
+   (the caller asserts), -1 when this machine cannot (reason printed). */
 static int hs__net_setup(void)
 {
     static int state;   /* 0 not tried, 1 ready, -1 impossible, 2 failed */
-    const char *p;
-    char *why = NULL;
-    int i;
+    char why[512], buf[256];
+    int rc;
 
     if (state != 0)
         return state == 2 ? 0 : state;
-    state = -1;
-    if (!hs_test_require_root("measure-bw network namespaces"))
-        return -1;
-    if ((p = hs__which("ip")) == NULL) {
-        hs_test_skip("measure-bw network", "ip (iproute2) not installed");
-        return -1;
-    }
-    snprintf(hs__ip, sizeof hs__ip, "%s", p);
-    if ((p = hs__which("tc")) == NULL) {
-        hs_test_skip("measure-bw network", "tc (iproute2) not installed");
-        return -1;
-    }
-    snprintf(hs__tc, sizeof hs__tc, "%s", p);
-    if (hs__which("iperf3") == NULL) {
+    if (hs_test_which("iperf3", buf, sizeof buf) == NULL) {
         hs_test_skip("measure-bw network", "iperf3 not installed");
-        return -1;
+        return state = -1;
     }
-    snprintf(hs__pfx, sizeof hs__pfx, "hsbw%ld", (long)getpid());
-    for (i = 0; i < HS__NHOST; i++) {
-        snprintf(hs__ns[i], sizeof hs__ns[i], "%sh%d", hs__pfx, i);
-        snprintf(hs__addr[i], sizeof hs__addr[i], "198.18.%d.%d",
-                 (int)(getpid() % 200), 10 + i);
+    rc = hs_testnet_up(&hs__net, "hsbw", HS__NHOST, NULL, 18,
+                       hs__rate_mbit, why, sizeof why);
+    if (rc == 0) {
+        hs_test_skip("measure-bw network", why);
+        return state = -1;
     }
-    snprintf(hs__ns[HS__NHOST], sizeof hs__ns[0], "%ssw", hs__pfx);
-    atexit(hs__cleanup);
-    signal(SIGINT, hs__on_signal);
-    signal(SIGTERM, hs__on_signal);
-    {
-        char *argv[] = {hs__ip, "netns", "add", hs__ns[HS__NHOST], NULL};
-
-        if (hs__sh(argv, &why) != 0) {
-            char msg[512];
-
-            snprintf(msg, sizeof msg, "`ip netns add` fails here: %s",
-                     why ? why : "");
-            hs_test_skip("measure-bw network", msg);
-            free(why);
-            return -1;
-        }
-        free(why);
-        hs__ns_made[HS__NHOST] = 1;
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", why);
+        state = 2;
+        return 0;
     }
-    state = 2;
-    HS__RUN(hs__ip, "-n", hs__ns[HS__NHOST], "link", "add", "br0", "type",
-            "bridge");
-    HS__RUN(hs__ip, "-n", hs__ns[HS__NHOST], "link", "set", "br0", "up");
-    for (i = 0; i < HS__NHOST; i++) {
-        char v[32], pe[32], cidr[48], rate[32];
-
-        snprintf(v, sizeof v, "hsv%ld%d", (long)getpid() % 100000, i);
-        snprintf(pe, sizeof pe, "hsp%ld%d", (long)getpid() % 100000, i);
-        snprintf(cidr, sizeof cidr, "%s/24", hs__addr[i]);
-        snprintf(rate, sizeof rate, "%umbit", hs__rate_mbit[i]);
-        HS__RUN(hs__ip, "netns", "add", hs__ns[i]);
-        hs__ns_made[i] = 1;
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "add", v, "type", "veth",
-                "peer", "name", pe, "netns", hs__ns[HS__NHOST]);
-        HS__RUN(hs__ip, "-n", hs__ns[HS__NHOST], "link", "set", pe,
-                "master", "br0");
-        HS__RUN(hs__ip, "-n", hs__ns[HS__NHOST], "link", "set", pe, "up");
-        HS__RUN(hs__ip, "-n", hs__ns[i], "addr", "add", cidr, "dev", v);
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "set", v, "up");
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "set", "lo", "up");
-        HS__RUN(hs__ip, "netns", "exec", hs__ns[i], hs__tc, "qdisc", "add",
-                "dev", v, "root", "tbf", "rate", rate, "burst", "64kb",
-                "latency", "50ms");
-    }
-    state = 1;
-    return 1;
-fail:
-    fprintf(stderr, "test network setup failed\n");
-    hs__cleanup();
-    return 0;
+    return state = 1;
 }
 
 /* --- unit part -------------------------------------------------------- */
@@ -316,7 +168,7 @@ static void test_loopback(void)
     char *text;
     static char path[4096];
 
-    if (hs__which("iperf3") == NULL) {
+    if (hs_test_which("iperf3", path, sizeof path) == NULL) {
         hs_test_skip("measure-bw loopback", "iperf3 not installed");
         return;
     }
@@ -364,7 +216,7 @@ static void hs__check_rate(const char *what, double bw_bytes_per_s,
 static void test_netns_library(void)
 {
     hs_nm_host_t h[HS__NHOST];
-    char *launcher[] = {hs__ip, "netns", "exec", "{name}", NULL};
+    char *launcher[] = {hs__net.ip, "netns", "exec", "{name}", NULL};
     hs_nm_opts_t o;
     hs_nm_result_t r;
     hs_error_t err;
@@ -375,8 +227,8 @@ static void test_netns_library(void)
         return;
     CU_ASSERT_FATAL(st == 1);
     for (i = 0; i < HS__NHOST; i++) {
-        h[i].name = hs__ns[i];
-        h[i].addr = hs__addr[i];
+        h[i].name = hs__net.ns[i];
+        h[i].addr = hs__net.addr[i];
     }
     hs_nm_opts_init(&o);
     o.launcher = launcher;
@@ -392,8 +244,8 @@ static void test_netns_library(void)
     for (k = 0; k < r.n_pairs; k++) {
         char what[128];
 
-        snprintf(what, sizeof what, "%s -> %s", hs__addr[r.pairs[k].from],
-                 hs__addr[r.pairs[k].to]);
+        snprintf(what, sizeof what, "%s -> %s", hs__net.addr[r.pairs[k].from],
+                 hs__net.addr[r.pairs[k].to]);
         CU_ASSERT(r.pairs[k].ok);
         if (r.pairs[k].ok)
             hs__check_rate(what, r.pairs[k].bw_bytes_per_s,
@@ -426,8 +278,8 @@ static const char *hs__scenario(const char *dir)
              "network: {default_bandwidth: 1Gbps}\n"
              "profiling:\n"
              "  launcher: [%s, netns, exec, \"{name}\"]\n",
-             hs__ns[0], hs__addr[0], hs__ns[1], hs__addr[1], hs__ns[2],
-             hs__addr[2], hs__ip);
+             hs__net.ns[0], hs__net.addr[0], hs__net.ns[1], hs__net.addr[1], hs__net.ns[2],
+             hs__net.addr[2], hs__net.ip);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
     f = fopen(path, "w");
     if (f != NULL) {
@@ -474,9 +326,9 @@ static void test_netns_cli(void)
             continue;
         }
         for (i = 0; i < HS__NHOST; i++) {
-            if (strcmp(a, hs__addr[i]) == 0)
+            if (strcmp(a, hs__net.addr[i]) == 0)
                 from = i;
-            if (strcmp(b, hs__addr[i]) == 0)
+            if (strcmp(b, hs__net.addr[i]) == 0)
                 to = i;
         }
         CU_ASSERT(from >= 0 && to == (from + 1) % HS__NHOST);
@@ -520,7 +372,7 @@ static void test_netns_cli(void)
                 int i;
 
                 for (i = 0; i < HS__NHOST; i++)
-                    if (strcmp(d->addr, hs__addr[i]) == 0)
+                    if (strcmp(d->addr, hs__net.addr[i]) == 0)
                         hs__check_rate(d->name,
                                        s->ring_bw_bytes_per_s[k],
                                        hs__rate_mbit[i]);
@@ -533,7 +385,7 @@ static void test_netns_cli(void)
 static void test_netns_unreachable(void)
 {
     hs_nm_host_t h[3];
-    char *launcher[] = {hs__ip, "netns", "exec", "{name}", NULL};
+    char *launcher[] = {hs__net.ip, "netns", "exec", "{name}", NULL};
     char ghost[32], csv[4096], part[4096];
     hs_nm_opts_t o;
     hs_nm_result_t r;
@@ -555,12 +407,12 @@ static void test_netns_unreachable(void)
        connect; ghost -> h1 (inside h1's namespace) and h1 -> h0 (shaped
        at 100 Mbit/s) are measured. */
     snprintf(ghost, sizeof ghost, "198.18.%d.99", (int)(getpid() % 200));
-    h[0].name = hs__ns[0];
-    h[0].addr = hs__addr[0];
-    h[1].name = hs__ns[1];
+    h[0].name = hs__net.ns[0];
+    h[0].addr = hs__net.addr[0];
+    h[1].name = hs__net.ns[1];
     h[1].addr = ghost;
-    h[2].name = hs__ns[1];
-    h[2].addr = hs__addr[1];
+    h[2].name = hs__net.ns[1];
+    h[2].addr = hs__net.addr[1];
     memset(&fake, 0, sizeof fake);
     memset(dev, 0, sizeof dev);
     for (st = 0; st < 3; st++) {
@@ -609,9 +461,9 @@ static void test_netns_unreachable(void)
     {
         char row[128];
 
-        snprintf(row, sizeof row, "%s,%s,", hs__addr[1], hs__addr[0]);
+        snprintf(row, sizeof row, "%s,%s,", hs__net.addr[1], hs__net.addr[0]);
         HS_ASSERT_STR_CONTAINS(text, row);
-        snprintf(row, sizeof row, "%s,%s,", hs__addr[0], ghost);
+        snprintf(row, sizeof row, "%s,%s,", hs__net.addr[0], ghost);
         CU_ASSERT(strstr(text, row) == NULL);
     }
     free(text);
@@ -621,14 +473,14 @@ static void test_netns_cleanup(void)
 {
     int st = hs__net_setup(), i;
     char *out = NULL;
-    char *argv[] = {hs__ip, "netns", "list", NULL};
+    char *argv[] = {hs__net.ip, "netns", "list", NULL};
 
     if (st < 0)
         return;
-    hs__cleanup();
-    CU_ASSERT_EQUAL(hs__sh(argv, &out), 0);
+    hs_testnet_down(&hs__net);
+    CU_ASSERT_EQUAL(hs_test_sh(argv, &out), 0);
     for (i = 0; i <= HS__NHOST; i++)
-        CU_ASSERT(out == NULL || strstr(out, hs__ns[i]) == NULL);
+        CU_ASSERT(out == NULL || strstr(out, hs__net.ns[i]) == NULL);
     free(out);
 }
 

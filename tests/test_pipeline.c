@@ -35,166 +35,31 @@
 #include "hs_scenario.h"
 #include "hs_spawn.h"
 #include "hs_test.h"
+#include "hs_testnet.h"
 
 #define HS__N 4
 static const unsigned hs__rate[HS__N] = {100, 100, 200, 200};
 static const char *const hs__type_of[HS__N] = {"small", "small", "large",
                                                "large"};
 
-static char hs__ip[256], hs__tc[256], hs__py[256];
-static char hs__ns[HS__N + 1][48];
-static char hs__addr[HS__N][32];
-static int hs__made[HS__N + 1];
+static char hs__py[256];
+static hs_testnet_t hs__net;
 static int hs__netns;       /* 1: namespaces, 0: local */
-
-static const char *hs__which(const char *prog, char *buf, size_t len)
-{
-    static const char *const dirs[] = {"/usr/sbin", "/usr/bin", "/sbin",
-                                       "/bin", "/usr/local/bin", NULL};
-    int i;
-
-    for (i = 0; dirs[i] != NULL; i++) {
-        snprintf(buf, len, "%s/%s", dirs[i], prog);
-        if (access(buf, X_OK) == 0)
-            return buf;
-    }
-    return NULL;
-}
-
-static int hs__sh(char *const argv[], char **err_out)
-{
-    hs_run_t r;
-    int st;
-
-    if (hs_run(argv, &r) != 0)
-        return -1;
-    st = r.status;
-    if (st != 0 && err_out == NULL)
-        fprintf(stderr, "  [%s %s %s ...] -> %d: %s", argv[0], argv[1],
-                argv[2] ? argv[2] : "", st, r.err);
-    if (err_out != NULL)
-        *err_out = strdup(r.err ? r.err : "");
-    hs_run_free(&r);
-    return st;
-}
-
-static void hs__ns_del(const char *ns)
-{
-    char *pids = NULL;
-    char *argv_p[] = {hs__ip, "netns", "pids", (char *)ns, NULL};
-    char *argv_d[] = {hs__ip, "netns", "del", (char *)ns, NULL};
-
-    if (hs__sh(argv_p, &pids) == 0 && pids != NULL) {
-        char *p = pids, *end;
-
-        for (;;) {
-            long pid = strtol(p, &end, 10);
-
-            if (end == p)
-                break;
-            if (pid > 1)
-                kill((pid_t)pid, SIGKILL);
-            p = end;
-        }
-    }
-    free(pids);
-    pids = NULL;
-    hs__sh(argv_d, &pids);
-    free(pids);
-}
-
-static void hs__cleanup(void)
-{
-    int i;
-
-    for (i = 0; i <= HS__N; i++)
-        if (hs__made[i]) {
-            hs__ns_del(hs__ns[i]);
-            hs__made[i] = 0;
-        }
-}
-
-static void hs__on_signal(int sig)
-{
-    hs__cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-#define HS__RUN(...)                                                        \
-    do {                                                                    \
-        char *hs__v[] = {__VA_ARGS__, NULL};                                \
-        if (hs__sh(hs__v, NULL) != 0)                                       \
-            goto fail;                                                      \
-    } while (0)
 
 /* Namespaces when possible: 1 made, 0 not possible here (local run),
    -1 setup failed. */
 static int hs__net_setup(void)
 {
-    char *why = NULL;
-    int i;
-    long pid = (long)getpid();
+    static const char *const suffix[HS__N] = {"small0", "small1", "large2",
+                                              "large3"};
+    char why[512];
+    int rc = hs_testnet_up(&hs__net, "hspl", HS__N, suffix, 19, hs__rate,
+                           why, sizeof why);
 
-    if (geteuid() != 0) {
-        printf("\n  (not root: the chain runs on local processes and "
-               "loopback addresses)");
-        return 0;
-    }
-    if (hs__which("ip", hs__ip, sizeof hs__ip) == NULL
-        || hs__which("tc", hs__tc, sizeof hs__tc) == NULL) {
-        printf("\n  (no ip/tc: the chain runs locally)");
-        return 0;
-    }
-    snprintf(hs__ns[HS__N], sizeof hs__ns[0], "hspl%ldsw", pid);
-    atexit(hs__cleanup);
-    signal(SIGINT, hs__on_signal);
-    signal(SIGTERM, hs__on_signal);
-    {
-        char *argv[] = {hs__ip, "netns", "add", hs__ns[HS__N], NULL};
-
-        if (hs__sh(argv, &why) != 0) {
-            printf("\n  (`ip netns add` fails here: %s; the chain runs "
-                   "locally)", why ? why : "");
-            free(why);
-            return 0;
-        }
-        free(why);
-        hs__made[HS__N] = 1;
-    }
-    HS__RUN(hs__ip, "-n", hs__ns[HS__N], "link", "add", "br0", "type",
-            "bridge");
-    HS__RUN(hs__ip, "-n", hs__ns[HS__N], "link", "set", "br0", "up");
-    for (i = 0; i < HS__N; i++) {
-        char pe[32], cidr[48], rate[32];
-
-        snprintf(hs__ns[i], sizeof hs__ns[i], "hspl%ld%s%d", pid,
-                 hs__type_of[i], i);
-        snprintf(hs__addr[i], sizeof hs__addr[i], "198.19.%ld.%d",
-                 pid % 250, 10 + i);
-        snprintf(pe, sizeof pe, "hspl%ld%d", pid % 100000, i);
-        snprintf(cidr, sizeof cidr, "%s/24", hs__addr[i]);
-        snprintf(rate, sizeof rate, "%umbit", hs__rate[i]);
-        HS__RUN(hs__ip, "netns", "add", hs__ns[i]);
-        hs__made[i] = 1;
-        /* inside every namespace the device's interface is eth0 */
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "add", "eth0", "type",
-                "veth", "peer", "name", pe, "netns", hs__ns[HS__N]);
-        HS__RUN(hs__ip, "-n", hs__ns[HS__N], "link", "set", pe, "master",
-                "br0");
-        HS__RUN(hs__ip, "-n", hs__ns[HS__N], "link", "set", pe, "up");
-        HS__RUN(hs__ip, "-n", hs__ns[i], "addr", "add", cidr, "dev",
-                "eth0");
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "set", "eth0", "up");
-        HS__RUN(hs__ip, "-n", hs__ns[i], "link", "set", "lo", "up");
-        HS__RUN(hs__ip, "netns", "exec", hs__ns[i], hs__tc, "qdisc", "add",
-                "dev", "eth0", "root", "tbf", "rate", rate, "burst", "64kb",
-                "latency", "50ms");
-    }
-    return 1;
-fail:
-    hs__cleanup();
-    return -1;
+    if (rc == 0)
+        printf("\n  (%s: the chain runs on local processes and loopback "
+               "addresses)", why);
+    return rc;
 }
 
 static int hs__python_ok(void)
@@ -232,7 +97,7 @@ static const char *hs__write_scenario(const char *dir)
     if (hs__netns) {
         snprintf(launcher, sizeof launcher,
                  ",\n             launcher: [%s, netns, exec, \"{name}\"]",
-                 hs__ip);
+                 hs__net.ip);
         snprintf(env, sizeof env,
                  "{OMP_NUM_THREADS: \"1\", GLOO_SOCKET_IFNAME: eth0}");
     } else
@@ -250,7 +115,7 @@ static const char *hs__write_scenario(const char *dir)
     for (i = 0; i < HS__N; i++)
         n += (size_t)snprintf(text + n, sizeof text - n,
                               "  - {name: %s, type: %s, addr: %s}\n",
-                              hs__ns[i], hs__type_of[i], hs__addr[i]);
+                              hs__net.ns[i], hs__type_of[i], hs__net.addr[i]);
     n += (size_t)snprintf(text + n, sizeof text - n,
         "ring: listing\n"
         "network: {default_bandwidth: 10Gbps, latency: 50us, "
@@ -305,7 +170,7 @@ static void test_chain(void)
         hs_test_skip("pipeline", "no python3 with torch");
         return;
     }
-    if (hs__which("iperf3", iperf, sizeof iperf) == NULL) {
+    if (hs_test_which("iperf3", iperf, sizeof iperf) == NULL) {
         hs_test_skip("pipeline", "iperf3 not installed");
         return;
     }
@@ -314,8 +179,8 @@ static void test_chain(void)
     hs__netns = st;
     if (!hs__netns)
         for (i = 0; i < HS__N; i++) {
-            snprintf(hs__ns[i], sizeof hs__ns[i], "%s%d", hs__type_of[i], i);
-            snprintf(hs__addr[i], sizeof hs__addr[i], "127.0.0.%d", i + 1);
+            snprintf(hs__net.ns[i], sizeof hs__net.ns[i], "%s%d", hs__type_of[i], i);
+            snprintf(hs__net.addr[i], sizeof hs__net.addr[i], "127.0.0.%d", i + 1);
         }
     dir = hs_test_tmpdir("pipeline");
     scen = hs__write_scenario(dir);
@@ -343,9 +208,9 @@ static void test_chain(void)
         if (sscanf(line, "%63[^,],%63[^,],%lfMbit/s", a, b, &mbit) != 3)
             continue;
         for (i = 0; i < HS__N; i++)
-            if (strcmp(a, hs__addr[i]) == 0)
+            if (strcmp(a, hs__net.addr[i]) == 0)
                 from = i;
-        CU_ASSERT(from >= 0 && strcmp(b, hs__addr[(from + 1) % HS__N]) == 0);
+        CU_ASSERT(from >= 0 && strcmp(b, hs__net.addr[(from + 1) % HS__N]) == 0);
         if (from < 0)
             continue;
         bw_csv[from] = mbit * 1e6 / 8;
@@ -353,7 +218,7 @@ static void test_chain(void)
             double rel = (mbit - hs__rate[from]) / hs__rate[from];
 
             printf("  %s -> next: measured %.2f Mbit/s, shaped %u "
-                   "(%+.1f%%)\n", hs__ns[from], mbit, hs__rate[from],
+                   "(%+.1f%%)\n", hs__net.ns[from], mbit, hs__rate[from],
                    100 * rel);
             CU_ASSERT(fabs(rel) < 0.10);
         }
@@ -417,7 +282,7 @@ static void test_chain(void)
                                    + (double)p->t_b1.mean_ns + tar);
 
             printf("  %s: B %.3f Mbit/s, T_ar %.3f ms (hand %.3f), step "
-                   "%.3f ms (hand %.3f)\n", hs__ns[i], bw * 8 / 1e6,
+                   "%.3f ms (hand %.3f)\n", hs__net.ns[i], bw * 8 / 1e6,
                    hs__num(d, p_tar) / 1e6, tar / 1e6,
                    hs__num(d, p_step) / 1e6, step / 1e6);
             /* the CSV holds Mbit/s with 3 decimals */
@@ -455,7 +320,7 @@ static void test_chain(void)
     yajl_tree_free(pj);
     hs_profile_clear(&prof[0]);
     hs_profile_clear(&prof[1]);
-    hs__cleanup();
+    hs_testnet_down(&hs__net);
 }
 
 static int hs__register(void)

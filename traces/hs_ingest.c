@@ -34,6 +34,7 @@
  */
 #include "hs_ingest.h"
 #include "hs_atomic.h"
+#include "hs_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -47,6 +48,7 @@
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>
 #include <yaml.h>
 #include <zlib.h>
 
@@ -1498,275 +1500,131 @@ static void hs__build_table(hs_ingest_t *ing, hs__file_t *f)
 /* ------------------------------------------------------------------ */
 /* The sidecar                                                           */
 
-typedef struct hs__sc_parse_s {
-    const char *path;
-    hs_error_t *err;
-    hs_err_t rc;
-    yajl_handle h;
-    int depth;
-    int key;        /* 1 version, 2 world, 3 grad, 4 buckets, 5 rank,
-                       6 string-valued info, 0 other */
-    int in_buckets;
-    int in_blist;   /* inside "buckets": [...] */
-    int bkey;       /* in one of its objects: 1 bytes, 2 ready_ns */
-    int have_version, have_world, have_grad, have_buckets;
-    long version;
-    hs__sidecar_t *out;
-} hs__sc_parse_t;
+/* A sidecar is a few hundred bytes, so it is read whole with yajl_tree. */
 
-static int hs__sc_fail(hs__sc_parse_t *p, const char *what)
+static hs_err_t hs__sc_bad(const char *path, hs_error_t *err,
+                           const char *what)
 {
-    p->rc = hs_error_set(p->err, HS_ERR_SCHEMA, p->path, 0, 0,
-                         "byte %zu: %s", yajl_get_bytes_consumed(p->h),
-                         what);
-    return 0;
+    return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s", what);
 }
 
-static int hs__sc_value(hs__sc_parse_t *p, int kind, const char *s, size_t n)
+/* A non-negative integer field: 1 read, 0 absent, -1 present but not one
+   (JSON null counts as absent when null_ok). */
+static int hs__sc_u64(yajl_val obj, const char *key, int null_ok,
+                      uint64_t *out)
 {
-    uint64_t u;
+    const char *path[2] = {key, NULL};
+    yajl_val v = yajl_tree_get(obj, path, yajl_t_any);
 
-    if (p->depth == 0) {
-        if (kind != '{')
-            return hs__sc_fail(p, "the sidecar must be a JSON object");
-        return 1;
-    }
-    if (p->depth == 2 && p->in_buckets) {
-        uint64_t *nb;
-        if (kind != 'n' || hs__to_u64(s, n, &u) != 0)
-            return hs__sc_fail(p, "bucket_bytes must hold non-negative "
-                                  "integers (bytes)");
-        nb = realloc(p->out->bucket_bytes,
-                     (p->out->n_buckets + 1) * sizeof *nb);
-        if (nb == NULL) {
-            p->rc = hs_error_set(p->err, HS_ERR_NOMEM, p->path, 0, 0,
-                                 "out of memory");
-            return 0;
-        }
-        p->out->bucket_bytes = nb;
-        nb[p->out->n_buckets++] = u;
-        return 1;
-    }
-    if (p->in_blist && p->depth == 2) {
-        int64_t *nr;
-        uint64_t *nb;
-        if (kind != '{')
-            return hs__sc_fail(p, "buckets must be a list of objects");
-        nr = realloc(p->out->ready_ns, (p->out->n_ready + 1) * sizeof *nr);
-        if (nr != NULL)
-            p->out->ready_ns = nr;
-        nb = realloc(p->out->ready_bytes,
-                     (p->out->n_ready + 1) * sizeof *nb);
-        if (nb != NULL)
-            p->out->ready_bytes = nb;
-        if (nr == NULL || nb == NULL) {
-            p->rc = hs_error_set(p->err, HS_ERR_NOMEM, p->path, 0, 0,
-                                 "out of memory");
-            return 0;
-        }
-        nr[p->out->n_ready] = -1;
-        nb[p->out->n_ready] = 0;
-        p->out->n_ready++;
-        p->bkey = 0;
-        return 1;
-    }
-    if (p->in_blist && p->depth == 3 && p->bkey != 0) {
-        if (kind == 'b' && p->bkey == 2)
-            return 1;   /* ready_ns: null, not measured */
-        if (kind != 'n' || hs__to_u64(s, n, &u) != 0)
-            return hs__sc_fail(p, "buckets[].bytes and buckets[].ready_ns "
-                                  "must be non-negative integers");
-        if (p->bkey == 1)
-            p->out->ready_bytes[p->out->n_ready - 1] = u;
-        else
-            p->out->ready_ns[p->out->n_ready - 1] = (int64_t)u;
-        return 1;
-    }
-    if (p->depth != 1)
-        return 1;
-    switch (p->key) {
-    case 7:
-        if (kind == '[')
-            p->in_blist = 1;
-        else if (kind != 'b')
-            return hs__sc_fail(p, "buckets must be a list of objects");
-        return 1;
-    case 1: case 2: case 3: case 5:
-        if (kind != 'n' || hs__to_u64(s, n, &u) != 0)
-            return hs__sc_fail(p, p->key == 1 ? "hetsim_sidecar must be 1"
-                                  : p->key == 2
-                                      ? "world_size must be a positive "
-                                        "integer"
-                                  : p->key == 3
-                                      ? "grad_bytes must be a non-negative "
-                                        "integer (bytes)"
-                                      : "rank must be a non-negative "
-                                        "integer");
-        if (p->key == 1) {
-            p->version = (long)u;
-            p->have_version = 1;
-        } else if (p->key == 2) {
-            if (u < 1 || u > LONG_MAX)
-                return hs__sc_fail(p, "world_size must be a positive "
-                                      "integer");
-            p->out->world_size = (long)u;
-            p->have_world = 1;
-        } else if (p->key == 3) {
-            p->out->grad_bytes = u;
-            p->have_grad = 1;
-        }
-        return 1;
-    case 4:
-        if (kind != '[')
-            return hs__sc_fail(p, "bucket_bytes must be a list of "
-                                  "integers (bytes)");
-        p->in_buckets = 1;
-        p->have_buckets = 1;
-        return 1;
-    case 6:
-        if (kind != 's')
-            return hs__sc_fail(p, "device_type, backend and torch must be "
-                                  "strings");
-        return 1;
-    default:
-        return 1;
-    }
-}
-
-static int hs__sc_null(void *c) { return hs__sc_value(c, 'b', NULL, 0); }
-static int hs__sc_bool(void *c, int v) { (void)v; return hs__sc_value(c, 'b', NULL, 0); }
-static int hs__sc_num(void *c, const char *s, size_t n)
-{
-    return hs__sc_value(c, 'n', s, n);
-}
-static int hs__sc_str(void *c, const unsigned char *s, size_t n)
-{
-    return hs__sc_value(c, 's', (const char *)s, n);
-}
-static int hs__sc_smap(void *c)
-{
-    hs__sc_parse_t *p = c;
-    if (!hs__sc_value(p, '{', NULL, 0))
+    if (v == NULL || (null_ok && YAJL_IS_NULL(v)))
         return 0;
-    p->depth++;
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0)
+        return -1;
+    *out = (uint64_t)YAJL_GET_INTEGER(v);
     return 1;
 }
-static int hs__sc_sarr(void *c)
-{
-    hs__sc_parse_t *p = c;
-    if (!hs__sc_value(p, '[', NULL, 0))
-        return 0;
-    p->depth++;
-    return 1;
-}
-static int hs__sc_end(void *c)
-{
-    hs__sc_parse_t *p = c;
-    p->depth--;
-    if (p->depth == 1) {
-        p->in_buckets = 0;
-        p->in_blist = 0;
-    }
-    return 1;
-}
-static int hs__sc_key(void *c, const unsigned char *s, size_t n)
-{
-    hs__sc_parse_t *p = c;
-    if (p->in_blist && p->depth == 3) {
-        p->bkey = HS__KEYEQ(s, n, "bytes")      ? 1
-                  : HS__KEYEQ(s, n, "ready_ns") ? 2
-                                                : 0;
-        return 1;
-    }
-    if (p->depth != 1)
-        return 1;
-    p->key = HS__KEYEQ(s, n, "buckets") ? 7 : HS__KEYEQ(s, n, "hetsim_sidecar")  ? 1
-             : HS__KEYEQ(s, n, "world_size")    ? 2
-             : HS__KEYEQ(s, n, "grad_bytes")    ? 3
-             : HS__KEYEQ(s, n, "bucket_bytes")  ? 4
-             : HS__KEYEQ(s, n, "rank")          ? 5
-             : HS__KEYEQ(s, n, "device_type") || HS__KEYEQ(s, n, "backend") ||
-                     HS__KEYEQ(s, n, "torch")
-                 ? 6
-                 : 0;
-    return 1;
-}
-
-static const yajl_callbacks hs__sc_callbacks = {
-    hs__sc_null, hs__sc_bool, NULL, NULL, hs__sc_num, hs__sc_str,
-    hs__sc_smap, hs__sc_key, hs__sc_end, hs__sc_sarr, hs__sc_end};
 
 static hs_err_t hs__load_sidecar(const char *path, hs__sidecar_t *out,
                                  hs_error_t *err)
 {
-    FILE *f = fopen(path, "rb");
-    hs__sc_parse_t p;
-    unsigned char buf[8192];
-    size_t n, total = 0;
+    static const char *const info[] = {"device_type", "backend", "torch",
+                                       NULL};
+    char *text = NULL, ebuf[256];
+    size_t len = 0, i;
+    yajl_val root = NULL, v;
+    uint64_t u;
+    int have_grad;
     hs_err_t rc = HS_OK;
 
     memset(out, 0, sizeof *out);
-    if (f == NULL)
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                            "cannot open the sidecar: %s", strerror(errno));
-    memset(&p, 0, sizeof p);
-    p.path = path;
-    p.err = err;
-    p.out = out;
-    p.h = yajl_alloc(&hs__sc_callbacks, NULL, &p);
-    if (p.h == NULL) {
-        fclose(f);
-        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+        return rc;
+    if (len == 0) {
+        free(text);
+        return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                            "the sidecar is empty");
     }
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        yajl_status st = yajl_parse(p.h, buf, n);
-        total += n;
-        if (st == yajl_status_client_canceled) {
-            rc = p.rc;
+    root = yajl_tree_parse(text, ebuf, sizeof ebuf);
+    free(text);
+    if (root == NULL) {
+        for (i = 0; ebuf[i] != '\0'; i++)
+            if (ebuf[i] == '\n')
+                ebuf[i] = ' ';
+        return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                            "invalid JSON: %s", ebuf);
+    }
+    if (!YAJL_IS_OBJECT(root)) {
+        rc = hs__sc_bad(path, err, "the sidecar must be a JSON object");
+        goto done;
+    }
+    if (hs__sc_u64(root, "hetsim_sidecar", 0, &u) != 1 || u != 1) {
+        rc = hs__sc_bad(path, err, "not a hetsim sidecar: "
+                                   "\"hetsim_sidecar\": 1 is missing");
+        goto done;
+    }
+    switch (hs__sc_u64(root, "world_size", 0, &u)) {
+    case 0:
+        rc = hs__sc_bad(path, err, "the sidecar needs \"world_size\"");
+        goto done;
+    case -1:
+        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        goto done;
+    }
+    if (u < 1 || u > LONG_MAX) {
+        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        goto done;
+    }
+    out->world_size = (long)u;
+    if (hs__sc_u64(root, "rank", 0, &u) < 0) {
+        rc = hs__sc_bad(path, err, "rank must be a non-negative integer");
+        goto done;
+    }
+    for (i = 0; info[i] != NULL; i++) {
+        const char *p2[2] = {info[i], NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+        if (v != NULL && !YAJL_IS_STRING(v)) {
+            rc = hs__sc_bad(path, err, "device_type, backend and torch "
+                                       "must be strings");
             goto done;
         }
-        if (st != yajl_status_ok) {
-            char m[256];
-            hs__yajl_msg(p.h, buf, n, m, sizeof m);
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                              "byte %zu: invalid JSON: %s",
-                              total - n + yajl_get_bytes_consumed(p.h), m);
-            goto done;
-        }
     }
-    if (ferror(f)) {
-        rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "read error");
+    have_grad = hs__sc_u64(root, "grad_bytes", 0, &out->grad_bytes);
+    if (have_grad < 0) {
+        rc = hs__sc_bad(path, err, "grad_bytes must be a non-negative "
+                                   "integer (bytes)");
         goto done;
     }
-    if (total == 0) {
-        rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                          "the sidecar is empty");
-        goto done;
+    {
+        const char *p2[2] = {"bucket_bytes", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
     }
-    if (yajl_complete_parse(p.h) != yajl_status_ok) {
-        rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                          "byte %zu: invalid JSON (truncated?)", total);
-        goto done;
-    }
-    if (!p.have_version || p.version != 1) {
-        rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                          "not a hetsim sidecar: \"hetsim_sidecar\": 1 is "
-                          "missing");
-        goto done;
-    }
-    if (!p.have_world) {
-        rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                          "the sidecar needs \"world_size\"");
-        goto done;
-    }
-    if (p.have_buckets) {
+    if (v != NULL) {
         uint64_t sum = 0;
-        size_t i;
-        for (i = 0; i < out->n_buckets; i++)
+        if (!YAJL_IS_ARRAY(v)) {
+            rc = hs__sc_bad(path, err, "bucket_bytes must be a list of "
+                                       "integers (bytes)");
+            goto done;
+        }
+        out->n_buckets = YAJL_GET_ARRAY(v)->len;
+        out->bucket_bytes = calloc(out->n_buckets ? out->n_buckets : 1,
+                                   sizeof *out->bucket_bytes);
+        if (out->bucket_bytes == NULL) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+            goto done;
+        }
+        for (i = 0; i < out->n_buckets; i++) {
+            yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+            if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0) {
+                rc = hs__sc_bad(path, err, "bucket_bytes must hold "
+                                           "non-negative integers (bytes)");
+                goto done;
+            }
+            out->bucket_bytes[i] = (uint64_t)YAJL_GET_INTEGER(e);
             sum += out->bucket_bytes[i];
-        if (!p.have_grad) {
+        }
+        if (have_grad == 0) {
             out->grad_bytes = sum;
-            p.have_grad = 1;
+            have_grad = 1;
         } else if (sum != out->grad_bytes && out->n_buckets > 0) {
             rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
                               "bucket_bytes add up to %" PRIu64
@@ -1775,16 +1633,53 @@ static hs_err_t hs__load_sidecar(const char *path, hs__sidecar_t *out,
             goto done;
         }
     }
-    if (!p.have_grad) {
-        rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                          "the sidecar needs \"grad_bytes\" or "
-                          "\"bucket_bytes\"");
+    if (have_grad == 0) {
+        rc = hs__sc_bad(path, err, "the sidecar needs \"grad_bytes\" or "
+                                   "\"bucket_bytes\"");
         goto done;
+    }
+    {
+        const char *p2[2] = {"buckets", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+    }
+    if (v != NULL && !YAJL_IS_NULL(v)) {
+        if (!YAJL_IS_ARRAY(v)) {
+            rc = hs__sc_bad(path, err, "buckets must be a list of objects");
+            goto done;
+        }
+        out->n_ready = YAJL_GET_ARRAY(v)->len;
+        out->ready_ns = calloc(out->n_ready ? out->n_ready : 1,
+                               sizeof *out->ready_ns);
+        out->ready_bytes = calloc(out->n_ready ? out->n_ready : 1,
+                                  sizeof *out->ready_bytes);
+        if (out->ready_ns == NULL || out->ready_bytes == NULL) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+            goto done;
+        }
+        for (i = 0; i < out->n_ready; i++) {
+            yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+            int rb, rr;
+            if (!YAJL_IS_OBJECT(e)) {
+                rc = hs__sc_bad(path, err,
+                                "buckets must be a list of objects");
+                goto done;
+            }
+            out->ready_ns[i] = -1;      /* null: not measured */
+            rb = hs__sc_u64(e, "bytes", 0, &out->ready_bytes[i]);
+            rr = hs__sc_u64(e, "ready_ns", 1, &u);
+            if (rb < 0 || rr < 0) {
+                rc = hs__sc_bad(path, err, "buckets[].bytes and "
+                                           "buckets[].ready_ns must be "
+                                           "non-negative integers");
+                goto done;
+            }
+            if (rr == 1)
+                out->ready_ns[i] = (int64_t)u;
+        }
     }
     out->loaded = 1;
 done:
-    yajl_free(p.h);
-    fclose(f);
+    yajl_tree_free(root);
     if (rc != HS_OK) {
         free(out->bucket_bytes);
         free(out->ready_ns);

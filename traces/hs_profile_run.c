@@ -19,6 +19,7 @@
  */
 #include "hs_profile_run.h"
 #include "hs_atomic.h"
+#include "hs_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -320,46 +321,6 @@ fail:
     yaml_emitter_delete(&em);
     free(buf.p);
     return rc;
-}
-
-static hs_err_t hs__read_text(const char *path, char **out, size_t *len,
-                              hs_error_t *err)
-{
-    FILE *f = fopen(path, "rb");
-    char *p = NULL;
-    size_t n = 0, cap = 0, r;
-
-    *out = NULL;
-    if (f == NULL)
-        return hs_error_setf(err, HS_ERR_IO, "%s: %s", path, strerror(errno));
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            char *q;
-
-            cap = cap ? 2 * cap : 8192;
-            q = realloc(p, cap);
-            if (q == NULL) {
-                free(p);
-                fclose(f);
-                return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-            }
-            p = q;
-        }
-        r = fread(p + n, 1, 4096, f);
-        n += r;
-        if (r < 4096)
-            break;
-    }
-    if (ferror(f)) {
-        free(p);
-        fclose(f);
-        return hs_error_setf(err, HS_ERR_IO, "%s: read error", path);
-    }
-    fclose(f);
-    p[n] = '\0';
-    *out = p;
-    *len = n;
-    return HS_OK;
 }
 
 /* The directory of path, absolute, in buf. */
@@ -872,7 +833,7 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
 
         paths[t] = (char *)(slash ? slash + 1 : p);  /* beside scenario */
     }
-    if ((rc = hs__read_text(scenario_path, &text, &len, err)) != HS_OK)
+    if ((rc = hs_file_read(scenario_path, &text, &len, err)) != HS_OK)
         goto out;
     hs__dir_of(scenario_path, base, sizeof base);
     if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, paths,
