@@ -1125,6 +1125,52 @@ static long hs__type_index(const hs_scenario_t *s, const char *name)
     return -1;
 }
 
+const char *hs_overlap_name(hs_overlap_t o)
+{
+    switch (o) {
+    case HS_OVERLAP_PATENT: return "patent";
+    case HS_OVERLAP_BUCKETS: return "buckets";
+    case HS_OVERLAP_NONE: return "none";
+    }
+    return "unknown";
+}
+
+const char *hs_send_name(hs_send_t m)
+{
+    switch (m) {
+    case HS_SEND_RENDEZVOUS: return "rendezvous";
+    case HS_SEND_EAGER: return "eager";
+    }
+    return "unknown";
+}
+
+int hs_overlap_parse(const char *name, hs_overlap_t *out)
+{
+    static const hs_overlap_t all[] = {HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS,
+                                       HS_OVERLAP_NONE};
+    size_t i;
+
+    for (i = 0; name != NULL && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(name, hs_overlap_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+int hs_send_parse(const char *name, hs_send_t *out)
+{
+    static const hs_send_t all[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
+    size_t i;
+
+    for (i = 0; name != NULL && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(name, hs_send_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
+
 hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
                                       hs_error_t *err)
 {
@@ -1934,29 +1980,14 @@ static hs_err_t hs__parse_simulate(hs__ctx_t *c, yaml_node_t *n,
         (rc = hs__get_u64(c, v[K_SEED], "simulate.seed", 0, UINT64_MAX,
                           &s->seed)) != HS_OK)
         return rc;
-    if (v[K_OVERLAP] != NULL) {
-        const char *m = hs__scalar(v[K_OVERLAP]);
-        if (m != NULL && strcmp(m, "patent") == 0)
-            s->overlap = HS_OVERLAP_PATENT;
-        else if (m != NULL && strcmp(m, "buckets") == 0)
-            s->overlap = HS_OVERLAP_BUCKETS;
-        else if (m != NULL && strcmp(m, "none") == 0)
-            s->overlap = HS_OVERLAP_NONE;
-        else
-            return hs__fail(c, v[K_OVERLAP], HS_ERR_SCHEMA,
-                            "simulate.overlap must be patent, buckets or "
-                            "none");
-    }
-    if (v[K_SEND] != NULL) {
-        const char *m = hs__scalar(v[K_SEND]);
-        if (m != NULL && strcmp(m, "rendezvous") == 0)
-            s->send = HS_SEND_RENDEZVOUS;
-        else if (m != NULL && strcmp(m, "eager") == 0)
-            s->send = HS_SEND_EAGER;
-        else
-            return hs__fail(c, v[K_SEND], HS_ERR_SCHEMA,
-                            "simulate.send must be rendezvous or eager");
-    }
+    if (v[K_OVERLAP] != NULL &&
+        hs_overlap_parse(hs__scalar(v[K_OVERLAP]), &s->overlap) != 0)
+        return hs__fail(c, v[K_OVERLAP], HS_ERR_SCHEMA,
+                        "simulate.overlap must be patent, buckets or none");
+    if (v[K_SEND] != NULL &&
+        hs_send_parse(hs__scalar(v[K_SEND]), &s->send) != 0)
+        return hs__fail(c, v[K_SEND], HS_ERR_SCHEMA,
+                        "simulate.send must be rendezvous or eager");
     if (v[K_STOCH] != NULL &&
         (rc = hs__get_bool(c, v[K_STOCH], "simulate.stochastic",
                            &s->stochastic)) != HS_OK)

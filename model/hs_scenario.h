@@ -214,6 +214,15 @@ void hs_scenario_free(hs_scenario_t *s);
 hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
                                       hs_error_t *err);
 
+/* The YAML names of the modes ("patent", "buckets", "none"; "rendezvous",
+   "eager"): static strings, "unknown" for a bad value. */
+const char *hs_overlap_name(hs_overlap_t o);
+const char *hs_send_name(hs_send_t m);
+
+/* The mode named `name` into *out; 0, or -1 when it names none. */
+int hs_overlap_parse(const char *name, hs_overlap_t *out);
+int hs_send_parse(const char *name, hs_send_t *out);
+
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);
 

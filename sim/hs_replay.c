@@ -208,30 +208,6 @@ typedef struct hs__model_s {
     hs_error_t err;
 } hs__model_t;
 
-const char *hs_replay_overlap_name(hs_overlap_t o)
-{
-    switch (o) {
-    case HS_OVERLAP_PATENT:
-        return "patent";
-    case HS_OVERLAP_BUCKETS:
-        return "buckets";
-    case HS_OVERLAP_NONE:
-        return "none";
-    }
-    return "unknown";
-}
-
-const char *hs_replay_send_name(hs_send_t m)
-{
-    switch (m) {
-    case HS_SEND_RENDEZVOUS:
-        return "rendezvous";
-    case HS_SEND_EAGER:
-        return "eager";
-    }
-    return "unknown";
-}
-
 static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -101,8 +101,4 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
 /* Releases r and what it owns.  r may be NULL. */
 void hs_replay_result_free(hs_replay_result_t *r);
 
-/* Static names of the modes, as scenarios spell them. */
-const char *hs_replay_overlap_name(hs_overlap_t o);
-const char *hs_replay_send_name(hs_send_t m);
-
 #endif

@@ -380,25 +380,6 @@ done:
     return rc;
 }
 
-static const char *hs__h5_overlap_name(hs_overlap_t o)
-{
-    switch (o) {
-    case HS_OVERLAP_PATENT: return "patent";
-    case HS_OVERLAP_BUCKETS: return "buckets";
-    case HS_OVERLAP_NONE: return "none";
-    }
-    return "unknown";
-}
-
-static const char *hs__h5_send_name(hs_send_t m)
-{
-    switch (m) {
-    case HS_SEND_RENDEZVOUS: return "rendezvous";
-    case HS_SEND_EAGER: return "eager";
-    }
-    return "unknown";
-}
-
 /* ---- the writer ---- */
 
 static hs_err_t hs__h5_flush_events(hs_h5_writer_t *w, hs_error_t *err)
@@ -552,9 +533,9 @@ static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s)
         hs__h5_attr_str(file, "scenario_hash", tagged) < 0 ||
         hs__h5_attr_str(file, "scenario_name", s->name ? s->name : "") < 0 ||
         hs__h5_attr_u64(file, "seed", s->seed) < 0 ||
-        hs__h5_attr_str(file, "overlap", hs__h5_overlap_name(s->overlap)) <
+        hs__h5_attr_str(file, "overlap", hs_overlap_name(s->overlap)) <
             0 ||
-        hs__h5_attr_str(file, "send", hs__h5_send_name(s->send)) < 0 ||
+        hs__h5_attr_str(file, "send", hs_send_name(s->send)) < 0 ||
         hs__h5_attr_u64(file, "sim_steps", s->sim_steps) < 0 ||
         hs__h5_attr_u64(file, "stochastic", (uint64_t)s->stochastic) < 0 ||
         hs__h5_attr_u64(file, "n_devices", s->n_devices) < 0 ||

@@ -31,7 +31,8 @@ static const char hs__simulate_help[] =
     "the cluster beside the closed form's T(i), and epoch and total time.\n\n"
     "  --json           print the same as JSON (times in ns)\n"
     "  --per-device     also list every device\n"
-    "  --steps K        steps to replay (default: the scenario's, 10)\n"
+    "  --steps K        steps to replay, 2 or more (default: the scenario's,\n"
+    "                   10)\n"
     "  --seed S         random seed of the stochastic mode\n"
     "  --overlap MODE   patent | buckets | none: when the ring starts\n"
     "                   (after the first backward op; per gradient bucket;\n"
@@ -44,22 +45,6 @@ static const char hs__simulate_help[] =
     "  --chrome FILE    write it as Chrome-trace / Perfetto JSON\n"
     "  --help           this text\n\n"
     "exit status: 0 ok, 2 bad scenario or option, 3 I/O error.\n";
-
-static double hs__pct(int64_t sim, int64_t closed)
-{
-    return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
-                       : 0.0;
-}
-
-static uint64_t hs__type_count(const hs_scenario_t *s, size_t t)
-{
-    uint64_t c = 0;
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++)
-        c += s->devices[i].type == t;
-    return c;
-}
 
 static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
                      int per_device)
@@ -75,8 +60,8 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     yajl_gen_map_close(g);
     hs_cli_kv_i64(g, "n_devices", (int64_t)r->n_devices);
     hs_cli_kv_i64(g, "steps", r->steps);
-    hs_cli_kv_str(g, "overlap", hs_replay_overlap_name(r->overlap));
-    hs_cli_kv_str(g, "send", hs_replay_send_name(r->send));
+    hs_cli_kv_str(g, "overlap", hs_overlap_name(r->overlap));
+    hs_cli_kv_str(g, "send", hs_send_name(r->send));
     hs_cli_js(g, "stochastic");
     yajl_gen_bool(g, r->stochastic);
     hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
@@ -86,7 +71,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
     hs_cli_kv_i64(g, "closed_ext_step_ns", r->closed_ext_step_ns);
     hs_cli_kv_i64(g, "diff_ns", r->step_ns - r->closed_step_ns);
-    hs_cli_kv_dbl(g, "diff_pct", hs__pct(r->step_ns, r->closed_step_ns));
+    hs_cli_kv_dbl(g, "diff_pct", hs_cli_pct(r->step_ns, r->closed_step_ns));
     hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)r->iters_per_epoch);
     hs_cli_kv_i64(g, "epochs", r->epochs);
     hs_cli_kv_i64(g, "epoch_ns", r->epoch_ns);
@@ -112,13 +97,13 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     for (i = 0; i < r->n_types; i++) {
         yajl_gen_map_open(g);
         hs_cli_kv_str(g, "name", s->types[i].name);
-        hs_cli_kv_i64(g, "count", (int64_t)hs__type_count(s, i));
+        hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
         hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
         hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
         hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
         hs_cli_kv_i64(g, "diff_ns", r->type_step_ns[i] - r->type_closed_ns[i]);
         hs_cli_kv_dbl(g, "diff_pct",
-                   hs__pct(r->type_step_ns[i], r->type_closed_ns[i]));
+                   hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
         yajl_gen_map_close(g);
     }
     yajl_gen_array_close(g);
@@ -158,8 +143,8 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     printf("hetsim %s -- discrete-event replay of the ring\n", HS_VERSION);
     printf("scenario: %s (%s)\n", s->name ? s->name : "(unnamed)", s->file);
     printf("replay:   %zu devices, %u steps, overlap %s, send %s, %s",
-           r->n_devices, r->steps, hs_replay_overlap_name(r->overlap),
-           hs_replay_send_name(r->send),
+           r->n_devices, r->steps, hs_overlap_name(r->overlap),
+           hs_send_name(r->send),
            r->stochastic ? "stochastic" : "deterministic");
     if (r->stochastic)
         printf(" (seed %" PRIu64 ")", r->seed);
@@ -167,11 +152,11 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            "closed T(i)", "closed T_ext", "simulated", "vs T(i)");
     for (i = 0; i < r->n_types; i++)
         printf("%-14s %7" PRIu64 " %14s %14s %14s %+9.2f%%\n",
-               s->types[i].name, hs__type_count(s, i),
+               s->types[i].name, s->types[i].count,
                hs_fmt_time(r->type_closed_ns[i], a, sizeof a),
                hs_fmt_time(r->type_closed_ext_ns[i], c, sizeof c),
                hs_fmt_time(r->type_step_ns[i], b, sizeof b),
-               hs__pct(r->type_step_ns[i], r->type_closed_ns[i]));
+               hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
     printf("\ncluster step:  %s simulated (steady, steps 1..%u), "
            "first step %s\n",
            hs_fmt_time(r->step_ns, a, sizeof a),
@@ -179,11 +164,11 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            hs_fmt_time(r->first_step_ns, b, sizeof b));
     printf("closed form:   %s (max_i T(i)); replay differs by %+.2f%%\n",
            hs_fmt_time(r->closed_step_ns, a, sizeof a),
-           hs__pct(r->step_ns, r->closed_step_ns));
+           hs_cli_pct(r->step_ns, r->closed_step_ns));
     printf("extended:      %s (max_i T_ext(i), with the rest of the "
            "backward and the optimizer); %+.2f%%\n",
            hs_fmt_time(r->closed_ext_step_ns, a, sizeof a),
-           hs__pct(r->step_ns, r->closed_ext_step_ns));
+           hs_cli_pct(r->step_ns, r->closed_ext_step_ns));
     if (r->iters_per_epoch > 0) {
         printf("epoch:         %s (%" PRIu64 " iterations)\n",
                hs_fmt_time(r->epoch_ns, a, sizeof a), r->iters_per_epoch);
@@ -224,27 +209,11 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_print_notes(s, r->notes, r->n_notes);
 }
 
-static int hs__parse_u64(const char *t, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (t == NULL || *t == '\0' || *t == '-')
-        return -1;
-    errno = 0;
-    v = strtoull(t, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int hs_cli_simulate(int argc, char **argv)
 {
     const char *path = NULL, *h5_path = NULL, *chrome_path = NULL;
-    const char *overlap = NULL, *send = NULL;
-    int json = 0, per_device = 0, stochastic = 0, have_seed = 0, i, rc;
-    uint64_t steps = 0, seed = 0;
+    int json = 0, per_device = 0, i, rc;
+    hs_cli_replay_opts_t ro;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_h5_writer_t *h5 = NULL;
@@ -254,44 +223,27 @@ int hs_cli_simulate(int argc, char **argv)
     hs_error_t err;
 
     hs_error_clear(&err);
+    hs_cli_replay_opts_init(&ro);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if ((rc = hs_cli_replay_opt("simulate", argc, argv, &i, &ro)) != 0) {
+            if (rc < 0)
+                return 2;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(hs__simulate_help, stdout);
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
         } else if (strcmp(a, "--per-device") == 0) {
             per_device = 1;
-        } else if (strcmp(a, "--stochastic") == 0) {
-            stochastic = 1;
-        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--seed") == 0 ||
-                   strcmp(a, "--overlap") == 0 ||
-                   strcmp(a, "--send") == 0 || strcmp(a, "--h5") == 0 ||
-                   strcmp(a, "--chrome") == 0) {
+        } else if (strcmp(a, "--h5") == 0 || strcmp(a, "--chrome") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : NULL;
             if (v == NULL)
                 return hs_cli_usage_error("simulate", "%s needs a value", a);
-            if (strcmp(a, "--steps") == 0) {
-                if (hs__parse_u64(v, &steps) != 0 || steps == 0 ||
-                    steps > 100000000)
-                    return hs_cli_usage_error(
-                        "simulate", "--steps: '%s' is not a count 1..1e8",
-                        v);
-            } else if (strcmp(a, "--seed") == 0) {
-                if (hs__parse_u64(v, &seed) != 0)
-                    return hs_cli_usage_error(
-                        "simulate", "--seed: '%s' is not a number", v);
-                have_seed = 1;
-            } else if (strcmp(a, "--overlap") == 0) {
-                overlap = v;
-            } else if (strcmp(a, "--send") == 0) {
-                send = v;
-            } else if (strcmp(a, "--h5") == 0) {
+            if (strcmp(a, "--h5") == 0)
                 h5_path = v;
-            } else {
+            else
                 chrome_path = v;
-            }
         } else if (a[0] == '-' && a[1] != '\0') {
             return hs_cli_usage_error("simulate", "unknown option '%s'", a);
         } else if (path == NULL) {
@@ -301,33 +253,11 @@ int hs_cli_simulate(int argc, char **argv)
                                       "one SCENARIO only (got '%s' too)", a);
         }
     }
-    if (overlap != NULL && strcmp(overlap, "patent") != 0 &&
-        strcmp(overlap, "buckets") != 0 && strcmp(overlap, "none") != 0)
-        return hs_cli_usage_error("simulate",
-                                  "--overlap: '%s' is not patent, buckets "
-                                  "or none", overlap);
-    if (send != NULL && strcmp(send, "rendezvous") != 0 &&
-        strcmp(send, "eager") != 0)
-        return hs_cli_usage_error("simulate",
-                                  "--send: '%s' is not rendezvous or eager",
-                                  send);
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     /* options override the scenario's simulate: section */
-    if (steps > 0)
-        s->sim_steps = (uint32_t)steps;
-    if (have_seed)
-        s->seed = seed;
-    if (stochastic)
-        s->stochastic = 1;
-    if (overlap != NULL)
-        s->overlap = strcmp(overlap, "patent") == 0 ? HS_OVERLAP_PATENT :
-                     strcmp(overlap, "buckets") == 0 ? HS_OVERLAP_BUCKETS :
-                                                       HS_OVERLAP_NONE;
-    if (send != NULL)
-        s->send = strcmp(send, "eager") == 0 ? HS_SEND_EAGER
-                                             : HS_SEND_RENDEZVOUS;
+    hs_cli_replay_apply(&ro, s);
     if (h5_path != NULL) {
         rc = hs_h5_writer_open(h5_path, s, &h5, &sinks[n_sinks], &err);
         if (rc != HS_OK)

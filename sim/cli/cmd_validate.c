@@ -38,18 +38,14 @@ static const char hs__validate_help[] =
     "  --tolerance PCT  exit 1 when |simulated - closed| / closed > PCT %\n"
     "  --json           print the comparison as JSON (times in ns)\n"
     "  --formula F      extended (default) or source\n"
-    "  --steps K        steps to replay (default: the scenario's)\n"
+    "  --steps K        steps to replay, 2 or more (default: the scenario's)\n"
+    "  --seed S         random seed of the stochastic mode\n"
     "  --overlap MODE   patent | buckets | none (default: the scenario's)\n"
     "  --send MODE      rendezvous | eager (default: the scenario's)\n"
+    "  --stochastic     draw per-step op times from the measured spread\n"
     "  --help           this text\n\n"
     "exit status: 0 ok or no tolerance given, 1 beyond the tolerance,\n"
     "2 bad scenario or option, 3 I/O error.\n";
-
-static double hs__pct(int64_t sim, int64_t closed)
-{
-    return closed != 0 ? 100.0 * (double)(sim - closed) / (double)closed
-                       : 0.0;
-}
 
 static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
 {
@@ -60,25 +56,15 @@ static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
     hs_cli_js(g, "diff_ns");
     yajl_gen_integer(g, sim - closed);
     hs_cli_js(g, "diff_pct");
-    yajl_gen_double(g, hs__pct(sim, closed));
-}
-
-static uint64_t hs__type_count(const hs_scenario_t *s, size_t t)
-{
-    uint64_t c = 0;
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++)
-        c += s->devices[i].type == t;
-    return c;
+    yajl_gen_double(g, hs_cli_pct(sim, closed));
 }
 
 int hs_cli_validate(int argc, char **argv)
 {
-    const char *path = NULL, *overlap = NULL, *send = NULL;
+    const char *path = NULL;
     int json = 0, source = 0, have_tol = 0, ok = 1, i, rc;
     double tol = 0;
-    unsigned long steps = 0;
+    hs_cli_replay_opts_t ro;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_error_t err;
@@ -88,18 +74,19 @@ int hs_cli_validate(int argc, char **argv)
     char a[64], b[64], c[64];
 
     hs_error_clear(&err);
+    hs_cli_replay_opts_init(&ro);
     for (i = 1; i < argc; i++) {
         const char *o = argv[i];
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+        if ((rc = hs_cli_replay_opt("validate", argc, argv, &i, &ro)) != 0) {
+            if (rc < 0)
+                return 2;
+        } else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             fputs(hs__validate_help, stdout);
             return 0;
         } else if (strcmp(o, "--json") == 0) {
             json = 1;
         } else if (strcmp(o, "--tolerance") == 0 ||
-                   strcmp(o, "--formula") == 0 ||
-                   strcmp(o, "--steps") == 0 ||
-                   strcmp(o, "--overlap") == 0 ||
-                   strcmp(o, "--send") == 0) {
+                   strcmp(o, "--formula") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : NULL;
             char *end;
             if (v == NULL)
@@ -113,36 +100,14 @@ int hs_cli_validate(int argc, char **argv)
                         "validate", "--tolerance: '%s' is not a percentage "
                         ">= 0", v);
                 have_tol = 1;
-            } else if (strcmp(o, "--formula") == 0) {
-                if (strcmp(v, "source") == 0)
-                    source = 1;
-                else if (strcmp(v, "extended") == 0)
-                    source = 0;
-                else
-                    return hs_cli_usage_error(
-                        "validate", "--formula: '%s' is not extended or "
-                        "source", v);
-            } else if (strcmp(o, "--steps") == 0) {
-                errno = 0;
-                steps = strtoul(v, &end, 10);
-                if (errno != 0 || end == v || *end != '\0' || v[0] == '-' ||
-                    steps == 0 || steps > 100000000)
-                    return hs_cli_usage_error(
-                        "validate", "--steps: '%s' is not a count 1..1e8",
-                        v);
-            } else if (strcmp(o, "--overlap") == 0) {
-                if (strcmp(v, "patent") != 0 && strcmp(v, "buckets") != 0 &&
-                    strcmp(v, "none") != 0)
-                    return hs_cli_usage_error(
-                        "validate", "--overlap: '%s' is not patent, "
-                        "buckets or none", v);
-                overlap = v;
+            } else if (strcmp(v, "source") == 0) {
+                source = 1;
+            } else if (strcmp(v, "extended") == 0) {
+                source = 0;
             } else {
-                if (strcmp(v, "rendezvous") != 0 && strcmp(v, "eager") != 0)
-                    return hs_cli_usage_error(
-                        "validate", "--send: '%s' is not rendezvous or "
-                        "eager", v);
-                send = v;
+                return hs_cli_usage_error(
+                    "validate", "--formula: '%s' is not extended or source",
+                    v);
             }
         } else if (o[0] == '-' && o[1] != '\0') {
             return hs_cli_usage_error("validate", "unknown option '%s'", o);
@@ -156,15 +121,7 @@ int hs_cli_validate(int argc, char **argv)
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
-    if (steps > 0)
-        s->sim_steps = (uint32_t)steps;
-    if (overlap != NULL)
-        s->overlap = strcmp(overlap, "patent") == 0 ? HS_OVERLAP_PATENT :
-                     strcmp(overlap, "buckets") == 0 ? HS_OVERLAP_BUCKETS :
-                                                       HS_OVERLAP_NONE;
-    if (send != NULL)
-        s->send = strcmp(send, "eager") == 0 ? HS_SEND_EAGER
-                                             : HS_SEND_RENDEZVOUS;
+    hs_cli_replay_apply(&ro, s);
     rc = hs_replay_run(s, NULL, 0, &r, &err);
     if (rc != HS_OK) {
         hs_scenario_free(s);
@@ -172,7 +129,7 @@ int hs_cli_validate(int argc, char **argv)
     }
     tclosed = source ? r->type_closed_ns : r->type_closed_ext_ns;
     cclosed = source ? r->closed_step_ns : r->closed_ext_step_ns;
-    if (have_tol && !(fabs(hs__pct(r->step_ns, cclosed)) <= tol))
+    if (have_tol && !(fabs(hs_cli_pct(r->step_ns, cclosed)) <= tol))
         ok = 0;
     if (json) {
         yajl_gen g = hs_cli_json_new();
@@ -192,9 +149,9 @@ int hs_cli_validate(int argc, char **argv)
         hs_cli_js(g, "formula");
         hs_cli_js(g, source ? "source" : "extended");
         hs_cli_js(g, "overlap");
-        hs_cli_js(g, hs_replay_overlap_name(r->overlap));
+        hs_cli_js(g, hs_overlap_name(r->overlap));
         hs_cli_js(g, "send");
-        hs_cli_js(g, hs_replay_send_name(r->send));
+        hs_cli_js(g, hs_send_name(r->send));
         hs_cli_js(g, "steps");
         yajl_gen_integer(g, r->steps);
         hs_cli_js(g, "types");
@@ -204,7 +161,7 @@ int hs_cli_validate(int argc, char **argv)
             hs_cli_js(g, "name");
             hs_cli_js(g, s->types[t].name);
             hs_cli_js(g, "count");
-            yajl_gen_integer(g, (long long)hs__type_count(s, t));
+            yajl_gen_integer(g, (long long)s->types[t].count);
             hs__row(g, tclosed[t], r->type_step_ns[t]);
             yajl_gen_map_close(g);
         }
@@ -230,25 +187,25 @@ int hs_cli_validate(int argc, char **argv)
         printf("hetsim %s -- closed form (%s) vs replay (%u steps, overlap "
                "%s, send %s)\n",
                HS_VERSION, source ? "source T(i)" : "extended T_ext(i)",
-               r->steps, hs_replay_overlap_name(r->overlap),
-               hs_replay_send_name(r->send));
+               r->steps, hs_overlap_name(r->overlap),
+               hs_send_name(r->send));
         printf("scenario: %s (%s)\n\n", s->name ? s->name : "(unnamed)",
                s->file);
         printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count", "closed",
                "simulated", "difference", "diff %");
         for (t = 0; t < r->n_types; t++)
             printf("%-14s %7llu %14s %14s %14s %+9.2f%%\n", s->types[t].name,
-                   (unsigned long long)hs__type_count(s, t),
+                   (unsigned long long)s->types[t].count,
                    hs_fmt_time(tclosed[t], a, sizeof a),
                    hs_fmt_time(r->type_step_ns[t], b, sizeof b),
                    hs_fmt_time(r->type_step_ns[t] - tclosed[t], c,
                                sizeof c),
-                   hs__pct(r->type_step_ns[t], tclosed[t]));
+                   hs_cli_pct(r->type_step_ns[t], tclosed[t]));
         printf("%-14s %7zu %14s %14s %14s %+9.2f%%\n", "cluster",
                r->n_devices, hs_fmt_time(cclosed, a, sizeof a),
                hs_fmt_time(r->step_ns, b, sizeof b),
                hs_fmt_time(r->step_ns - cclosed, c, sizeof c),
-               hs__pct(r->step_ns, cclosed));
+               hs_cli_pct(r->step_ns, cclosed));
         printf("(difference in ns: %lld)\n",
                (long long)(r->step_ns - cclosed));
         if (have_tol)
@@ -262,7 +219,7 @@ int hs_cli_validate(int argc, char **argv)
         fprintf(stderr,
                 "hetsim validate: cluster step differs by %+.2f%% "
                 "(tolerance %.3g%%)\n",
-                hs__pct(r->step_ns, cclosed), tol);
+                hs_cli_pct(r->step_ns, cclosed), tol);
         rc = hs_err_exit_code(HS_ERR_TOLERANCE);
     }
     hs_replay_result_free(r);

@@ -51,4 +51,29 @@ void hs_cli_json_print(yajl_gen g);
 void hs_cli_print_notes(const hs_scenario_t *s, char *const *extra,
                         size_t n_extra);
 
+/* 100 (value - ref) / ref, 0 when ref is 0. */
+double hs_cli_pct(int64_t value, int64_t ref);
+
+/* Options that override a scenario's simulate: section, shared by
+   simulate and validate: --steps K (2..1e8), --seed S, --overlap MODE,
+   --send MODE, --stochastic. */
+typedef struct hs_cli_replay_opts_s {
+    uint32_t steps;         /* 0: the scenario's */
+    int have_seed, stochastic, have_overlap, have_send;
+    uint64_t seed;
+    hs_overlap_t overlap;
+    hs_send_t send;
+} hs_cli_replay_opts_t;
+
+void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);
+
+/* When argv[*i] is one of those options, takes it (and its value, moving
+   *i) and returns 1; returns 0 when it is not one; prints a usage error and
+   returns -1 on a bad or missing value (the command then exits 2). */
+int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
+                      hs_cli_replay_opts_t *o);
+
+/* Writes the options given into s. */
+void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s);
+
 #endif

@@ -1,6 +1,9 @@
 /* hs_cli_util.c -- what the subcommands share (hs_cli.h). */
 #include "hs_cli.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
                               hs_error_t *err)
 {
@@ -79,4 +82,85 @@ void hs_cli_print_notes(const hs_scenario_t *s, char *const *extra,
         printf("  - %s\n", s->warnings[i]);
     for (i = 0; i < n_extra; i++)
         printf("  - %s\n", extra[i]);
+}
+
+double hs_cli_pct(int64_t value, int64_t ref)
+{
+    return ref != 0 ? 100.0 * (double)(value - ref) / (double)ref : 0.0;
+}
+
+void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+/* A whole number in [lo, hi] from t; 0, or -1. */
+static int hs__cli_u64(const char *t, uint64_t lo, uint64_t hi,
+                       uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (t == NULL || *t == '\0' || *t == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(t, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
+                      hs_cli_replay_opts_t *o)
+{
+    const char *a = argv[*i], *v;
+    uint64_t x;
+
+    if (strcmp(a, "--stochastic") == 0) {
+        o->stochastic = 1;
+        return 1;
+    }
+    if (strcmp(a, "--steps") != 0 && strcmp(a, "--seed") != 0 &&
+        strcmp(a, "--overlap") != 0 && strcmp(a, "--send") != 0)
+        return 0;
+    v = *i + 1 < argc ? argv[++*i] : NULL;
+    if (v == NULL)
+        return hs_cli_usage_error(cmd, "%s needs a value", a), -1;
+    if (strcmp(a, "--steps") == 0) {
+        if (hs__cli_u64(v, 2, 100000000, &x) != 0)
+            return hs_cli_usage_error(cmd, "--steps: '%s' is not a count "
+                                           "2..1e8", v), -1;
+        o->steps = (uint32_t)x;
+    } else if (strcmp(a, "--seed") == 0) {
+        if (hs__cli_u64(v, 0, UINT64_MAX, &o->seed) != 0)
+            return hs_cli_usage_error(cmd, "--seed: '%s' is not a number",
+                                      v), -1;
+        o->have_seed = 1;
+    } else if (strcmp(a, "--overlap") == 0) {
+        if (hs_overlap_parse(v, &o->overlap) != 0)
+            return hs_cli_usage_error(cmd, "--overlap: '%s' is not patent, "
+                                           "buckets or none", v), -1;
+        o->have_overlap = 1;
+    } else {
+        if (hs_send_parse(v, &o->send) != 0)
+            return hs_cli_usage_error(cmd, "--send: '%s' is not rendezvous "
+                                           "or eager", v), -1;
+        o->have_send = 1;
+    }
+    return 1;
+}
+
+void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s)
+{
+    if (o->steps > 0)
+        s->sim_steps = o->steps;
+    if (o->have_seed)
+        s->seed = o->seed;
+    if (o->stochastic)
+        s->stochastic = 1;
+    if (o->have_overlap)
+        s->overlap = o->overlap;
+    if (o->have_send)
+        s->send = o->send;
 }
