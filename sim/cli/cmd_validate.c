@@ -20,7 +20,8 @@
 static const char hs__validate_help[] =
     "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
     "                       [--formula extended|source] [--steps K]\n"
-    "                       [--overlap MODE] [--send MODE]\n\n"
+    "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+    "                       [--stochastic]\n\n"
     "Runs the closed form and the discrete-event replay on SCENARIO (a\n"
     "YAML file; without it, the embedded default) and prints, per device\n"
     "type and for the cluster, the closed-form step, the simulated\n"
