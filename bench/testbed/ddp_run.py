@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""One rank of the testbed's FULL cluster run: plain DDP training, no profiler.
+
+The accuracy benchmark (bench/accuracy) starts this script once per rank,
+each inside its own network namespace and CPU quota (bench/testbed/inrun).
+The environment carries RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and
+GLOO_SOCKET_IFNAME, OMP_NUM_THREADS).  The training loop is the one of the
+profiling harness (traces/harness/hetsim_harness.py) -- same model file,
+synthetic data, DataLoader, loss, SGD with momentum, DDP bucket cap -- minus
+the profiler and the comm hook: the run being predicted is real training.
+
+It writes --out/rank<R>.json:
+  {"rank", "world_size", "host", "iters", "warmup",
+   "step_start_ns": [...],       perf_counter_ns at the start of every step
+                                 (after a barrier before step 0), plus one
+                                 final entry at the end of the last step
+   "t_dl_ns", "t_fwd_ns", "t_bwd_ns", "t_opt_ns": [...] per step,
+   "cpu_ns": process CPU time of the measured window,
+   "param_bytes", "torch_version"}
+The mean step time after warm-up is
+  (step_start_ns[iters] - step_start_ns[warmup]) / (iters - warmup).
+
+Exit status 0 ok, 1 failure while training, 2 bad arguments.
+"""
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import sys
+import time
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="ddp_run.py")
+    p.add_argument("--model", required=True, metavar="FILE")
+    p.add_argument("--entry", default="build_model")
+    p.add_argument("--synthetic", default=None,
+                   help="SHAPE/CLASSES or tokens:LEN:VOCAB/CLASSES "
+                        "(default: the model file's SYNTHETIC)")
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--iters", type=int, default=60)
+    p.add_argument("--warmup", type=int, default=15)
+    p.add_argument("--bucket-cap-mb", type=float, default=25.0)
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--host", default="")
+    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    if a.batch < 1 or a.warmup < 0 or a.iters <= a.warmup:
+        p.error("need batch >= 1 and 0 <= warmup < iters")
+    return a
+
+
+def synthetic(torch, spec, n, seed):
+    shape_s, _, classes_s = spec.partition("/")
+    classes = int(classes_s or "10")
+    g = torch.Generator().manual_seed(seed)
+    if shape_s.startswith("tokens:"):
+        _, length, vocab = shape_s.split(":")
+        x = torch.randint(0, int(vocab), (n, int(length)), generator=g)
+    else:
+        shape = tuple(int(v) for v in shape_s.split("x"))
+        x = torch.randn((n,) + shape, generator=g)
+    y = torch.randint(0, classes, (n,), generator=g)
+    return torch.utils.data.TensorDataset(x, y)
+
+
+def main(argv):
+    a = parse(argv)
+    rank = int(os.environ["RANK"])
+    world = int(os.environ["WORLD_SIZE"])
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.manual_seed(a.seed)
+    spec = importlib.util.spec_from_file_location("tb_model", a.model)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    model = getattr(mod, a.entry)()
+    syn = a.synthetic or getattr(mod, "SYNTHETIC")
+
+    dist.init_process_group("gloo", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=a.timeout))
+    params = [p for p in model.parameters() if p.requires_grad]
+    param_bytes = sum(p.numel() * p.element_size() for p in params)
+    # Enough distinct samples for a few batches; the loader cycles.
+    n = a.batch * min(a.iters, 16)
+    ds = synthetic(torch, syn, n, a.seed * 1000003 + 7919 * rank + 1)
+    g = torch.Generator().manual_seed(a.seed * 1000003 + rank)
+    loader = torch.utils.data.DataLoader(ds, batch_size=a.batch, shuffle=True,
+                                         drop_last=True, generator=g)
+    ddp = DDP(model, bucket_cap_mb=a.bucket_cap_mb)
+    loss_fn = (mod.build_loss() if callable(getattr(mod, "build_loss", None))
+               else torch.nn.CrossEntropyLoss())
+    if callable(getattr(mod, "build_optimizer", None)):
+        opt = mod.build_optimizer(ddp.parameters())
+    else:
+        opt = torch.optim.SGD(ddp.parameters(), lr=a.lr, momentum=0.9)
+
+    now = time.perf_counter_ns
+    starts, t_dl, t_fwd, t_bwd, t_opt = [], [], [], [], []
+    it = iter(loader)
+    dist.barrier()
+    cpu0 = None
+    for i in range(a.iters):
+        t0 = now()
+        if i == a.warmup:
+            cpu0 = time.process_time_ns()
+        starts.append(t0)
+        try:
+            x, y = next(it)
+        except StopIteration:
+            it = iter(loader)
+            x, y = next(it)
+        t1 = now()
+        loss = loss_fn(ddp(x), y)
+        t2 = now()
+        loss.backward()
+        t3 = now()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        t4 = now()
+        if not torch.isfinite(loss).item():
+            raise FloatingPointError("loss is %s" % loss.item())
+        t_dl.append(t1 - t0)
+        t_fwd.append(t2 - t1)
+        t_bwd.append(t3 - t2)
+        t_opt.append(t4 - t3)
+    starts.append(now())
+    cpu_ns = time.process_time_ns() - cpu0
+    res = {"rank": rank, "world_size": world, "host": a.host,
+           "iters": a.iters, "warmup": a.warmup, "batch": a.batch,
+           "step_start_ns": starts, "t_dl_ns": t_dl, "t_fwd_ns": t_fwd,
+           "t_bwd_ns": t_bwd, "t_opt_ns": t_opt, "cpu_ns": cpu_ns,
+           "param_bytes": param_bytes, "torch_version": torch.__version__}
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "rank%d.json" % rank)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(res, f)
+    os.replace(tmp, path)
+    dist.barrier()
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except SystemExit:
+        raise
+    except BaseException as e:  # noqa: BLE001
+        sys.stderr.write("ddp_run: rank %s: %s: %s\n"
+                         % (os.environ.get("RANK", "?"), type(e).__name__, e))
+        sys.exit(1)

@@ -1,0 +1,575 @@
+#!/usr/bin/python3
+"""The ground-truth testbed: a heterogeneous ring cluster on one Linux machine.
+
+Each test host is a network namespace "<id>-<host>" with one veth link,
+"eth0", plugged into a bridge that lives in its own namespace "<id>-br" (so
+nothing is added to the machine's own network namespace).  Host addresses
+are 198.18.0.<k>/24 (RFC 2544 benchmarking range).  A host's egress is
+shaped with `tc tbf` (optionally behind `netem delay`): the ring edge
+host -> next host runs at the sending host's rate.  A host's compute speed
+is set by a CPU quota: cgroup v1 /sys/fs/cgroup/cpu/<id>/<host> with
+cpu.cfs_period_us = 10 ms and cpu.cfs_quota_us = cores * period; CPU time is
+accounted in /sys/fs/cgroup/cpuacct/<id>/<host>.  <id> is
+"hetsim-testbed-<pid>" of the process that built it.
+
+Processes enter a host through bench/testbed/inrun (cgroup placement, then
+`ip netns exec`).  Testbed.down() kills every process left in the host
+cgroups and namespaces, deletes the namespaces (and with them every veth
+and qdisc) and removes the cgroups; it runs on normal exit, on exceptions
+and on SIGINT/SIGTERM/SIGHUP (Testbed is a context manager and installs
+handlers that turn those signals into an exception).  `testbed.py cleanup`
+removes what a killed (SIGKILL) run left behind: every hetsim-testbed-<pid>
+namespace and cgroup whose pid is no longer alive.
+
+Command line (root):
+  testbed.py up HOST:RATE[:QUOTA[:DELAY]] ...   build, print the id, wait for ^C
+  testbed.py cleanup                            remove leftovers of dead runs
+  testbed.py quota-check                        does the quota differentiate speed?
+RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+INRUN = os.path.join(HERE, "inrun")
+PYTHON = "/usr/bin/python3"
+CG_CPU = "/sys/fs/cgroup/cpu"
+CG_ACCT = "/sys/fs/cgroup/cpuacct"
+PREFIX = "hetsim-testbed-"
+SUBNET = "198.18.0"
+PERIOD_US = 10000
+# One compute thread per process: a quota of q cores then means "a device
+# q times as fast as one core".  Without OPENBLAS_NUM_THREADS, BLAS worker
+# threads spin inside the quota and the speed is no longer proportional.
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "OPENBLAS_NUM_THREADS": "1"}
+
+
+class TestbedError(Exception):
+    pass
+
+
+class Interrupted(BaseException):
+    """Raised from a signal handler so that cleanup code runs."""
+
+
+def sh(argv, check=True, capture=True, timeout=60, env=None):
+    """Runs argv (never through a shell); returns stdout text.  env: extra
+    environment variables."""
+    full = None
+    if env:
+        full = dict(os.environ)
+        full.update(env)
+    r = subprocess.run(argv, stdout=subprocess.PIPE if capture else None,
+                       stderr=subprocess.PIPE if capture else None,
+                       timeout=timeout, universal_newlines=True, env=full)
+    if check and r.returncode != 0:
+        raise TestbedError("%s: exit %d: %s" % (" ".join(argv), r.returncode,
+                                                (r.stderr or "").strip()))
+    return r.stdout or ""
+
+
+def parse_rate(text):
+    """'200mbit' / '1gbit' / '500kbit' / 'none' -> bits per second or None."""
+    if text in (None, "", "none", "0"):
+        return None
+    m = re.fullmatch(r"([0-9.]+)\s*([kmg]?)(bit|bps)?", text.strip().lower())
+    if not m:
+        raise TestbedError("bad rate %r (use e.g. 200mbit)" % text)
+    mult = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+    return float(m.group(1)) * mult
+
+
+class Host(object):
+    """One test host: a name, its shaped egress rate (bit/s, None = not
+    shaped), an optional netem delay (ms) and a CPU quota (cores, None =
+    unlimited)."""
+
+    def __init__(self, name, rate_bps=None, quota=None, delay_ms=0.0):
+        if not re.fullmatch(r"[a-z][a-z0-9]{0,7}", name):
+            raise TestbedError("host name %r: use [a-z][a-z0-9]{0,7}" % name)
+        self.name = name
+        self.rate_bps = rate_bps
+        self.quota = quota
+        self.delay_ms = delay_ms
+        self.addr = None
+
+
+class Testbed(object):
+    def __init__(self, hosts, period_us=PERIOD_US, tag=None, shares=262144):
+        names = [h.name for h in hosts]
+        if len(set(names)) != len(names) or "br" in names:
+            raise TestbedError("host names must be distinct and not 'br'")
+        if not 1 <= len(hosts) <= 250:
+            raise TestbedError("1..250 hosts")
+        self.hosts = list(hosts)
+        self.period_us = period_us
+        self.shares = shares
+        self.id = PREFIX + str(os.getpid()) + (("x" + tag) if tag else "")
+        for k, h in enumerate(self.hosts):
+            h.addr = "%s.%d" % (SUBNET, k + 1)
+        self._up = False
+        self._old_handlers = {}
+
+    # ---- names --------------------------------------------------------
+    def ns(self, host):
+        return "%s-%s" % (self.id, host if isinstance(host, str)
+                          else host.name)
+
+    def host(self, name):
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise KeyError(name)
+
+    def cg(self, host, ctl=CG_CPU):
+        return os.path.join(ctl, self.id, host)
+
+    def argv(self, host, cmd):
+        """The argv that runs cmd as host (netns + quota)."""
+        return [INRUN, self.id, host, "--"] + list(cmd)
+
+    def launcher(self):
+        """A hetsim profiling.launcher template for this testbed."""
+        return [INRUN, self.id, "{name}", "--"]
+
+    # ---- setup --------------------------------------------------------
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            self._old_handlers[sig] = signal.signal(sig, _raise_interrupted)
+        try:
+            self.up()
+        except BaseException:
+            self.down()
+            self._restore()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        # A second signal during teardown must not stop the teardown.
+        for sig in self._old_handlers:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            self.down()
+        finally:
+            self._restore()
+        return False
+
+    def _restore(self):
+        for sig, h in self._old_handlers.items():
+            signal.signal(sig, h)
+        self._old_handlers = {}
+
+    def up(self):
+        if os.geteuid() != 0:
+            raise TestbedError("the testbed needs root")
+        if not os.path.isdir(CG_CPU) or \
+                not os.path.exists(os.path.join(CG_CPU, "cpu.cfs_quota_us")):
+            raise TestbedError("no cgroup v1 cpu controller at " + CG_CPU)
+        self._up = True
+        br = self.ns("br")
+        sh(["ip", "netns", "add", br])
+        sh(["ip", "-n", br, "link", "set", "lo", "up"])
+        sh(["ip", "-n", br, "link", "add", "br0", "type", "bridge"])
+        sh(["ip", "-n", br, "link", "set", "br0", "up"])
+        for d in (CG_CPU, CG_ACCT):
+            if os.path.isdir(d):
+                os.makedirs(os.path.join(d, self.id), exist_ok=True)
+        # The machine is shared (builds, other benchmarks): the testbed's
+        # group gets the highest CFS weight, so its hosts get their quota
+        # whenever they are runnable.  The quotas cap them; the weight only
+        # protects them from processes outside the testbed.
+        with open(os.path.join(CG_CPU, self.id, "cpu.shares"), "w") as f:
+            f.write(str(self.shares))
+        for k, h in enumerate(self.hosts):
+            ns = self.ns(h)
+            port = "p%d" % k
+            sh(["ip", "netns", "add", ns])
+            sh(["ip", "-n", ns, "link", "set", "lo", "up"])
+            sh(["ip", "-n", ns, "link", "add", "eth0", "type", "veth",
+                "peer", "name", port, "netns", br])
+            sh(["ip", "-n", br, "link", "set", port, "master", "br0"])
+            sh(["ip", "-n", br, "link", "set", port, "up"])
+            sh(["ip", "-n", ns, "addr", "add", h.addr + "/24", "dev", "eth0"])
+            sh(["ip", "-n", ns, "link", "set", "eth0", "up"])
+            self.shape(h)
+            for d in (CG_CPU, CG_ACCT):
+                if os.path.isdir(d):
+                    os.makedirs(self.cg(h.name, d), exist_ok=True)
+            self.set_quota(h, h.quota)
+        # Wait until every link is up and every bridge port forwards.
+        deadline = time.time() + 10
+        while True:
+            ok = all("state UP" in sh(["ip", "-n", self.ns(h), "-o", "link",
+                                       "show", "eth0"])
+                     for h in self.hosts)
+            ok = ok and sh(["bridge", "-n", br, "link"]).count(
+                "state forwarding") == len(self.hosts)
+            if ok:
+                break
+            if time.time() > deadline:
+                raise TestbedError("testbed links did not come up")
+            time.sleep(0.1)
+
+    def shape(self, h):
+        """(Re)applies host h's egress shaping: tbf at h.rate_bps, behind
+        netem delay h.delay_ms when > 0."""
+        ns = self.ns(h)
+        sh(["tc", "-n", ns, "qdisc", "del", "dev", "eth0", "root"],
+           check=False)
+        parent = ["root"]
+        if h.delay_ms and h.delay_ms > 0:
+            try:
+                sh(["tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root",
+                    "handle", "1:", "netem", "delay", "%gms" % h.delay_ms,
+                    "limit", "100000"])
+            except TestbedError as e:
+                raise TestbedError("host %s: netem delay unavailable (no "
+                                   "sch_netem in this kernel?): %s"
+                                   % (h.name, e))
+            parent = ["parent", "1:1"]
+        if h.rate_bps:
+            # burst: 4 ms at the rate (at least 32 KiB, so that segmented
+            # GSO packets fit); queue: up to 200 ms of data.
+            burst = max(int(h.rate_bps / 8 * 0.004), 32768)
+            sh(["tc", "-n", ns, "qdisc", "add", "dev", "eth0"] + parent +
+               ["handle", "10:", "tbf", "rate", "%dbit" % int(h.rate_bps),
+                "burst", str(burst), "latency", "200ms"])
+
+    def set_quota(self, h, cores):
+        if isinstance(h, str):
+            h = self.host(h)
+        h.quota = cores
+        d = self.cg(h.name)
+        with open(os.path.join(d, "cpu.cfs_period_us"), "w") as f:
+            f.write(str(self.period_us))
+        q = -1 if not cores else max(int(round(cores * self.period_us)), 1000)
+        with open(os.path.join(d, "cpu.cfs_quota_us"), "w") as f:
+            f.write(str(q))
+
+    def cpu_ns(self, host):
+        """CPU time used so far by the processes of host (cpuacct), or
+        None without a cpuacct hierarchy."""
+        p = os.path.join(self.cg(host, CG_ACCT), "cpuacct.usage")
+        try:
+            with open(p) as f:
+                return int(f.read().strip())
+        except OSError:
+            return None
+
+    def throttled(self, host):
+        """(nr_throttled, throttled_time_ns) of host's cpu cgroup."""
+        st = {}
+        try:
+            with open(os.path.join(self.cg(host), "cpu.stat")) as f:
+                for line in f:
+                    k, v = line.split()
+                    st[k] = int(v)
+        except OSError:
+            pass
+        return st.get("nr_throttled", 0), st.get("throttled_time", 0)
+
+    # ---- teardown -----------------------------------------------------
+    def down(self):
+        """Removes everything up() made; safe to call twice or after a
+        partial up().  Returns the list of problems (also printed)."""
+        problems = remove_testbed(self.id)
+        self._up = False
+        return problems
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted("signal %d" % signum)
+
+
+def _kill_pids(pids):
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _cg_pids(d):
+    pids = []
+    for root, dirs, files in os.walk(d):
+        try:
+            with open(os.path.join(root, "cgroup.procs")) as f:
+                pids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return pids
+
+
+def remove_testbed(tb_id):
+    """Kills the processes of testbed tb_id and removes its namespaces and
+    cgroups.  Returns a list of problems (empty when all went)."""
+    problems = []
+    nss = [n for n in list_netns() if n.startswith(tb_id + "-")]
+    for attempt in range(50):
+        pids = []
+        for ctl in (CG_CPU, CG_ACCT):
+            pids += _cg_pids(os.path.join(ctl, tb_id))
+        for n in nss:
+            out = subprocess.run(["ip", "netns", "pids", n],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL,
+                                 universal_newlines=True).stdout
+            pids += [int(x) for x in out.split()]
+        pids = [p for p in set(pids) if p != os.getpid()]
+        if not pids:
+            break
+        _kill_pids(pids)
+        time.sleep(0.1)
+    else:
+        problems.append("processes still alive: %s" % pids)
+    for n in nss:
+        r = subprocess.run(["ip", "netns", "del", n], stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            problems.append("ip netns del %s: %s" % (n, r.stderr.strip()))
+    for ctl in (CG_CPU, CG_ACCT):
+        top = os.path.join(ctl, tb_id)
+        if not os.path.isdir(top):
+            continue
+        for root, dirs, files in os.walk(top, topdown=False):
+            for _ in range(50):
+                try:
+                    os.rmdir(root)
+                    break
+                except OSError as e:
+                    err = e
+                    time.sleep(0.1)
+            else:
+                problems.append("rmdir %s: %s" % (root, err))
+    for p in problems:
+        sys.stderr.write("testbed: cleanup: %s\n" % p)
+    return problems
+
+
+def list_netns():
+    out = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL,
+                         universal_newlines=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def cleanup_stale():
+    """Removes every testbed whose creating process is gone."""
+    ids = set()
+    for n in list_netns():
+        m = re.match(r"(%s(\d+)(x[a-z0-9]+)?)-" % PREFIX, n)
+        if m:
+            ids.add((m.group(1), int(m.group(2))))
+    for ctl in (CG_CPU, CG_ACCT):
+        if os.path.isdir(ctl):
+            for d in os.listdir(ctl):
+                m = re.fullmatch(r"%s(\d+)(x[a-z0-9]+)?" % PREFIX, d)
+                if m:
+                    ids.add((d, int(m.group(1))))
+    removed = []
+    for tb_id, pid in sorted(ids):
+        if pid != os.getpid() and not os.path.exists("/proc/%d" % pid):
+            remove_testbed(tb_id)
+            removed.append(tb_id)
+    return removed
+
+
+# ---- running processes in the testbed -----------------------------------
+class Proc(object):
+    def __init__(self, name, argv, env, log_dir):
+        self.name = name
+        self.out_path = os.path.join(log_dir, name + ".out")
+        self.err_path = os.path.join(log_dir, name + ".err")
+        full_env = dict(os.environ)
+        full_env.update(env)
+        with open(self.out_path, "w") as o, open(self.err_path, "w") as e:
+            self.p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                      stdout=o, stderr=e, env=full_env,
+                                      start_new_session=True)
+
+    def kill(self):
+        if self.p.poll() is None:
+            try:
+                os.killpg(self.p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.p.wait()
+
+    def tail(self, n=400):
+        try:
+            with open(self.err_path) as f:
+                return f.read()[-n:].strip()
+        except OSError:
+            return ""
+
+
+def run_all(procs, timeout_s):
+    """Waits for every Proc; kills all when one fails or on timeout.
+    Raises TestbedError naming the first failure."""
+    deadline = time.time() + timeout_s
+    try:
+        while True:
+            live = [p for p in procs if p.p.poll() is None]
+            bad = [p for p in procs if p.p.poll() not in (None, 0)]
+            if bad:
+                raise TestbedError("%s failed (exit %d): %s"
+                                   % (bad[0].name, bad[0].p.returncode,
+                                      bad[0].tail()))
+            if not live:
+                return
+            if time.time() > deadline:
+                raise TestbedError("timeout after %ds waiting for %s"
+                                   % (timeout_s, ", ".join(p.name
+                                                           for p in live)))
+            time.sleep(0.05)
+    finally:
+        for p in procs:
+            p.kill()
+
+
+def gloo_ranks(ring):
+    """Maps the ring order to gloo ranks.  gloo's ring all-reduce
+    (gloo/allreduce.cc, used by ProcessGroupGloo for allreduce) sends to
+    rank-1 and receives from rank+1, so data flows rank r -> r-1.  For the
+    ring [d0, d1, ..., d(N-1)] (d_k sends to d_(k+1)) the ranks are
+    d0 = 0, d_k = N-k.  Returns {host name: rank}."""
+    n = len(ring)
+    return {h: (0 if k == 0 else n - k) for k, h in enumerate(ring)}
+
+
+def run_cluster(tb, ring, model, batch_of, iters, warmup, out_dir,
+                port=29600, timeout_s=600, extra_env=None):
+    """Runs the FULL cluster for real: one ddp_run.py rank per host of ring
+    (gloo ranks from gloo_ranks), each in its namespace under its quota.
+    batch_of: {host: batch}.  Returns a dict: mean step (ns) after warm-up
+    per rank and overall, per-phase means, CPU seconds, wall seconds."""
+    ranks = gloo_ranks(ring)
+    master = [h for h in ring if ranks[h] == 0][0]
+    os.makedirs(out_dir, exist_ok=True)
+    procs = []
+    cpu0 = {h: tb.cpu_ns(h) for h in ring}
+    thr0 = {h: tb.throttled(h) for h in ring}
+    t0 = time.time()
+    for h in sorted(ring, key=lambda h: ranks[h]):
+        env = {"RANK": str(ranks[h]), "WORLD_SIZE": str(len(ring)),
+               "LOCAL_RANK": "0", "MASTER_ADDR": tb.host(master).addr,
+               "MASTER_PORT": str(port), "GLOO_SOCKET_IFNAME": "eth0"}
+        env.update(THREAD_ENV)
+        env.update(extra_env or {})
+        cmd = [PYTHON, os.path.join(HERE, "ddp_run.py"), "--model", model,
+               "--batch", str(batch_of[h]), "--iters", str(iters),
+               "--warmup", str(warmup), "--host", h, "--out", out_dir,
+               "--timeout", str(timeout_s)]
+        procs.append(Proc("rank%d-%s" % (ranks[h], h), tb.argv(h, cmd), env,
+                          out_dir))
+    run_all(procs, timeout_s)
+    wall = time.time() - t0
+    res = {"wall_s": wall, "ranks": {}, "hosts": ring,
+           "gloo_rank": ranks}
+    means = []
+    for h in ring:
+        with open(os.path.join(out_dir, "rank%d.json" % ranks[h])) as f:
+            r = json.load(f)
+        s = r["step_start_ns"]
+        k = len(s) - 1 - warmup
+        mean = (s[-1] - s[warmup]) / k
+        steps = [s[i + 1] - s[i] for i in range(warmup, len(s) - 1)]
+        ph = {}
+        for key in ("t_dl_ns", "t_fwd_ns", "t_bwd_ns", "t_opt_ns"):
+            v = r[key][warmup:]
+            ph[key] = sum(v) / len(v)
+        c1 = tb.cpu_ns(h)
+        thr1 = tb.throttled(h)
+        res["ranks"][h] = {
+            "rank": ranks[h], "mean_step_ns": mean, "phases": ph,
+            "step_min_ns": min(steps), "step_max_ns": max(steps),
+            "window_cpu_s": r["cpu_ns"] / 1e9,
+            "window_s": (s[-1] - s[warmup]) / 1e9,
+            "cpu_s": None if c1 is None or cpu0[h] is None
+            else (c1 - cpu0[h]) / 1e9,
+            "nr_throttled": thr1[0] - thr0[h][0]}
+        means.append(mean)
+    res["mean_step_ns"] = sum(means) / len(means)
+    res["device_s"] = wall * len(ring)
+    return res
+
+
+# ---- the quota check ------------------------------------------------------
+_BUSY = r"""
+import os, time, torch
+torch.set_num_threads(1)
+a = torch.randn(256, 256); b = torch.randn(256, 256)
+for _ in range(20): a @ b
+t = time.perf_counter(); n = 0
+while time.perf_counter() - t < 3.0:
+    for _ in range(20): a @ b
+    n += 20
+print(n / (time.perf_counter() - t))
+"""
+
+
+def quota_check(quotas=(0.5, 0.25)):
+    """Runs the same matmul loop under each quota, one at a time, in a
+    testbed host; returns [(quota, matmuls per s)]."""
+    hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
+    out = []
+    with Testbed(hosts) as tb:
+        for h in hosts:
+            r = sh(tb.argv(h.name, [PYTHON, "-c", _BUSY]), timeout=120,
+                   env=THREAD_ENV)
+            out.append((h.quota, float(r.strip().splitlines()[-1])))
+    return out
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if argv[0] == "cleanup":
+        for tb_id in cleanup_stale():
+            print("removed", tb_id)
+        return 0
+    if argv[0] == "quota-check":
+        res = quota_check()
+        base = res[0][1]
+        for q, rate in res:
+            print("quota %.2f cores: %.0f matmul/s (%.3f of quota %.2f)"
+                  % (q, rate, rate / base, res[0][0]))
+        return 0
+    if argv[0] == "up":
+        hosts = []
+        for spec in argv[1:]:
+            parts = spec.split(":")
+            hosts.append(Host(parts[0], parse_rate(parts[1]
+                                                   if len(parts) > 1 else None),
+                              float(parts[2]) if len(parts) > 2 and parts[2]
+                              else None,
+                              float(parts[3].rstrip("ms"))
+                              if len(parts) > 3 else 0.0))
+        try:
+            with Testbed(hosts) as tb:
+                print(tb.id)
+                for h in hosts:
+                    print("  %-8s %-12s rate %s quota %s"
+                          % (h.name, h.addr, h.rate_bps, h.quota))
+                sys.stdout.flush()
+                while True:
+                    time.sleep(3600)
+        except (Interrupted, KeyboardInterrupt):
+            pass      # the with statement has removed the testbed
+        return 0
+    sys.stderr.write("unknown command %s\n" % argv[0])
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,319 @@
+/*
+ * test_testbed_smoke.c -- the CI smoke version of the accuracy benchmark
+ * (issue 7): a real heterogeneous cluster on this machine, and hetsim's
+ * prediction error against it.
+ *
+ * Three checks, all against the real testbed (bench/testbed/):
+ *  - teardown on interrupt: `testbed.py up` builds two hosts (namespaces,
+ *    bridge, tbf, CPU-quota cgroups); the test sees them exist with the
+ *    quota it asked for, sends SIGTERM, and sees every namespace and cgroup
+ *    of that testbed gone;
+ *  - the CPU quota differentiates speed: the same matmul loop under 0.5 and
+ *    0.25 cores runs at a ratio near 2 (accepted 1.5..2.8);
+ *  - one small accuracy case end to end (`bench/accuracy --smoke`: hetsim
+ *    profile in the testbed, measure-bw, predict, simulate, the FULL
+ *    4-rank run, about 1 minute on 2 cores): the measured step and every
+ *    prediction are positive and finite, the measured ring bandwidths are
+ *    within 15% of the tbf rates, the replay's error (patent and buckets
+ *    modes) is below a generous 50%, and nothing of the testbed is left.
+ * Root, cgroup v1, iproute2, iperf3 and python3-torch are needed; where the
+ * machine lacks one, the script says so (exit 77, "SKIP: why") and the test
+ * prints the reason.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "hs_test.h"
+
+#define TB_PY HS_TEST_SRC "/bench/testbed/testbed.py"
+#define ACCURACY HS_TEST_SRC "/bench/accuracy"
+#define PYTHON "/usr/bin/python3"
+
+/* Why the testbed cannot run here, or NULL. */
+static const char *skip_reason(void)
+{
+    struct stat st;
+
+    if (geteuid() != 0)
+        return "needs root (network namespaces, tc, cgroups)";
+    if (stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", &st) != 0)
+        return "no cgroup v1 cpu controller at /sys/fs/cgroup/cpu";
+    if (access(PYTHON, X_OK) != 0)
+        return "no " PYTHON;
+    return NULL;
+}
+
+/* Counts namespaces and cpu cgroups whose name starts with prefix. */
+static int count_prefixed(const char *prefix)
+{
+    int n = 0;
+    const char *dirs[] = {"/run/netns", "/sys/fs/cgroup/cpu",
+                          "/sys/fs/cgroup/cpuacct"};
+    size_t i;
+
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        DIR *d = opendir(dirs[i]);
+        struct dirent *e;
+
+        if (d == NULL)
+            continue;
+        while ((e = readdir(d)) != NULL)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+                n++;
+        closedir(d);
+    }
+    return n;
+}
+
+/* The whole of a file (cgroup files report size 0: read to EOF). */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = NULL, *nb;
+    size_t len = 0, cap = 0, n;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 8192;
+            nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        n = fread(buf + len, 1, 4096, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* ---- teardown on SIGTERM --------------------------------------------- */
+static void test_teardown_on_signal(void)
+{
+    int fds[2];
+    pid_t pid;
+    FILE *in;
+    char id[128] = "", path[256], prefix[160];
+    char *q;
+    int status = 0, i;
+
+    if (skip_reason() != NULL) {
+        hs_test_skip("testbed teardown", skip_reason());
+        return;
+    }
+    CU_ASSERT_FATAL(pipe(fds) == 0);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(PYTHON, PYTHON, TB_PY, "up", "ta:100mbit:0.5", "tb:none:0.25",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    in = fdopen(fds[0], "r");
+    CU_ASSERT_FATAL(in != NULL);
+    if (fgets(id, sizeof id, in) == NULL)
+        id[0] = '\0';
+    id[strcspn(id, "\n")] = '\0';
+    CU_ASSERT(strncmp(id, "hetsim-testbed-", 15) == 0);
+    if (strncmp(id, "hetsim-testbed-", 15) == 0) {
+        snprintf(path, sizeof path, "/run/netns/%s-ta", id);
+        CU_ASSERT(access(path, F_OK) == 0);
+        snprintf(path, sizeof path, "/run/netns/%s-br", id);
+        CU_ASSERT(access(path, F_OK) == 0);
+        snprintf(path, sizeof path,
+                 "/sys/fs/cgroup/cpu/%s/tb/cpu.cfs_quota_us", id);
+        q = read_file(path);
+        /* 0.25 cores of a 10 ms period */
+        HS_ASSERT_I64_EQ(q ? atol(q) : -2, 2500);
+        free(q);
+    }
+    kill(pid, SIGTERM);
+    for (i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(100000);
+    if (i == 300) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    fclose(in);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (id[0] != '\0') {
+        snprintf(prefix, sizeof prefix, "%s", id);
+        HS_ASSERT_I64_EQ(count_prefixed(prefix), 0);
+    }
+}
+
+/* ---- quota differentiates speed ---------------------------------------- */
+static void test_quota_speed(void)
+{
+    char *argv[] = {PYTHON, TB_PY, "quota-check", NULL};
+    hs_run_t r;
+    double q, rate, r50 = 0, r25 = 0;
+    const char *p;
+
+    if (skip_reason() != NULL) {
+        hs_test_skip("testbed quota", skip_reason());
+        return;
+    }
+    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    for (p = r.out; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
+                                                         : NULL) {
+        if (sscanf(p, "quota %lf cores: %lf matmul/s", &q, &rate) == 2) {
+            if (fabs(q - 0.5) < 1e-9)
+                r50 = rate;
+            if (fabs(q - 0.25) < 1e-9)
+                r25 = rate;
+        }
+    }
+    printf("\n  quota 0.50: %.0f matmul/s, 0.25: %.0f matmul/s, ratio %.2f\n",
+           r50, r25, r25 > 0 ? r50 / r25 : 0.0);
+    CU_ASSERT(r25 > 0 && r50 / r25 > 1.5 && r50 / r25 < 2.8);
+    hs_run_free(&r);
+}
+
+/* ---- one accuracy case end to end --------------------------------------- */
+static double num(yajl_val v, const char **path)
+{
+    yajl_val x = yajl_tree_get(v, path, yajl_t_number);
+
+    return x ? YAJL_GET_DOUBLE(x) : NAN;
+}
+
+static void test_accuracy_smoke(void)
+{
+    const char *dir = hs_test_tmpdir("testbed-smoke");
+    char json_path[512], work[512];
+    char *argv[12];
+    hs_run_t r;
+    char *text;
+    yajl_val root, res, links;
+    char eb[256];
+    int before, k;
+
+    if (skip_reason() != NULL) {
+        hs_test_skip("accuracy smoke", skip_reason());
+        return;
+    }
+    snprintf(json_path, sizeof json_path, "%s/smoke.json", dir);
+    snprintf(work, sizeof work, "%s/work", dir);
+    before = count_prefixed("hetsim-testbed-");
+    argv[0] = ACCURACY;
+    argv[1] = "--smoke";
+    argv[2] = "--hetsim";
+    argv[3] = HS_TEST_BIN;
+    argv[4] = "--work";
+    argv[5] = work;
+    argv[6] = "--json";
+    argv[7] = json_path;
+    argv[8] = NULL;
+    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
+    printf("\n%s\n", r.out);
+    if (r.status == 77) {
+        hs_test_skip("accuracy smoke", r.out);
+        hs_run_free(&r);
+        return;
+    }
+    if (r.status != 0)
+        fprintf(stderr, "bench/accuracy failed (%d):\n%s\n", r.status, r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    hs_run_free(&r);
+    /* everything the testbed made is gone */
+    HS_ASSERT_I64_EQ(count_prefixed("hetsim-testbed-"), before);
+
+    text = read_file(json_path);
+    CU_ASSERT_FATAL(text != NULL);
+    root = yajl_tree_parse(text, eb, sizeof eb);
+    free(text);
+    CU_ASSERT_FATAL(root != NULL);
+    {
+        const char *rp[] = {"results", NULL};
+        yajl_val arr = yajl_tree_get(root, rp, yajl_t_array);
+
+        CU_ASSERT_FATAL(arr != NULL && YAJL_GET_ARRAY(arr)->len == 1);
+        res = YAJL_GET_ARRAY(arr)->values[0];
+    }
+    {
+        const char *pm[] = {"measured_ns", NULL};
+        const char *pc[] = {"closed_ns", NULL};
+        const char *pp[] = {"replay_ns", "patent", NULL};
+        const char *pb[] = {"replay_ns", "buckets", NULL};
+        const char *pn[] = {"replay_ns", "none", NULL};
+        const char *ep[] = {"err", "patent", NULL};
+        const char *eb2[] = {"err", "buckets", NULL};
+        const char *ec[] = {"err", "closed", NULL};
+        double m = num(res, pm);
+
+        printf("  measured %.1f ms; closed %.1f ms (%+.1f%%); replay patent "
+               "%.1f ms (%+.1f%%), buckets %.1f ms (%+.1f%%), none %.1f ms\n",
+               m / 1e6, num(res, pc) / 1e6, 100 * num(res, ec),
+               num(res, pp) / 1e6, 100 * num(res, ep), num(res, pb) / 1e6,
+               100 * num(res, eb2), num(res, pn) / 1e6);
+        CU_ASSERT(isfinite(m) && m > 1e6);
+        CU_ASSERT(isfinite(num(res, pc)) && num(res, pc) > 0);
+        CU_ASSERT(isfinite(num(res, pp)) && num(res, pp) > 0);
+        CU_ASSERT(isfinite(num(res, pb)) && num(res, pb) > 0);
+        CU_ASSERT(isfinite(num(res, pn)) && num(res, pn) > 0);
+        CU_ASSERT(isfinite(num(res, ec)));
+        CU_ASSERT(isfinite(num(res, ep)) && fabs(num(res, ep)) < 0.5);
+        CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.5);
+    }
+    /* measure-bw found the tbf rates: the smoke ring is f0 (300 Mbit/s)
+       -> s0 -> f1 -> s1 -> f0, the others at 1 Gbit/s */
+    {
+        const char *lp[] = {"links", NULL};
+        const double want[] = {300e6, 1e9, 1e9, 1e9};
+
+        links = yajl_tree_get(res, lp, yajl_t_array);
+        CU_ASSERT_FATAL(links != NULL && YAJL_GET_ARRAY(links)->len == 4);
+        for (k = 0; k < 4; k++) {
+            const char *row = YAJL_GET_STRING(YAJL_GET_ARRAY(links)->values[k]);
+            const char *c = row ? strrchr(row, ',') : NULL;
+            double v = c ? strtod(c + 1, NULL) * 1e6 : 0;   /* Mbit/s */
+
+            if (c == NULL || strstr(c, "Mbit/s") == NULL)
+                v = c && strstr(c, "Gbit/s") ? strtod(c + 1, NULL) * 1e9 : 0;
+            printf("  link %d: %s (tbf %.0f Mbit/s)\n", k, row ? row : "?",
+                   want[k] / 1e6);
+            CU_ASSERT(fabs(v - want[k]) <= 0.15 * want[k]);
+        }
+    }
+    yajl_tree_free(root);
+}
+
+static int register_tests(void)
+{
+    CU_pSuite s = CU_add_suite("testbed_smoke", NULL, NULL);
+
+    if (s == NULL)
+        return -1;
+    CU_add_test(s, "teardown on SIGTERM", test_teardown_on_signal);
+    CU_add_test(s, "CPU quota differentiates speed", test_quota_speed);
+    CU_add_test(s, "accuracy smoke case", test_accuracy_smoke);
+    return 0;
+}
+
+HS_TEST_MAIN(register_tests)
