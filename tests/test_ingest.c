@@ -1,7 +1,8 @@
 /*
  * test_ingest.c -- hetsim's trace ingestion (traces/hs_ingest.c, issue 4)
- * on real PyTorch profiler traces (../shared/traces/real, MIT licence, read
- * in place), on the legacy-form fixture made with Debian's torch 1.13
+ * on real PyTorch profiler traces (tests/data/real, copied from
+ * ../shared/traces/real with their MIT licence beside them), on the
+ * legacy-form fixture made with Debian's torch 1.13
  * (tests/data/ingest/gen_legacy_trace.py), and on malformed input.
  *
  * The streaming, multi-pass ingestion is checked against a naive
@@ -24,7 +25,7 @@
 #include "hs_ingest.h"
 #include "hs_test.h"
 
-#define REAL HS_TEST_SRC "/../shared/traces/real/"
+#define REAL HS_TEST_SRC "/tests/data/real/"
 #define DATA HS_TEST_SRC "/tests/data/ingest/"
 
 /* ------------------------------------------------------------------ */
