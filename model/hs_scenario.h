@@ -80,7 +80,8 @@ typedef struct hs_type_s {
     uint64_t shard;         /* per-device data per epoch, 0 = derive */
     int has_profile;        /* 0: not measured yet (`hetsim profile` and
                                `measure-bw` accept that; predict and the
-                               replay reject it: hs_scenario_require_profiles) */
+                               replay reject it, see
+                               hs_scenario_require_profiles) */
     hs_profile_t profile;
     /* profiling (issue 5): how to run this type's sub-system */
     char *backend;          /* "gloo" or "nccl"; NULL = gloo */

@@ -148,18 +148,24 @@ static void hs__mkdirs(const char *path)
     mkdir(tmp, 0755);
 }
 
+int hs_test_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int bad;
+
+    if (f == NULL)
+        return -1;
+    bad = fputs(text, f) < 0;
+    return fclose(f) != 0 || bad ? -1 : 0;
+}
+
 const char *hs_test_write_file(const char *name, const char *text)
 {
     static char path[4096];
-    FILE *f;
 
     hs__mkdirs(HS_TEST_TMP);
     snprintf(path, sizeof path, "%s/%s", HS_TEST_TMP, name);
-    f = fopen(path, "w");
-    if (f == NULL)
-        return path;
-    fputs(text, f);
-    fclose(f);
+    hs_test_write(path, text);
     return path;
 }
 

@@ -69,6 +69,9 @@ int hs_run_hetsim(hs_run_t *r, const char *arg0, ...);
    path in static storage (valid until the next call). */
 const char *hs_test_write_file(const char *name, const char *text);
 
+/* Writes text to the file at path (replacing it); 0, or -1. */
+int hs_test_write(const char *path, const char *text);
+
 /* The whole file at path, NUL-terminated (malloc'd), or NULL. */
 char *hs_test_slurp(const char *path);
 

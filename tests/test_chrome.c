@@ -172,12 +172,9 @@ static void test_abort(void)
     hs_error_t err;
     char path[4096], tmp[4200];
     struct stat sb;
-    FILE *f;
 
     snprintf(path, sizeof path, "%s/abort.json", hs_test_tmpdir("chrome"));
-    f = fopen(path, "w");
-    fputs("{}\n", f);
-    fclose(f);
+    hs_test_write(path, "{}\n");
     CU_ASSERT_FATAL(hs_chrome_writer_open(path, s, &w, &sink, &err) ==
                     HS_OK);
     CU_ASSERT(hs_chrome_writer_close(w, 0, &err) == HS_OK);

@@ -261,7 +261,6 @@ static const char *hs__scenario(const char *dir)
 {
     static char path[4096];
     char text[4096];
-    FILE *f;
 
     snprintf(text, sizeof text,
              "name: live-measure-bw-test\n"
@@ -281,11 +280,7 @@ static const char *hs__scenario(const char *dir)
              hs__net.ns[0], hs__net.addr[0], hs__net.ns[1], hs__net.addr[1], hs__net.ns[2],
              hs__net.addr[2], hs__net.ip);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
-    f = fopen(path, "w");
-    if (f != NULL) {
-        fputs(text, f);
-        fclose(f);
-    }
+    hs_test_write(path, text);
     return path;
 }
 

@@ -91,7 +91,6 @@ static const char *hs__write_scenario(const char *dir)
     static char path[4096];
     char text[8192], launcher[512] = "", env[128];
     size_t n = 0;
-    FILE *f;
     int i;
 
     if (hs__netns) {
@@ -125,21 +124,13 @@ static const char *hs__write_scenario(const char *dir)
         "\n             master_port: %d%s}\n",
         hs__py, 29900 + (int)(getpid() % 90), launcher);
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
-    f = fopen(path, "w");
-    if (f != NULL) {
-        fputs(text, f);
-        fclose(f);
-    }
+    hs_test_write(path, text);
     /* links.csv must exist for the scenario to load: no rows yet */
     {
         char csv[4096];
 
         snprintf(csv, sizeof csv, "%s/links.csv", dir);
-        f = fopen(csv, "w");
-        if (f != NULL) {
-            fputs("# measured by hetsim measure-bw\n", f);
-            fclose(f);
-        }
+        hs_test_write(csv, "# measured by hetsim measure-bw\n");
     }
     return path;
 }

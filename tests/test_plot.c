@@ -239,7 +239,6 @@ static void test_steps_and_sweep(void)
     hs_run_t out;
     hs_error_t err;
     uint32_t w = 0, h = 0;
-    FILE *f;
     char *text;
 
     if (!hs__have_gnuplot()) {
@@ -274,10 +273,8 @@ static void test_steps_and_sweep(void)
     free(text);
 
     snprintf(csv, sizeof csv, "%s/sweep.csv", dir);
-    f = fopen(csv, "w");
-    fputs("# made by hand\nn,closed_ns,sim_ns\n2,100000000,101000000\n"
-          "4,120000000,125000000\n8,160000000,170000000\n", f);
-    fclose(f);
+    hs_test_write(csv, "# made by hand\nn,closed_ns,sim_ns\n2,100000000,101000000\n"
+          "4,120000000,125000000\n8,160000000,170000000\n");
     snprintf(png, sizeof png, "%s/sweep.png", dir);
     CU_ASSERT_FATAL(hs_run_hetsim(&out, "plot", "--kind", "sweep", csv,
                                   "-o", png, "--size", "640x480",
@@ -290,9 +287,7 @@ static void test_steps_and_sweep(void)
     HS_ASSERT_I64_EQ(w, 640);
     HS_ASSERT_I64_EQ(h, 480);
     /* a malformed CSV: file:line and exit 2 */
-    f = fopen(csv, "w");
-    fputs("n,closed_ns,sim_ns\n2,1e8,abc\n", f);
-    fclose(f);
+    hs_test_write(csv, "n,closed_ns,sim_ns\n2,1e8,abc\n");
     CU_ASSERT_FATAL(hs_run_hetsim(&out, "plot", "--kind", "sweep", csv,
                                   "-o", png, NULL) == 0);
     HS_ASSERT_I64_EQ(out.status, 2);

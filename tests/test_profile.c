@@ -286,14 +286,9 @@ static const char *hs__bad_scenario(const char *dir, const char *model,
 {
     static char path[4096];
     char text[4096], mpath[4096];
-    FILE *f;
 
     snprintf(mpath, sizeof mpath, "%s/model.py", dir);
-    f = fopen(mpath, "w");
-    if (f != NULL) {
-        fputs(model, f);
-        fclose(f);
-    }
+    hs_test_write(mpath, model);
     snprintf(text, sizeof text,
              "name: live-bad\n"
              "job: {model: {file: model.py, entry: build_model}, "
@@ -313,11 +308,7 @@ static const char *hs__bad_scenario(const char *dir, const char *model,
              "master_port: %d}\n",
              mode, timeout, 29600 + (int)(getpid() % 300));
     snprintf(path, sizeof path, "%s/scenario.yaml", dir);
-    f = fopen(path, "w");
-    if (f != NULL) {
-        fputs(text, f);
-        fclose(f);
-    }
+    hs_test_write(path, text);
     return path;
 }
 

@@ -202,10 +202,8 @@ static void test_included_files(void)
 
     /* a profile file with a bad unit: the error names that file */
     snprintf(path, sizeof path, "%s/p_bad.yaml", dir);
-    f = fopen(path, "w");
-    fputs("subsystem_size: 2\nt_fwd: 10ms\nt_b1: 1 fortnight\n"
-          "allreduce_bytes: 4MB\n", f);
-    fclose(f);
+    hs_test_write(path, "subsystem_size: 2\nt_fwd: 10ms\nt_b1: 1 fortnight\n"
+          "allreduce_bytes: 4MB\n");
     snprintf(yaml, sizeof yaml,
              "device_types:\n  - {name: a, count: 2, batch: 8, profile: "
              "%s}\nnetwork: {default_bandwidth: 1Gbps}\n", path);
@@ -257,9 +255,7 @@ static void test_included_files(void)
     HS_ASSERT_STR_CONTAINS(e.msg, "t.yaml:2:44: profile of type 'a'");
     /* a links CSV with a bad bandwidth on line 3 */
     snprintf(path, sizeof path, "%s/links.csv", dir);
-    f = fopen(path, "w");
-    fputs("addr1,addr2,bandwidth\na-0,a-1,10Gbps\na-1,b-0, 5 bananas\n", f);
-    fclose(f);
+    hs_test_write(path, "addr1,addr2,bandwidth\na-0,a-1,10Gbps\na-1,b-0, 5 bananas\n");
     snprintf(yaml, sizeof yaml,
              BASE_TYPES "network: {default_bandwidth: 1Gbps, links_csv: "
                         "links.csv}\n");

@@ -389,7 +389,8 @@ static hs_err_t hs__h5_flush_events(hs_h5_writer_t *w, hs_error_t *err)
     if (hs__h5_append(w->ev_ds, w->ev_mtype, w->ev_buf, w->ev_n,
                       &w->ev_rows) < 0) {
         w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, "cannot append /events");
+        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+                           "cannot append /events");
     }
     w->ev_n = 0;
     return HS_OK;
@@ -402,7 +403,8 @@ static hs_err_t hs__h5_flush_steps(hs_h5_writer_t *w, hs_error_t *err)
     if (hs__h5_append(w->st_ds, w->st_mtype, w->st_buf, w->st_n,
                       &w->st_rows) < 0) {
         w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, "cannot append /steps");
+        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+                           "cannot append /steps");
     }
     w->st_n = 0;
     return HS_OK;
@@ -629,7 +631,8 @@ hs_err_t hs_h5_writer_open(const char *path, const hs_scenario_t *s,
     return HS_OK;
 
 fail_h5:
-    rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, "cannot create HDF5 trace");
+    rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+                     "cannot create HDF5 trace");
     goto fail;
 fail_nomem:
     rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");

@@ -30,7 +30,8 @@
  * they do).  State is O(steps) (plus the all-reduce calls of each step):
  * it does not grow with the events or the file size.
  *
- * The rules themselves are documented in README.md, "Ingesting PyTorch profiler traces".
+ * The rules themselves are documented in README.md, "Ingesting PyTorch
+ * profiler traces".
  */
 #include "hs_ingest.h"
 #include "hs_atomic.h"

@@ -1,6 +1,7 @@
 /*
  * hs_ingest.h -- PyTorch profiler traces in, a per-type profile out
- * (METHOD.md step S300; the rules are written down in README.md, "Ingesting PyTorch profiler traces").
+ * (METHOD.md step S300; the rules are written down in README.md,
+ * "Ingesting PyTorch profiler traces").
  *
  * Input: Chrome-trace JSON as PyTorch writes it, plain or gzipped (.json,
  * .json.gz): the Kineto form (an object with "traceEvents",

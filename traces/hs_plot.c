@@ -338,7 +338,8 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
     if ((ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
         return ret;
     hs_atomic_detach(&af);      /* gnuplot writes it by path */
-    if (hs__pl_str(p, "out", af.tmp_path) < 0 || hs__pl_str(p, "term", term) < 0)
+    if (hs__pl_str(p, "out", af.tmp_path) < 0 ||
+        hs__pl_str(p, "term", term) < 0)
         goto nomem;
     if (o->keep_dir != NULL) {
         FILE *f;
