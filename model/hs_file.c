@@ -5,6 +5,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static char *hs__file_dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+
+    if (p != NULL)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *hs_file_join(const char *base_dir, const char *path)
+{
+    size_t nb, np;
+    char *r;
+
+    if (path[0] == '/' || base_dir == NULL || base_dir[0] == '\0')
+        return hs__file_dup(path);
+    nb = strlen(base_dir);
+    np = strlen(path);
+    r = malloc(nb + np + 2);
+    if (r == NULL)
+        return NULL;
+    memcpy(r, base_dir, nb);
+    r[nb] = '/';
+    memcpy(r + nb + 1, path, np + 1);
+    return r;
+}
+
+char *hs_file_absdir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char cwd[4096], *rel, *d;
+
+    if (slash == path)
+        return hs__file_dup("/");
+    if (slash == NULL) {
+        rel = hs__file_dup(".");
+    } else {
+        rel = malloc((size_t)(slash - path) + 1);
+        if (rel == NULL)
+            return NULL;
+        memcpy(rel, path, (size_t)(slash - path));
+        rel[slash - path] = '\0';
+    }
+    if (rel == NULL || rel[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+        return rel;
+    d = strcmp(rel, ".") == 0 ? hs__file_dup(cwd) : hs_file_join(cwd, rel);
+    free(rel);
+    return d;
+}
 
 hs_err_t hs_file_read(const char *path, char **out, size_t *len,
                       hs_error_t *err)

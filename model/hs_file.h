@@ -17,4 +17,17 @@
 hs_err_t hs_file_read(const char *path, char **out, size_t *len,
                       hs_error_t *err);
 
+/*
+ * base_dir + "/" + path as a new string; path itself (copied) when it is
+ * absolute or base_dir is NULL or empty.  NULL when out of memory.
+ */
+char *hs_file_join(const char *base_dir, const char *path);
+
+/*
+ * The absolute directory of path as a new string ("/" for "/x"; the
+ * current directory joined in front of a relative one), so that paths
+ * resolved against it stay valid from elsewhere.  NULL when out of memory.
+ */
+char *hs_file_absdir(const char *path);
+
 #endif

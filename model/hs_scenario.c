@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #include "hs_file.h"
@@ -396,50 +395,6 @@ static hs_err_t hs__warn(hs_scenario_t *s, const char *fmt, ...)
     return HS_OK;
 }
 
-/* Joins base_dir and a relative path into a new string. */
-static char *hs__resolve_path(const char *base_dir, const char *path)
-{
-    size_t nb, np;
-    char *r;
-
-    if (path[0] == '/' || base_dir == NULL || base_dir[0] == '\0')
-        return hs__strdup(path);
-    nb = strlen(base_dir);
-    np = strlen(path);
-    r = malloc(nb + np + 2);
-    if (r == NULL)
-        return NULL;
-    memcpy(r, base_dir, nb);
-    r[nb] = '/';
-    memcpy(r + nb + 1, path, np + 1);
-    return r;
-}
-
-/* The absolute directory of path, so that the paths a scenario names stay
-   valid when it is written elsewhere (hs_scenario_write_yaml). */
-static char *hs__dirname(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char cwd[4096], *rel, *d;
-
-    if (slash == path)
-        return hs__strdup("/");
-    if (slash == NULL)
-        rel = hs__strdup(".");
-    else {
-        rel = malloc((size_t)(slash - path) + 1);
-        if (rel == NULL)
-            return NULL;
-        memcpy(rel, path, (size_t)(slash - path));
-        rel[slash - path] = '\0';
-    }
-    if (rel == NULL || rel[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
-        return rel;
-    d = strcmp(rel, ".") == 0 ? hs__strdup(cwd) : hs__resolve_path(cwd, rel);
-    free(rel);
-    return d;
-}
-
 /* A file path, resolved against the scenario's directory. */
 static hs_err_t hs__get_path(hs__ctx_t *c, yaml_node_t *n, const char *what,
                              char **out)
@@ -450,7 +405,7 @@ static hs_err_t hs__get_path(hs__ctx_t *c, yaml_node_t *n, const char *what,
     if (rc != HS_OK)
         return rc;
     free(*out);
-    *out = hs__resolve_path(c->base_dir, p);
+    *out = hs_file_join(c->base_dir, p);
     free(p);
     if (*out == NULL)
         return hs__fail(c, n, HS_ERR_NOMEM, "out of memory");
@@ -1079,7 +1034,7 @@ static hs_err_t hs__parse_types(hs__ctx_t *c, yaml_node_t *n)
             /* not measured yet: hs_scenario_require_profiles rejects it
                where timings are needed */
         } else if (hs__scalar(v[K_PROFILE]) != NULL) {
-            char *path = hs__resolve_path(c->base_dir,
+            char *path = hs_file_join(c->base_dir,
                                           hs__scalar(v[K_PROFILE]));
             if (path == NULL)
                 return hs__fail(c, tn, HS_ERR_NOMEM, "out of memory");
@@ -1827,7 +1782,7 @@ static hs_err_t hs__parse_network(hs__ctx_t *c, yaml_node_t *n,
                           "network.links_csv must be a file path");
             goto done;
         }
-        path = hs__resolve_path(c->base_dir, p);
+        path = hs_file_join(c->base_dir, p);
         if (path == NULL) {
             rc = hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
             goto done;
@@ -2310,7 +2265,7 @@ hs_err_t hs_scenario_load(const char *path, hs_scenario_t **out,
     *out = NULL;
     if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
-    dir = hs__dirname(path);
+    dir = hs_file_absdir(path);
     if (dir == NULL) {
         free(text);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

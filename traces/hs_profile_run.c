@@ -324,26 +324,6 @@ fail:
 }
 
 /* The directory of path, absolute, in buf. */
-static void hs__dir_of(const char *path, char *buf, size_t len)
-{
-    const char *slash = strrchr(path, '/');
-    char cwd[PATH_MAX];
-
-    if (path[0] == '/') {
-        snprintf(buf, len, "%.*s", slash ? (int)(slash - path) : 0, path);
-        if (buf[0] == '\0')
-            snprintf(buf, len, "/");
-        return;
-    }
-    if (getcwd(cwd, sizeof cwd) == NULL)
-        snprintf(cwd, sizeof cwd, ".");
-    if (slash == NULL)
-        snprintf(buf, len, "%s", cwd);
-    else if (snprintf(buf, len, "%s/%.*s", cwd, (int)(slash - path), path)
-             >= (int)len)
-        buf[len - 1] = '\0';
-}
-
 /* ------------------------------------------------------------------ */
 /* Running a sub-system                                                 */
 
@@ -818,7 +798,7 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
                                    const hs_prun_opts_t *o,
                                    hs_prun_result_t *res, hs_error_t *err)
 {
-    char *text = NULL, *re = NULL, base[PATH_MAX], path[PATH_MAX];
+    char *text = NULL, *re = NULL, *base = NULL, path[PATH_MAX];
     char **paths;
     size_t len = 0, t;
     hs_err_t rc;
@@ -835,7 +815,10 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
     }
     if ((rc = hs_file_read(scenario_path, &text, &len, err)) != HS_OK)
         goto out;
-    hs__dir_of(scenario_path, base, sizeof base);
+    if ((base = hs_file_absdir(scenario_path)) == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
     if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, paths,
                                    s->n_types, base, &re, err)) != HS_OK)
         goto out;
@@ -851,6 +834,7 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
     if (res->scenario_path == NULL)
         rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 out:
+    free(base);
     free(paths);
     free(text);
     free(re);
