@@ -7,23 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *hs__file_dup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
-
 char *hs_file_join(const char *base_dir, const char *path)
 {
     size_t nb, np;
     char *r;
 
     if (path[0] == '/' || base_dir == NULL || base_dir[0] == '\0')
-        return hs__file_dup(path);
+        return strdup(path);
     nb = strlen(base_dir);
     np = strlen(path);
     r = malloc(nb + np + 2);
@@ -41,9 +31,9 @@ char *hs_file_absdir(const char *path)
     char cwd[4096], *rel, *d;
 
     if (slash == path)
-        return hs__file_dup("/");
+        return strdup("/");
     if (slash == NULL) {
-        rel = hs__file_dup(".");
+        rel = strdup(".");
     } else {
         rel = malloc((size_t)(slash - path) + 1);
         if (rel == NULL)
@@ -53,7 +43,7 @@ char *hs_file_absdir(const char *path)
     }
     if (rel == NULL || rel[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
         return rel;
-    d = strcmp(rel, ".") == 0 ? hs__file_dup(cwd) : hs_file_join(cwd, rel);
+    d = strcmp(rel, ".") == 0 ? strdup(cwd) : hs_file_join(cwd, rel);
     free(rel);
     return d;
 }

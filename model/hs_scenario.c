@@ -93,20 +93,6 @@ static const char *hs__kind(const yaml_node_t *n)
     }
 }
 
-static char *hs__strdup(const char *s)
-{
-    size_t n;
-    char *p;
-
-    if (s == NULL)
-        return NULL;
-    n = strlen(s) + 1;
-    p = malloc(n);
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
-
 static int hs__is_null(const yaml_node_t *n)
 {
     const char *v = hs__scalar(n);
@@ -182,7 +168,7 @@ static hs_err_t hs__get_str(hs__ctx_t *c, yaml_node_t *n, const char *what,
     if (v[0] == '\0')
         return hs__fail(c, n, HS_ERR_SCHEMA, "%s must not be empty", what);
     free(*out);
-    *out = hs__strdup(v);
+    *out = strdup(v);
     if (*out == NULL)
         return hs__fail(c, n, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
@@ -388,7 +374,7 @@ static hs_err_t hs__warn(hs_scenario_t *s, const char *fmt, ...)
     if (w == NULL)
         return HS_ERR_NOMEM;
     s->warnings = w;
-    w[s->n_warnings] = hs__strdup(buf);
+    w[s->n_warnings] = strdup(buf);
     if (w[s->n_warnings] == NULL)
         return HS_ERR_NOMEM;
     s->n_warnings++;
@@ -577,7 +563,7 @@ static hs_err_t hs__profile_file(const char *path, hs_profile_t *p,
     c.s = owner != NULL ? owner : &tmp;
     rc = hs__parse_profile_map(&c, yaml_document_get_root_node(&doc),
                                "the profile", p);
-    if (rc == HS_OK && (p->path = hs__strdup(path)) == NULL)
+    if (rc == HS_OK && (p->path = strdup(path)) == NULL)
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
     yaml_document_delete(&doc);
     free(text);
@@ -884,9 +870,9 @@ static hs_err_t hs__parse_job(hs__ctx_t *c, yaml_node_t *n)
                 rc = hs__get_str(c, mv[1], "job.model.entry",
                                  &s->model_entry);
             else
-                s->model_entry = hs__strdup("build_model");
+                s->model_entry = strdup("build_model");
             if (rc == HS_OK)
-                s->model_label = hs__strdup(s->model_file);
+                s->model_label = strdup(s->model_file);
         }
         if (rc != HS_OK)
             return rc;
@@ -1062,7 +1048,7 @@ static hs_err_t hs__parse_types(hs__ctx_t *c, yaml_node_t *n)
                               strcmp(b, "mpi") != 0))
                 return hs__fail(c, v[K_BACKEND], HS_ERR_SCHEMA,
                                 "backend must be gloo, nccl or mpi");
-            t->backend = hs__strdup(b);
+            t->backend = strdup(b);
         }
         if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
             return rc;
@@ -2219,7 +2205,7 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    s->file = hs__strdup(name);
+    s->file = name != NULL ? strdup(name) : NULL;
     s->text = malloc(len + 1);
     if (s->file == NULL || s->text == NULL) {
         rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

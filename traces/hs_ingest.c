@@ -60,16 +60,6 @@
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                         */
 
-static char *hs__strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
 static const char *hs__basename(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -987,7 +977,7 @@ static void hs__note(hs_ingest_t *ing, const char *fmt, ...)
     if (nn == NULL)
         return;
     ing->notes = nn;
-    if ((nn[ing->n_notes] = hs__strdup(buf)) != NULL)
+    if ((nn[ing->n_notes] = strdup(buf)) != NULL)
         ing->n_notes++;
 }
 
@@ -1713,7 +1703,7 @@ hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
         goto fail;
     ing->warmup = o->warmup;
     if (o->sidecar != NULL &&
-        (ing->sidecar_path = hs__strdup(o->sidecar)) == NULL)
+        (ing->sidecar_path = strdup(o->sidecar)) == NULL)
         goto fail;
     return ing;
 fail:
@@ -1753,7 +1743,7 @@ hs_err_t hs_ingest_add_file(hs_ingest_t *ing, const char *path,
         (rc = hs__load_sidecar(ing->sidecar_path, &ing->sc, err)) != HS_OK)
         return rc;
     f = calloc(1, sizeof *f);
-    if (f == NULL || (f->path = hs__strdup(path)) == NULL) {
+    if (f == NULL || (f->path = strdup(path)) == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
         goto fail;
     }
@@ -2248,7 +2238,7 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                 gpu_all ? "device kernels" : "CPU operator times", m,
                 hs_ar_source_name(out->ar_source));
     }
-    if ((out->source = hs__strdup(src)) == NULL) {
+    if ((out->source = strdup(src)) == NULL) {
         rc = HS_ERR_NOMEM;
         goto nomem;
     }
