@@ -225,6 +225,12 @@ int hs_test_main(int (*register_fn)(void))
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failures = CU_get_number_of_failures();
+    if (failures != 0) {
+        /* Again after the summary: a CI log keeps only its tail. */
+        printf("\nFailed assertions (%u):\n", failures);
+        CU_basic_show_failures(CU_get_failure_list());
+        printf("\n");
+    }
     CU_cleanup_registry();
     return failures != 0 ? 1 : 0;
 }

@@ -166,12 +166,16 @@ static void test_teardown_on_signal(void)
     }
 }
 
-/* ---- quota differentiates speed ---------------------------------------- */
+/* ---- quota differentiates speed ----------------------------------------
+ * Both quotas run at the same time (testbed.py quota-check), so a noisy
+ * neighbour slows both alike; the check is the median of the per-window
+ * rate ratios, and the kernel-enforced bound on the cores each one used. */
 static void test_quota_speed(void)
 {
     char *argv[] = {PYTHON, TB_PY, "quota-check", NULL};
     hs_run_t r;
-    double q, rate, r50 = 0, r25 = 0;
+    double q, rate, cores, ratio = 0, qa, qb;
+    double used50 = -1, used25 = -1;
     const char *p;
 
     if (skip_reason() != NULL) {
@@ -182,16 +186,26 @@ static void test_quota_speed(void)
     HS_ASSERT_I64_EQ(r.status, 0);
     for (p = r.out; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
                                                          : NULL) {
-        if (sscanf(p, "quota %lf cores: %lf matmul/s", &q, &rate) == 2) {
+        if (sscanf(p, "quota %lf cores: %lf matmul/s, %lf cores used", &q,
+                   &rate, &cores) == 3) {
             if (fabs(q - 0.5) < 1e-9)
-                r50 = rate;
+                used50 = cores;
             if (fabs(q - 0.25) < 1e-9)
-                r25 = rate;
+                used25 = cores;
         }
+        if (sscanf(p, "ratio %lf/%lf: median %lf", &qa, &qb, &rate) == 3)
+            ratio = rate;
     }
-    printf("\n  quota 0.50: %.0f matmul/s, 0.25: %.0f matmul/s, ratio %.2f\n",
-           r50, r25, r25 > 0 ? r50 / r25 : 0.0);
-    CU_ASSERT(r25 > 0 && r50 / r25 > 1.5 && r50 / r25 < 2.8);
+    printf("\n%s", r.out ? r.out : "");
+    /* CFS bandwidth control: never more than the quota (plus slack of one
+     * period), and some of it even on a loaded machine */
+    CU_ASSERT(used50 > 0.1 && used50 < 0.5 * 1.15);
+    CU_ASSERT(used25 > 0.05 && used25 < 0.25 * 1.15);
+    /* what the quota controls: CPU time; and what it is for: speed (the
+     * matmuls per CPU-second of a shared VM vary a little from window to
+     * window, hence the looser bound) */
+    CU_ASSERT(used25 > 0 && used50 / used25 > 1.6 && used50 / used25 < 2.4);
+    CU_ASSERT(ratio > 1.4 && ratio < 3.0);
     hs_run_free(&r);
 }
 

@@ -505,28 +505,54 @@ def run_cluster(tb, ring, model, batch_of, iters, warmup, out_dir,
 
 # ---- the quota check ------------------------------------------------------
 _BUSY = r"""
-import os, time, torch
+import sys, time, torch
 torch.set_num_threads(1)
 a = torch.randn(256, 256); b = torch.randn(256, 256)
-for _ in range(20): a @ b
-t = time.perf_counter(); n = 0
-while time.perf_counter() - t < 3.0:
-    for _ in range(20): a @ b
-    n += 20
-print(n / (time.perf_counter() - t))
+for _ in range(5): a @ b
+windows, window_s = int(sys.argv[1]), float(sys.argv[2])
+for _ in range(windows):
+    t = time.perf_counter(); c = time.process_time(); n = 0
+    while time.perf_counter() - t < window_s:
+        a @ b
+        n += 1
+    wall = time.perf_counter() - t
+    print("%.3f %.4f" % (n / wall, (time.process_time() - c) / wall),
+          flush=True)
 """
 
 
-def quota_check(quotas=(0.5, 0.25)):
-    """Runs the same matmul loop under each quota, one at a time, in a
-    testbed host; returns [(quota, matmuls per s)]."""
+def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
+    """Runs the same matmul loop under each quota, all at the same time (so
+    that a noisy neighbour slows them alike), in testbed hosts; each reports
+    matmuls per second and cores used per window.  Returns
+    [(quota, median matmuls per s, median cores used, [per-window rates])]."""
     hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
     out = []
     with Testbed(hosts) as tb:
-        for h in hosts:
-            r = sh(tb.argv(h.name, [PYTHON, "-c", _BUSY]), timeout=120,
-                   env=THREAD_ENV)
-            out.append((h.quota, float(r.strip().splitlines()[-1])))
+        env = dict(os.environ)
+        env.update(THREAD_ENV)
+        procs = [subprocess.Popen(tb.argv(h.name, [PYTHON, "-c", _BUSY,
+                                                   str(windows),
+                                                   str(window_s)]),
+                                  stdout=subprocess.PIPE, env=env,
+                                  universal_newlines=True) for h in hosts]
+        try:
+            for h, p in zip(hosts, procs):
+                text, _ = p.communicate(timeout=60 + 2 * windows * window_s)
+                if p.returncode != 0:
+                    raise TestbedError("quota-check: host %s exited %d"
+                                       % (h.name, p.returncode))
+                rows = [tuple(map(float, l.split()))
+                        for l in text.strip().splitlines()]
+                rates = [r for r, _ in rows]
+                cores = sorted(c for _, c in rows)
+                out.append((h.quota, sorted(rates)[len(rates) // 2],
+                            cores[len(cores) // 2], rates))
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
     return out
 
 
@@ -541,9 +567,19 @@ def main(argv):
     if argv[0] == "quota-check":
         res = quota_check()
         base = res[0][1]
-        for q, rate in res:
-            print("quota %.2f cores: %.0f matmul/s (%.3f of quota %.2f)"
-                  % (q, rate, rate / base, res[0][0]))
+        for q, rate, cores, rates in res:
+            print("quota %.2f cores: %.1f matmul/s, %.3f cores used "
+                  "(%.3f of quota %.2f's rate)" % (q, rate, cores, rate / base,
+                                                  res[0][0]))
+            print("  per window:", " ".join("%.1f" % r for r in rates))
+        # per-window ratio of the first quota's rate to each other's: the
+        # windows ran at the same time, so they saw the same neighbours
+        for q, _, _, rates in res[1:]:
+            ratios = sorted(a / b for a, b in zip(res[0][3], rates) if b > 0)
+            if ratios:
+                print("ratio %.2f/%.2f: median %.3f (windows: %s)"
+                      % (res[0][0], q, ratios[len(ratios) // 2],
+                         " ".join("%.2f" % r for r in ratios)))
         return 0
     if argv[0] == "up":
         hosts = []
