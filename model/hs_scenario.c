@@ -592,12 +592,12 @@ static hs_err_t hs__parse_profile_map(hs__ctx_t *c, yaml_node_t *n,
                                       const char *what, hs_profile_t *p)
 {
     enum { K_TYPE, K_SOURCE, K_N, K_KEPT, K_DL, K_FWD, K_B1, K_BWD, K_OPT,
-           K_OPS, K_AR, K_ARSRC, K_BUCKETS };
+           K_OPS, K_AR, K_ARSRC, K_BUCKETS, K_COMM };
     static const char *const keys[] = {
         "type", "source", "subsystem_size", "steps_kept", "t_dl", "t_fwd",
         "t_b1", "t_bwd", "t_opt", "fwd_ops", "allreduce_bytes",
-        "allreduce_source", "buckets", NULL};
-    yaml_node_t *v[13];
+        "allreduce_source", "buckets", "comm_ns_per_byte", NULL};
+    yaml_node_t *v[14];
     hs_err_t rc;
     uint32_t u;
 
@@ -685,6 +685,14 @@ static hs_err_t hs__parse_profile_map(hs__ctx_t *c, yaml_node_t *n,
         (rc = hs__get_bytes(c, v[K_AR], "allreduce_bytes", &p->ar_bytes)) !=
             HS_OK)
         return rc;
+    if (v[K_COMM] != NULL &&
+        (rc = hs__get_double(c, v[K_COMM], "comm_ns_per_byte", 0.0,
+                             &p->comm_ns_per_byte)) != HS_OK)
+        return rc;
+    if (p->comm_ns_per_byte > 1e6)
+        return hs__fail(c, v[K_COMM], HS_ERR_RANGE,
+                        "comm_ns_per_byte must be at most 1e6 (1 ms per "
+                        "byte), not %g", p->comm_ns_per_byte);
     p->ar_source = HS_AR_GIVEN;
     if (v[K_ARSRC] != NULL) {
         const char *s = hs__scalar(v[K_ARSRC]);

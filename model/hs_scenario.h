@@ -63,6 +63,11 @@ typedef struct hs_profile_s {
     hs_ar_source_t ar_source;
     size_t n_buckets;   /* optional gradient buckets, in all-reduce order */
     hs_bucket_t *buckets;
+    double comm_ns_per_byte; /* the communication's own cost on the device:
+                           ns of the device's compute per byte it sends in
+                           the ring (gloo on CPU devices: sends, receives
+                           and reductions share the cores with the
+                           compute); 0 = none (NCCL on a GPU, or unknown) */
     unsigned steps_kept; /* how many steps the means come from, 0 if typed */
     char *source;       /* free text: where the figures come from; may be
                            NULL */

@@ -63,6 +63,23 @@
  * differ when one is late: under eager its neighbours run ahead, under
  * rendezvous they wait for it.
  *
+ * The communication's own cost (a type's comm_ns_per_byte c > 0; gloo on
+ * CPU devices, where sends, receives and reductions run on the cores that
+ * also compute).  A chunk that arrives at y is not yet usable: y processes
+ * it for w = c * chunk bytes of its own time (PROC_DONE), one chunk at a
+ * time in arrival order, and only then counts it as received (recv_cnt).
+ * Processing that starts while y's compute runs (from the start of its
+ * step to the end of its backward) suspends the compute for w: the
+ * compute's milestones still ahead (bucket ready times, the patent ring's
+ * opening, the end of the backward) move later by as much.  They carry in
+ * their argument the debt already counted in their time, and a milestone
+ * that fires with less than the device's debt is rescheduled by the
+ * difference (no event is ever cancelled).  So a ring after the backward
+ * costs 2(N-1) (alpha + M/(N B) + c M/N), and a ring hidden in a long
+ * backward stretches the backward by 2(N-1) c M/N.  The optimizer is not
+ * suspended (processing in it only happens under eager, for chunks of the
+ * next step).  With c = 0 for every type none of this runs.
+ *
  * Rounds are numbered globally per device: g = (k * B + b) * R + r with R =
  * 2(N-1) rounds per ring and B rings per step.  Each device keeps counters
  * instead of per-round records:
@@ -78,7 +95,9 @@
  * past g_end (chunks of the next step buffered).
  *
  * Events.  One event per chunk (ARRIVE: the sender's send is done and the
- * receiver holds the chunk; both may then move on), plus per device and
+ * receiver holds the chunk; both may then move on; with a communication
+ * cost one more, PROC_DONE, when the receiver has processed it), plus per
+ * device and
  * step: RING_OPEN (one per bucket; none mode opens the ring from
  * BWD_DONE) and OPT_DONE when t_opt > 0.  The end of the backward and the
  * end of a batch load are known when the step starts, so they become
@@ -86,7 +105,8 @@
  * for them; otherwise they are checked when the ring is done.  So a step
  * costs N * 2(N-1) * B chunk events and N to 4N others, and while the
  * ring runs about N events are pending (the heap is as small as it can
- * be).  At most N * (B + 4) events are ever pending.
+ * be).  At most N * (B + 5) events are ever pending (one PROC_DONE per
+ * device with a communication cost).
  *
  * State.  Per device, two flat arrays of fixed-size structs, no pointers:
  * the ring counters touched on every chunk event (hs__ring_t, one cache
@@ -135,8 +155,15 @@ enum {
     HS__EV_BWD_DONE = 2,
     HS__EV_ARRIVE = 3,
     HS__EV_OPT_DONE = 4,
-    HS__EV_KINDS = 5
+    HS__EV_PROC_DONE = 5,
+    HS__EV_KINDS = 6
 };
+
+/* RING_OPEN and BWD_DONE carry (debt << HS__ARG_SHIFT) | bucket: the
+   compute debt (ns the communication's own processing suspended the
+   compute) already counted in their time. */
+#define HS__ARG_SHIFT 20
+#define HS__ARG_BUCKET ((INT64_C(1) << HS__ARG_SHIFT) - 1)
 
 #define HS__IV_BLOCK 4096
 #define HS__REC_BLOCK 1024
@@ -169,6 +196,14 @@ typedef struct hs__dev_s {
     int64_t n_sum;
     int64_t idle_since;    /* tracing: since when it had nothing to send */
     int64_t send_start;    /* tracing: start of the send in flight */
+    /* the communication's own cost (m->comm only) */
+    int64_t arr_cnt;       /* chunks arrived from prev (recv_cnt counts
+                              those processed) */
+    int64_t cdebt_ns;      /* this step: how long processing suspended the
+                              compute; its milestones move by as much */
+    int64_t proc_start;    /* start of the processing in flight */
+    int64_t b1_end_ns;     /* tracing: the planned end of the first op */
+    uint8_t proc_busy;     /* a chunk is being processed */
     uint32_t opened;       /* buckets opened this step */
     uint8_t ring_done;
     uint8_t bwd_done;
@@ -189,6 +224,8 @@ typedef struct hs__model_s {
     hs__ring_t *ring;
     hs__dev_t *dev;
     int64_t *dur;           /* [x * nb + b] when nb > 1 */
+    int comm;               /* some type has comm_ns_per_byte > 0 */
+    int64_t *proc;          /* [type * nb + b]: processing one chunk */
     uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
     double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
     int64_t *closed;        /* T(i) per device */
@@ -338,6 +375,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     d->bwd_done = 0;
     d->ring_done = 0;
     d->opened = 0;
+    d->cdebt_ns = 0;
     r->armed = 0;
     r->g_end = (k + 1) * m->g_step;
 
@@ -382,8 +420,23 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     if (m->tracing) {
         hs__iv(m, x, k, HS_PH_FORWARD, -1, -1, -1, now, t1, 0);
         hs__iv(m, x, k, HS_PH_BACKWARD_FIRST, -1, -1, -1, t1, t2, 0);
-        hs__iv(m, x, k, HS_PH_BACKWARD_REST, -1, -1, -1, t2, t3, 0);
+        /* with the communication's cost the backward may end later than
+           planned: its rest is emitted when it ends (hs__bwd_ended) */
+        if (!m->comm)
+            hs__iv(m, x, k, HS_PH_BACKWARD_REST, -1, -1, -1, t2, t3, 0);
+        d->b1_end_ns = t2;
     }
+}
+
+/* The backward of x's current step has ended at now. */
+static void hs__bwd_ended(hs__model_t *m, uint32_t x, int64_t now)
+{
+    hs__dev_t *d = &m->dev[x];
+
+    d->bwd_done = 1;
+    if (m->tracing && m->comm)
+        hs__iv(m, x, d->step, HS_PH_BACKWARD_REST, -1, -1, -1, d->b1_end_ns,
+               now, 0);
 }
 
 /* Step k+1 starts once the device is done and batch k+1 is loaded. */
@@ -449,12 +502,14 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     if (!d->ring_done)
         return;
     if (!d->bwd_done) {
-        if (now < d->bwd_end_ns) {
+        if (now < d->bwd_end_ns + d->cdebt_ns) {
             /* the ring beat the backward: wake up when it ends */
-            hs_engine_schedule(e, d->bwd_end_ns, HS__EV_BWD_DONE, x, 0);
+            hs_engine_schedule(e, d->bwd_end_ns + d->cdebt_ns,
+                               HS__EV_BWD_DONE, x,
+                               d->cdebt_ns << HS__ARG_SHIFT);
             return;
         }
-        d->bwd_done = 1;
+        hs__bwd_ended(m, x, now);
     }
     if (d->opt_ns > 0) {
         if (m->tracing)
@@ -538,6 +593,26 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
     hs__poll(e, m, x, now);
 }
 
+/* The communication's own cost: y processes its next arrived chunk (in
+   arrival order, one at a time) for proc ns of its type and bucket.  While
+   its compute runs (from the step's start to the end of its backward) the
+   processing suspends it: the compute's remaining milestones move later by
+   as much (cdebt_ns, see hs__later). */
+static void hs__start_proc(hs_engine_t *e, hs__model_t *m, uint32_t y,
+                           int64_t now)
+{
+    hs__dev_t *d = &m->dev[y];
+    int64_t g = m->ring[y].recv_cnt, w;
+
+    w = m->proc[(size_t)m->s->devices[y].type * m->nb +
+                (size_t)((g / m->rounds) % m->nb)];
+    d->proc_busy = 1;
+    d->proc_start = now;
+    if (d->step >= 0 && !d->bwd_done && now < d->bwd_end_ns + d->cdebt_ns)
+        d->cdebt_ns += w;
+    hs_engine_schedule(e, now + w, HS__EV_PROC_DONE, y, g);
+}
+
 static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     hs__model_t *m = model;
@@ -546,11 +621,29 @@ static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
     return m->failed;
 }
 
+/* A compute milestone (a bucket ready, the end of the backward) fires:
+   when processing suspended the compute since it was scheduled, it moves
+   by as much (and returns 1). */
+static int hs__later(hs_engine_t *e, hs__model_t *m, const hs_event_t *ev)
+{
+    const hs__dev_t *d = &m->dev[ev->device];
+    int64_t inc = ev->arg >> HS__ARG_SHIFT;
+
+    if (!m->comm || d->cdebt_ns <= inc)
+        return 0;
+    hs_engine_schedule(e, ev->time_ns + (d->cdebt_ns - inc), ev->kind,
+                       ev->device, (d->cdebt_ns << HS__ARG_SHIFT) |
+                                       (ev->arg & HS__ARG_BUCKET));
+    return 1;
+}
+
 static int hs__on_open(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     hs__model_t *m = model;
 
-    hs__open(e, m, ev->device, ev->arg, ev->time_ns);
+    if (hs__later(e, m, ev))
+        return m->failed;
+    hs__open(e, m, ev->device, ev->arg & HS__ARG_BUCKET, ev->time_ns);
     return m->failed;
 }
 
@@ -559,7 +652,9 @@ static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
     uint32_t x = ev->device;
 
-    m->dev[x].bwd_done = 1;
+    if (hs__later(e, m, ev))
+        return m->failed;
+    hs__bwd_ended(m, x, ev->time_ns);
     if (m->overlap == HS_OVERLAP_NONE)
         hs__open(e, m, x, 0, ev->time_ns);
     else
@@ -577,7 +672,14 @@ static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
 
     r->busy = 0;
     r->send_cnt = g + 1;
-    m->ring[y].recv_cnt++;
+    if (m->comm) {
+        /* the receiver processes it first (hs__on_proc) */
+        m->dev[y].arr_cnt++;
+        if (!m->dev[y].proc_busy)
+            hs__start_proc(e, m, y, now);
+    } else {
+        m->ring[y].recv_cnt++;
+    }
     if (m->tracing) {
         int64_t gs = g % m->g_step, b = gs / m->rounds;
         hs__iv(m, x, g / m->g_step, HS_PH_RING_SEND, gs % m->rounds,
@@ -590,6 +692,31 @@ static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
         m->dev[x].idle_since = now;
     hs__check_ring(e, m, x, now);
     hs__poll(e, m, x, now);
+    hs__check_ring(e, m, y, now);
+    hs__poll(e, m, y, now);
+    return m->failed;
+}
+
+static int hs__on_proc(hs_engine_t *e, void *model, const hs_event_t *ev)
+{
+    hs__model_t *m = model;
+    uint32_t y = ev->device;
+    hs__dev_t *d = &m->dev[y];
+    hs__ring_t *r = &m->ring[y];
+    int64_t now = ev->time_ns, g = ev->arg;
+
+    d->proc_busy = 0;
+    r->recv_cnt = g + 1;
+    if (m->tracing) {
+        int64_t gs = g % m->g_step, b = gs / m->rounds;
+        hs__iv(m, y, g / m->g_step, HS_PH_RING_REDUCE, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? b : -1, (int64_t)r->prev,
+               d->proc_start, now,
+               m->chunk_bytes[(size_t)m->s->devices[y].type * m->nb +
+                              (size_t)b]);
+    }
+    if (d->arr_cnt > r->recv_cnt)
+        hs__start_proc(e, m, y, now);
     hs__check_ring(e, m, y, now);
     hs__poll(e, m, y, now);
     return m->failed;
@@ -716,6 +843,7 @@ static void hs__model_clear(hs__model_t *m)
     free(m->ring);
     free(m->dev);
     free(m->dur);
+    free(m->proc);
     free(m->chunk_bytes);
     free(m->ready);
     free(m->closed);
@@ -832,7 +960,8 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
                        hs_error_t *err)
 {
     static const hs_handler_t handlers[HS__EV_KINDS] = {
-        hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt};
+        hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt,
+        hs__on_proc};
     hs__model_t m;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
@@ -870,6 +999,22 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     if (rc != HS_OK)
         goto fail;
     m.g_step = (int64_t)m.nb * m.rounds;
+    if (m.nb > HS__ARG_BUCKET) {
+        rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u gradient buckets "
+                           "(at most %lld)", m.nb, (long long)HS__ARG_BUCKET);
+        goto fail;
+    }
+    for (i = 0; i < s->n_types; i++)
+        if (s->types[i].profile.comm_ns_per_byte > 0)
+            m.comm = 1;
+    if (m.comm) {
+        m.proc = calloc(s->n_types * m.nb, sizeof *m.proc);
+        if (m.proc == NULL)
+            goto nomem;
+        for (i = 0; i < s->n_types * m.nb; i++)
+            m.proc[i] = llround(s->types[i / m.nb].profile.comm_ns_per_byte *
+                                bytes[i] / m.n);
+    }
     /* one cache line per device's ring state */
     m.ring = aligned_alloc(64, ((size_t)m.n * sizeof *m.ring + 63) / 64 * 64);
     if (m.ring != NULL)
@@ -938,7 +1083,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     free(bytes);
     bytes = NULL;
 
-    cap = (size_t)m.n * (m.nb + 4) + 16;
+    cap = (size_t)m.n * (m.nb + 5) + 16;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
@@ -985,6 +1130,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         (size_t)m.n * (sizeof(hs__ring_t) + sizeof(hs__dev_t) +
                        sizeof(int64_t)) +
         (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
+        (m.comm ? s->n_types * m.nb * sizeof(int64_t) : 0) +
         (size_t)m.steps * sizeof(int64_t) +
         (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
                          HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);

@@ -11,7 +11,8 @@ const char *hs_phase_name(hs_phase_t ph)
         "optimizer",      /* HS_PH_OPTIMIZER */
         "ring_send",      /* HS_PH_RING_SEND */
         "ring_wait",      /* HS_PH_RING_WAIT */
-        "data_wait"       /* HS_PH_DATA_WAIT */
+        "data_wait",      /* HS_PH_DATA_WAIT */
+        "ring_reduce"     /* HS_PH_RING_REDUCE */
     };
 
     if ((unsigned)ph >= HS_PH_COUNT)

@@ -25,7 +25,11 @@ typedef enum hs_phase_e {
     HS_PH_RING_SEND = 5,      /* a chunk on the wire to `peer` */
     HS_PH_RING_WAIT = 6,      /* device waits for a chunk or its peer */
     HS_PH_DATA_WAIT = 7,      /* device waits for the next batch */
-    HS_PH_COUNT = 8
+    HS_PH_RING_REDUCE = 8,    /* device processes a chunk from `peer`
+                                 (the communication's own cost,
+                                 comm_ns_per_byte; it suspends the
+                                 compute) */
+    HS_PH_COUNT = 9
 } hs_phase_t;
 
 /* Static lowercase name of a phase ("data_load", "ring_send", ...). */

@@ -25,7 +25,7 @@ static const hs_synth_type_t hs__types[2] = {
 
 static const char *hs__phase[] = {"data_load", "forward", "backward_first",
                                   "backward_rest", "optimizer", "ring_send",
-                                  "ring_wait", "data_wait"};
+                                  "ring_wait", "data_wait", "ring_reduce"};
 
 static yajl_val hs__get(yajl_val obj, const char *key)
 {

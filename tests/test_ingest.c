@@ -628,6 +628,66 @@ static void test_d_for_four_ranks(void)
     hs_ingest_free(ing);
 }
 
+/* The communication's own cost from the harness's comm_probe: CPU time
+   per all-reduce / the forward's CPU rate / bytes sent. */
+static void test_comm_probe(void)
+{
+    const char *files[] = {DATA "legacy-rank0.json.gz",
+                           DATA "legacy-rank1.json.gz", NULL};
+    /* forward: 400 ns of CPU in 800 ns of wall time = 0.5 cores; probe:
+       8000 ns of CPU for 4 all-reduces of 1000 B sent each = 2000 ns of
+       CPU each = 4000 ns of the device = 4 ns per byte */
+    const char *side = hs_test_write_file(
+        "comm.sidecar.json",
+        "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
+        "\"grad_bytes\": 1138728, \"steps\": ["
+        "{\"t_fwd_ns\": 200, \"cpu_fwd_ns\": 100}, "
+        "{\"t_fwd_ns\": 600, \"cpu_fwd_ns\": 300}], "
+        "\"comm_probe\": {\"reps\": 4, \"bytes_sent\": 1000, "
+        "\"cpu_ns\": 8000, \"wall_ns\": 99999}}");
+    const char *bad;
+    char path[1024];
+    hs_error_t err;
+    hs_err_t rc;
+    hs_ingest_t *ing = ingest(20, side, files, &rc, &err);
+    hs_profile_t p, q;
+
+    if (rc != HS_OK)
+        fprintf(stderr, "\n%s\n", err.msg);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    rc = hs_ingest_profile(ing, &p, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    if (rc == HS_OK) {
+        HS_ASSERT_DBL_NEAR(p.comm_ns_per_byte, 4.0, 1e-12);
+        /* written and read back */
+        snprintf(path, sizeof path, "%s/comm.profile.yaml",
+                 hs_test_tmpdir("ingest-comm"));
+        HS_ASSERT_I64_EQ(hs_profile_write_yaml(&p, "cpu", path, &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
+        HS_ASSERT_DBL_NEAR(q.comm_ns_per_byte, 4.0, 1e-12);
+        hs_profile_clear(&q);
+        hs_profile_clear(&p);
+    }
+    hs_ingest_free(ing);
+    /* a probe that cannot be divided by: an error naming the file (the
+       helper's path buffer is reused: written only now) */
+    bad = hs_test_write_file(
+        "comm-bad.sidecar.json",
+        "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
+        "\"grad_bytes\": 1138728, \"comm_probe\": {\"reps\": 0, "
+        "\"bytes_sent\": 1000, \"cpu_ns\": 8000}}");
+    ing = ingest(20, bad, files, &rc, &err);
+    if (rc == HS_OK) {
+        rc = hs_ingest_profile(ing, &p, &err);
+        if (rc == HS_OK)
+            hs_profile_clear(&p);
+    }
+    HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(err.msg, "comm-bad.sidecar.json");
+    HS_ASSERT_STR_CONTAINS(err.msg, "comm_probe");
+    hs_ingest_free(ing);
+}
+
 /* The YAML the ingestion writes is what hs_profile_load reads. */
 static void test_yaml_round_trip(void)
 {
@@ -884,6 +944,8 @@ static int register_ingest(void)
         CU_add_test(s, "legacy fixture vs reference", test_legacy_fixture) ==
             NULL ||
         CU_add_test(s, "D for n = 4", test_d_for_four_ranks) == NULL ||
+        CU_add_test(s, "communication cost from the probe", test_comm_probe) ==
+            NULL ||
         CU_add_test(s, "YAML round trip", test_yaml_round_trip) == NULL ||
         CU_add_test(s, "CLI profile and summary",
                     test_cli_profile_and_summary) == NULL ||

@@ -10,7 +10,11 @@
  *   - eager vs rendezvous on a 3-device ring with a late device, every
  *     chunk's start and end checked against hand timelines;
  *   - stragglers, trace sinks, stochastic reproducibility, determinism of
- *     the CLI's JSON.
+ *     the CLI's JSON;
+ *   - the communication's own cost (comm_ns_per_byte): a homogeneous ring
+ *     after the backward equals 2(N-1)(alpha + M/(N B) + c M/N); a ring
+ *     hidden in a long backward stretches the compute by 2(N-1) c M/N; the
+ *     processing intervals in the trace.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -323,7 +327,7 @@ static void test_overlap_modes(void)
 /* ---- eager vs rendezvous: every chunk against a hand timeline ---- */
 
 typedef struct cap_s {
-    hs_interval_t iv[256];
+    hs_interval_t iv[1024];
     size_t n;
     hs_step_rec_t rec[64];
     size_t n_rec;
@@ -339,7 +343,7 @@ static hs_err_t cap_write(void *ctx, const hs_interval_t *iv, size_t n,
 
     if (c->fail_after >= 0 && c->blocks++ >= c->fail_after)
         return hs_error_setf(err, HS_ERR_IO, "test sink: disk full");
-    for (i = 0; i < n && c->n < 256; i++)
+    for (i = 0; i < n && c->n < 1024; i++)
         c->iv[c->n++] = iv[i];
     return HS_OK;
 }
@@ -498,6 +502,122 @@ static void test_sinks(void)
     CU_ASSERT_EQUAL(hs_replay_run(s, &sink, 1, &r, &err), HS_ERR_IO);
     CU_ASSERT_PTR_NULL(r);
     HS_ASSERT_STR_CONTAINS(err.msg, "disk full");
+    hs_scenario_free(s);
+    free(c);
+}
+
+/* ---- the communication's own cost ---- */
+
+static const char comm_yaml[] =
+    "name: comm\n"
+    "job: {model: x, dataset: {samples: 10000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: cpu\n"
+    "    count: 5\n"
+    "    batch: 100\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_dl: 1ms\n"
+    "      t_fwd: 7777777ns\n"
+    "      t_b1: 333us\n"
+    "%s"
+    "      allreduce_bytes: 123456789B\n"
+    "      comm_ns_per_byte: 0.75\n"
+    "network: {default_bandwidth: 3.3GB/s, latency: 17us}\n"
+    "simulate: {steps: 6, send: %s, overlap: %s}\n";
+
+static void test_comm_cost(void)
+{
+    const char *modes[2] = {"rendezvous", "eager"};
+    const uint32_t n = 5;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r;
+        double M;
+        int64_t w_ns, round_ns, expect;
+        uint32_t i;
+
+        /* (a) no backward beside the ring: each round also waits for the
+           receiver to process the chunk, c M/N */
+        snprintf(text, sizeof text, comm_yaml, "", modes[k], "none");
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        HS_ASSERT_DBL_NEAR(s->types[0].profile.comm_ns_per_byte, 0.75, 0);
+        M = hs_profile_payload_bytes(&s->types[0].profile);
+        w_ns = llround(0.75 * M / n);
+        round_ns = 17000 + hs_xfer_ns(M / n, 3.3e9) + w_ns;
+        expect = 7777777 + 333000 + 2 * (n - 1) * round_ns;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, expect);
+        for (i = 0; i < n; i++)
+            HS_ASSERT_I64_EQ(r->dev_step_ns[i], expect);
+        /* the closed form knows nothing of it */
+        HS_ASSERT_I64_EQ(r->closed_step_ns,
+                         expect - 2 * (n - 1) * w_ns);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+
+        /* (b) the ring runs beside a backward long enough to hide it: every
+           chunk's processing suspends the compute, which ends 2(N-1) c M/N
+           later; the ring is over before that */
+        snprintf(text, sizeof text, comm_yaml, "      t_bwd: 900ms\n",
+                 modes[k], "patent");
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        expect = 7777777 + 900000000 + 2 * (n - 1) * w_ns;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, expect);
+        HS_ASSERT_I64_EQ(r->first_step_ns, expect);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+static void test_comm_trace(void)
+{
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_trace_sink_t sink;
+    hs_error_t err;
+    cap_t *c = calloc(1, sizeof *c);
+    size_t i, phases[HS_PH_COUNT] = {0}, bad = 0;
+    int64_t w_ns;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    snprintf(text, sizeof text, comm_yaml, "      t_bwd: 900ms\n",
+             "rendezvous", "patent");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    s->sim_steps = 2;
+    w_ns = llround(0.75 * hs_profile_payload_bytes(&s->types[0].profile) /
+                   5);
+    c->fail_after = -1;
+    sink.ctx = c;
+    sink.write = cap_write;
+    sink.steps = cap_steps;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    for (i = 0; i < c->n; i++) {
+        const hs_interval_t *v = &c->iv[i];
+        phases[v->phase]++;
+        if (v->phase == HS_PH_RING_REDUCE)
+            bad += v->end_ns - v->start_ns != w_ns ||
+                   v->peer != (int32_t)hs_scenario_prev(s, v->device);
+        /* the backward's rest ends where the compute really ends */
+        if (v->phase == HS_PH_BACKWARD_REST)
+            bad += v->end_ns - v->start_ns !=
+                   900000000 - 333000 + 8 * w_ns;
+    }
+    HS_ASSERT_I64_EQ(bad, 0);
+    /* 5 devices x 2 steps x 2(N-1) chunks each */
+    HS_ASSERT_I64_EQ(phases[HS_PH_RING_REDUCE], 5 * 2 * 8);
+    HS_ASSERT_I64_EQ(phases[HS_PH_BACKWARD_REST], 5 * 2);
+    hs_replay_result_free(r);
     hs_scenario_free(s);
     free(c);
 }
@@ -718,6 +838,10 @@ static int register_tests(void)
                     test_eager_vs_rendezvous) == NULL ||
         CU_add_test(s, "trace sinks", test_sinks) == NULL ||
         CU_add_test(s, "stragglers", test_stragglers) == NULL ||
+        CU_add_test(s, "communication cost: formulas", test_comm_cost) ==
+            NULL ||
+        CU_add_test(s, "communication cost: trace", test_comm_trace) ==
+            NULL ||
         CU_add_test(s, "stochastic mode", test_stochastic) == NULL ||
         CU_add_test(s, "bucket layouts across types", test_bucket_layouts) ==
             NULL ||

@@ -108,6 +108,23 @@ static void test_types_and_units(void)
                             "simulate: {overlap: sometimes}\n",
                  HS_ERR_SCHEMA, "t.yaml:11:21:",
                  "overlap must be patent, buckets or none");
+    /* the communication's own cost: a plain non-negative number */
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB,\n"
+                 "              comm_ns_per_byte: -1}\n",
+                 HS_ERR_RANGE, "t.yaml:6:33:",
+                 "comm_ns_per_byte must be at least 0");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB,\n"
+                 "              comm_ns_per_byte: 2ns}\n",
+                 HS_ERR_SCHEMA, "t.yaml:6:33:",
+                 "comm_ns_per_byte must be a number");
 }
 
 static void test_missing_profile_and_duplicates(void)

@@ -9,6 +9,7 @@
  *                               optimizer, data_wait
  *   tid 3 "ring send"           ring_send
  *   tid 4 "ring receive/wait"   ring_wait
+ *   tid 5 "ring reduce"         ring_reduce (only with comm_ns_per_byte)
  * and, in the buckets overlap mode, where the rings of several buckets may
  * overlap, tid 10 + 2b / 11 + 2b "bucket b send" / "bucket b receive/wait".
  * A thread never holds partially overlapping slices (Perfetto cannot draw
@@ -106,6 +107,8 @@ static long hs__chr_tid(const hs_interval_t *iv)
         return iv->bucket >= 0 ? 10 + 2L * iv->bucket : 3;
     case HS_PH_RING_WAIT:
         return iv->bucket >= 0 ? 11 + 2L * iv->bucket : 4;
+    case HS_PH_RING_REDUCE:
+        return 5;
     default:
         return 2;
     }
@@ -119,6 +122,7 @@ static const char *hs__chr_cat(uint8_t ph)
         return "data";
     case HS_PH_RING_SEND:
     case HS_PH_RING_WAIT:
+    case HS_PH_RING_REDUCE:
         return "ring";
     default:
         return "compute";
@@ -197,6 +201,11 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s)
     yajl_gen g = w->g;
     char buf[512];
     size_t i;
+    int comm = 0;
+
+    for (i = 0; i < s->n_types; i++)
+        if (s->types[i].profile.comm_ns_per_byte > 0)
+            comm = 1;
 
     yajl_gen_map_open(g);
     HS__S(g, "displayTimeUnit");
@@ -227,6 +236,8 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s)
         hs__chr_meta(g, "thread_name", (long)i, 2, "compute", 0);
         hs__chr_meta(g, "thread_name", (long)i, 3, "ring send", 0);
         hs__chr_meta(g, "thread_name", (long)i, 4, "ring receive/wait", 0);
+        if (comm)
+            hs__chr_meta(g, "thread_name", (long)i, 5, "ring reduce", 0);
         if (s->overlap == HS_OVERLAP_BUCKETS && d->type < s->n_types)
             nb = s->types[d->type].profile.n_buckets;
         for (b = 0; b < nb; b++) {

@@ -945,6 +945,8 @@ typedef struct hs__sidecar_s {
                                null; n_ready entries */
     uint64_t *ready_bytes;
     size_t n_ready;
+    double comm_ns_per_byte;   /* from "comm_probe", 0 when absent */
+    double comm_cpu_rate;      /* cores the forward ran at */
 } hs__sidecar_t;
 
 struct hs_ingest_s {
@@ -1515,6 +1517,46 @@ static int hs__sc_u64(yajl_val obj, const char *key, int null_ok,
     return 1;
 }
 
+/* The communication's own cost on the device (the harness's
+   "comm_probe": the process's CPU time over reps all-reduces of the real
+   buckets, bytes_sent per device each), in ns of the device per byte
+   sent: CPU time / the CPU rate of the device's compute (CPU time over
+   wall time of the kept steps' forwards, "cpu_fwd_ns" / "t_fwd_ns") /
+   bytes.  Absent or null probe: 0. */
+static hs_err_t hs__sc_comm(const char *path, yajl_val root,
+                            hs__sidecar_t *out, hs_error_t *err)
+{
+    const char *pp[2] = {"comm_probe", NULL}, *ps[2] = {"steps", NULL};
+    yajl_val probe = yajl_tree_get(root, pp, yajl_t_any), steps;
+    uint64_t reps = 0, sent = 0, cpu = 0, c, w;
+    double cpu_sum = 0, wall_sum = 0;
+    size_t i;
+
+    if (probe == NULL || YAJL_IS_NULL(probe))
+        return HS_OK;
+    if (!YAJL_IS_OBJECT(probe) || hs__sc_u64(probe, "reps", 0, &reps) != 1 ||
+        hs__sc_u64(probe, "bytes_sent", 0, &sent) != 1 ||
+        hs__sc_u64(probe, "cpu_ns", 0, &cpu) != 1 || reps == 0)
+        return hs__sc_bad(path, err, "comm_probe must be an object with "
+                                     "positive integers reps, bytes_sent "
+                                     "and cpu_ns");
+    steps = yajl_tree_get(root, ps, yajl_t_array);
+    for (i = 0; steps != NULL && i < YAJL_GET_ARRAY(steps)->len; i++) {
+        yajl_val st = YAJL_GET_ARRAY(steps)->values[i];
+        if (!YAJL_IS_OBJECT(st) || hs__sc_u64(st, "cpu_fwd_ns", 0, &c) != 1 ||
+            hs__sc_u64(st, "t_fwd_ns", 0, &w) != 1)
+            continue;
+        cpu_sum += (double)c;
+        wall_sum += (double)w;
+    }
+    if (sent == 0 || cpu_sum <= 0 || wall_sum <= 0)
+        return HS_OK;   /* nothing to divide by: no cost known */
+    out->comm_cpu_rate = cpu_sum / wall_sum;
+    out->comm_ns_per_byte = (double)cpu / (double)reps /
+                            out->comm_cpu_rate / (double)sent;
+    return HS_OK;
+}
+
 static hs_err_t hs__load_sidecar(const char *path, hs__sidecar_t *out,
                                  hs_error_t *err)
 {
@@ -1668,6 +1710,8 @@ static hs_err_t hs__load_sidecar(const char *path, hs__sidecar_t *out,
                 out->ready_ns[i] = (int64_t)u;
         }
     }
+    if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
+        goto done;
     out->loaded = 1;
 done:
     yajl_tree_free(root);
@@ -2211,6 +2255,13 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     out->ar_bytes = (uint64_t)llround((double)m * 2.0 * (double)(n - 1) /
                                       (double)n);
     out->steps_kept = kept_min;
+    if (ing->sc.loaded && ing->sc.comm_ns_per_byte > 0) {
+        out->comm_ns_per_byte = ing->sc.comm_ns_per_byte;
+        hs__note(ing, "communication cost %.3g ns of the device per byte "
+                      "sent (the sidecar's comm_probe: CPU time of the "
+                      "all-reduces at the forward's %.3f cores)",
+                 ing->sc.comm_ns_per_byte, ing->sc.comm_cpu_rate);
+    }
     if ((rc = hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR)) !=
         HS_OK)
         goto nomem;
@@ -2413,6 +2464,11 @@ static int hs__emit_profile(yaml_emitter_t *em, const hs_profile_t *p,
     if (!hs__kv(em, "allreduce_bytes", b) ||
         !hs__kv(em, "allreduce_source", hs_ar_source_name(p->ar_source)))
         return 0;
+    if (p->comm_ns_per_byte > 0) {
+        snprintf(b, sizeof b, "%.4g", p->comm_ns_per_byte);
+        if (!hs__kv(em, "comm_ns_per_byte", b))
+            return 0;
+    }
     if (p->n_buckets > 0) {
         if (!hs__scalar(em, "buckets", YAML_PLAIN_SCALAR_STYLE) ||
             !hs__seq_start(em, 0))

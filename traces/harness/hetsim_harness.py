@@ -366,6 +366,7 @@ def main(argv):
     sync = (lambda: torch.cuda.synchronize(device)) if use_cuda else \
         (lambda: None)
     now = time.perf_counter_ns
+    cpu_now = time.process_time_ns   # all threads of this process
 
     steps = []
     prof = None
@@ -410,11 +411,13 @@ def main(argv):
             y = y.to(device, non_blocking=True)
             sync()
             t1 = now()
+            c1 = cpu_now()
             _phase(rank, i, "forward")
             out = ddp(x)
             loss = loss_fn(out, y)
             sync()
             t2 = now()
+            c2 = cpu_now()
             del hook_log[:]
             bwd_start[0] = t2
             _phase(rank, i, "backward")
@@ -443,6 +446,7 @@ def main(argv):
             steps.append({"step": i, "t_dl_ns": t1 - t0,
                           "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
                           "t_opt_ns": t4 - t3, "t_step_ns": t4 - t0,
+                          "cpu_fwd_ns": c2 - c1,
                           "loss": float(loss.item()),
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
         last_hooks = list(hook_log)
@@ -485,6 +489,31 @@ def main(argv):
     # Ring all-reduce: each device sends 2(n-1)/n of the payload.
     ar_bytes = (2 * (world - 1) * bucket_bytes) // world if world > 1 else 0
 
+    # The communication's own CPU cost (gloo on CPU devices: the sends,
+    # receives and reductions run on the same cores as the compute, so in
+    # a cluster they slow the device down).  The process's CPU time over
+    # a few all-reduces of the real buckets, nothing else running; the
+    # ingestion divides it by the device's CPU rate during the forward.
+    comm_probe = None
+    if device_type == "cpu" and world > 1 and buckets:
+        _STAGE["step"] = "communication CPU probe"
+        try:
+            bufs = [torch.zeros(max(b["bytes"] // 4, 1)) for b in buckets]
+            reps = 4
+            dist.barrier()
+            for t in bufs:
+                dist.all_reduce(t)
+            dist.barrier()
+            w0, k0 = now(), cpu_now()
+            for _ in range(reps):
+                for t in bufs:
+                    dist.all_reduce(t)
+            w1, k1 = now(), cpu_now()
+            comm_probe = {"reps": reps, "bytes_sent": ar_bytes,
+                          "cpu_ns": k1 - k0, "wall_ns": w1 - w0}
+        except Exception as e:  # noqa: BLE001
+            _fail(rank, 1, "communication CPU probe: %s" % e)
+
     side = {
         "hetsim_sidecar": SIDECAR_FORMAT,
         "rank": rank, "world_size": world, "local_rank": local_rank,
@@ -503,6 +532,7 @@ def main(argv):
         "seed": a.seed, "iterations": a.iters, "warmup": a.warmup,
         "trace": os.path.basename(trace_path),
         "steps": steps,
+        "comm_probe": comm_probe,
     }
     _STAGE["step"] = "write sidecar"
     try:
