@@ -65,9 +65,12 @@
  *
  * The communication's own cost (a type's comm_ns_per_byte c > 0; gloo on
  * CPU devices, where sends, receives and reductions run on the cores that
- * also compute).  A chunk that arrives at y is not yet usable: y processes
- * it for w = c * chunk bytes of its own time (PROC_DONE), one chunk at a
- * time in arrival order, and only then counts it as received (recv_cnt).
+ * also compute).  The receiver y of a chunk processes it for w = c * chunk
+ * bytes of its own time, as it comes in: from when the transfer starts (or
+ * y's previous chunk is processed, if later), since gloo reduces a ring
+ * chunk in segments while the rest is on the wire.  The chunk is usable
+ * (counted in recv_cnt) at the later of its arrival and the end of that
+ * processing (then a PROC_DONE event replaces the ARRIVE's receipt).
  * Processing that starts while y's compute runs (from the start of its
  * step to the end of its backward) suspends the compute for w: the
  * compute's milestones still ahead (bucket ready times, the patent ring's
@@ -75,7 +78,7 @@
  * their argument the debt already counted in their time, and a milestone
  * that fires with less than the device's debt is rescheduled by the
  * difference (no event is ever cancelled).  So a ring after the backward
- * costs 2(N-1) (alpha + M/(N B) + c M/N), and a ring hidden in a long
+ * takes 2(N-1) max(alpha + M/(N B), c M/N), and a ring hidden in a long
  * backward stretches the backward by 2(N-1) c M/N.  The optimizer is not
  * suspended (processing in it only happens under eager, for chunks of the
  * next step).  With c = 0 for every type none of this runs.
@@ -96,8 +99,8 @@
  *
  * Events.  One event per chunk (ARRIVE: the sender's send is done and the
  * receiver holds the chunk; both may then move on; with a communication
- * cost one more, PROC_DONE, when the receiver has processed it), plus per
- * device and
+ * cost, PROC_DONE when the receiver finishes processing it after its
+ * arrival), plus per device and
  * step: RING_OPEN (one per bucket; none mode opens the ring from
  * BWD_DONE) and OPT_DONE when t_opt > 0.  The end of the backward and the
  * end of a batch load are known when the step starts, so they become
@@ -197,13 +200,11 @@ typedef struct hs__dev_s {
     int64_t idle_since;    /* tracing: since when it had nothing to send */
     int64_t send_start;    /* tracing: start of the send in flight */
     /* the communication's own cost (m->comm only) */
-    int64_t arr_cnt;       /* chunks arrived from prev (recv_cnt counts
-                              those processed) */
+    int64_t proc_free_ns;  /* its processing of chunks is busy until */
+    int64_t proc_end_ns;   /* the chunk on its way from prev is usable at */
     int64_t cdebt_ns;      /* this step: how long processing suspended the
                               compute; its milestones move by as much */
-    int64_t proc_start;    /* start of the processing in flight */
     int64_t b1_end_ns;     /* tracing: the planned end of the first op */
-    uint8_t proc_busy;     /* a chunk is being processed */
     uint32_t opened;       /* buckets opened this step */
     uint8_t ring_done;
     uint8_t bwd_done;
@@ -347,6 +348,8 @@ static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
                      int64_t now);
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
+static void hs__start_proc(hs__model_t *m, uint32_t y, uint32_t x, int64_t g,
+                           int64_t now, int64_t arrive_ns);
 
 static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t k, int64_t now)
@@ -550,6 +553,8 @@ static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t x,
     else
         dur = m->dur[(size_t)x * m->nb + (size_t)((g / m->rounds) % m->nb)];
     hs_engine_schedule(e, now + dur, HS__EV_ARRIVE, x, g);
+    if (m->comm)
+        hs__start_proc(m, r->next, x, g, now, now + dur);
     if (m->tracing) {
         hs__dev_t *d = &m->dev[x];
         int64_t gs = g % m->g_step;
@@ -593,24 +598,37 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
     hs__poll(e, m, x, now);
 }
 
-/* The communication's own cost: y processes its next arrived chunk (in
-   arrival order, one at a time) for proc ns of its type and bucket.  While
-   its compute runs (from the step's start to the end of its backward) the
-   processing suspends it: the compute's remaining milestones move later by
-   as much (cdebt_ns, see hs__later). */
-static void hs__start_proc(hs_engine_t *e, hs__model_t *m, uint32_t y,
-                           int64_t now)
+/* The communication's own cost: chunk g from x to y starts on the wire
+   at now and arrives at arrive_ns.  y processes it as it comes in (gloo
+   reduces a ring chunk in segments while the rest is still on the wire),
+   from when the transfer starts or its previous chunk is processed,
+   whichever is later, for w = c * chunk bytes of its own time; the chunk
+   is usable at the later of its arrival and the end of that processing
+   (ARRIVE then becomes PROC_DONE when it is later).  Processing that starts
+   while y's compute runs (from its step's start to the end of its
+   backward) suspends it: the compute's remaining milestones move later by
+   w (cdebt_ns, see hs__later).  Chunks reach y in order over one edge and
+   x sends g+1 only after g arrived, so one chunk per device is in flight
+   and they are processed, and become usable, in order. */
+static void hs__start_proc(hs__model_t *m, uint32_t y, uint32_t x, int64_t g,
+                           int64_t now, int64_t arrive_ns)
 {
     hs__dev_t *d = &m->dev[y];
-    int64_t g = m->ring[y].recv_cnt, w;
+    size_t b = (size_t)((g / m->rounds) % m->nb);
+    int64_t w = m->proc[(size_t)m->s->devices[y].type * m->nb + b];
+    int64_t ps = d->proc_free_ns > now ? d->proc_free_ns : now;
 
-    w = m->proc[(size_t)m->s->devices[y].type * m->nb +
-                (size_t)((g / m->rounds) % m->nb)];
-    d->proc_busy = 1;
-    d->proc_start = now;
-    if (d->step >= 0 && !d->bwd_done && now < d->bwd_end_ns + d->cdebt_ns)
+    if (d->step >= 0 && !d->bwd_done && ps < d->bwd_end_ns + d->cdebt_ns)
         d->cdebt_ns += w;
-    hs_engine_schedule(e, now + w, HS__EV_PROC_DONE, y, g);
+    d->proc_free_ns = ps + w;
+    d->proc_end_ns = ps + w > arrive_ns ? ps + w : arrive_ns;
+    if (m->tracing) {
+        int64_t gs = g % m->g_step;
+        hs__iv(m, y, g / m->g_step, HS_PH_RING_REDUCE, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
+               (int64_t)x, ps, ps + w,
+               m->chunk_bytes[(size_t)m->s->devices[y].type * m->nb + b]);
+    }
 }
 
 static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -672,14 +690,12 @@ static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
 
     r->busy = 0;
     r->send_cnt = g + 1;
-    if (m->comm) {
-        /* the receiver processes it first (hs__on_proc) */
-        m->dev[y].arr_cnt++;
-        if (!m->dev[y].proc_busy)
-            hs__start_proc(e, m, y, now);
-    } else {
+    if (m->comm && m->dev[y].proc_end_ns > now)
+        /* the receiver is still processing it (hs__start_proc) */
+        hs_engine_schedule(e, m->dev[y].proc_end_ns, HS__EV_PROC_DONE, y,
+                           g);
+    else
         m->ring[y].recv_cnt++;
-    }
     if (m->tracing) {
         int64_t gs = g % m->g_step, b = gs / m->rounds;
         hs__iv(m, x, g / m->g_step, HS_PH_RING_SEND, gs % m->rounds,
@@ -701,22 +717,9 @@ static int hs__on_proc(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     hs__model_t *m = model;
     uint32_t y = ev->device;
-    hs__dev_t *d = &m->dev[y];
-    hs__ring_t *r = &m->ring[y];
-    int64_t now = ev->time_ns, g = ev->arg;
+    int64_t now = ev->time_ns;
 
-    d->proc_busy = 0;
-    r->recv_cnt = g + 1;
-    if (m->tracing) {
-        int64_t gs = g % m->g_step, b = gs / m->rounds;
-        hs__iv(m, y, g / m->g_step, HS_PH_RING_REDUCE, gs % m->rounds,
-               m->overlap == HS_OVERLAP_BUCKETS ? b : -1, (int64_t)r->prev,
-               d->proc_start, now,
-               m->chunk_bytes[(size_t)m->s->devices[y].type * m->nb +
-                              (size_t)b]);
-    }
-    if (d->arr_cnt > r->recv_cnt)
-        hs__start_proc(e, m, y, now);
+    m->ring[y].recv_cnt = ev->arg + 1;
     hs__check_ring(e, m, y, now);
     hs__poll(e, m, y, now);
     return m->failed;
