@@ -7,7 +7,10 @@
  * Prints events, seconds, events per second on one core, peak RSS and the
  * replay's own state bytes.  A second table times the bare engine on the
  * "hold" model (pop one event, schedule one at now + a random delay) with
- * the queue held at the same sizes.
+ * the queue held at the same sizes.  A third table repeats the first with
+ * the communication's own cost (comm_ns_per_byte 0.5: each chunk's
+ * processing outlasts its transfer, so every chunk also has a PROC_DONE
+ * event).
  *
  * Usage: bench_engine [N ...]   (default 64 256 1024 4096)
  */
@@ -47,6 +50,8 @@ static long peak_kib(void)
     return ru.ru_maxrss; /* KiB on Linux */
 }
 
+static const char *comm_line = "";  /* set before the children fork */
+
 static int run_replay(unsigned n)
 {
     char text[1024];
@@ -64,10 +69,10 @@ static int run_replay(unsigned n)
              "    batch: 100\n"
              "    profile: {subsystem_size: 2, t_dl: 20ms, t_fwd: 30ms,\n"
              "              t_b1: 1ms, t_bwd: 60ms,\n"
-             "              allreduce_bytes: 100MB}\n"
+             "              allreduce_bytes: 100MB%s}\n"
              "network: {default_bandwidth: 25Gbps, latency: 5us}\n"
              "simulate: {steps: 10, overlap: patent, send: rendezvous}\n",
-             n, n, n);
+             n, n, n, comm_line);
     if (hs_scenario_load_text(text, strlen(text), "bench", NULL, &s,
                               &err) != HS_OK) {
         fprintf(stderr, "bench: %s\n", err.msg);
@@ -139,6 +144,14 @@ static int run_hold(unsigned n)
     return 0;
 }
 
+static void replay_header(void)
+{
+    printf("%6s %14s %9s %9s %11s %10s %12s %10s %10s\n", "N", "events",
+           "wall s", "cpu s", "Mev/cpu-s", "maxrss KiB", "state bytes",
+           "queue peak", "step ms");
+    fflush(stdout);
+}
+
 static int in_child(int (*fn)(unsigned), unsigned n)
 {
     pid_t pid = fork();
@@ -165,10 +178,7 @@ int main(int argc, char **argv)
     }
     printf("replay: homogeneous ring, 10 steps, overlap patent, "
            "rendezvous, no tracing, one core\n");
-    printf("%6s %14s %9s %9s %11s %10s %12s %10s %10s\n", "N", "events",
-           "wall s", "cpu s", "Mev/cpu-s", "maxrss KiB", "state bytes",
-           "queue peak", "step ms");
-    fflush(stdout);
+    replay_header();
     for (i = 0; i < n_ns; i++)
         rc |= in_child(run_replay, ns[i]);
     printf("\nbare engine, hold model (pop + schedule at now + U(1,101) "
@@ -178,5 +188,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (i = 0; i < n_ns; i++)
         rc |= in_child(run_hold, ns[i]);
+    printf("\nreplay as above, with the communication's own cost "
+           "(comm_ns_per_byte 0.5)\n");
+    replay_header();
+    comm_line = ", comm_ns_per_byte: 0.5";
+    for (i = 0; i < n_ns; i++)
+        rc |= in_child(run_replay, ns[i]);
     return rc;
 }

@@ -431,15 +431,16 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-/* The backward of x's current step has ended at now. */
-static void hs__bwd_ended(hs__model_t *m, uint32_t x, int64_t now)
+/* The backward of x's current step is known to be over (at its planned
+   end plus the compute debt; found out then or later). */
+static void hs__bwd_ended(hs__model_t *m, uint32_t x)
 {
     hs__dev_t *d = &m->dev[x];
 
     d->bwd_done = 1;
     if (m->tracing && m->comm)
         hs__iv(m, x, d->step, HS_PH_BACKWARD_REST, -1, -1, -1, d->b1_end_ns,
-               now, 0);
+               d->bwd_end_ns + d->cdebt_ns, 0);
 }
 
 /* Step k+1 starts once the device is done and batch k+1 is loaded. */
@@ -512,7 +513,7 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                                d->cdebt_ns << HS__ARG_SHIFT);
             return;
         }
-        hs__bwd_ended(m, x, now);
+        hs__bwd_ended(m, x);
     }
     if (d->opt_ns > 0) {
         if (m->tracing)
@@ -672,7 +673,7 @@ static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
 
     if (hs__later(e, m, ev))
         return m->failed;
-    hs__bwd_ended(m, x, ev->time_ns);
+    hs__bwd_ended(m, x);
     if (m->overlap == HS_OVERLAP_NONE)
         hs__open(e, m, x, 0, ev->time_ns);
     else

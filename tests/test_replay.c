@@ -57,6 +57,8 @@ static hs_replay_result_t *replay(const hs_scenario_t *s)
 
 /* ---- homogeneous ring: the formula, exactly ---- */
 
+/* 5 devices; the test fills in: profile lines before allreduce_bytes and
+   after it, the bandwidth, the send mode, the overlap mode */
 static const char homog_yaml[] =
     "name: homog\n"
     "job: {model: x, dataset: {samples: 10000}, epochs: 3}\n"
@@ -69,9 +71,11 @@ static const char homog_yaml[] =
     "      t_dl: 1ms\n"
     "      t_fwd: 7777777ns\n"
     "      t_b1: 333us\n"
+    "%s"
     "      allreduce_bytes: 123456789B\n"
-    "network: {default_bandwidth: 3.3GB/s, latency: 17us}\n"
-    "simulate: {steps: 6, send: %s}\n";
+    "%s"
+    "network: {default_bandwidth: %s, latency: 17us}\n"
+    "simulate: {steps: 6, send: %s, overlap: %s}\n";
 
 static void test_homogeneous_formula(void)
 {
@@ -86,7 +90,8 @@ static void test_homogeneous_formula(void)
         int64_t round_ns, expect;
         uint32_t i, n = 5;
 
-        snprintf(text, sizeof text, homog_yaml, modes[k]);
+        snprintf(text, sizeof text, homog_yaml, "", "", "3.3GB/s", modes[k],
+                 "patent");
         s = load_text(text);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         M = hs_profile_payload_bytes(&s->types[0].profile);
@@ -508,23 +513,7 @@ static void test_sinks(void)
 
 /* ---- the communication's own cost ---- */
 
-static const char comm_yaml[] =
-    "name: comm\n"
-    "job: {model: x, dataset: {samples: 10000}, epochs: 1}\n"
-    "device_types:\n"
-    "  - name: cpu\n"
-    "    count: 5\n"
-    "    batch: 100\n"
-    "    profile:\n"
-    "      subsystem_size: 2\n"
-    "      t_dl: 1ms\n"
-    "      t_fwd: 7777777ns\n"
-    "      t_b1: 333us\n"
-    "%s"
-    "      allreduce_bytes: 123456789B\n"
-    "      comm_ns_per_byte: 0.75\n"
-    "network: {default_bandwidth: 3.3GB/s, latency: 17us}\n"
-    "simulate: {steps: 6, send: %s, overlap: %s}\n";
+#define COMM_LINE "      comm_ns_per_byte: 0.75\n"
 
 static void test_comm_cost(void)
 {
@@ -544,7 +533,8 @@ static void test_comm_cost(void)
            while it comes in, c M/N; a round lasts the longer of the
            transfer and the processing (here the processing: 18.5 ms
            against 7.5 ms) */
-        snprintf(text, sizeof text, comm_yaml, "", modes[k], "none");
+        snprintf(text, sizeof text, homog_yaml, "", COMM_LINE, "3.3GB/s",
+                 modes[k], "none");
         s = load_text(text);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         HS_ASSERT_DBL_NEAR(s->types[0].profile.comm_ns_per_byte, 0.75, 0);
@@ -569,8 +559,8 @@ static void test_comm_cost(void)
         /* (b) the ring runs beside a backward long enough to hide it: every
            chunk's processing suspends the compute, which ends 2(N-1) c M/N
            later; the ring is over before that */
-        snprintf(text, sizeof text, comm_yaml, "      t_bwd: 900ms\n",
-                 modes[k], "patent");
+        snprintf(text, sizeof text, homog_yaml, "      t_bwd: 900ms\n",
+                 COMM_LINE, "3.3GB/s", modes[k], "patent");
         s = load_text(text);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         expect = 7777777 + 900000000 + 2 * (n - 1) * w_ns;
@@ -583,48 +573,70 @@ static void test_comm_cost(void)
     }
 }
 
+/* The processing intervals, and the backward's rest where the compute
+   really ends: (a) a backward long enough to hide the ring (every chunk
+   suspends it: rest + 2(N-1) w); (b) a short backward and a slow network,
+   where only the first chunk's processing falls in the backward (rest + w)
+   and the ring ends long after it. */
 static void test_comm_trace(void)
 {
-    char text[2048];
-    hs_scenario_t *s;
-    hs_replay_result_t *r = NULL;
-    hs_trace_sink_t sink;
-    hs_error_t err;
-    cap_t *c = calloc(1, sizeof *c);
-    size_t i, phases[HS_PH_COUNT] = {0}, bad = 0;
-    int64_t w_ns;
+    static const struct {
+        const char *bwd, *bw;
+        int64_t rest_ns;    /* t_bwd - t_b1 */
+        int64_t chunks;     /* processed during the compute */
+    } cases[2] = {{"      t_bwd: 900ms\n", "3.3GB/s", 900000000 - 333000, 8},
+                  {"      t_bwd: 1ms\n", "330MB/s", 1000000 - 333000, 1}};
+    int k;
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    snprintf(text, sizeof text, comm_yaml, "      t_bwd: 900ms\n",
-             "rendezvous", "patent");
-    s = load_text(text);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    s->sim_steps = 2;
-    w_ns = llround(0.75 * hs_profile_payload_bytes(&s->types[0].profile) /
-                   5);
-    c->fail_after = -1;
-    sink.ctx = c;
-    sink.write = cap_write;
-    sink.steps = cap_steps;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
-    for (i = 0; i < c->n; i++) {
-        const hs_interval_t *v = &c->iv[i];
-        phases[v->phase]++;
-        if (v->phase == HS_PH_RING_REDUCE)
-            bad += v->end_ns - v->start_ns != w_ns ||
-                   v->peer != (int32_t)hs_scenario_prev(s, v->device);
-        /* the backward's rest ends where the compute really ends */
-        if (v->phase == HS_PH_BACKWARD_REST)
-            bad += v->end_ns - v->start_ns !=
-                   900000000 - 333000 + 8 * w_ns;
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r = NULL;
+        hs_trace_sink_t sink;
+        hs_error_t err;
+        cap_t *c = calloc(1, sizeof *c);
+        size_t i, phases[HS_PH_COUNT] = {0}, bad = 0;
+        int64_t w_ns, ring_end = 0, bwd_end = 0;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        snprintf(text, sizeof text, homog_yaml, cases[k].bwd, COMM_LINE,
+                 cases[k].bw, "rendezvous", "patent");
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        s->sim_steps = 2;
+        w_ns = llround(0.75 *
+                       hs_profile_payload_bytes(&s->types[0].profile) / 5);
+        c->fail_after = -1;
+        sink.ctx = c;
+        sink.write = cap_write;
+        sink.steps = cap_steps;
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+        for (i = 0; i < c->n; i++) {
+            const hs_interval_t *v = &c->iv[i];
+            phases[v->phase]++;
+            if (v->phase == HS_PH_RING_REDUCE)
+                bad += v->end_ns - v->start_ns != w_ns ||
+                       v->peer != (int32_t)hs_scenario_prev(s, v->device);
+            if (v->phase == HS_PH_BACKWARD_REST) {
+                bad += v->end_ns - v->start_ns !=
+                       cases[k].rest_ns + cases[k].chunks * w_ns;
+                if (v->device == 0 && v->step == 0)
+                    bwd_end = v->end_ns;
+            }
+            if (v->phase == HS_PH_RING_SEND && v->device == 0 &&
+                v->step == 0 && v->end_ns > ring_end)
+                ring_end = v->end_ns;
+        }
+        HS_ASSERT_I64_EQ(bad, 0);
+        /* 5 devices x 2 steps x 2(N-1) chunks each */
+        HS_ASSERT_I64_EQ(phases[HS_PH_RING_REDUCE], 5 * 2 * 8);
+        HS_ASSERT_I64_EQ(phases[HS_PH_BACKWARD_REST], 5 * 2);
+        if (k == 1)   /* the ring outlasts the backward by far */
+            CU_ASSERT(ring_end > bwd_end + 100 * MS);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+        free(c);
     }
-    HS_ASSERT_I64_EQ(bad, 0);
-    /* 5 devices x 2 steps x 2(N-1) chunks each */
-    HS_ASSERT_I64_EQ(phases[HS_PH_RING_REDUCE], 5 * 2 * 8);
-    HS_ASSERT_I64_EQ(phases[HS_PH_BACKWARD_REST], 5 * 2);
-    hs_replay_result_free(r);
-    hs_scenario_free(s);
-    free(c);
 }
 
 /* ---- stragglers ---- */

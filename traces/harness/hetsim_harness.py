@@ -499,10 +499,16 @@ def main(argv):
         _STAGE["step"] = "communication CPU probe"
         try:
             bufs = [torch.zeros(max(b["bytes"] // 4, 1)) for b in buckets]
-            reps = 4
             dist.barrier()
+            w0 = now()
             for t in bufs:
                 dist.all_reduce(t)
+            # about 1 s of all-reduces (a few ms of CPU time are too noisy
+            # to divide by), 4 to 64 of them; rank 0 decides for both
+            n = torch.tensor([min(max(int(1e9 / max(now() - w0, 1)) + 1, 4),
+                                  64)])
+            dist.broadcast(n, 0)
+            reps = int(n.item())
             dist.barrier()
             w0, k0 = now(), cpu_now()
             for _ in range(reps):
