@@ -130,6 +130,47 @@ static void test_simulate_json(void)
     yajl_tree_free(j);
     hs_run_free(&r);
 
+    /* a profile with the communication's own cost: 4 devices, M = 40 MB,
+       chunks of 10 MB take 10 ms on the wire and 2 ns/B x 10 MB = 20 ms
+       to process, so each of the 6 rounds takes 20 ms; after the 11 ms of
+       forward and first backward op the step is 131 ms */
+    {
+        const char *path = hs_test_write_file(
+            "comm.yaml",
+            "name: comm\n"
+            "job: {model: x, dataset: {samples: 400}, epochs: 1}\n"
+            "device_types:\n"
+            "  - name: cpu\n"
+            "    count: 4\n"
+            "    batch: 10\n"
+            "    profile: {t_dl: 1ms, t_fwd: 10ms, t_b1: 1ms,\n"
+            "              allreduce_bytes: 40MB, comm_ns_per_byte: 2}\n"
+            "network: {default_bandwidth: 1GB/s}\n"
+            "simulate: {overlap: none, steps: 4}\n");
+        const char *tp[2] = {"comm_ns_per_byte", NULL};
+        yajl_val c;
+
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", path, "--json",
+                                            NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        j = parse(r.out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        HS_ASSERT_I64_EQ(get_int(j, "step_ns", NULL), 131000000);
+        HS_ASSERT_I64_EQ(get_int(j, "closed_step_ns", NULL), 71000000);
+        types = get_arr(j, "types");
+        CU_ASSERT_TRUE_FATAL(types != NULL &&
+                             YAJL_GET_ARRAY(types)->len == 1);
+        c = yajl_tree_get(YAJL_GET_ARRAY(types)->values[0], tp,
+                          yajl_t_number);
+        CU_ASSERT_TRUE(c != NULL && YAJL_GET_DOUBLE(c) == 2.0);
+        yajl_tree_free(j);
+        hs_run_free(&r);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", path, NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        HS_ASSERT_STR_CONTAINS(r.out, "comm cost: cpu 2 ns/B sent");
+        hs_run_free(&r);
+    }
+
     /* the embedded default runs without a SCENARIO */
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", "--json", "--steps",
                                         "3", NULL), 0);

@@ -98,6 +98,8 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
         yajl_gen_map_open(g);
         hs_cli_kv_str(g, "name", s->types[i].name);
         hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
+        hs_cli_kv_dbl(g, "comm_ns_per_byte",
+                      s->types[i].profile.comm_ns_per_byte);
         hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
         hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
         hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
@@ -148,6 +150,18 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->stochastic ? "stochastic" : "deterministic");
     if (r->stochastic)
         printf(" (seed %" PRIu64 ")", r->seed);
+    for (i = 0; i < r->n_types; i++)
+        if (s->types[i].profile.comm_ns_per_byte > 0)
+            break;
+    if (i < r->n_types) {
+        /* the communication's own cost, where the profiles give it */
+        printf("\ncomm cost:");
+        for (i = 0; i < r->n_types; i++)
+            printf("%s %s %.3g ns/B", i ? "," : "", s->types[i].name,
+                   s->types[i].profile.comm_ns_per_byte);
+        printf(" sent (chunks processed on the device, suspending its "
+               "compute)");
+    }
     printf("\n\n%-14s %7s %14s %14s %14s %10s\n", "type", "count",
            "closed T(i)", "closed T_ext", "simulated", "vs T(i)");
     for (i = 0; i < r->n_types; i++)
