@@ -1912,11 +1912,13 @@ done:
 static hs_err_t hs__parse_simulate(hs__ctx_t *c, yaml_node_t *n,
                                    hs__names_t *nm)
 {
-    enum { K_STEPS, K_SEED, K_OVERLAP, K_SEND, K_STOCH, K_STRAG };
+    enum { K_STEPS, K_SEED, K_OVERLAP, K_SEND, K_STOCH, K_STRAG,
+           K_STREAMS };
     static const char *const keys[] = {"steps", "seed", "overlap", "send",
-                                       "stochastic", "stragglers", NULL};
+                                       "stochastic", "stragglers", "streams",
+                                       NULL};
     hs_scenario_t *s = c->s;
-    yaml_node_t *v[6];
+    yaml_node_t *v[7];
     hs_err_t rc;
 
     if ((rc = hs__map(c, n, "simulate", keys, v)) != HS_OK)
@@ -1937,6 +1939,10 @@ static hs_err_t hs__parse_simulate(hs__ctx_t *c, yaml_node_t *n,
         hs_send_parse(hs__scalar(v[K_SEND]), &s->send) != 0)
         return hs__fail(c, v[K_SEND], HS_ERR_SCHEMA,
                         "simulate.send must be rendezvous or eager");
+    if (v[K_STREAMS] != NULL &&
+        (rc = hs__get_u32(c, v[K_STREAMS], "simulate.streams", 1,
+                          HS_MAX_STREAMS, &s->streams)) != HS_OK)
+        return rc;
     if (v[K_STOCH] != NULL &&
         (rc = hs__get_bool(c, v[K_STOCH], "simulate.stochastic",
                            &s->stochastic)) != HS_OK)
@@ -2148,6 +2154,16 @@ static hs_err_t hs__parse_root(hs__ctx_t *c, yaml_node_t *root)
     if (v[K_PROF] != NULL &&
         (rc = hs__parse_profiling(c, v[K_PROF])) != HS_OK)
         goto done;
+    if (c->s->streams == 0) {
+        /* not given: ProcessGroupGloo runs 2 collectives at a time (its
+           default of 2 worker threads), NCCL one stream */
+        size_t i, gloo = c->s->n_types > 0;
+        for (i = 0; i < c->s->n_types; i++)
+            if (c->s->types[i].backend == NULL ||
+                strcmp(c->s->types[i].backend, "gloo") != 0)
+                gloo = 0;
+        c->s->streams = gloo ? 2 : 1;
+    }
     rc = hs__check(c);
 done:
     free(nm.by_name.slot);
@@ -2223,6 +2239,7 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     s->text[len] = '\0';
     s->epochs = 1;
     s->sim_steps = 10;
+    s->streams = 0;     /* resolved after parsing: 2 for all-gloo, else 1 */
     s->seed = 1;
     s->overlap = HS_OVERLAP_PATENT;
     s->send = HS_SEND_RENDEZVOUS;

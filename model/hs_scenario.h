@@ -106,6 +106,8 @@ typedef struct hs_device_s {
 } hs_device_t;
 
 /* A per-device slowdown for chosen steps of the replay. */
+#define HS_MAX_STREAMS 8
+
 typedef struct hs_straggler_s {
     uint32_t device;
     uint32_t first_step, last_step;  /* inclusive, 0-based */
@@ -153,6 +155,11 @@ typedef struct hs_scenario_s {
     hs_overlap_t overlap;
     hs_send_t send;
     uint32_t sim_steps;     /* steps to replay, default 10 */
+    uint32_t streams;       /* buckets mode: bucket rings run at once,
+                               1..HS_MAX_STREAMS; default 2 when every
+                               type says backend: gloo (ProcessGroupGloo
+                               runs 2 collectives at a time), else 1 (one
+                               communication stream, as NCCL) */
     uint64_t seed;          /* default 1 */
     int stochastic;         /* draw per-op times from distributions */
     size_t n_stragglers;

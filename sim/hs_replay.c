@@ -197,11 +197,9 @@ typedef struct hs__dev_s {
     int64_t opt_ns;        /* this step's optimizer time */
     int64_t sum_ns;        /* sum of steady step durations */
     int64_t n_sum;
-    int64_t idle_since;    /* tracing: since when it had nothing to send */
-    int64_t send_start;    /* tracing: start of the send in flight */
+    int64_t link_free_ns;  /* streams > 1: its ring edge is busy until */
     /* the communication's own cost (m->comm only) */
     int64_t proc_free_ns;  /* its processing of chunks is busy until */
-    int64_t proc_end_ns;   /* the chunk on its way from prev is usable at */
     int64_t cdebt_ns;      /* this step: how long processing suspended the
                               compute; its milestones move by as much */
     int64_t b1_end_ns;     /* tracing: the planned end of the first op */
@@ -217,13 +215,19 @@ typedef struct hs__model_s {
     uint32_t n;             /* devices */
     int64_t rounds;         /* R = 2(N-1) */
     uint32_t nb;            /* rings per step (B) */
-    int64_t g_step;         /* B * R */
+    uint32_t k;             /* streams: bucket b runs on stream b % k */
+    int64_t bs[HS_MAX_STREAMS];  /* buckets of stream s per step */
+    int64_t gs[HS_MAX_STREAMS];  /* rounds of stream s per step, bs * R */
     int64_t steps;          /* S */
     hs_overlap_t overlap;   /* effective mode */
     int rendezvous;
     int stochastic;
-    hs__ring_t *ring;
+    hs__ring_t *ring;       /* [x * k + s]: a ring index rx */
     hs__dev_t *dev;
+    int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
+                               rx is usable at */
+    int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
+                               nothing to send, start of its send */
     int64_t *dur;           /* [x * nb + b] when nb > 1 */
     int comm;               /* some type has comm_ns_per_byte > 0 */
     int64_t *proc;          /* [type * nb + b]: processing one chunk */
@@ -245,6 +249,14 @@ typedef struct hs__model_s {
     int failed;
     hs_error_t err;
 } hs__model_t;
+
+/* The bucket of stream st's round g. */
+static inline size_t hs__bucket(const hs__model_t *m, uint32_t st, int64_t g)
+{
+    if (m->k == 1)
+        return (size_t)((g / m->rounds) % m->nb);
+    return (size_t)((g / m->rounds) % m->bs[st]) * m->k + st;
+}
 
 static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -348,7 +360,7 @@ static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
                      int64_t now);
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
-static void hs__start_proc(hs__model_t *m, uint32_t y, uint32_t x, int64_t g,
+static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
                            int64_t now, int64_t arrive_ns);
 
 static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
@@ -358,11 +370,11 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     const hs_device_t *dv = &s->devices[x];
     const hs_profile_t *p = &s->types[dv->type].profile;
     hs__dev_t *d = &m->dev[x];
-    hs__ring_t *r = &m->ring[x];
     double c = dv->compute_scale;
     int64_t extra = dv->extra_compute_ns;
     int64_t dl, fwd_b, b1_b, bwd_b, opt_b, fwd, b1, rest, t1, t2, t3;
     size_t i;
+    uint32_t st;
 
     for (i = 0; i < s->n_stragglers; i++) {
         const hs_straggler_t *st = &s->stragglers[i];
@@ -379,8 +391,11 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     d->ring_done = 0;
     d->opened = 0;
     d->cdebt_ns = 0;
-    r->armed = 0;
-    r->g_end = (k + 1) * m->g_step;
+    for (st = 0; st < m->k; st++) {
+        hs__ring_t *r = &m->ring[(size_t)x * m->k + st];
+        r->armed = 0;
+        r->g_end = (k + 1) * m->gs[st];
+    }
 
     /* the CPU loads the next batch meanwhile; an event only if the
        device has to wait for it (hs__try_next) */
@@ -525,53 +540,74 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t x,
+/* Ring index rx's ring may be done: when every stream of its device has
+   opened all its buckets, sent and received all its chunks of the step. */
+static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t rx,
                            int64_t now)
 {
-    hs__dev_t *d = &m->dev[x];
-    hs__ring_t *r = &m->ring[x];
+    hs__ring_t *r = &m->ring[rx];
+    uint32_t x = m->k == 1 ? rx : rx / m->k, st;
 
     if (!r->armed || r->send_cnt != r->g_end || r->recv_cnt < r->g_end)
         return;
-    r->armed = 0;
-    d->ring_done = 1;
+    for (st = 0; st < m->k; st++) {
+        const hs__ring_t *o = &m->ring[(size_t)x * m->k + st];
+        if (!o->armed || o->send_cnt != o->g_end || o->recv_cnt < o->g_end)
+            return;
+    }
+    for (st = 0; st < m->k; st++)
+        m->ring[(size_t)x * m->k + st].armed = 0;
+    m->dev[x].ring_done = 1;
     hs__maybe_done(e, m, x, now);
 }
 
-static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t x,
+static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
                          int64_t now)
 {
-    hs__ring_t *r = &m->ring[x];
-    int64_t g = r->send_cnt, dur;
+    hs__ring_t *r = &m->ring[rx];
+    int64_t g = r->send_cnt, dur, start = now;
+    uint32_t x = rx, st = 0;
 
     if (r->busy || r->enter_g != g)
         return;
-    if (m->rendezvous && m->ring[r->next].enter_g < g)
+    if (m->k > 1) {
+        x = rx / m->k;
+        st = rx - x * m->k;
+    }
+    if (m->rendezvous && m->ring[(size_t)r->next * m->k + st].enter_g < g)
         return;
     r->busy = 1;
     if (m->nb == 1)
         dur = r->dur0;
     else
-        dur = m->dur[(size_t)x * m->nb + (size_t)((g / m->rounds) % m->nb)];
-    hs_engine_schedule(e, now + dur, HS__EV_ARRIVE, x, g);
-    if (m->comm)
-        hs__start_proc(m, r->next, x, g, now, now + dur);
-    if (m->tracing) {
+        dur = m->dur[(size_t)x * m->nb + hs__bucket(m, st, g)];
+    if (m->k > 1) {
+        /* the streams share the device's ring edge: first come, first
+           served, chunk by chunk */
         hs__dev_t *d = &m->dev[x];
-        int64_t gs = g % m->g_step;
-        d->send_start = now;
-        if (now > d->idle_since)
-            hs__iv(m, x, g / m->g_step, HS_PH_RING_WAIT, gs % m->rounds,
-                   m->overlap == HS_OVERLAP_BUCKETS ? gs / m->rounds : -1,
-                   (int64_t)r->prev, d->idle_since, now, 0);
+        if (d->link_free_ns > start)
+            start = d->link_free_ns;
+        d->link_free_ns = start + dur;
+    }
+    hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
+    if (m->comm)
+        hs__start_proc(m, r->next * m->k + st, x, g, start, start + dur);
+    if (m->tracing) {
+        int64_t gs = g % m->gs[st];
+        m->trc[rx][1] = start;
+        if (start > m->trc[rx][0])
+            hs__iv(m, x, g / m->gs[st], HS_PH_RING_WAIT, gs % m->rounds,
+                   m->overlap == HS_OVERLAP_BUCKETS ?
+                       (int64_t)hs__bucket(m, st, g) : -1,
+                   (int64_t)r->prev, m->trc[rx][0], start, 0);
     }
 }
 
 /* Enters the next round if its conditions hold, then tries to send. */
-static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
+static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t rx,
                      int64_t now)
 {
-    hs__ring_t *r = &m->ring[x];
+    hs__ring_t *r = &m->ring[rx];
     int64_t g = r->send_cnt;
 
     if (r->busy)
@@ -579,24 +615,27 @@ static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
     if (r->enter_g < g && g < r->g_open && r->recv_cnt >= g) {
         r->enter_g = g;
         if (m->rendezvous)
-            hs__try_send(e, m, r->prev, now);
+            hs__try_send(e, m, m->k == 1 ? r->prev
+                                         : r->prev * m->k + rx % m->k, now);
     }
-    hs__try_send(e, m, x, now);
+    hs__try_send(e, m, rx, now);
 }
 
 static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
                      int64_t b, int64_t now)
 {
-    hs__ring_t *r = &m->ring[x];
+    uint32_t st = (uint32_t)(b % m->k), rx = x * m->k + st, t;
+    hs__ring_t *r = &m->ring[rx];
     hs__dev_t *d = &m->dev[x];
 
     if (m->tracing && !r->busy && r->send_cnt >= r->g_open)
-        d->idle_since = now;
-    r->g_open = (d->step * (int64_t)m->nb + b + 1) * m->rounds;
+        m->trc[rx][0] = now;
+    r->g_open = (d->step * m->bs[st] + b / m->k + 1) * m->rounds;
     if (++d->opened == m->nb)
-        r->armed = 1;
-    hs__check_ring(e, m, x, now);
-    hs__poll(e, m, x, now);
+        for (t = 0; t < m->k; t++)
+            m->ring[(size_t)x * m->k + t].armed = 1;
+    hs__check_ring(e, m, rx, now);
+    hs__poll(e, m, rx, now);
 }
 
 /* The communication's own cost: chunk g from x to y starts on the wire
@@ -611,21 +650,22 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
    w (cdebt_ns, see hs__later).  Chunks reach y in order over one edge and
    x sends g+1 only after g arrived, so one chunk per device is in flight
    and they are processed, and become usable, in order. */
-static void hs__start_proc(hs__model_t *m, uint32_t y, uint32_t x, int64_t g,
+static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
                            int64_t now, int64_t arrive_ns)
 {
+    uint32_t y = m->k == 1 ? ry : ry / m->k, st = ry - y * m->k;
     hs__dev_t *d = &m->dev[y];
-    size_t b = (size_t)((g / m->rounds) % m->nb);
+    size_t b = hs__bucket(m, st, g);
     int64_t w = m->proc[(size_t)m->s->devices[y].type * m->nb + b];
     int64_t ps = d->proc_free_ns > now ? d->proc_free_ns : now;
 
     if (d->step >= 0 && !d->bwd_done && ps < d->bwd_end_ns + d->cdebt_ns)
         d->cdebt_ns += w;
     d->proc_free_ns = ps + w;
-    d->proc_end_ns = ps + w > arrive_ns ? ps + w : arrive_ns;
+    m->pend[ry] = ps + w > arrive_ns ? ps + w : arrive_ns;
     if (m->tracing) {
-        int64_t gs = g % m->g_step;
-        hs__iv(m, y, g / m->g_step, HS_PH_RING_REDUCE, gs % m->rounds,
+        int64_t gs = g % m->gs[st];
+        hs__iv(m, y, g / m->gs[st], HS_PH_RING_REDUCE, gs % m->rounds,
                m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
                (int64_t)x, ps, ps + w,
                m->chunk_bytes[(size_t)m->s->devices[y].type * m->nb + b]);
@@ -684,45 +724,48 @@ static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
 static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     hs__model_t *m = model;
-    uint32_t x = ev->device;
-    hs__ring_t *r = &m->ring[x];
-    uint32_t y = r->next;
+    uint32_t rx = ev->device, x = rx, st = 0;
+    hs__ring_t *r = &m->ring[rx];
+    uint32_t y = r->next, ry = y;
     int64_t now = ev->time_ns, g = ev->arg;
 
+    if (m->k > 1) {
+        x = rx / m->k;
+        st = rx - x * m->k;
+        ry = y * m->k + st;
+    }
     r->busy = 0;
     r->send_cnt = g + 1;
-    if (m->comm && m->dev[y].proc_end_ns > now)
+    if (m->comm && m->pend[ry] > now)
         /* the receiver is still processing it (hs__start_proc) */
-        hs_engine_schedule(e, m->dev[y].proc_end_ns, HS__EV_PROC_DONE, y,
-                           g);
+        hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
     else
-        m->ring[y].recv_cnt++;
+        m->ring[ry].recv_cnt++;
     if (m->tracing) {
-        int64_t gs = g % m->g_step, b = gs / m->rounds;
-        hs__iv(m, x, g / m->g_step, HS_PH_RING_SEND, gs % m->rounds,
-               m->overlap == HS_OVERLAP_BUCKETS ? b : -1, (int64_t)y,
-               m->dev[x].send_start, now,
-               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb +
-                              (size_t)b]);
+        int64_t gs = g % m->gs[st];
+        size_t b = hs__bucket(m, st, g);
+        hs__iv(m, x, g / m->gs[st], HS_PH_RING_SEND, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
+               (int64_t)y, m->trc[rx][1], now,
+               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb + b]);
+        m->trc[rx][0] = now;
     }
-    if (m->tracing)
-        m->dev[x].idle_since = now;
-    hs__check_ring(e, m, x, now);
-    hs__poll(e, m, x, now);
-    hs__check_ring(e, m, y, now);
-    hs__poll(e, m, y, now);
+    hs__check_ring(e, m, rx, now);
+    hs__poll(e, m, rx, now);
+    hs__check_ring(e, m, ry, now);
+    hs__poll(e, m, ry, now);
     return m->failed;
 }
 
 static int hs__on_proc(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     hs__model_t *m = model;
-    uint32_t y = ev->device;
+    uint32_t ry = ev->device;
     int64_t now = ev->time_ns;
 
-    m->ring[y].recv_cnt = ev->arg + 1;
-    hs__check_ring(e, m, y, now);
-    hs__poll(e, m, y, now);
+    m->ring[ry].recv_cnt = ev->arg + 1;
+    hs__check_ring(e, m, ry, now);
+    hs__poll(e, m, ry, now);
     return m->failed;
 }
 
@@ -848,6 +891,8 @@ static void hs__model_clear(hs__model_t *m)
     free(m->dev);
     free(m->dur);
     free(m->proc);
+    free(m->pend);
+    free(m->trc);
     free(m->chunk_bytes);
     free(m->ready);
     free(m->closed);
@@ -1002,7 +1047,15 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     rc = hs__buckets(&m, res, &bytes, err);
     if (rc != HS_OK)
         goto fail;
-    m.g_step = (int64_t)m.nb * m.rounds;
+    /* streams: bucket b's ring runs on stream b % k, one after the other
+       on each stream */
+    m.k = 1;
+    if (m.overlap == HS_OVERLAP_BUCKETS && s->streams > 1)
+        m.k = s->streams < m.nb ? s->streams : m.nb;
+    for (i = 0; i < m.k; i++) {
+        m.bs[i] = ((int64_t)m.nb - (int64_t)i + m.k - 1) / m.k;
+        m.gs[i] = m.bs[i] * m.rounds;
+    }
     if (m.nb > HS__ARG_BUCKET) {
         rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u gradient buckets "
                            "(at most %lld)", m.nb, (long long)HS__ARG_BUCKET);
@@ -1019,10 +1072,17 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
             m.proc[i] = llround(s->types[i / m.nb].profile.comm_ns_per_byte *
                                 bytes[i] / m.n);
     }
-    /* one cache line per device's ring state */
-    m.ring = aligned_alloc(64, ((size_t)m.n * sizeof *m.ring + 63) / 64 * 64);
+    /* one cache line per device's (and stream's) ring state */
+    m.ring = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.ring + 63) /
+                                   64 * 64);
     if (m.ring != NULL)
-        memset(m.ring, 0, (size_t)m.n * sizeof *m.ring);
+        memset(m.ring, 0, (size_t)m.n * m.k * sizeof *m.ring);
+    if (m.comm && (m.pend = calloc((size_t)m.n * m.k, sizeof *m.pend)) ==
+                      NULL)
+        goto nomem;
+    if (m.tracing && (m.trc = calloc((size_t)m.n * m.k, sizeof *m.trc)) ==
+                         NULL)
+        goto nomem;
     m.dev = calloc(m.n, sizeof *m.dev);
     m.closed = calloc(m.n, sizeof *m.closed);
     m.cl_end = malloc((size_t)m.steps * sizeof *m.cl_end);
@@ -1068,16 +1128,18 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         size_t k = dv->ring_pos;
         double bw = s->ring_bw_bytes_per_s[k];
         int64_t lat = s->ring_lat_ns[k];
-        uint32_t b;
-        hs__ring_t *r = &m.ring[x];
-        r->next = hs_scenario_next(s, x);
-        r->prev = hs_scenario_prev(s, x);
-        r->enter_g = -1;
+        uint32_t b, st;
+        for (st = 0; st < m.k; st++) {
+            hs__ring_t *r = &m.ring[(size_t)x * m.k + st];
+            r->next = hs_scenario_next(s, x);
+            r->prev = hs_scenario_prev(s, x);
+            r->enter_g = -1;
+            r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
+                                             m.n, bw);
+        }
         m.dev[x].step = -1;
         m.dev[x].dl_ready_ns = INT64_MAX;
         m.dev[x].dev_done = 1;
-        r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
-                                         m.n, bw);
         for (b = 0; m.nb > 1 && b < m.nb; b++)
             m.dur[(size_t)x * m.nb + b] =
                 lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] / m.n,
@@ -1087,7 +1149,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     free(bytes);
     bytes = NULL;
 
-    cap = (size_t)m.n * (m.nb + 5) + 16;
+    /* pending at most: per device a batch load, its bucket openings, the
+       end of its backward, its optimizer; per ring index a chunk on the
+       wire and one being processed */
+    cap = (size_t)m.n * (m.nb + 3 + 2 * (size_t)m.k) + 16;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
@@ -1127,14 +1192,17 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     res->stochastic = s->stochastic;
     res->seed = s->seed;
     res->n_buckets = m.nb;
+    res->streams = m.k;
     res->n_events = hs_engine_events(e);
     res->end_ns = hs_engine_now(e);
     res->queue_high_water = hs_engine_high_water(e);
     res->state_bytes = hs_engine_bytes(e) +
-        (size_t)m.n * (sizeof(hs__ring_t) + sizeof(hs__dev_t) +
+        (size_t)m.n * (m.k * sizeof(hs__ring_t) + sizeof(hs__dev_t) +
                        sizeof(int64_t)) +
         (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
-        (m.comm ? s->n_types * m.nb * sizeof(int64_t) : 0) +
+        (m.comm ? s->n_types * m.nb * sizeof(int64_t) +
+                      (size_t)m.n * m.k * sizeof(int64_t) : 0) +
+        (m.tracing ? (size_t)m.n * m.k * 2 * sizeof(int64_t) : 0) +
         (size_t)m.steps * sizeof(int64_t) +
         (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
                          HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);

@@ -28,6 +28,9 @@ typedef struct hs_replay_result_s {
     int stochastic;
     uint64_t seed;
     uint32_t n_buckets;        /* rings per step (1 unless buckets mode) */
+    uint32_t streams;          /* bucket rings at once (1 unless buckets
+                                  mode with s->streams > 1 and more than
+                                  one bucket) */
 
     /* per device, listing order */
     int64_t *dev_step_ns;      /* mean simulated step over the steady

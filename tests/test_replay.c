@@ -838,6 +838,133 @@ static void test_bucket_layouts(void)
     hs_scenario_free(s);
 }
 
+/* ---- concurrent bucket rings (simulate.streams) ---- */
+
+static const char streams_yaml[] =
+    "name: streams\n"
+    "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+    "device_types:\n"
+    "  - name: fast\n"
+    "    count: 2\n"
+    "    batch: 100\n"
+    "    profile: {subsystem_size: 2, t_fwd: 10ms, t_b1: 1ms, t_bwd: 20ms,\n"
+    "              allreduce_bytes: 8MB, buckets: [%s]}\n"
+    "  - name: slow\n"
+    "    count: 2\n"
+    "    batch: 100\n"
+    "    profile: {subsystem_size: 2, t_fwd: %s, t_b1: 1ms, t_bwd: 20ms,\n"
+    "              allreduce_bytes: 8MB, buckets: [%s]}\n"
+    "devices:\n"
+    "  - {name: d0, type: fast, addr: 198.18.0.1}\n"
+    "  - {name: d1, type: fast, addr: 198.18.0.2}\n"
+    "  - {name: d2, type: slow, addr: 198.18.0.3}\n"
+    "  - {name: d3, type: slow, addr: 198.18.0.4}\n"
+    "ring: [d0, d1, d2, d3]\n"
+    "network:\n"
+    "  default_bandwidth: 1GB/s\n"
+    "  latency: 0s\n"
+    "%s"
+    "simulate: {steps: 4, overlap: buckets, streams: %d}\n";
+
+/* Replays streams_yaml; stores every interval in *c when c is not NULL. */
+static int64_t streams_step(const char *buckets, const char *slow_fwd,
+                            const char *links, int k, cap_t *c,
+                            uint32_t *k_out)
+{
+    char text[4096];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_trace_sink_t sink;
+    hs_error_t err;
+    int64_t step = -1;
+
+    snprintf(text, sizeof text, streams_yaml, buckets, slow_fwd, buckets,
+             links, k);
+    s = load_text(text);
+    if (s == NULL)
+        return -1;
+    if (c != NULL) {
+        c->fail_after = -1;
+        sink.ctx = c;
+        sink.write = cap_write;
+        sink.steps = cap_steps;
+    }
+    if (hs_replay_run(s, c ? &sink : NULL, c ? 1 : 0, &r, &err) == HS_OK) {
+        step = r->step_ns;
+        *k_out = r->streams;
+    } else {
+        fprintf(stderr, "\nreplay failed: %s\n", err.msg);
+    }
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return step;
+}
+
+static void test_streams(void)
+{
+    static const char one[] = "{bytes: 8MB, ready: 5ms}";
+    static const char two[] = "{bytes: 4MB, ready: 5ms}, "
+                              "{bytes: 4MB, ready: 10ms}";
+    static const char slow[] = "  links: [[198.18.0.1, 198.18.0.2, "
+                               "100MB/s]]\n";
+    cap_t *c = calloc(1, sizeof *c);
+    uint32_t k = 0;
+    int64_t one_s, two_s;
+    size_t i, j, bad = 0, sends = 0;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    /* one bucket: nothing to run at once, whatever streams says.  A ring
+       of 8 MB: 6 rounds of 2 MB chunks at 1 GB/s = 12 ms from the
+       bucket's readiness at 10 + 5 ms, beside the backward (ends 30 ms) */
+    one_s = streams_step(one, "10ms", "", 1, NULL, &k);
+    HS_ASSERT_I64_EQ(k, 1);
+    HS_ASSERT_I64_EQ(one_s, 30 * MS);
+    two_s = streams_step(one, "10ms", "", 2, NULL, &k);
+    HS_ASSERT_I64_EQ(k, 1);
+    HS_ASSERT_I64_EQ(two_s, one_s);
+
+    /* equal devices and links: two buckets of 4 MB, ready at 15 and 20
+       ms; 6 rounds of 1 ms each; one stream: 15 + 6 = 21, then 21 + 6 =
+       27 ms; two: the second ring starts at 20 ms and shares the links
+       with the first one's last round, ending at 27 ms too; the step is
+       the backward's end, 30 ms, both ways */
+    one_s = streams_step(two, "10ms", "", 1, NULL, &k);
+    two_s = streams_step(two, "10ms", "", 2, NULL, &k);
+    HS_ASSERT_I64_EQ(k, 2);
+    HS_ASSERT_I64_EQ(one_s, 30 * MS);
+    HS_ASSERT_I64_EQ(two_s, one_s);
+
+    /* d0 -> d1 slow (100 MB/s: 10 ms a chunk) and d2, d3 late (their
+       forward 40 ms): the first ring's chunks wait on d2 and d3, leaving
+       the slow link idle; with two streams the second ring uses it
+       meanwhile.  The link carries 12 chunks a step either way: 120 ms
+       at least */
+    one_s = streams_step(two, "40ms", slow, 1, NULL, &k);
+    two_s = streams_step(two, "40ms", slow, 2, c, &k);
+    printf("\n  slow link, late devices: 1 stream %.3f ms, 2 streams %.3f "
+           "ms", one_s / 1e6, two_s / 1e6);
+    CU_ASSERT(two_s < one_s);
+    CU_ASSERT(two_s >= 120 * MS);
+    /* the link is shared first come, first served: the sends of one
+       device never overlap, and every chunk of both rings is sent */
+    for (i = 0; i < c->n; i++) {
+        const hs_interval_t *a = &c->iv[i];
+        if (a->phase != HS_PH_RING_SEND)
+            continue;
+        if (a->step == 1)
+            sends++;
+        for (j = i + 1; j < c->n; j++) {
+            const hs_interval_t *b = &c->iv[j];
+            if (b->phase == HS_PH_RING_SEND && b->device == a->device &&
+                b->start_ns < a->end_ns && a->start_ns < b->end_ns)
+                bad++;
+        }
+    }
+    HS_ASSERT_I64_EQ(bad, 0);
+    HS_ASSERT_I64_EQ(sends, 4 * 2 * 6);   /* devices x rings x rounds */
+    free(c);
+}
+
 static int register_tests(void)
 {
     CU_pSuite s = CU_add_suite("replay", NULL, NULL);
@@ -858,6 +985,8 @@ static int register_tests(void)
         CU_add_test(s, "communication cost: formulas", test_comm_cost) ==
             NULL ||
         CU_add_test(s, "communication cost: trace", test_comm_trace) ==
+            NULL ||
+        CU_add_test(s, "bucket rings at once (streams)", test_streams) ==
             NULL ||
         CU_add_test(s, "stochastic mode", test_stochastic) == NULL ||
         CU_add_test(s, "bucket layouts across types", test_bucket_layouts) ==

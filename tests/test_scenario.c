@@ -108,6 +108,13 @@ static void test_types_and_units(void)
                             "simulate: {overlap: sometimes}\n",
                  HS_ERR_SCHEMA, "t.yaml:11:21:",
                  "overlap must be patent, buckets or none");
+    /* bucket rings at once: 1..8 */
+    expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps}\n"
+                            "simulate: {streams: 0}\n",
+                 HS_ERR_RANGE, "t.yaml:11:21:", "simulate.streams");
+    expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps}\n"
+                            "simulate: {streams: 9}\n",
+                 HS_ERR_RANGE, "t.yaml:11:21:", "simulate.streams");
     /* the communication's own cost: a plain non-negative number */
     expect_error("device_types:\n"
                  "  - name: a\n"
@@ -340,6 +347,48 @@ static void test_default_loads(void)
     hs_scenario_free(NULL); /* free accepts NULL */
 }
 
+/* simulate.streams when not given: 2 when every type runs gloo (its
+   ProcessGroup's 2 worker threads), else 1 */
+static void test_streams_default(void)
+{
+    static const char *const cases[][3] = {
+        /* backend of a, of b, simulate line */
+        {"", "", ""},
+        {"    backend: gloo\n", "    backend: gloo\n", ""},
+        {"    backend: gloo\n", "    backend: nccl\n", ""},
+        {"    backend: gloo\n", "    backend: gloo\n",
+         "simulate: {streams: 1}\n"},
+        {"", "", "simulate: {streams: 3}\n"}};
+    static const unsigned want[] = {1, 2, 1, 1, 3};
+    size_t i;
+
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char text[1024];
+        hs_scenario_t *s = NULL;
+        hs_error_t e;
+
+        snprintf(text, sizeof text,
+                 "device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "%s"
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB}\n"
+                 "  - name: b\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "%s"
+                 "    profile: {t_fwd: 20ms, t_b1: 2ms, allreduce_bytes: 4MB}\n"
+                 "network: {default_bandwidth: 1Gbps}\n"
+                 "%s",
+                 cases[i][0], cases[i][1], cases[i][2]);
+        HS_ASSERT_I64_EQ(load(text, &s, &e), HS_OK);
+        if (s != NULL)
+            HS_ASSERT_I64_EQ(s->streams, want[i]);
+        hs_scenario_free(s);
+    }
+}
+
 static int reg(void)
 {
     CU_pSuite s = CU_add_suite("scenario", NULL, NULL);
@@ -354,6 +403,7 @@ static int reg(void)
     CU_add_test(s, "included profile and CSV files", test_included_files);
     CU_add_test(s, "devices, ring and links resolved", test_resolution);
     CU_add_test(s, "the embedded default loads", test_default_loads);
+    CU_add_test(s, "streams default from the backends", test_streams_default);
     return 0;
 }
 

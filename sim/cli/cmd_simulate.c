@@ -22,7 +22,8 @@
 static const char hs__simulate_help[] =
     "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
     "                       [--seed S] [--overlap MODE] [--send MODE]\n"
-    "                       [--stochastic] [--h5 FILE] [--chrome FILE]\n\n"
+    "                       [--streams K] [--stochastic] [--h5 FILE]\n"
+    "                       [--chrome FILE]\n\n"
     "Replays K steps of every device of SCENARIO (a YAML file; without it,\n"
     "the embedded default) event by event along the ring: data loading of\n"
     "the next batch, forward, first and rest of the backward, the 2(N-1)\n"
@@ -39,6 +40,9 @@ static const char hs__simulate_help[] =
     "                   after the whole backward)\n"
     "  --send MODE      rendezvous | eager: a chunk moves when both ends\n"
     "                   reached its round, or as soon as the sender did\n"
+    "  --streams K      buckets mode: K bucket rings at once (1: one\n"
+    "                   stream, as NCCL; gloo's ProcessGroup runs 2),\n"
+    "                   sharing each link first come, first served\n"
     "  --stochastic     draw per-step op times from the measured spread;\n"
     "                   reports mean, p50, p95 and 95% intervals\n"
     "  --h5 FILE        write the timeline as an HDF5 trace\n"
@@ -66,6 +70,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     yajl_gen_bool(g, r->stochastic);
     hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
     hs_cli_kv_i64(g, "n_buckets", r->n_buckets);
+    hs_cli_kv_i64(g, "streams", r->streams);
     hs_cli_kv_i64(g, "step_ns", r->step_ns);
     hs_cli_kv_i64(g, "first_step_ns", r->first_step_ns);
     hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
@@ -150,6 +155,9 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->stochastic ? "stochastic" : "deterministic");
     if (r->stochastic)
         printf(" (seed %" PRIu64 ")", r->seed);
+    if (r->n_buckets > 1)
+        printf("\nbuckets:  %u rings per step, %u at a time", r->n_buckets,
+               r->streams);
     for (i = 0; i < r->n_types; i++)
         if (s->types[i].profile.comm_ns_per_byte > 0)
             break;

@@ -56,9 +56,10 @@ double hs_cli_pct(int64_t value, int64_t ref);
 
 /* Options that override a scenario's simulate: section, shared by
    simulate and validate: --steps K (2..1e8), --seed S, --overlap MODE,
-   --send MODE, --stochastic. */
+   --send MODE, --streams K, --stochastic. */
 typedef struct hs_cli_replay_opts_s {
     uint32_t steps;         /* 0: the scenario's */
+    uint32_t streams;       /* 0: the scenario's */
     int have_seed, stochastic, have_overlap, have_send;
     uint64_t seed;
     hs_overlap_t overlap;

@@ -122,7 +122,8 @@ int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
         return 1;
     }
     if (strcmp(a, "--steps") != 0 && strcmp(a, "--seed") != 0 &&
-        strcmp(a, "--overlap") != 0 && strcmp(a, "--send") != 0)
+        strcmp(a, "--overlap") != 0 && strcmp(a, "--send") != 0 &&
+        strcmp(a, "--streams") != 0)
         return 0;
     v = *i + 1 < argc ? argv[++*i] : NULL;
     if (v == NULL)
@@ -132,6 +133,11 @@ int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
             return hs_cli_usage_error(cmd, "--steps: '%s' is not a count "
                                            "2..1e8", v), -1;
         o->steps = (uint32_t)x;
+    } else if (strcmp(a, "--streams") == 0) {
+        if (hs__cli_u64(v, 1, HS_MAX_STREAMS, &x) != 0)
+            return hs_cli_usage_error(cmd, "--streams: '%s' is not a count "
+                                           "1..%d", v, HS_MAX_STREAMS), -1;
+        o->streams = (uint32_t)x;
     } else if (strcmp(a, "--seed") == 0) {
         if (hs__cli_u64(v, 0, UINT64_MAX, &o->seed) != 0)
             return hs_cli_usage_error(cmd, "--seed: '%s' is not a number",
@@ -155,6 +161,8 @@ void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s)
 {
     if (o->steps > 0)
         s->sim_steps = o->steps;
+    if (o->streams > 0)
+        s->streams = o->streams;
     if (o->have_seed)
         s->seed = o->seed;
     if (o->stochastic)
