@@ -33,10 +33,16 @@
  *            it on the device;
  *   none     after the whole backward; one ring of M;
  *   buckets  one ring per gradient bucket of the profile, in bucket order:
- *            bucket b opens at backward start + ready_b * c, and its round 0
- *            also waits for bucket b-1's ring to be done on that device
- *            (all sent and received: one communication stream, as NCCL/DDP
- *            run them).  Chunks are bytes_b / N.  When a type's bucket
+ *            bucket b opens at backward start + ready_b * c.  The rings run
+ *            on K = s->streams streams (at most B): bucket b on stream
+ *            b % K, whose rings run one after the other, so b's round 0
+ *            also waits for bucket b-K's ring to be done on that device
+ *            (all sent and received).  K = 1 is one communication stream,
+ *            as NCCL runs DDP's buckets; ProcessGroupGloo runs 2
+ *            collectives at a time.  With K > 1 the streams share each
+ *            device's ring edge chunk by chunk, first come, first served
+ *            (a chunk leaves when its stream may send and the edge is
+ *            free).  Chunks are bytes_b / N.  When a type's bucket
  *            sizes do not sum to its payload M, each is scaled by M / sum
  *            (so every mode moves the same M; a note says so).  Ready times
  *            are made non-decreasing.  The backward ends no earlier than the
@@ -83,9 +89,11 @@
  * suspended (processing in it only happens under eager, for chunks of the
  * next step).  With c = 0 for every type none of this runs.
  *
- * Rounds are numbered globally per device: g = (k * B + b) * R + r with R =
- * 2(N-1) rounds per ring and B rings per step.  Each device keeps counters
- * instead of per-round records:
+ * Rounds are numbered per device and stream (a ring index rx = x K + s):
+ * g = (k * B_s + j) * R + r with R = 2(N-1) rounds per ring, B_s the rings
+ * of stream s per step and j = b / K the bucket's place on its stream (K =
+ * 1: g = (k * B + b) * R + r).  Each ring index keeps counters instead of
+ * per-round records:
  *   send_cnt   sends completed = the g of its next send;
  *   recv_cnt   chunks arrived from prev (chunks come in order on a link);
  *   enter_g    the last round it entered (its own conditions met);
@@ -93,8 +101,8 @@
  *   g_end      the first round of the next step.
  * Round g may be entered when send_cnt == g, g < g_open and recv_cnt >= g;
  * its chunk leaves when entered and (eager, or the receiver's enter_g >= g).
- * A device's ring is done for step k when it has opened all B buckets,
- * send_cnt == g_end and recv_cnt >= g_end.  Under eager, recv_cnt may run
+ * A device's ring is done for step k when it has opened all B buckets and,
+ * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager, recv_cnt may run
  * past g_end (chunks of the next step buffered).
  *
  * Events.  One event per chunk (ARRIVE: the sender's send is done and the
@@ -108,12 +116,14 @@
  * for them; otherwise they are checked when the ring is done.  So a step
  * costs N * 2(N-1) * B chunk events and N to 4N others, and while the
  * ring runs about N events are pending (the heap is as small as it can
- * be).  At most N * (B + 5) events are ever pending (one PROC_DONE per
- * device with a communication cost).
+ * be).  At most N * (B + 3 + 2K) events are ever pending (per ring index
+ * a chunk on the wire and one being processed).  ARRIVE and PROC_DONE
+ * carry the ring index rx, the others the device.
  *
  * State.  Per device, two flat arrays of fixed-size structs, no pointers:
  * the ring counters touched on every chunk event (hs__ring_t, one cache
- * line) and the step state touched a few times per step (hs__dev_t).
+ * line per device and stream) and the step state touched a few times per
+ * step (hs__dev_t).
  * Transfer times are precomputed per device (and bucket).  Statistics are
  * kept online (sums per device, the latest end per step for the cluster),
  * so without sinks memory is O(N + S) and nothing is stored per event.

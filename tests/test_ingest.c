@@ -669,6 +669,28 @@ static void test_comm_probe(void)
         hs_profile_clear(&p);
     }
     hs_ingest_free(ing);
+    /* "comm": "after": the harness ran the all-reduces after the
+       backward, so the trace's calls say nothing of when the buckets were
+       ready: the sidecar's own ready times are used */
+    side = hs_test_write_file(
+        "after.sidecar.json",
+        "{\"hetsim_sidecar\": 1, \"world_size\": 2, \"comm\": \"after\", "
+        "\"grad_bytes\": 1138728, \"bucket_bytes\": [1071144, 67584], "
+        "\"buckets\": [{\"bytes\": 1071144, \"ready_ns\": 1234567}, "
+        "{\"bytes\": 67584, \"ready_ns\": 2345678}]}");
+    ing = ingest(20, side, files, &rc, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    rc = hs_ingest_profile(ing, &p, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    if (rc == HS_OK) {
+        HS_ASSERT_I64_EQ(p.n_buckets, 2);
+        if (p.n_buckets == 2) {
+            HS_ASSERT_I64_EQ(p.buckets[0].ready_ns, 1234567);
+            HS_ASSERT_I64_EQ(p.buckets[1].ready_ns, 2345678);
+        }
+        hs_profile_clear(&p);
+    }
+    hs_ingest_free(ing);
     /* a probe that cannot be divided by: an error naming the file (the
        helper's path buffer is reused: written only now) */
     bad = hs_test_write_file(

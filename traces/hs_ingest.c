@@ -945,6 +945,9 @@ typedef struct hs__sidecar_s {
                                null; n_ready entries */
     uint64_t *ready_bytes;
     size_t n_ready;
+    int comm_after;            /* "comm": "after": the harness ran the
+                                  all-reduces after the backward, so the
+                                  trace's calls do not time the buckets */
     double comm_ns_per_byte;   /* from "comm_probe", 0 when absent */
     double comm_cpu_rate;      /* cores the forward ran at */
 } hs__sidecar_t;
@@ -1710,6 +1713,19 @@ static hs_err_t hs__load_sidecar(const char *path, hs__sidecar_t *out,
                 out->ready_ns[i] = (int64_t)u;
         }
     }
+    {
+        const char *p2[2] = {"comm", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+        if (v != NULL && !YAJL_IS_STRING(v)) {
+            rc = hs__sc_bad(path, err, "comm must be \"after\" or "
+                                       "\"overlap\"");
+            goto done;
+        }
+        if (v != NULL) {
+            const char *cm = YAJL_GET_STRING(v);
+            out->comm_after = cm != NULL && strcmp(cm, "after") == 0;
+        }
+    }
     if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
         goto done;
     out->loaded = 1;
@@ -2016,6 +2032,10 @@ static hs_err_t hs__buckets(hs_ingest_t *ing, hs_profile_t *p,
     double *rsum = NULL, *bsum = NULL;
     int first = 1, bytes_vary = 0;
 
+    if (use_sidecar && ing->sc.comm_after && ing->sc.n_ready > 0)
+        /* the all-reduce calls ran after the backward: only the harness's
+           own clock says when each bucket was ready */
+        return hs__sidecar_buckets(ing, p);
     for (i = 0; i < ing->n_files; i++) {
         const hs__file_t *f = ing->files[i];
         int gpu = f->n_kernels_seen > 0;

@@ -509,6 +509,13 @@ static void hs__progress(const hs_prun_opts_t *o, const char *fmt, ...)
 }
 
 /* Starts, watches and, if need be, stops the ranks of type t. */
+/* Whether a rank's last phase line ("step N begins PHASE") is one where it
+   waits for its peer in an all-reduce. */
+static int hs__in_collective(const char *phase)
+{
+    return strcmp(phase, "backward") == 0 || strcmp(phase, "all-reduce") == 0;
+}
+
 static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                              const hs_prun_opts_t *o, const char *python,
                              const char *harness, uint32_t iters,
@@ -676,13 +683,14 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             hs__scan_log(rk[r].log, &lg[r]);
         if (timed_out) {
             /* the hung rank: the one that got least far; on a tie the one
-               not waiting in the backward pass's all-reduce */
+               not waiting in an all-reduce (DDP's, in the backward, or
+               the harness's after it) */
             who = 0;
             for (r = 1; r < HS__PR_NRANK; r++)
                 if (lg[r].step < lg[who].step
                     || (lg[r].step == lg[who].step
-                        && strcmp(lg[who].phase, "backward") == 0
-                        && strcmp(lg[r].phase, "backward") != 0))
+                        && hs__in_collective(lg[who].phase)
+                        && !hs__in_collective(lg[r].phase)))
                     who = (long)r;
             if (lg[who].step < 0)
                 snprintf(line, sizeof line, "before its first step (%s)",

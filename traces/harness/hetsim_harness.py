@@ -92,6 +92,12 @@ def _parse_args(argv):
     p.add_argument("--device-type", default="",
                    help="the hetsim device type name (recorded only)")
     p.add_argument("--bucket-cap-mb", type=float, default=25.0)
+    p.add_argument("--comm", choices=["after", "overlap"], default="after",
+                   help="after (default): each bucket's all-reduce runs "
+                        "after the backward, so the profiled backward is "
+                        "the device's alone (on CPU devices gloo's threads "
+                        "would otherwise share its cores); overlap: DDP's "
+                        "own overlap")
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--workers", type=int, default=0,
                    help="DataLoader worker processes")
@@ -345,12 +351,35 @@ def main(argv):
     hook_log = []
     bwd_start = [0]
 
+    deferred = []
+
     def recording_hook(state, bucket):
         hook_log.append((bucket.index(),
                          bucket.buffer().numel()
                          * bucket.buffer().element_size(),
                          time.perf_counter_ns() - bwd_start[0]))
-        return default_hooks.allreduce_hook(state, bucket)
+        if a.comm == "overlap":
+            return default_hooks.allreduce_hook(state, bucket)
+        # after: hand DDP the local gradients now and average them after
+        # the backward (reduce_after_backward), bucket by bucket
+        deferred.append(list(bucket.parameters()))
+        fut = torch.futures.Future()
+        fut.set_result(bucket.buffer())
+        return fut
+
+    def reduce_after_backward():
+        from torch._utils import (_flatten_dense_tensors,
+                                  _unflatten_dense_tensors)
+        for ps in deferred:
+            grads = [q.grad for q in ps if q.grad is not None]
+            if not grads:
+                continue
+            flat = _flatten_dense_tensors(grads)
+            dist.all_reduce(flat)
+            flat.div_(world)
+            for g_, r_ in zip(grads, _unflatten_dense_tensors(flat, grads)):
+                g_.copy_(r_)
+        del deferred[:]
 
     ddp.register_comm_hook(None, recording_hook)
 
@@ -424,6 +453,11 @@ def main(argv):
             loss.backward()
             sync()
             t3 = now()
+            if deferred:
+                _phase(rank, i, "all-reduce")
+                reduce_after_backward()
+                sync()
+            t3b = now()
             _phase(rank, i, "optimizer")
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -445,7 +479,8 @@ def main(argv):
         if i >= a.warmup:
             steps.append({"step": i, "t_dl_ns": t1 - t0,
                           "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
-                          "t_opt_ns": t4 - t3, "t_step_ns": t4 - t0,
+                          "t_comm_ns": t3b - t3,
+                          "t_opt_ns": t4 - t3b, "t_step_ns": t4 - t0,
                           "cpu_fwd_ns": c2 - c1,
                           "loss": float(loss.item()),
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
@@ -531,6 +566,7 @@ def main(argv):
         "dataset": dataset_desc,
         "param_count": param_count, "grad_bytes": grad_bytes,
         "bucket_cap_mb": a.bucket_cap_mb, "bucket_source": bucket_source,
+        "comm": a.comm,
         "bucket_bytes": [b["bytes"] for b in buckets],
         "buckets": buckets,
         "allreduce_bytes": ar_bytes,
