@@ -505,7 +505,10 @@ def run_cluster(tb, ring, model, batch_of, iters, warmup, out_dir,
 
 # ---- the quota check ------------------------------------------------------
 _BUSY = r"""
-import sys, time, torch
+import os, sys, time, torch
+# every host on the same core (their quotas add up to less than one), so
+# that a busy neighbour on another core cannot slow one of them alone
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 torch.set_num_threads(1)
 a = torch.randn(256, 256); b = torch.randn(256, 256)
 for _ in range(5): a @ b
@@ -522,8 +525,9 @@ for _ in range(windows):
 
 
 def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
-    """Runs the same matmul loop under each quota, all at the same time (so
-    that a noisy neighbour slows them alike), in testbed hosts; each reports
+    """Runs the same matmul loop under each quota, all at the same time and
+    on the same core (so that a noisy neighbour slows them alike; the quotas
+    must add up to less than one core), in testbed hosts; each reports
     matmuls per second and cores used per window.  Returns
     [(quota, median matmuls per s, median cores used, [per-window rates])]."""
     hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
@@ -574,12 +578,12 @@ def main(argv):
             print("  per window:", " ".join("%.1f" % r for r in rates))
         # per-window ratio of the first quota's rate to each other's: the
         # windows ran at the same time, so they saw the same neighbours
-        for q, _, _, rates in res[1:]:
+        for q, rate, _, rates in res[1:]:
             ratios = sorted(a / b for a, b in zip(res[0][3], rates) if b > 0)
-            if ratios:
-                print("ratio %.2f/%.2f: median %.3f (windows: %s)"
-                      % (res[0][0], q, ratios[len(ratios) // 2],
-                         " ".join("%.2f" % r for r in ratios)))
+            if ratios and rate > 0:
+                print("ratio %.2f/%.2f: %.3f of the median rates (per "
+                      "window: %s)" % (res[0][0], q, base / rate,
+                                       " ".join("%.2f" % r for r in ratios)))
         return 0
     if argv[0] == "up":
         hosts = []
