@@ -382,32 +382,32 @@ done:
 
 /* ---- the writer ---- */
 
+/* Appends the *n buffered rows of buf to dataset ds, counting them in
+   *rows, and empties the buffer; what is the error's text. */
+static hs_err_t hs__h5_flush(hs_h5_writer_t *w, hid_t ds, hid_t mtype,
+                             const void *buf, size_t *n, hsize_t *rows,
+                             const char *what, hs_error_t *err)
+{
+    if (*n == 0)
+        return HS_OK;
+    if (hs__h5_append(ds, mtype, buf, *n, rows) < 0) {
+        w->failed = 1;
+        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, what);
+    }
+    *n = 0;
+    return HS_OK;
+}
+
 static hs_err_t hs__h5_flush_events(hs_h5_writer_t *w, hs_error_t *err)
 {
-    if (w->ev_n == 0)
-        return HS_OK;
-    if (hs__h5_append(w->ev_ds, w->ev_mtype, w->ev_buf, w->ev_n,
-                      &w->ev_rows) < 0) {
-        w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
-                           "cannot append /events");
-    }
-    w->ev_n = 0;
-    return HS_OK;
+    return hs__h5_flush(w, w->ev_ds, w->ev_mtype, w->ev_buf, &w->ev_n,
+                        &w->ev_rows, "cannot append /events", err);
 }
 
 static hs_err_t hs__h5_flush_steps(hs_h5_writer_t *w, hs_error_t *err)
 {
-    if (w->st_n == 0)
-        return HS_OK;
-    if (hs__h5_append(w->st_ds, w->st_mtype, w->st_buf, w->st_n,
-                      &w->st_rows) < 0) {
-        w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
-                           "cannot append /steps");
-    }
-    w->st_n = 0;
-    return HS_OK;
+    return hs__h5_flush(w, w->st_ds, w->st_mtype, w->st_buf, &w->st_n,
+                        &w->st_rows, "cannot append /steps", err);
 }
 
 static hs_err_t hs__h5_sink_write(void *ctx, const hs_interval_t *iv,
