@@ -367,9 +367,9 @@ def main(argv):
         fut.set_result(bucket.buffer())
         return fut
 
+    from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
+
     def reduce_after_backward():
-        from torch._utils import (_flatten_dense_tensors,
-                                  _unflatten_dense_tensors)
         for ps in deferred:
             grads = [q.grad for q in ps if q.grad is not None]
             if not grads:
