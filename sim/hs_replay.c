@@ -560,7 +560,7 @@ static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t rx,
 
     if (!r->armed || r->send_cnt != r->g_end || r->recv_cnt < r->g_end)
         return;
-    for (st = 0; st < m->k; st++) {
+    for (st = 0; m->k > 1 && st < m->k; st++) {  /* the other streams */
         const hs__ring_t *o = &m->ring[(size_t)x * m->k + st];
         if (!o->armed || o->send_cnt != o->g_end || o->recv_cnt < o->g_end)
             return;
