@@ -466,7 +466,7 @@ static void test_rocm_kernels(void)
     HS_ASSERT_I64_EQ(rc, HS_ERR_TRACE);
     HS_ASSERT_STR_CONTAINS(err.msg, "sub-system size");
     hs_ingest_free(ing);
-    /* with a sidecar as traces/harness/hetsim_harness.py writes it (more
+    /* with a sidecar as live/harness/hetsim_harness.py writes it (more
        keys than hetsim reads): n, M and the bucket times from it */
     side = hs_test_write_file(
         "rocm.sidecar.json",

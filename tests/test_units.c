@@ -1,4 +1,4 @@
-/* test_units.c -- quantities with units (model/hs_units.h). */
+/* test_units.c -- quantities with units (base/hs_units.h). */
 #include <string.h>
 
 #include "hs_test.h"

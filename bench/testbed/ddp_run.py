@@ -5,7 +5,7 @@ The accuracy benchmark (bench/accuracy) starts this script once per rank,
 each inside its own network namespace and CPU quota (bench/testbed/inrun).
 The environment carries RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and
 GLOO_SOCKET_IFNAME, OMP_NUM_THREADS).  The training loop is the one of the
-profiling harness (traces/harness/hetsim_harness.py) -- same model file,
+profiling harness (live/harness/hetsim_harness.py) -- same model file,
 synthetic data, DataLoader, loss, SGD with momentum, DDP bucket cap -- minus
 the profiler and the comm hook: the run being predicted is real training.
 

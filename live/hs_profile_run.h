@@ -9,7 +9,7 @@
  *      split by batch sizes as in METHOD.md), sampled at random by the
  *      harness from a seed drawn with GSL's mt19937 from the scenario seed
  *      (the seed is recorded in the profile's source line);
- *   3. start the harness (traces/harness/hetsim_harness.py) once per rank,
+ *   3. start the harness (live/harness/hetsim_harness.py) once per rank,
  *      torchrun-style (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
  *      MASTER_PORT in the environment, plus the type's env: and, for the
  *      nccl backend, NCCL_ALGO=Ring).  Without a launcher the ranks are

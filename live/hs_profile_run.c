@@ -876,7 +876,7 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                              s->model_label ? s->model_label : "missing");
     if (harness == NULL) {
         snprintf(harness_def, sizeof harness_def,
-                 "%s/traces/harness/hetsim_harness.py", HS_SOURCE_DIR);
+                 "%s/live/harness/hetsim_harness.py", HS_SOURCE_DIR);
         harness = harness_def;
     }
     if (s->n_launcher == 0 && access(harness, R_OK) != 0)

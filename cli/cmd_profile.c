@@ -37,7 +37,7 @@ static const char hs__profile_help[] =
     "  --type NAME          profile only this type (no scenario.yaml)\n"
     "  --python PROGRAM     the interpreter (default: profiling.python)\n"
     "  --harness FILE       the harness (default: profiling.harness, else\n"
-    "                       the built-in traces/harness/hetsim_harness.py)\n"
+    "                       the built-in live/harness/hetsim_harness.py)\n"
     "  --help               this text\n\n"
     "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
     "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"
