@@ -1,0 +1,248 @@
+/* hs_mixopt.c -- device-mix search (hs_mixopt.h). */
+#include "hs_mixopt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double hs_mixopt_cost(size_t n_types, const hs_mixopt_type_t *types,
+                      const uint64_t *counts, int64_t total_ns)
+{
+    double per_h = 0;
+    size_t t;
+
+    for (t = 0; t < n_types; t++)
+        per_h += (double)counts[t] * types[t].price_per_h;
+    return per_h * (double)total_ns / 3.6e12;
+}
+
+/* 1 when (a_obj, a_oth) beats (b_obj, b_oth): the goal's figure first. */
+static int hs__beats(hs_mix_goal_t goal, int64_t ta, double ca, int64_t tb,
+                     double cb)
+{
+    if (goal == HS_MIX_FASTEST)
+        return ta < tb || (ta == tb && ca < cb);
+    return ca < cb || (ca == cb && ta < tb);
+}
+
+/* Inserts a mix into the sorted top list (ties keep the earlier one). */
+static void hs__keep(hs_mixopt_result_t *r, size_t keep, hs_mix_goal_t goal,
+                     const uint64_t *counts, int64_t t_ns, double cost)
+{
+    size_t i, n = r->n_types;
+    uint64_t *slot;
+
+    for (i = 0; i < r->n_top; i++)
+        if (hs__beats(goal, t_ns, cost, r->top[i].total_ns, r->top[i].cost))
+            break;
+    if (i >= keep)
+        return;
+    slot = r->n_top == keep ? r->top[keep - 1].counts
+                            : r->top[r->n_top].counts;
+    if (r->n_top < keep)
+        r->n_top++;
+    memmove(&r->top[i + 1], &r->top[i],
+            (r->n_top - 1 - i) * sizeof r->top[0]);
+    r->top[i].counts = slot;
+    memcpy(slot, counts, n * sizeof *counts);
+    r->top[i].total_ns = t_ns;
+    r->top[i].cost = cost;
+}
+
+/*
+ * The nearest miss among the mixes that make a cluster, for the message
+ * when none meets the constraint: the cheapest (FASTEST) or the fastest
+ * (CHEAPEST) of them.  Mixes whose bound cannot beat the miss found so far
+ * are not evaluated.  Returns 0 when none makes a cluster, -1 on an
+ * evaluation error other than HS_ERR_RANGE (then *rc holds it).
+ */
+static int hs__nearest_miss(size_t n, const hs_mixopt_type_t *types,
+                            hs_mix_goal_t goal, hs_mixopt_eval_fn eval,
+                            hs_mixopt_bound_fn bound, void *ctx,
+                            uint64_t *c, uint64_t *miss, int64_t *miss_ns,
+                            double *miss_cost, hs_err_t *rc,
+                            hs_error_t *err)
+{
+    int found = 0;
+    size_t t;
+
+    for (t = 0; t < n; t++)
+        c[t] = types[t].min;
+    for (;;) {
+        int64_t lb = bound != NULL ? bound(ctx, c) : 0, t_ns;
+        double lb_cost = hs_mixopt_cost(n, types, c, lb), cost;
+        hs_err_t e;
+
+        if (!found || (goal == HS_MIX_FASTEST ? lb_cost < *miss_cost
+                                              : lb < *miss_ns)) {
+            e = eval(ctx, c, &t_ns, err);
+            if (e != HS_OK && e != HS_ERR_RANGE) {
+                *rc = e;
+                return -1;
+            }
+            cost = e == HS_OK ? hs_mixopt_cost(n, types, c, t_ns) : 0;
+            if (e == HS_OK &&
+                (!found || (goal == HS_MIX_FASTEST ? cost < *miss_cost
+                                                   : t_ns < *miss_ns))) {
+                found = 1;
+                *miss_ns = t_ns;
+                *miss_cost = cost;
+                memcpy(miss, c, n * sizeof *c);
+            }
+        }
+        for (t = n; t-- > 0;) {
+            if (++c[t] <= types[t].avail)
+                break;
+            c[t] = types[t].min;
+        }
+        if (t == (size_t)-1)
+            return found;
+    }
+}
+
+hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
+                          hs_mix_goal_t goal, double budget,
+                          int64_t deadline_ns, size_t keep,
+                          hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
+                          void *ctx, hs_mixopt_result_t **out,
+                          hs_error_t *err)
+{
+    hs_mixopt_result_t *r = NULL;
+    uint64_t *c = NULL, *miss = NULL;
+    double space = 1, miss_cost = 0;
+    int64_t miss_ns = INT64_MAX;
+    size_t t, i;
+    hs_err_t rc;
+
+    *out = NULL;
+    if (n_types == 0 || keep == 0 || keep > HS_MIXOPT_TOP)
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: needs device "
+                             "types and 1..%d mixes to keep", HS_MIXOPT_TOP);
+    for (t = 0; t < n_types; t++) {
+        if (types[t].min > types[t].avail)
+            return hs_error_setf(err, HS_ERR_RANGE, "mix search: type %zu "
+                                 "needs at least %llu devices but has %llu",
+                                 t, (unsigned long long)types[t].min,
+                                 (unsigned long long)types[t].avail);
+        if (!(types[t].price_per_h >= 0))
+            return hs_error_setf(err, HS_ERR_RANGE, "mix search: type %zu "
+                                 "has a negative price", t);
+        space *= (double)(types[t].avail - types[t].min + 1);
+    }
+    if (space > 1e9)
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: %.3g mixes are "
+                             "too many (at most 1e9); narrow the counts",
+                             space);
+    r = calloc(1, sizeof *r);
+    c = malloc(n_types * sizeof *c);
+    miss = calloc(n_types, sizeof *miss);
+    if (r == NULL || c == NULL || miss == NULL)
+        goto nomem;
+    r->n_types = n_types;
+    for (i = 0; i < keep; i++)
+        if ((r->top[i].counts = calloc(n_types, sizeof *c)) == NULL)
+            goto nomem;
+    for (t = 0; t < n_types; t++)
+        c[t] = types[t].min;
+    for (;;) {
+        uint64_t devs = 0;
+
+        for (t = 0; t < n_types; t++)
+            devs += c[t];
+        r->visited++;
+        if (devs > 0) {
+            int64_t lb = bound != NULL ? bound(ctx, c) : 0, t_ns;
+            double lb_cost = hs_mixopt_cost(n_types, types, c, lb), cost;
+            int skip = 0;
+
+            /* a bound that breaks the constraint or loses to the worst
+               kept mix rules the mix out */
+            if ((goal == HS_MIX_FASTEST && lb_cost > budget) ||
+                (goal == HS_MIX_CHEAPEST && lb > deadline_ns))
+                skip = 1;
+            if (r->n_top == keep &&
+                !hs__beats(goal, lb, lb_cost, r->top[keep - 1].total_ns,
+                           r->top[keep - 1].cost))
+                skip = 1;
+            if (!skip) {
+                r->evaluated++;
+                rc = eval(ctx, c, &t_ns, err);
+                if (rc == HS_ERR_RANGE) {
+                    r->invalid++;
+                } else if (rc != HS_OK) {
+                    goto fail;
+                } else {
+                    cost = hs_mixopt_cost(n_types, types, c, t_ns);
+                    if (goal == HS_MIX_FASTEST ? cost <= budget
+                                               : t_ns <= deadline_ns)
+                        hs__keep(r, keep, goal, c, t_ns, cost);
+                }
+            }
+        }
+        for (t = n_types; t-- > 0;) {
+            if (++c[t] <= types[t].avail)
+                break;
+            c[t] = types[t].min;
+        }
+        if (t == (size_t)-1)
+            break;
+    }
+    if (r->n_top == 0) {
+        char desc[256];
+        size_t len = 0;
+        int got;
+
+        /* what the nearest miss is, for the message */
+        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, c,
+                               miss, &miss_ns, &miss_cost, &rc, err);
+        if (got < 0)
+            goto fail;
+
+        for (t = 0; t < n_types && len < sizeof desc - 24; t++)
+            len += (size_t)snprintf(desc + len, sizeof desc - len, "%s%llu",
+                                    t ? "/" : "",
+                                    (unsigned long long)miss[t]);
+        if (got == 0)
+            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix makes "
+                               "a cluster (%llu refused)",
+                               (unsigned long long)r->invalid);
+        else if (goal == HS_MIX_FASTEST)
+            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
+                               "the budget of %.2f; the cheapest (counts %s) "
+                               "costs %.2f", budget, desc, miss_cost);
+        else
+            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
+                               "the deadline of %.3f h; the fastest (counts "
+                               "%s) takes %.3f h",
+                               (double)deadline_ns / 3.6e12, desc,
+                               (double)miss_ns / 3.6e12);
+        goto fail;
+    }
+    /* slots past n_top were never used: release them now */
+    for (i = r->n_top; i < HS_MIXOPT_TOP; i++) {
+        free(r->top[i].counts);
+        r->top[i].counts = NULL;
+    }
+    free(c);
+    free(miss);
+    *out = r;
+    return HS_OK;
+nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "mix search: out of memory");
+fail:
+    free(c);
+    free(miss);
+    hs_mixopt_result_free(r);
+    return rc;
+}
+
+void hs_mixopt_result_free(hs_mixopt_result_t *r)
+{
+    size_t i;
+
+    if (r == NULL)
+        return;
+    for (i = 0; i < HS_MIXOPT_TOP; i++)
+        free(r->top[i].counts);
+    free(r);
+}
