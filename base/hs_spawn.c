@@ -113,6 +113,7 @@ hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
                              | POSIX_SPAWN_SETSIGDEF);
     rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
     if (rc != 0) {
+        c->start_errno = rc;
         ret = hs_error_setf(err, HS_ERR_EXTERNAL, "cannot run %s: %s",
                             argv[0], strerror(rc));
         goto fail;
@@ -134,12 +135,39 @@ static void hs__set_status(hs_child_t *c, int ws)
 {
     c->done = 1;
     c->pid = 0;
+    c->term_signal = 0;
     if (WIFEXITED(ws))
         c->status = WEXITSTATUS(ws);
-    else if (WIFSIGNALED(ws))
+    else if (WIFSIGNALED(ws)) {
+        c->term_signal = WTERMSIG(ws);
         c->status = 128 + WTERMSIG(ws);
-    else
+    } else
         c->status = -1;
+}
+
+int hs_child_wait(hs_child_t *c, int64_t timeout_ns, int64_t grace_ns)
+{
+    int ws = 0;
+    pid_t r;
+
+    if (c->done || c->pid <= 0)
+        return 0;
+    if (timeout_ns > 0) {
+        if (hs_child_wait_all(c, 1, hs_now_ns() + timeout_ns, 0) == 0)
+            return 0;
+        hs_child_kill(c, grace_ns);
+        return 1;
+    }
+    while ((r = waitpid(c->pid, &ws, 0)) < 0 && errno == EINTR)
+        ;
+    if (r == c->pid)
+        hs__set_status(c, ws);
+    else {
+        c->done = 1;
+        c->pid = 0;
+        c->status = -1;
+    }
+    return 0;
 }
 
 int hs_child_poll(hs_child_t *c)
@@ -216,6 +244,7 @@ void hs_child_kill(hs_child_t *c, int64_t grace_ns)
             c->done = 1;
             c->pid = 0;
             c->status = 128 + SIGKILL;
+            c->term_signal = SIGKILL;
         }
     }
 }

@@ -27,6 +27,9 @@ typedef struct hs_child_s {
     pid_t pid;        /* 0 when not running (never started or reaped) */
     int done;         /* 1 once reaped */
     int status;       /* exit status, or 128+signal once done */
+    int term_signal;  /* the signal that ended it once done; 0: it exited */
+    int start_errno;  /* when hs_spawn failed: posix_spawnp's error (ENOENT:
+                         no such program), else 0 */
 } hs_child_t;
 
 /* Monotonic clock in nanoseconds. */
@@ -41,7 +44,8 @@ void hs_sleep_ns(int64_t ns);
  * to err_path (either NULL: /dev/null).  env: n_env "KEY=VALUE" strings
  * that are added to (or replace entries of) this process's environment.
  * On success fills *c and returns HS_OK; a program that cannot be started
- * (not found, not executable) gives HS_ERR_EXTERNAL naming it.
+ * (not found, not executable) gives HS_ERR_EXTERNAL naming it, with the
+ * cause in c->start_errno.  out_path and err_path may name the same file.
  */
 hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
                   const char *out_path, const char *err_path,
@@ -61,6 +65,15 @@ int hs_child_poll(hs_child_t *c);
  */
 size_t hs_child_wait_all(hs_child_t *c, size_t n, int64_t deadline_ns,
                          int stop_on_failure);
+
+/*
+ * Waits until c is done.  timeout_ns <= 0 waits as long as it takes;
+ * otherwise, when c still runs after timeout_ns, its process group is
+ * stopped as by hs_child_kill(c, grace_ns).  Returns 0 when c ended by
+ * itself, 1 when it was stopped for the timeout.  c->status then holds
+ * its exit status (128+signal when a signal ended it).
+ */
+int hs_child_wait(hs_child_t *c, int64_t timeout_ns, int64_t grace_ns);
 
 /*
  * Stops a running child's process group: SIGTERM, up to grace_ns for it to
