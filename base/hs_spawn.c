@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,51 @@ void hs_argv_free(char **argv)
     for (i = 0; argv[i] != NULL; i++)
         free(argv[i]);
     free(argv);
+}
+
+void hs_strv_addf(hs_strv_t *a, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    if (a->oom)
+        return;
+    if (a->n + 2 > a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 32;
+        char **v = realloc(a->v, cap * sizeof *v);
+
+        if (v == NULL) {
+            a->oom = 1;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (s = malloc((size_t)n + 1)) == NULL) {
+        a->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+void hs_strv_free(hs_strv_t *a)
+{
+    size_t i;
+
+    if (a == NULL)
+        return;
+    for (i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
 }
 
 char *hs_read_small_file(const char *path, size_t max)

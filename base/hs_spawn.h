@@ -95,6 +95,23 @@ char **hs_argv_build(char *const tmpl[], size_t n_tmpl, const char *host,
 /* Frees an array from hs_argv_build.  NULL is fine. */
 void hs_argv_free(char **argv);
 
+/* A growing NULL-terminated array of malloc'd strings: an argv or a list
+   of "KEY=VALUE" environment entries being built.  Zero-initialise it;
+   v is NULL until the first string. */
+typedef struct hs_strv_s {
+    char **v;
+    size_t n, cap;
+    int oom;          /* an allocation failed: the array is incomplete */
+} hs_strv_t;
+
+/* Appends a printf-formatted string to a.  On failure sets a->oom (and
+   adds nothing more afterwards); check it once when done. */
+void hs_strv_addf(hs_strv_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Frees the strings and the array; a is zeroed.  NULL is fine. */
+void hs_strv_free(hs_strv_t *a);
+
 /*
  * Reads at most max bytes of a small text file into a malloc'd NUL-
  * terminated string (NULL when it cannot be read).  Trailing white space
