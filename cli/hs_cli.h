@@ -1,7 +1,9 @@
 /*
  * hs_cli.h -- the command-line tool's subcommands.  The tool is a thin
- * client of the library: each command parses its options, calls the library
- * and prints.  Each returns the process exit status (see hs_err_exit_code).
+ * client of the library: each command declares its options as a table
+ * (hs_opt.h) that hs_cli_parse reads argv with, calls the library and
+ * prints.  Each returns the process exit status, always through
+ * hs_err_exit_code (usage errors are HS_ERR_USAGE: 2).
  */
 #ifndef HS_CLI_H
 #define HS_CLI_H
