@@ -7,13 +7,18 @@
  * four name/address combinations in the exact direction, then the same in
  * the other direction, the order the loader has always used.  Type rows
  * are few (types squared at most) and scanned from the last.
+ *
+ * The table also owns the CSV link format (network.links_csv): rows
+ * "addr1,addr2,bandwidth[,latency]", '#' comments, an optional header.
  */
 #include "hs_links.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_file.h"
 #include "hs_hash.h"
+#include "hs_units.h"
 
 static uint64_t hs__pair_hash(const char *a, const char *b)
 {
@@ -178,6 +183,99 @@ int hs_links_find(const hs_links_t *l, const char *name_a,
     }
     *bw_bytes_per_s = bw;
     return 1;
+}
+
+static char *hs__trim(char *p)
+{
+    char *e;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    e = p + strlen(p);
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+                     e[-1] == '\n'))
+        *--e = '\0';
+    return p;
+}
+
+hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
+                           int (*known)(void *ctx, const char *key),
+                           void *ctx, hs_error_t *err)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len;
+    unsigned long lineno = 0;
+    hs_err_t rc;
+
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+        return rc;
+    for (line = text; line != NULL && *line; line = save) {
+        char *nl = strchr(line, '\n'), *f[5];
+        int nf = 0;
+        char *p;
+        double bw;
+        int64_t lat = -1;
+
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        p = hs__trim(line);
+        if (*p == '\0' || *p == '#')
+            continue;
+        f[nf++] = p;
+        for (; *p; p++) {
+            if (*p == ',') {
+                *p = '\0';
+                if (nf == 5)
+                    break;
+                f[nf++] = p + 1;
+            }
+        }
+        if (nf < 3 || nf > 4) {
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+                                "expected addr1,addr2,bandwidth[,latency]");
+        }
+        for (int i = 0; i < nf; i++)
+            f[i] = hs__trim(f[i]);
+        if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
+            continue; /* header */
+        if (hs_parse_bandwidth(f[2], &bw) != 0) {
+            unsigned long col = (unsigned long)(f[2] - line) + 1;
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_UNIT, path, lineno, col,
+                "'%s' is not a positive bandwidth with a unit (e.g. 25Gbps)",
+                f[2]);
+            free(text);
+            return e;
+        }
+        if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
+            unsigned long col = (unsigned long)(f[3] - line) + 1;
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_UNIT, path, lineno, col,
+                "'%s' is not a duration with a unit (e.g. 20us)", f[3]);
+            free(text);
+            return e;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (known != NULL && !known(ctx, f[i])) {
+                unsigned long col = (unsigned long)(f[i] - line) + 1;
+                hs_err_t e = hs_error_set(
+                    err, HS_ERR_NETWORK, path, lineno, col,
+                    "'%s' is neither a device name nor a device address",
+                    f[i]);
+                free(text);
+                return e;
+            }
+        }
+        if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0) {
+            free(text);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    free(text);
+    return HS_OK;
 }
 
 int hs_links_copy(hs_links_t *dst, const hs_links_t *src)

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_error.h"
+
 typedef struct hs_link_row_s {
     char *a, *b;            /* endpoint keys as written (owned) */
     double bw_bytes_per_s;
@@ -70,6 +72,18 @@ int hs_links_find(const hs_links_t *l, const char *name_a,
                   const char *addr_a, uint32_t type_a, const char *name_b,
                   const char *addr_b, uint32_t type_b,
                   double *bw_bytes_per_s, int64_t *lat_ns);
+
+/*
+ * Appends the rows of the CSV file at path ("addr1,addr2,bandwidth
+ * [,latency]" per line; blank lines, '#' comments and a header line whose
+ * third field is "bandwidth" are skipped).  known(ctx, key), when not
+ * NULL, says whether an endpoint names a device.  Errors name
+ * "path:line:col": HS_ERR_SYNTAX (field count), HS_ERR_UNIT, HS_ERR_NETWORK
+ * (unknown endpoint), HS_ERR_IO, HS_ERR_NOMEM.
+ */
+hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
+                           int (*known)(void *ctx, const char *key),
+                           void *ctx, hs_error_t *err);
 
 /* Deep copy of src into *dst (overwritten).  0, or -1 (dst cleared). */
 int hs_links_copy(hs_links_t *dst, const hs_links_t *src);

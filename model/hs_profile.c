@@ -371,8 +371,8 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
         if (hs__keys[i].settable)
             off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
                                     off ? ", " : "", hs__keys[i].name);
-    return hs_error_setf(c->err, HS_ERR_SCHEMA, "%s: unknown key; valid: %s",
-                         what, list);
+    return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA, "unknown key; valid: %s",
+                        list);
 }
 
 hs_err_t hs_profile_read_file(const char *path, hs_profile_t *p,

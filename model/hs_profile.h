@@ -115,7 +115,8 @@ hs_err_t hs_profile_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
  * t_fwd, t_b1, t_bwd, t_dl, t_opt (a duration: the mean, sd 0, samples
  * dropped), allreduce_bytes (a size), comm_ns_per_byte (a number).
  * `what` names the value in messages.  An unknown key fails with
- * HS_ERR_SCHEMA "what: unknown key; valid: ...".
+ * HS_ERR_SCHEMA "<c->file>: unknown key; valid: ..." (hs_scenario_set
+ * names the key path as c->file).
  */
 hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
                             const char *key, struct yaml_node_s *n,

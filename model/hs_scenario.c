@@ -1,34 +1,14 @@
 /*
- * hs_scenario.c -- reading a scenario YAML file and resolving it
- * (hs_scenario.h).  The YAML walking kit is model/hs_yaml.c, the profile
- * format model/hs_profile.c, the link table model/hs_links.c; changing a
- * loaded scenario (set, clone, any-pair link queries) is
- * model/hs_scenario_set.c.
+ * hs_scenario.c -- reading a scenario YAML file (hs_scenario.h).
  *
- * Loading validates every section with file:line:col errors, and keeps
- * what the cluster is derived from (the type counts or the device list,
- * the ring mode or names, the link table, the straggler names).  The
- * derivation itself is one set of functions that the loader and
- * hs_scenario_resolve share, so that a scenario changed with
- * hs_scenario_set resolves exactly as the equivalent YAML would load:
- *   - devices come from an explicit list or are generated from the type
- *     counts ("<type>-<i>", address = name);
- *   - the ring is the listing order, an explicit permutation of names, or
- *     "grouped" / "interleave";
- *   - each ring edge ring[k] -> ring[k+1] gets its bandwidth from, in order:
- *     a pair row (by device name or address, either direction; the exact
- *     direction wins), a type-pair row, the default.  A ring edge with none
- *     is an error.  The ring edges are precomputed (O(N)); other pairs are
- *     answered from the link table on demand, never an N x N table.
- * Name lookups use one open-addressing hash (FNV-1a, base/hs_hash.h),
- * built only when something names devices (explicit ring, link rows,
- * stragglers, per-device settings).
- *
- * Invariants after a successful load or resolve (dirty == 0): n_devices
- * >= 2; ring is a permutation of 0..n_devices-1 and devices[ring[k]]
- * .ring_pos == k; ring_bw_bytes_per_s[k] > 0; every device name and
- * address points into the arena; links' defaults equal
- * default_bw_bytes_per_s and latency_ns.
+ * Each section is walked strictly with the kit of model/hs_yaml.h, every
+ * error at its file:line:col.  Profiles are model/hs_profile.c's, the link
+ * table and its CSV rows model/hs_links.c's.  What the cluster is derived
+ * from is kept in the scenario (the type counts or the device list, the
+ * ring mode or names, the link table, the straggler names), and the
+ * derivation itself (hs_scenario_resolve.c) is the one hs_scenario_resolve
+ * runs after hs_scenario_set (hs_scenario_set.c): the loader checks each
+ * name at its position first, then calls the same steps.
  */
 #include "hs_scenario.h"
 
@@ -42,7 +22,7 @@
 #include <yaml.h>
 
 #include "hs_file.h"
-#include "hs_hash.h"
+#include "hs_scenario_int.h"
 #include "hs_units.h"
 #include "hs_yaml.h"
 
@@ -51,398 +31,6 @@ extern const size_t hs_default_scenario_len;
 
 /* The scenario a walking context fills. */
 #define HS__S(c) ((hs_scenario_t *)(c)->user)
-
-/* ------------------------------------------------------------------ */
-/* Name hash                                                             */
-
-typedef struct hs__hash_s {
-    uint32_t *slot;     /* device index + 1, 0 = empty */
-    size_t mask;
-} hs__hash_t;
-
-/* Builds a hash of device names (by_addr == 0) or addresses. */
-static int hs__hash_build(hs__hash_t *h, const hs_scenario_t *s, int by_addr)
-{
-    size_t cap = 16, i;
-
-    while (cap < s->n_devices * 2)
-        cap *= 2;
-    h->slot = calloc(cap, sizeof *h->slot);
-    if (h->slot == NULL)
-        return -1;
-    h->mask = cap - 1;
-    for (i = 0; i < s->n_devices; i++) {
-        const char *key = by_addr ? s->devices[i].addr : s->devices[i].name;
-        size_t j = (size_t)hs_fnv1a_str(key) & h->mask;
-        for (;;) {
-            uint32_t e = h->slot[j];
-            if (e == 0) {
-                h->slot[j] = (uint32_t)i + 1;
-                break;
-            }
-            /* keep the first device with a given key */
-            if (strcmp(by_addr ? s->devices[e - 1].addr
-                               : s->devices[e - 1].name,
-                       key) == 0)
-                break;
-            j = (j + 1) & h->mask;
-        }
-    }
-    return 0;
-}
-
-static long hs__hash_find(const hs__hash_t *h, const hs_scenario_t *s,
-                          int by_addr, const char *key)
-{
-    size_t j;
-
-    if (h->slot == NULL)
-        return -1;
-    j = (size_t)hs_fnv1a_str(key) & h->mask;
-    for (;;) {
-        uint32_t e = h->slot[j];
-        if (e == 0)
-            return -1;
-        if (strcmp(by_addr ? s->devices[e - 1].addr : s->devices[e - 1].name,
-                   key) == 0)
-            return (long)e - 1;
-        j = (j + 1) & h->mask;
-    }
-}
-
-/* Lazily built name and address hashes. */
-typedef struct hs__names_s {
-    hs__hash_t by_name, by_addr;
-} hs__names_t;
-
-static int hs__names_ready(hs__names_t *nm, const hs_scenario_t *s)
-{
-    if (nm->by_name.slot == NULL && hs__hash_build(&nm->by_name, s, 0) != 0)
-        return -1;
-    if (nm->by_addr.slot == NULL && hs__hash_build(&nm->by_addr, s, 1) != 0)
-        return -1;
-    return 0;
-}
-
-static void hs__names_free(hs__names_t *nm)
-{
-    free(nm->by_name.slot);
-    free(nm->by_addr.slot);
-    memset(nm, 0, sizeof *nm);
-}
-
-/* ------------------------------------------------------------------ */
-/* The string arena                                                      */
-
-/* Appends str to the arena; returns its offset or (size_t)-1. */
-static size_t hs__arena_add(hs_scenario_t *s, const char *str)
-{
-    size_t n = strlen(str) + 1, off;
-
-    if (s->arena_len + n > s->arena_cap) {
-        size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
-        char *p;
-        while (cap < s->arena_len + n)
-            cap *= 2;
-        p = realloc(s->arena, cap);
-        if (p == NULL)
-            return (size_t)-1;
-        s->arena = p;
-        s->arena_cap = cap;
-    }
-    off = s->arena_len;
-    memcpy(s->arena + off, str, n);
-    s->arena_len += n;
-    return off;
-}
-
-/* ------------------------------------------------------------------ */
-/* Derivation: shared by the loader and hs_scenario_resolve              */
-
-/* Sizes the ring arrays for N devices. */
-static hs_err_t hs__ring_alloc(hs_scenario_t *s, size_t N, hs_error_t *err)
-{
-    uint32_t *r = realloc(s->ring, N * sizeof *r);
-    double *bw;
-    int64_t *lat;
-
-    if (r == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    s->ring = r;
-    bw = realloc(s->ring_bw_bytes_per_s, N * sizeof *bw);
-    if (bw == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    s->ring_bw_bytes_per_s = bw;
-    lat = realloc(s->ring_lat_ns, N * sizeof *lat);
-    if (lat == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    s->ring_lat_ns = lat;
-    return HS_OK;
-}
-
-/*
- * Generates the devices "<type>-<i>" from the type counts (address =
- * name), rebuilding the arena: one pass sizes it, a second writes the
- * names without printf (resolve of 10,000 devices stays well under a
- * millisecond).
- */
-static hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
-{
-    size_t cnt = 0, need = 0, i, k = 0;
-    hs_device_t *d;
-
-    for (i = 0; i < s->n_types; i++) {
-        cnt += s->types[i].count;
-        need += s->types[i].count * (strlen(s->types[i].name) + 22);
-    }
-    if (cnt > UINT32_MAX - 1)
-        return hs_error_setf(err, HS_ERR_RANGE, "%s: too many devices",
-                             s->file);
-    if (cnt < 2)
-        return hs_error_setf(err, HS_ERR_SCHEMA,
-                             "%s: a ring needs at least 2 devices", s->file);
-    d = realloc(s->devices, cnt * sizeof *d);
-    if (d == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    s->devices = d;
-    if (need > s->arena_cap) {
-        char *a = realloc(s->arena, need);
-        if (a == NULL)
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        s->arena = a;
-        s->arena_cap = need;
-    }
-    s->arena_len = 0;
-    for (i = 0; i < s->n_types; i++) {
-        const char *tn = s->types[i].name;
-        size_t tl = strlen(tn);
-        uint64_t j;
-        for (j = 0; j < s->types[i].count; j++, k++) {
-            char dig[24], *p = s->arena + s->arena_len;
-            size_t nd = 0;
-            uint64_t x = j;
-            do {
-                dig[nd++] = (char)('0' + x % 10);
-                x /= 10;
-            } while (x != 0);
-            memcpy(p, tn, tl);
-            p[tl] = '-';
-            for (x = 0; x < nd; x++)
-                p[tl + 1 + x] = dig[nd - 1 - x];
-            p[tl + 1 + nd] = '\0';
-            memset(&d[k], 0, sizeof d[k]);
-            d[k].type = (uint32_t)i;
-            d[k].compute_scale = 1.0;
-            d[k].name = d[k].addr = p;
-            s->arena_len += tl + nd + 2;
-        }
-    }
-    s->n_devices = cnt;
-    return hs__ring_alloc(s, cnt, err);
-}
-
-/* Applies the devices.<name>.* settings again to generated devices. */
-static hs_err_t hs__apply_overrides(hs_scenario_t *s, hs__names_t *nm,
-                                    hs_error_t *err)
-{
-    size_t i;
-
-    for (i = 0; i < s->n_dev_overrides; i++) {
-        const hs_dev_override_t *o = &s->dev_overrides[i];
-        long d;
-        if (hs__names_ready(nm, s) != 0)
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        d = hs__hash_find(&nm->by_name, s, 0, o->name);
-        if (d < 0)
-            return hs_error_setf(err, HS_ERR_SCHEMA,
-                                 "%s: devices.%s: unknown device", s->file,
-                                 o->name);
-        if (o->has_scale)
-            s->devices[d].compute_scale = o->compute_scale;
-        if (o->has_extra)
-            s->devices[d].extra_compute_ns = o->extra_compute_ns;
-    }
-    return HS_OK;
-}
-
-/* Fills s->ring from s->ring_mode (and ring_names), and each device's
-   ring_pos.  Errors name no position (the loader checks the names with
-   positions first). */
-static hs_err_t hs__ring_build(hs_scenario_t *s, hs__names_t *nm,
-                               hs_error_t *err)
-{
-    size_t N = s->n_devices, i, k = 0, t;
-
-    switch (s->ring_mode) {
-    case HS_RING_LISTING:
-        for (i = 0; i < N; i++)
-            s->ring[i] = (uint32_t)i;
-        break;
-    case HS_RING_GROUPED:
-        for (t = 0; t < s->n_types; t++)
-            for (i = 0; i < N; i++)
-                if (s->devices[i].type == t)
-                    s->ring[k++] = (uint32_t)i;
-        break;
-    case HS_RING_INTERLEAVE: {
-        /* round robin over types, each type in listing order */
-        size_t *next = calloc(s->n_types, sizeof *next);
-        if (next == NULL)
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        while (k < N) {
-            for (t = 0; t < s->n_types && k < N; t++) {
-                while (next[t] < N && s->devices[next[t]].type != t)
-                    next[t]++;
-                if (next[t] < N)
-                    s->ring[k++] = (uint32_t)next[t]++;
-            }
-        }
-        free(next);
-        break;
-    }
-    case HS_RING_EXPLICIT: {
-        unsigned char *seen;
-        if (hs__names_ready(nm, s) != 0)
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        seen = calloc(N, 1);
-        if (seen == NULL)
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        for (i = 0; i < s->n_ring_names; i++) {
-            const char *name = s->ring_names[i];
-            long d = hs__hash_find(&nm->by_name, s, 0, name);
-            hs_err_t rc = HS_OK;
-            if (d < 0)
-                rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                                   "%s: ring names unknown device '%s'",
-                                   s->file, name);
-            else if (seen[d])
-                rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                                   "%s: ring names device '%s' twice",
-                                   s->file, name);
-            else if (k == N)
-                rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                                   "%s: ring lists more entries than "
-                                   "devices",
-                                   s->file);
-            if (rc != HS_OK) {
-                free(seen);
-                return rc;
-            }
-            seen[d] = 1;
-            s->ring[k++] = (uint32_t)d;
-        }
-        for (i = 0; i < N; i++) {
-            if (!seen[i]) {
-                hs_err_t rc = hs_error_setf(
-                    err, HS_ERR_SCHEMA,
-                    "%s: ring leaves out device '%s' (every device must be "
-                    "in the ring once)",
-                    s->file, s->devices[i].name);
-                free(seen);
-                return rc;
-            }
-        }
-        free(seen);
-        break;
-    }
-    }
-    for (k = 0; k < N; k++)
-        s->devices[s->ring[k]].ring_pos = (uint32_t)k;
-    return HS_OK;
-}
-
-/*
- * Looks up every ring edge in the link table.  A missing bandwidth fails
- * with HS_ERR_NETWORK at (line, col) of s->file (line 0: no position).
- */
-static hs_err_t hs__edges(hs_scenario_t *s, unsigned long line,
-                          unsigned long col, hs_error_t *err)
-{
-    size_t N = s->n_devices, k;
-
-    s->links.default_bw_bytes_per_s = s->default_bw_bytes_per_s;
-    s->links.default_lat_ns = s->latency_ns;
-    if (s->links.n_rows > 0 && s->links.slot == NULL &&
-        hs_links_index(&s->links) != 0)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (k = 0; k < N; k++) {
-        const hs_device_t *da = &s->devices[s->ring[k]];
-        const hs_device_t *db = &s->devices[s->ring[k + 1 == N ? 0 : k + 1]];
-
-        if (!hs_links_find(&s->links, da->name, da->addr, da->type,
-                           db->name, db->addr, db->type,
-                           &s->ring_bw_bytes_per_s[k], &s->ring_lat_ns[k]))
-            return hs_error_set(
-                err, HS_ERR_NETWORK, s->file, line, col,
-                "ring link %s (%s) -> %s (%s) has no bandwidth: add a row "
-                "[%s, %s, BANDWIDTH] to network.links or set "
-                "network.default_bandwidth",
-                da->name, da->addr, db->name, db->addr, da->addr, db->addr);
-    }
-    return HS_OK;
-}
-
-static int hs__endpoint_known(hs__names_t *nm, const hs_scenario_t *s,
-                              const char *key)
-{
-    return hs__hash_find(&nm->by_name, s, 0, key) >= 0 ||
-           hs__hash_find(&nm->by_addr, s, 1, key) >= 0;
-}
-
-hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
-{
-    hs__names_t nm;
-    hs_err_t rc = HS_OK;
-    size_t i;
-
-    if (!s->dirty)
-        return HS_OK;
-    memset(&nm, 0, sizeof nm);
-    if (!s->devices_listed) {
-        if ((rc = hs__gen_devices(s, err)) != HS_OK ||
-            (rc = hs__apply_overrides(s, &nm, err)) != HS_OK)
-            goto done;
-        /* names moved: the pair rows must still name devices */
-        if (s->links.n_rows > 0 && hs__names_ready(&nm, s) != 0) {
-            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (i = 0; i < 2 * s->links.n_rows; i++) {
-            const char *e = i % 2 ? s->links.rows[i / 2].b
-                                  : s->links.rows[i / 2].a;
-            if (!hs__endpoint_known(&nm, s, e)) {
-                rc = hs_error_setf(err, HS_ERR_NETWORK,
-                                   "%s: network.links: '%s' is neither a "
-                                   "device name nor a device address",
-                                   s->file, e);
-                goto done;
-            }
-        }
-    }
-    if ((rc = hs__ring_build(s, &nm, err)) != HS_OK)
-        goto done;
-    for (i = 0; i < s->n_stragglers; i++) {
-        long d;
-        if (hs__names_ready(&nm, s) != 0) {
-            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        d = hs__hash_find(&nm.by_name, s, 0, s->straggler_names[i]);
-        if (d < 0) {
-            rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                               "%s: straggler names unknown device '%s'",
-                               s->file, s->straggler_names[i]);
-            goto done;
-        }
-        s->stragglers[i].device = (uint32_t)d;
-    }
-    if ((rc = hs__edges(s, 0, 0, err)) != HS_OK)
-        goto done;
-    s->dirty = 0;
-done:
-    hs__names_free(&nm);
-    return rc;
-}
 
 /* ------------------------------------------------------------------ */
 /* Sections                                                              */
@@ -662,96 +250,6 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
     return HS_OK;
 }
 
-static long hs__type_index(const hs_scenario_t *s, const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < s->n_types; i++)
-        if (strcmp(s->types[i].name, name) == 0)
-            return (long)i;
-    return -1;
-}
-
-const char *hs_overlap_name(hs_overlap_t o)
-{
-    switch (o) {
-    case HS_OVERLAP_PATENT: return "patent";
-    case HS_OVERLAP_BUCKETS: return "buckets";
-    case HS_OVERLAP_NONE: return "none";
-    }
-    return "unknown";
-}
-
-const char *hs_send_name(hs_send_t m)
-{
-    switch (m) {
-    case HS_SEND_RENDEZVOUS: return "rendezvous";
-    case HS_SEND_EAGER: return "eager";
-    }
-    return "unknown";
-}
-
-int hs_overlap_parse(const char *name, hs_overlap_t *out)
-{
-    static const hs_overlap_t all[] = {HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS,
-                                       HS_OVERLAP_NONE};
-    size_t i;
-
-    for (i = 0; name != NULL && i < sizeof all / sizeof all[0]; i++)
-        if (strcmp(name, hs_overlap_name(all[i])) == 0) {
-            *out = all[i];
-            return 0;
-        }
-    return -1;
-}
-
-int hs_send_parse(const char *name, hs_send_t *out)
-{
-    static const hs_send_t all[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
-    size_t i;
-
-    for (i = 0; name != NULL && i < sizeof all / sizeof all[0]; i++)
-        if (strcmp(name, hs_send_name(all[i])) == 0) {
-            *out = all[i];
-            return 0;
-        }
-    return -1;
-}
-
-hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
-                                      hs_error_t *err)
-{
-    size_t i;
-
-    for (i = 0; i < s->n_types; i++) {
-        const hs_type_t *t = &s->types[i];
-        if (!t->has_profile)
-            return hs_error_set(err, HS_ERR_SCHEMA, s->file, t->line, t->col,
-                                "device type '%s' has no profile (an inline "
-                                "mapping or the path of a profile file; "
-                                "`hetsim profile` measures one)",
-                                t->name);
-    }
-    return HS_OK;
-}
-
-long hs_scenario_find_type(const hs_scenario_t *s, const char *name)
-{
-    return hs__type_index(s, name);
-}
-
-long hs_scenario_find_device(const hs_scenario_t *s, const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++)
-        if (strcmp(s->devices[i].name, name) == 0)
-            return (long)i;
-    return -1;
-}
-
-/* Device offsets are kept in name/addr as integers until the arena stops
-   moving; this turns them into pointers. */
 static void hs__fix_names(hs_scenario_t *s, size_t *name_off,
                           size_t *addr_off)
 {
@@ -912,25 +410,13 @@ done:
     return rc;
 }
 
-static void hs__free_strv(char **v, size_t n)
-{
-    size_t i;
-
-    if (v == NULL)
-        return;
-    for (i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /*
  * Reads a `ring:` value (NULL = not given): a mode name or a list of
  * device names (copied into *names, *n_names; NULL for a mode).  Checks
  * the shape only; the names are checked against the devices later.
  */
-static hs_err_t hs__ring_spec(hs_yaml_ctx_t *c, yaml_node_t *n,
-                              hs_ring_mode_t *mode, char ***names,
-                              size_t *n_names)
+hs_err_t hs__ring_spec(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
+                       hs_ring_mode_t *mode, char ***names, size_t *n_names)
 {
     const char *m = hs_yaml_scalar(n);
     size_t i, cnt;
@@ -1033,107 +519,25 @@ static hs_err_t hs__parse_ring(hs_yaml_ctx_t *c, yaml_node_t *n,
 /* ------------------------------------------------------------------ */
 /* Network                                                               */
 
-static char *hs__trim(char *p)
+/* hs_links_read_csv's question: is this a device name or address? */
+typedef struct hs__known_s {
+    hs__names_t *nm;
+    const hs_scenario_t *s;
+} hs__known_t;
+
+static int hs__known(void *ctx, const char *key)
 {
-    char *e;
+    hs__known_t *k = ctx;
 
-    while (*p == ' ' || *p == '\t')
-        p++;
-    e = p + strlen(p);
-    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-                     e[-1] == '\n'))
-        *--e = '\0';
-    return p;
-}
-
-/* Reads rows "addr1,addr2,bandwidth[,latency]" from a CSV file into the
-   link table. */
-static hs_err_t hs__read_links_csv(hs_yaml_ctx_t *c, const char *path,
-                                   hs__names_t *nm)
-{
-    hs_scenario_t *s = HS__S(c);
-    char *text = NULL, *line, *save = NULL;
-    size_t len;
-    unsigned long lineno = 0;
-    hs_err_t rc;
-
-    if ((rc = hs_file_read(path, &text, &len, c->err)) != HS_OK)
-        return rc;
-    for (line = text; line != NULL && *line; line = save) {
-        char *nl = strchr(line, '\n'), *f[5];
-        int nf = 0;
-        char *p;
-        double bw;
-        int64_t lat = -1;
-
-        save = nl ? nl + 1 : NULL;
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        p = hs__trim(line);
-        if (*p == '\0' || *p == '#')
-            continue;
-        f[nf++] = p;
-        for (; *p; p++) {
-            if (*p == ',') {
-                *p = '\0';
-                if (nf == 5)
-                    break;
-                f[nf++] = p + 1;
-            }
-        }
-        if (nf < 3 || nf > 4) {
-            free(text);
-            return hs_error_set(c->err, HS_ERR_SYNTAX, path, lineno, 1,
-                                "expected addr1,addr2,bandwidth[,latency]");
-        }
-        for (int i = 0; i < nf; i++)
-            f[i] = hs__trim(f[i]);
-        if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
-            continue; /* header */
-        if (hs_parse_bandwidth(f[2], &bw) != 0) {
-            unsigned long col = (unsigned long)(f[2] - line) + 1;
-            hs_err_t e = hs_error_set(
-                c->err, HS_ERR_UNIT, path, lineno, col,
-                "'%s' is not a positive bandwidth with a unit (e.g. 25Gbps)",
-                f[2]);
-            free(text);
-            return e;
-        }
-        if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
-            unsigned long col = (unsigned long)(f[3] - line) + 1;
-            hs_err_t e = hs_error_set(
-                c->err, HS_ERR_UNIT, path, lineno, col,
-                "'%s' is not a duration with a unit (e.g. 20us)", f[3]);
-            free(text);
-            return e;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (!hs__endpoint_known(nm, s, f[i])) {
-                unsigned long col = (unsigned long)(f[i] - line) + 1;
-                hs_err_t e = hs_error_set(
-                    c->err, HS_ERR_NETWORK, path, lineno, col,
-                    "'%s' is neither a device name nor a device address",
-                    f[i]);
-                free(text);
-                return e;
-            }
-        }
-        if (hs_links_add_row(&s->links, f[0], f[1], bw, lat) != 0) {
-            free(text);
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        }
-    }
-    free(text);
-    return HS_OK;
+    return hs__endpoint_known(k->nm, k->s, key);
 }
 
 /*
  * Reads one type_links row [type1, type2, bandwidth(, latency)] (rn) into
  * the link table; `replace` drops earlier rows for the same types.
  */
-static hs_err_t hs__type_row(hs_yaml_ctx_t *c, yaml_node_t *rn,
-                             int replace)
+hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
+                      int replace)
 {
     hs_scenario_t *s = HS__S(c);
     size_t nf = hs_yaml_len(rn);
@@ -1178,6 +582,7 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                        NULL};
     hs_scenario_t *s = HS__S(c);
     yaml_node_t *v[5] = {NULL, NULL, NULL, NULL, NULL}, *at;
+    hs__known_t known;
     size_t i, k;
     hs_err_t rc = HS_OK;
 
@@ -1213,7 +618,9 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
         path = hs_file_join(c->base_dir, p);
         if (path == NULL)
             return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        rc = hs__read_links_csv(c, path, nm);
+        known.nm = nm;
+        known.s = s;
+        rc = hs_links_read_csv(&s->links, path, hs__known, &known, c->err);
         if (rc == HS_ERR_IO) {
             char inner[HS_ERRMSG_LEN];
             snprintf(inner, sizeof inner, "%s", c->err->msg);
@@ -1534,55 +941,6 @@ done:
 
 /* ------------------------------------------------------------------ */
 /* Public entry points                                                   */
-
-void hs_scenario_free(hs_scenario_t *s)
-{
-    size_t i, j;
-
-    if (s == NULL)
-        return;
-    free(s->file);
-    free(s->text);
-    free(s->name);
-    free(s->model_label);
-    free(s->model_file);
-    free(s->model_entry);
-    free(s->dataset_file);
-    free(s->dataset_entry);
-    for (i = 0; i < s->n_types; i++) {
-        hs_type_t *t = &s->types[i];
-        free(t->name);
-        hs_profile_clear(&t->profile);
-        free(t->backend);
-        for (j = 0; j < t->n_env; j++)
-            free(t->env[j]);
-        free(t->env);
-    }
-    free(s->types);
-    free(s->devices);
-    free(s->ring);
-    free(s->ring_bw_bytes_per_s);
-    free(s->ring_lat_ns);
-    free(s->stragglers);
-    free(s->harness);
-    free(s->python);
-    for (i = 0; i < s->n_launcher; i++)
-        free(s->launcher[i]);
-    free(s->launcher);
-    free(s->arena);
-    for (i = 0; i < s->n_warnings; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
-    hs__free_strv(s->ring_names, s->n_ring_names);
-    for (i = 0; s->straggler_names != NULL && s->straggler_names[i]; i++)
-        free(s->straggler_names[i]);
-    free(s->straggler_names);
-    for (i = 0; i < s->n_dev_overrides; i++)
-        free(s->dev_overrides[i].name);
-    free(s->dev_overrides);
-    hs_links_clear(&s->links);
-    free(s);
-}
 
 hs_err_t hs_scenario_load_text(const char *text, size_t len,
                                const char *name, const char *base_dir,
