@@ -53,15 +53,15 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
             yaml_node_t *mv[2];
             if ((rc = hs_yaml_map(c, v[K_MODEL], "job.model", fe, mv)) != HS_OK)
                 return rc;
-            if ((rc = hs_yaml_need(c, v[K_MODEL], mv[0], "file", "job.model")) !=
-                HS_OK)
+            if ((rc = hs_yaml_need(c, v[K_MODEL], mv[0], "file",
+                                   "job.model")) != HS_OK)
                 return rc;
             if ((rc = hs_yaml_get_path(c, mv[0], "job.model.file",
-                                   &s->model_file)) != HS_OK)
+                                       &s->model_file)) != HS_OK)
                 return rc;
             if (mv[1] != NULL)
                 rc = hs_yaml_get_str(c, mv[1], "job.model.entry",
-                                 &s->model_entry);
+                                     &s->model_entry);
             else
                 s->model_entry = strdup("build_model");
             if (rc == HS_OK)
@@ -77,42 +77,44 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
         if ((rc = hs_yaml_map(c, v[K_DATASET], "job.dataset", dk, dv)) != HS_OK)
             return rc;
         if (dv[0] != NULL && dv[1] != NULL)
-            return hs_yaml_fail(c, dv[1], HS_ERR_SCHEMA,
-                            "job.dataset takes 'size' or 'samples', not both");
+            return hs_yaml_fail(
+                c, dv[1], HS_ERR_SCHEMA,
+                "job.dataset takes 'size' or 'samples', not both");
         if (dv[0] != NULL) {
             s->dataset_is_bytes = 1;
             if ((rc = hs_yaml_get_bytes(c, dv[0], "job.dataset.size",
-                                    &s->dataset_total)) != HS_OK)
+                                        &s->dataset_total)) != HS_OK)
                 return rc;
         }
         if (dv[1] != NULL &&
-            (rc = hs_yaml_get_u64(c, dv[1], "job.dataset.samples", 1, UINT64_MAX,
-                              &s->dataset_total)) != HS_OK)
+            (rc = hs_yaml_get_u64(c, dv[1], "job.dataset.samples", 1,
+                                  UINT64_MAX, &s->dataset_total)) != HS_OK)
             return rc;
         if (dv[2] != NULL) {
             if ((rc = hs_yaml_get_bytes(c, dv[2], "job.dataset.sample_bytes",
-                                    &s->sample_bytes)) != HS_OK)
+                                        &s->sample_bytes)) != HS_OK)
                 return rc;
             if (s->sample_bytes == 0)
                 return hs_yaml_fail(c, dv[2], HS_ERR_RANGE,
-                                "job.dataset.sample_bytes must be > 0");
+                                    "job.dataset.sample_bytes must be > 0");
         }
         if (dv[3] != NULL &&
             (rc = hs_yaml_get_path(c, dv[3], "job.dataset.file",
-                               &s->dataset_file)) != HS_OK)
+                                   &s->dataset_file)) != HS_OK)
             return rc;
         if (dv[4] != NULL &&
             (rc = hs_yaml_get_str(c, dv[4], "job.dataset.entry",
-                              &s->dataset_entry)) != HS_OK)
+                                  &s->dataset_entry)) != HS_OK)
             return rc;
         if (s->dataset_is_bytes && s->sample_bytes == 0)
-            return hs_yaml_fail(c, v[K_DATASET], HS_ERR_SCHEMA,
-                            "job.dataset.size is in bytes: give "
-                            "job.dataset.sample_bytes too, to count samples");
+            return hs_yaml_fail(
+                c, v[K_DATASET], HS_ERR_SCHEMA,
+                "job.dataset.size is in bytes: give "
+                "job.dataset.sample_bytes too, to count samples");
     }
     if (v[K_EPOCHS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_EPOCHS], "job.epochs", 1, 1000000000,
-                          &s->epochs)) != HS_OK)
+                              &s->epochs)) != HS_OK)
         return rc;
     return HS_OK;
 }
@@ -124,22 +126,23 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
 
     if (n->type != YAML_MAPPING_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "env must be a mapping of NAME: value");
+                            "env must be a mapping of NAME: value");
     cnt = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     t->env = calloc(cnt ? cnt : 1, sizeof *t->env);
     if (t->env == NULL)
         return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
          p++, k++) {
-        yaml_node_t *kn = hs_yaml_node(c, p->key), *vn = hs_yaml_node(c, p->value);
+        yaml_node_t *kn = hs_yaml_node(c, p->key),
+                    *vn = hs_yaml_node(c, p->value);
         const char *key = hs_yaml_scalar(kn), *val = hs_yaml_scalar(vn);
         size_t len;
         if (key == NULL || key[0] == '\0' || strchr(key, '=') != NULL)
             return hs_yaml_fail(c, kn, HS_ERR_SCHEMA,
-                            "env names must be plain names without '='");
+                                "env names must be plain names without '='");
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
-                            "env values must be strings");
+                                "env values must be strings");
         len = strlen(key) + strlen(val) + 2;
         t->env[k] = malloc(len);
         if (t->env[k] == NULL)
@@ -162,11 +165,11 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
 
     if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "device_types must be a list of device types");
+                            "device_types must be a list of device types");
     cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     if (cnt == 0)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "device_types must list at least one type");
+                            "device_types must list at least one type");
     s->types = calloc(cnt, sizeof *s->types);
     if (s->types == NULL)
         return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
@@ -187,26 +190,28 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
         for (j = 0; j < k; j++)
             if (strcmp(s->types[j].name, t->name) == 0)
                 return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                "duplicate device type name '%s' (first at "
-                                "line %lu)",
-                                t->name, s->types[j].line);
+                                    "duplicate device type name '%s' (first at "
+                                    "line %lu)",
+                                    t->name, s->types[j].line);
         if (v[K_COUNT] != NULL &&
             (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, UINT32_MAX - 1,
-                              &t->count)) != HS_OK)
+                                  &t->count)) != HS_OK)
             return rc;
         if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
-                           "a device type")) != HS_OK ||
+                               "a device type")) != HS_OK ||
             (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
-                              &t->batch)) != HS_OK)
+                                  &t->batch)) != HS_OK)
             return rc;
         if (v[K_SHARD] != NULL) {
             if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
-                                     &t->shard_is_bytes, &t->shard)) != HS_OK)
+                                         &t->shard_is_bytes, &t->shard)) !=
+                HS_OK)
                 return rc;
             if (t->shard_is_bytes && s->sample_bytes == 0)
-                return hs_yaml_fail(c, v[K_SHARD], HS_ERR_SCHEMA,
-                                "shard is a size: give "
-                                "job.dataset.sample_bytes to count samples");
+                return hs_yaml_fail(
+                    c, v[K_SHARD], HS_ERR_SCHEMA,
+                    "shard is a size: give "
+                    "job.dataset.sample_bytes to count samples");
         }
         t->has_profile = v[K_PROFILE] != NULL && !hs_yaml_is_null(v[K_PROFILE]);
         if (!t->has_profile) {
@@ -223,7 +228,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                 char inner[HS_ERRMSG_LEN];
                 snprintf(inner, sizeof inner, "%s", c->err->msg);
                 rc = hs_yaml_fail(c, v[K_PROFILE], HS_ERR_IO,
-                              "profile of type '%s': %s", t->name, inner);
+                                  "profile of type '%s': %s", t->name, inner);
             }
             free(path);
             if (rc != HS_OK)
@@ -241,7 +246,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                               strcmp(b, "nccl") != 0 &&
                               strcmp(b, "mpi") != 0))
                 return hs_yaml_fail(c, v[K_BACKEND], HS_ERR_SCHEMA,
-                                "backend must be gloo, nccl or mpi");
+                                    "backend must be gloo, nccl or mpi");
             t->backend = strdup(b);
         }
         if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
@@ -277,13 +282,13 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
         yaml_node_item_t *it;
         if (n->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                            "devices must be a list of {name, type, addr}");
+                                "devices must be a list of {name, type, addr}");
         cnt = (size_t)(n->data.sequence.items.top -
                        n->data.sequence.items.start);
         if (cnt == 0)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                            "devices must not be empty (leave it out to "
-                            "generate devices from the type counts)");
+                                "devices must not be empty (leave it out to "
+                                "generate devices from the type counts)");
         if (cnt > UINT32_MAX - 1)
             return hs_yaml_fail(c, n, HS_ERR_RANGE, "too many devices");
         s->devices = calloc(cnt, sizeof *s->devices);
@@ -313,13 +318,13 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             ty = hs_yaml_scalar(v[K_TYPE]);
             if (nm == NULL || nm[0] == '\0') {
                 rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                              "a device's name must be a string");
+                                  "a device's name must be a string");
                 goto done;
             }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                              "device '%s' has unknown type '%s'", nm,
-                              ty ? ty : "");
+                                  "device '%s' has unknown type '%s'", nm,
+                                  ty ? ty : "");
                 goto done;
             }
             ad = nm;
@@ -327,7 +332,7 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 ad = hs_yaml_scalar(v[K_ADDR]);
                 if (ad == NULL || ad[0] == '\0') {
                     rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                  "a device's addr must be a string");
+                                      "a device's addr must be a string");
                     goto done;
                 }
             }
@@ -336,11 +341,11 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             d->compute_scale = 1.0;
             if (v[K_SCALE] != NULL &&
                 (rc = hs_yaml_get_double(c, v[K_SCALE], "compute_scale", 1e-9,
-                                     &d->compute_scale)) != HS_OK)
+                                         &d->compute_scale)) != HS_OK)
                 goto done;
             if (v[K_EXTRA] != NULL &&
                 (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
-                                   &d->extra_compute_ns)) != HS_OK)
+                                       &d->extra_compute_ns)) != HS_OK)
                 goto done;
             name_off[k] = hs__arena_add(s, nm);
             addr_off[k] = hs__arena_add(s, ad);
@@ -364,8 +369,8 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             if (first != (long)k) {
                 yaml_node_t *dn = hs_yaml_node(c, *it);
                 rc = hs_yaml_fail(c, dn, HS_ERR_SCHEMA,
-                              "duplicate device name '%s'",
-                              s->devices[k].name);
+                                  "duplicate device name '%s'",
+                                  s->devices[k].name);
                 goto done;
             }
         }
@@ -689,27 +694,27 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
         return rc;
     if (v[K_STEPS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_STEPS], "simulate.steps", 2, 100000000,
-                          &s->sim_steps)) != HS_OK)
+                              &s->sim_steps)) != HS_OK)
         return rc;
     if (v[K_SEED] != NULL &&
         (rc = hs_yaml_get_u64(c, v[K_SEED], "simulate.seed", 0, UINT64_MAX,
-                          &s->seed)) != HS_OK)
+                              &s->seed)) != HS_OK)
         return rc;
     if (v[K_OVERLAP] != NULL &&
         hs_overlap_parse(hs_yaml_scalar(v[K_OVERLAP]), &s->overlap) != 0)
         return hs_yaml_fail(c, v[K_OVERLAP], HS_ERR_SCHEMA,
-                        "simulate.overlap must be patent, buckets or none");
+                            "simulate.overlap must be patent, buckets or none");
     if (v[K_SEND] != NULL &&
         hs_send_parse(hs_yaml_scalar(v[K_SEND]), &s->send) != 0)
         return hs_yaml_fail(c, v[K_SEND], HS_ERR_SCHEMA,
-                        "simulate.send must be rendezvous or eager");
+                            "simulate.send must be rendezvous or eager");
     if (v[K_STREAMS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_STREAMS], "simulate.streams", 1,
-                          HS_MAX_STREAMS, &s->streams)) != HS_OK)
+                              HS_MAX_STREAMS, &s->streams)) != HS_OK)
         return rc;
     if (v[K_STOCH] != NULL &&
         (rc = hs_yaml_get_bool(c, v[K_STOCH], "simulate.stochastic",
-                           &s->stochastic)) != HS_OK)
+                               &s->stochastic)) != HS_OK)
         return rc;
     if (v[K_STRAG] != NULL) {
         static const char *const sk[] = {"device", "steps", "factor",
@@ -718,7 +723,7 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
         size_t cnt, k = 0;
         if (v[K_STRAG]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_STRAG], HS_ERR_SCHEMA,
-                            "simulate.stragglers must be a list");
+                                "simulate.stragglers must be a list");
         cnt = (size_t)(v[K_STRAG]->data.sequence.items.top -
                        v[K_STRAG]->data.sequence.items.start);
         s->stragglers = calloc(cnt ? cnt : 1, sizeof *s->stragglers);
@@ -744,14 +749,14 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
             d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
             if (d < 0)
                 return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
-                                "straggler names unknown device '%s'",
-                                dn ? dn : "");
+                                    "straggler names unknown device '%s'",
+                                    dn ? dn : "");
             g->device = (uint32_t)d;
             if ((s->straggler_names[k] = strdup(dn)) == NULL)
                 return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
             if (hs_yaml_scalar(sv[1]) != NULL) {
                 if ((rc = hs_yaml_get_u32(c, sv[1], "straggler steps", 0,
-                                      UINT32_MAX, &g->first_step)) != HS_OK)
+                                          UINT32_MAX, &g->first_step)) != HS_OK)
                     return rc;
                 g->last_step = g->first_step;
             } else if (sv[1]->type == YAML_SEQUENCE_NODE &&
@@ -759,31 +764,34 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                                sv[1]->data.sequence.items.start ==
                            2) {
                 if ((rc = hs_yaml_get_u32(
-                         c, hs_yaml_node(c, sv[1]->data.sequence.items.start[0]),
+                         c,
+                         hs_yaml_node(c, sv[1]->data.sequence.items.start[0]),
                          "straggler first step", 0, UINT32_MAX,
                          &g->first_step)) != HS_OK ||
                     (rc = hs_yaml_get_u32(
-                         c, hs_yaml_node(c, sv[1]->data.sequence.items.start[1]),
+                         c,
+                         hs_yaml_node(c, sv[1]->data.sequence.items.start[1]),
                          "straggler last step", 0, UINT32_MAX,
                          &g->last_step)) != HS_OK)
                     return rc;
                 if (g->last_step < g->first_step)
-                    return hs_yaml_fail(c, sv[1], HS_ERR_RANGE,
-                                    "straggler steps [first, last] must not "
-                                    "run backwards");
+                    return hs_yaml_fail(
+                        c, sv[1], HS_ERR_RANGE,
+                        "straggler steps [first, last] must not "
+                        "run backwards");
             } else {
                 return hs_yaml_fail(c, sv[1], HS_ERR_SCHEMA,
-                                "straggler steps must be a step number or "
-                                "[first, last]");
+                                    "straggler steps must be a step number or "
+                                    "[first, last]");
             }
             g->factor = 1.0;
             if (sv[2] != NULL &&
                 (rc = hs_yaml_get_double(c, sv[2], "straggler factor", 1e-9,
-                                     &g->factor)) != HS_OK)
+                                         &g->factor)) != HS_OK)
                 return rc;
             if (sv[3] != NULL &&
                 (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
-                                   &g->extra_ns)) != HS_OK)
+                                       &g->extra_ns)) != HS_OK)
                 return rc;
             s->n_stragglers = k + 1;
         }
@@ -806,40 +814,40 @@ static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
         return rc;
     if (v[K_HARNESS] != NULL &&
         (rc = hs_yaml_get_path(c, v[K_HARNESS], "profiling.harness",
-                           &s->harness)) != HS_OK)
+                               &s->harness)) != HS_OK)
         return rc;
     if (v[K_PYTHON] != NULL &&
-        (rc = hs_yaml_get_str(c, v[K_PYTHON], "profiling.python", &s->python)) !=
-            HS_OK)
+        (rc = hs_yaml_get_str(c, v[K_PYTHON], "profiling.python",
+                              &s->python)) != HS_OK)
         return rc;
     if (v[K_ITERS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_ITERS], "profiling.iterations", 1,
-                          100000000, &s->prof_iters)) != HS_OK)
+                              100000000, &s->prof_iters)) != HS_OK)
         return rc;
     if (v[K_WARM] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_WARM], "profiling.warmup", 0, 100000000,
-                          &s->prof_warmup)) != HS_OK)
+                              &s->prof_warmup)) != HS_OK)
         return rc;
     if (s->prof_warmup >= s->prof_iters)
         return hs_yaml_fail(c, v[K_WARM] ? v[K_WARM] : n, HS_ERR_RANGE,
-                        "profiling.warmup (%u) must be less than "
-                        "profiling.iterations (%u)",
-                        s->prof_warmup, s->prof_iters);
+                            "profiling.warmup (%u) must be less than "
+                            "profiling.iterations (%u)",
+                            s->prof_warmup, s->prof_iters);
     if (v[K_TIMEOUT] != NULL &&
         (rc = hs_yaml_get_time(c, v[K_TIMEOUT], "profiling.timeout",
-                           &s->prof_timeout_ns)) != HS_OK)
+                               &s->prof_timeout_ns)) != HS_OK)
         return rc;
     if (v[K_PORT] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_PORT], "profiling.master_port", 1, 65535,
-                          &s->master_port)) != HS_OK)
+                              &s->master_port)) != HS_OK)
         return rc;
     if (v[K_LAUNCHER] != NULL) {
         yaml_node_item_t *it;
         size_t cnt, k = 0;
         if (v[K_LAUNCHER]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_LAUNCHER], HS_ERR_SCHEMA,
-                            "profiling.launcher must be a list of words "
-                            "(argv), e.g. [ssh, \"{host}\"]");
+                                "profiling.launcher must be a list of words "
+                                "(argv), e.g. [ssh, \"{host}\"]");
         cnt = (size_t)(v[K_LAUNCHER]->data.sequence.items.top -
                        v[K_LAUNCHER]->data.sequence.items.start);
         s->launcher = calloc(cnt + 1, sizeof *s->launcher);
@@ -847,8 +855,9 @@ static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
             return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
         for (it = v[K_LAUNCHER]->data.sequence.items.start;
              it < v[K_LAUNCHER]->data.sequence.items.top; it++, k++) {
-            if ((rc = hs_yaml_get_str(c, hs_yaml_node(c, *it), "a launcher word",
-                                  &s->launcher[k])) != HS_OK)
+            if ((rc = hs_yaml_get_str(c, hs_yaml_node(c, *it),
+                                      "a launcher word", &s->launcher[k])) !=
+                HS_OK)
                 return rc;
             s->n_launcher = k + 1;
         }
@@ -874,12 +883,13 @@ static hs_err_t hs__check(hs_yaml_ctx_t *c)
             first = i;
             m0 = m;
         } else if (fabs(m - m0) > 0.01 * m0) {
-            hs_yaml_warn(c,
-                     "types '%s' and '%s' measured different gradient "
-                     "payloads (%.0f and %.0f bytes): the same model should "
-                     "give the same payload; each device uses its own "
-                     "type's",
-                     s->types[first].name, s->types[i].name, m0, m);
+            hs_yaml_warn(
+                c,
+                "types '%s' and '%s' measured different gradient "
+                "payloads (%.0f and %.0f bytes): the same model should "
+                "give the same payload; each device uses its own "
+                "type's",
+                s->types[first].name, s->types[i].name, m0, m);
         }
     }
     return HS_OK;
@@ -906,7 +916,7 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
     if (v[K_JOB] != NULL && (rc = hs__parse_job(c, v[K_JOB])) != HS_OK)
         return rc;
     if ((rc = hs_yaml_need(c, root, v[K_TYPES], "device_types",
-                       "the scenario")) != HS_OK)
+                           "the scenario")) != HS_OK)
         return rc;
     if ((rc = hs__parse_types(c, v[K_TYPES])) != HS_OK)
         return rc;

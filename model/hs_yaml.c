@@ -88,7 +88,7 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         vals[i] = NULL;
     if (n == NULL || n->type != YAML_MAPPING_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must be a mapping, not %s",
-                        what, hs_yaml_kind(n));
+                            what, hs_yaml_kind(n));
     for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = hs_yaml_node(c, p->key);
@@ -97,7 +97,7 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
         if (key == NULL)
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA,
-                            "keys of %s must be plain names", what);
+                                "keys of %s must be plain names", what);
         for (j = 0; j < na; j++)
             if (strcmp(key, allowed[j]) == 0)
                 break;
@@ -108,12 +108,12 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                 off += (size_t)snprintf(list + off, sizeof list - off,
                                         "%s%s", i ? ", " : "", allowed[i]);
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA,
-                            "unknown key '%s' in %s (known: %s)", key, what,
-                            list);
+                                "unknown key '%s' in %s (known: %s)", key, what,
+                                list);
         }
         if (vals[j] != NULL)
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA, "duplicate key '%s' in %s",
-                            key, what);
+                                key, what);
         vals[j] = hs_yaml_node(c, p->value);
     }
     return HS_OK;
@@ -123,7 +123,8 @@ hs_err_t hs_yaml_need(hs_yaml_ctx_t *c, yaml_node_t *parent,
                          yaml_node_t *val, const char *key, const char *what)
 {
     if (val == NULL)
-        return hs_yaml_fail(c, parent, HS_ERR_SCHEMA, "%s needs '%s'", what, key);
+        return hs_yaml_fail(c, parent, HS_ERR_SCHEMA, "%s needs '%s'", what,
+                            key);
     return HS_OK;
 }
 
@@ -134,7 +135,7 @@ hs_err_t hs_yaml_get_str(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must be a string, not %s",
-                        what, hs_yaml_kind(n));
+                            what, hs_yaml_kind(n));
     if (v[0] == '\0')
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must not be empty", what);
     free(*out);
@@ -183,16 +184,16 @@ hs_err_t hs_yaml_get_u64(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a whole number, not %s", what,
-                        hs_yaml_kind(n));
+                            "%s must be a whole number, not %s", what,
+                            hs_yaml_kind(n));
     if (hs_yaml_parse_u64(v, &x) != 0)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a whole number, not '%s'", what, v);
+                            "%s must be a whole number, not '%s'", what, v);
     if (x < min || x > max)
         return hs_yaml_fail(c, n, HS_ERR_RANGE,
-                        "%s must be between %llu and %llu, not %llu", what,
-                        (unsigned long long)min, (unsigned long long)max,
-                        (unsigned long long)x);
+                            "%s must be between %llu and %llu, not %llu", what,
+                            (unsigned long long)min, (unsigned long long)max,
+                            (unsigned long long)x);
     *out = x;
     return HS_OK;
 }
@@ -217,15 +218,15 @@ hs_err_t hs_yaml_get_double(hs_yaml_ctx_t *c, yaml_node_t *n,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must be a number, not %s",
-                        what, hs_yaml_kind(n));
+                            what, hs_yaml_kind(n));
     errno = 0;
     x = strtod(v, &end);
     if (end == v || *end != '\0' || errno != 0 || !isfinite(x))
-        return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must be a number, not '%s'",
-                        what, v);
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "%s must be a number, not '%s'", what, v);
     if (x < min)
-        return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s must be at least %g, not %g",
-                        what, min, x);
+        return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                            "%s must be at least %g, not %g", what, min, x);
     *out = x;
     return HS_OK;
 }
@@ -255,13 +256,13 @@ hs_err_t hs_yaml_get_time(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a duration such as 20ms, not %s", what,
-                        hs_yaml_kind(n));
+                            "%s must be a duration such as 20ms, not %s", what,
+                            hs_yaml_kind(n));
     if (hs_parse_time_ns(v, out_ns) != 0)
         return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                        "%s: '%s' is not a duration with a unit "
-                        "(ns, us, ms, s, min, h), e.g. 20ms or 150us",
-                        what, v);
+                            "%s: '%s' is not a duration with a unit "
+                            "(ns, us, ms, s, min, h), e.g. 20ms or 150us",
+                            what, v);
     return HS_OK;
 }
 
@@ -272,14 +273,14 @@ hs_err_t hs_yaml_get_bytes(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a size such as 350MB, not %s", what,
-                        hs_yaml_kind(n));
+                            "%s must be a size such as 350MB, not %s", what,
+                            hs_yaml_kind(n));
     if (hs_parse_bytes(v, out) != 0)
         return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                        "%s: '%s' is not a size with a unit (B, KB, MB, "
-                        "GB, TB, KiB, MiB, GiB, TiB), e.g. 350MB or "
-                        "102228128B",
-                        what, v);
+                            "%s: '%s' is not a size with a unit (B, KB, MB, "
+                            "GB, TB, KiB, MiB, GiB, TiB), e.g. 350MB or "
+                            "102228128B",
+                            what, v);
     return HS_OK;
 }
 
@@ -290,14 +291,14 @@ hs_err_t hs_yaml_get_bw(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a bandwidth such as 25Gbps, not %s",
-                        what, hs_yaml_kind(n));
+                            "%s must be a bandwidth such as 25Gbps, not %s",
+                            what, hs_yaml_kind(n));
     if (hs_parse_bandwidth(v, out) != 0)
         return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                        "%s: '%s' is not a positive bandwidth with a unit "
-                        "(bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, GiB/s...), "
-                        "e.g. 25Gbps or 12.5GB/s",
-                        what, v);
+                            "%s: '%s' is not a positive bandwidth with a unit "
+                            "(bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, GiB/s...), "
+                            "e.g. 25Gbps or 12.5GB/s",
+                            what, v);
     return HS_OK;
 }
 
@@ -315,14 +316,15 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
     *is_bytes = 1;
     if (v == NULL)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                        "%s must be a sample count (e.g. 9000) or a size "
-                        "(e.g. 1GB), not %s",
-                        what, hs_yaml_kind(n));
+                            "%s must be a sample count (e.g. 9000) or a size "
+                            "(e.g. 1GB), not %s",
+                            what, hs_yaml_kind(n));
     if (hs_parse_bytes(v, out) != 0)
-        return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                        "%s: '%s' is neither a sample count nor a size with "
-                        "a unit (e.g. 9000 or 1GB)",
-                        what, v);
+        return hs_yaml_fail(
+            c, n, HS_ERR_UNIT,
+            "%s: '%s' is neither a sample count nor a size with "
+            "a unit (e.g. 9000 or 1GB)",
+            what, v);
     if (*out == 0)
         return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s must be more than 0", what);
     return HS_OK;
