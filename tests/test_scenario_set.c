@@ -570,8 +570,8 @@ static void test_resolve_cost(void)
         "ring: interleave\n";
     hs_scenario_t *s = NULL;
     hs_error_t e;
-    double t0, dt, best = 1e9;
-    int i, ok = 1;
+    double t0, dt, best = 1e9, all[200], tmp;
+    int i, j, ok = 1;
 
     HS_ASSERT_I64_EQ(load(yaml, &s, &e), HS_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -581,15 +581,26 @@ static void test_resolve_cost(void)
         t0 = now_s();
         ok &= hs_scenario_resolve(s, &e) == HS_OK;
         dt = now_s() - t0;
+        all[i] = dt;
         if (dt < best)
             best = dt;
     }
+    for (i = 1; i < 200; i++) /* insertion sort, for the median */
+        for (j = i; j > 0 && all[j - 1] > all[j]; j--) {
+            tmp = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = tmp;
+        }
     CU_ASSERT_TRUE(ok);
     HS_ASSERT_I64_EQ(s->n_devices, 10000);
     printf("\n  resolve of 10,000 generated devices (interleave ring, type "
-           "rows): best %.1f us of 200\n",
-           best * 1e6);
-    CU_ASSERT_TRUE(best < 5e-3);
+           "rows): best %.1f us, median %.1f us of 200\n",
+           best * 1e6, all[100] * 1e6);
+#ifdef __SANITIZE_ADDRESS__
+    CU_ASSERT_TRUE(best < 20e-3); /* instrumented: a sanity bound only */
+#else
+    CU_ASSERT_TRUE(best < 1e-3);
+#endif
     hs_scenario_free(s);
 }
 
