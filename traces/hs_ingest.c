@@ -269,6 +269,11 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
     d->known = 1;
     mean = sum_means / (double)ranks;
     d->mean_ns = (int64_t)llround(mean);
+    /* The sd: two passes, squares summed around the pooled mean; not
+       hs_stats, whose running (Welford) sums round alike on every trace in
+       tests/data but can land an ulp below an exact half: samples
+       {c+1, c, c+1, c+1} ns with c = 1170709161 have an sd of exactly
+       0.5 ns, written 1ns here and 0ns by hs_stats_of_ns. */
     {
         double pm = 0;
         for (k = 0; k < n; k++)
