@@ -15,6 +15,13 @@
  * ProfilerStep windows, never with the number of events or the file size.
  * No DOM of the trace is ever built.
  *
+ * The layers (each its own file): hs_jscan (a plain or gzipped JSON file
+ * streamed into yajl), hs_kev (PyTorch trace events decoded from it),
+ * hs_kineto (the reader: its passes and step table, one per-rank record,
+ * hs_rank.h, per file), hs_sidecar (the harness's sidecar), hs_ingest.c
+ * (the aggregation over ranks) and hs_ingest_write.c (the profile YAML).
+ * Another trace format is another reader filling hs_rank_t.
+ *
  * Use: hs_ingest_new, hs_ingest_add_file for every rank, then
  * hs_ingest_profile for the averaged profile and/or hs_ingest_file for the
  * per-step table; hs_ingest_free.
