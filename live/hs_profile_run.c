@@ -685,6 +685,7 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
 {
     hs_ingest_opts_t io;
     hs_ingest_t *ing;
+    hs_profile_info_t info = {NULL, NULL};
     char path[PATH_MAX], side[PATH_MAX], fname[256];
     hs_err_t rc = HS_OK;
     size_t r;
@@ -726,8 +727,8 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
     }
     hs__file_name(s->types[t].name, fname, sizeof fname);
     snprintf(path, sizeof path, "%s/%s.profile.yaml", o->out_dir, fname);
-    if ((rc = hs_profile_write_yaml(&pt->profile, s->types[t].name, path,
-                                    err)) != HS_OK)
+    info.type = s->types[t].name;
+    if ((rc = hs_profile_write(&pt->profile, path, &info, err)) != HS_OK)
         goto out;
     pt->profile_path = strdup(path);
     if (pt->profile_path == NULL) {

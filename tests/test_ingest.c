@@ -667,7 +667,10 @@ static void test_comm_probe(void)
         /* written and read back */
         snprintf(path, sizeof path, "%s/comm.profile.yaml",
                  hs_test_tmpdir("ingest-comm"));
-        HS_ASSERT_I64_EQ(hs_profile_write_yaml(&p, "cpu", path, &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_profile_write(&p, path,
+                                          &(const hs_profile_info_t){"cpu",
+                                                                     NULL},
+                                          &err), HS_OK);
         HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
         HS_ASSERT_DBL_NEAR(q.comm_ns_per_byte, 4.0, 1e-12);
         hs_profile_clear(&q);
@@ -737,7 +740,8 @@ static void test_yaml_round_trip(void)
         hs_ingest_free(ing);
         return;
     }
-    rc = hs_profile_write_yaml(&p, "cpu-1.13", path, &err);
+    rc = hs_profile_write(&p, path, &(const hs_profile_info_t){"cpu-1.13", NULL},
+                          &err);
     HS_ASSERT_I64_EQ(rc, HS_OK);
     rc = hs_profile_load(path, &q, &err);
     if (rc != HS_OK)
@@ -780,7 +784,9 @@ static void test_yaml_round_trip(void)
         HS_ASSERT_I64_EQ(rc, HS_OK);
         snprintf(path, sizeof path, "%s/a100.yaml", dir);
         if (rc == HS_OK &&
-            hs_profile_write_yaml(&p, "A100", path, &err) == HS_OK &&
+            hs_profile_write(&p, path,
+                             &(const hs_profile_info_t){"A100", NULL},
+                             &err) == HS_OK &&
             hs_profile_load(path, &q, &err) == HS_OK) {
             CU_ASSERT_FALSE(q.t_dl.known);
             HS_ASSERT_I64_EQ(q.ar_bytes, 102228128);

@@ -17,6 +17,7 @@
 #include "hs_notes.h"
 #include "hs_rank.h"
 #include "hs_sidecar.h"
+#include "hs_stats.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -201,16 +202,6 @@ const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n)
     return (const char *const *)ing->notes.items;
 }
 
-const char *hs_ar_source_name(hs_ar_source_t s)
-{
-    switch (s) {
-    case HS_AR_PARAM_COMMS: return "param_comms";
-    case HS_AR_SHAPES: return "shapes";
-    case HS_AR_SIDECAR: return "sidecar";
-    default: return "given";
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* The profile                                                           */
 
@@ -223,7 +214,7 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
                          size_t *missing)
 {
     size_t i, j, n = 0, k = 0, ranks = 0;
-    double sum_means = 0, mean, sq = 0;
+    double sum_means = 0, mean;
 
     memset(d, 0, sizeof *d);
     *missing = 0;
@@ -269,21 +260,8 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
     d->known = 1;
     mean = sum_means / (double)ranks;
     d->mean_ns = (int64_t)llround(mean);
-    /* The sd: two passes, squares summed around the pooled mean; not
-       hs_stats, whose running (Welford) sums round alike on every trace in
-       tests/data but can land an ulp below an exact half: samples
-       {c+1, c, c+1, c+1} ns with c = 1170709161 have an sd of exactly
-       0.5 ns, written 1ns here and 0ns by hs_stats_of_ns. */
-    {
-        double pm = 0;
-        for (k = 0; k < n; k++)
-            pm += (double)d->samples_ns[k];
-        pm /= (double)n;
-        for (k = 0; k < n; k++)
-            sq += ((double)d->samples_ns[k] - pm) *
-                  ((double)d->samples_ns[k] - pm);
-    }
-    d->sd_ns = n > 1 ? (int64_t)llround(sqrt(sq / (double)(n - 1))) : 0;
+    /* the sd: squares around the pooled mean of every sample */
+    hs_stats_of_ns(d->samples_ns, n, NULL, &d->sd_ns);
     return HS_OK;
 }
 

@@ -141,16 +141,4 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
  */
 const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n);
 
-/* "given", "param_comms", "shapes" or "sidecar". */
-const char *hs_ar_source_name(hs_ar_source_t s);
-
-/*
- * Writes p as a standalone profile YAML file (the schema hs_profile_load
- * reads; `type` may be NULL) with libyaml's emitter, to a temporary file
- * in the same directory renamed over `path` on success: a failure leaves
- * no partial file and keeps an existing one.  HS_ERR_IO on failure.
- */
-hs_err_t hs_profile_write_yaml(const hs_profile_t *p, const char *type,
-                               const char *path, hs_error_t *err);
-
 #endif
