@@ -248,7 +248,7 @@ static int hs__abs(yaml_document_t *d, int id, const char *base)
     free(n->data.scalar.value);
     n->data.scalar.value = (yaml_char_t *)joined;
     n->data.scalar.length = strlen(joined);
-    n->data.scalar.style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    n->data.scalar.style = YAML_ANY_SCALAR_STYLE;
     return 1;
 }
 
@@ -316,15 +316,16 @@ hs_err_t hs_rewrite_yaml(const char *text, size_t len, const char *name,
         return hs_error_setf(err, HS_ERR_SCHEMA, "%s: the scenario is not a "
                              "map", name);
     }
+    /* the paths first: an edited value is written as the caller gave it */
+    if (abs_base != NULL && !hs__abs_paths(&doc, abs_base)) {
+        yaml_document_delete(&doc);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
     for (i = 0; i < n_edits; i++)
         if ((rc = hs__apply(&doc, name, &edits[i], err)) != HS_OK) {
             yaml_document_delete(&doc);
             return rc;
         }
-    if (abs_base != NULL && !hs__abs_paths(&doc, abs_base)) {
-        yaml_document_delete(&doc);
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    }
     if (!yaml_emitter_initialize(&em)) {
         yaml_document_delete(&doc);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

@@ -19,7 +19,8 @@
  * The file may be written elsewhere than the original, so relative file
  * paths (job.model.file, job.dataset.file, network.links_csv,
  * profiling.harness, and device_types[].profile where it is a path) are
- * made absolute against abs_base when it is given.
+ * made absolute against abs_base when it is given (before the edits: an
+ * edited value is written as given).
  */
 #ifndef HS_REWRITE_H
 #define HS_REWRITE_H
