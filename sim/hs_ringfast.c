@@ -31,6 +31,14 @@
  * blend; the functions are compiled for both and picked at load time).
  * At N = 10,000 two arrays of 80 KB stay in L2 across rounds.
  *
+ * Buckets (one stream): one ring per bucket, in order, as one sequence
+ * of B * R rounds with bucket b's chunk times; bucket b's round 0 also
+ * waits for its opening (the bucket ready, t1 + ready_b * c):
+ * E[j] = max(A[j], A[j-1], open_b[j]); done as patent (the backward may
+ * end after the rings).  The bucket layout (sizes scaled to M, borrowed
+ * by types that list none, ready times made non-decreasing) and its notes
+ * are hs_replay.c's, word for word.
+ *
  * Around the ring: the backward's end t3 (patent: the device is done when
  * both the ring and the backward are, max(RD, t3)), the optimizer, then
  * F' = max(done, F + t_dl), F the step's start.  Steps chain through F
@@ -67,6 +75,7 @@
 #include "hs_ringfast.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +117,104 @@ static int hs__comm(const hs_scenario_t *s)
     return 0;
 }
 
+/* Buckets mode: the first profile listing buckets (the reference), or
+   NULL when none does (the replay then runs overlap none).  *bad is set
+   when types list different numbers, or some type's buckets hold 0
+   bytes (the replay fails on both). */
+static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
+{
+    const hs_profile_t *ref = NULL;
+    size_t t, b;
+
+    *bad = 0;
+    for (t = 0; t < s->n_types && ref == NULL; t++)
+        if (s->types[t].profile.n_buckets > 0)
+            ref = &s->types[t].profile;
+    for (t = 0; ref != NULL && t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile;
+        const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
+        double sum = 0;
+        if (p->n_buckets != 0 && p->n_buckets != ref->n_buckets)
+            *bad = 1;
+        for (b = 0; b < src->n_buckets; b++)
+            sum += (double)src->buckets[b].bytes;
+        if (sum <= 0)
+            *bad = 1;
+    }
+    return ref;
+}
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
+        return;
+    va_start(ap, fmt);
+    r->notes[r->n_notes] = r->note_buf[r->n_notes];
+    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* The bucket layout exactly as hs_replay.c decides it (its notes in the
+   same words and order): per type and bucket, the ready time (unscaled)
+   and the bytes.  ref is hs__bucket_ref's, nb its bucket count. */
+static void hs__bucket_layout(const hs_scenario_t *s,
+                              const hs_profile_t *ref, size_t nb,
+                              double *ready, double *bytes,
+                              hs_replay_result_t *res)
+{
+    size_t t, b, ref_t = 0;
+
+    while (&s->types[ref_t].profile != ref)
+        ref_t++;
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile, *src = p;
+        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
+        double ratio = 1.0;
+        int fixed = 0;
+        if (p->n_buckets == 0) {
+            src = ref;
+            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
+                ratio = (double)p->t_bwd.mean_ns /
+                        (double)ref->t_bwd.mean_ns;
+            else if (p->t_fwd.known && ref->t_fwd.known &&
+                     ref->t_fwd.mean_ns > 0)
+                ratio = (double)p->t_fwd.mean_ns /
+                        (double)ref->t_fwd.mean_ns;
+            hs__note(res, "type '%s' lists no gradient buckets: it uses "
+                          "type '%s''s bucket sizes, ready times x %.4g "
+                          "(the ratio of their %s times)",
+                     s->types[t].name, s->types[ref_t].name, ratio,
+                     p->t_bwd.known && ref->t_bwd.known ? "backward"
+                                                         : "forward");
+        }
+        for (b = 0; b < nb; b++)
+            sum += (double)src->buckets[b].bytes;
+        if (src == p && fabs(sum - M) >= 0.5)
+            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
+                          "payload M = %.0f B; each scaled by M/sum",
+                     s->types[t].name, sum, M);
+        for (b = 0; b < nb; b++) {
+            double rd = (double)src->buckets[b].ready_ns * ratio;
+            if (rd < prev_ready) {
+                rd = prev_ready;
+                fixed = 1;
+            }
+            prev_ready = rd;
+            ready[t * nb + b] = rd;
+            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
+        }
+        if (fixed && src == p)
+            hs__note(res, "type '%s': bucket ready times made "
+                          "non-decreasing (buckets are all-reduced in order)",
+                     s->types[t].name);
+    }
+}
+
 int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
                          char *why, size_t why_len)
 {
@@ -119,9 +226,9 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
         no = "0 steps to replay";
     else if (o->stochastic)
         no = "stochastic mode draws per-step times in event order";
-    else if (o->overlap == HS_OVERLAP_BUCKETS)
-        no = "overlap buckets is not implemented in the fast path";
-    else if (o->overlap != HS_OVERLAP_PATENT && o->overlap != HS_OVERLAP_NONE)
+    else if (o->overlap != HS_OVERLAP_PATENT &&
+             o->overlap != HS_OVERLAP_NONE &&
+             o->overlap != HS_OVERLAP_BUCKETS)
         no = "unknown overlap mode";
     else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
         no = "unknown send mode";
@@ -129,6 +236,20 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
         no = "eager sends with the communication's own cost: a chunk may "
              "be processed before its receiver opens its ring, and the "
              "order of such equal-time events is the engine's";
+    if (no == NULL && o->overlap == HS_OVERLAP_BUCKETS) {
+        int bad;
+        const hs_profile_t *ref = hs__bucket_ref(s, &bad);
+        if (bad)
+            no = "the profiles' gradient buckets do not match (the replay "
+                 "reports that)";
+        else if (ref != NULL && ref->n_buckets > 1 && o->streams > 1)
+            no = "overlap buckets on several streams: the streams share "
+                 "each link chunk by chunk, first come, first served";
+        else if (ref != NULL && hs__comm(s))
+            no = "overlap buckets with the communication's own cost: "
+                 "processing moves the buckets' ready times, and the order "
+                 "of such equal-time events is the engine's";
+    }
     if (no == NULL)
         return 1;
     if (why != NULL && why_len > 0)
@@ -140,6 +261,7 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
    computes it (k < 0: no stragglers). */
 typedef struct hs__comp_s {
     int64_t dl, fwd, b1, rest, opt;
+    double c;              /* compute scale (bucket ready times) */
 } hs__comp_t;
 
 static void hs__compute(const hs_scenario_t *s, uint32_t x, int64_t k,
@@ -160,6 +282,7 @@ static void hs__compute(const hs_scenario_t *s, uint32_t x, int64_t k,
             extra += st->extra_ns;
         }
     }
+    out->c = c;
     out->dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
     fwd_b = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
     b1_b = p->t_b1.known ? p->t_b1.mean_ns : 0;
@@ -229,12 +352,20 @@ HS__VEC static void hs__rdv2(int64_t *restrict out, int64_t *restrict tmp,
 typedef struct hs__fast_s {
     size_t n;
     int64_t rounds;
-    int rdv, patent, comm;
+    int rdv, patent, comm; /* patent: also buckets (the ring may beat
+                              the backward) */
     int64_t *buf;       /* one block for every array below */
     int64_t *a, *b;     /* arrivals, padded (round ping-pong) */
     int64_t *e;         /* comm: entries; else scratch; padded */
     int64_t *v;         /* comm: chunk into j usable at */
     int64_t *d, *w;     /* transfer, processing per chunk */
+    int buckets;        /* overlap buckets in effect */
+    uint32_t nb;        /* rings per step: buckets, else 1 */
+    uint32_t *type;     /* [j] the type of the device at position j */
+    int64_t *db;        /* [b * n + j] chunk transfer of bucket b (d when
+                           nb == 1) */
+    int64_t *ob;        /* [b * n + j] bucket b opens (buckets) */
+    double *ready;      /* [type * nb + b] bucket ready, unscaled ns */
     int64_t *f;         /* start of the current step */
     int64_t *o, *t3;    /* ring opening, planned end of the backward */
     int64_t *debt, *pf; /* comm: compute suspended; processing free */
@@ -276,43 +407,69 @@ static void hs__ring_comm(hs__fast_t *m, int64_t *rd)
     m->n_events += nproc;
 }
 
-/* One step's ring without it.  Leaves the ring-done time in rd[]. */
-static void hs__ring(hs__fast_t *m, int64_t *rd)
+/* One ring without it (R >= 1 rounds) from the round-0 entries e0 with
+   chunk times d; leaves the last round's arrivals in m->a (wrapped). */
+static void hs__ring(hs__fast_t *m, const int64_t *e0, const int64_t *d)
 {
     size_t n = m->n, j;
     int64_t r = 0, *a = m->a, *b = m->b, *t;
 
-    if (m->rounds == 0) {
-        memcpy(rd, m->o, n * sizeof *rd);
-        return;
-    }
     if (m->rdv) {
-        memcpy(b, m->o, n * sizeof *b);
+        memcpy(b, e0, n * sizeof *b);
         hs__wrap(b, n);
-        hs__rdv0(a, b, m->d, n);
+        hs__rdv0(a, b, d, n);
     } else {
         for (j = 0; j < n; j++)
-            a[j] = m->o[j] + m->d[j];
+            a[j] = e0[j] + d[j];
     }
     for (r = 1; r < m->rounds; r++) {
         hs__wrap(a, n);
         if (m->rdv && r + 1 < m->rounds) {
-            hs__rdv2(b, m->e, a, m->d, n);
+            hs__rdv2(b, m->e, a, d, n);
             r++;
         } else if (m->rdv) {
-            hs__rdv(b, a, m->d, n);
+            hs__rdv(b, a, d, n);
         } else {
-            hs__eager(b, a, m->d, n);
+            hs__eager(b, a, d, n);
         }
         t = a;
         a = b;
         b = t;
     }
     hs__wrap(a, n);
-    for (j = 0; j < n; j++)
-        rd[j] = hs__max(a[j], a[j - 1]);
     m->a = a;
     m->b = b;
+}
+
+/* One step's rings without the communication's cost: one ring (patent,
+   none), or one per bucket in order, bucket b's round 0 also waiting for
+   its opening.  Leaves the ring-done time in rd[]. */
+static void hs__rings(hs__fast_t *m, int64_t *rd)
+{
+    size_t n = m->n, j;
+    uint32_t bk;
+    int64_t *a;
+
+    if (m->rounds == 0) {
+        /* one device: its ring is done when the last ring opens */
+        memcpy(rd, m->buckets ? m->ob + (size_t)(m->nb - 1) * n : m->o,
+               n * sizeof *rd);
+        return;
+    }
+    for (bk = 0; bk < m->nb; bk++) {
+        const int64_t *open = m->buckets ? m->ob + (size_t)bk * n : m->o;
+        if (bk == 0) {
+            hs__ring(m, open, m->db);
+            continue;
+        }
+        a = m->a;
+        for (j = 0; j < n; j++)
+            rd[j] = hs__max(hs__max(a[j], a[j - 1]), open[j]);
+        hs__ring(m, rd, m->db + (size_t)bk * n);
+    }
+    a = m->a;
+    for (j = 0; j < n; j++)
+        rd[j] = hs__max(a[j], a[j - 1]);
 }
 
 static int hs__cmp_i64(const void *a, const void *b)
@@ -429,10 +586,29 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
         if (s->stragglers[i].device < n)
             touched[s->devices[s->stragglers[i].device].ring_pos] = 0;
     for (j = 0; j < n; j++) {
-        int64_t t2 = m->f[j] + comp[j].fwd + comp[j].b1;
-        m->t3[j] = t2 + comp[j].rest;
-        m->o[j] = m->patent ? t2 : m->t3[j];
+        int64_t t1 = m->f[j] + comp[j].fwd, t2 = t1 + comp[j].b1;
+        int64_t t3 = t2 + comp[j].rest;
+        uint32_t b;
+        for (b = 0; m->buckets && b < m->nb; b++) {
+            int64_t at = t1 + llround(m->ready[(size_t)m->type[j] * m->nb +
+                                               b] * comp[j].c);
+            if (at > t3)
+                t3 = at;
+            m->ob[(size_t)b * n + j] = at;
+        }
+        m->t3[j] = t3;
+        m->o[j] = m->patent ? t2 : t3;
     }
+}
+
+static void hs__fast_free(hs__fast_t *m)
+{
+    free(m->buf);
+    free(m->type);
+    if (m->db != m->d)
+        free(m->db);
+    free(m->ob);
+    free(m->ready);
 }
 
 hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
@@ -448,7 +624,9 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
     hs_err_t rc;
     size_t n, j, nt;
     uint32_t k, steps;
-    double *payload = NULL;
+    double *payload = NULL, *bbytes = NULL;
+    const hs_profile_t *ref = NULL;
+    int bad;
 
     *out = NULL;
     memset(&m, 0, sizeof m);
@@ -504,13 +682,48 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
         res->cluster_step_ns == NULL)
         goto nomem;
 
+    /* the rings of a step: buckets mode as hs_replay.c decides it */
+    m.nb = 1;
+    if (o->overlap == HS_OVERLAP_BUCKETS) {
+        ref = hs__bucket_ref(s, &bad);
+        if (ref == NULL) {
+            hs__note(res, "overlap buckets: no profile lists gradient "
+                          "buckets; one ring after the whole backward "
+                          "(as overlap none)");
+        } else {
+            m.buckets = 1;
+            m.patent = 1; /* as patent: the ring may beat the backward */
+            m.nb = (uint32_t)ref->n_buckets;
+        }
+    }
+    m.type = calloc(n, sizeof *m.type);
+    if (m.type == NULL)
+        goto nomem;
+    m.db = m.d;
+    if (m.buckets) {
+        m.db = calloc((size_t)m.nb * n, sizeof *m.db);
+        m.ob = calloc((size_t)m.nb * n, sizeof *m.ob);
+        m.ready = calloc(nt * m.nb, sizeof *m.ready);
+        bbytes = calloc(nt * m.nb, sizeof *bbytes);
+        if (m.db == NULL || m.ob == NULL || m.ready == NULL ||
+            bbytes == NULL)
+            goto nomem;
+        hs__bucket_layout(s, ref, m.nb, m.ready, bbytes, res);
+    }
+
     for (j = 0; j < s->n_types; j++)
         payload[j] = hs_profile_payload_bytes(&s->types[j].profile);
     for (j = 0; j < n; j++) {
-        uint32_t x = s->ring[j], t = s->devices[x].type;
+        uint32_t x = s->ring[j], t = s->devices[x].type, b;
         const hs_profile_t *p = &s->types[t].profile;
+        m.type[j] = t;
         m.d[j] = s->ring_lat_ns[j] +
                  hs_xfer_ns(payload[t] / (double)n, s->ring_bw_bytes_per_s[j]);
+        for (b = 0; m.buckets && b < m.nb; b++)
+            m.db[(size_t)b * n + j] =
+                s->ring_lat_ns[j] +
+                hs_xfer_ns(bbytes[(size_t)t * m.nb + b] / (double)n,
+                           s->ring_bw_bytes_per_s[j]);
         m.w[j] = m.comm ? llround(p->comm_ns_per_byte * payload[t] /
                                   (double)n) : 0;
         hs__compute(s, x, -1, &base[j]);
@@ -529,14 +742,16 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
             memset(m.debt, 0, n * sizeof *m.debt);
             hs__ring_comm(&m, rd);
         } else {
-            hs__ring(&m, rd);
+            hs__rings(&m, rd);
         }
-        m.n_events += (uint64_t)n * (uint64_t)m.rounds; /* ARRIVE */
+        /* ARRIVE */
+        m.n_events += (uint64_t)n * (uint64_t)m.rounds * m.nb;
         for (j = 0; j < n; j++) {
             int64_t tb = rd[j], dd, fn, bwd = m.t3[j] + m.debt[j];
-            /* patent: RING_OPEN, and BWD_DONE when the ring beats the
-               backward; none: the BWD_DONE that opens the ring */
-            m.n_events += 1;
+            /* patent: RING_OPEN (buckets: one per bucket), and BWD_DONE
+               when the ring beats the backward; none: the BWD_DONE that
+               opens the ring */
+            m.n_events += m.buckets ? m.nb : 1;
             if (m.patent && tb < bwd) {
                 tb = bwd;
                 m.n_events++;
@@ -568,15 +783,18 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
     res->send = o->send;
     res->stochastic = 0;
     res->seed = s->seed;
-    res->n_buckets = 1;
+    res->n_buckets = m.nb;
     res->streams = 1;
     res->n_events = m.n_events;
     res->end_ns = cl_end[steps - 1];
     res->queue_high_water = 0;
     res->state_bytes = (3 * (n + 2) + 10 * n) * sizeof(int64_t) +
                        n * (2 * sizeof(hs__comp_t) + 1) +
-                       steps * sizeof(int64_t);
-    free(m.buf);
+                       steps * sizeof(int64_t) + n * sizeof(uint32_t) +
+                       (m.buckets ? 2 * (size_t)m.nb * n * sizeof(int64_t) +
+                                        nt * m.nb * sizeof(double) : 0);
+    hs__fast_free(&m);
+    free(bbytes);
     free(base);
     free(comp);
     free(touched);
@@ -589,7 +807,8 @@ nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
                                           "replay of %zu devices", n);
 fail:
-    free(m.buf);
+    hs__fast_free(&m);
+    free(bbytes);
     free(base);
     free(comp);
     free(touched);

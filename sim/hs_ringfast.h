@@ -27,7 +27,7 @@ typedef struct hs_ringfast_opts_s {
     hs_send_t send;
     uint32_t steps;        /* steps to replay, >= 1 */
     int stochastic;        /* 1: draws per step (not supported) */
-    uint32_t streams;      /* buckets mode's streams (buckets unsupported) */
+    uint32_t streams;      /* buckets mode's streams (1 supported) */
     int stragglers;        /* 1: apply s->stragglers, 0: ignore them */
 } hs_ringfast_opts_t;
 
@@ -38,13 +38,16 @@ void hs_ringfast_opts_from(const hs_scenario_t *s, hs_ringfast_opts_t *o);
  * 1 when hs_ringfast_run replays s under *o exactly (as hs_replay_run
  * would with the same settings), else 0 with the reason in why (a
  * sentence, truncated to why_len; why may be NULL).  Supported:
- * deterministic runs, overlap patent or none, send rendezvous or eager,
- * stragglers, compute scales, extra compute, t_dl-bound steps, the
- * optimizer, and the communication's own cost (comm_ns_per_byte) under
- * rendezvous.  Not: stochastic runs, overlap buckets, comm_ns_per_byte
- * under eager (there a chunk may be processed before its receiver opens
- * its ring, and the engine settles the order of such equal-time events by
- * sequence number).
+ * deterministic runs, overlap patent, none, and buckets on one stream
+ * (o->streams 1, or one bucket), send rendezvous or eager, stragglers,
+ * compute scales, extra compute, t_dl-bound steps, the optimizer, and the
+ * communication's own cost (comm_ns_per_byte) under rendezvous with
+ * patent or none.  Not: stochastic runs; buckets on several streams (they
+ * share each link first come, first served); the communication's cost
+ * under eager or with buckets (there processing can move a compute
+ * milestone at the very time another event fires, and the engine orders
+ * such equal-time events by sequence number); profiles whose buckets do
+ * not match (the replay reports those).
  */
 int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
                          char *why, size_t why_len);
