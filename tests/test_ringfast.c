@@ -396,6 +396,29 @@ static void test_bigger_ring(void)
     hs_scenario_free(s);
 }
 
+/* The smallest ring (scenarios need 2 devices), two buckets. */
+static void test_two_devices(void)
+{
+    const char *y =
+        "name: two\njob: {model: x, dataset: {samples: 1000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - {name: a, count: 2, batch: 32, profile: {subsystem_size: 2,"
+        " t_dl: 3ms, t_fwd: 7ms, t_b1: 311us, t_bwd: 13ms, t_opt: 1ms,"
+        " allreduce_bytes: 97MB, buckets: [{bytes: 40MB, ready: 2ms},"
+        " {bytes: 57MB, ready: 20ms}]}}\n"
+        "network: {default_bandwidth: 25Gbps, latency: 7us}\n"
+        "simulate: {steps: 3, streams: 1}\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    int before = n_compared;
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(y, strlen(y), "two", NULL,
+                                                &s, &err), HS_OK);
+    compare_modes(s, "two devices");
+    CU_ASSERT_EQUAL(n_compared - before, 6);
+    hs_scenario_free(s);
+}
+
 static void test_declines(void)
 {
     hs_scenario_t *s = NULL;
@@ -441,6 +464,7 @@ static int register_tests(void)
         CU_add_test(s, "random rings with comm cost", test_random_comm) ==
             NULL ||
         CU_add_test(s, "a bigger ring", test_bigger_ring) == NULL ||
+        CU_add_test(s, "two devices", test_two_devices) == NULL ||
         CU_add_test(s, "what it declines", test_declines) == NULL)
         return -1;
     return 0;
