@@ -60,14 +60,20 @@
  * events at the same time comes first (j's ring opening, its step's start,
  * the sender's send) changes the result; the engine decides that by its
  * sequence numbers, which only a replay of the queue reproduces, so the
- * fast path declines eager with a communication cost.
+ * fast path declines eager with a communication cost.  (It could instead
+ * run and give up when a chunk's send starts at or before its receiver's
+ * opening, S[j-1] <= O[j]: with overlap none only S < O matters, but with
+ * patent a homogeneous ring ties there at round 0 every step.)  Buckets
+ * with a cost are declined for the same reason: processing moves the
+ * buckets' openings, which are events the sends race with.
  *
  * Events.  hs_ringfast_run also counts the events the engine would have
  * dispatched (n_events): per device one initial DL_DONE; per step N *
- * 2(N-1) ARRIVE, a PROC_DONE per chunk whose processing outlasts its
- * arrival, and per device RING_OPEN (patent) or BWD_DONE (none), a
- * BWD_DONE when the ring beats the backward (patent), OPT_DONE when t_opt
- * > 0 and DL_DONE when the batch is loaded after the device is done.  The
+ * 2(N-1) ARRIVE per ring, a PROC_DONE per chunk whose processing outlasts
+ * its arrival, and per device RING_OPEN (patent; buckets: one per bucket)
+ * or BWD_DONE (none), a BWD_DONE when the rings beat the backward
+ * (patent, buckets), OPT_DONE when t_opt > 0 and DL_DONE when the batch
+ * is loaded after the device is done.  The
  * last event is the latest end of the last step (end_ns).  tests/
  * test_ringfast.c checks every figure and these counts against
  * hs_replay_run on shipped scenarios and random rings.
