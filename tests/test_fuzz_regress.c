@@ -31,8 +31,8 @@
 #define CHILD_NO_FILE 100
 
 /* Runs target t on the file at path in a child (which prints the error
-   message); returns the child's wait status. */
-static int replay(const hs_fuzz_target_t *t, const char *path)
+   message when verbose); returns the child's wait status. */
+static int replay(const hs_fuzz_target_t *t, const char *path, int verbose)
 {
     pid_t pid;
     int status = 0;
@@ -58,7 +58,7 @@ static int replay(const hs_fuzz_target_t *t, const char *path)
             _exit(CHILD_NO_FILE);
         fclose(f);
         rc = t->run((const uint8_t *)buf, (size_t)len, &err);
-        if (rc != HS_OK)
+        if (rc != HS_OK && verbose)
             printf("    %s: %s: %s\n", t->name, hs_err_name(rc), err.msg);
         free(buf);
         fflush(stdout);
@@ -88,7 +88,7 @@ static int replay_dir(const hs_fuzz_target_t *t, const char *dir,
         if (e->d_name[0] == '.' || strcmp(e->d_name, "README") == 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        st = replay(t, path);
+        st = replay(t, path, must_fail);
         n++;
         if (!WIFEXITED(st)) {
             fprintf(stderr, "\n%s: target %s: killed by signal %d\n", path,
