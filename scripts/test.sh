@@ -7,7 +7,8 @@
 #    other tests cover, under PyTorch, for minutes);
 #  - scripts/memcheck.sh: valgrind memcheck over the CLI's main commands on
 #    every shipped scenario with profiles.
-# Arguments go to both ctest runs (e.g. -R NAME, -E NAME).  Every stage
+# Arguments go to both ctest runs (e.g. -R NAME, -E NAME; in the sanitizer
+# pass a -E is joined to ASAN_SKIP).  Every stage
 # runs even when an earlier one failed; the exit status is non-zero when
 # any failed, and the last lines say which (one "test.sh:" line per stage).
 # HETSIM_TEST_QUICK=1 runs only the plain suite.
@@ -39,11 +40,20 @@ if [ "${HETSIM_TEST_QUICK:-0}" != 1 ]; then
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DHETSIM_SANITIZE=ON >/dev/null &&
         cmake --build build-asan -j"$(nproc)" >/dev/null || rc=$?
+    # one -E for ctest (the last one wins): the caller's, joined to ours
+    skip=$ASAN_SKIP
+    asan_args=()
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            -E|--exclude-regex) skip="$2|$skip"; shift 2 || break ;;
+            *) asan_args+=("$1"); shift ;;
+        esac
+    done
     if [ "$rc" -eq 0 ]; then
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
             ctest --test-dir build-asan --output-on-failure --timeout 900 \
-            -E "$ASAN_SKIP" "$@" || rc=$?
+            ${asan_args[@]+"${asan_args[@]}"} -E "$skip" || rc=$?
     fi
     stage "sanitizers (build-asan/, without $ASAN_SKIP)" $rc \
         $(( $(date +%s) - t ))

@@ -16,7 +16,9 @@
  *    4-rank run, about 1 minute on 2 cores): the measured step and every
  *    prediction are positive and finite, the measured ring bandwidths are
  *    within 15% of the tbf rates, the replay's error (patent and buckets
- *    modes) is below a generous 50%, and nothing of the testbed is left.
+ *    modes) and the closed form's are within bands measured from this
+ *    case's own spread (see test_accuracy_smoke), and nothing of the
+ *    testbed is left.
  * Root, cgroup v1 or v2 with the cpu controller (the test and the testbed
  * print which one they used), iproute2, iperf3 and python3-torch are
  * needed; where the machine lacks one, the script says so (exit 77,
@@ -347,7 +349,16 @@ static void test_accuracy_smoke(void)
         const char *ep[] = {"err", "patent", NULL};
         const char *eb2[] = {"err", "buckets", NULL};
         const char *ec[] = {"err", "closed", NULL};
+        const char *cgp[] = {"cgroup", NULL};
+        yajl_val cg = yajl_tree_get(res, cgp, yajl_t_string);
+        const char *cgs = cg != NULL ? YAJL_GET_STRING(cg) : NULL;
         double m = num(res, pm);
+
+        /* the results say which cgroup version set the quotas */
+        if (cgs == NULL)
+            cgs = "(missing)";
+        printf("  cgroup %s\n", cgs);
+        CU_ASSERT(strcmp(cgs, "v1") == 0 || strcmp(cgs, "v2") == 0);
 
         printf("  measured %.1f ms; closed %.1f ms (%+.1f%%); replay patent "
                "%.1f ms (%+.1f%%), buckets %.1f ms (%+.1f%%), none %.1f ms\n",
@@ -359,9 +370,35 @@ static void test_accuracy_smoke(void)
         CU_ASSERT(isfinite(num(res, pp)) && num(res, pp) > 0);
         CU_ASSERT(isfinite(num(res, pb)) && num(res, pb) > 0);
         CU_ASSERT(isfinite(num(res, pn)) && num(res, pn) > 0);
-        CU_ASSERT(isfinite(num(res, ec)));
-        CU_ASSERT(isfinite(num(res, ep)) && fabs(num(res, ep)) < 0.5);
-        CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.5);
+        /* The tolerances come from the spread of this very case: 8 runs
+         * of `bench/accuracy --smoke` (each a fresh testbed, profile,
+         * measure-bw and full 4-rank run) on the CI machine, a 2-core VM
+         * shared with other builds and tests (load average 7..16), on
+         * 2026-12-01.  Error = (predicted - measured) / measured:
+         *
+         *   run       1      2      3      4      5      6      7      8
+         *   closed -.354  -.314  -.331  -.326  -.348  -.394  -.378  -.356
+         *   patent -.168  -.113  -.156  -.156  -.152  -.240  -.218  -.205
+         *   buckets +.033 +.030  -.023  -.026  +.183  -.109  -.052  -.040
+         *   measured step 402.9..466.6 ms (mean 430.1, sd 22.6)
+         *
+         *   closed  mean -0.350, sd 0.027 -> [mean - 3 sd, mean + 3 sd]
+         *           = [-0.431, -0.269]: accepted [-0.44, -0.26]
+         *   patent  mean -0.176, sd 0.042 -> [-0.302, -0.050]: accepted
+         *           [-0.32, -0.05] (it under-predicted this case in
+         *           every run, so an over-prediction is a regression too)
+         *   buckets mean -0.000, sd 0.087 -> [-0.26, +0.26], worst seen
+         *           +0.183: accepted |err| < 0.30
+         *
+         * So a change that moves a predictor by more than about 3 standard
+         * deviations of the machine's own noise (roughly 8% for the closed
+         * form, 13% for patent, 26% for buckets) fails here; the former
+         * bound, |err| < 50%, let every one of them drift by 30% or more. */
+        CU_ASSERT(isfinite(num(res, ec)) && num(res, ec) > -0.44 &&
+                  num(res, ec) < -0.26);
+        CU_ASSERT(isfinite(num(res, ep)) && num(res, ep) > -0.32 &&
+                  num(res, ep) < -0.05);
+        CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.30);
     }
     /* measure-bw found the tbf rates: the smoke ring is f0 (300 Mbit/s)
        -> s0 -> f1 -> s1 -> f0, the others at 1 Gbit/s */
