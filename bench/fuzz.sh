@@ -41,11 +41,15 @@ for t in $targets; do
     corpus="$B/corpus/$t"
     out="$B/findings/$t"
     log="$B/fuzz-$t.log"
-    mkdir -p "$corpus" "$out"
+    # the targets' temporary files (libFuzzer may end without exit
+    # handlers): a folder of ours, emptied after the run
+    tmpd="$B/tmp/$t"
+    mkdir -p "$corpus" "$out" "$tmpd"
     # -rss_limit_mb: ASan's shadow plus the library; -timeout: one input
     # taking over 10 s is a finding (a hang), not a slow machine
     set +e
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    TMPDIR="$tmpd" ASAN_OPTIONS=detect_leaks=1 \
+        UBSAN_OPTIONS=print_stacktrace=1 \
         "$B/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 \
         -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/" "$corpus" "fuzz/corpus/$t" \
@@ -53,6 +57,7 @@ for t in $targets; do
         >"$log" 2>&1
     rc=$?
     set -e
+    rm -rf "$tmpd"
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)

@@ -62,6 +62,7 @@ static int replay(const hs_fuzz_target_t *t, const char *path, int verbose)
             printf("    %s: %s: %s\n", t->name, hs_err_name(rc), err.msg);
         free(buf);
         fflush(stdout);
+        hs__fuzz_rmdir(); /* _exit skips the atexit handler */
         _exit((int)rc);
     }
     while (waitpid(pid, &status, 0) < 0)
