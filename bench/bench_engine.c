@@ -80,7 +80,7 @@ static int run_replay(unsigned n)
     }
     t0 = now_s();
     c0 = cpu_s();
-    if (hs_replay_run(s, NULL, 0, &r, &err) != HS_OK) {
+    if (hs_replay_run(s, NULL, NULL, 0, &r, &err) != HS_OK) {
         fprintf(stderr, "bench: %s\n", err.msg);
         hs_scenario_free(s);
         return 1;

@@ -65,12 +65,15 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_i64(g, "n_devices", (int64_t)r->n_devices);
     hs_cli_kv_i64(g, "steps", r->steps);
     hs_cli_kv_str(g, "overlap", hs_overlap_name(r->overlap));
+    hs_cli_kv_str(g, "overlap_asked", hs_overlap_name(r->overlap_asked));
+    hs_cli_kv_str(g, "collective", r->collective);
     hs_cli_kv_str(g, "send", hs_send_name(r->send));
     hs_cli_js(g, "stochastic");
     yajl_gen_bool(g, r->stochastic);
     hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
     hs_cli_kv_i64(g, "n_buckets", r->n_buckets);
     hs_cli_kv_i64(g, "streams", r->streams);
+    hs_cli_kv_i64(g, "streams_asked", r->streams_asked);
     hs_cli_kv_i64(g, "step_ns", r->step_ns);
     hs_cli_kv_i64(g, "first_step_ns", r->first_step_ns);
     hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
@@ -153,6 +156,8 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->n_devices, r->steps, hs_overlap_name(r->overlap),
            hs_send_name(r->send),
            r->stochastic ? "stochastic" : "deterministic");
+    if (r->overlap != r->overlap_asked)
+        printf(" (overlap %s asked)", hs_overlap_name(r->overlap_asked));
     if (r->stochastic)
         printf(" (seed %" PRIu64 ")", r->seed);
     if (r->n_buckets > 1)
@@ -236,6 +241,7 @@ int hs_cli_simulate(int argc, char **argv)
     const char *path = NULL, *h5_path = NULL, *chrome_path = NULL;
     int json = 0, per_device = 0, i, rc;
     hs_cli_replay_opts_t ro;
+    hs_replay_opts_t opts;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_h5_writer_t *h5 = NULL;
@@ -279,21 +285,22 @@ int hs_cli_simulate(int argc, char **argv)
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     /* options override the scenario's simulate: section */
-    hs_cli_replay_apply(&ro, s);
+    hs_cli_replay_apply(&ro, s, &opts);
     if (h5_path != NULL) {
-        rc = hs_h5_writer_open(h5_path, s, &h5, &sinks[n_sinks], &err);
+        rc = hs_h5_writer_open_opts(h5_path, s, &opts, &h5, &sinks[n_sinks],
+                                    &err);
         if (rc != HS_OK)
             goto fail;
         n_sinks++;
     }
     if (chrome_path != NULL) {
-        rc = hs_chrome_writer_open(chrome_path, s, &ch, &sinks[n_sinks],
-                                   &err);
+        rc = hs_chrome_writer_open_opts(chrome_path, s, &opts, &ch,
+                                        &sinks[n_sinks], &err);
         if (rc != HS_OK)
             goto fail;
         n_sinks++;
     }
-    rc = hs_replay_run(s, sinks, n_sinks, &r, &err);
+    rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
     if (rc != HS_OK)
         goto fail;
     if (h5 != NULL) {

@@ -67,6 +67,7 @@ int hs_cli_validate(int argc, char **argv)
     int json = 0, source = 0, have_tol = 0, ok = 1, i, rc;
     double tol = 0;
     hs_cli_replay_opts_t ro;
+    hs_replay_opts_t opts;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_error_t err;
@@ -123,8 +124,8 @@ int hs_cli_validate(int argc, char **argv)
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
-    hs_cli_replay_apply(&ro, s);
-    rc = hs_replay_run(s, NULL, 0, &r, &err);
+    hs_cli_replay_apply(&ro, s, &opts);
+    rc = hs_replay_run(s, &opts, NULL, 0, &r, &err);
     if (rc != HS_OK) {
         hs_scenario_free(s);
         return hs_cli_fail(&err);
@@ -152,6 +153,8 @@ int hs_cli_validate(int argc, char **argv)
         hs_cli_js(g, source ? "source" : "extended");
         hs_cli_js(g, "overlap");
         hs_cli_js(g, hs_overlap_name(r->overlap));
+        hs_cli_js(g, "overlap_asked");
+        hs_cli_js(g, hs_overlap_name(r->overlap_asked));
         hs_cli_js(g, "send");
         hs_cli_js(g, hs_send_name(r->send));
         hs_cli_js(g, "steps");

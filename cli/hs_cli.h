@@ -13,6 +13,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "hs_error.h"
+#include "hs_replay.h"
 #include "hs_scenario.h"
 
 int hs_cli_predict(int argc, char **argv);
@@ -74,7 +75,9 @@ void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);
 int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
                       hs_cli_replay_opts_t *o);
 
-/* Writes the options given into s. */
-void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s);
+/* Fills *out with s's simulate: section, then the options given over it;
+   s is not changed (out->stragglers points into it). */
+void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
+                         const hs_scenario_t *s, hs_replay_opts_t *out);
 
 #endif

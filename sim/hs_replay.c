@@ -2,7 +2,9 @@
  * hs_replay.c -- the training model on the event engine.
  *
  * What is replayed.  N devices in a ring (scenario order), S steps each
- * (s->sim_steps).  Per device and step k, with F_k the start of step k:
+ * (o->steps; o is the hs_replay_opts_t, the scenario's simulate: section
+ * unless the caller gave others; the scenario itself is only read).  Per
+ * device and step k, with F_k the start of step k:
  *
  *   CPU:     data loading of batch k+1 runs [F_k, F_k + t_dl], in parallel
  *            with everything below (batch 0 is loaded from time 0 before
@@ -27,14 +29,14 @@
  * before its first backward op).  t_dl is not scaled.
  * M_i is the payload of i's type, D n / (2(n-1)).
  *
- * Overlap (s->overlap): when the ring opens on a device.
+ * Overlap (o->overlap): when the ring opens on a device.
  *   patent   after the first backward op; one ring carries M (the source's
  *            assumption, figures 3-4); the rest of the backward runs beside
  *            it on the device;
  *   none     after the whole backward; one ring of M;
  *   buckets  one ring per gradient bucket of the profile, in bucket order:
  *            bucket b opens at backward start + ready_b * c.  The rings run
- *            on K = s->streams streams (at most B): bucket b on stream
+ *            on K = o->streams streams (at most B): bucket b on stream
  *            b % K, whose rings run one after the other, so b's round 0
  *            also waits for bucket b-K's ring to be done on that device
  *            (all sent and received).  K = 1 is one communication stream,
@@ -54,7 +56,7 @@
  *            any, buckets mode replays one ring after the whole backward
  *            (as none) and says so in a note.
  *
- * Send semantics (s->send): who must be ready for a chunk to move.
+ * Send semantics (o->send): who must be ready for a chunk to move.
  *   eager       a chunk leaves as soon as the sender is in that round (own
  *               previous send done, previous chunk held).  The receiver
  *               need not have reached it (even if it is still in an earlier
@@ -102,8 +104,8 @@
  * Round g may be entered when send_cnt == g, g < g_open and recv_cnt >= g;
  * its chunk leaves when entered and (eager, or the receiver's enter_g >= g).
  * A device's ring is done for step k when it has opened all B buckets and,
- * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager, recv_cnt may run
- * past g_end (chunks of the next step buffered).
+ * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager,
+ * recv_cnt may run past g_end (chunks of the next step buffered).
  *
  * Events.  One event per chunk (ARRIVE: the sender's send is done and the
  * receiver holds the chunk; both may then move on; with a communication
@@ -132,8 +134,8 @@
  * A DATA_LOAD interval carries the step whose batch it loads (k+1 while
  * step k runs).
  *
- * Stochastic mode (s->stochastic): per device and step, t_dl, t_fwd, t_b1,
- * t_bwd and t_opt are drawn with GSL's mt19937 seeded with s->seed: one of
+ * Stochastic mode (o->stochastic): per device and step, t_dl, t_fwd, t_b1,
+ * t_bwd and t_opt are drawn with GSL's mt19937 seeded with o->seed: one of
  * the measured samples uniformly when the profile has samples, else a
  * normal(mean, sd) truncated at 0 (redrawn while negative, up to 64 times,
  * then 0).  Link times stay fixed; bucket ready times keep their means.
@@ -222,6 +224,7 @@ typedef struct hs__dev_s {
 
 typedef struct hs__model_s {
     const hs_scenario_t *s;
+    const hs_replay_opts_t *o;
     uint32_t n;             /* devices */
     int64_t rounds;         /* R = 2(N-1) */
     uint32_t nb;            /* rings per step (B) */
@@ -386,8 +389,8 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     size_t i;
     uint32_t st;
 
-    for (i = 0; i < s->n_stragglers; i++) {
-        const hs_straggler_t *st = &s->stragglers[i];
+    for (i = 0; i < m->o->n_stragglers; i++) {
+        const hs_straggler_t *st = &m->o->stragglers[i];
         if (st->device == x && (int64_t)st->first_step <= k &&
             k <= (int64_t)st->last_step) {
             c *= st->factor;
@@ -800,8 +803,8 @@ static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
     double *bytes = NULL;
 
     *bytes_out = NULL;
-    m->overlap = s->overlap;
-    if (s->overlap == HS_OVERLAP_BUCKETS) {
+    m->overlap = m->o->overlap;
+    if (m->o->overlap == HS_OVERLAP_BUCKETS) {
         for (t = 0; t < s->n_types && ref == NULL; t++) {
             if (s->types[t].profile.n_buckets > 0) {
                 ref = &s->types[t].profile;
@@ -1014,14 +1017,30 @@ static hs_err_t hs__figures(hs__model_t *m, const hs_prediction_t *pred,
     return HS_OK;
 }
 
-hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
-                       size_t n_sinks, hs_replay_result_t **out,
-                       hs_error_t *err)
+void hs_replay_opts_from_scenario(const hs_scenario_t *s,
+                                  hs_replay_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->overlap = s->overlap;
+    o->send = s->send;
+    o->steps = s->sim_steps;
+    o->streams = s->streams;
+    o->seed = s->seed;
+    o->stochastic = s->stochastic;
+    o->stragglers = s->stragglers;
+    o->n_stragglers = s->n_stragglers;
+    o->collective = NULL;
+}
+
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                       const hs_trace_sink_t *sinks, size_t n_sinks,
+                       hs_replay_result_t **out, hs_error_t *err)
 {
     static const hs_handler_t handlers[HS__EV_KINDS] = {
         hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt,
         hs__on_proc};
     hs__model_t m;
+    hs_replay_opts_t o_s;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
     hs_engine_t *e = NULL;
@@ -1032,13 +1051,23 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
 
     *out = NULL;
     memset(&m, 0, sizeof m);
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &o_s);
+        o = &o_s;
+    }
     if (s->n_devices == 0 || s->n_devices > UINT32_MAX / 2)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: %zu devices (need 1 .. 2^31)",
                              s->n_devices);
-    if (s->sim_steps == 0)
+    if (o->steps == 0)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: 0 steps to simulate");
+    for (i = 0; i < o->n_stragglers; i++)
+        if (o->stragglers[i].device >= s->n_devices)
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "replay: straggler %zu names device %u of "
+                                 "%zu", i, o->stragglers[i].device,
+                                 s->n_devices);
     rc = hs_closed_predict(s, &pred, err);
     if (rc != HS_OK)
         return rc;
@@ -1046,11 +1075,12 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     if (res == NULL)
         goto nomem;
     m.s = s;
+    m.o = o;
     m.n = (uint32_t)s->n_devices;
     m.rounds = 2 * ((int64_t)m.n - 1);
-    m.steps = s->sim_steps;
-    m.rendezvous = s->send == HS_SEND_RENDEZVOUS;
-    m.stochastic = s->stochastic;
+    m.steps = o->steps;
+    m.rendezvous = o->send == HS_SEND_RENDEZVOUS;
+    m.stochastic = o->stochastic;
     m.sinks = sinks;
     m.n_sinks = n_sinks;
     m.tracing = n_sinks > 0;
@@ -1060,8 +1090,13 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     /* streams: bucket b's ring runs on stream b % k, one after the other
        on each stream */
     m.k = 1;
-    if (m.overlap == HS_OVERLAP_BUCKETS && s->streams > 1)
-        m.k = s->streams < m.nb ? s->streams : m.nb;
+    if (m.overlap == HS_OVERLAP_BUCKETS && o->streams > 1)
+        m.k = o->streams < m.nb ? o->streams : m.nb;
+    if (m.k > HS_MAX_STREAMS) {
+        rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u streams (at most "
+                           "%d)", m.k, HS_MAX_STREAMS);
+        goto fail;
+    }
     for (i = 0; i < m.k; i++) {
         m.bs[i] = ((int64_t)m.nb - (int64_t)i + m.k - 1) / m.k;
         m.gs[i] = m.bs[i] * m.rounds;
@@ -1128,7 +1163,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         m.rng = gsl_rng_alloc(gsl_rng_mt19937);
         if (m.rng == NULL)
             goto nomem;
-        gsl_rng_set(m.rng, (unsigned long)s->seed);
+        gsl_rng_set(m.rng, (unsigned long)o->seed);
     }
     for (i = 0; i < (size_t)m.steps; i++)
         m.cl_end[i] = INT64_MIN;
@@ -1197,12 +1232,15 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         goto fail;
     }
     res->steps = (uint32_t)m.steps;
-    res->overlap = s->overlap;
-    res->send = s->send;
-    res->stochastic = s->stochastic;
-    res->seed = s->seed;
+    res->overlap = m.overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = "ring";
+    res->send = o->send;
+    res->stochastic = o->stochastic;
+    res->seed = o->seed;
     res->n_buckets = m.nb;
     res->streams = m.k;
+    res->streams_asked = o->streams;
     res->n_events = hs_engine_events(e);
     res->end_ns = hs_engine_now(e);
     res->queue_high_water = hs_engine_high_water(e);

@@ -48,7 +48,7 @@ static hs_replay_result_t *replay(const hs_scenario_t *s)
     hs_error_t err;
 
     hs_error_clear(&err);
-    if (hs_replay_run(s, NULL, 0, &r, &err) != HS_OK) {
+    if (hs_replay_run(s, NULL, NULL, 0, &r, &err) != HS_OK) {
         fprintf(stderr, "\nreplay failed: %s\n", err.msg);
         return NULL;
     }
@@ -423,7 +423,7 @@ static void check_timeline(const char *mode, const int64_t send[3][4][2],
     snprintf(text, sizeof text, late3_yaml, mode);
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_OK);
     for (i = 0; i < c->n; i++) {
         const hs_interval_t *v = &c->iv[i];
         if (v->phase != HS_PH_RING_SEND || v->step != 0)
@@ -486,7 +486,7 @@ static void test_sinks(void)
     sink.ctx = c;
     sink.write = cap_write;
     sink.steps = cap_steps;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_OK);
     for (i = 0; i < c->n; i++) {
         phases[c->iv[i].phase]++;
         CU_ASSERT_TRUE(c->iv[i].end_ns > c->iv[i].start_ns);
@@ -504,7 +504,7 @@ static void test_sinks(void)
     /* a sink that fails stops the replay with its error */
     memset(c, 0, sizeof *c);
     c->fail_after = 0;
-    CU_ASSERT_EQUAL(hs_replay_run(s, &sink, 1, &r, &err), HS_ERR_IO);
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_ERR_IO);
     CU_ASSERT_PTR_NULL(r);
     HS_ASSERT_STR_CONTAINS(err.msg, "disk full");
     hs_scenario_free(s);
@@ -610,7 +610,8 @@ static void test_comm_trace(void)
         sink.ctx = c;
         sink.write = cap_write;
         sink.steps = cap_steps;
-        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err),
+                              HS_OK);
         for (i = 0; i < c->n; i++) {
             const hs_interval_t *v = &c->iv[i];
             phases[v->phase]++;
@@ -801,7 +802,7 @@ static void test_bucket_layouts(void)
              "{bytes: 2MB, ready: 2ms}]");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, 0, &r, &err), HS_ERR_RANGE);
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_ERR_RANGE);
     HS_ASSERT_STR_CONTAINS(err.msg, "same number of gradient buckets");
     hs_scenario_free(s);
 
@@ -810,7 +811,7 @@ static void test_bucket_layouts(void)
     snprintf(text, sizeof text, buckets_yaml, "10ms", "");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->n_notes, 1);
     HS_ASSERT_STR_CONTAINS(r->notes[0], "'b' lists no gradient buckets");
     HS_ASSERT_I64_EQ(r->step_ns, 17 * MS);
@@ -822,17 +823,21 @@ static void test_bucket_layouts(void)
     snprintf(text, sizeof text, buckets_yaml, "20ms", "");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->step_ns, 28 * MS);
     hs_replay_result_free(r);
 
     /* no type lists any: as none, with a note: backward ends at 11 ms
        (a) and 21 ms (b): 27 ms */
     s->types[0].profile.n_buckets = 0;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->n_notes, 1);
     HS_ASSERT_STR_CONTAINS(r->notes[0], "as overlap none");
     HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
+    /* the result says what was replayed, and what was asked */
+    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
+    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_BUCKETS);
+    HS_ASSERT_I64_EQ(r->n_buckets, 1);
     hs_replay_result_free(r);
     s->types[0].profile.n_buckets = 1; /* give it back to the free */
     hs_scenario_free(s);
@@ -889,7 +894,8 @@ static int64_t streams_step(const char *buckets, const char *slow_fwd,
         sink.write = cap_write;
         sink.steps = cap_steps;
     }
-    if (hs_replay_run(s, c ? &sink : NULL, c ? 1 : 0, &r, &err) == HS_OK) {
+    if (hs_replay_run(s, NULL, c ? &sink : NULL, c ? 1 : 0, &r, &err) ==
+        HS_OK) {
         step = r->step_ns;
         *k_out = r->streams;
     } else {
