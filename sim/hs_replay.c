@@ -13,7 +13,11 @@
  *            first bwd op [.., + b1]                 b1  = t_b1*c
  *            rest of bwd  [.., + rest]               rest = (t_bwd - t_b1)*c
  *                                                    (0 when t_bwd unknown)
- *   ring:    2(N-1) rounds per ring (reduce-scatter then all-gather).  In
+ *   ring:    the collective (o->collective, "ring" by default; its rounds,
+ *            peers, closed form and round-by-round progress live behind
+ *            hs_collective.h, the ring in hs_coll_ring.c; everything else
+ *            here is generic over it).  The ring:
+ *            2(N-1) rounds per ring (reduce-scatter then all-gather).  In
  *            round r device i sends a chunk of M_i/N bytes to next(i) over
  *            its own ring edge; the chunk takes lat_i + hs_xfer_ns(M_i/N,
  *            B_i) and its arrival at next(i) is also the end of i's send.
@@ -91,8 +95,9 @@
  * suspended (processing in it only happens under eager, for chunks of the
  * next step).  With c = 0 for every type none of this runs.
  *
- * Rounds are numbered per device and stream (a ring index rx = x K + s):
- * g = (k * B_s + j) * R + r with R = 2(N-1) rounds per ring, B_s the rings
+ * Rounds are numbered per device and stream (a lane, or ring index, rx =
+ * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
+ * collective (the ring: 2(N-1)), B_s the rings
  * of stream s per step and j = b / K the bucket's place on its stream (K =
  * 1: g = (k * B + b) * R + r).  Each ring index keeps counters instead of
  * per-round records:
@@ -101,8 +106,9 @@
  *   enter_g    the last round it entered (its own conditions met);
  *   g_open     rounds below this are open (their bucket is ready);
  *   g_end      the first round of the next step.
- * Round g may be entered when send_cnt == g, g < g_open and recv_cnt >= g;
- * its chunk leaves when entered and (eager, or the receiver's enter_g >= g).
+ * For the ring (hs_coll_ring.c): round g may be entered when send_cnt ==
+ * g, g < g_open and recv_cnt >= g; its chunk leaves when entered and
+ * (eager, or the receiver's enter_g >= g).
  * A device's ring is done for step k when it has opened all B buckets and,
  * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager,
  * recv_cnt may run past g_end (chunks of the next step buffered).
@@ -116,17 +122,20 @@
  * end of a batch load are known when the step starts, so they become
  * events (BWD_DONE, DL_DONE) only when the device actually has to wait
  * for them; otherwise they are checked when the ring is done.  So a step
- * costs N * 2(N-1) * B chunk events and N to 4N others, and while the
+ * costs (ring) N * 2(N-1) * B chunk events and N to 4N others, and while the
  * ring runs about N events are pending (the heap is as small as it can
  * be).  At most N * (B + 3 + 2K) events are ever pending (per ring index
  * a chunk on the wire and one being processed).  ARRIVE and PROC_DONE
  * carry the ring index rx, the others the device.
  *
  * State.  Per device, two flat arrays of fixed-size structs, no pointers:
- * the ring counters touched on every chunk event (hs__ring_t, one cache
+ * the ring counters touched on every chunk event (hs_coll_lane_t, one cache
  * line per device and stream) and the step state touched a few times per
  * step (hs__dev_t).
- * Transfer times are precomputed per device (and bucket).  Statistics are
+ * Transfer times are precomputed per device (and bucket) for a uniform
+ * collective (the ring), computed per chunk otherwise.  The hot path (one
+ * stream, one bucket, no communication cost, no tracing) runs inline from
+ * the collective's ARRIVE handler, which the engine calls directly.  Statistics are
  * kept online (sums per device, the latest end per step for the cluster),
  * so without sinks memory is O(N + S) and nothing is stored per event.
  * With sinks, intervals and step records go to fixed blocks that are
@@ -161,6 +170,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_collective.h"
 #include "hs_engine.h"
 #include "hs_units.h"
 
@@ -168,9 +178,9 @@ enum {
     HS__EV_DL_DONE = 0,
     HS__EV_RING_OPEN = 1,
     HS__EV_BWD_DONE = 2,
-    HS__EV_ARRIVE = 3,
+    HS__EV_ARRIVE = HS_COLL_EV_ARRIVE,      /* the collective's */
     HS__EV_OPT_DONE = 4,
-    HS__EV_PROC_DONE = 5,
+    HS__EV_PROC_DONE = HS_COLL_EV_RECEIVED, /* the collective's */
     HS__EV_KINDS = 6
 };
 
@@ -182,22 +192,6 @@ enum {
 
 #define HS__IV_BLOCK 4096
 #define HS__REC_BLOCK 1024
-
-/* Ring state, touched on every chunk event: one cache line. */
-typedef struct hs__ring_s {
-    int64_t send_cnt;
-    int64_t recv_cnt;
-    int64_t enter_g;
-    int64_t g_open;
-    int64_t g_end;
-    int64_t dur0;         /* chunk transfer time, bucket 0 */
-    uint32_t next;
-    uint32_t prev;
-    uint8_t busy;         /* a send in flight */
-    uint8_t armed;        /* all buckets of the step opened, ring not done */
-} hs__ring_t;
-
-_Static_assert(sizeof(hs__ring_t) <= 64, "ring state fits a cache line");
 
 /* Step state, touched a few times per step. */
 typedef struct hs__dev_s {
@@ -223,25 +217,31 @@ typedef struct hs__dev_s {
 } hs__dev_t;
 
 typedef struct hs__model_s {
+    hs_coll_host_t h;       /* first: the collective's handlers get the
+                               model as an hs_coll_host_t * */
     const hs_scenario_t *s;
     const hs_replay_opts_t *o;
+    const hs_collective_t *coll;
     uint32_t n;             /* devices */
-    int64_t rounds;         /* R = 2(N-1) */
+    int64_t rounds;         /* R: rounds of one collective (ring:
+                               2(N-1)) */
+    uint32_t parts;         /* a chunk is bytes / parts (ring: N) */
     uint32_t nb;            /* rings per step (B) */
-    uint32_t k;             /* streams: bucket b runs on stream b % k */
+    uint32_t k;             /* streams: bucket b runs on stream b % k
+                               (a copy of h.k) */
     int64_t bs[HS_MAX_STREAMS];  /* buckets of stream s per step */
     int64_t gs[HS_MAX_STREAMS];  /* rounds of stream s per step, bs * R */
     int64_t steps;          /* S */
     hs_overlap_t overlap;   /* effective mode */
-    int rendezvous;
+    int rendezvous;         /* a copy of h.rendezvous */
     int stochastic;
-    hs__ring_t *ring;       /* [x * k + s]: a ring index rx */
     hs__dev_t *dev;
     int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
                                rx is usable at */
     int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
                                nothing to send, start of its send */
     int64_t *dur;           /* [x * nb + b] when nb > 1 */
+    double *bytes;          /* [type * nb + b] bucket payloads, bytes */
     int comm;               /* some type has comm_ns_per_byte > 0 */
     int64_t *proc;          /* [type * nb + b]: processing one chunk */
     uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
@@ -259,7 +259,6 @@ typedef struct hs__model_s {
     size_t n_iv;
     hs_step_rec_t *rec;
     size_t n_rec;
-    int failed;
     hs_error_t err;
 } hs__model_t;
 
@@ -292,12 +291,12 @@ static void hs__flush_iv(hs__model_t *m)
 {
     size_t i;
 
-    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+    for (i = 0; i < m->n_sinks && !m->h.failed; i++) {
         if (m->sinks[i].write == NULL || m->n_iv == 0)
             continue;
         if (m->sinks[i].write(m->sinks[i].ctx, m->iv, m->n_iv, &m->err) !=
             HS_OK) {
-            m->failed = 1;
+            m->h.failed = 1;
             if (m->err.code == HS_OK)
                 m->err.code = HS_ERR_IO;
         }
@@ -309,12 +308,12 @@ static void hs__flush_rec(hs__model_t *m)
 {
     size_t i;
 
-    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+    for (i = 0; i < m->n_sinks && !m->h.failed; i++) {
         if (m->sinks[i].steps == NULL || m->n_rec == 0)
             continue;
         if (m->sinks[i].steps(m->sinks[i].ctx, m->rec, m->n_rec, &m->err) !=
             HS_OK) {
-            m->failed = 1;
+            m->h.failed = 1;
             if (m->err.code == HS_OK)
                 m->err.code = HS_ERR_IO;
         }
@@ -369,8 +368,6 @@ static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
 
 /* ---- the model ---- */
 
-static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
-                     int64_t now);
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
 static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
@@ -405,7 +402,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     d->opened = 0;
     d->cdebt_ns = 0;
     for (st = 0; st < m->k; st++) {
-        hs__ring_t *r = &m->ring[(size_t)x * m->k + st];
+        hs_coll_lane_t *r = &m->h.lane[(size_t)x * m->k + st];
         r->armed = 0;
         r->g_end = (k + 1) * m->gs[st];
     }
@@ -553,44 +550,63 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-/* Ring index rx's ring may be done: when every stream of its device has
-   opened all its buckets, sent and received all its chunks of the step. */
-static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                           int64_t now)
-{
-    hs__ring_t *r = &m->ring[rx];
-    uint32_t x = m->k == 1 ? rx : rx / m->k, st;
+/* The services the collective calls (hs_collective.h). */
 
-    if (!r->armed || r->send_cnt != r->g_end || r->recv_cnt < r->g_end)
-        return;
+/* Lane lx's counters reached the end of the step: the device's
+   collectives are done when every stream of it is (all its collectives
+   opened, all their chunks sent and received). */
+void hs_coll_lane_done(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                       int64_t now)
+{
+    hs__model_t *m = (hs__model_t *)h;
+    uint32_t x = m->k == 1 ? lx : lx / m->k, st;
+
     for (st = 0; m->k > 1 && st < m->k; st++) {  /* the other streams */
-        const hs__ring_t *o = &m->ring[(size_t)x * m->k + st];
+        const hs_coll_lane_t *o = &m->h.lane[(size_t)x * m->k + st];
         if (!o->armed || o->send_cnt != o->g_end || o->recv_cnt < o->g_end)
             return;
     }
     for (st = 0; st < m->k; st++)
-        m->ring[(size_t)x * m->k + st].armed = 0;
+        m->h.lane[(size_t)x * m->k + st].armed = 0;
     m->dev[x].ring_done = 1;
     hs__maybe_done(e, m, x, now);
 }
 
-static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                         int64_t now)
+/* Transfer time of device x's chunk of stream st's round g when the
+   collective's rounds differ (not uniform). */
+static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
+                            int64_t g)
 {
-    hs__ring_t *r = &m->ring[rx];
-    int64_t g = r->send_cnt, dur, start = now;
+    const hs_scenario_t *s = m->s;
+    hs_coll_round_t rd;
+    size_t b = hs__bucket(m, st, g);
+
+    m->coll->round(s, x, g % m->rounds, &rd);
+    return s->ring_lat_ns[rd.edge] +
+           hs_xfer_ns(m->bytes[(size_t)s->devices[x].type * m->nb + b] /
+                          rd.parts,
+                      s->ring_bw_bytes_per_s[rd.edge]);
+}
+
+/* hs_coll_send beyond one stream, one bucket, no cost, no tracing: the
+   chunk's time per bucket (or round), the edge shared by the streams, the
+   receiver's processing, the trace. */
+void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
+                       uint32_t ry, int64_t g, int64_t now)
+{
+    hs__model_t *m = (hs__model_t *)h;
+    hs_coll_lane_t *r = &m->h.lane[rx];
+    int64_t dur, start = now;
     uint32_t x = rx, st = 0;
 
-    if (r->busy || r->enter_g != g)
-        return;
     if (m->k > 1) {
         x = rx / m->k;
         st = rx - x * m->k;
     }
-    if (m->rendezvous && m->ring[(size_t)r->next * m->k + st].enter_g < g)
-        return;
     r->busy = 1;
-    if (m->nb == 1)
+    if (!m->coll->uniform)
+        dur = hs__round_ns(m, x, st, g);
+    else if (m->nb == 1)
         dur = r->dur0;
     else
         dur = m->dur[(size_t)x * m->nb + hs__bucket(m, st, g)];
@@ -604,7 +620,7 @@ static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
     }
     hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
     if (m->comm)
-        hs__start_proc(m, r->next * m->k + st, x, g, start, start + dur);
+        hs__start_proc(m, ry, x, g, start, start + dur);
     if (m->tracing) {
         int64_t gs = g % m->gs[st];
         m->trc[rx][1] = start;
@@ -612,33 +628,45 @@ static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
             hs__iv(m, x, g / m->gs[st], HS_PH_RING_WAIT, gs % m->rounds,
                    m->overlap == HS_OVERLAP_BUCKETS ?
                        (int64_t)hs__bucket(m, st, g) : -1,
-                   (int64_t)r->prev, m->trc[rx][0], start, 0);
+                   (int64_t)(r->from / m->k), m->trc[rx][0], start, 0);
     }
 }
 
-/* Enters the next round if its conditions hold, then tries to send. */
-static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                     int64_t now)
+/* hs_coll_delivered beyond the common case: a chunk still being processed
+   becomes usable at its PROC_DONE; the send's interval. */
+int hs_coll_delivered_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
+                           uint32_t ry, int64_t g, int64_t now)
 {
-    hs__ring_t *r = &m->ring[rx];
-    int64_t g = r->send_cnt;
+    hs__model_t *m = (hs__model_t *)h;
+    uint32_t x = rx, st = 0;
+    int usable = 1;
 
-    if (r->busy)
-        return;
-    if (r->enter_g < g && g < r->g_open && r->recv_cnt >= g) {
-        r->enter_g = g;
-        if (m->rendezvous)
-            hs__try_send(e, m, m->k == 1 ? r->prev
-                                         : r->prev * m->k + rx % m->k, now);
+    if (m->k > 1) {
+        x = rx / m->k;
+        st = rx - x * m->k;
     }
-    hs__try_send(e, m, rx, now);
+    if (m->comm && m->pend[ry] > now) {
+        /* the receiver is still processing it (hs__start_proc) */
+        hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
+        usable = 0;
+    }
+    if (m->tracing) {
+        int64_t gs = g % m->gs[st];
+        size_t b = hs__bucket(m, st, g);
+        hs__iv(m, x, g / m->gs[st], HS_PH_RING_SEND, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
+               (int64_t)(ry / m->k), m->trc[rx][1], now,
+               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb + b]);
+        m->trc[rx][0] = now;
+    }
+    return usable;
 }
 
 static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
                      int64_t b, int64_t now)
 {
     uint32_t st = (uint32_t)(b % m->k), rx = x * m->k + st, t;
-    hs__ring_t *r = &m->ring[rx];
+    hs_coll_lane_t *r = &m->h.lane[rx];
     hs__dev_t *d = &m->dev[x];
 
     if (m->tracing && !r->busy && r->send_cnt >= r->g_open)
@@ -646,9 +674,9 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
     r->g_open = (d->step * m->bs[st] + b / m->k + 1) * m->rounds;
     if (++d->opened == m->nb)
         for (t = 0; t < m->k; t++)
-            m->ring[(size_t)x * m->k + t].armed = 1;
-    hs__check_ring(e, m, rx, now);
-    hs__poll(e, m, rx, now);
+            m->h.lane[(size_t)x * m->k + t].armed = 1;
+    hs_coll_check(e, &m->h, rx, now);
+    m->coll->poll(e, &m->h, rx, now);
 }
 
 /* The communication's own cost: chunk g from x to y starts on the wire
@@ -690,7 +718,7 @@ static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     hs__try_next(e, m, ev->device, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 /* A compute milestone (a bucket ready, the end of the backward) fires:
@@ -714,9 +742,9 @@ static int hs__on_open(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     if (hs__later(e, m, ev))
-        return m->failed;
+        return m->h.failed;
     hs__open(e, m, ev->device, ev->arg & HS__ARG_BUCKET, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -725,61 +753,13 @@ static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
     uint32_t x = ev->device;
 
     if (hs__later(e, m, ev))
-        return m->failed;
+        return m->h.failed;
     hs__bwd_ended(m, x);
     if (m->overlap == HS_OVERLAP_NONE)
         hs__open(e, m, x, 0, ev->time_ns);
     else
         hs__maybe_done(e, m, x, ev->time_ns);
-    return m->failed;
-}
-
-static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
-{
-    hs__model_t *m = model;
-    uint32_t rx = ev->device, x = rx, st = 0;
-    hs__ring_t *r = &m->ring[rx];
-    uint32_t y = r->next, ry = y;
-    int64_t now = ev->time_ns, g = ev->arg;
-
-    if (m->k > 1) {
-        x = rx / m->k;
-        st = rx - x * m->k;
-        ry = y * m->k + st;
-    }
-    r->busy = 0;
-    r->send_cnt = g + 1;
-    if (m->comm && m->pend[ry] > now)
-        /* the receiver is still processing it (hs__start_proc) */
-        hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
-    else
-        m->ring[ry].recv_cnt++;
-    if (m->tracing) {
-        int64_t gs = g % m->gs[st];
-        size_t b = hs__bucket(m, st, g);
-        hs__iv(m, x, g / m->gs[st], HS_PH_RING_SEND, gs % m->rounds,
-               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
-               (int64_t)y, m->trc[rx][1], now,
-               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb + b]);
-        m->trc[rx][0] = now;
-    }
-    hs__check_ring(e, m, rx, now);
-    hs__poll(e, m, rx, now);
-    hs__check_ring(e, m, ry, now);
-    hs__poll(e, m, ry, now);
-    return m->failed;
-}
-
-static int hs__on_proc(hs_engine_t *e, void *model, const hs_event_t *ev)
-{
-    hs__model_t *m = model;
-    uint32_t ry = ev->device;
-    int64_t now = ev->time_ns;
-
-    m->ring[ry].recv_cnt = ev->arg + 1;
-    hs__check_ring(e, m, ry, now);
-    hs__poll(e, m, ry, now);
-    return m->failed;
+    return m->h.failed;
 }
 
 static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -787,7 +767,7 @@ static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     hs__device_done(e, m, ev->device, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 /* ---- setup ---- */
@@ -845,7 +825,7 @@ static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
         int fixed = 0;
         if (m->overlap != HS_OVERLAP_BUCKETS) {
             bytes[t] = M;
-            m->chunk_bytes[t] = (uint64_t)llround(M / m->n);
+            m->chunk_bytes[t] = (uint64_t)llround(M / m->parts);
             continue;
         }
         if (p->n_buckets == 0) {
@@ -887,7 +867,7 @@ static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
             m->ready[t * nb + b] = rd;
             bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
             m->chunk_bytes[t * nb + b] =
-                (uint64_t)llround(bytes[t * nb + b] / m->n);
+                (uint64_t)llround(bytes[t * nb + b] / m->parts);
         }
         if (fixed && src == p)
             hs__note(res, "type '%s': bucket ready times made "
@@ -900,9 +880,10 @@ static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
 
 static void hs__model_clear(hs__model_t *m)
 {
-    free(m->ring);
+    free(m->h.lane);
     free(m->dev);
     free(m->dur);
+    free(m->bytes);
     free(m->proc);
     free(m->pend);
     free(m->trc);
@@ -1036,15 +1017,15 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        const hs_trace_sink_t *sinks, size_t n_sinks,
                        hs_replay_result_t **out, hs_error_t *err)
 {
-    static const hs_handler_t handlers[HS__EV_KINDS] = {
-        hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt,
-        hs__on_proc};
+    hs_handler_t handlers[HS__EV_KINDS];
     hs__model_t m;
     hs_replay_opts_t o_s;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
     hs_engine_t *e = NULL;
     double *bytes = NULL;
+    const hs_collective_t *coll;
+    hs_coll_round_t rd;
     hs_err_t rc;
     size_t i, cap;
     uint32_t x;
@@ -1068,7 +1049,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                  "replay: straggler %zu names device %u of "
                                  "%zu", i, o->stragglers[i].device,
                                  s->n_devices);
-    rc = hs_closed_predict(s, &pred, err);
+    rc = hs_collective_find(o->collective, &coll, err);
+    if (rc != HS_OK)
+        return rc;
+    rc = hs_closed_predict_coll(s, coll, &pred, err);
     if (rc != HS_OK)
         return rc;
     res = calloc(1, sizeof *res);
@@ -1076,8 +1060,11 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         goto nomem;
     m.s = s;
     m.o = o;
+    m.coll = coll;
     m.n = (uint32_t)s->n_devices;
-    m.rounds = 2 * ((int64_t)m.n - 1);
+    m.rounds = coll->rounds(m.n);
+    coll->round(s, 0, 0, &rd);
+    m.parts = rd.parts > 0 ? rd.parts : 1;
     m.steps = o->steps;
     m.rendezvous = o->send == HS_SEND_RENDEZVOUS;
     m.stochastic = o->stochastic;
@@ -1115,13 +1102,16 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
             goto nomem;
         for (i = 0; i < s->n_types * m.nb; i++)
             m.proc[i] = llround(s->types[i / m.nb].profile.comm_ns_per_byte *
-                                bytes[i] / m.n);
+                                bytes[i] / m.parts);
     }
-    /* one cache line per device's (and stream's) ring state */
-    m.ring = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.ring + 63) /
+    m.h.k = m.k;
+    m.h.rendezvous = m.rendezvous;
+    m.h.slow = m.k > 1 || m.nb > 1 || m.comm || m.tracing || !coll->uniform;
+    /* one cache line per lane (device and stream) */
+    m.h.lane = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.h.lane + 63) /
                                    64 * 64);
-    if (m.ring != NULL)
-        memset(m.ring, 0, (size_t)m.n * m.k * sizeof *m.ring);
+    if (m.h.lane != NULL)
+        memset(m.h.lane, 0, (size_t)m.n * m.k * sizeof *m.h.lane);
     if (m.comm && (m.pend = calloc((size_t)m.n * m.k, sizeof *m.pend)) ==
                       NULL)
         goto nomem;
@@ -1150,7 +1140,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                  sizeof *res->type_closed_ns);
     res->cluster_step_ns = calloc((size_t)m.steps,
                                   sizeof *res->cluster_step_ns);
-    if (m.ring == NULL || m.dev == NULL || m.closed == NULL ||
+    if (m.h.lane == NULL || m.dev == NULL || m.closed == NULL ||
         m.cl_end == NULL || (m.nb > 1 && m.dur == NULL) ||
         (m.tracing && (m.iv == NULL || m.rec == NULL)) ||
         res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
@@ -1170,34 +1160,42 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.cl_start0 = INT64_MAX;
     for (x = 0; x < m.n; x++) {
         const hs_device_t *dv = &s->devices[x];
-        size_t k = dv->ring_pos;
-        double bw = s->ring_bw_bytes_per_s[k];
-        int64_t lat = s->ring_lat_ns[k];
+        double bw;
+        int64_t lat;
         uint32_t b, st;
+        /* a uniform collective's chunks all take round 0's edge */
+        coll->round(s, x, 0, &rd);
+        bw = s->ring_bw_bytes_per_s[rd.edge];
+        lat = s->ring_lat_ns[rd.edge];
         for (st = 0; st < m.k; st++) {
-            hs__ring_t *r = &m.ring[(size_t)x * m.k + st];
-            r->next = hs_scenario_next(s, x);
-            r->prev = hs_scenario_prev(s, x);
+            hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
+            coll->lane_init(s, x, st, m.k, r);
             r->enter_g = -1;
             r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
-                                             m.n, bw);
+                                             rd.parts, bw);
         }
         m.dev[x].step = -1;
         m.dev[x].dl_ready_ns = INT64_MAX;
         m.dev[x].dev_done = 1;
         for (b = 0; m.nb > 1 && b < m.nb; b++)
             m.dur[(size_t)x * m.nb + b] =
-                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] / m.n,
-                                 bw);
-        m.closed[x] = hs_closed_device_ns(s, x);
+                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] /
+                                     rd.parts, bw);
+        m.closed[x] = hs_closed_device_coll_ns(s, coll, x);
     }
-    free(bytes);
+    m.bytes = bytes;   /* the model owns them now */
     bytes = NULL;
 
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
        wire and one being processed */
     cap = (size_t)m.n * (m.nb + 3 + 2 * (size_t)m.k) + 16;
+    handlers[HS__EV_DL_DONE] = hs__on_dl;
+    handlers[HS__EV_RING_OPEN] = hs__on_open;
+    handlers[HS__EV_BWD_DONE] = hs__on_bwd;
+    handlers[HS__EV_ARRIVE] = coll->arrive;
+    handlers[HS__EV_OPT_DONE] = hs__on_opt;
+    handlers[HS__EV_PROC_DONE] = coll->received;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
@@ -1213,11 +1211,11 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_engine_run(e, err);
     if (rc != HS_OK)
         goto fail;
-    if (!m.failed && m.tracing) {
+    if (!m.h.failed && m.tracing) {
         hs__flush_iv(&m);
         hs__flush_rec(&m);
     }
-    if (m.failed) {
+    if (m.h.failed) {
         rc = m.err.code != HS_OK ? m.err.code : HS_ERR_IO;
         if (err != NULL)
             *err = m.err;
@@ -1234,7 +1232,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     res->steps = (uint32_t)m.steps;
     res->overlap = m.overlap;
     res->overlap_asked = o->overlap;
-    res->collective = "ring";
+    res->collective = coll->name;
     res->send = o->send;
     res->stochastic = o->stochastic;
     res->seed = o->seed;
@@ -1245,7 +1243,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     res->end_ns = hs_engine_now(e);
     res->queue_high_water = hs_engine_high_water(e);
     res->state_bytes = hs_engine_bytes(e) +
-        (size_t)m.n * (m.k * sizeof(hs__ring_t) + sizeof(hs__dev_t) +
+        (size_t)m.n * (m.k * sizeof(hs_coll_lane_t) + sizeof(hs__dev_t) +
                        sizeof(int64_t)) +
         (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
         (m.comm ? s->n_types * m.nb * sizeof(int64_t) +
