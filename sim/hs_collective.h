@@ -119,6 +119,10 @@ typedef struct hs_coll_host_s {
                               path (several streams or buckets, a
                               communication cost, tracing, rounds that
                               differ) */
+    int tracing;           /* sinks are attached */
+    const int64_t *pend;   /* [lane]: with a communication cost, when the
+                              chunk on its way to the lane is usable; NULL
+                              without one */
     int failed;            /* a sink failed: handlers return it */
 } hs_coll_host_t;
 
@@ -202,6 +206,13 @@ static inline int hs_coll_delivered(hs_engine_t *e, hs_coll_host_t *h,
 {
     if (!h->slow)
         return 1;
+    if (!h->tracing) {
+        if (h->pend == NULL || h->pend[ly] <= now)
+            return 1;
+        /* the receiver is still processing it */
+        hs_engine_schedule(e, h->pend[ly], HS_COLL_EV_RECEIVED, ly, g);
+        return 0;
+    }
     return hs_coll_delivered_slow(e, h, lx, ly, g, now);
 }
 

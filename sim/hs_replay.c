@@ -135,11 +135,12 @@
  * Transfer times are precomputed per device (and bucket) for a uniform
  * collective (the ring), computed per chunk otherwise.  The hot path (one
  * stream, one bucket, no communication cost, no tracing) runs inline from
- * the collective's ARRIVE handler, which the engine calls directly.  Statistics are
- * kept online (sums per device, the latest end per step for the cluster),
- * so without sinks memory is O(N + S) and nothing is stored per event.
- * With sinks, intervals and step records go to fixed blocks that are
- * handed to every sink when full.  Zero-length intervals are not emitted.
+ * the collective's ARRIVE handler, which the engine calls directly.
+ * Statistics are kept online (sums per device, the latest end per step for
+ * the cluster), so without sinks memory is O(N + S) and nothing is
+ * stored per event.  With sinks, intervals and step records go to fixed
+ * blocks that are handed to every sink when full.  Zero-length intervals
+ * are not emitted.
  * A DATA_LOAD interval carries the step whose batch it loads (k+1 while
  * step k runs).
  *
@@ -172,118 +173,8 @@
 #include "hs_closed.h"
 #include "hs_collective.h"
 #include "hs_engine.h"
+#include "hs_replay_int.h"
 #include "hs_units.h"
-
-enum {
-    HS__EV_DL_DONE = 0,
-    HS__EV_RING_OPEN = 1,
-    HS__EV_BWD_DONE = 2,
-    HS__EV_ARRIVE = HS_COLL_EV_ARRIVE,      /* the collective's */
-    HS__EV_OPT_DONE = 4,
-    HS__EV_PROC_DONE = HS_COLL_EV_RECEIVED, /* the collective's */
-    HS__EV_KINDS = 6
-};
-
-/* RING_OPEN and BWD_DONE carry (debt << HS__ARG_SHIFT) | bucket: the
-   compute debt (ns the communication's own processing suspended the
-   compute) already counted in their time. */
-#define HS__ARG_SHIFT 20
-#define HS__ARG_BUCKET ((INT64_C(1) << HS__ARG_SHIFT) - 1)
-
-#define HS__IV_BLOCK 4096
-#define HS__REC_BLOCK 1024
-
-/* Step state, touched a few times per step. */
-typedef struct hs__dev_s {
-    int64_t step;          /* current step, -1 before step 0 */
-    int64_t dl_ready_ns;   /* when the next batch is loaded */
-    int64_t bwd_end_ns;    /* when this step's backward ends */
-    int64_t start_ns;      /* F of the current step */
-    int64_t done_ns;       /* when the device finished the step */
-    int64_t opt_ns;        /* this step's optimizer time */
-    int64_t sum_ns;        /* sum of steady step durations */
-    int64_t n_sum;
-    int64_t link_free_ns;  /* streams > 1: its ring edge is busy until */
-    /* the communication's own cost (m->comm only) */
-    int64_t proc_free_ns;  /* its processing of chunks is busy until */
-    int64_t cdebt_ns;      /* this step: how long processing suspended the
-                              compute; its milestones move by as much */
-    int64_t b1_end_ns;     /* tracing: the planned end of the first op */
-    uint32_t opened;       /* buckets opened this step */
-    uint8_t ring_done;
-    uint8_t bwd_done;
-    uint8_t dev_done;
-    uint8_t finished;      /* all steps done */
-} hs__dev_t;
-
-typedef struct hs__model_s {
-    hs_coll_host_t h;       /* first: the collective's handlers get the
-                               model as an hs_coll_host_t * */
-    const hs_scenario_t *s;
-    const hs_replay_opts_t *o;
-    const hs_collective_t *coll;
-    uint32_t n;             /* devices */
-    int64_t rounds;         /* R: rounds of one collective (ring:
-                               2(N-1)) */
-    uint32_t parts;         /* a chunk is bytes / parts (ring: N) */
-    uint32_t nb;            /* rings per step (B) */
-    uint32_t k;             /* streams: bucket b runs on stream b % k
-                               (a copy of h.k) */
-    int64_t bs[HS_MAX_STREAMS];  /* buckets of stream s per step */
-    int64_t gs[HS_MAX_STREAMS];  /* rounds of stream s per step, bs * R */
-    int64_t steps;          /* S */
-    hs_overlap_t overlap;   /* effective mode */
-    int rendezvous;         /* a copy of h.rendezvous */
-    int stochastic;
-    hs__dev_t *dev;
-    int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
-                               rx is usable at */
-    int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
-                               nothing to send, start of its send */
-    int64_t *dur;           /* [x * nb + b] when nb > 1 */
-    double *bytes;          /* [type * nb + b] bucket payloads, bytes */
-    int comm;               /* some type has comm_ns_per_byte > 0 */
-    int64_t *proc;          /* [type * nb + b]: processing one chunk */
-    uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
-    double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
-    int64_t *closed;        /* T(i) per device */
-    int64_t *cl_end;        /* per step: latest end over devices */
-    int64_t cl_start0;      /* earliest start of step 0 */
-    uint32_t n_finished;
-    gsl_rng *rng;
-    /* tracing */
-    const hs_trace_sink_t *sinks;
-    size_t n_sinks;
-    int tracing;
-    hs_interval_t *iv;
-    size_t n_iv;
-    hs_step_rec_t *rec;
-    size_t n_rec;
-    hs_error_t err;
-} hs__model_t;
-
-/* The bucket of stream st's round g. */
-static inline size_t hs__bucket(const hs__model_t *m, uint32_t st, int64_t g)
-{
-    if (m->k == 1)
-        return (size_t)((g / m->rounds) % m->nb);
-    return (size_t)((g / m->rounds) % m->bs[st]) * m->k + st;
-}
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- tracing ---- */
 
@@ -604,7 +495,7 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
         st = rx - x * m->k;
     }
     r->busy = 1;
-    if (!m->coll->uniform)
+    if (!m->uniform)
         dur = hs__round_ns(m, x, st, g);
     else if (m->nb == 1)
         dur = r->dur0;
@@ -772,112 +663,6 @@ static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
 
 /* ---- setup ---- */
 
-/* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
-   per-type bucket bytes into *bytes_out ([type * nb + b]). */
-static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
-                            double **bytes_out, hs_error_t *err)
-{
-    const hs_scenario_t *s = m->s;
-    const hs_profile_t *ref = NULL; /* first profile with buckets */
-    size_t t, nb = 1, b, ref_t = 0;
-    double *bytes = NULL;
-
-    *bytes_out = NULL;
-    m->overlap = m->o->overlap;
-    if (m->o->overlap == HS_OVERLAP_BUCKETS) {
-        for (t = 0; t < s->n_types && ref == NULL; t++) {
-            if (s->types[t].profile.n_buckets > 0) {
-                ref = &s->types[t].profile;
-                ref_t = t;
-                nb = ref->n_buckets;
-            }
-        }
-        for (t = 0; ref != NULL && t < s->n_types; t++) {
-            size_t k = s->types[t].profile.n_buckets;
-            if (k != 0 && k != nb)
-                return hs_error_setf(
-                    err, HS_ERR_RANGE,
-                    "%s: buckets mode needs the same number of gradient "
-                    "buckets in every type's profile (the same model): "
-                    "type '%s' has %zu, type '%s' has %zu",
-                    s->file ? s->file : "scenario", s->types[ref_t].name,
-                    nb, s->types[t].name, k);
-        }
-        if (ref == NULL) {
-            hs__note(res, "overlap buckets: no profile lists gradient "
-                          "buckets; one ring after the whole backward "
-                          "(as overlap none)");
-            m->overlap = HS_OVERLAP_NONE;
-        }
-    }
-    m->nb = (uint32_t)nb;
-    m->ready = calloc(s->n_types * nb, sizeof *m->ready);
-    m->chunk_bytes = calloc(s->n_types * nb, sizeof *m->chunk_bytes);
-    bytes = calloc(s->n_types * nb, sizeof *bytes);
-    if (m->ready == NULL || m->chunk_bytes == NULL || bytes == NULL) {
-        free(bytes);
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    }
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile, *src = p;
-        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
-        double ratio = 1.0;
-        int fixed = 0;
-        if (m->overlap != HS_OVERLAP_BUCKETS) {
-            bytes[t] = M;
-            m->chunk_bytes[t] = (uint64_t)llround(M / m->parts);
-            continue;
-        }
-        if (p->n_buckets == 0) {
-            /* the same model has the same buckets: borrow the layout,
-               ready times stretched by the ratio of backward times
-               (forward times where a backward is unknown) */
-            src = ref;
-            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
-                ratio = (double)p->t_bwd.mean_ns /
-                        (double)ref->t_bwd.mean_ns;
-            else if (p->t_fwd.known && ref->t_fwd.known &&
-                     ref->t_fwd.mean_ns > 0)
-                ratio = (double)p->t_fwd.mean_ns /
-                        (double)ref->t_fwd.mean_ns;
-            hs__note(res, "type '%s' lists no gradient buckets: it uses "
-                          "type '%s''s bucket sizes, ready times x %.4g "
-                          "(the ratio of their %s times)",
-                     s->types[t].name, s->types[ref_t].name, ratio,
-                     p->t_bwd.known && ref->t_bwd.known ? "backward"
-                                                         : "forward");
-        }
-        for (b = 0; b < nb; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (sum <= 0)
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "type '%s': its gradient buckets hold 0 "
-                                 "bytes", s->types[t].name);
-        if (src == p && fabs(sum - M) >= 0.5)
-            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
-                          "payload M = %.0f B; each scaled by M/sum",
-                     s->types[t].name, sum, M);
-        for (b = 0; b < nb; b++) {
-            double rd = (double)src->buckets[b].ready_ns * ratio;
-            if (rd < prev_ready) {
-                rd = prev_ready;
-                fixed = 1;
-            }
-            prev_ready = rd;
-            m->ready[t * nb + b] = rd;
-            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
-            m->chunk_bytes[t * nb + b] =
-                (uint64_t)llround(bytes[t * nb + b] / m->parts);
-        }
-        if (fixed && src == p)
-            hs__note(res, "type '%s': bucket ready times made "
-                          "non-decreasing (buckets are all-reduced in order)",
-                     s->types[t].name);
-    }
-    *bytes_out = bytes;
-    return HS_OK;
-}
-
 static void hs__model_clear(hs__model_t *m)
 {
     free(m->h.lane);
@@ -909,93 +694,6 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r->type_closed_ns);
     free(r->cluster_step_ns);
     free(r);
-}
-
-static int hs__cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static int64_t hs__clamp_ns(double x)
-{
-    if (!(x > 0))
-        return 0;
-    if (x >= 9.2e18)
-        return INT64_MAX;
-    return llround(x);
-}
-
-/* Fills the figures of res from the model after the run. */
-static hs_err_t hs__figures(hs__model_t *m, const hs_prediction_t *pred,
-                            hs_replay_result_t *res, hs_error_t *err)
-{
-    const hs_scenario_t *s = m->s;
-    size_t i, n_st, first = m->steps > 1 ? 1 : 0;
-    int64_t *v = NULL;
-    double sum = 0, sq = 0, mean, sd, I, E;
-
-    for (i = 0; i < m->n; i++) {
-        const hs__dev_t *d = &m->dev[i];
-        uint32_t t = s->devices[i].type;
-        res->dev_step_ns[i] = d->n_sum > 0 ?
-            llround((double)d->sum_ns / (double)d->n_sum) : 0;
-        res->dev_closed_ns[i] = m->closed[i];
-        if (res->dev_step_ns[i] > res->type_step_ns[t])
-            res->type_step_ns[t] = res->dev_step_ns[i];
-        if (m->closed[i] > res->type_closed_ns[t])
-            res->type_closed_ns[t] = m->closed[i];
-        res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
-        if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
-            res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
-    }
-    for (i = 0; i < (size_t)m->steps; i++)
-        res->cluster_step_ns[i] = m->cl_end[i] -
-                                  (i == 0 ? m->cl_start0 : m->cl_end[i - 1]);
-    res->first_step_ns = res->cluster_step_ns[0];
-    n_st = (size_t)m->steps - first;
-    if (m->steps > 1)
-        res->step_ns = llround((double)(m->cl_end[m->steps - 1] -
-                                        m->cl_end[0]) /
-                               (double)(m->steps - 1));
-    else
-        res->step_ns = res->cluster_step_ns[0];
-    v = malloc(n_st * sizeof *v);
-    if (v == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (i = 0; i < n_st; i++) {
-        v[i] = res->cluster_step_ns[first + i];
-        sum += (double)v[i];
-    }
-    mean = sum / (double)n_st;
-    for (i = 0; i < n_st; i++)
-        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
-    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
-    qsort(v, n_st, sizeof *v, hs__cmp_i64);
-    res->step_mean_ns = llround(mean);
-    res->step_sd_ns = llround(sd);
-    /* nearest rank: the ceil(p n)-th smallest */
-    res->step_p50_ns = v[(size_t)ceil(0.50 * (double)n_st) - 1];
-    res->step_p95_ns = v[(size_t)ceil(0.95 * (double)n_st) - 1];
-    free(v);
-
-    res->closed_step_ns = pred->step_ns;
-    res->closed_ext_step_ns = pred->step_ext_ns;
-    res->iters_per_epoch = pred->iters_per_epoch;
-    res->epochs = s->epochs;
-    I = (double)pred->iters_per_epoch;
-    E = (double)s->epochs;
-    if ((double)res->step_ns * I * E >= 9.2e18)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "epoch or total time overflows 2^63 ns");
-    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
-    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
-    res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
-    res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
-    res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
-    res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
-    return HS_OK;
 }
 
 void hs_replay_opts_from_scenario(const hs_scenario_t *s,
@@ -1071,7 +769,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.sinks = sinks;
     m.n_sinks = n_sinks;
     m.tracing = n_sinks > 0;
-    rc = hs__buckets(&m, res, &bytes, err);
+    rc = hs__replay_buckets(&m, res, &bytes, err);
     if (rc != HS_OK)
         goto fail;
     /* streams: bucket b's ring runs on stream b % k, one after the other
@@ -1106,7 +804,9 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     }
     m.h.k = m.k;
     m.h.rendezvous = m.rendezvous;
-    m.h.slow = m.k > 1 || m.nb > 1 || m.comm || m.tracing || !coll->uniform;
+    m.uniform = coll->uniform;
+    m.h.slow = m.k > 1 || m.nb > 1 || m.comm || m.tracing || !m.uniform;
+    m.h.tracing = m.tracing;
     /* one cache line per lane (device and stream) */
     m.h.lane = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.h.lane + 63) /
                                    64 * 64);
@@ -1115,6 +815,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (m.comm && (m.pend = calloc((size_t)m.n * m.k, sizeof *m.pend)) ==
                       NULL)
         goto nomem;
+    m.h.pend = m.pend;
     if (m.tracing && (m.trc = calloc((size_t)m.n * m.k, sizeof *m.trc)) ==
                          NULL)
         goto nomem;
@@ -1252,7 +953,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         (size_t)m.steps * sizeof(int64_t) +
         (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
                          HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
-    rc = hs__figures(&m, pred, res, err);
+    rc = hs__replay_figures(&m, pred, res, err);
     if (rc != HS_OK)
         goto fail;
     hs_engine_free(e);

@@ -122,14 +122,14 @@ typedef struct hs_replay_result_s {
  * Replays o->steps steps of the cluster and job of scenario s with the
  * options o (NULL: the scenario's own, hs_replay_opts_from_scenario); s and
  * o are only read.  Each of the n_sinks sinks (sinks may be NULL when
- * n_sinks is 0) receives every interval and every step record, in blocks; a sink error
- * stops the replay and is returned.  On success stores a new result in
- * *out (free with hs_replay_result_free).  Fails with HS_ERR_RANGE when
- * the scenario makes no replay (no devices, no steps, buckets that do not
- * match across types, an unknown collective), HS_ERR_NOMEM, or what
- * hs_closed_predict returns.
- * Memory is linear in the number of devices (plus one entry per step);
- * nothing is allocated per event.
+ * n_sinks is 0) receives every interval and every step record, in blocks;
+ * a sink error stops the replay and is returned.  On success stores a new
+ * result in *out (free with hs_replay_result_free).  Fails with
+ * HS_ERR_RANGE when the scenario makes no replay (no devices, no steps,
+ * buckets that do not match across types, a straggler naming no device,
+ * an unknown collective), HS_ERR_NOMEM, or what hs_closed_predict
+ * returns.  Memory is linear in the number of devices (plus one entry per
+ * step); nothing is allocated per event.
  */
 hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        const hs_trace_sink_t *sinks, size_t n_sinks,

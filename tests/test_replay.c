@@ -664,7 +664,8 @@ static void test_stragglers(void)
              "simulate:\n"
              "  steps: 8\n"
              "  stragglers:\n"
-             "    - {device: gpu-1, steps: [3, 4], factor: 1.0, extra: 5ms}\n");
+             "    - {device: gpu-1, steps: [3, 4], factor: 1.0,"
+             " extra: 5ms}\n");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL_FATAL(s->n_stragglers, 1);
