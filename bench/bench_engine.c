@@ -73,6 +73,7 @@ static int run_replay(unsigned n)
     char text[1024];
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
+    hs_replay_opts_t o;
     hs_error_t err;
     double t0, t1, c0, c1;
 
@@ -94,9 +95,11 @@ static int run_replay(unsigned n)
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
+    hs_replay_opts_from_scenario(s, &o);
+    o.engine = 1;           /* this table measures the event engine */
     t0 = now_s();
     c0 = cpu_s();
-    if (hs_replay_run(s, NULL, 0, &r, &err) != HS_OK) {
+    if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK) {
         fprintf(stderr, "bench: %s\n", err.msg);
         hs_scenario_free(s);
         return 1;
@@ -391,7 +394,7 @@ static double run_simgrid(unsigned n, double bw, int64_t lat_ns,
 static int run_compare(unsigned n)
 {
     hs_scenario_t *s;
-    hs_ringfast_opts_t o;
+    hs_replay_opts_t o, eo;
     hs_replay_result_t *rf = NULL, *re = NULL;
     hs_error_t err;
     uint32_t fast_steps = 10, eng_steps = n >= 4096 ? 1 : 2;
@@ -404,7 +407,7 @@ static int run_compare(unsigned n)
     /* the fast path */
     if ((s = ring_scenario(n, fast_steps)) == NULL)
         return 1;
-    hs_ringfast_opts_from(s, &o);
+    hs_replay_opts_from_scenario(s, &o);
     c0 = cpu_s();
     if (hs_ringfast_run(s, &o, &rf, &err) != HS_OK) {
         fprintf(stderr, "bench: %s\n", err.msg);
@@ -421,9 +424,11 @@ static int run_compare(unsigned n)
         hs_replay_result_t *rf2 = NULL;
         if ((s = ring_scenario(n, eng_steps)) == NULL)
             return 1;
-        hs_ringfast_opts_from(s, &o);
+        hs_replay_opts_from_scenario(s, &o);
+        eo = o;
+        eo.engine = 1;
         c0 = cpu_s();
-        if (hs_replay_run(s, NULL, 0, &re, &err) != HS_OK) {
+        if (hs_replay_run(s, &eo, NULL, 0, &re, &err) != HS_OK) {
             fprintf(stderr, "bench: %s\n", err.msg);
             hs_scenario_free(s);
             return 1;

@@ -103,16 +103,6 @@ static inline int64_t hs__max(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-void hs_ringfast_opts_from(const hs_scenario_t *s, hs_ringfast_opts_t *o)
-{
-    o->overlap = s->overlap;
-    o->send = s->send;
-    o->steps = s->sim_steps;
-    o->stochastic = s->stochastic;
-    o->streams = s->streams;
-    o->stragglers = 1;
-}
-
 static int hs__comm(const hs_scenario_t *s)
 {
     size_t t;
@@ -221,7 +211,7 @@ static void hs__bucket_layout(const hs_scenario_t *s,
     }
 }
 
-int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
+int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len)
 {
     const char *no = NULL;
@@ -270,8 +260,8 @@ typedef struct hs__comp_s {
     double c;              /* compute scale (bucket ready times) */
 } hs__comp_t;
 
-static void hs__compute(const hs_scenario_t *s, uint32_t x, int64_t k,
-                        hs__comp_t *out)
+static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                        uint32_t x, int64_t k, hs__comp_t *out)
 {
     const hs_device_t *dv = &s->devices[x];
     const hs_profile_t *p = &s->types[dv->type].profile;
@@ -280,8 +270,8 @@ static void hs__compute(const hs_scenario_t *s, uint32_t x, int64_t k,
     int64_t fwd_b, b1_b, bwd_b, opt_b, rest;
     size_t i;
 
-    for (i = 0; k >= 0 && i < s->n_stragglers; i++) {
-        const hs_straggler_t *st = &s->stragglers[i];
+    for (i = 0; k >= 0 && i < o->n_stragglers; i++) {
+        const hs_straggler_t *st = &o->stragglers[i];
         if (st->device == x && (int64_t)st->first_step <= k &&
             k <= (int64_t)st->last_step) {
             c *= st->factor;
@@ -569,15 +559,15 @@ static hs_err_t hs__figures(const hs_scenario_t *s, uint32_t steps,
 /* Per ring position: the step's compute (with stragglers where they
    apply), its opening time and backward end.  Returns the dl, opt arrays
    through comp[]. */
-static void hs__plan_step(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
+static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
                           hs__fast_t *m, const hs__comp_t *base,
                           hs__comp_t *comp, uint8_t *touched, int64_t k)
 {
     size_t n = m->n, j, i;
 
     memcpy(comp, base, n * sizeof *comp);
-    for (i = 0; o->stragglers && i < s->n_stragglers; i++) {
-        const hs_straggler_t *st = &s->stragglers[i];
+    for (i = 0; i < o->n_stragglers; i++) {
+        const hs_straggler_t *st = &o->stragglers[i];
         uint32_t pos;
         if (st->device >= n || (int64_t)st->first_step > k ||
             k > (int64_t)st->last_step)
@@ -585,12 +575,12 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
         pos = s->devices[st->device].ring_pos;
         if (!touched[pos]) {
             touched[pos] = 1;
-            hs__compute(s, st->device, k, &comp[pos]);
+            hs__compute(s, o, st->device, k, &comp[pos]);
         }
     }
-    for (i = 0; o->stragglers && i < s->n_stragglers; i++)
-        if (s->stragglers[i].device < n)
-            touched[s->devices[s->stragglers[i].device].ring_pos] = 0;
+    for (i = 0; i < o->n_stragglers; i++)
+        if (o->stragglers[i].device < n)
+            touched[s->devices[o->stragglers[i].device].ring_pos] = 0;
     for (j = 0; j < n; j++) {
         int64_t t1 = m->f[j] + comp[j].fwd, t2 = t1 + comp[j].b1;
         int64_t t3 = t2 + comp[j].rest;
@@ -617,7 +607,7 @@ static void hs__fast_free(hs__fast_t *m)
     free(m->ready);
 }
 
-hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
+hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          hs_replay_result_t **out, hs_error_t *err)
 {
     hs__fast_t m;
@@ -732,7 +722,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
                            s->ring_bw_bytes_per_s[j]);
         m.w[j] = m.comm ? llround(p->comm_ns_per_byte * payload[t] /
                                   (double)n) : 0;
-        hs__compute(s, x, -1, &base[j]);
+        hs__compute(s, o, x, -1, &base[j]);
         /* time 0: every CPU loads batch 0; step 0 starts when it is in */
         m.f[j] = base[j].dl;
         if (m.f[j] < cl_start0)
@@ -785,12 +775,17 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
     if (rc != HS_OK)
         goto fail;
     res->steps = steps;
-    res->overlap = o->overlap;
+    res->overlap = o->overlap == HS_OVERLAP_BUCKETS && !m.buckets
+                       ? HS_OVERLAP_NONE
+                       : o->overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = "ring";
     res->send = o->send;
     res->stochastic = 0;
-    res->seed = s->seed;
+    res->seed = o->seed;
     res->n_buckets = m.nb;
     res->streams = 1;
+    res->streams_asked = o->streams;
     res->n_events = m.n_events;
     res->end_ns = cl_end[steps - 1];
     res->queue_high_water = 0;

@@ -22,18 +22,6 @@
 
 /* The replay settings the fast path depends on (the scenario's
    `simulate:` fields; hs_ringfast_opts_from copies them). */
-typedef struct hs_ringfast_opts_s {
-    hs_overlap_t overlap;
-    hs_send_t send;
-    uint32_t steps;        /* steps to replay, >= 1 */
-    int stochastic;        /* 1: draws per step (not supported) */
-    uint32_t streams;      /* buckets mode's streams (1 supported) */
-    int stragglers;        /* 1: apply s->stragglers, 0: ignore them */
-} hs_ringfast_opts_t;
-
-/* Fills *o from s's simulate: settings (stragglers applied). */
-void hs_ringfast_opts_from(const hs_scenario_t *s, hs_ringfast_opts_t *o);
-
 /*
  * 1 when hs_ringfast_run replays s under *o exactly (as hs_replay_run
  * would with the same settings), else 0 with the reason in why (a
@@ -49,7 +37,7 @@ void hs_ringfast_opts_from(const hs_scenario_t *s, hs_ringfast_opts_t *o);
  * such equal-time events by sequence number); profiles whose buckets do
  * not match (the replay reports those).
  */
-int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
+int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len);
 
 /*
@@ -60,7 +48,7 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
  * hs_closed_predict returns.  Memory is O(N + steps); time is
  * O(steps * N * 2(N-1)) adds and maxes, nothing allocated per round.
  */
-hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_ringfast_opts_t *o,
+hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          hs_replay_result_t **out, hs_error_t *err);
 
 #endif

@@ -91,19 +91,21 @@ static int same_results(const hs_replay_result_t *a,
    (or the fast path declines: then *declined is set). */
 static int compare(hs_scenario_t *s, const char *what)
 {
-    hs_ringfast_opts_t o;
+    hs_replay_opts_t o, eo;
     hs_replay_result_t *ref = NULL, *fast = NULL;
     hs_error_t err;
     char why[200];
     int ok;
 
-    hs_ringfast_opts_from(s, &o);
+    hs_replay_opts_from_scenario(s, &o);
     if (!hs_ringfast_supports(s, &o, why, sizeof why)) {
         n_declined++;
         CU_ASSERT_TRUE(why[0] != '\0');
         return 1;
     }
-    if (hs_replay_run(s, NULL, 0, &ref, &err) != HS_OK) {
+    eo = o;
+    eo.engine = 1;          /* the event engine: the reference */
+    if (hs_replay_run(s, &eo, NULL, 0, &ref, &err) != HS_OK) {
         fprintf(stderr, "\n%s: replay: %s\n", what, err.msg);
         CU_FAIL("replay failed");
         return 0;
@@ -422,13 +424,13 @@ static void test_two_devices(void)
 static void test_declines(void)
 {
     hs_scenario_t *s = NULL;
-    hs_ringfast_opts_t o;
+    hs_replay_opts_t o;
     hs_replay_result_t *r = NULL;
     hs_error_t err;
     char why[200];
 
     CU_ASSERT_EQUAL_FATAL(hs_scenario_load_default(&s, &err), HS_OK);
-    hs_ringfast_opts_from(s, &o);
+    hs_replay_opts_from_scenario(s, &o);
     CU_ASSERT_TRUE(hs_ringfast_supports(s, &o, why, sizeof why));
     o.stochastic = 1;
     CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, why, sizeof why));

@@ -219,7 +219,7 @@ static void compare(const char *name, const char *text)
     sink.ctx = &cap;
     sink.write = cap_write;
     sink.steps = cap_steps;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &res, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &res, &err), HS_OK);
 
     /* the platform: host i = device at ring position i */
     snprintf(plat, sizeof plat, "%s/%s.xml", work_dir, name);
