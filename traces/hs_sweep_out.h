@@ -1,0 +1,83 @@
+/*
+ * hs_sweep_out.h -- a sweep's results as a terminal table, CSV, JSON and
+ * an HDF5 /sweep table (the sweep itself: model/hs_sweep.h).
+ *
+ * Every writer gives the same bytes for the same sweep and results, and
+ * the file writers write a temporary file beside the target and rename it
+ * (base/hs_atomic.h): a failed write never leaves a partial file.
+ *
+ * The columns, in this order, in every format:
+ *   one per varied key, named by its key path, holding the value text;
+ *   n_devices        devices in the ring;
+ *   step_ns          the closed form's step, max_i T(i);
+ *   step_ext_ns      the extended form's step, max_i T_ext(i);
+ *   iters_per_epoch  I;
+ *   epoch_ns, total_ns  I * step, epochs * epoch;
+ *   bottleneck_device   the device with the largest T(i);
+ *   bottleneck_bound    data_loading or device;
+ *   bottleneck_link     the slowest ring edge, "from->to";
+ * with --replay also
+ *   replay_step_ns   the replay's steady step;
+ *   replay_epoch_ns, replay_total_ns;
+ *   replay_diff_ns   replay_step_ns - step_ns;
+ * and last
+ *   error            empty when the point ran, else why it failed (its
+ *                    figures are then empty in CSV, null in JSON, 0 in
+ *                    HDF5).
+ * CSV follows RFC 4180: a comma-separated header line, one line per point
+ * in point order, fields with a comma, quote or newline in double quotes.
+ * JSON: {"format": "hetsim-sweep-1", "scenario": {...}, "options",
+ * "keys", "n_points", "n_failed", "points": [{"point", "values": {KEY:
+ * VALUE}, the figures..., "error"}]}.  HDF5: dataset /sweep, a packed
+ * little-endian compound, one member per column (strings fixed-length,
+ * NUL-terminated) plus "point" and "code" (the hs_err_t of the point);
+ * attributes format, hetsim_version, scenario_file, scenario_hash
+ * ("fnv1a64:" + 16 hex digits of the scenario's text), options, n_failed.
+ */
+#ifndef HS_SWEEP_OUT_H
+#define HS_SWEEP_OUT_H
+
+#include <stdio.h>
+
+#include "hs_error.h"
+#include "hs_sweep.h"
+
+#define HS_SWEEP_FORMAT "hetsim-sweep-1"
+
+/* Output formats, for hs_sweep_write. */
+typedef enum hs_sweep_fmt_e {
+    HS_SWEEP_FMT_TABLE = 0,
+    HS_SWEEP_FMT_CSV = 1,
+    HS_SWEEP_FMT_JSON = 2,
+    HS_SWEEP_FMT_H5 = 3
+} hs_sweep_fmt_t;
+
+/* The format a file name asks for: .csv, .json, .h5/.hdf5; else -1. */
+int hs_sweep_fmt_from_path(const char *path);
+
+/* Writes the results as a readable table (times in human units) to f. */
+hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
+                              const hs_sweep_results_t *r, FILE *f,
+                              hs_error_t *err);
+
+/* Writes the CSV to f. */
+hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
+                            const hs_sweep_results_t *r, FILE *f,
+                            hs_error_t *err);
+
+/* Writes the JSON to f. */
+hs_err_t hs_sweep_write_json(const hs_sweep_t *sw,
+                             const hs_sweep_results_t *r, FILE *f,
+                             hs_error_t *err);
+
+/* Writes the HDF5 file at path (atomically). */
+hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                           const char *path, hs_error_t *err);
+
+/* Writes format fmt to the file at path, atomically (a temporary file
+   renamed at the end; removed on failure). */
+hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                        hs_sweep_fmt_t fmt, const char *path,
+                        hs_error_t *err);
+
+#endif
