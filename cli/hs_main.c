@@ -27,6 +27,8 @@ static const hs__cmd_t hs__cmds[] = {
     {"measure-bw", hs_cli_measure_bw,
      "measure ring-link bandwidths with iperf3"},
     {"plot", hs_cli_plot, "plot step timelines from an HDF5 trace"},
+    {"sweep", hs_cli_sweep,
+     "what-if sweeps: the closed form (and replay) over varied keys"},
     {NULL, NULL, NULL}};
 
 static void hs__usage(FILE *f)

@@ -25,7 +25,8 @@
  * output does not depend on who ran what, or in which order.
  *
  * Invariants.
- *   - base is never changed after hs_sweep_new: it is the pristine copy.
+ *   - base changes only through hs_sweep_set, which is refused once an
+ *     axis exists: from the first point on it is the pristine copy.
  *   - work is either NULL or a copy of base on which only varied keys
  *     were ever set.  Every point sets every varied key, so the values
  *     left by the previous point are all overwritten: running point p on
@@ -60,6 +61,7 @@ struct hs_sweep_s {
     size_t *stride;         /* product: point p takes value
                                (p / stride[a]) % n_values of axis a */
     size_t n_points;
+    char *sets;             /* "set K=V; " for every hs_sweep_set */
     char *options;          /* hs_sweep_options_text, built by plan */
 };
 
@@ -614,6 +616,7 @@ void hs_sweep_free(hs_sweep_t *sw)
     free(sw->axes);
     free(sw->stride);
     free(sw->options);
+    free(sw->sets);
     hs_scenario_free(sw->work);
     hs_scenario_free(sw->base);
     free(sw);
@@ -710,6 +713,42 @@ fail:
     return rc;
 }
 
+hs_err_t hs_sweep_set(hs_sweep_t *sw, const char *key_eq_value,
+                      hs_error_t *err)
+{
+    const char *eq = strchr(key_eq_value, '=');
+    size_t klen, old = sw->sets ? strlen(sw->sets) : 0;
+    char key[512], *ns;
+    hs_error_t e;
+    hs_err_t rc;
+
+    if (sw->planned || sw->n_axes > 0)
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "--set '%s' after --vary", key_eq_value);
+    if (eq == NULL || eq == key_eq_value ||
+        (klen = (size_t)(eq - key_eq_value)) >= sizeof key)
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "--set '%s': expected KEY=VALUE",
+                             key_eq_value);
+    memcpy(key, key_eq_value, klen);
+    key[klen] = '\0';
+    hs_error_clear(&e);
+    rc = hs_scenario_set(sw->base, key, eq + 1, &e);
+    if (rc == HS_OK)
+        rc = hs_scenario_resolve(sw->base, &e);
+    if (rc != HS_OK) {
+        if (strncmp(e.msg, key, klen) == 0)
+            return hs_error_setf(err, rc, "--set %s", e.msg);
+        return hs_error_setf(err, rc, "--set %s: %s", key, e.msg);
+    }
+    ns = realloc(sw->sets, old + strlen(key_eq_value) + 8);
+    if (ns == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    sw->sets = ns;
+    sprintf(ns + old, "set %s; ", key_eq_value);
+    return HS_OK;
+}
+
 void hs_sweep_set_zip(hs_sweep_t *sw, int zip)
 {
     sw->zip = zip != 0;
@@ -751,10 +790,11 @@ hs_err_t hs_sweep_plan(hs_sweep_t *sw, hs_error_t *err)
     sw->n_points = n;
     for (a = 0; a < sw->n_axes; a++)
         len += strlen(sw->axes[a].key) + strlen(sw->axes[a].spec) + 16;
+    len += sw->sets ? strlen(sw->sets) : 0;
     o = malloc(len);
     if (o == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    o[0] = '\0';
+    strcpy(o, sw->sets ? sw->sets : "");
     for (a = 0; a < sw->n_axes; a++) {
         strcat(o, "vary ");
         strcat(o, sw->axes[a].key);

@@ -123,6 +123,15 @@ void hs_sweep_free(hs_sweep_t *sw);
 hs_err_t hs_sweep_vary(hs_sweep_t *sw, const char *key_eq_values,
                        hs_error_t *err);
 
+/*
+ * Sets KEY=VALUE on the base scenario for every point (the text of one
+ * --set, or a replay option such as simulate.steps=3), resolving it; the
+ * setting is part of hs_sweep_options_text.  Call before hs_sweep_vary of
+ * the same key.  Fails with the setter's code, "--set KEY: ...".
+ */
+hs_err_t hs_sweep_set(hs_sweep_t *sw, const char *key_eq_value,
+                      hs_error_t *err);
+
 /* zip != 0: pair the axes' values (equal lengths) instead of the product. */
 void hs_sweep_set_zip(hs_sweep_t *sw, int zip);
 
@@ -150,8 +159,8 @@ const hs_scenario_t *hs_sweep_base(const hs_sweep_t *sw);
 
 /*
  * A one-line description of the options, the same for the same inputs
- * (written into every output): "vary KEY=VALUES; vary ...; product|zip;
- * replay|closed".  Owned by sw.
+ * (written into every output): "set KEY=VALUE; ...; vary KEY=VALUES;
+ * vary ...; product|zip; replay|closed".  Owned by sw.
  */
 const char *hs_sweep_options_text(const hs_sweep_t *sw);
 
