@@ -1,0 +1,196 @@
+/*
+ * bench_sweep.c -- how fast a what-if sweep runs its points
+ * (model/hs_sweep.h): closed-form points per second at N = 1,000 and
+ * 10,000 devices (goal: >= 1,000 points/s at N = 10,000 on one core),
+ * replay points per second at N = 256, and the MPI speed-up of
+ * `mpirun -n K hetsim sweep` for K = 1, 2, 3 (K ranks are K-1 workers and
+ * a coordinator; skipped when mpirun is absent).
+ *
+ * Each point varies the inter-type link and the latency, so every point
+ * changes the ring edges and re-resolves the scenario.  Figures are wall
+ * time on whatever else the machine is doing: run it on a quiet machine.
+ * Usage: bench_sweep [POINTS_AT_1000 [POINTS_AT_10000 [REPLAY_POINTS]]]
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hs_scenario.h"
+#include "hs_sweep.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char hs__yaml[] =
+    "job: {dataset: {size: 200TB, sample_bytes: 115439B}}\n"
+    "device_types:\n"
+    "  - name: MLU370\n"
+    "    count: %lu\n"
+    "    batch: 256\n"
+    "    shard: 1GB\n"
+    "    profile: {t_dl: 20ms, t_fwd: 112ms, t_b1: 112us, t_bwd: 224ms,\n"
+    "              allreduce_bytes: 102228128B}\n"
+    "  - name: A100\n"
+    "    count: %lu\n"
+    "    batch: 256\n"
+    "    shard: 1GB\n"
+    "    profile: {t_dl: 20ms, t_fwd: 34ms, t_b1: 35us, t_bwd: 69ms,\n"
+    "              allreduce_bytes: 102228128B}\n"
+    "ring: interleave\n"
+    "network:\n"
+    "  default_bandwidth: 200Gbps\n"
+    "  latency: 5us\n"
+    "  type_links: [[A100, MLU370, 25Gbps]]\n"
+    "simulate: {steps: %u}\n";
+
+/* Points per second of a sweep over `points` points at n devices. */
+static double rate(unsigned long n, size_t points, int replay,
+                   unsigned steps, size_t *failed)
+{
+    char yaml[2048], vary_bw[128], vary_lat[128];
+    hs_scenario_t *s = NULL;
+    hs_sweep_t *sw = NULL;
+    hs_sweep_results_t *res = NULL;
+    hs_error_t e;
+    size_t n_bw = points / 4 ? points / 4 : 1;
+    double t0, t1;
+
+    snprintf(yaml, sizeof yaml, hs__yaml, n / 2, n - n / 2, steps);
+    snprintf(vary_bw, sizeof vary_bw,
+             "network.type_links.A100.MLU370=1Gbps..%zuGbps:1Gbps", n_bw);
+    snprintf(vary_lat, sizeof vary_lat, "network.latency=0us..3us:1us");
+    if (hs_scenario_load_text(yaml, strlen(yaml), "bench.yaml", NULL, &s,
+                              &e) != HS_OK ||
+        hs_sweep_new(s, replay, &sw, &e) != HS_OK ||
+        hs_sweep_vary(sw, vary_bw, &e) != HS_OK ||
+        hs_sweep_vary(sw, vary_lat, &e) != HS_OK ||
+        hs_sweep_plan(sw, &e) != HS_OK ||
+        hs_sweep_results_new(sw, &res, &e) != HS_OK) {
+        fprintf(stderr, "bench_sweep: %s\n", e.msg);
+        exit(1);
+    }
+    t0 = now_s();
+    if (hs_sweep_run(sw, res, NULL, NULL, &e) != HS_OK) {
+        fprintf(stderr, "bench_sweep: %s\n", e.msg);
+        exit(1);
+    }
+    t1 = now_s();
+    *failed = res->n_failed;
+    points = res->n_points;
+    if (res->n_failed > 0) {
+        size_t p;
+        for (p = 0; p < points && res->error[p] == NULL; p++)
+            ;
+        fprintf(stderr, "bench_sweep: a point failed: %s\n",
+                p < points ? res->error[p] : "?");
+    }
+    hs_sweep_results_free(res);
+    hs_sweep_free(sw);
+    hs_scenario_free(s);
+    return (double)points / (t1 - t0);
+}
+
+/* Runs argv, stdout and stderr to /dev/null; wall seconds, or -1. */
+static double timed_run(char *const argv[])
+{
+    double t0;
+    pid_t pid;
+    int st;
+
+    fflush(stdout);
+    t0 = now_s();
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (freopen("/dev/null", "w", stdout) == NULL ||
+            freopen("/dev/null", "w", stderr) == NULL)
+            _exit(127);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+        WEXITSTATUS(st) > 1)
+        return -1;
+    return now_s() - t0;
+}
+
+static void mpi_speedup(void)
+{
+    char self[PATH_MAX], hetsim[PATH_MAX + 16], scn[64], out[64];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    char yaml[2048];
+    double base = 0;
+    FILE *f;
+    int k;
+
+    if (len <= 0 || system("command -v mpirun >/dev/null 2>&1") != 0) {
+        printf("MPI speed-up: skipped (no mpirun)\n");
+        return;
+    }
+    self[len] = '\0';
+    snprintf(hetsim, sizeof hetsim, "%s/../hetsim", dirname(self));
+    snprintf(scn, sizeof scn, "/tmp/bench_sweep_%d.yaml", (int)getpid());
+    snprintf(out, sizeof out, "/tmp/bench_sweep_%d.csv", (int)getpid());
+    snprintf(yaml, sizeof yaml, hs__yaml, 128UL, 128UL, 10U);
+    f = fopen(scn, "w");
+    if (f == NULL)
+        return;
+    fputs(yaml, f);
+    fclose(f);
+    printf("MPI speed-up, 64 replay points at N = 256 (10 steps), "
+           "wall time with mpirun start-up:\n");
+    for (k = 1; k <= 3; k++) {
+        char kb[8];
+        char *argv[] = {"mpirun", "--allow-run-as-root", "--oversubscribe",
+                        "-n", kb, hetsim, "sweep", scn, "--replay",
+                        "--vary",
+                        "network.type_links.A100.MLU370=1Gbps..16Gbps:1Gbps",
+                        "--vary", "network.latency=0us..3us:1us", "-o", out,
+                        NULL};
+        double t;
+        snprintf(kb, sizeof kb, "%d", k);
+        t = timed_run(argv);
+        if (t < 0) {
+            printf("  %d rank(s): failed\n", k);
+            continue;
+        }
+        if (k == 1)
+            base = t;
+        printf("  %d rank(s) (%d worker(s)): %.2f s, speed-up %.2f\n", k,
+               k == 1 ? 1 : k - 1, t, base > 0 ? base / t : 0);
+    }
+    remove(scn);
+    remove(out);
+}
+
+int main(int argc, char **argv)
+{
+    size_t p1k = argc > 1 ? strtoul(argv[1], NULL, 10) : 4000;
+    size_t p10k = argc > 2 ? strtoul(argv[2], NULL, 10) : 2000;
+    size_t prep = argc > 3 ? strtoul(argv[3], NULL, 10) : 64;
+    size_t failed = 0;
+    double r;
+
+    r = rate(1000, p1k, 0, 10, &failed);
+    printf("closed form, N = 1,000: %.0f points/s (%zu points, %zu failed)"
+           "\n", r, p1k, failed);
+    r = rate(10000, p10k, 0, 10, &failed);
+    printf("closed form, N = 10,000: %.0f points/s (%zu points, %zu failed;"
+           " goal >= 1,000)\n", r, p10k, failed);
+    r = rate(256, prep, 1, 10, &failed);
+    printf("replay (10 steps), N = 256: %.1f points/s (%zu points, %zu "
+           "failed)\n", r, prep, failed);
+    mpi_speedup();
+    return 0;
+}
