@@ -5,7 +5,9 @@
  */
 #include "hs_sweep_out.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 
 #include "hs_atomic.h"
 #include "hs_hash.h"
+#include "hs_plot.h"
 #include "hs_units.h"
 
 #ifndef HS_VERSION
@@ -648,4 +651,510 @@ hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
         return hs_error_set(err, rc, path, 0, 0, "%s", msg);
     }
     return hs_atomic_commit(&af, err);
+}
+
+/* ---- reading a sweep CSV back --------------------------------------- */
+
+/* Splits line (no newline) into fields in place, RFC 4180 quotes within
+   one line.  Returns the number of fields, or -(1 + byte offset) at a
+   malformed quote. */
+static long hs__csv_split(char *line, char **f, size_t max)
+{
+    char *r = line, *w;
+    size_t n = 0;
+
+    for (;;) {
+        char *start = r;
+        if (n == max)
+            return -1;
+        if (*r == '"') {
+            w = start;
+            r++;
+            for (;;) {
+                if (*r == '\0')
+                    return -(1 + (long)(start - line));
+                if (*r == '"' && r[1] == '"') {
+                    *w++ = '"';
+                    r += 2;
+                } else if (*r == '"') {
+                    r++;
+                    break;
+                } else {
+                    *w++ = *r++;
+                }
+            }
+            if (*r != ',' && *r != '\0')
+                return -(1 + (long)(r - line));
+            f[n++] = start;
+            if (*r == '\0') {
+                *w = '\0';
+                return (long)n;
+            }
+            *w = '\0';
+            r++;
+        } else {
+            char *c = strchr(r, ',');
+            f[n++] = start;
+            if (c == NULL)
+                return (long)n;
+            *c = '\0';
+            r = c + 1;
+        }
+    }
+}
+
+void hs_sweep_table_free(hs_sweep_table_t *t)
+{
+    size_t i;
+
+    if (t == NULL)
+        return;
+    for (i = 0; i < t->n_keys; i++)
+        free(t->keys[i]);
+    free(t->keys);
+    for (i = 0; i < t->n_rows * t->n_keys; i++)
+        free(t->values[i]);
+    free(t->values);
+    free(t->fig);
+    free(t);
+}
+
+#define HS__TAB_MAXCOLS 256
+
+hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
+                             hs_error_t *err)
+{
+    static const char *const figs[HS_SWEEP_TAB_FIGS] = {
+        "step_ns", "epoch_ns", "total_ns", "replay_step_ns",
+        "replay_epoch_ns", "replay_total_ns"};
+    FILE *in = fopen(path, "r");
+    hs_sweep_table_t *t = NULL;
+    char *line = NULL, *f[HS__TAB_MAXCOLS];
+    size_t cap = 0, rows_cap = 0, k;
+    long ncols = 0, n;
+    int fcol[HS_SWEEP_TAB_FIGS];
+    long kcol[HS__TAB_MAXCOLS];
+    unsigned long lineno = 0;
+    ssize_t len;
+    hs_err_t rc = HS_OK;
+
+    *out = NULL;
+    if (in == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        goto nomem;
+    while ((len = getline(&line, &cap, in)) >= 0) {
+        size_t r;
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        n = hs__csv_split(line, f, HS__TAB_MAXCOLS);
+        if (n < 0) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              n == -1 ? 1 : (unsigned long)(-n),
+                              n == -1 ? "more than %d columns"
+                                      : "a malformed quoted field%.0d",
+                              HS__TAB_MAXCOLS);
+            goto done;
+        }
+        if (ncols == 0) {   /* the header */
+            long nd = -1, i;
+            for (i = 0; i < HS_SWEEP_TAB_FIGS; i++)
+                fcol[i] = -1;
+            for (i = 0; i < n; i++) {
+                for (k = 0; k < HS_SWEEP_TAB_FIGS; k++)
+                    if (strcmp(f[i], figs[k]) == 0)
+                        fcol[k] = (int)i;
+                if (strcmp(f[i], "n_devices") == 0 && nd < 0)
+                    nd = i;
+            }
+            t->keys = calloc((size_t)n, sizeof *t->keys);
+            if (t->keys == NULL)
+                goto nomem;
+            if (nd > 0 && fcol[HS_SWEEP_TAB_STEP] >= 0) {
+                for (i = 0; i < nd; i++) {
+                    kcol[t->n_keys] = i;
+                    if ((t->keys[t->n_keys++] = strdup(f[i])) == NULL)
+                        goto nomem;
+                }
+            } else {
+                long cn = -1, cc = -1, cs = -1;
+                for (i = 0; i < n; i++) {
+                    cn = strcmp(f[i], "n") == 0 ? i : cn;
+                    cc = strcmp(f[i], "closed_ns") == 0 ? i : cc;
+                    cs = strcmp(f[i], "sim_ns") == 0 ? i : cs;
+                }
+                if (cn < 0 || cc < 0 || cs < 0) {
+                    rc = hs_error_set(err, HS_ERR_SCHEMA, path, lineno, 1,
+                                      "not a sweep's header: expected the "
+                                      "varied keys, then n_devices, "
+                                      "step_ns, ... (hetsim sweep), or "
+                                      "n,closed_ns,sim_ns");
+                    goto done;
+                }
+                kcol[0] = cn;
+                if ((t->keys[t->n_keys++] = strdup("n")) == NULL)
+                    goto nomem;
+                fcol[HS_SWEEP_TAB_STEP] = (int)cc;
+                fcol[HS_SWEEP_TAB_RSTEP] = (int)cs;
+            }
+            t->has_replay = fcol[HS_SWEEP_TAB_RSTEP] >= 0;
+            ncols = n;
+            continue;
+        }
+        if (n != ncols) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+                              "expected %ld columns, found %ld", ncols, n);
+            goto done;
+        }
+        if (t->n_rows == rows_cap) {
+            size_t nc = rows_cap ? 2 * rows_cap : 64;
+            char **nv = realloc(t->values, nc * t->n_keys * sizeof *nv);
+            int64_t *nf;
+            if (nv == NULL)
+                goto nomem;
+            t->values = nv;
+            nf = realloc(t->fig, nc * HS_SWEEP_TAB_FIGS * sizeof *nf);
+            if (nf == NULL)
+                goto nomem;
+            t->fig = nf;
+            rows_cap = nc;
+        }
+        r = t->n_rows;
+        for (k = 0; k < HS_SWEEP_TAB_FIGS; k++) {
+            int64_t *v = &t->fig[r * HS_SWEEP_TAB_FIGS + k];
+            const char *x = fcol[k] >= 0 ? f[fcol[k]] : "";
+            char *end;
+            double d;
+            *v = -1;
+            if (*x == '\0')
+                continue;
+            errno = 0;
+            d = strtod(x, &end);
+            if (end == x || *end != '\0' || errno != 0 || !(d >= 0) ||
+                d > 9.2e18 || !((*x >= '0' && *x <= '9') || *x == '.')) {
+                rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                                  (unsigned long)(f[fcol[k]] - line) + 1,
+                                  "column %d (%s): '%s' is not a "
+                                  "non-negative number", fcol[k] + 1,
+                                  figs[k], x);
+                goto done;
+            }
+            *v = (int64_t)(d + 0.5);
+        }
+        for (k = 0; k < t->n_keys; k++)
+            t->values[r * t->n_keys + k] = NULL;
+        t->n_rows++;
+        for (k = 0; k < t->n_keys; k++)
+            if ((t->values[r * t->n_keys + k] = strdup(f[kcol[k]])) == NULL)
+                goto nomem;
+    }
+    if (ncols == 0) {
+        rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                          "empty: no header and no rows");
+        goto done;
+    }
+    goto done;
+nomem:
+    rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+done:
+    free(line);
+    fclose(in);
+    if (rc != HS_OK) {
+        hs_sweep_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return HS_OK;
+}
+
+/* ---- gnuplot data for a sweep plot ---------------------------------- */
+
+void hs_sweep_plot_info_clear(hs_sweep_plot_info_t *info)
+{
+    size_t i;
+
+    if (info == NULL)
+        return;
+    for (i = 0; i < info->n_series; i++)
+        free(info->series[i]);
+    free(info->series);
+    memset(info, 0, sizeof *info);
+}
+
+/* The value text as a number on a common axis: kind 0 plain, 1 time
+   (ms), 2 bytes (GB), 3 bandwidth (Gbit/s); -1 when it is none of them. */
+static int hs__x_num(const char *v, int kind, double *x)
+{
+    int64_t ns;
+    uint64_t b;
+    double bw;
+    char *end;
+
+    switch (kind) {
+    case 0:
+        if (!((*v >= '0' && *v <= '9') || *v == '.' || *v == '-'))
+            return -1;
+        errno = 0;
+        *x = strtod(v, &end);
+        return end != v && *end == '\0' && errno == 0 ? 0 : -1;
+    case 1:
+        if (hs_parse_time_ns(v, &ns) != 0)
+            return -1;
+        *x = (double)ns / 1e6;
+        return 0;
+    case 2:
+        if (hs_parse_bytes(v, &b) != 0)
+            return -1;
+        *x = (double)b / 1e9;
+        return 0;
+    default:
+        if (hs_parse_bandwidth(v, &bw) != 0)
+            return -1;
+        *x = bw * 8 / 1e9;
+        return 0;
+    }
+}
+
+/* Index of value v in list l[0..n), appending it when new; -1 on
+   allocation failure. */
+static long hs__intern(char ***l, size_t *n, const char *v)
+{
+    size_t i;
+    char **nl;
+
+    for (i = 0; i < *n; i++)
+        if (strcmp((*l)[i], v) == 0)
+            return (long)i;
+    nl = realloc(*l, (*n + 1) * sizeof *nl);
+    if (nl == NULL)
+        return -1;
+    *l = nl;
+    if ((nl[*n] = strdup(v)) == NULL)
+        return -1;
+    return (long)(*n)++;
+}
+
+/* x values in drawing order: by value, ties in sweep order. */
+typedef struct hs__xord_s {
+    double x;
+    size_t i;
+} hs__xord_t;
+
+static int hs__xcmp(const void *a, const void *b)
+{
+    const hs__xord_t *p = a, *q = b;
+
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+static long hs__key_index(const hs_sweep_table_t *t, const char *key)
+{
+    size_t k;
+
+    for (k = 0; k < t->n_keys; k++)
+        if (strcmp(t->keys[k], key) == 0)
+            return (long)k;
+    return -1;
+}
+
+hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+                            const char *by_key, const char *figure,
+                            FILE *dat, hs_sweep_plot_info_t *info,
+                            hs_error_t *err)
+{
+    static const char *const kunits[] = {"", " (ms)", " (GB)", " (Gbit/s)"};
+    char **xs = NULL, **bys = NULL;
+    size_t nxs = 0, nbys = 0, r, s, k, len;
+    long kx, kb = -1, *xi = NULL, *bi = NULL;
+    double *xv = NULL, vmax = 0, xmin = 0, xmax = 0;
+    int fc, fr, kind = -1;
+    unsigned char *keep = NULL;
+    hs__xord_t *order = NULL;
+    hs_err_t rc = HS_OK;
+
+    memset(info, 0, sizeof *info);
+    if (figure == NULL || strcmp(figure, "step") == 0) {
+        fc = HS_SWEEP_TAB_STEP;
+        fr = HS_SWEEP_TAB_RSTEP;
+    } else if (strcmp(figure, "epoch") == 0) {
+        fc = HS_SWEEP_TAB_EPOCH;
+        fr = HS_SWEEP_TAB_REPOCH;
+    } else if (strcmp(figure, "total") == 0) {
+        fc = HS_SWEEP_TAB_TOTAL;
+        fr = HS_SWEEP_TAB_RTOTAL;
+    } else {
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "'%s' is not a sweep figure (step, epoch or "
+                             "total)", figure);
+    }
+    kx = x_key != NULL ? hs__key_index(t, x_key) : 0;
+    if (kx < 0 || t->n_keys == 0)
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "'%s' is not a varied key of the sweep",
+                             x_key ? x_key : "");
+    if (by_key != NULL && by_key[0] != '\0') {
+        kb = hs__key_index(t, by_key);
+        if (kb < 0 || kb == kx)
+            return hs_error_setf(err, HS_ERR_USAGE,
+                                 "'%s' is not another varied key of the "
+                                 "sweep", by_key);
+    } else if (by_key == NULL && t->n_keys > 1) {
+        kb = kx == 0 ? 1 : 0;
+    }
+    xi = calloc(t->n_rows + 1, sizeof *xi);
+    bi = calloc(t->n_rows + 1, sizeof *bi);
+    xv = calloc(t->n_rows + 1, sizeof *xv);
+    keep = calloc(t->n_rows + 1, 1);
+    if (xi == NULL || bi == NULL || xv == NULL || keep == NULL)
+        goto nomem;
+    /* the rows drawn: the figure is there, the other keys as in row 0 */
+    for (r = 0; r < t->n_rows; r++) {
+        const char *const *v = (const char *const *)&t->values[r * t->n_keys];
+        keep[r] = t->fig[r * HS_SWEEP_TAB_FIGS + fc] >= 0;
+        for (k = 0; k < t->n_keys && keep[r]; k++)
+            if ((long)k != kx && (long)k != kb &&
+                strcmp(v[k], t->values[k]) != 0)
+                keep[r] = 0;
+        if (!keep[r])
+            continue;
+        xi[r] = hs__intern(&xs, &nxs, v[kx]);
+        bi[r] = kb >= 0 ? hs__intern(&bys, &nbys, v[kb])
+                        : hs__intern(&bys, &nbys, "");
+        if (xi[r] < 0 || bi[r] < 0)
+            goto nomem;
+        info->n_points++;
+    }
+    if (info->n_points == 0) {
+        rc = hs_error_setf(err, HS_ERR_SCHEMA,
+                           "no point of the sweep has a %s time to draw",
+                           figure ? figure : "step");
+        goto done;
+    }
+    /* numeric x when every x value is a number of one kind */
+    for (k = 0; k < 4 && kind < 0; k++) {
+        size_t i;
+        for (i = 0; i < nxs; i++)
+            if (hs__x_num(xs[i], (int)k, &xv[i]) != 0)
+                break;
+        if (i == nxs)
+            kind = (int)k;
+    }
+    for (len = 0, k = 0; k < t->n_keys; k++) {
+        if ((long)k == kx || (long)k == kb)
+            continue;
+        len += (size_t)snprintf(info->fixed + len,
+                                len < sizeof info->fixed
+                                    ? sizeof info->fixed - len : 0,
+                                "%s%s=%s", len ? ", " : "", t->keys[k],
+                                t->values[k]);
+    }
+    for (r = 0; r < t->n_rows; r++) {
+        int64_t c = t->fig[r * HS_SWEEP_TAB_FIGS + fc];
+        int64_t p = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
+        if (!keep[r])
+            continue;
+        if ((double)c > vmax)
+            vmax = (double)c;
+        if ((double)p > vmax)
+            vmax = (double)p;
+    }
+    info->tunit = hs_plot_time_unit((int64_t)vmax, &info->unit_ns);
+    info->has_replay = t->has_replay;
+    info->x_numeric = kind >= 0;
+    snprintf(info->xlabel, sizeof info->xlabel, "%s%s", t->keys[kx],
+             kind >= 0 ? kunits[kind] : "");
+    if (kind >= 0) {
+        for (k = 0; k < nxs; k++) {
+            if (k == 0 || xv[k] < xmin)
+                xmin = xv[k];
+            if (k == 0 || xv[k] > xmax)
+                xmax = xv[k];
+        }
+        info->logx = xmin > 0 && xmax / xmin >= 50;
+        if (info->logx) {
+            info->xlo = xmin / 1.25;
+            info->xhi = xmax * 1.25;
+        } else {
+            double pad = xmax > xmin ? 0.05 * (xmax - xmin) : 1;
+            info->xlo = xmin - pad >= 0 || xmin < 0 ? xmin - pad : 0;
+            info->xhi = xmax + pad;
+        }
+    } else {
+        info->xlo = -0.5;
+        info->xhi = (double)nxs - 0.5;
+    }
+    order = calloc(nxs, sizeof *order);
+    if (order == NULL)
+        goto nomem;
+    for (k = 0; k < nxs; k++) {
+        order[k].x = kind >= 0 ? xv[k] : (double)k;
+        order[k].i = k;
+    }
+    qsort(order, nxs, sizeof *order, hs__xcmp);
+    info->series = calloc(nbys, sizeof *info->series);
+    if (info->series == NULL)
+        goto nomem;
+    info->n_series = nbys;
+    for (s = 0; s < nbys; s++) {
+        size_t i;
+        char title[600];
+        if (kb >= 0)
+            snprintf(title, sizeof title, "%s=%s", t->keys[kb], bys[s]);
+        else
+            title[0] = '\0';
+        if ((info->series[s] = strdup(title)) == NULL)
+            goto nomem;
+        fprintf(dat, "# series %zu: %s\n", s, title);
+        /* in x order: by position for categories, by value for numbers */
+        for (i = 0; i < nxs; i++) {
+            size_t best = order[i].i;
+            for (r = 0; r < t->n_rows; r++) {
+                const char *lab = xs[best];
+                const char *c;
+                int64_t rv;
+                if (!keep[r] || (size_t)xi[r] != best || (size_t)bi[r] != s)
+                    continue;
+                fprintf(dat, "%.9g \"", kind >= 0 ? xv[best] : (double)best);
+                for (c = lab; *c; c++)
+                    fputc(*c == '"' ? '\'' : *c, dat);
+                rv = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
+                fprintf(dat, "\" %.9g ",
+                        (double)t->fig[r * HS_SWEEP_TAB_FIGS + fc] /
+                            info->unit_ns);
+                if (rv >= 0)
+                    fprintf(dat, "%.9g\n", (double)rv / info->unit_ns);
+                else
+                    fputs("NaN\n", dat);
+                break;  /* one row per (x, series) */
+            }
+        }
+        fputs("\n\n", dat);
+    }
+    if (ferror(dat))
+        rc = hs_error_setf(err, HS_ERR_IO, "cannot write the plot data");
+    goto done;
+nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+done:
+    for (k = 0; k < nxs; k++)
+        free(xs[k]);
+    free(xs);
+    for (k = 0; k < nbys; k++)
+        free(bys[k]);
+    free(bys);
+    free(xi);
+    free(bi);
+    free(xv);
+    free(keep);
+    free(order);
+    if (rc != HS_OK)
+        hs_sweep_plot_info_clear(info);
+    return rc;
 }

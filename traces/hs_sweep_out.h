@@ -80,4 +80,71 @@ hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                         hs_sweep_fmt_t fmt, const char *path,
                         hs_error_t *err);
 
+/* ---- reading a sweep CSV back (for `hetsim plot --kind sweep`) ---- */
+
+/*
+ * A sweep CSV as data.  The varied keys are the columns before n_devices;
+ * a figure column that is absent, or empty in a failed row, reads -1.
+ * The older three-column form "n,closed_ns,sim_ns" is read as one key n
+ * with step_ns and replay_step_ns.
+ */
+typedef struct hs_sweep_table_s {
+    size_t n_keys;
+    char **keys;            /* n_keys names */
+    size_t n_rows;
+    char **values;          /* row r, key k: values[r * n_keys + k] */
+    int has_replay;         /* a replay_step_ns column was there */
+    int64_t *fig;           /* row r: fig[r * HS_SWEEP_TAB_FIGS + f] */
+} hs_sweep_table_t;
+
+/* The figures a table keeps, in this order. */
+enum {
+    HS_SWEEP_TAB_STEP = 0, HS_SWEEP_TAB_EPOCH = 1, HS_SWEEP_TAB_TOTAL = 2,
+    HS_SWEEP_TAB_RSTEP = 3, HS_SWEEP_TAB_REPOCH = 4, HS_SWEEP_TAB_RTOTAL = 5,
+    HS_SWEEP_TAB_FIGS = 6
+};
+
+/*
+ * Reads the sweep CSV at path (lines starting with '#' are comments).
+ * HS_ERR_IO when unreadable; HS_ERR_SYNTAX ("path:line:col: ...") for a
+ * malformed row or a figure that is not an integer; HS_ERR_SCHEMA when
+ * the header is not a sweep's.  Free with hs_sweep_table_free.
+ */
+hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
+                             hs_error_t *err);
+
+void hs_sweep_table_free(hs_sweep_table_t *t);
+
+/* What hs_sweep_plot_data wrote, for the gnuplot script. */
+typedef struct hs_sweep_plot_info_s {
+    size_t n_series;        /* data blocks (gnuplot "index") */
+    char **series;          /* their titles, "KEY=VALUE" or "" */
+    int x_numeric;          /* x is a number (else positions, xtic labels) */
+    int logx;               /* numeric x spanning a factor of 50 or more */
+    double xlo, xhi;        /* the x range */
+    char xlabel[256];       /* the key, with its unit when numeric */
+    char fixed[512];        /* the other keys held at one value, or "" */
+    const char *tunit;      /* the time unit of the figures */
+    double unit_ns;
+    int has_replay;
+    size_t n_points;        /* rows drawn */
+} hs_sweep_plot_info_t;
+
+/*
+ * Writes gnuplot data for `figure` ("step", "epoch" or "total") against
+ * key x_key (NULL: the first key), one block per value of by_key (NULL:
+ * the second key when there is one; "" for none).  Other keys are held at
+ * the value of the first row (info->fixed says which).  Each data line:
+ * x, "x label", closed form, replay (NaN without), in info->tunit.
+ * Failed rows are left out.  HS_ERR_USAGE for an unknown key or figure,
+ * HS_ERR_SCHEMA when no row is left to draw.  Free info with
+ * hs_sweep_plot_info_clear.
+ */
+hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+                            const char *by_key, const char *figure,
+                            FILE *dat, hs_sweep_plot_info_t *info,
+                            hs_error_t *err);
+
+void hs_sweep_plot_info_clear(hs_sweep_plot_info_t *info);
+
 #endif
