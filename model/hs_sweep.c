@@ -47,7 +47,6 @@
 
 #include "hs_closed.h"
 #include "hs_replay.h"
-#include "hs_sweep_compat.h"   /* TEMPORARY, see there */
 #include "hs_units.h"
 
 struct hs_sweep_s {
