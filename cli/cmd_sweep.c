@@ -18,59 +18,122 @@
 #include "hs_sweep_out.h"
 #include "hs_units.h"
 
-static const char hs__sweep_help[] =
-    "usage: hetsim sweep [SCENARIO] --vary KEY=VALUES [--vary ...] [--zip]\n"
-    "                    [--set KEY=VALUE ...] [--replay] [replay options]\n"
-    "                    [-o FILE] [--format table|csv|json|h5] [--json]\n"
-    "                    [--csv] [--progress|--no-progress]\n"
-    "                    [--rank-timeout DURATION]\n\n"
-    "Runs the closed form (the source's step and the extended step, epoch,\n"
-    "total, bottleneck device and link) at every point of a what-if sweep\n"
-    "of SCENARIO (a YAML file; without it, the embedded default), and with\n"
-    "--replay also the replay (its steady step and the difference to the\n"
-    "closed form).\n\n"
-    "  --vary KEY=VALUES  vary a scenario key, e.g.\n"
-    "                     device_types.A100.count=50..200:50\n"
-    "                     device_types.MLU370.batch=64,128,256\n"
-    "                     network.default_bandwidth=1Gbps..100Gbps*2\n"
-    "                     network.type_links.A100.MLU370=25Gbps,100Gbps\n"
-    "                     network.latency=0us,5us   ring=listing,grouped\n"
-    "                     simulate.overlap=patent,buckets\n"
-    "                     VALUES: a comma-separated list of values,\n"
-    "                     arithmetic ranges A..B:STEP and geometric ranges\n"
-    "                     A..B*FACTOR, in the key's unit; a ring list is\n"
-    "                     one value: ring=grouped,[a0, m0, a1, m1]\n"
-    "                     Several --vary make the product, the first one\n"
-    "                     varying slowest.\n"
-    "  --zip              pair the --vary lists instead (equal lengths)\n"
-    "  --set KEY=VALUE    set a key for every point\n"
-    "  --replay           also replay every point\n"
-    "  --steps K, --seed S, --overlap MODE, --send MODE, --streams K,\n"
-    "  --stochastic       replay options, as `hetsim simulate` (the same as\n"
-    "                     --set simulate.steps=K, ...)\n"
-    "  -o FILE            write FILE: .csv, .json, .h5 (or .hdf5) or .txt\n"
-    "                     by its name, or --format; written whole or not at\n"
-    "                     all\n"
-    "  --format F         table, csv, json or h5\n"
-    "  --json, --csv      print JSON or CSV on stdout instead of the table\n"
-    "  --progress         a progress bar on stderr (default: when stderr\n"
-    "                     is a terminal); --no-progress: none\n"
-    "  --rank-timeout D   under MPI: a rank that keeps one point longer\n"
-    "                     than D (e.g. 10min, the default) ends the run\n"
-    "  --help             this text\n\n"
-    "CSV columns: one per varied key (its value), n_devices, step_ns,\n"
-    "step_ext_ns, iters_per_epoch, epoch_ns, total_ns, bottleneck_device,\n"
-    "bottleneck_bound, bottleneck_link, with --replay replay_step_ns,\n"
-    "replay_epoch_ns, replay_total_ns, replay_diff_ns (replay - closed),\n"
-    "and error (empty when the point ran).  The same inputs give the same\n"
-    "output, byte for byte.\n\n"
-    "Under MPI (mpirun -n K hetsim sweep ..., or srun): rank 0 hands out\n"
-    "points to ranks 1..K-1 as they ask and writes the one output, the\n"
-    "same bytes as a serial run.  A rank that fails or hangs ends the run\n"
-    "with an error and no output file.\n\n"
-    "exit status: 0 every point ran; 1 some points failed (their rows say\n"
-    "why); 2 bad scenario, key or value; 3 I/O error; 4 an MPI rank\n"
-    "failed or hung.\n";
+/* What sweep's own options fill; --vary and --set may repeat, so their
+   parsers append to lists sized for argc. */
+typedef struct hs__sweep_opts_s {
+    const char **vary;
+    size_t n_vary;
+    const char **set;
+    size_t n_set;
+    int zip, replay, json, csv, progress, no_progress, have_fmt;
+    int fmt;                /* hs_sweep_fmt_t */
+    const char *out;
+    int64_t rank_timeout_ns;
+} hs__sweep_opts_t;
+
+static int hs__sweep_vary(const char *text, void *base)
+{
+    hs__sweep_opts_t *o = base;
+
+    if (strchr(text, '=') == NULL)
+        return -1;
+    o->vary[o->n_vary++] = text;
+    return 0;
+}
+
+static int hs__sweep_set(const char *text, void *base)
+{
+    hs__sweep_opts_t *o = base;
+
+    if (strchr(text, '=') == NULL)
+        return -1;
+    o->set[o->n_set++] = text;
+    return 0;
+}
+
+static const char *const hs__sweep_fmts[] = {"table", "csv", "json", "h5",
+                                             NULL};
+static const int hs__sweep_fmt_values[] = {
+    HS_SWEEP_FMT_TABLE, HS_SWEEP_FMT_CSV, HS_SWEEP_FMT_JSON, HS_SWEEP_FMT_H5};
+
+static const hs_opt_t hs__sweep_table[] = {
+    {.name = "vary", .kind = HS_OPT_CUSTOM, .parse = hs__sweep_vary,
+     .valid = "KEY=VALUES", .metavar = "KEY=VALUES",
+     .help = "vary a scenario key over VALUES: a comma-\n"
+             "separated list of values, arithmetic ranges\n"
+             "A..B:STEP and geometric ranges A..B*FACTOR in\n"
+             "the key's unit; a ring list [a, b, ..] is one\n"
+             "value.  Several --vary make the product, the\n"
+             "first varying slowest"},
+    {.name = "zip", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__sweep_opts_t, zip),
+     .help = "pair the --vary lists instead (equal lengths)"},
+    {.name = "set", .kind = HS_OPT_CUSTOM, .parse = hs__sweep_set,
+     .valid = "KEY=VALUE", .metavar = "KEY=VALUE",
+     .help = "set a key for every point"},
+    {.name = "replay", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__sweep_opts_t, replay),
+     .help = "also replay every point (steady step, and its\n"
+             "difference to the closed form)"},
+    {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__sweep_opts_t, out), .metavar = "FILE",
+     .help = "write FILE (.csv, .json, .h5/.hdf5 or .txt by its\n"
+             "name, or --format), whole or not at all"},
+    {.name = "format", .kind = HS_OPT_ENUM, HS_OPT_AT(hs__sweep_opts_t, fmt),
+     .choices = hs__sweep_fmts, .values = hs__sweep_fmt_values,
+     HS_OPT_SEEN_AT(hs__sweep_opts_t, have_fmt), .metavar = "F",
+     .help = "table, csv, json or h5"},
+    {.name = "json", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__sweep_opts_t, json),
+     .help = "print JSON on stdout instead of the table"},
+    {.name = "csv", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__sweep_opts_t, csv),
+     .help = "print CSV on stdout instead of the table"},
+    {.name = "progress", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__sweep_opts_t, progress),
+     .help = "a progress bar on stderr (default: when stderr\n"
+             "is a terminal)"},
+    {.name = "no-progress", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__sweep_opts_t, no_progress), .help = "no progress bar"},
+    {.name = "rank-timeout", .kind = HS_OPT_TIME,
+     HS_OPT_AT(hs__sweep_opts_t, rank_timeout_ns), .i_lo = 1000000,
+     .i_hi = INT64_MAX, .metavar = "D",
+     .help = "under MPI: a rank that keeps one point longer\n"
+             "than D ends the run (default 10min)"},
+    HS_OPT_END};
+
+static const hs_opt_cmd_t hs__sweep_cmd = {
+    .name = "sweep",
+    .usage =
+        "usage: hetsim sweep [SCENARIO] --vary KEY=VALUES [--vary ...] [--zip]\n"
+        "                    [--set KEY=VALUE ...] [--replay] [--steps K ...]\n"
+        "                    [-o FILE] [--format F] [--json|--csv]\n"
+        "                    [--progress|--no-progress] [--rank-timeout D]\n",
+    .about =
+        "Runs the closed form (the source's step and the extended step, epoch,\n"
+        "total, bottleneck device and link) at every point of a what-if sweep\n"
+        "of SCENARIO (a YAML file; without it, the embedded default), and with\n"
+        "--replay also the replay.  Keys, e.g.:\n"
+        "  device_types.A100.count=50..200:50  device_types.MLU370.batch=64,128\n"
+        "  network.default_bandwidth=1Gbps..100Gbps*2  network.latency=0us,5us\n"
+        "  network.type_links.A100.MLU370=25Gbps,100Gbps  ring=listing,grouped\n"
+        "  simulate.overlap=patent,buckets  devices.a0.compute_scale=1,1.5\n"
+        "The replay options below are the same as --set simulate.steps=K etc.\n"
+        "\n"
+        "CSV columns: one per varied key (its value), n_devices, step_ns,\n"
+        "step_ext_ns, iters_per_epoch, epoch_ns, total_ns, bottleneck_device,\n"
+        "bottleneck_bound, bottleneck_link, with --replay replay_step_ns,\n"
+        "replay_epoch_ns, replay_total_ns, replay_diff_ns (replay - closed),\n"
+        "and error (empty when the point ran).  The same inputs give the same\n"
+        "output, byte for byte.\n"
+        "\n"
+        "Under MPI (mpirun -n K hetsim sweep ..., or srun): rank 0 hands out\n"
+        "points to ranks 1..K-1 as they ask and writes the one output, the\n"
+        "same bytes as a serial run.  A rank that fails or hangs ends the run\n"
+        "with an error and no output file.\n",
+    .after =
+        "exit status: 0 every point ran; 1 some points failed (their rows say\n"
+        "why); 2 bad scenario, key or value; 3 I/O error; 4 an MPI rank\n"
+        "failed or hung.\n",
+    .pos_name = "SCENARIO",
+    .max_pos = 1};
 
 /* The progress bar: points done, rate and time left, redrawn at most ten
    times a second. */
@@ -113,40 +176,45 @@ static int hs__bar_draw(void *ctx, size_t done, size_t total)
     return 0;
 }
 
-/* A replay option as a --set (KEY=VALUE into buf); 0, or -1 when argv[*i]
-   is not one, -2 when its value is missing. */
-static int hs__replay_set(int argc, char **argv, int *i, char *buf,
-                          size_t len)
+/* The replay options given, as "simulate.KEY=VALUE" texts into buf
+   (each one NUL-terminated, one after another); their count. */
+static size_t hs__replay_sets(const hs_cli_replay_opts_t *r, char *buf,
+                              size_t len, const char **out)
 {
-    static const char *const opts[][2] = {
-        {"--steps", "simulate.steps"}, {"--seed", "simulate.seed"},
-        {"--overlap", "simulate.overlap"}, {"--send", "simulate.send"},
-        {"--streams", "simulate.streams"}, {NULL, NULL}};
-    int k;
+    size_t n = 0, used = 0;
 
-    if (strcmp(argv[*i], "--stochastic") == 0) {
-        snprintf(buf, len, "simulate.stochastic=true");
-        return 0;
-    }
-    for (k = 0; opts[k][0] != NULL; k++) {
-        if (strcmp(argv[*i], opts[k][0]) != 0)
-            continue;
-        if (*i + 1 >= argc)
-            return -2;
-        snprintf(buf, len, "%s=%s", opts[k][1], argv[++*i]);
-        return 0;
-    }
-    return -1;
+#define HS__PUT(...)                                                       \
+    do {                                                                   \
+        int k = snprintf(buf + used, len - used, __VA_ARGS__);             \
+        out[n++] = buf + used;                                             \
+        used += (size_t)k + 1;                                             \
+    } while (0)
+    if (r->steps > 0)
+        HS__PUT("simulate.steps=%u", (unsigned)r->steps);
+    if (r->streams > 0)
+        HS__PUT("simulate.streams=%u", (unsigned)r->streams);
+    if (r->have_seed)
+        HS__PUT("simulate.seed=%llu", (unsigned long long)r->seed);
+    if (r->have_overlap)
+        HS__PUT("simulate.overlap=%s", hs_overlap_name(r->overlap));
+    if (r->have_send)
+        HS__PUT("simulate.send=%s", hs_send_name(r->send));
+    if (r->stochastic)
+        HS__PUT("simulate.stochastic=true");
+#undef HS__PUT
+    return n;
 }
 
 int hs_cli_sweep(int argc, char **argv)
 {
-    const char *scn = NULL, *out = NULL;
-    int fmt = -1, stdout_fmt = HS_SWEEP_FMT_TABLE, zip = 0, replay = 0;
-    int progress = -1, i, n_vary = 0, n_set = 0, code = 0;
-    int64_t timeout_ns = 600000000000LL;
-    const char **vary = calloc((size_t)argc + 1, sizeof *vary);
-    char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    hs__sweep_opts_t o;
+    hs_cli_replay_opts_t ro;
+    const hs_opt_group_t groups[] = {{hs__sweep_table, &o},
+                                     {hs_cli_replay_table, &ro}};
+    const char *scn = NULL, *rsets[8];
+    char rbuf[512];
+    size_t n_pos = 0, n_rsets, i;
+    int fmt = -1, stdout_fmt = HS_SWEEP_FMT_TABLE, code = 0;
     hs_scenario_t *s = NULL;
     hs_sweep_t *sw = NULL;
     hs_sweep_results_t *res = NULL;
@@ -156,117 +224,54 @@ int hs_cli_sweep(int argc, char **argv)
     hs_err_t rc;
 
     hs_error_clear(&err);
-    if (vary == NULL || sets == NULL) {
-        free(vary);
-        free(sets);
+    memset(&o, 0, sizeof o);
+    o.rank_timeout_ns = 600000000000LL;
+    hs_cli_replay_opts_init(&ro);
+    o.vary = calloc((size_t)argc + 1, sizeof *o.vary);
+    o.set = calloc((size_t)argc + 1, sizeof *o.set);
+    if (o.vary == NULL || o.set == NULL) {
         hs_error_setf(&err, HS_ERR_NOMEM, "out of memory");
-        return hs_cli_fail(&err);
+        code = hs_cli_fail(&err);
+        goto done;
     }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char kv[1100];
-        int r;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(hs__sweep_help, stdout);
+    if (!hs_cli_parse(&hs__sweep_cmd, groups, 2, argc, argv, &scn, 1,
+                      &n_pos, &code)) {
+        if (code == 0)
             printf("\nMPI: %s\n", hs_sweep_mpi_built()
-                                      ? "built in"
-                                      : "not built in (serial only)");
-            code = -1;
-            goto done;
-        }
-        if ((r = hs__replay_set(argc, argv, &i, kv, sizeof kv)) != -1) {
-            if (r == -2) {
-                code = hs_cli_usage_error("sweep", "%s needs a value", a);
-                goto done;
-            }
-            if ((sets[n_set] = strdup(kv)) == NULL) {
-                hs_error_setf(&err, HS_ERR_NOMEM, "out of memory");
-                code = hs_cli_fail(&err);
-                goto done;
-            }
-            n_set++;
-            continue;
-        }
-        if (strcmp(a, "--zip") == 0) {
-            zip = 1;
-        } else if (strcmp(a, "--replay") == 0) {
-            replay = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            stdout_fmt = HS_SWEEP_FMT_JSON;
-        } else if (strcmp(a, "--csv") == 0) {
-            stdout_fmt = HS_SWEEP_FMT_CSV;
-        } else if (strcmp(a, "--progress") == 0) {
-            progress = 1;
-        } else if (strcmp(a, "--no-progress") == 0) {
-            progress = 0;
-        } else if (strcmp(a, "--vary") == 0 || strcmp(a, "--set") == 0 ||
-                   strcmp(a, "-o") == 0 || strcmp(a, "--format") == 0 ||
-                   strcmp(a, "--rank-timeout") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            if (v == NULL) {
-                code = hs_cli_usage_error("sweep", "%s needs a value", a);
-                goto done;
-            }
-            if (strcmp(a, "--vary") == 0) {
-                vary[n_vary++] = v;
-            } else if (strcmp(a, "--set") == 0) {
-                if ((sets[n_set++] = strdup(v)) == NULL) {
-                    hs_error_setf(&err, HS_ERR_NOMEM, "out of memory");
-                    code = hs_cli_fail(&err);
-                    goto done;
-                }
-            } else if (strcmp(a, "-o") == 0) {
-                out = v;
-            } else if (strcmp(a, "--rank-timeout") == 0) {
-                if (hs_parse_time_ns(v, &timeout_ns) != 0) {
-                    code = hs_cli_usage_error("sweep",
-                                              "--rank-timeout: '%s' is not "
-                                              "a duration (e.g. 10min)", v);
-                    goto done;
-                }
-            } else {
-                fmt = strcmp(v, "table") == 0  ? HS_SWEEP_FMT_TABLE
-                      : strcmp(v, "csv") == 0  ? HS_SWEEP_FMT_CSV
-                      : strcmp(v, "json") == 0 ? HS_SWEEP_FMT_JSON
-                      : strcmp(v, "h5") == 0   ? HS_SWEEP_FMT_H5
-                                               : -2;
-                if (fmt == -2) {
-                    code = hs_cli_usage_error("sweep",
-                                              "--format: '%s' is not table, "
-                                              "csv, json or h5", v);
-                    goto done;
-                }
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            code = hs_cli_usage_error("sweep", "unknown option '%s'", a);
-            goto done;
-        } else if (scn == NULL) {
-            scn = a;
-        } else {
-            code = hs_cli_usage_error("sweep", "one scenario only ('%s')",
-                                      a);
-            goto done;
-        }
+                                       ? "built in"
+                                       : "not built in (serial only)");
+        goto done;
     }
-    if (n_vary == 0) {
+    n_rsets = hs__replay_sets(&ro, rbuf, sizeof rbuf, rsets);
+    if (o.n_vary == 0) {
         code = hs_cli_usage_error("sweep", "nothing to sweep: give at least "
                                            "one --vary KEY=VALUES");
         goto done;
     }
-    if (out != NULL && fmt < 0) {
-        fmt = hs_sweep_fmt_from_path(out);
+    if (o.json && o.csv) {
+        code = hs_cli_usage_error("sweep", "--json or --csv, not both");
+        goto done;
+    }
+    if (o.have_fmt)
+        fmt = o.fmt;
+    if (o.out != NULL && fmt < 0) {
+        fmt = hs_sweep_fmt_from_path(o.out);
         if (fmt < 0) {
             code = hs_cli_usage_error("sweep",
                                       "-o %s: name it .csv, .json, .h5 or "
-                                      ".txt, or give --format", out);
+                                      ".txt, or give --format", o.out);
             goto done;
         }
     }
-    if (out == NULL && fmt == HS_SWEEP_FMT_H5) {
+    if (o.out == NULL && fmt == HS_SWEEP_FMT_H5) {
         code = hs_cli_usage_error("sweep", "--format h5 needs -o FILE");
         goto done;
     }
-    if (out == NULL && fmt >= 0)
+    if (o.json)
+        stdout_fmt = HS_SWEEP_FMT_JSON;
+    if (o.csv)
+        stdout_fmt = HS_SWEEP_FMT_CSV;
+    if (o.out == NULL && fmt >= 0)
         stdout_fmt = fmt;
 
     /* every rank parses, loads and plans the same sweep */
@@ -276,12 +281,15 @@ int hs_cli_sweep(int argc, char **argv)
     }
     rc = hs_cli_load_scenario(scn, &s, &err);
     if (rc == HS_OK)
-        rc = hs_sweep_new(s, replay, &sw, &err);
-    for (i = 0; rc == HS_OK && i < n_set; i++)
-        rc = hs_sweep_set(sw, sets[i], &err);
-    hs_sweep_set_zip(sw, zip);
-    for (i = 0; rc == HS_OK && i < n_vary; i++)
-        rc = hs_sweep_vary(sw, vary[i], &err);
+        rc = hs_sweep_new(s, o.replay, &sw, &err);
+    for (i = 0; rc == HS_OK && i < n_rsets; i++)
+        rc = hs_sweep_set(sw, rsets[i], &err);
+    for (i = 0; rc == HS_OK && i < o.n_set; i++)
+        rc = hs_sweep_set(sw, o.set[i], &err);
+    if (rc == HS_OK)
+        hs_sweep_set_zip(sw, o.zip);
+    for (i = 0; rc == HS_OK && i < o.n_vary; i++)
+        rc = hs_sweep_vary(sw, o.vary[i], &err);
     if (rc == HS_OK)
         rc = hs_sweep_plan(sw, &err);
     if (rc == HS_OK && mpi.rank == 0)
@@ -293,11 +301,11 @@ int hs_cli_sweep(int argc, char **argv)
     }
 
     memset(&bar, 0, sizeof bar);
-    bar.on = mpi.rank == 0 &&
-             (progress == 1 || (progress < 0 && isatty(STDERR_FILENO)));
+    bar.on = mpi.rank == 0 && !o.no_progress &&
+             (o.progress || isatty(STDERR_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &bar.t0);
-    rc = hs_sweep_mpi_run(&mpi, sw, res, timeout_ns, hs__bar_draw, &bar,
-                          &err);
+    rc = hs_sweep_mpi_run(&mpi, sw, res, o.rank_timeout_ns, hs__bar_draw,
+                          &bar, &err);
     if (rc != HS_OK) {
         code = hs_cli_fail(&err);
         hs_sweep_mpi_abort(&mpi, code);
@@ -306,13 +314,13 @@ int hs_cli_sweep(int argc, char **argv)
     if (mpi.rank != 0)
         goto done;
 
-    if (out != NULL) {
-        rc = hs_sweep_write(sw, res, (hs_sweep_fmt_t)fmt, out, &err);
+    if (o.out != NULL) {
+        rc = hs_sweep_write(sw, res, (hs_sweep_fmt_t)fmt, o.out, &err);
         if (rc != HS_OK) {
             code = hs_cli_fail(&err);
             goto done;
         }
-        printf("wrote %s: %zu points, %zu failed\n", out, res->n_points,
+        printf("wrote %s: %zu points, %zu failed\n", o.out, res->n_points,
                res->n_failed);
     } else {
         if (stdout_fmt == HS_SWEEP_FMT_CSV)
@@ -329,17 +337,17 @@ int hs_cli_sweep(int argc, char **argv)
     if (res->n_failed > 0) {
         fprintf(stderr, "hetsim sweep: %zu of %zu points failed (see the "
                         "error column)\n", res->n_failed, res->n_points);
-        code = 1;
+        code = hs_err_exit_code(HS_ERR_PARTIAL);
     }
+    if (code == 0)
+        code = hs_cli_stdout_status();
 
 done:
     hs_sweep_mpi_finalize(&mpi);
     hs_sweep_results_free(res);
     hs_sweep_free(sw);
     hs_scenario_free(s);
-    for (i = 0; i < n_set; i++)
-        free(sets[i]);
-    free(sets);
-    free(vary);
-    return code < 0 ? 0 : code;
+    free(o.set);
+    free(o.vary);
+    return code;
 }

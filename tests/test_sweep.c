@@ -637,6 +637,81 @@ static void test_table(void)
     hs_sweep_free(sw);
 }
 
+/* The CSV read back as a table, and the gnuplot data made from it. */
+static void test_table_read_and_plot_data(void)
+{
+    hs_sweep_results_t *res = NULL;
+    hs_sweep_t *sw = run_sweep(1, &res, 0);
+    const char *dir = hs_test_tmpdir("sweep_plot");
+    char csvp[600], datp[600], *text;
+    hs_sweep_table_t *t = NULL;
+    hs_sweep_plot_info_t info;
+    hs_error_t e;
+    FILE *f;
+    size_t r;
+
+    snprintf(csvp, sizeof csvp, "%s/s.csv", dir);
+    snprintf(datp, sizeof datp, "%s/s.dat", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_sweep_write(sw, res, HS_SWEEP_FMT_CSV, csvp, &e),
+                          HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_sweep_table_read(csvp, &t, &e), HS_OK);
+    HS_ASSERT_I64_EQ(t->n_keys, 3);
+    HS_ASSERT_I64_EQ(t->n_rows, 12);
+    CU_ASSERT(t->has_replay);
+    CU_ASSERT_STRING_EQUAL(t->keys[2], "network.latency");
+    for (r = 0; r < 12; r++) {
+        CU_ASSERT_STRING_EQUAL(t->values[r * 3 + 1], hs_sweep_value(sw, r, 1));
+        HS_ASSERT_I64_EQ(t->fig[r * HS_SWEEP_TAB_FIGS + HS_SWEEP_TAB_STEP],
+                         res->error[r] ? -1 : res->rec[r].step_ns);
+        HS_ASSERT_I64_EQ(t->fig[r * HS_SWEEP_TAB_FIGS + HS_SWEEP_TAB_RTOTAL],
+                         res->error[r] ? -1 : res->rec[r].replay_total_ns);
+    }
+    /* bandwidth on x (numeric, Gbit/s), one line per batch; latency held
+       at 10us; the batch-0 rows (failed) are left out */
+    f = fopen(datp, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL_FATAL(hs_sweep_plot_data(t, "network.default_bandwidth",
+                                             "device_types.A.batch", "step",
+                                             f, &info, &e), HS_OK);
+    fclose(f);
+    HS_ASSERT_I64_EQ(info.n_series, 2);
+    CU_ASSERT_STRING_EQUAL(info.series[0], "device_types.A.batch=32");
+    CU_ASSERT(info.x_numeric);
+    HS_ASSERT_I64_EQ(info.n_points, 4);
+    CU_ASSERT_STRING_EQUAL(info.fixed, "network.latency=10us");
+    HS_ASSERT_STR_CONTAINS(info.xlabel, "Gbit/s");
+    text = hs_test_slurp(datp);
+    /* 1 GB/s = 8 Gbit/s; the figures in ms */
+    {
+        char want[128];
+        snprintf(want, sizeof want, "8 \"1GB/s\" %.9g %.9g\n",
+                 (double)res->rec[4].step_ns / info.unit_ns,
+                 (double)res->rec[4].replay_step_ns / info.unit_ns);
+        HS_ASSERT_STR_CONTAINS(text, want);
+    }
+    free(text);
+    hs_sweep_plot_info_clear(&info);
+    /* categorical x; unknown key and figure */
+    f = fopen(datp, "w");
+    CU_ASSERT_EQUAL(hs_sweep_plot_data(t, "network.latency", "", "total", f,
+                                       &info, &e), HS_OK);
+    CU_ASSERT(info.x_numeric);   /* times are numbers too (ms) */
+    HS_ASSERT_I64_EQ(info.n_series, 1);
+    hs_sweep_plot_info_clear(&info);
+    HS_ASSERT_I64_EQ(hs_sweep_plot_data(t, "nope", NULL, "step", f, &info,
+                                        &e), HS_ERR_USAGE);
+    HS_ASSERT_I64_EQ(hs_sweep_plot_data(t, NULL, NULL, "week", f, &info, &e),
+                     HS_ERR_USAGE);
+    fclose(f);
+    hs_sweep_table_free(t);
+    /* a malformed figure: file:line:col */
+    hs_test_write(csvp, "k,n_devices,step_ns,error\n1,4,12,\n2,4,x1,\n");
+    HS_ASSERT_I64_EQ(hs_sweep_table_read(csvp, &t, &e), HS_ERR_SYNTAX);
+    HS_ASSERT_STR_CONTAINS(e.msg, "s.csv:3:5:");
+    hs_sweep_results_free(res);
+    hs_sweep_free(sw);
+}
+
 static int register_sweep(void)
 {
     CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
@@ -650,7 +725,9 @@ static int register_sweep(void)
                     test_points_against_reference) == NULL ||
         CU_add_test(s, "CSV, JSON and HDF5 read back", test_csv_json_h5) ==
             NULL ||
-        CU_add_test(s, "terminal table", test_table) == NULL)
+        CU_add_test(s, "terminal table", test_table) == NULL ||
+        CU_add_test(s, "table read back and plot data",
+                    test_table_read_and_plot_data) == NULL)
         return -1;
     return 0;
 }

@@ -95,6 +95,30 @@ static void test_exit_status(void)
     HS_ASSERT_I64_EQ(r.status, 2);
     HS_ASSERT_STR_CONTAINS(r.err, "--zip");
     hs_run_free(&r);
+    /* replay options are settings of every point: --steps 3 is
+       --set simulate.steps=3 */
+    {
+        char a[600], b[600], *ta, *tb;
+        snprintf(a, sizeof a, "%s/steps-a.csv", dir);
+        snprintf(b, sizeof b, "%s/steps-b.csv", dir);
+        CU_ASSERT_FATAL(hs_run_hetsim(&r, "sweep", scenario(), "--replay",
+                                      "--steps", "2", "--vary",
+                                      "network.latency=1us,1ms", "-o", a,
+                                      NULL) == 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        hs_run_free(&r);
+        CU_ASSERT_FATAL(hs_run_hetsim(&r, "sweep", scenario(), "--replay",
+                                      "--set", "simulate.steps=2", "--vary",
+                                      "network.latency=1us,1ms", "-o", b,
+                                      NULL) == 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        hs_run_free(&r);
+        ta = hs_test_slurp(a);
+        tb = hs_test_slurp(b);
+        CU_ASSERT(ta != NULL && tb != NULL && strcmp(ta, tb) == 0);
+        free(ta);
+        free(tb);
+    }
     /* no --vary: exit 2 */
     CU_ASSERT_FATAL(hs_run_hetsim(&r, "sweep", scenario(), NULL) == 0);
     HS_ASSERT_I64_EQ(r.status, 2);

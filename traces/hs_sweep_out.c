@@ -971,7 +971,7 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
 {
     static const char *const kunits[] = {"", " (ms)", " (GB)", " (Gbit/s)"};
     char **xs = NULL, **bys = NULL;
-    size_t nxs = 0, nbys = 0, r, s, k, len;
+    size_t nxs = 0, nbys = 0, r, r0, s, k, len;
     long kx, kb = -1, *xi = NULL, *bi = NULL;
     double *xv = NULL, vmax = 0, xmin = 0, xmax = 0;
     int fc, fr, kind = -1;
@@ -1014,13 +1014,17 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
     keep = calloc(t->n_rows + 1, 1);
     if (xi == NULL || bi == NULL || xv == NULL || keep == NULL)
         goto nomem;
-    /* the rows drawn: the figure is there, the other keys as in row 0 */
+    /* the rows drawn: the figure is there, the other keys as in the
+       first row that has it */
+    for (r0 = 0; r0 < t->n_rows; r0++)
+        if (t->fig[r0 * HS_SWEEP_TAB_FIGS + fc] >= 0)
+            break;
     for (r = 0; r < t->n_rows; r++) {
         const char *const *v = (const char *const *)&t->values[r * t->n_keys];
         keep[r] = t->fig[r * HS_SWEEP_TAB_FIGS + fc] >= 0;
         for (k = 0; k < t->n_keys && keep[r]; k++)
             if ((long)k != kx && (long)k != kb &&
-                strcmp(v[k], t->values[k]) != 0)
+                strcmp(v[k], t->values[r0 * t->n_keys + k]) != 0)
                 keep[r] = 0;
         if (!keep[r])
             continue;
@@ -1053,7 +1057,7 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
                                 len < sizeof info->fixed
                                     ? sizeof info->fixed - len : 0,
                                 "%s%s=%s", len ? ", " : "", t->keys[k],
-                                t->values[k]);
+                                t->values[r0 * t->n_keys + k]);
     }
     for (r = 0; r < t->n_rows; r++) {
         int64_t c = t->fig[r * HS_SWEEP_TAB_FIGS + fc];

@@ -134,7 +134,8 @@ typedef struct hs_sweep_plot_info_s {
  * Writes gnuplot data for `figure` ("step", "epoch" or "total") against
  * key x_key (NULL: the first key), one block per value of by_key (NULL:
  * the second key when there is one; "" for none).  Other keys are held at
- * the value of the first row (info->fixed says which).  Each data line:
+ * their value in the first row that has the figure (info->fixed says
+ * which).  Each data line:
  * x, "x label", closed form, replay (NaN without), in info->tunit.
  * Failed rows are left out.  HS_ERR_USAGE for an unknown key or figure,
  * HS_ERR_SCHEMA when no row is left to draw.  Free info with
