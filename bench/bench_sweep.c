@@ -162,14 +162,14 @@ static void mpi_speedup(void)
         return;
     fputs(yaml, f);
     fclose(f);
-    printf("MPI speed-up, 64 replay points at N = 256 (10 steps), "
+    printf("MPI speed-up, 32 replay points at N = 256 (10 steps), "
            "wall time with mpirun start-up:\n");
     for (k = 1; k <= 3; k++) {
         char kb[8];
         char *argv[] = {"mpirun", "--allow-run-as-root", "--oversubscribe",
                         "-n", kb, hetsim, "sweep", scn, "--replay",
                         "--vary",
-                        "network.type_links.A100.MLU370=1Gbps..16Gbps:1Gbps",
+                        "network.type_links.A100.MLU370=1Gbps..8Gbps:1Gbps",
                         "--vary", "network.latency=0us..3us:1us", "-o", out,
                         NULL};
         double t;
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 {
     size_t p1k = argc > 1 ? strtoul(argv[1], NULL, 10) : 4000;
     size_t p10k = argc > 2 ? strtoul(argv[2], NULL, 10) : 2000;
-    size_t prep = argc > 3 ? strtoul(argv[3], NULL, 10) : 64;
+    size_t prep = argc > 3 ? strtoul(argv[3], NULL, 10) : 32;
     size_t failed = 0;
     double r, w;
 

@@ -277,6 +277,42 @@ static void test_mpi_hung_rank(void)
     CU_ASSERT(access(out, F_OK) != 0);   /* no file, not even a partial */
 }
 
+/* `hetsim plot --kind sweep` on a sweep's CSV: a picture, exit 0; an
+   unknown --x: exit 2. */
+static void test_plot_sweep(void)
+{
+    const char *dir = hs_test_tmpdir("sweep_plot_cli");
+    char csv[600], png[600];
+    hs_run_t r;
+
+    if (access("/usr/bin/gnuplot", X_OK) != 0 &&
+        access("/usr/local/bin/gnuplot", X_OK) != 0) {
+        hs_test_skip("plot_sweep", "gnuplot is not installed");
+        return;
+    }
+    snprintf(csv, sizeof csv, "%s/s.csv", dir);
+    snprintf(png, sizeof png, "%s/s.png", dir);
+    CU_ASSERT_FATAL(hs_run_hetsim(&r, "sweep", scenario(), "--replay",
+                                  "--vary", "network.default_bandwidth="
+                                  "1Gbps..8Gbps*2", "--vary",
+                                  "ring=listing,interleave", "-o", csv,
+                                  NULL) == 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    hs_run_free(&r);
+    CU_ASSERT_FATAL(hs_run_hetsim(&r, "plot", "--kind", "sweep", csv, "-o",
+                                  png, "--figure", "total", NULL) == 0);
+    if (r.status != 0)
+        fprintf(stderr, "\n%s%s", r.out, r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    hs_run_free(&r);
+    CU_ASSERT(access(png, F_OK) == 0);
+    CU_ASSERT_FATAL(hs_run_hetsim(&r, "plot", "--kind", "sweep", csv, "-o",
+                                  png, "--x", "job.epochs", NULL) == 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "job.epochs");
+    hs_run_free(&r);
+}
+
 static int register_sweep_cli(void)
 {
     CU_pSuite s = CU_add_suite("sweep_cli", NULL, NULL);
@@ -286,7 +322,8 @@ static int register_sweep_cli(void)
     if (CU_add_test(s, "exit status", test_exit_status) == NULL ||
         CU_add_test(s, "mpirun output equals serial",
                     test_mpi_equals_serial) == NULL ||
-        CU_add_test(s, "a hung rank", test_mpi_hung_rank) == NULL)
+        CU_add_test(s, "a hung rank", test_mpi_hung_rank) == NULL ||
+        CU_add_test(s, "plot --kind sweep", test_plot_sweep) == NULL)
         return -1;
     return 0;
 }
