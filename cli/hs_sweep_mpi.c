@@ -26,11 +26,13 @@
  * point is gathered, no partial output file ever appears.  A rank killed
  * by a signal makes mpirun end the job in the same way.
  *
- * Test hook: HETSIM_SWEEP_TEST_HANG_RANK=R makes worker R stop answering
- * once it receives its first point (tests/test_sweep_mpi.c).
+ * Test hooks (tests/test_sweep_mpi.c): HETSIM_SWEEP_TEST_HANG_RANK=R makes
+ * worker R stop answering once it receives its first point;
+ * HETSIM_SWEEP_TEST_DIE_RANK=R makes it die there (SIGKILL).
  */
 #include "hs_sweep_mpi.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +157,7 @@ static hs_err_t hs__worker(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
 {
     unsigned char *msg = malloc(HS__MSG_MAX);
     const char *hang = getenv("HETSIM_SWEEP_TEST_HANG_RANK");
+    const char *die = getenv("HETSIM_SWEEP_TEST_DIE_RANK");
     int64_t point = -1;
     size_t len = HS__HDR + 1;
     int rc;
@@ -180,6 +183,8 @@ static hs_err_t hs__worker(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
         if (hang != NULL && atoi(hang) == m->rank)
             for (;;)
                 pause();
+        if (die != NULL && atoi(die) == m->rank)
+            raise(SIGKILL);
         hs_error_clear(&pe);
         if (hs_sweep_run_point(sw, (size_t)point, &rec, &pe) == HS_OK)
             pe.msg[0] = '\0';

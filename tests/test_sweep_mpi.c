@@ -2,7 +2,8 @@
  * test_sweep_mpi.c -- `hetsim sweep` end to end: exit statuses (a failing
  * point, an unknown key, a wrong unit, unequal zip lists), and real
  * `mpirun -n 2` / `-n 3` runs whose output files equal the serial run's
- * byte for byte; a hung rank ends the run with exit 4 and no file.
+ * byte for byte; a hung rank ends the run with exit 4 and no file, a
+ * killed one with mpirun's error and no file.
  * The MPI checks are skipped, with the reason printed, when mpirun is
  * absent or hetsim was built without MPI.
  */
@@ -178,6 +179,8 @@ static int mpi_sweep(int k, const char *out, const char *extra,
     argv[n++] = "--oversubscribe";
     argv[n++] = "-x";
     argv[n++] = "HETSIM_SWEEP_TEST_HANG_RANK";
+    argv[n++] = "-x";
+    argv[n++] = "HETSIM_SWEEP_TEST_DIE_RANK";
     argv[n++] = "-n";
     argv[n++] = kbuf;
     argv[n++] = HS_TEST_BIN;
@@ -231,6 +234,7 @@ static void test_mpi_equals_serial(void)
     if (!mpi_ready("mpi_equals_serial"))
         return;
     setenv("HETSIM_SWEEP_TEST_HANG_RANK", "-1", 1);
+    setenv("HETSIM_SWEEP_TEST_DIE_RANK", "-1", 1);
     dir = hs_test_tmpdir("sweep_mpi");
     for (i = 0; i < 3; i++) {
         char ser[600], par[600], par3[600];
@@ -270,6 +274,7 @@ static void test_mpi_hung_rank(void)
         return;
     snprintf(out, sizeof out, "%s/hung.csv", hs_test_tmpdir("sweep_hang"));
     setenv("HETSIM_SWEEP_TEST_HANG_RANK", "1", 1);
+    setenv("HETSIM_SWEEP_TEST_DIE_RANK", "-1", 1);
     HS_ASSERT_I64_EQ(mpi_sweep(2, out, "1s", &r), 4);
     HS_ASSERT_STR_CONTAINS(r.err, "rank 1 did not return point");
     hs_run_free(&r);
@@ -313,6 +318,26 @@ static void test_plot_sweep(void)
     hs_run_free(&r);
 }
 
+/* A rank killed half way: mpirun ends the job, names the rank, exits
+   non-zero, and no output file appears. */
+static void test_mpi_dead_rank(void)
+{
+    char out[600];
+    hs_run_t r;
+
+    if (!mpi_ready("mpi_dead_rank"))
+        return;
+    snprintf(out, sizeof out, "%s/dead.csv", hs_test_tmpdir("sweep_dead"));
+    setenv("HETSIM_SWEEP_TEST_HANG_RANK", "-1", 1);
+    setenv("HETSIM_SWEEP_TEST_DIE_RANK", "1", 1);
+    CU_ASSERT(mpi_sweep(3, out, NULL, &r) != 0);
+    CU_ASSERT(r.status != 0 && r.status != 1);
+    HS_ASSERT_STR_CONTAINS(r.err, "rank 1");
+    hs_run_free(&r);
+    setenv("HETSIM_SWEEP_TEST_DIE_RANK", "-1", 1);
+    CU_ASSERT(access(out, F_OK) != 0);
+}
+
 static int register_sweep_cli(void)
 {
     CU_pSuite s = CU_add_suite("sweep_cli", NULL, NULL);
@@ -323,6 +348,7 @@ static int register_sweep_cli(void)
         CU_add_test(s, "mpirun output equals serial",
                     test_mpi_equals_serial) == NULL ||
         CU_add_test(s, "a hung rank", test_mpi_hung_rank) == NULL ||
+        CU_add_test(s, "a dead rank", test_mpi_dead_rank) == NULL ||
         CU_add_test(s, "plot --kind sweep", test_plot_sweep) == NULL)
         return -1;
     return 0;
