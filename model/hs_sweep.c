@@ -901,7 +901,8 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
     hs_prediction_free(pred);
     if (!sw->replay)
         return HS_OK;
-    rc = hs_replay_run(s, NULL, 0, &rr, err);
+    /* options NULL: the point's own simulate: settings */
+    rc = hs_replay_run(s, NULL, NULL, 0, &rr, err);
     if (rc != HS_OK)
         return rc;
     rec->replay_step_ns = rr->step_ns;

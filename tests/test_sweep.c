@@ -313,7 +313,7 @@ static void test_points_against_reference(void)
         s = load3(batch, hs_sweep_value(sw, p, 1), hs_sweep_value(sw, p, 2));
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &pred, &e), HS_OK);
-        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &rr, &e), HS_OK);
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &rr, &e), HS_OK);
         HS_ASSERT_I64_EQ(r->n_devices, 4);
         HS_ASSERT_I64_EQ(r->step_ns, pred->step_ns);
         HS_ASSERT_I64_EQ(r->step_ext_ns, pred->step_ext_ns);
