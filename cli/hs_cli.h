@@ -26,6 +26,7 @@ int hs_cli_ingest(int argc, char **argv);
 int hs_cli_profile(int argc, char **argv);
 int hs_cli_measure_bw(int argc, char **argv);
 int hs_cli_plot(int argc, char **argv);
+int hs_cli_sweep(int argc, char **argv);
 int hs_cli_advise(int argc, char **argv);
 
 /* Prints "hetsim: <msg>" for err on stderr and returns its exit status. */
