@@ -1,6 +1,6 @@
 /*
  * bench_sweep.c -- how fast a what-if sweep runs its points
- * (model/hs_sweep.h): closed-form points per second at N = 1,000 and
+ * (whatif/hs_sweep.h): closed-form points per second at N = 1,000 and
  * 10,000 devices (goal: >= 1,000 points/s at N = 10,000 on one core),
  * replay points per second at N = 256 (the max-plus fast path, and the
  * event engine of the stochastic mode), and the MPI speed-up of

@@ -1,5 +1,5 @@
 /*
- * test_sweep.c -- what-if sweeps (model/hs_sweep.h) and their outputs
+ * test_sweep.c -- what-if sweeps (whatif/hs_sweep.h) and their outputs
  * (traces/hs_sweep_out.h): value lists and ranges, key classes, product
  * and zip, every point against a scenario loaded from the equivalent YAML
  * (the naive reference), a failing point, order independence, and the

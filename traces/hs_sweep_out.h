@@ -1,6 +1,6 @@
 /*
  * hs_sweep_out.h -- a sweep's results as a terminal table, CSV, JSON and
- * an HDF5 /sweep table (the sweep itself: model/hs_sweep.h).
+ * an HDF5 /sweep table (the sweep itself: whatif/hs_sweep.h).
  *
  * Every writer gives the same bytes for the same sweep and results, and
  * the file writers write a temporary file beside the target and rename it
