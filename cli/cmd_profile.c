@@ -39,6 +39,12 @@ static const hs_opt_t hs__profile_table[] = {
     {.name = "type", .kind = HS_OPT_STRING,
      HS_OPT_AT(hs__profile_cli_t, o.only_type), .metavar = "NAME",
      .help = "profile only this type (no scenario.yaml)"},
+    {.name = "alone", .kind = HS_OPT_STRING,
+     HS_OPT_AT(hs__profile_cli_t, o.alone), .metavar = "TYPE[,TYPE]",
+     .help = "profile these types with one rank alone (a type\n"
+             "with a single device and no profiling.spare_devices\n"
+             "entry needs it: the payload from the model's\n"
+             "gradients, the communication's cost not measured)"},
     {.name = "python", .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__profile_cli_t, o.python), .metavar = "PROGRAM",
      .help = "the interpreter (default: profiling.python)"},
@@ -52,7 +58,7 @@ static const hs_opt_cmd_t hs__profile_cmd = {
     .name = "profile",
     .usage =
         "usage: hetsim profile SCENARIO -o OUTDIR [--iterations K] [--warmup W]\n"
-        "                      [--timeout DURATION] [--type NAME]\n"
+        "                      [--timeout DURATION] [--type NAME] [--alone TYPE]\n"
         "                      [--python PROGRAM] [--harness FILE]\n",
     .about =
         "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
@@ -64,7 +70,12 @@ static const hs_opt_cmd_t hs__profile_cmd = {
         "device's addr, {name} = its name) on remote hosts or namespaces.\n"
         "The traces are ingested into OUTDIR/<type>.profile.yaml, and\n"
         "OUTDIR/scenario.yaml is SCENARIO with those profiles, ready for\n"
-        "predict, simulate and validate.  Types in SCENARIO may lack a profile.\n",
+        "predict, simulate and validate.  Types in SCENARIO may lack a profile.\n"
+        "A type with one device takes a profiling.spare_devices entry of its\n"
+        "type as the second device, or runs alone with --alone TYPE; with\n"
+        "neither, profile refuses (exit 2).  Notes and warnings (a rank that\n"
+        "did not get its device to itself) are printed and kept in the\n"
+        "profile's source.\n",
     .after =
         "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
         "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"

@@ -61,6 +61,9 @@ void hs_prun_result_clear(hs_prun_result_t *res)
         hs_profile_clear(&res->types[i].profile);
         free(res->types[i].profile_path);
         free(res->types[i].dir);
+        for (size_t k = 0; k < res->types[i].n_notes; k++)
+            free(res->types[i].notes[k]);
+        free(res->types[i].notes);
     }
     free(res->types);
     free(res->scenario_path);
@@ -213,7 +216,8 @@ static uint64_t hs__share(const hs_scenario_t *s, size_t t)
 }
 
 typedef struct hs__rank_s {
-    uint32_t dev;
+    const char *name;       /* the device's (or spare's) name */
+    const char *addr;       /* its addr, may be NULL */
     const char *host;       /* addr, or "127.0.0.1" locally */
     hs_child_t child;
     char log[PATH_MAX];
@@ -234,6 +238,69 @@ static void hs__progress(const hs_prun_opts_t *o, const char *fmt, ...)
     fflush(o->progress);
 }
 
+/* Whether name is in the comma-separated list (NULL: no). */
+static int hs__in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+
+    while (p != NULL && *p != '\0') {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Picks the devices of type t's sub-system (hs_profile_run.h, step 1). */
+static hs_err_t hs__pick(const hs_scenario_t *s, size_t t,
+                         const hs_prun_opts_t *o, hs_prun_type_t *pt,
+                         hs_error_t *err)
+{
+    const hs_type_t *ty = &s->types[t];
+    size_t i, n = 0;
+
+    for (i = 0; i < s->n_devices && n < HS__PR_NRANK; i++)
+        if (s->devices[i].type == t) {
+            pt->dev[n] = (uint32_t)i;
+            pt->dev_name[n] = s->devices[i].name;
+            pt->dev_addr[n] = s->devices[i].addr;
+            n++;
+        }
+    if (n == 0)
+        return hs_error_setf(err, HS_ERR_SCHEMA,
+                             "%s: device type '%s' has no device to profile "
+                             "on", s->file, ty->name);
+    if (hs__in_list(o->alone, ty->name)) {
+        pt->n_ranks = 1;
+        pt->alone = 1;
+        return HS_OK;
+    }
+    for (i = 0; n == 1 && i < s->n_spares; i++)
+        if (strcmp(s->spares[3 * i + 1], ty->name) == 0) {
+            pt->dev_name[1] = s->spares[3 * i];
+            pt->dev_addr[1] = s->spares[3 * i + 2];
+            pt->spare = 1;
+            n = 2;
+        }
+    if (n == 1)
+        return hs_error_setf(
+            err, HS_ERR_USAGE,
+            "profile: device type '%s' has a single device (%s) and its "
+            "measuring sub-system needs two (two ranks on one device would "
+            "share its cores): name a second device of type '%s' under "
+            "profiling.spare_devices: [{name: ..., type: %s, addr: ...}] "
+            "(it may be outside the ring), or profile it alone with "
+            "--alone %s (one rank; the payload from the model's gradients; "
+            "the communication's cost not measured)", ty->name,
+            pt->dev_name[0], ty->name, ty->name, ty->name);
+    pt->n_ranks = 2;
+    return HS_OK;
+}
+
 /* Starts, watches and, if need be, stops the ranks of type t. */
 /* Whether a rank's last phase line ("step N begins PHASE") is one where it
    waits for its peer in an all-reduce. */
@@ -252,38 +319,41 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
     const char *backend = ty->backend ? ty->backend : "gloo";
     int remote = s->n_launcher > 0;
     hs__rank_t rk[HS__PR_NRANK];
-    size_t r, n_dev = 0, i;
+    size_t r, nr;
     int64_t deadline;
     hs_err_t rc = HS_OK;
     unsigned port = s->master_port + (unsigned)t;
+    int alone;
 
     memset(rk, 0, sizeof rk);
-    for (i = 0; i < s->n_devices && n_dev < HS__PR_NRANK; i++)
-        if (s->devices[i].type == t)
-            rk[n_dev++].dev = (uint32_t)i;
-    if (n_dev == 0)
-        return hs_error_setf(err, HS_ERR_SCHEMA,
-                             "%s: device type '%s' has no device to profile "
-                             "on", s->file, ty->name);
-    for (r = n_dev; r < HS__PR_NRANK; r++)
-        rk[r].dev = rk[0].dev;      /* one device: both ranks on it */
-    for (r = 0; r < HS__PR_NRANK; r++) {
-        const hs_device_t *d = &s->devices[rk[r].dev];
-
-        rk[r].host = remote && d->addr && d->addr[0] ? d->addr
-                                                     : "127.0.0.1";
-        pt->dev[r] = rk[r].dev;
+    if ((rc = hs__pick(s, t, o, pt, err)) != HS_OK)
+        return rc;
+    alone = pt->alone;
+    nr = pt->n_ranks;
+    for (r = 0; r < nr; r++) {
+        rk[r].name = pt->dev_name[r];
+        rk[r].addr = pt->dev_addr[r];
+        rk[r].host = remote && rk[r].addr && rk[r].addr[0] ? rk[r].addr
+                                                           : "127.0.0.1";
         snprintf(rk[r].log, sizeof rk[r].log, "%s/rank%zu.log", pt->dir, r);
         unlink(rk[r].log);
     }
-    hs__progress(o, "profiling type %s: ranks on %s (%s) and %s (%s), "
-                 "backend %s, %u iterations (%u warm-up), share %llu "
-                 "samples/rank, seed %llu\n", ty->name,
-                 s->devices[rk[0].dev].name, rk[0].host,
-                 s->devices[rk[1].dev].name, rk[1].host, backend, iters,
-                 warmup, (unsigned long long)pt->share,
-                 (unsigned long long)pt->seed);
-    for (r = 0; r < HS__PR_NRANK; r++) {
+    if (alone)
+        hs__progress(o, "profiling type %s ALONE: one rank on %s (%s), "
+                     "backend %s, %u iterations (%u warm-up), share %llu "
+                     "samples, seed %llu; the communication's cost is not "
+                     "measured\n", ty->name, rk[0].name, rk[0].host,
+                     backend, iters, warmup, (unsigned long long)pt->share,
+                     (unsigned long long)pt->seed);
+    else
+        hs__progress(o, "profiling type %s: ranks on %s (%s) and %s (%s)%s, "
+                     "backend %s, %u iterations (%u warm-up), share %llu "
+                     "samples/rank, seed %llu\n", ty->name, rk[0].name,
+                     rk[0].host, rk[1].name, rk[1].host,
+                     pt->spare ? " (a spare device)" : "", backend, iters,
+                     warmup, (unsigned long long)pt->share,
+                     (unsigned long long)pt->seed);
+    for (r = 0; r < nr; r++) {
         hs_strv_t env = {0}, cmd = {0};
         char **argv = NULL;
         size_t lr = 0, q;
@@ -292,7 +362,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             if (strcmp(rk[q].host, rk[r].host) == 0)
                 lr++;
         hs_strv_addf(&env, "RANK=%zu", r);
-        hs_strv_addf(&env, "WORLD_SIZE=%d", HS__PR_NRANK);
+        hs_strv_addf(&env, "WORLD_SIZE=%zu", nr);
         hs_strv_addf(&env, "LOCAL_RANK=%zu", lr);
         hs_strv_addf(&env, "MASTER_ADDR=%s", rk[0].host);
         hs_strv_addf(&env, "MASTER_PORT=%u", port);
@@ -342,10 +412,8 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             goto stop;
         }
         if (remote) {
-            const hs_device_t *d = &s->devices[rk[r].dev];
-
-            argv = hs_argv_build(s->launcher, s->n_launcher, d->addr,
-                                 d->name, cmd.v);
+            argv = hs_argv_build(s->launcher, s->n_launcher, rk[r].addr,
+                                 rk[r].name, cmd.v);
             if (argv == NULL)
                 rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
             else
@@ -364,7 +432,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             snprintf(inner, sizeof inner, "%s", err->msg);
             hs_error_setf(err, rc, "profile: type '%s', rank %zu (device "
                           "%s, host %s): %s", ty->name, r,
-                          s->devices[rk[r].dev].name, rk[r].host, inner);
+                          rk[r].name, rk[r].host, inner);
             goto stop;
         }
     }
@@ -379,12 +447,12 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         char line[900];
         hs__log_t lg[HS__PR_NRANK];
 
-        for (r = 0; r < HS__PR_NRANK; r++)
+        for (r = 0; r < nr; r++)
             ch[r] = rk[r].child;
-        running = hs_child_wait_all(ch, HS__PR_NRANK, deadline, 1);
+        running = hs_child_wait_all(ch, nr, deadline, 1);
         /* the ranks that had failed when the wait returned: the first
            failure; the others fail in its wake (a closed connection) */
-        for (r = 0; r < HS__PR_NRANK; r++) {
+        for (r = 0; r < nr; r++) {
             failed_first[r] = ch[r].done && ch[r].status != 0;
             any_failed |= failed_first[r];
         }
@@ -395,24 +463,24 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                 /* the other rank waits in a collective: 5 s, then kill */
                 int64_t g = hs_now_ns() + HS__PR_GRACE_NS;
 
-                hs_child_wait_all(ch, HS__PR_NRANK,
+                hs_child_wait_all(ch, nr,
                                   g < deadline ? g : deadline, 0);
             }
-            for (r = 0; r < HS__PR_NRANK; r++)
+            for (r = 0; r < nr; r++)
                 hs_child_kill(&ch[r], 2000000000LL);
         }
-        for (r = 0; r < HS__PR_NRANK; r++)
+        for (r = 0; r < nr; r++)
             rk[r].child = ch[r];
         if (!timed_out && !any_failed)
             return HS_OK;
-        for (r = 0; r < HS__PR_NRANK; r++)
+        for (r = 0; r < nr; r++)
             hs__scan_log(rk[r].log, &lg[r]);
         if (timed_out) {
             /* the hung rank: the one that got least far; on a tie the one
                not waiting in an all-reduce (DDP's, in the backward, or
                the harness's after it) */
             who = 0;
-            for (r = 1; r < HS__PR_NRANK; r++)
+            for (r = 1; r < nr; r++)
                 if (lg[r].step < lg[who].step
                     || (lg[r].step == lg[who].step
                         && hs__in_collective(lg[who].phase)
@@ -429,12 +497,12 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                 err, HS_ERR_RANK,
                 "profile: type '%s', rank %ld (device %s, host %s) did not "
                 "finish within %.0f s: hung %s (log: %s)", ty->name, who,
-                s->devices[rk[who].dev].name, rk[who].host,
+                rk[who].name, rk[who].host,
                 (double)timeout_ns / 1e9, line, rk[who].log);
         }
         /* among the first failures, prefer one whose harness said what
            went wrong */
-        for (r = 0; r < HS__PR_NRANK; r++)
+        for (r = 0; r < nr; r++)
             if (failed_first[r] && (who < 0 || (lg[r].error[0] != '\0'
                                                 && lg[who].error[0] == '\0')))
                 who = (long)r;
@@ -448,12 +516,12 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             err, HS_ERR_RANK,
             "profile: type '%s', rank %ld (device %s, host %s) failed with "
             "exit status %d: %s (log: %s)", ty->name, who,
-            s->devices[rk[who].dev].name, rk[who].host, ch[who].status,
+            rk[who].name, rk[who].host, ch[who].status,
             line, rk[who].log);
     }
     return HS_OK;
 stop:
-    for (r = 0; r < HS__PR_NRANK; r++)
+    for (r = 0; r < nr; r++)
         hs_child_kill(&rk[r].child, 2000000000LL);
     return rc;
 }
@@ -477,7 +545,7 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
     ing = hs_ingest_new(&io);
     if (ing == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (r = 0; r < HS__PR_NRANK; r++) {
+    for (r = 0; r < pt->n_ranks; r++) {
         snprintf(path, sizeof path, "%s/rank%zu.json", pt->dir, r);
         if ((rc = hs_ingest_add_file(ing, path, err)) != HS_OK)
             goto out;
@@ -485,20 +553,37 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
     if ((rc = hs_ingest_profile(ing, &pt->profile, err)) != HS_OK)
         goto out;
     {
-        char *src = NULL;
-        const hs_device_t *d0 = &s->devices[pt->dev[0]];
-        const hs_device_t *d1 = &s->devices[pt->dev[1]];
-
+        char *src = NULL, who[300];
         const char *isrc = pt->profile.source ? pt->profile.source : "";
-        size_t n = strlen(isrc) + strlen(d0->name) + strlen(d1->name) + 160;
+        size_t nn, k, n, len;
+        const char *const *notes = hs_ingest_notes(ing, &nn);
 
+        if (pt->alone)
+            snprintf(who, sizeof who, "device %s ALONE (one rank; payload "
+                     "D = M from the model's gradients for n = 2; the "
+                     "communication's cost not measured)", pt->dev_name[0]);
+        else
+            snprintf(who, sizeof who, "devices %s, %s%s", pt->dev_name[0],
+                     pt->dev_name[1], pt->spare ? " (a spare)" : "");
+        n = strlen(isrc) + strlen(who) + 200;
+        for (k = 0; k < nn; k++)
+            n += strlen(notes[k]) + 4;
         src = malloc(n);
-        if (src != NULL)
-            snprintf(src, n, "hetsim profile: devices %s, %s; data share "
-                     "%llu samples/rank, seed %llu; %s", d0->name, d1->name,
-                     (unsigned long long)pt->share,
-                     (unsigned long long)pt->seed, isrc);
-        if (src == NULL) {
+        pt->notes = calloc(nn + 1, sizeof *pt->notes);
+        if (src != NULL && pt->notes != NULL) {
+            len = (size_t)snprintf(src, n, "hetsim profile: %s; data share "
+                                   "%llu samples/rank, seed %llu; %s", who,
+                                   (unsigned long long)pt->share,
+                                   (unsigned long long)pt->seed, isrc);
+            for (k = 0; k < nn && len < n; k++) {
+                len += (size_t)snprintf(src + len, n - len, "%s%s",
+                                        k ? "; " : ". Notes: ", notes[k]);
+                if ((pt->notes[k] = strdup(notes[k])) != NULL)
+                    pt->n_notes = k + 1;
+            }
+        }
+        if (src == NULL || pt->notes == NULL) {
+            free(src);
             rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
             goto out;
         }
@@ -628,6 +713,17 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
     if (hs__mkdirs(o->out_dir) != 0)
         return hs_error_setf(err, HS_ERR_IO, "%s: %s", o->out_dir,
                              strerror(errno));
+    /* every type's sub-system first: a type that cannot have one stops
+       the run before minutes of profiling */
+    for (t = 0; t < s->n_types; t++) {
+        hs_prun_type_t probe;
+
+        memset(&probe, 0, sizeof probe);
+        if (o->only_type != NULL && strcmp(o->only_type, s->types[t].name))
+            continue;
+        if ((rc = hs__pick(s, t, o, &probe, err)) != HS_OK)
+            return rc;
+    }
     res->types = calloc(s->n_types ? s->n_types : 1, sizeof *res->types);
     if (res->types == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -665,6 +761,13 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                          "steps kept)\n", pt->name, pt->profile_path,
                          (unsigned long long)pt->profile.ar_bytes,
                          pt->profile.subsys_n, pt->profile.steps_kept);
+            for (size_t k = 0; k < pt->n_notes; k++)
+                hs__progress(o, "type %s: %s: %s\n", pt->name,
+                             strstr(pt->notes[k], "may not have had") ||
+                                     strstr(pt->notes[k], "shares differ")
+                                 ? "WARNING"
+                                 : "note",
+                             pt->notes[k]);
             continue;
         }
         /* keep going: the other types' results are still worth having */

@@ -4,7 +4,14 @@
  *
  * For every device type of the scenario, in order:
  *   1. pick its sub-system: the first 2 devices of that type in the
- *      device list (a type with a single device runs both ranks there);
+ *      device list; a type with a single device takes the first
+ *      profiling.spare_devices entry of its type as the second (a device
+ *      outside the ring), or, named in opts.alone, runs one rank alone
+ *      (the payload D = M, the model's gradient bytes, for n = 2; the
+ *      communication's cost not measured; the profile's source and notes
+ *      say so); with neither, hs_profile_run refuses before running
+ *      anything (HS_ERR_USAGE naming the type and both ways out).  Two
+ *      ranks never share one device (they would share its cores);
  *   2. give each rank the type's data share (its shard, else the dataset
  *      split by batch sizes as in METHOD.md), sampled at random by the
  *      harness from a seed drawn with GSL's mt19937 from the scenario seed
@@ -56,6 +63,8 @@ typedef struct hs_prun_opts_s {
     uint32_t iters, warmup;  /* 0: the scenario's */
     int64_t timeout_ns;      /* 0: the scenario's */
     const char *only_type;   /* profile only this type; NULL = all */
+    const char *alone;       /* comma-separated types profiled with one
+                                rank (see step 1); NULL = none */
     FILE *progress;          /* progress lines; NULL = quiet */
 } hs_prun_opts_t;
 
@@ -66,7 +75,17 @@ typedef struct hs_prun_type_s {
     int ok;                  /* profile written */
     uint64_t seed;           /* the data-share seed given to the harness */
     uint64_t share;          /* samples per rank, 0 = batch * iterations */
-    uint32_t dev[2];         /* the devices used */
+    uint32_t dev[2];         /* the devices used (dev[1] unset when a spare
+                                or alone) */
+    unsigned n_ranks;        /* 2, or 1 when alone */
+    int alone;               /* profiled with one rank */
+    int spare;               /* rank 1 ran on a profiling.spare_devices
+                                entry */
+    const char *dev_name[2]; /* the ranks' device names (borrowed) */
+    const char *dev_addr[2]; /* and addresses, may be NULL (borrowed) */
+    size_t n_notes;          /* the ingestion's notes (the profile's source
+                                ends with them too); malloc'd strings */
+    char **notes;
     hs_profile_t profile;    /* when ok */
     char *profile_path;      /* when ok; malloc'd */
     char *dir;               /* its trace directory; malloc'd */

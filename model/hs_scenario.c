@@ -800,15 +800,56 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     return HS_OK;
 }
 
+/* profiling.spare_devices: [{name, type, addr}, ...] (issue 11). */
+static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"name", "type", "addr", NULL};
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t cnt, k = 0, j;
+    hs_err_t rc;
+
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "profiling.spare_devices must be a list of "
+                            "{name, type, addr}");
+    cnt = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    s->spares = calloc(3 * cnt + 1, sizeof *s->spares);
+    if (s->spares == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++, k++) {
+        yaml_node_t *e = hs_yaml_node(c, *it), *v[3];
+
+        if ((rc = hs_yaml_map(c, e, "a spare device", keys, v)) != HS_OK)
+            return rc;
+        s->n_spares = k + 1;
+        for (j = 0; j < 3; j++) {
+            if (v[j] == NULL)
+                return hs_yaml_fail(c, e, HS_ERR_SCHEMA,
+                                    "a spare device needs name, type and "
+                                    "addr");
+            if ((rc = hs_yaml_get_str(c, v[j], "a spare device's field",
+                                      &s->spares[3 * k + j])) != HS_OK)
+                return rc;
+        }
+        if (hs_scenario_find_type(s, s->spares[3 * k + 1]) < 0)
+            return hs_yaml_fail(c, v[1], HS_ERR_SCHEMA,
+                                "spare device '%s': no device type '%s'",
+                                s->spares[3 * k], s->spares[3 * k + 1]);
+    }
+    return HS_OK;
+}
+
 static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_HARNESS, K_PYTHON, K_ITERS, K_WARM, K_TIMEOUT, K_PORT,
-           K_LAUNCHER };
+           K_LAUNCHER, K_SPARES };
     static const char *const keys[] = {"harness", "python", "iterations",
                                        "warmup", "timeout", "master_port",
-                                       "launcher", NULL};
+                                       "launcher", "spare_devices", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[7];
+    yaml_node_t *v[8];
     hs_err_t rc;
 
     if ((rc = hs_yaml_map(c, n, "profiling", keys, v)) != HS_OK)
@@ -863,6 +904,8 @@ static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
             s->n_launcher = k + 1;
         }
     }
+    if (v[K_SPARES] != NULL)
+        return hs__parse_spares(c, v[K_SPARES]);
     return HS_OK;
 }
 

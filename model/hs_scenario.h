@@ -148,6 +148,10 @@ typedef struct hs_scenario_s {
                                replaced; 0 = local processes */
     char **launcher;
     uint32_t master_port;   /* default 29500 */
+    size_t n_spares;        /* profiling.spare_devices: devices outside the
+                               ring a type's sub-system may use as its
+                               second device (issue 11) */
+    char **spares;          /* 3 * n_spares: name, type, addr of each */
     /* internal: string arena for generated names and addresses */
     char *arena;
     size_t arena_len, arena_cap;

@@ -545,6 +545,9 @@ void hs_scenario_free(hs_scenario_t *s)
     for (i = 0; i < s->n_launcher; i++)
         free(s->launcher[i]);
     free(s->launcher);
+    for (i = 0; i < 3 * s->n_spares; i++)
+        free(s->spares[i]);
+    free(s->spares);
     free(s->arena);
     for (i = 0; i < s->n_warnings; i++)
         free(s->warnings[i]);

@@ -517,6 +517,8 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     d->harness = d->python = NULL;
     d->launcher = NULL;
     d->n_launcher = 0;
+    d->spares = NULL;
+    d->n_spares = 0;
     d->arena = NULL;
     d->warnings = NULL;
     d->n_warnings = 0;
@@ -575,6 +577,9 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     bad |= hs__dupv(&d->straggler_names, s->straggler_names, s->n_stragglers,
                     1);
     bad |= hs__dupv(&d->launcher, s->launcher, s->n_launcher, 1);
+    bad |= hs__dupv(&d->spares, s->spares, 3 * s->n_spares, 0);
+    if (d->spares != NULL)
+        d->n_spares = s->n_spares;
     if (d->launcher != NULL)
         d->n_launcher = s->n_launcher;
     bad |= hs__dupv(&d->warnings, s->warnings, s->n_warnings, 0);

@@ -718,6 +718,97 @@ static void test_comm_probe(void)
     hs_ingest_free(ing);
 }
 
+/* Whether one of the ingestion's notes contains what. */
+static int has_note(const hs_ingest_t *ing, const char *what)
+{
+    size_t n, i;
+    const char *const *v = hs_ingest_notes(ing, &n);
+
+    for (i = 0; i < n; i++)
+        if (strstr(v[i], what) != NULL)
+            return 1;
+    return 0;
+}
+
+/* Issue 11: the sidecar's profiler-free phases give the compute means; a
+   bucket "ready" after the backward's end is clamped with a note; a rank
+   whose compute times spread widely gets a warning note; a single rank
+   (profiled alone) gives D = M for n = 2 with a note. */
+static void test_plain_clamp_use_alone(void)
+{
+    const char *files[] = {DATA "legacy-rank0.json.gz",
+                           DATA "legacy-rank1.json.gz", NULL};
+    const char *one[] = {DATA "legacy-rank0.json.gz", NULL};
+    const char *side;
+    hs_ingest_t *ing;
+    hs_profile_t p;
+    hs_error_t err;
+    hs_err_t rc;
+
+    side = hs_test_write_file(
+        "plain.sidecar.json",
+        "{\"hetsim_sidecar\": 1, \"world_size\": 2, \"comm\": \"after\", "
+        "\"grad_bytes\": 1138728, \"bucket_bytes\": [1071144, 67584], "
+        "\"buckets\": [{\"bytes\": 1071144, \"ready_ns\": 3000000}, "
+        "{\"bytes\": 67584, \"ready_ns\": 4500000}], "
+        "\"plain\": {\"t_dl_ns\": [100, 300], "
+        "\"t_fwd_ns\": [1000000, 3000000], "
+        "\"t_bwd_ns\": [4000000, 4000000], \"t_opt_ns\": [50, 150]}, "
+        "\"rank_use\": [{\"rank\": 0, \"steps\": 10, "
+        "\"cpu_share_mean\": 0.25, \"cpu_share_min\": 0.24, "
+        "\"cpu_share_max\": 0.26, \"compute_mean_ns\": 50000000, "
+        "\"compute_sd_ns\": 1000000, \"compute_median_ns\": 50000000, "
+        "\"compute_max_ns\": 52000000}, {\"rank\": 1, \"steps\": 10, "
+        "\"cpu_share_mean\": 0.12, \"cpu_share_min\": 0.05, "
+        "\"cpu_share_max\": 0.2, \"compute_mean_ns\": 90000000, "
+        "\"compute_sd_ns\": 30000000, \"compute_median_ns\": 80000000, "
+        "\"compute_max_ns\": 160000000}]}");
+    ing = ingest(20, side, files, &rc, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    rc = hs_ingest_profile(ing, &p, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    if (rc == HS_OK) {
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, 2000000);
+        HS_ASSERT_I64_EQ(p.t_bwd.mean_ns, 4000000);
+        HS_ASSERT_I64_EQ(p.t_dl.mean_ns, 200);
+        HS_ASSERT_I64_EQ(p.t_opt.mean_ns, 100);
+        HS_ASSERT_I64_EQ(p.t_fwd.n_samples, 2);
+        CU_ASSERT(p.t_b1.mean_ns <= p.t_bwd.mean_ns);
+        HS_ASSERT_I64_EQ(p.n_buckets, 2);
+        if (p.n_buckets == 2) {
+            HS_ASSERT_I64_EQ(p.buckets[0].ready_ns, 3000000);
+            HS_ASSERT_I64_EQ(p.buckets[1].ready_ns, 4000000);
+        }
+        CU_ASSERT(has_note(ing, "without the profiler"));
+        CU_ASSERT(has_note(ing, "by up to 0.5 ms: clamped"));
+        CU_ASSERT(has_note(ing, "rank 1 may not have had its device"));
+        CU_ASSERT(!has_note(ing, "rank 0 may not"));
+        CU_ASSERT(has_note(ing, "CPU shares differ"));
+        hs_profile_clear(&p);
+    }
+    hs_ingest_free(ing);
+
+    /* one rank alone: D = M for n = 2 from the sidecar's gradient bytes */
+    side = hs_test_write_file(
+        "alone.sidecar.json",
+        "{\"hetsim_sidecar\": 1, \"world_size\": 1, \"alone\": true, "
+        "\"comm\": \"after\", \"grad_bytes\": 1138728}");
+    ing = ingest(20, side, one, &rc, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    rc = hs_ingest_profile(ing, &p, &err);
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    if (rc != HS_OK)
+        fprintf(stderr, "\n%s\n", err.msg);
+    if (rc == HS_OK) {
+        HS_ASSERT_I64_EQ(p.subsys_n, 2);
+        HS_ASSERT_I64_EQ(p.ar_bytes, 1138728);
+        HS_ASSERT_I64_EQ(p.ar_source, HS_AR_SIDECAR);
+        CU_ASSERT(has_note(ing, "profiled alone"));
+        hs_profile_clear(&p);
+    }
+    hs_ingest_free(ing);
+}
+
 /* The YAML the ingestion writes is what hs_profile_load reads. */
 static void test_yaml_round_trip(void)
 {
@@ -1128,6 +1219,8 @@ static int register_ingest(void)
         CU_add_test(s, "D for n = 4", test_d_for_four_ranks) == NULL ||
         CU_add_test(s, "communication cost from the probe", test_comm_probe) ==
             NULL ||
+        CU_add_test(s, "plain phases, clamped ready, rank use, alone",
+                    test_plain_clamp_use_alone) == NULL ||
         CU_add_test(s, "YAML round trip", test_yaml_round_trip) == NULL ||
         CU_add_test(s, "CLI profile and summary",
                     test_cli_profile_and_summary) == NULL ||

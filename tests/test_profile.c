@@ -395,6 +395,125 @@ static void test_hang(void)
     hs_run_free(&r);
 }
 
+/* A scenario in dir with a type "solo" of a single device s0 and a type
+   "duo" of two (the tiny model, no failure mode), and `extra` appended to
+   its profiling map. */
+static const char *hs__solo_scenario(const char *dir, const char *extra)
+{
+    static char path[4096];
+    char text[4096], mpath[4096];
+
+    snprintf(mpath, sizeof mpath, "%s/model.py", dir);
+    hs_test_write(mpath, hs__bad_model);
+    snprintf(text, sizeof text,
+             "name: live-solo\n"
+             "job: {model: {file: model.py, entry: build_model}, "
+             "dataset: {samples: 1000}}\n"
+             "device_types:\n"
+             "  - {name: solo, count: 1, batch: 8,"
+             " env: {OMP_NUM_THREADS: \"1\"}}\n"
+             "  - {name: duo, count: 2, batch: 8,"
+             " env: {OMP_NUM_THREADS: \"1\"}}\n"
+             "devices:\n"
+             "  - {name: s0, type: solo, addr: 127.0.0.1}\n"
+             "  - {name: d0, type: duo, addr: 127.0.0.1}\n"
+             "  - {name: d1, type: duo, addr: 127.0.0.1}\n"
+             "network: {default_bandwidth: 1Gbps}\n"
+             "profiling: {iterations: 6, warmup: 2, timeout: 60s, "
+             "master_port: %d%s}\n",
+             29600 + (int)(getpid() % 300), extra);
+    snprintf(path, sizeof path, "%s/scenario.yaml", dir);
+    hs_test_write(path, text);
+    return path;
+}
+
+/* Issue 11: a type with one device is never profiled with both ranks on
+   it: refused (exit 2, naming the type and both ways out) before anything
+   runs; --alone runs one rank (D = M for n = 2, said in the source); a
+   spare device of the type is the second rank's. */
+static void test_single_device(void)
+{
+    const char *dir, *scen;
+    char out[2048], path[4096];
+    struct stat st;
+    hs_profile_t prof;
+    hs_error_t err;
+    hs_run_t r;
+
+    dir = hs_test_tmpdir("profile-solo");
+    scen = hs__solo_scenario(dir, "");
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--python", "/nonexistent/python3",
+                                        NULL), 0);
+    printf("\n  %s", r.err);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "device type 'solo' has a single device "
+                                  "(s0)");
+    HS_ASSERT_STR_CONTAINS(r.err, "profiling.spare_devices");
+    HS_ASSERT_STR_CONTAINS(r.err, "--alone solo");
+    hs_run_free(&r);
+    snprintf(path, sizeof path, "%s/solo", out);
+    CU_ASSERT(stat(path, &st) != 0);        /* nothing was started */
+    /* a spare of another type does not count; an unknown type is an
+       error of the scenario */
+    scen = hs__solo_scenario(dir, ", spare_devices: [{name: x0, type: "
+                                  "nosuch, addr: 127.0.0.1}]");
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "no device type 'nosuch'");
+    hs_run_free(&r);
+    if (!hs__python())
+        return;
+    /* alone */
+    scen = hs__solo_scenario(dir, "");
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--alone", "solo", "--type", "solo",
+                                        "--python", hs__py, NULL), 0);
+    printf("\n%s", r.out);
+    if (r.status != 0)
+        fprintf(stderr, "\nprofile --alone: exit %d\n%s\n", r.status,
+                r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "profiling type solo ALONE: one rank on "
+                                  "s0");
+    HS_ASSERT_STR_CONTAINS(r.out, "note: profiled alone");
+    hs_run_free(&r);
+    snprintf(path, sizeof path, "%s/solo.profile.yaml", out);
+    hs_error_clear(&err);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    HS_ASSERT_I64_EQ(prof.subsys_n, 2);
+    HS_ASSERT_I64_EQ(prof.ar_bytes, (16 * 4 + 4) * 4);  /* D = M */
+    HS_ASSERT_STR_CONTAINS(prof.source, "device s0 ALONE");
+    HS_ASSERT_STR_CONTAINS(prof.source, "not measured");
+    HS_ASSERT_STR_CONTAINS(prof.source, "without the profiler");
+    CU_ASSERT(prof.comm_ns_per_byte == 0);
+    hs_profile_clear(&prof);
+    /* a spare device of the type */
+    scen = hs__solo_scenario(dir, ", spare_devices: [{name: x0, type: solo,"
+                                  " addr: 127.0.0.1}]");
+    snprintf(out, sizeof out, "%s/out2", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--type", "solo", "--python", hs__py,
+                                        NULL), 0);
+    printf("\n%s", r.out);
+    if (r.status != 0)
+        fprintf(stderr, "\nprofile (spare): exit %d\n%s\n", r.status,
+                r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "ranks on s0 (127.0.0.1) and x0 "
+                                  "(127.0.0.1) (a spare device)");
+    hs_run_free(&r);
+    snprintf(path, sizeof path, "%s/solo.profile.yaml", out);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    HS_ASSERT_STR_CONTAINS(prof.source, "devices s0, x0 (a spare)");
+    HS_ASSERT_I64_EQ(prof.ar_bytes, (16 * 4 + 4) * 4);
+    hs_profile_clear(&prof);
+}
+
 static void test_python_missing(void)
 {
     char scen[4096], out[4096];
@@ -473,6 +592,8 @@ static int hs__register(void)
                 test_crash_keeps_measured);
     CU_add_test(b, "hung rank times out", test_hang);
     CU_add_test(b, "python missing", test_python_missing);
+    CU_add_test(b, "single-device type: refused, alone, spare",
+                test_single_device);
     return 0;
 }
 

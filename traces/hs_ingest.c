@@ -270,6 +270,146 @@ static void hs__profile_release(hs_profile_t *p)
     hs_profile_clear(p);
 }
 
+/* A distribution from the harness's profiler-free samples. */
+static hs_err_t hs__dist_of(const int64_t *v, size_t n, hs_dist_t *d)
+{
+    int64_t *cp = malloc((n ? n : 1) * sizeof *cp);
+
+    if (cp == NULL)
+        return HS_ERR_NOMEM;
+    memcpy(cp, v, n * sizeof *cp);
+    free(d->samples_ns);
+    d->samples_ns = cp;
+    d->n_samples = n;
+    d->known = 1;
+    hs_stats_of_ns(cp, n, &d->mean_ns, &d->sd_ns);
+    return HS_OK;
+}
+
+/*
+ * Issue 11: the profiler slows the operators down (the legacy profiler
+ * with shapes recorded most, models of many small operators most of all),
+ * so when the sidecar has the wall-clock phases of iterations run without
+ * the profiler, they give the means of t_dl, t_fwd, t_bwd and t_opt; t_b1
+ * (the first backward operator, only the trace has it) is scaled by the
+ * backward's ratio.  The trace keeps the operator details and buckets.
+ */
+static hs_err_t hs__plain_phases(hs_ingest_t *ing, hs_profile_t *out)
+{
+    const hs_sidecar_t *sc = &ing->sc;
+    int64_t trace_fwd = out->t_fwd.mean_ns, trace_bwd = out->t_bwd.mean_ns;
+    hs_err_t rc;
+
+    if (!sc->loaded || sc->n_plain < 2)
+        return HS_OK;
+    if ((rc = hs__dist_of(sc->plain_ns[HS_SC_DL], sc->n_plain, &out->t_dl))
+            != HS_OK ||
+        (rc = hs__dist_of(sc->plain_ns[HS_SC_FWD], sc->n_plain,
+                          &out->t_fwd)) != HS_OK ||
+        (rc = hs__dist_of(sc->plain_ns[HS_SC_OPT], sc->n_plain,
+                          &out->t_opt)) != HS_OK)
+        return rc;
+    if (out->t_bwd.known && trace_bwd > 0 && out->t_b1.known) {
+        double ratio;
+
+        if ((rc = hs__dist_of(sc->plain_ns[HS_SC_BWD], sc->n_plain,
+                              &out->t_bwd)) != HS_OK)
+            return rc;
+        ratio = (double)out->t_bwd.mean_ns / (double)trace_bwd;
+        out->t_b1.mean_ns = (int64_t)llround((double)out->t_b1.mean_ns *
+                                             ratio);
+        out->t_b1.sd_ns = (int64_t)llround((double)out->t_b1.sd_ns * ratio);
+        if (out->t_b1.mean_ns > out->t_bwd.mean_ns)
+            out->t_b1.mean_ns = out->t_bwd.mean_ns;
+    } else if ((rc = hs__dist_of(sc->plain_ns[HS_SC_BWD], sc->n_plain,
+                                 &out->t_bwd)) != HS_OK)
+        return rc;
+    hs_notes_add(&ing->notes,
+                 "compute means from %zu iterations run without the profiler "
+                 "(wall-clock phases, all ranks): t_fwd %.1f ms (%.1f ms "
+                 "under the profiler), t_bwd %.1f ms (%.1f ms); the trace "
+                 "gives the operators, t_b1 scaled by the backward's ratio, "
+                 "and the buckets", sc->n_plain, out->t_fwd.mean_ns / 1e6,
+                 trace_fwd / 1e6, out->t_bwd.mean_ns / 1e6,
+                 trace_bwd / 1e6);
+    return HS_OK;
+}
+
+/*
+ * A bucket cannot be ready after the backward has ended: when a ready
+ * time (the harness's clock, from the end of the forward) exceeds the
+ * backward's mean, it is clamped to it and a note says by how much.
+ */
+static void hs__clamp_ready(hs_ingest_t *ing, hs_profile_t *out)
+{
+    size_t i, n = 0;
+    int64_t worst = 0;
+
+    if (!out->t_bwd.known)
+        return;
+    for (i = 0; i < out->n_buckets; i++)
+        if (out->buckets[i].ready_ns > out->t_bwd.mean_ns) {
+            int64_t over = out->buckets[i].ready_ns - out->t_bwd.mean_ns;
+            if (over > worst)
+                worst = over;
+            out->buckets[i].ready_ns = out->t_bwd.mean_ns;
+            n++;
+        }
+    if (n > 0)
+        hs_notes_add(&ing->notes,
+                     "%zu bucket ready time%s after the end of the backward "
+                     "(t_bwd %.1f ms), by up to %.1f ms: clamped to it", n,
+                     n == 1 ? "" : "s", out->t_bwd.mean_ns / 1e6,
+                     worst / 1e6);
+}
+
+/* What the sidecar says about each rank having had its device: notes
+   with the figures (a warning, not a failure). */
+static void hs__rank_use(hs_ingest_t *ing)
+{
+    const hs_sidecar_t *sc = &ing->sc;
+    double lo = 0, hi = 0;
+    size_t i;
+    int small = 0;
+
+    for (i = 0; i < sc->n_use; i++) {
+        const struct hs_sidecar_use_s *u = &sc->use[i];
+        double cv, span, out;
+
+        if (u->compute_mean_ns < HS_INGEST_USE_MIN_NS) {
+            small = 1;
+            continue;
+        }
+        cv = (double)u->compute_sd_ns / (double)u->compute_mean_ns;
+        span = u->cpu_mean > 0 ? (u->cpu_max - u->cpu_min) / u->cpu_mean : 0;
+        out = u->compute_median_ns > 0 ? (double)u->compute_max_ns /
+                                             (double)u->compute_median_ns
+                                       : 0;
+        if (i == 0 || u->cpu_mean < lo)
+            lo = u->cpu_mean;
+        if (i == 0 || u->cpu_mean > hi)
+            hi = u->cpu_mean;
+        if (cv > HS_INGEST_USE_CV || span > HS_INGEST_USE_SPAN ||
+            out > HS_INGEST_USE_OUTLIER)
+            hs_notes_add(&ing->notes,
+                         "rank %ld may not have had its device to itself: "
+                         "compute (forward + backward) %.1f ms, sd %.1f ms "
+                         "(%.0f%%), median %.1f ms, max %.1f ms (x%.2f); CPU "
+                         "share in the forward %.3f cores (%.3f to %.3f) over "
+                         "%u steps", u->rank, u->compute_mean_ns / 1e6,
+                         u->compute_sd_ns / 1e6, 100 * cv,
+                         u->compute_median_ns / 1e6,
+                         u->compute_max_ns / 1e6, out, u->cpu_mean,
+                         u->cpu_min, u->cpu_max, u->steps);
+    }
+    if (!small && sc->n_use > 1 && hi > 0 &&
+        (hi - lo) / hi > HS_INGEST_USE_RANKS)
+        hs_notes_add(&ing->notes,
+                     "the ranks' CPU shares differ: %.3f to %.3f cores in "
+                     "the forward (a rank that did not get its device, or "
+                     "devices of unequal speed in one type)", lo, hi);
+}
+
 /* Buckets with the ready times the harness measured itself (the
    sidecar's "buckets"), when the trace has no calls to time them by. */
 static hs_err_t hs__sidecar_buckets(hs_ingest_t *ing, hs_profile_t *p)
@@ -463,13 +603,27 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      "some traces have device kernels and some not: compute "
                      "times mix kernel and CPU times");
     /* the sub-system size n */
-    if (world > 0)
+    if (world == 1 || (world <= 0 && ing->sc.loaded && ing->sc.alone)) {
+        /* profiled alone (hetsim profile --alone): no peer, so the
+           payload comes from the model's gradients, for n = 2 (D = M) */
+        if (!ing->sc.loaded)
+            return hs_error_setf(err, HS_ERR_TRACE,
+                                 "%s: a single rank (world_size 1): give its "
+                                 "--sidecar for the gradient bytes",
+                                 ing->files[0]->r->path);
+        n = 2;
+        all_trace = 0;
+        hs_notes_add(&ing->notes,
+                     "profiled alone (one rank, no peer): the payload M is "
+                     "the model's gradient bytes, D = M for n = 2; the "
+                     "communication's own cost was not measured");
+    } else if (world > 0)
         n = (unsigned)world;
     else if (ing->sc.loaded)
         n = (unsigned)ing->sc.world_size;
     else
         n = (unsigned)ing->n_files;
-    if (world > 0 && ing->sc.loaded && ing->sc.world_size != world)
+    if (world > 1 && ing->sc.loaded && ing->sc.world_size != world)
         hs_notes_add(&ing->notes,
                      "the sidecar says world_size %ld, the traces %ld: the "
                      "traces' value is used", ing->sc.world_size, world);
@@ -480,7 +634,7 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                              "of at least 2 ranks or a --sidecar with "
                              "world_size",
                              ing->files[0]->r->path, n);
-    if (ing->n_files > n)
+    if (ing->n_files > n && world != 1)
         return hs_error_setf(err, HS_ERR_TRACE,
                              "%zu traces for a world of %u ranks",
                              ing->n_files, n);
@@ -564,9 +718,13 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      "at the forward's %.3f cores)",
                      ing->sc.comm_ns_per_byte, ing->sc.comm_cpu_rate);
     }
+    if ((rc = hs__plain_phases(ing, out)) != HS_OK)
+        goto nomem;
     if ((rc = hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR)) !=
         HS_OK)
         goto nomem;
+    hs__clamp_ready(ing, out);
+    hs__rank_use(ing);
     /* the source text */
     {
         size_t len = 0;

@@ -52,6 +52,18 @@ typedef enum hs_ingest_form_e {
     HS_INGEST_LEGACY = 1    /* [...] */
 } hs_ingest_form_t;
 
+/* When a rank's sidecar figures ("rank_use") make a note that it may not
+   have had its device: compute sd over mean, the forward's CPU share's
+   (max - min) over mean, max over median compute time, and the ranks'
+   mean CPU shares' (max - min) over max; none for a rank whose compute
+   (forward + backward) takes less than HS_INGEST_USE_MIN_NS (timer and
+   scheduler noise dominate there). */
+#define HS_INGEST_USE_MIN_NS 20000000LL
+#define HS_INGEST_USE_CV 0.15
+#define HS_INGEST_USE_SPAN 0.5
+#define HS_INGEST_USE_OUTLIER 1.5
+#define HS_INGEST_USE_RANKS 0.25
+
 /* A time that may be unknown: -1 means "not measured". */
 #define HS_INGEST_UNKNOWN ((int64_t)-1)
 

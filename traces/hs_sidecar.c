@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,74 @@ static hs_err_t hs__sc_comm(const char *path, yajl_val root,
     out->comm_cpu_rate = cpu_sum / wall_sum;
     out->comm_ns_per_byte = (double)cpu / (double)reps /
                             out->comm_cpu_rate / (double)sent;
+    return HS_OK;
+}
+
+static double hs__sc_num(yajl_val obj, const char *key)
+{
+    const char *path[2] = {key, NULL};
+    yajl_val v = yajl_tree_get(obj, path, yajl_t_any);
+
+    return v != NULL && YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1.0;
+}
+
+/* "alone", "plain" and "rank_use" (harness of issue 11); all optional. */
+static hs_err_t hs__sc_plain(const char *path, yajl_val root,
+                             hs_sidecar_t *out, hs_error_t *err)
+{
+    static const char *const keys[4] = {"t_dl_ns", "t_fwd_ns", "t_bwd_ns",
+                                        "t_opt_ns"};
+    const char *pa[2] = {"alone", NULL}, *pp[2] = {"plain", NULL},
+               *pu[2] = {"rank_use", NULL};
+    yajl_val v = yajl_tree_get(root, pa, yajl_t_any);
+    size_t k, i, n = SIZE_MAX;
+
+    out->alone = v != NULL && YAJL_IS_TRUE(v);
+    v = yajl_tree_get(root, pp, yajl_t_object);
+    for (k = 0; v != NULL && k < 4; k++) {
+        const char *p2[2] = {keys[k], NULL};
+        yajl_val a = yajl_tree_get(v, p2, yajl_t_array);
+        if (a == NULL)
+            return hs__sc_bad(path, err, "plain must hold the lists t_dl_ns, "
+                                         "t_fwd_ns, t_bwd_ns and t_opt_ns");
+        if (n != SIZE_MAX && YAJL_GET_ARRAY(a)->len != n)
+            return hs__sc_bad(path, err, "plain's lists differ in length");
+        n = YAJL_GET_ARRAY(a)->len;
+        out->plain_ns[k] = calloc(n ? n : 1, sizeof *out->plain_ns[k]);
+        if (out->plain_ns[k] == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
+        for (i = 0; i < n; i++) {
+            yajl_val e = YAJL_GET_ARRAY(a)->values[i];
+            if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0)
+                return hs__sc_bad(path, err, "plain's times must be "
+                                             "non-negative integers (ns)");
+            out->plain_ns[k][i] = (int64_t)YAJL_GET_INTEGER(e);
+        }
+    }
+    out->n_plain = v != NULL ? n : 0;
+    v = yajl_tree_get(root, pu, yajl_t_array);
+    if (v == NULL)
+        return HS_OK;
+    out->use = calloc(YAJL_GET_ARRAY(v)->len + 1, sizeof *out->use);
+    if (out->use == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    for (i = 0; i < YAJL_GET_ARRAY(v)->len; i++) {
+        yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+        struct hs_sidecar_use_s *u = &out->use[out->n_use];
+        if (!YAJL_IS_OBJECT(e) || hs__sc_num(e, "steps") < 1)
+            continue;
+        u->rank = (long)hs__sc_num(e, "rank");
+        u->steps = (unsigned)hs__sc_num(e, "steps");
+        u->cpu_mean = hs__sc_num(e, "cpu_share_mean");
+        u->cpu_min = hs__sc_num(e, "cpu_share_min");
+        u->cpu_max = hs__sc_num(e, "cpu_share_max");
+        u->compute_mean_ns = (int64_t)hs__sc_num(e, "compute_mean_ns");
+        u->compute_sd_ns = (int64_t)hs__sc_num(e, "compute_sd_ns");
+        u->compute_median_ns = (int64_t)hs__sc_num(e, "compute_median_ns");
+        u->compute_max_ns = (int64_t)hs__sc_num(e, "compute_max_ns");
+        out->n_use++;
+    }
     return HS_OK;
 }
 
@@ -243,6 +312,8 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
     }
     if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
         goto done;
+    if ((rc = hs__sc_plain(path, root, out, err)) != HS_OK)
+        goto done;
     out->loaded = 1;
 done:
     yajl_tree_free(root);
@@ -258,6 +329,11 @@ void hs_sidecar_clear(hs_sidecar_t *sc)
     free(sc->bucket_bytes);
     free(sc->ready_ns);
     free(sc->ready_bytes);
+    free(sc->plain_ns[0]);
+    free(sc->plain_ns[1]);
+    free(sc->plain_ns[2]);
+    free(sc->plain_ns[3]);
+    free(sc->use);
     memset(sc, 0, sizeof *sc);
 }
 

@@ -31,7 +31,25 @@ typedef struct hs_sidecar_s {
                                   trace's calls do not time the buckets */
     double comm_ns_per_byte;   /* from "comm_probe", 0 when absent */
     double comm_cpu_rate;      /* cores the forward ran at */
+    int alone;                 /* "alone": true: one rank, no peer */
+    /* "plain": the wall-clock phases of the iterations run without the
+       profiler, pooled over the ranks (n_plain samples each; t_dl, t_fwd,
+       t_bwd, t_opt in that order; NULL when absent) */
+    size_t n_plain;
+    int64_t *plain_ns[4];
+    /* "rank_use": per rank, whether it had its device */
+    size_t n_use;
+    struct hs_sidecar_use_s {
+        long rank;
+        unsigned steps;
+        double cpu_mean, cpu_min, cpu_max;  /* forward CPU share, cores */
+        int64_t compute_mean_ns, compute_sd_ns, compute_median_ns,
+            compute_max_ns;                 /* forward + backward */
+    } *use;
 } hs_sidecar_t;
+
+/* The phases of hs_sidecar_t.plain_ns. */
+enum { HS_SC_DL = 0, HS_SC_FWD = 1, HS_SC_BWD = 2, HS_SC_OPT = 3 };
 
 /*
  * Reads the sidecar at `path` into *out (overwritten; loaded set to 1).

@@ -83,6 +83,13 @@ def _parse_args(argv):
     p.add_argument("--batch", type=int, required=True)
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--plain", type=int, default=-1,
+                   help="iterations run after the profiled ones, without "
+                        "the profiler: their wall-clock phases (as "
+                        "bench/testbed/ddp_run.py measures a real run) give "
+                        "the compute means and the bucket ready times, the "
+                        "profiled ones the operators and buckets (default: "
+                        "half the profiled ones, 3 to 10; 0: none)")
     p.add_argument("--samples", type=int, default=0,
                    help="this rank's data share in samples, drawn at random "
                         "from the dataset (0: batch * iters)")
@@ -106,6 +113,8 @@ def _parse_args(argv):
     a = p.parse_args(argv)
     if a.batch < 1 or a.iters < 1 or a.warmup < 0 or a.warmup >= a.iters:
         p.error("need batch >= 1, iters >= 1 and 0 <= warmup < iters")
+    if a.plain < 0:
+        a.plain = min(max((a.iters - a.warmup) // 2, 3), 10)
     return a
 
 
@@ -219,6 +228,27 @@ def _kineto_layout(function_events, rank, world, backend, pid):
             "traceEvents": out,
             "traceName": "hetsim harness (legacy autograd profiler)",
             "displayTimeUnit": "ms"}
+
+
+def _use_figures(rank, steps):
+    """Whether a rank had its device: its CPU share per step (process CPU
+    time / wall time of the forward, in cores) and the spread of its
+    compute times (forward + backward) over the steps."""
+    if not steps:
+        return {"rank": rank, "steps": 0}
+    # the forward's share: no waiting for the peer in it
+    share = [s["cpu_fwd_ns"] / max(s["t_fwd_ns"], 1) for s in steps]
+    # the compute (forward + backward; with --comm after the backward does
+    # not wait for the peer)
+    t = sorted(s["t_fwd_ns"] + s["t_bwd_ns"] for s in steps)
+    mean = sum(t) / len(t)
+    sd = (sum((x - mean) ** 2 for x in t) / max(len(t) - 1, 1)) ** 0.5
+    return {"rank": rank, "steps": len(steps),
+            "cpu_share_mean": sum(share) / len(share),
+            "cpu_share_min": min(share), "cpu_share_max": max(share),
+            "compute_mean_ns": int(mean), "compute_sd_ns": int(sd),
+            "compute_median_ns": int(t[len(t) // 2]),
+            "compute_max_ns": int(t[-1])}
 
 
 def _write_json(path, obj):
@@ -416,21 +446,29 @@ def main(argv):
                               active=a.iters - a.warmup, repeat=1))
         prof.__enter__()
     it = iter(loader)
-    for i in range(a.iters):
+    for i in range(a.iters + a.plain):
         _STAGE["step"] = str(i)
+        if i == a.iters:
+            # the plain iterations: the profiler off (its trace is exported
+            # after them)
+            try:
+                prof.__exit__(None, None, None)
+            except Exception as e:  # noqa: BLE001
+                _fail(rank, 1, "stopping the profiler: %s" % e)
         if i == a.warmup and not kineto:
             # The legacy profiler (no Kineto) has no schedule: start it
             # after the warm-up and mark each step as torch.profiler does.
             prof = torch.autograd.profiler.profile(
                 record_shapes=True, use_cuda=use_cuda)
             prof.__enter__()
-        if prof is not None and not kineto:
+        if prof is not None and not kineto and i < a.iters:
             legacy_step_rf = torch.autograd.profiler.record_function(
                 "ProfilerStep#%d" % i)
             legacy_step_rf.__enter__()
         try:
             _phase(rank, i, "data")
             t0 = now()
+            c0 = cpu_now()
             try:
                 x, y = next(it)
             except StopIteration:
@@ -463,6 +501,7 @@ def main(argv):
             opt.zero_grad(set_to_none=True)
             sync()
             t4 = now()
+            c4 = cpu_now()
             if not torch.isfinite(loss).item():
                 raise FloatingPointError("loss is %s" % loss.item())
         except Exception as e:  # noqa: BLE001
@@ -470,7 +509,7 @@ def main(argv):
         if legacy_step_rf is not None:
             legacy_step_rf.__exit__(None, None, None)
             legacy_step_rf = None
-        if prof is not None and kineto:
+        if prof is not None and kineto and i < a.iters:
             prof.step()
         # And one when the step is done.
         sys.stdout.write("hetsim-harness: rank %d: step %d done: %.3f ms\n"
@@ -481,7 +520,8 @@ def main(argv):
                           "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
                           "t_comm_ns": t3b - t3,
                           "t_opt_ns": t4 - t3b, "t_step_ns": t4 - t0,
-                          "cpu_fwd_ns": c2 - c1,
+                          "cpu_fwd_ns": c2 - c1, "cpu_step_ns": c4 - c0,
+                          "profiled": i < a.iters,
                           "loss": float(loss.item()),
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
         last_hooks = list(hook_log)
@@ -491,7 +531,8 @@ def main(argv):
     try:
         os.makedirs(out_dir, exist_ok=True)
         trace_path = os.path.join(out_dir, "rank%d.json" % rank)
-        prof.__exit__(None, None, None)
+        if a.plain == 0:
+            prof.__exit__(None, None, None)
         if kineto:
             tmp = "%s.tmp.%d.json" % (trace_path, os.getpid())
             prof.export_chrome_trace(tmp)
@@ -509,7 +550,10 @@ def main(argv):
     if last_hooks:
         nb = len(last_hooks)
         same = [s["bucket_ready_ns"] for s in steps
-                if len(s["bucket_ready_ns"]) == nb]
+                if len(s["bucket_ready_ns"]) == nb and not s["profiled"]]
+        if not same:
+            same = [s["bucket_ready_ns"] for s in steps
+                    if len(s["bucket_ready_ns"]) == nb]
         for k, (index, nbytes, _) in enumerate(last_hooks):
             ready = sum(r[k] for r in same) // max(len(same), 1)
             buckets.append({"index": index, "bytes": nbytes,
@@ -529,6 +573,29 @@ def main(argv):
     # a cluster they slow the device down).  The process's CPU time over
     # a few all-reduces of the real buckets, nothing else running; the
     # ingestion divides it by the device's CPU rate during the forward.
+    # The profiler-free phases of every rank, pooled (rank 0's sidecar is
+    # the one ingested), and per rank whether it had its device: its CPU
+    # share (process CPU time over wall time) per step and the spread of
+    # its step times.
+    _STAGE["step"] = "gather phases"
+    plain = [s for s in steps if not s["profiled"]]
+    mine = {"rank": rank,
+            "plain": {k: [s[k] for s in plain]
+                      for k in ("t_dl_ns", "t_fwd_ns", "t_bwd_ns",
+                                "t_opt_ns", "t_step_ns")},
+            "use": _use_figures(rank, plain if len(plain) >= 3 else steps)}
+    if world > 1:
+        try:
+            every = [None] * world
+            dist.all_gather_object(every, mine)
+        except Exception as e:  # noqa: BLE001
+            _fail(rank, 1, "gathering the phases: %s" % e)
+    else:
+        every = [mine]
+    plain_all = {k: [v for r_ in every for v in r_["plain"][k]]
+                 for k in mine["plain"]}
+    rank_use = [r_["use"] for r_ in every]
+
     comm_probe = None
     if device_type == "cpu" and world > 1 and buckets:
         _STAGE["step"] = "communication CPU probe"
@@ -575,6 +642,10 @@ def main(argv):
         "trace": os.path.basename(trace_path),
         "steps": steps,
         "comm_probe": comm_probe,
+        "alone": world == 1,
+        "plain_iterations": a.plain,
+        "plain": plain_all,
+        "rank_use": rank_use,
     }
     _STAGE["step"] = "write sidecar"
     try:
