@@ -613,12 +613,42 @@ out:
     return rc;
 }
 
+hs_overlap_t hs_prun_recommend_overlap(const hs_scenario_t *s,
+                                       const hs_prun_result_t *res,
+                                       char *why, size_t len)
+{
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = res != NULL && t < res->n_types &&
+                                        res->types[t].ok
+                                    ? &res->types[t].profile
+                                    : &s->types[t].profile;
+        size_t k;
+        int timed = p->n_buckets > 0;
+
+        for (k = 0; k < p->n_buckets; k++)
+            if (p->buckets[k].ready_ns <= 0 && k + 1 < p->n_buckets)
+                timed = 0;
+        if (!timed) {
+            snprintf(why, len, "patent: type %s has no timed gradient "
+                     "buckets", s->types[t].name);
+            return HS_OVERLAP_PATENT;
+        }
+    }
+    snprintf(why, len, "buckets: every type has its gradient buckets with "
+             "their ready times (the rule chosen on the tuning draws, "
+             "docs/accuracy.md)");
+    return HS_OVERLAP_BUCKETS;
+}
+
 static hs_err_t hs__write_scenario(const hs_scenario_t *s,
                                    const char *scenario_path,
                                    const hs_prun_opts_t *o,
                                    hs_prun_result_t *res, hs_error_t *err)
 {
     char *text = NULL, *re = NULL, *base = NULL, path[PATH_MAX];
+    char why[300] = "";
     char **paths;
     const char **names;
     size_t len = 0, t;
@@ -649,11 +679,24 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
     if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, names, paths,
                                    s->n_types, base, &re, err)) != HS_OK)
         goto out;
+    {
+        hs_rewrite_edit_t ed = {"simulate.overlap", NULL};
+        char *re2 = NULL;
+
+        ed.value = hs_overlap_name(hs_prun_recommend_overlap(s, res, why,
+                                                             sizeof why));
+        if ((rc = hs_rewrite_yaml(re, strlen(re), scenario_path, &ed, 1,
+                                  NULL, &re2, err)) != HS_OK)
+            goto out;
+        free(re);
+        re = re2;
+        hs__progress(o, "replay mode written into the scenario: %s\n", why);
+    }
     snprintf(path, sizeof path, "%s/scenario.yaml", o->out_dir);
     if ((rc = hs_atomic_open(&af, path, err)) != HS_OK)
         goto out;
     fprintf(af.f, "# written by hetsim profile from %s; each type's profile "
-            "was measured\n", scenario_path);
+            "was measured\n# simulate.overlap: %s\n", scenario_path, why);
     fputs(re, af.f);
     if ((rc = hs_atomic_commit(&af, err)) != HS_OK)
         goto out;

@@ -109,6 +109,17 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                         const hs_prun_opts_t *o, hs_prun_result_t *res,
                         hs_error_t *err);
 
+/*
+ * The replay mode hetsim profile recommends and writes into the scenario
+ * it produces (simulate.overlap), from the measured profiles (issue 11;
+ * the rule was chosen on the tuning draws of bench/accuracy, see
+ * docs/accuracy.md).  Types without a new profile in res use s's.  Writes
+ * a one-line reason into why (len bytes).
+ */
+hs_overlap_t hs_prun_recommend_overlap(const hs_scenario_t *s,
+                                       const hs_prun_result_t *res,
+                                       char *why, size_t len);
+
 /* Releases what res owns and zeroes it.  NULL is fine. */
 void hs_prun_result_clear(hs_prun_result_t *res);
 
