@@ -252,6 +252,8 @@ static void test_profile_mlp(void)
     else {
         HS_ASSERT_I64_EQ(s->types[0].profile.ar_bytes, m_bytes);
         HS_ASSERT_I64_EQ(s->n_devices, 2);
+        /* the recommended replay mode (gloo: none), issue 11 */
+        HS_ASSERT_I64_EQ(s->overlap, HS_OVERLAP_NONE);
         hs_scenario_free(s);
     }
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, NULL), 0);
