@@ -117,7 +117,14 @@ static uint64_t hs__shard_samples(const hs_scenario_t *s, size_t t,
 hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err)
 {
-    return hs_closed_predict_coll(s, &hs_coll_ring, out, err);
+    const hs_collective_t *c;
+    hs_err_t rc;
+
+    /* the scenario's collective (NULL: the ring) */
+    *out = NULL;
+    if ((rc = hs_collective_find(s->collective, &c, err)) != HS_OK)
+        return rc;
+    return hs_closed_predict_coll(s, c, out, err);
 }
 
 hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
@@ -134,6 +141,8 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
 
     *out = NULL;
     if (hs_scenario_require_profiles(s, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_SCHEMA;
+    if (c->check != NULL && c->check(s, err) != HS_OK)
         return err != NULL ? err->code : HS_ERR_SCHEMA;
     p = calloc(1, sizeof *p);
     if (p == NULL)

@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "hs_file.h"
+#include "hs_nodes.h"
 #include "hs_scenario_int.h"
 #include "hs_units.h"
 #include "hs_yaml.h"
@@ -899,12 +900,13 @@ static hs_err_t hs__check(hs_yaml_ctx_t *c)
 static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
 {
     enum { K_NAME, K_JOB, K_TYPES, K_DEVICES, K_RING, K_NET, K_SIM,
-           K_PROF };
+           K_PROF, K_NODES, K_COLL };
     static const char *const keys[] = {"name", "job", "device_types",
                                        "devices", "ring", "network",
-                                       "simulate", "profiling", NULL};
+                                       "simulate", "profiling", "nodes",
+                                       "collective", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[8];
+    yaml_node_t *v[10];
     hs__names_t nm;
     hs_err_t rc;
 
@@ -921,7 +923,24 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
         return rc;
     if ((rc = hs__parse_types(c, v[K_TYPES])) != HS_OK)
         return rc;
-    if ((rc = hs__parse_devices(c, v[K_DEVICES])) != HS_OK)
+    /* nodes and the collective (model/hs_nodes.h) */
+    if (v[K_COLL] != NULL) {
+        if ((rc = hs_yaml_get_str(c, v[K_COLL], "collective",
+                                  &s->collective)) != HS_OK)
+            return rc;
+        s->coll_line = (unsigned long)v[K_COLL]->start_mark.line + 1;
+        s->coll_col = (unsigned long)v[K_COLL]->start_mark.column + 1;
+    }
+    if (v[K_NODES] != NULL && v[K_DEVICES] != NULL)
+        return hs_yaml_fail(c, v[K_DEVICES], HS_ERR_SCHEMA,
+                            "give nodes: or devices:, not both");
+    if (v[K_NODES] != NULL)
+        rc = hs_nodes_parse(c, v[K_NODES], s);
+    if (rc == HS_OK && v[K_NODES] != NULL)
+        rc = hs_nodes_gen_devices(s, c->err);
+    else if (rc == HS_OK)
+        rc = hs__parse_devices(c, v[K_DEVICES]);
+    if (rc != HS_OK)
         goto done;
     if ((rc = hs__parse_ring(c, v[K_RING], &nm)) != HS_OK)
         goto done;
@@ -943,6 +962,9 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
                 gloo = 0;
         s->streams = gloo ? 2 : 1;
     }
+    if ((rc = hs_nodes_check_collective(s, s->coll_line, s->coll_col,
+                                        c->err)) != HS_OK)
+        goto done;
     rc = hs__check(c);
 done:
     free(nm.by_name.slot);

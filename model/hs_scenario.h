@@ -167,6 +167,16 @@ typedef struct hs_scenario_s {
                                defaults mirror default_bw_bytes_per_s and
                                latency_ns at each resolve */
     int dirty;              /* hs_scenario_set since the last resolve */
+    /* nodes (model/hs_nodes.h) and the collective */
+    struct hs_nodes_s *nodes; /* the `nodes:` section, NULL = flat: the
+                               devices, the ring (NCCL's order by
+                               default) and the edges come from it, and
+                               ring_bw_bytes_per_s / ring_lat_ns hold 3N
+                               entries (hs_nodes.h, "Edge arrays") */
+    char *collective;       /* `collective:` (hs_collective.h), NULL =
+                               ring; the closed form and the replay's
+                               default */
+    unsigned long coll_line, coll_col; /* where it was given, 0 = set */
 } hs_scenario_t;
 
 /*
@@ -229,6 +239,8 @@ int hs_send_parse(const char *name, hs_send_t *out);
  *   ring  (listing | grouped | interleave | [name, ...])
  *   simulate.steps | seed | overlap | send | streams | stochastic
  *   devices.<name>.compute_scale | extra_compute
+ *   collective  (ring | hierarchical)
+ *   nodes.<kind>.count  (nodes of that kind; with a nodes: section)
  * Marks the scenario dirty: call hs_scenario_resolve once after the sets
  * before using devices, ring or edges.  On failure s is unchanged, err
  * says "key_path: what is wrong" (an unknown key lists the valid keys at

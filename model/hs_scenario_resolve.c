@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hs_hash.h"
+#include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
 
@@ -157,6 +158,8 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
     size_t cnt = 0, need = 0, i, k = 0;
     hs_device_t *d;
 
+    if (s->nodes != NULL)
+        return hs_nodes_gen_devices(s, err);
     for (i = 0; i < s->n_types; i++) {
         cnt += s->types[i].count;
         need += s->types[i].count * (strlen(s->types[i].name) + 22);
@@ -326,6 +329,8 @@ hs_err_t hs__edges(hs_scenario_t *s, unsigned long line,
 {
     size_t N = s->n_devices, k;
 
+    if (s->nodes != NULL)
+        return hs_nodes_edges(s, line, col, err);
     s->links.default_bw_bytes_per_s = s->default_bw_bytes_per_s;
     s->links.default_lat_ns = s->latency_ns;
     if (s->links.n_rows > 0 && s->links.slot == NULL &&
@@ -402,7 +407,8 @@ hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
         }
         s->stragglers[i].device = (uint32_t)d;
     }
-    if ((rc = hs__edges(s, 0, 0, err)) != HS_OK)
+    if ((rc = hs__edges(s, 0, 0, err)) != HS_OK ||
+        (rc = hs_nodes_check_collective(s, 0, 0, err)) != HS_OK)
         goto done;
     s->dirty = 0;
 done:
@@ -557,6 +563,8 @@ void hs_scenario_free(hs_scenario_t *s)
         free(s->dev_overrides[i].name);
     free(s->dev_overrides);
     hs_links_clear(&s->links);
+    hs_nodes_free(s->nodes);
+    free(s->collective);
     free(s);
 }
 

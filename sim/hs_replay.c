@@ -710,7 +710,7 @@ void hs_replay_opts_from_scenario(const hs_scenario_t *s,
     o->stochastic = s->stochastic;
     o->stragglers = s->stragglers;
     o->n_stragglers = s->n_stragglers;
-    o->collective = NULL;
+    o->collective = s->collective;  /* NULL = ring */
 }
 
 hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -770,7 +770,9 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.o = o;
     m.coll = coll;
     m.n = (uint32_t)s->n_devices;
-    m.rounds = coll->rounds(m.n);
+    m.rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m.n);
+    m.h.s = s;
+    m.h.rounds = m.rounds;
     coll->round(s, 0, 0, &rd);
     m.parts = rd.parts > 0 ? rd.parts : 1;
     m.steps = o->steps;
