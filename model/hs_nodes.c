@@ -602,7 +602,9 @@ hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
     int hier = s->collective != NULL &&
                strcmp(s->collective, "hierarchical") == 0;
 
-    if (line == 0 && nd->line != 0) {
+    /* from the loader: point at the nodes: section, where the
+       bandwidths are given */
+    if (line != 0 && nd->line != 0) {
         line = nd->line;
         col = nd->col;
     }
