@@ -168,6 +168,8 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->n_devices, r->steps, hs_overlap_name(r->overlap),
            hs_send_name(r->send),
            r->stochastic ? "stochastic" : "deterministic");
+    if (strcmp(r->collective, "ring") != 0)
+        printf(", collective %s", r->collective);
     if (r->overlap != r->overlap_asked)
         printf(" (overlap %s asked)", hs_overlap_name(r->overlap_asked));
     if (r->stochastic)
