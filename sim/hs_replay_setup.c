@@ -11,20 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+#include "hs_notes.h"
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
+/* A note for the result (the one notes list; out of memory drops it). */
+#define hs__note(r, ...) \
+    ((void)hs_notes_add_to(&(r)->notes, &(r)->n_notes, __VA_ARGS__))
 
 /* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
    per-type bucket bytes into *bytes_out ([type * nb + b]). */

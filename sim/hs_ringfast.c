@@ -88,6 +88,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_notes.h"
 #include "hs_units.h"
 
 /* Clones of the round kernels for wider vectors, picked when the program
@@ -141,20 +142,9 @@ static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
     return ref;
 }
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
+/* A note for the result (the one notes list; out of memory drops it). */
+#define hs__note(r, ...) \
+    ((void)hs_notes_add_to(&(r)->notes, &(r)->n_notes, __VA_ARGS__))
 
 /* The bucket layout exactly as hs_replay.c decides it (its notes in the
    same words and order): per type and bucket, the ready time (unscaled)
