@@ -39,13 +39,10 @@ typedef struct hs__adv_opts_s {
 static int hs__kv_parse(hs__kv_t *kv, const char *text)
 {
     const char *eq = strchr(text, '=');
-    char *end;
     double v;
 
-    if (eq == NULL || eq == text || kv->n >= HS__ADV_MAX)
-        return -1;
-    v = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end != '\0' || !(v >= 0) || v > 1e15)
+    if (eq == NULL || eq == text || kv->n >= HS__ADV_MAX ||
+        hs_opt_double(eq + 1, &v) != 0 || !(v >= 0) || v > 1e15)
         return -1;
     kv->name[kv->n] = text;         /* up to the '=' */
     kv->value[kv->n++] = v;
