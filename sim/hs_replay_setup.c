@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hs_notes.h"
+#include "hs_stats.h"
 
 /* A note for the result (the one notes list; out of memory drops it). */
 #define hs__note(r, ...) \
@@ -162,7 +163,7 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
 {
     size_t i, n_st, first = steps > 1 ? 1 : 0;
     int64_t *v = NULL;
-    double sum = 0, sq = 0, mean, sd, I, E;
+    double mean, sd, I, E;
 
     for (i = 0; i < s->n_devices; i++) {
         uint32_t t = s->devices[i].type;
@@ -190,14 +191,9 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
     v = malloc(n_st * sizeof *v);
     if (v == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (i = 0; i < n_st; i++) {
-        v[i] = res->cluster_step_ns[first + i];
-        sum += (double)v[i];
-    }
-    mean = sum / (double)n_st;
     for (i = 0; i < n_st; i++)
-        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
-    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
+        v[i] = res->cluster_step_ns[first + i];
+    hs_stats_of_i64(v, n_st, &mean, &sd);
     qsort(v, n_st, sizeof *v, hs__cmp_i64);
     res->step_mean_ns = llround(mean);
     res->step_sd_ns = llround(sd);
