@@ -174,6 +174,7 @@
 #include "hs_coll_ring.h"
 #include "hs_collective.h"
 #include "hs_engine.h"
+#include "hs_notes.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
@@ -695,6 +696,11 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r->type_step_ns);
     free(r->type_closed_ns);
     free(r->cluster_step_ns);
+    {
+        hs_notes_t nl = {r->n_notes, r->notes};
+
+        hs_notes_clear(&nl);
+    }
     free(r);
 }
 
