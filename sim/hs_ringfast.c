@@ -79,6 +79,8 @@
  * hs_replay_run on shipped scenarios and random rings.
  */
 #include "hs_ringfast.h"
+
+#include "hs_coll_ring.h"
 #include "hs_replay_int.h"
 
 #include <math.h>
@@ -211,6 +213,8 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
         no = "no devices, or too many";
     else if (o->steps == 0)
         no = "0 steps to replay";
+    else if (o->collective != NULL && strcmp(o->collective, "ring") != 0)
+        no = "the fast path replays the ring all-reduce only";
     else if (o->stochastic)
         no = "stochastic mode draws per-step times in event order";
     else if (o->overlap != HS_OVERLAP_PATENT &&
@@ -531,7 +535,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     memset(&m, 0, sizeof m);
     if (!hs_ringfast_supports(s, o, why, sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
-    rc = hs_closed_predict(s, &pred, err);
+    rc = hs_closed_predict_coll(s, &hs_coll_ring, &pred, err);
     if (rc != HS_OK)
         return rc;
     n = s->n_devices;

@@ -179,7 +179,7 @@ static char oracle_why[8192];
  */
 static int build_oracle(void)
 {
-    char src[4200], cmd[17000];
+    char src[4200], cmd[18000];
     char *argv[4];
     hs_run_t r;
     FILE *f;
@@ -472,7 +472,7 @@ static void compare_hier(const char *name, const char *text,
     hs_trace_sink_t sink;
     hs_error_t err;
     cap_t cap;
-    char plat[4200], lbuf[16], kbuf[16], cin[32], cout[32];
+    char plat[4200], lbuf[24], kbuf[24], cin[32], cout[32];
     char ready[64][32];
     char *argv[80];
     hs_run_t run;
