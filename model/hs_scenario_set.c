@@ -476,6 +476,11 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
     if (root == NULL)
         rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
                           "a value is needed");
+    else if (strcmp(comp[0], "device_types") == 0 && s->nodes != NULL &&
+             nc == 3 && strcmp(comp[2], "count") == 0)
+        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
+                          "the counts follow from nodes:; set "
+                          "nodes.<kind>.count");
     else if (strcmp(comp[0], "device_types") == 0)
         rc = hs__set_type(&c, s, comp, nc, key_path, root);
     else if (strcmp(comp[0], "job") == 0)

@@ -221,6 +221,10 @@ static void test_hier_closed_by_hand(void)
         hs_prediction_free(p);
         hs_scenario_free(c);
     }
+    CU_ASSERT_EQUAL(hs_scenario_set(s, "device_types.gpu.count", "8",
+                                    &err),
+                    HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(err.msg, "the counts follow from nodes:");
     CU_ASSERT_EQUAL(hs_scenario_set(s, "nodes.crate.count", "8", &err),
                     HS_ERR_SCHEMA);
     HS_ASSERT_STR_CONTAINS(err.msg, "unknown node kind 'crate'");
