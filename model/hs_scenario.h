@@ -268,8 +268,11 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
 /*
  * The link from device dev_a to dev_b (any pair, ring edge or not): the
  * exact-direction pair row, else the other-direction one, else the
- * type-pair row, else the default.  Fails with HS_ERR_NETWORK naming both
- * devices when none applies, HS_ERR_RANGE for a bad index.
+ * type-pair row, else the default.  With nodes (hs_nodes.h): the
+ * intra-node link, or the node-pair row, kind-pair row, inter-node
+ * default, capped by both ends' NICs as a lone edge would be.  Fails with
+ * HS_ERR_NETWORK naming both devices when none applies, HS_ERR_RANGE for
+ * a bad index.
  */
 hs_err_t hs_scenario_link(const hs_scenario_t *s, uint32_t dev_a,
                           uint32_t dev_b, double *bw_bytes_per_s,
