@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,7 @@ hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
                              | POSIX_SPAWN_SETSIGDEF);
     rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
     if (rc != 0) {
+        c->start_errno = rc;
         ret = hs_error_setf(err, HS_ERR_EXTERNAL, "cannot run %s: %s",
                             argv[0], strerror(rc));
         goto fail;
@@ -134,12 +136,39 @@ static void hs__set_status(hs_child_t *c, int ws)
 {
     c->done = 1;
     c->pid = 0;
+    c->term_signal = 0;
     if (WIFEXITED(ws))
         c->status = WEXITSTATUS(ws);
-    else if (WIFSIGNALED(ws))
+    else if (WIFSIGNALED(ws)) {
+        c->term_signal = WTERMSIG(ws);
         c->status = 128 + WTERMSIG(ws);
-    else
+    } else
         c->status = -1;
+}
+
+int hs_child_wait(hs_child_t *c, int64_t timeout_ns, int64_t grace_ns)
+{
+    int ws = 0;
+    pid_t r;
+
+    if (c->done || c->pid <= 0)
+        return 0;
+    if (timeout_ns > 0) {
+        if (hs_child_wait_all(c, 1, hs_now_ns() + timeout_ns, 0) == 0)
+            return 0;
+        hs_child_kill(c, grace_ns);
+        return 1;
+    }
+    while ((r = waitpid(c->pid, &ws, 0)) < 0 && errno == EINTR)
+        ;
+    if (r == c->pid)
+        hs__set_status(c, ws);
+    else {
+        c->done = 1;
+        c->pid = 0;
+        c->status = -1;
+    }
+    return 0;
 }
 
 int hs_child_poll(hs_child_t *c)
@@ -216,6 +245,7 @@ void hs_child_kill(hs_child_t *c, int64_t grace_ns)
             c->done = 1;
             c->pid = 0;
             c->status = 128 + SIGKILL;
+            c->term_signal = SIGKILL;
         }
     }
 }
@@ -319,6 +349,51 @@ void hs_argv_free(char **argv)
     for (i = 0; argv[i] != NULL; i++)
         free(argv[i]);
     free(argv);
+}
+
+void hs_strv_addf(hs_strv_t *a, const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    if (a->oom)
+        return;
+    if (a->n + 2 > a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 32;
+        char **v = realloc(a->v, cap * sizeof *v);
+
+        if (v == NULL) {
+            a->oom = 1;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (s = malloc((size_t)n + 1)) == NULL) {
+        a->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+void hs_strv_free(hs_strv_t *a)
+{
+    size_t i;
+
+    if (a == NULL)
+        return;
+    for (i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
 }
 
 char *hs_read_small_file(const char *path, size_t max)

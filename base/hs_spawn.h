@@ -27,6 +27,9 @@ typedef struct hs_child_s {
     pid_t pid;        /* 0 when not running (never started or reaped) */
     int done;         /* 1 once reaped */
     int status;       /* exit status, or 128+signal once done */
+    int term_signal;  /* the signal that ended it once done; 0: it exited */
+    int start_errno;  /* when hs_spawn failed: posix_spawnp's error (ENOENT:
+                         no such program), else 0 */
 } hs_child_t;
 
 /* Monotonic clock in nanoseconds. */
@@ -41,7 +44,8 @@ void hs_sleep_ns(int64_t ns);
  * to err_path (either NULL: /dev/null).  env: n_env "KEY=VALUE" strings
  * that are added to (or replace entries of) this process's environment.
  * On success fills *c and returns HS_OK; a program that cannot be started
- * (not found, not executable) gives HS_ERR_EXTERNAL naming it.
+ * (not found, not executable) gives HS_ERR_EXTERNAL naming it, with the
+ * cause in c->start_errno.  out_path and err_path may name the same file.
  */
 hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
                   const char *out_path, const char *err_path,
@@ -63,6 +67,15 @@ size_t hs_child_wait_all(hs_child_t *c, size_t n, int64_t deadline_ns,
                          int stop_on_failure);
 
 /*
+ * Waits until c is done.  timeout_ns <= 0 waits as long as it takes;
+ * otherwise, when c still runs after timeout_ns, its process group is
+ * stopped as by hs_child_kill(c, grace_ns).  Returns 0 when c ended by
+ * itself, 1 when it was stopped for the timeout.  c->status then holds
+ * its exit status (128+signal when a signal ended it).
+ */
+int hs_child_wait(hs_child_t *c, int64_t timeout_ns, int64_t grace_ns);
+
+/*
  * Stops a running child's process group: SIGTERM, up to grace_ns for it to
  * end, then SIGKILL; reaps it.  Its status becomes 128+signal unless it
  * ended on its own first.  A done child is left alone.
@@ -81,6 +94,23 @@ char **hs_argv_build(char *const tmpl[], size_t n_tmpl, const char *host,
 
 /* Frees an array from hs_argv_build.  NULL is fine. */
 void hs_argv_free(char **argv);
+
+/* A growing NULL-terminated array of malloc'd strings: an argv or a list
+   of "KEY=VALUE" environment entries being built.  Zero-initialise it;
+   v is NULL until the first string. */
+typedef struct hs_strv_s {
+    char **v;
+    size_t n, cap;
+    int oom;          /* an allocation failed: the array is incomplete */
+} hs_strv_t;
+
+/* Appends a printf-formatted string to a.  On failure sets a->oom (and
+   adds nothing more afterwards); check it once when done. */
+void hs_strv_addf(hs_strv_t *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Frees the strings and the array; a is zeroed.  NULL is fine. */
+void hs_strv_free(hs_strv_t *a);
 
 /*
  * Reads at most max bytes of a small text file into a malloc'd NUL-

@@ -12,31 +12,59 @@
 #include "hs_ingest.h"
 #include "hs_units.h"
 
-static const char hs__ingest_help[] =
-    "usage: hetsim ingest --type NAME [--warmup W] [--sidecar FILE]\n"
-    "                     TRACE... -o PROFILE.yaml\n"
-    "       hetsim ingest --summary [--warmup W] [--sidecar FILE] TRACE...\n"
-    "\n"
-    "Reads PyTorch profiler traces (Chrome trace JSON, .json or .json.gz,\n"
-    "Kineto or legacy form), one file per rank of one device type's\n"
-    "measuring sub-system, streaming and in bounded memory.  Per rank and\n"
-    "ProfilerStep#N window it measures the step time, t_dl (DataLoader),\n"
-    "the forward, the first backward operator, the whole backward, the\n"
-    "optimizer step and the all-reduce payload; on traces with GPU\n"
-    "kernels the compute times are kernel times.  It drops the first W\n"
-    "steps, averages per rank then over the ranks, and writes the profile\n"
-    "(t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes D = 2(n-1)/n * M,\n"
-    "subsystem_size n, buckets) that a scenario's type includes.\n\n"
-    "  --type NAME     the device type the profile is for (with -o)\n"
-    "  -o FILE         write the profile YAML there (atomically)\n"
-    "  --summary       print the per-step table of every rank and the\n"
-    "                  averaged figures instead\n"
-    "  --warmup W      steps dropped at the start of each trace (20)\n"
-    "  --sidecar FILE  the profiling harness's JSON sidecar: world size\n"
-    "                  and gradient bucket bytes when the trace lacks them\n"
-    "  --help          this text\n\n"
-    "exit status: 0 ok; 2 bad input (unreadable JSON or gzip, wrong types,\n"
-    "no steps, fewer steps than the warm-up, nothing to measure); 3 I/O.\n";
+/* What ingest's own options fill (--warmup and --sidecar fill the
+   library's hs_ingest_opts_t). */
+typedef struct hs__ingest_cli_s {
+    const char *type, *outp;
+    int summary;
+} hs__ingest_cli_t;
+
+static const hs_opt_t hs__ingest_table[] = {
+    {.name = "type", .kind = HS_OPT_STRING,
+     HS_OPT_AT(hs__ingest_cli_t, type), .metavar = "NAME",
+     .help = "the device type the profile is for (with -o)"},
+    {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__ingest_cli_t, outp), .metavar = "FILE",
+     .help = "write the profile YAML there (atomically)"},
+    {.name = "summary", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__ingest_cli_t, summary),
+     .help = "print the per-step table of every rank and the\n"
+             "averaged figures instead"},
+    HS_OPT_END};
+
+static const hs_opt_t hs__ingest_lib_table[] = {
+    {.name = "warmup", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs_ingest_opts_t, warmup), .u_lo = 0, .u_hi = 1000000,
+     .metavar = "W",
+     .help = "steps dropped at the start of each trace (20)"},
+    {.name = "sidecar", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs_ingest_opts_t, sidecar), .metavar = "FILE",
+     .help = "the profiling harness's JSON sidecar: world size\n"
+             "and gradient bucket bytes when the trace lacks them"},
+    HS_OPT_END};
+
+static const hs_opt_cmd_t hs__ingest_cmd = {
+    .name = "ingest",
+    .usage =
+        "usage: hetsim ingest --type NAME [--warmup W] [--sidecar FILE]\n"
+        "                     TRACE... -o PROFILE.yaml\n"
+        "       hetsim ingest --summary [--warmup W] [--sidecar FILE] TRACE...\n",
+    .about =
+        "Reads PyTorch profiler traces (Chrome trace JSON, .json or .json.gz,\n"
+        "Kineto or legacy form), one file per rank of one device type's\n"
+        "measuring sub-system, streaming and in bounded memory.  Per rank and\n"
+        "ProfilerStep#N window it measures the step time, t_dl (DataLoader),\n"
+        "the forward, the first backward operator, the whole backward, the\n"
+        "optimizer step and the all-reduce payload; on traces with GPU\n"
+        "kernels the compute times are kernel times.  It drops the first W\n"
+        "steps, averages per rank then over the ranks, and writes the profile\n"
+        "(t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes D = 2(n-1)/n * M,\n"
+        "subsystem_size n, buckets) that a scenario's type includes.\n",
+    .after =
+        "exit status: 0 ok; 2 bad input (unreadable JSON or gzip, wrong types,\n"
+        "no steps, fewer steps than the warm-up, nothing to measure); 3 I/O.\n",
+    .pos_name = "TRACE",
+    .max_pos = SIZE_MAX};
 
 static void hs__cell(char *b, size_t n, int64_t ns)
 {
@@ -118,10 +146,13 @@ static void hs__print_profile(const hs_profile_t *p)
 int hs_cli_ingest(int argc, char **argv)
 {
     hs_ingest_opts_t o;
-    const char *type = NULL, *outp = NULL;
-    int summary = 0, i, rc = 0;
+    hs__ingest_cli_t c = {NULL, NULL, 0};
+    const hs_opt_group_t groups[] = {{hs__ingest_table, &c},
+                                     {hs__ingest_lib_table, &o}};
+    const char *type, *outp;
+    int summary, rc = 0;
     const char **traces;
-    int nt = 0;
+    size_t nt = 0, i;
     hs_ingest_t *ing = NULL;
     hs_error_t err;
     hs_profile_t prof;
@@ -133,49 +164,18 @@ int hs_cli_ingest(int argc, char **argv)
     hs_error_clear(&err);
     memset(&prof, 0, sizeof prof);
     traces = calloc((size_t)argc, sizeof *traces);
-    if (traces == NULL)
-        return 1;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(hs__ingest_help, stdout);
-            free(traces);
-            return 0;
-        } else if (strcmp(a, "--summary") == 0) {
-            summary = 1;
-        } else if (strcmp(a, "--type") == 0 || strcmp(a, "-o") == 0 ||
-                   strcmp(a, "--output") == 0 || strcmp(a, "--warmup") == 0 ||
-                   strcmp(a, "--sidecar") == 0) {
-            if (i + 1 >= argc) {
-                free(traces);
-                return hs_cli_usage_error("ingest", "%s needs a value", a);
-            }
-            i++;
-            if (strcmp(a, "--type") == 0) {
-                type = argv[i];
-            } else if (strcmp(a, "--sidecar") == 0) {
-                o.sidecar = argv[i];
-            } else if (strcmp(a, "--warmup") == 0) {
-                char *end;
-                unsigned long w = strtoul(argv[i], &end, 10);
-                if (*argv[i] == '\0' || *end != '\0' || argv[i][0] == '-' ||
-                    w > 1000000ul) {
-                    free(traces);
-                    return hs_cli_usage_error(
-                        "ingest", "--warmup needs a step count, not '%s'",
-                        argv[i]);
-                }
-                o.warmup = (unsigned)w;
-            } else {
-                outp = argv[i];
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            free(traces);
-            return hs_cli_usage_error("ingest", "unknown option '%s'", a);
-        } else {
-            traces[nt++] = a;
-        }
+    if (traces == NULL) {
+        fprintf(stderr, "hetsim: out of memory\n");
+        return hs_err_exit_code(HS_ERR_NOMEM);
     }
+    if (!hs_cli_parse(&hs__ingest_cmd, groups, 2, argc, argv, traces,
+                      (size_t)argc, &nt, &rc)) {
+        free(traces);
+        return rc;
+    }
+    type = c.type;
+    outp = c.outp;
+    summary = c.summary;
     if (nt == 0) {
         free(traces);
         return hs_cli_usage_error("ingest", "no TRACE given");
@@ -194,7 +194,7 @@ int hs_cli_ingest(int argc, char **argv)
     if (ing == NULL) {
         free(traces);
         fprintf(stderr, "hetsim: out of memory\n");
-        return 1;
+        return hs_err_exit_code(HS_ERR_NOMEM);
     }
     for (i = 0; i < nt; i++) {
         if (hs_ingest_add_file(ing, traces[i], &err) != HS_OK) {

@@ -3,7 +3,6 @@
  * [--all-pairs] [--time S]`: iperf3 between the scenario's devices, written
  * as the adjacency rows a scenario includes with `network: links_csv:`.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,106 +12,88 @@
 #include "hs_profile_run.h"
 #include "hs_scenario.h"
 
-static const char hs__mbw_help[] =
-    "usage: hetsim measure-bw SCENARIO [-o links.csv] [--all-pairs]\n"
-    "                         [--time S] [--omit S] [--port N]\n"
-    "                         [--iperf3 PROGRAM]\n\n"
-    "Measures the bandwidth between the devices of SCENARIO with iperf3\n"
-    "(METHOD.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
-    "measured pair to the output file, which a scenario includes with\n"
-    "`network: {links_csv: links.csv}`.\n\n"
-    "By default the ring edges are measured, each in the direction the ring\n"
-    "uses it (device k sends to device k+1); --all-pairs measures every pair\n"
-    "once.  Pairs that share no device run at the same time.  Each device's\n"
-    "iperf3 runs on this machine, or through the scenario's\n"
-    "profiling.launcher argv template (e.g. [ssh, \"{host}\"] or\n"
-    "[ip, netns, exec, \"{name}\"]; {host} is the device's addr, {name} its\n"
-    "name).  The client connects to the server device's addr.\n\n"
-    "  -o FILE        output (default: links.csv)\n"
-    "  --all-pairs    every pair, not only the ring edges\n"
-    "  --time S       seconds measured per pair (default 3)\n"
-    "  --omit S       seconds of TCP slow start left out (default 1)\n"
-    "  --port N       first iperf3 port (default 5201)\n"
-    "  --iperf3 PROG  the iperf3 program (default: iperf3 in PATH)\n"
-    "  --help         this text\n\n"
-    "When a pair cannot be measured (unreachable address, iperf3 missing,\n"
-    "timeout) the others are still measured; the rows measured go to\n"
-    "FILE.partial, FILE is left as it was, and the error names the pair.\n\n"
-    "exit status: 0 ok, 2 bad scenario or options, 3 I/O error,\n"
-    "4 a pair could not be measured or iperf3 could not run.\n";
+/* What measure-bw's options fill: the library's options, the output
+   file and --omit as given (seconds, truncated to whole ones). */
+typedef struct hs__mbw_cli_s {
+    hs_nm_opts_t o;
+    const char *out;
+    double omit_s;
+    int have_omit;
+} hs__mbw_cli_t;
 
-static int hs__num(const char *cmd, const char *opt, const char *v,
-                   double lo, double hi, double *out)
-{
-    char *end;
-    double x;
+static const hs_opt_t hs__mbw_table[] = {
+    {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__mbw_cli_t, out), .metavar = "FILE",
+     .help = "output (default: links.csv)"},
+    {.name = "all-pairs", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__mbw_cli_t, o.all_pairs),
+     .help = "every pair, not only the ring edges"},
+    {.name = "time", .kind = HS_OPT_DOUBLE,
+     HS_OPT_AT(hs__mbw_cli_t, o.time_s), .d_lo = 0.1, .d_hi = 3600,
+     .metavar = "S", .help = "seconds measured per pair (default 3)"},
+    {.name = "omit", .kind = HS_OPT_DOUBLE,
+     HS_OPT_AT(hs__mbw_cli_t, omit_s), .d_lo = 0, .d_hi = 600,
+     HS_OPT_SEEN_AT(hs__mbw_cli_t, have_omit), .metavar = "S",
+     .help = "seconds of TCP slow start left out (default 1)"},
+    {.name = "port", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs__mbw_cli_t, o.port), .u_lo = 1, .u_hi = 65000,
+     .metavar = "N", .help = "first iperf3 port (default 5201)"},
+    {.name = "iperf3", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__mbw_cli_t, o.iperf3), .metavar = "PROG",
+     .help = "the iperf3 program (default: iperf3 in PATH)"},
+    HS_OPT_END};
 
-    if (v == NULL)
-        return hs_cli_usage_error(cmd, "%s needs a value", opt);
-    errno = 0;
-    x = strtod(v, &end);
-    if (errno != 0 || end == v || *end != '\0' || !(x >= lo && x <= hi))
-        return hs_cli_usage_error(cmd, "%s: '%s' is not a number in "
-                                  "[%g, %g]", opt, v, lo, hi);
-    *out = x;
-    return 0;
-}
+static const hs_opt_cmd_t hs__mbw_cmd = {
+    .name = "measure-bw",
+    .usage =
+        "usage: hetsim measure-bw SCENARIO [-o links.csv] [--all-pairs]\n"
+        "                         [--time S] [--omit S] [--port N]\n"
+        "                         [--iperf3 PROGRAM]\n",
+    .about =
+        "Measures the bandwidth between the devices of SCENARIO with iperf3\n"
+        "(METHOD.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
+        "measured pair to the output file, which a scenario includes with\n"
+        "`network: {links_csv: links.csv}`.\n\n"
+        "By default the ring edges are measured, each in the direction the ring\n"
+        "uses it (device k sends to device k+1); --all-pairs measures every pair\n"
+        "once.  Pairs that share no device run at the same time.  Each device's\n"
+        "iperf3 runs on this machine, or through the scenario's\n"
+        "profiling.launcher argv template (e.g. [ssh, \"{host}\"] or\n"
+        "[ip, netns, exec, \"{name}\"]; {host} is the device's addr, {name} its\n"
+        "name).  The client connects to the server device's addr.\n",
+    .after =
+        "When a pair cannot be measured (unreachable address, iperf3 missing,\n"
+        "timeout) the others are still measured; the rows measured go to\n"
+        "FILE.partial, FILE is left as it was, and the error names the pair.\n\n"
+        "exit status: 0 ok, 2 bad scenario or options, 3 I/O error,\n"
+        "4 a pair could not be measured or iperf3 could not run.\n",
+    .pos_name = "scenario",
+    .max_pos = 1};
 
 int hs_cli_measure_bw(int argc, char **argv)
 {
-    const char *cmd = "measure-bw", *path = NULL, *out = "links.csv";
+    const char *cmd = "measure-bw", *path = NULL, *out;
+    hs__mbw_cli_t c;
+    const hs_opt_group_t groups[] = {{hs__mbw_table, &c}};
     hs_nm_opts_t o;
     hs_nm_result_t res;
     hs_scenario_t *s = NULL;
     hs_error_t err;
     hs_err_t rc;
-    double x;
-    size_t i;
+    size_t n_pos;
     int r;
 
-    hs_nm_opts_init(&o);
+    memset(&c, 0, sizeof c);
+    hs_nm_opts_init(&c.o);
+    c.out = "links.csv";
+    if (!hs_cli_parse(&hs__mbw_cmd, groups, 1, argc, argv, &path, 1, &n_pos,
+                      &r))
+        return r;
+    o = c.o;
+    out = c.out;
+    if (c.have_omit)
+        o.omit_s = (unsigned)c.omit_s;
     o.progress = stdout;
-    for (i = 1; i < (size_t)argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
-
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(hs__mbw_help, stdout);
-            return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a file", a);
-            out = v;
-            i++;
-        } else if (strcmp(a, "--all-pairs") == 0) {
-            o.all_pairs = 1;
-        } else if (strcmp(a, "--time") == 0) {
-            if ((r = hs__num(cmd, a, v, 0.1, 3600, &o.time_s)) != 0)
-                return r;
-            i++;
-        } else if (strcmp(a, "--omit") == 0) {
-            if ((r = hs__num(cmd, a, v, 0, 600, &x)) != 0)
-                return r;
-            o.omit_s = (unsigned)x;
-            i++;
-        } else if (strcmp(a, "--port") == 0) {
-            if ((r = hs__num(cmd, a, v, 1, 65000, &x)) != 0)
-                return r;
-            o.port = (unsigned)x;
-            i++;
-        } else if (strcmp(a, "--iperf3") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a program", a);
-            o.iperf3 = v;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return hs_cli_usage_error(cmd, "unknown option '%s'", a);
-        } else if (path == NULL) {
-            path = a;
-        } else {
-            return hs_cli_usage_error(cmd, "one scenario only ('%s')", a);
-        }
-    }
     if (path == NULL)
         return hs_cli_usage_error(cmd, "which scenario?");
     hs_error_clear(&err);
@@ -133,5 +114,5 @@ int hs_cli_measure_bw(int argc, char **argv)
     hs_scenario_free(s);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
-    return 0;
+    return hs_err_exit_code(HS_OK);
 }

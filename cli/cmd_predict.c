@@ -13,17 +13,32 @@
 #include "hs_scenario.h"
 #include "hs_units.h"
 
-static const char hs__predict_help[] =
-    "usage: hetsim predict [SCENARIO] [--json] [--per-device]\n\n"
-    "Applies the closed-form model (METHOD.md, S400) to SCENARIO (a YAML\n"
-    "file; without it, the embedded default: the source's 100 MLU370 +\n"
-    "100 A100 ResNet-50 example) and prints, per device type, count, t_dl,\n"
-    "compute, all-reduce and step time; the bottleneck device and link;\n"
-    "the step, epoch and total time.\n\n"
-    "  --json         print the same as JSON (times in ns, sizes in bytes)\n"
-    "  --per-device   also list every device (text and JSON)\n"
-    "  --help         this text\n\n"
-    "exit status: 0 ok, 2 bad scenario, 3 I/O error.\n";
+/* What predict's options fill. */
+typedef struct hs__predict_opts_s {
+    int json, per_device;
+} hs__predict_opts_t;
+
+static const hs_opt_t hs__predict_table[] = {
+    {.name = "json", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__predict_opts_t, json),
+     .help = "print the same as JSON (times in ns, sizes in bytes)"},
+    {.name = "per-device", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__predict_opts_t, per_device),
+     .help = "also list every device (text and JSON)"},
+    HS_OPT_END};
+
+static const hs_opt_cmd_t hs__predict_cmd = {
+    .name = "predict",
+    .usage = "usage: hetsim predict [SCENARIO] [--json] [--per-device]\n",
+    .about =
+        "Applies the closed-form model (METHOD.md, S400) to SCENARIO (a YAML\n"
+        "file; without it, the embedded default: the source's 100 MLU370 +\n"
+        "100 A100 ResNet-50 example) and prints, per device type, count, t_dl,\n"
+        "compute, all-reduce and step time; the bottleneck device and link;\n"
+        "the step, epoch and total time.\n",
+    .after = "exit status: 0 ok, 2 bad scenario, 3 I/O error.\n",
+    .pos_name = "SCENARIO",
+    .max_pos = 1};
 
 static const char *hs__bound_name(hs_bound_t b)
 {
@@ -238,43 +253,30 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
 
 int hs_cli_predict(int argc, char **argv)
 {
+    hs__predict_opts_t po = {0, 0};
+    const hs_opt_group_t groups[] = {{hs__predict_table, &po}};
     const char *path = NULL;
-    int json = 0, per_device = 0, i, rc;
+    size_t n_pos;
+    int rc;
     hs_scenario_t *s = NULL;
     hs_prediction_t *p = NULL;
     hs_error_t err;
 
     hs_error_clear(&err);
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(hs__predict_help, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--per-device") == 0) {
-            per_device = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return hs_cli_usage_error("predict", "unknown option '%s'",
-                                      argv[i]);
-        } else if (path == NULL) {
-            path = argv[i];
-        } else {
-            return hs_cli_usage_error("predict",
-                                      "one SCENARIO only (got '%s' too)",
-                                      argv[i]);
-        }
-    }
-    if ((rc = hs_cli_load_scenario(path, &s, &err)) != HS_OK)
+    if (!hs_cli_parse(&hs__predict_cmd, groups, 1, argc, argv, &path, 1,
+                      &n_pos, &rc))
+        return rc;
+    if (hs_cli_load_scenario(path, &s, &err) != HS_OK)
         return hs_cli_fail(&err);
     if (hs_closed_predict(s, &p, &err) != HS_OK) {
         hs_scenario_free(s);
         return hs_cli_fail(&err);
     }
-    if (json)
-        hs__json(s, p, per_device);
+    if (po.json)
+        hs__json(s, p, po.per_device);
     else
-        hs__text(s, p, per_device);
-    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+        hs__text(s, p, po.per_device);
+    rc = hs_cli_stdout_status();
     hs_prediction_free(p);
     hs_scenario_free(s);
     return rc;

@@ -3,7 +3,6 @@
  * type's 2-device sub-system under the PyTorch profiler, ingest the traces
  * and write per-type profiles and a scenario that includes them.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,118 +12,90 @@
 #include "hs_scenario.h"
 #include "hs_units.h"
 
-static const char hs__profile_help[] =
-    "usage: hetsim profile SCENARIO -o OUTDIR [--iterations K] [--warmup W]\n"
-    "                      [--timeout DURATION] [--type NAME]\n"
-    "                      [--python PROGRAM] [--harness FILE]\n\n"
-    "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
-    "devices of that type train the scenario's model (job.model: {file,\n"
-    "entry}) data-parallel with DistributedDataParallel for K iterations\n"
-    "under the PyTorch profiler, each on the type's data share sampled at\n"
-    "random (the seed is recorded).  The ranks are started torchrun-style\n"
-    "as local processes, or through profiling.launcher ({host} = the\n"
-    "device's addr, {name} = its name) on remote hosts or namespaces.\n"
-    "The traces are ingested into OUTDIR/<type>.profile.yaml, and\n"
-    "OUTDIR/scenario.yaml is SCENARIO with those profiles, ready for\n"
-    "predict, simulate and validate.  Types in SCENARIO may lack a profile.\n\n"
-    "  -o OUTDIR            output directory (created)\n"
-    "  --iterations K       iterations per rank (default:\n"
-    "                       profiling.iterations)\n"
-    "  --warmup W           first iterations not recorded (default:\n"
-    "                       profiling.warmup)\n"
-    "  --timeout DURATION   per sub-system, e.g. 120s (default:\n"
-    "                       profiling.timeout)\n"
-    "  --type NAME          profile only this type (no scenario.yaml)\n"
-    "  --python PROGRAM     the interpreter (default: profiling.python)\n"
-    "  --harness FILE       the harness (default: profiling.harness, else\n"
-    "                       the built-in live/harness/hetsim_harness.py)\n"
-    "  --help               this text\n\n"
-    "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
-    "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"
-    "stops its type with an error naming the type, rank, device, host and\n"
-    "step; the other types still run and their profiles are kept.\n\n"
-    "exit status: 0 ok, 2 bad scenario or options, 3 I/O error,\n"
-    "4 a rank failed, timed out, or python could not run.\n";
+/* What profile's options fill: the library's options, and whether
+   --warmup was given. */
+typedef struct hs__profile_cli_s {
+    hs_prun_opts_t o;
+    int have_warmup;
+} hs__profile_cli_t;
 
-static int hs__u32(const char *cmd, const char *opt, const char *v,
-                   uint32_t *out)
-{
-    char *end;
-    unsigned long x;
+static const hs_opt_t hs__profile_table[] = {
+    {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__profile_cli_t, o.out_dir), .metavar = "OUTDIR",
+     .help = "output directory (created)"},
+    {.name = "iterations", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs__profile_cli_t, o.iters), .u_lo = 0, .u_hi = 100000000,
+     .metavar = "K",
+     .help = "iterations per rank (default:\nprofiling.iterations)"},
+    {.name = "warmup", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs__profile_cli_t, o.warmup), .u_lo = 0, .u_hi = 100000000,
+     HS_OPT_SEEN_AT(hs__profile_cli_t, have_warmup), .metavar = "W",
+     .help = "first iterations not recorded (default:\n"
+             "profiling.warmup)"},
+    {.name = "timeout", .kind = HS_OPT_TIME,
+     HS_OPT_AT(hs__profile_cli_t, o.timeout_ns), .i_lo = 1,
+     .i_hi = INT64_MAX, .metavar = "DURATION",
+     .help = "per sub-system, e.g. 120s (default:\nprofiling.timeout)"},
+    {.name = "type", .kind = HS_OPT_STRING,
+     HS_OPT_AT(hs__profile_cli_t, o.only_type), .metavar = "NAME",
+     .help = "profile only this type (no scenario.yaml)"},
+    {.name = "python", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__profile_cli_t, o.python), .metavar = "PROGRAM",
+     .help = "the interpreter (default: profiling.python)"},
+    {.name = "harness", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__profile_cli_t, o.harness), .metavar = "FILE",
+     .help = "the harness (default: profiling.harness, else\n"
+             "the built-in live/harness/hetsim_harness.py)"},
+    HS_OPT_END};
 
-    if (v == NULL)
-        return hs_cli_usage_error(cmd, "%s needs a value", opt);
-    errno = 0;
-    x = strtoul(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || x > 100000000UL)
-        return hs_cli_usage_error(cmd, "%s: '%s' is not a count", opt, v);
-    *out = (uint32_t)x;
-    return 0;
-}
+static const hs_opt_cmd_t hs__profile_cmd = {
+    .name = "profile",
+    .usage =
+        "usage: hetsim profile SCENARIO -o OUTDIR [--iterations K] [--warmup W]\n"
+        "                      [--timeout DURATION] [--type NAME]\n"
+        "                      [--python PROGRAM] [--harness FILE]\n",
+    .about =
+        "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
+        "devices of that type train the scenario's model (job.model: {file,\n"
+        "entry}) data-parallel with DistributedDataParallel for K iterations\n"
+        "under the PyTorch profiler, each on the type's data share sampled at\n"
+        "random (the seed is recorded).  The ranks are started torchrun-style\n"
+        "as local processes, or through profiling.launcher ({host} = the\n"
+        "device's addr, {name} = its name) on remote hosts or namespaces.\n"
+        "The traces are ingested into OUTDIR/<type>.profile.yaml, and\n"
+        "OUTDIR/scenario.yaml is SCENARIO with those profiles, ready for\n"
+        "predict, simulate and validate.  Types in SCENARIO may lack a profile.\n",
+    .after =
+        "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
+        "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"
+        "stops its type with an error naming the type, rank, device, host and\n"
+        "step; the other types still run and their profiles are kept.\n\n"
+        "exit status: 0 ok, 2 bad scenario or options, 3 I/O error,\n"
+        "4 a rank failed, timed out, or python could not run.\n",
+    .pos_name = "scenario",
+    .max_pos = 1};
 
 int hs_cli_profile(int argc, char **argv)
 {
     const char *cmd = "profile", *path = NULL;
+    hs__profile_cli_t c;
+    const hs_opt_group_t groups[] = {{hs__profile_table, &c}};
     hs_prun_opts_t o;
     hs_prun_result_t res;
     hs_scenario_t *s = NULL;
     hs_error_t err;
     hs_err_t rc;
-    int have_warmup = 0, r;
-    size_t i;
+    int have_warmup, r;
+    size_t i, n_pos;
 
-    hs_prun_opts_init(&o);
+    memset(&c, 0, sizeof c);
+    hs_prun_opts_init(&c.o);
+    if (!hs_cli_parse(&hs__profile_cmd, groups, 1, argc, argv, &path, 1,
+                      &n_pos, &r))
+        return r;
+    o = c.o;
+    have_warmup = c.have_warmup;
     o.progress = stdout;
-    for (i = 1; i < (size_t)argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
-
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(hs__profile_help, stdout);
-            return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a directory", a);
-            o.out_dir = v;
-            i++;
-        } else if (strcmp(a, "--iterations") == 0) {
-            if ((r = hs__u32(cmd, a, v, &o.iters)) != 0)
-                return r;
-            i++;
-        } else if (strcmp(a, "--warmup") == 0) {
-            if ((r = hs__u32(cmd, a, v, &o.warmup)) != 0)
-                return r;
-            have_warmup = 1;
-            i++;
-        } else if (strcmp(a, "--timeout") == 0) {
-            if (v == NULL || hs_parse_time_ns(v, &o.timeout_ns) != 0
-                || o.timeout_ns <= 0)
-                return hs_cli_usage_error(cmd, "--timeout needs a duration "
-                                          "with its unit, e.g. 120s");
-            i++;
-        } else if (strcmp(a, "--type") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a type name", a);
-            o.only_type = v;
-            i++;
-        } else if (strcmp(a, "--python") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a program", a);
-            o.python = v;
-            i++;
-        } else if (strcmp(a, "--harness") == 0) {
-            if (v == NULL)
-                return hs_cli_usage_error(cmd, "%s needs a file", a);
-            o.harness = v;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return hs_cli_usage_error(cmd, "unknown option '%s'", a);
-        } else if (path == NULL) {
-            path = a;
-        } else {
-            return hs_cli_usage_error(cmd, "one scenario only ('%s')", a);
-        }
-    }
     if (path == NULL)
         return hs_cli_usage_error(cmd, "which scenario?");
     if (o.out_dir == NULL)
@@ -163,5 +134,5 @@ int hs_cli_profile(int argc, char **argv)
     hs_scenario_free(s);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
-    return 0;
+    return hs_err_exit_code(HS_OK);
 }

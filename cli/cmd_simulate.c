@@ -4,7 +4,6 @@
  * (hs_replay.h), as a readable report or stable JSON, optionally traced to
  * HDF5 and Chrome-trace files.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,36 +18,48 @@
 #include "hs_scenario.h"
 #include "hs_units.h"
 
-static const char hs__simulate_help[] =
-    "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
-    "                       [--seed S] [--overlap MODE] [--send MODE]\n"
-    "                       [--streams K] [--stochastic] [--h5 FILE]\n"
-    "                       [--chrome FILE]\n\n"
-    "Replays K steps of every device of SCENARIO (a YAML file; without it,\n"
-    "the embedded default) event by event along the ring: data loading of\n"
-    "the next batch, forward, first and rest of the backward, the 2(N-1)\n"
-    "rounds of the ring all-reduce chunk by chunk, the optimizer.  Prints\n"
-    "the simulated steady-state step (steps 1..K-1) per device type and for\n"
-    "the cluster beside the closed form's T(i), and epoch and total time.\n\n"
-    "  --json           print the same as JSON (times in ns)\n"
-    "  --per-device     also list every device\n"
-    "  --steps K        steps to replay, 2 or more (default: the scenario's,\n"
-    "                   10)\n"
-    "  --seed S         random seed of the stochastic mode\n"
-    "  --overlap MODE   patent | buckets | none: when the ring starts\n"
-    "                   (after the first backward op; per gradient bucket;\n"
-    "                   after the whole backward)\n"
-    "  --send MODE      rendezvous | eager: a chunk moves when both ends\n"
-    "                   reached its round, or as soon as the sender did\n"
-    "  --streams K      buckets mode: K bucket rings at once (1: one\n"
-    "                   stream, as NCCL; gloo's ProcessGroup runs 2),\n"
-    "                   sharing each link first come, first served\n"
-    "  --stochastic     draw per-step op times from the measured spread;\n"
-    "                   reports mean, p50, p95 and 95% intervals\n"
-    "  --h5 FILE        write the timeline as an HDF5 trace\n"
-    "  --chrome FILE    write it as Chrome-trace / Perfetto JSON\n"
-    "  --help           this text\n\n"
-    "exit status: 0 ok, 2 bad scenario or option, 3 I/O error.\n";
+/* What simulate's own options fill (the replay options fill an
+   hs_cli_replay_opts_t). */
+typedef struct hs__simulate_opts_s {
+    int json, per_device;
+    const char *h5_path, *chrome_path;
+} hs__simulate_opts_t;
+
+static const hs_opt_t hs__simulate_table[] = {
+    {.name = "json", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__simulate_opts_t, json),
+     .help = "print the same as JSON (times in ns)"},
+    {.name = "per-device", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__simulate_opts_t, per_device),
+     .help = "also list every device"},
+    HS_OPT_END};
+
+static const hs_opt_t hs__simulate_out_table[] = {
+    {.name = "h5", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__simulate_opts_t, h5_path), .metavar = "FILE",
+     .help = "write the timeline as an HDF5 trace"},
+    {.name = "chrome", .kind = HS_OPT_PATH,
+     HS_OPT_AT(hs__simulate_opts_t, chrome_path), .metavar = "FILE",
+     .help = "write it as Chrome-trace / Perfetto JSON"},
+    HS_OPT_END};
+
+static const hs_opt_cmd_t hs__simulate_cmd = {
+    .name = "simulate",
+    .usage =
+        "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
+        "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+        "                       [--streams K] [--stochastic] [--h5 FILE]\n"
+        "                       [--chrome FILE]\n",
+    .about =
+        "Replays K steps of every device of SCENARIO (a YAML file; without it,\n"
+        "the embedded default) event by event along the ring: data loading of\n"
+        "the next batch, forward, first and rest of the backward, the 2(N-1)\n"
+        "rounds of the ring all-reduce chunk by chunk, the optimizer.  Prints\n"
+        "the simulated steady-state step (steps 1..K-1) per device type and for\n"
+        "the cluster beside the closed form's T(i), and epoch and total time.\n",
+    .after = "exit status: 0 ok, 2 bad scenario or option, 3 I/O error.\n",
+    .pos_name = "SCENARIO",
+    .max_pos = 1};
 
 static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
                      int per_device)
@@ -233,9 +244,14 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
 
 int hs_cli_simulate(int argc, char **argv)
 {
-    const char *path = NULL, *h5_path = NULL, *chrome_path = NULL;
-    int json = 0, per_device = 0, i, rc;
+    const char *path = NULL;
+    hs__simulate_opts_t so = {0, 0, NULL, NULL};
     hs_cli_replay_opts_t ro;
+    const hs_opt_group_t groups[] = {{hs__simulate_table, &so},
+                                     {hs_cli_replay_table, &ro},
+                                     {hs__simulate_out_table, &so}};
+    size_t n_pos;
+    int rc;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_h5_writer_t *h5 = NULL;
@@ -246,48 +262,22 @@ int hs_cli_simulate(int argc, char **argv)
 
     hs_error_clear(&err);
     hs_cli_replay_opts_init(&ro);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if ((rc = hs_cli_replay_opt("simulate", argc, argv, &i, &ro)) != 0) {
-            if (rc < 0)
-                return 2;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(hs__simulate_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--per-device") == 0) {
-            per_device = 1;
-        } else if (strcmp(a, "--h5") == 0 || strcmp(a, "--chrome") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            if (v == NULL)
-                return hs_cli_usage_error("simulate", "%s needs a value", a);
-            if (strcmp(a, "--h5") == 0)
-                h5_path = v;
-            else
-                chrome_path = v;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return hs_cli_usage_error("simulate", "unknown option '%s'", a);
-        } else if (path == NULL) {
-            path = a;
-        } else {
-            return hs_cli_usage_error("simulate",
-                                      "one SCENARIO only (got '%s' too)", a);
-        }
-    }
+    if (!hs_cli_parse(&hs__simulate_cmd, groups, 3, argc, argv, &path, 1,
+                      &n_pos, &rc))
+        return rc;
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     /* options override the scenario's simulate: section */
     hs_cli_replay_apply(&ro, s);
-    if (h5_path != NULL) {
-        rc = hs_h5_writer_open(h5_path, s, &h5, &sinks[n_sinks], &err);
+    if (so.h5_path != NULL) {
+        rc = hs_h5_writer_open(so.h5_path, s, &h5, &sinks[n_sinks], &err);
         if (rc != HS_OK)
             goto fail;
         n_sinks++;
     }
-    if (chrome_path != NULL) {
-        rc = hs_chrome_writer_open(chrome_path, s, &ch, &sinks[n_sinks],
+    if (so.chrome_path != NULL) {
+        rc = hs_chrome_writer_open(so.chrome_path, s, &ch, &sinks[n_sinks],
                                    &err);
         if (rc != HS_OK)
             goto fail;
@@ -308,11 +298,11 @@ int hs_cli_simulate(int argc, char **argv)
         if (rc != HS_OK)
             goto fail;
     }
-    if (json)
-        hs__json(s, r, per_device);
+    if (so.json)
+        hs__json(s, r, so.per_device);
     else
-        hs__text(s, r, per_device);
-    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+        hs__text(s, r, so.per_device);
+    rc = hs_cli_stdout_status();
     hs_replay_result_free(r);
     hs_scenario_free(s);
     return rc;

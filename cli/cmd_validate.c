@@ -4,7 +4,7 @@
  * cluster, with the difference in ns and percent; exit status 1 when the
  * cluster's difference is beyond the tolerance.
  */
-#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,37 +17,54 @@
 #include "hs_scenario.h"
 #include "hs_units.h"
 
-static const char hs__validate_help[] =
-    "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
-    "                       [--formula extended|source] [--steps K]\n"
-    "                       [--seed S] [--overlap MODE] [--send MODE]\n"
-    "                       [--streams K] [--stochastic]\n\n"
-    "Runs the closed form and the discrete-event replay on SCENARIO (a\n"
-    "YAML file; without it, the embedded default) and prints, per device\n"
-    "type and for the cluster, the closed-form step, the simulated\n"
-    "steady-state step and their difference (ns and %).\n\n"
-    "The closed form compared is, by default, the extended one:\n"
-    "T_ext(i) = max(t_dl, T_fwd + max(t_bwd, t_b1 + T_ar(i)) + t_opt),\n"
-    "which models what the replay models and equals the source's\n"
-    "T(i) = max(t_dl, T_fwd + t_b1 + T_ar(i)) whenever the rest of the\n"
-    "backward and the optimizer are unknown or hidden by the ring; so a\n"
-    "difference shows what the per-device max misses about the ring.\n"
-    "--formula source compares the source's T(i) itself.\n\n"
-    "The tolerance applies to the cluster step: in a ring every device\n"
-    "steps at the cluster's pace, so a fast type's own closed-form figure\n"
-    "is not expected to match (its row is shown for information).\n\n"
-    "  --tolerance PCT  exit 1 when |simulated - closed| / closed > PCT %\n"
-    "  --json           print the comparison as JSON (times in ns)\n"
-    "  --formula F      extended (default) or source\n"
-    "  --steps K        steps to replay, 2 or more (default: the scenario's)\n"
-    "  --seed S         random seed of the stochastic mode\n"
-    "  --overlap MODE   patent | buckets | none (default: the scenario's)\n"
-    "  --send MODE      rendezvous | eager (default: the scenario's)\n"
-    "  --streams K      buckets mode: bucket rings at once (default 1)\n"
-    "  --stochastic     draw per-step op times from the measured spread\n"
-    "  --help           this text\n\n"
-    "exit status: 0 ok or no tolerance given, 1 beyond the tolerance,\n"
-    "2 bad scenario or option, 3 I/O error.\n";
+/* What validate's own options fill. */
+typedef struct hs__validate_opts_s {
+    int json, source, have_tol;
+    double tol;
+} hs__validate_opts_t;
+
+static const char *const hs__formula_names[] = {"extended", "source", NULL};
+
+static const hs_opt_t hs__validate_table[] = {
+    {.name = "tolerance", .kind = HS_OPT_DOUBLE,
+     HS_OPT_AT(hs__validate_opts_t, tol), .d_lo = 0, .d_hi = DBL_MAX,
+     HS_OPT_SEEN_AT(hs__validate_opts_t, have_tol), .metavar = "PCT",
+     .help = "exit 1 when |simulated - closed| / closed > PCT %"},
+    {.name = "json", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__validate_opts_t, json),
+     .help = "print the comparison as JSON (times in ns)"},
+    {.name = "formula", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs__validate_opts_t, source), .choices = hs__formula_names,
+     .metavar = "F", .help = "extended (default) or source"},
+    HS_OPT_END};
+
+static const hs_opt_cmd_t hs__validate_cmd = {
+    .name = "validate",
+    .usage =
+        "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
+        "                       [--formula extended|source] [--steps K]\n"
+        "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+        "                       [--streams K] [--stochastic]\n",
+    .about =
+        "Runs the closed form and the discrete-event replay on SCENARIO (a\n"
+        "YAML file; without it, the embedded default) and prints, per device\n"
+        "type and for the cluster, the closed-form step, the simulated\n"
+        "steady-state step and their difference (ns and %).\n\n"
+        "The closed form compared is, by default, the extended one:\n"
+        "T_ext(i) = max(t_dl, T_fwd + max(t_bwd, t_b1 + T_ar(i)) + t_opt),\n"
+        "which models what the replay models and equals the source's\n"
+        "T(i) = max(t_dl, T_fwd + t_b1 + T_ar(i)) whenever the rest of the\n"
+        "backward and the optimizer are unknown or hidden by the ring; so a\n"
+        "difference shows what the per-device max misses about the ring.\n"
+        "--formula source compares the source's T(i) itself.\n\n"
+        "The tolerance applies to the cluster step: in a ring every device\n"
+        "steps at the cluster's pace, so a fast type's own closed-form figure\n"
+        "is not expected to match (its row is shown for information).\n",
+    .after =
+        "exit status: 0 ok or no tolerance given, 1 beyond the tolerance,\n"
+        "2 bad scenario or option, 3 I/O error.\n",
+    .pos_name = "SCENARIO",
+    .max_pos = 1};
 
 static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
 {
@@ -64,9 +81,13 @@ static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
 int hs_cli_validate(int argc, char **argv)
 {
     const char *path = NULL;
-    int json = 0, source = 0, have_tol = 0, ok = 1, i, rc;
-    double tol = 0;
+    hs__validate_opts_t vo = {0, 0, 0, 0.0};
     hs_cli_replay_opts_t ro;
+    const hs_opt_group_t groups[] = {{hs__validate_table, &vo},
+                                     {hs_cli_replay_table, &ro}};
+    int json, source, have_tol, ok = 1, rc;
+    double tol;
+    size_t n_pos;
     hs_scenario_t *s = NULL;
     hs_replay_result_t *r = NULL;
     hs_error_t err;
@@ -77,49 +98,13 @@ int hs_cli_validate(int argc, char **argv)
 
     hs_error_clear(&err);
     hs_cli_replay_opts_init(&ro);
-    for (i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if ((rc = hs_cli_replay_opt("validate", argc, argv, &i, &ro)) != 0) {
-            if (rc < 0)
-                return 2;
-        } else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            fputs(hs__validate_help, stdout);
-            return 0;
-        } else if (strcmp(o, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(o, "--tolerance") == 0 ||
-                   strcmp(o, "--formula") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            char *end;
-            if (v == NULL)
-                return hs_cli_usage_error("validate", "%s needs a value", o);
-            if (strcmp(o, "--tolerance") == 0) {
-                errno = 0;
-                tol = strtod(v, &end);
-                if (errno != 0 || end == v || *end != '\0' ||
-                    !(tol >= 0) || !isfinite(tol))
-                    return hs_cli_usage_error(
-                        "validate", "--tolerance: '%s' is not a percentage "
-                        ">= 0", v);
-                have_tol = 1;
-            } else if (strcmp(v, "source") == 0) {
-                source = 1;
-            } else if (strcmp(v, "extended") == 0) {
-                source = 0;
-            } else {
-                return hs_cli_usage_error(
-                    "validate", "--formula: '%s' is not extended or source",
-                    v);
-            }
-        } else if (o[0] == '-' && o[1] != '\0') {
-            return hs_cli_usage_error("validate", "unknown option '%s'", o);
-        } else if (path == NULL) {
-            path = o;
-        } else {
-            return hs_cli_usage_error("validate",
-                                      "one SCENARIO only (got '%s' too)", o);
-        }
-    }
+    if (!hs_cli_parse(&hs__validate_cmd, groups, 2, argc, argv, &path, 1,
+                      &n_pos, &rc))
+        return rc;
+    json = vo.json;
+    source = vo.source;
+    have_tol = vo.have_tol;
+    tol = vo.tol;
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
@@ -216,7 +201,7 @@ int hs_cli_validate(int argc, char **argv)
         for (t = 0; t < r->n_notes; t++)
             printf("note: %s\n", r->notes[t]);
     }
-    rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 3;
+    rc = hs_cli_stdout_status();
     if (rc == 0 && !ok) {
         fprintf(stderr,
                 "hetsim validate: cluster step differs by %+.2f%% "

@@ -1,7 +1,9 @@
 /*
  * hs_cli.h -- the command-line tool's subcommands.  The tool is a thin
- * client of the library: each command parses its options, calls the library
- * and prints.  Each returns the process exit status (see hs_err_exit_code).
+ * client of the library: each command declares its options as a table
+ * (hs_opt.h) that hs_cli_parse reads argv with, calls the library and
+ * prints.  Each returns the process exit status, always through
+ * hs_err_exit_code (usage errors are HS_ERR_USAGE: 2).
  */
 #ifndef HS_CLI_H
 #define HS_CLI_H
@@ -13,6 +15,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "hs_error.h"
+#include "hs_opt.h"
 #include "hs_scenario.h"
 
 int hs_cli_predict(int argc, char **argv);
@@ -26,9 +29,23 @@ int hs_cli_plot(int argc, char **argv);
 /* Prints "hetsim: <msg>" for err on stderr and returns its exit status. */
 int hs_cli_fail(const hs_error_t *err);
 
-/* Prints "hetsim CMD: msg" and the hint to use --help; returns 2. */
+/* Prints "hetsim CMD: msg" and the hint to use --help; returns
+   hs_err_exit_code(HS_ERR_USAGE). */
 int hs_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Parses a command's options with hs_opt_parse (see hs_opt.h).  Returns 1
+ * when the command goes on; 0 when it must return *exit_code at once:
+ * after --help (the help printed on stdout, 0) or a usage error (printed
+ * on stderr as by hs_cli_usage_error, hs_err_exit_code(HS_ERR_USAGE)).
+ */
+int hs_cli_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
+                 size_t n_groups, int argc, char **argv, const char **pos,
+                 size_t pos_cap, size_t *n_pos, int *exit_code);
+
+/* The exit status when writing stdout failed (3), else 0: flushes it. */
+int hs_cli_stdout_status(void);
 
 /* Loads the scenario at path, or the embedded default when path is NULL. */
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
@@ -68,11 +85,9 @@ typedef struct hs_cli_replay_opts_s {
 
 void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);
 
-/* When argv[*i] is one of those options, takes it (and its value, moving
-   *i) and returns 1; returns 0 when it is not one; prints a usage error and
-   returns -1 on a bad or missing value (the command then exits 2). */
-int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
-                      hs_cli_replay_opts_t *o);
+/* Those options as a table fragment for hs_opt_parse: a group
+   {hs_cli_replay_table, &opts} fills an hs_cli_replay_opts_t. */
+extern const hs_opt_t hs_cli_replay_table[];
 
 /* Writes the options given into s. */
 void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s);

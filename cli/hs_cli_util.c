@@ -1,7 +1,6 @@
 /* hs_cli_util.c -- what the subcommands share (hs_cli.h). */
 #include "hs_cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
@@ -94,68 +93,47 @@ void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o)
     memset(o, 0, sizeof *o);
 }
 
-/* A whole number in [lo, hi] from t; 0, or -1. */
-static int hs__cli_u64(const char *t, uint64_t lo, uint64_t hi,
-                       uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
+static const char *const hs__overlap_names[] = {"patent", "buckets", "none",
+                                                NULL};
+static const int hs__overlap_values[] = {
+    HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS, HS_OVERLAP_NONE};
+static const char *const hs__send_names[] = {"rendezvous", "eager", NULL};
+static const int hs__send_values[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
 
-    if (t == NULL || *t == '\0' || *t == '-')
-        return -1;
-    errno = 0;
-    v = strtoull(t, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int hs_cli_replay_opt(const char *cmd, int argc, char **argv, int *i,
-                      hs_cli_replay_opts_t *o)
-{
-    const char *a = argv[*i], *v;
-    uint64_t x;
-
-    if (strcmp(a, "--stochastic") == 0) {
-        o->stochastic = 1;
-        return 1;
-    }
-    if (strcmp(a, "--steps") != 0 && strcmp(a, "--seed") != 0 &&
-        strcmp(a, "--overlap") != 0 && strcmp(a, "--send") != 0 &&
-        strcmp(a, "--streams") != 0)
-        return 0;
-    v = *i + 1 < argc ? argv[++*i] : NULL;
-    if (v == NULL)
-        return hs_cli_usage_error(cmd, "%s needs a value", a), -1;
-    if (strcmp(a, "--steps") == 0) {
-        if (hs__cli_u64(v, 2, 100000000, &x) != 0)
-            return hs_cli_usage_error(cmd, "--steps: '%s' is not a count "
-                                           "2..1e8", v), -1;
-        o->steps = (uint32_t)x;
-    } else if (strcmp(a, "--streams") == 0) {
-        if (hs__cli_u64(v, 1, HS_MAX_STREAMS, &x) != 0)
-            return hs_cli_usage_error(cmd, "--streams: '%s' is not a count "
-                                           "1..%d", v, HS_MAX_STREAMS), -1;
-        o->streams = (uint32_t)x;
-    } else if (strcmp(a, "--seed") == 0) {
-        if (hs__cli_u64(v, 0, UINT64_MAX, &o->seed) != 0)
-            return hs_cli_usage_error(cmd, "--seed: '%s' is not a number",
-                                      v), -1;
-        o->have_seed = 1;
-    } else if (strcmp(a, "--overlap") == 0) {
-        if (hs_overlap_parse(v, &o->overlap) != 0)
-            return hs_cli_usage_error(cmd, "--overlap: '%s' is not patent, "
-                                           "buckets or none", v), -1;
-        o->have_overlap = 1;
-    } else {
-        if (hs_send_parse(v, &o->send) != 0)
-            return hs_cli_usage_error(cmd, "--send: '%s' is not rendezvous "
-                                           "or eager", v), -1;
-        o->have_send = 1;
-    }
-    return 1;
-}
+const hs_opt_t hs_cli_replay_table[] = {
+    {.name = "steps", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs_cli_replay_opts_t, steps), .u_lo = 2, .u_hi = 100000000,
+     .metavar = "K",
+     .help = "steps to replay, 2 or more (default: the scenario's, 10)"},
+    {.name = "seed", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs_cli_replay_opts_t, seed), .u_lo = 0, .u_hi = UINT64_MAX,
+     HS_OPT_SEEN_AT(hs_cli_replay_opts_t, have_seed), .metavar = "S",
+     .help = "random seed of the stochastic mode"},
+    {.name = "overlap", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs_cli_replay_opts_t, overlap), .choices = hs__overlap_names,
+     .values = hs__overlap_values,
+     HS_OPT_SEEN_AT(hs_cli_replay_opts_t, have_overlap), .metavar = "MODE",
+     .help = "patent | buckets | none: when the ring starts\n"
+             "(after the first backward op; per gradient bucket;\n"
+             "after the whole backward; default: the scenario's)"},
+    {.name = "send", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs_cli_replay_opts_t, send), .choices = hs__send_names,
+     .values = hs__send_values,
+     HS_OPT_SEEN_AT(hs_cli_replay_opts_t, have_send), .metavar = "MODE",
+     .help = "rendezvous | eager: a chunk moves when both ends\n"
+             "reached its round, or as soon as the sender did\n"
+             "(default: the scenario's)"},
+    {.name = "streams", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs_cli_replay_opts_t, streams), .u_lo = 1,
+     .u_hi = HS_MAX_STREAMS, .metavar = "K",
+     .help = "buckets mode: K bucket rings at once (1: one\n"
+             "stream, as NCCL; gloo's ProcessGroup runs 2),\n"
+             "sharing each link first come, first served"},
+    {.name = "stochastic", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs_cli_replay_opts_t, stochastic),
+     .help = "draw per-step op times from the measured spread;\n"
+             "reports mean, p50, p95 and 95% intervals"},
+    HS_OPT_END};
 
 void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s)
 {

@@ -65,7 +65,35 @@ int hs_cli_usage_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(see `hetsim %s --help`)\n", cmd);
-    return 2;
+    return hs_err_exit_code(HS_ERR_USAGE);
+}
+
+int hs_cli_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
+                 size_t n_groups, int argc, char **argv, const char **pos,
+                 size_t pos_cap, size_t *n_pos, int *exit_code)
+{
+    hs_error_t err;
+    int help = 0;
+
+    hs_error_clear(&err);
+    if (hs_opt_parse(cmd, groups, n_groups, argc, argv, pos, pos_cap, n_pos,
+                     &help, &err) != HS_OK) {
+        *exit_code = hs_cli_usage_error(cmd->name, "%s", err.msg);
+        return 0;
+    }
+    if (help) {
+        hs_opt_help(cmd, groups, n_groups, stdout);
+        *exit_code = hs_cli_stdout_status();
+        return 0;
+    }
+    return 1;
+}
+
+int hs_cli_stdout_status(void)
+{
+    return fflush(stdout) == 0 && !ferror(stdout)
+               ? hs_err_exit_code(HS_OK)
+               : hs_err_exit_code(HS_ERR_IO);
 }
 
 int main(int argc, char **argv)
@@ -74,7 +102,7 @@ int main(int argc, char **argv)
 
     if (argc < 2) {
         hs__usage(stderr);
-        return 2;
+        return hs_err_exit_code(HS_ERR_USAGE);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         hs__usage(stdout);
@@ -90,5 +118,5 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "hetsim: unknown command '%s' (see hetsim --help)\n",
             argv[1]);
-    return 2;
+    return hs_err_exit_code(HS_ERR_USAGE);
 }

@@ -323,7 +323,6 @@ fail:
     return rc;
 }
 
-/* The directory of path, absolute, in buf. */
 /* ------------------------------------------------------------------ */
 /* Running a sub-system                                                 */
 
@@ -358,59 +357,6 @@ static void hs__file_name(const char *name, char *buf, size_t len)
                   || (i == 0 && c == '.')) ? '_' : c;
     }
     buf[i] = '\0';
-}
-
-/* Growable argv of malloc'd strings. */
-typedef struct hs__sv_s {
-    char **v;
-    size_t n, cap;
-    int oom;
-} hs__sv_t;
-
-static void hs__sv_add(hs__sv_t *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void hs__sv_add(hs__sv_t *a, const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    int n;
-
-    if (a->oom)
-        return;
-    if (a->n + 2 > a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 32;
-        char **v = realloc(a->v, cap * sizeof *v);
-
-        if (v == NULL) {
-            a->oom = 1;
-            return;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (s = malloc((size_t)n + 1)) == NULL) {
-        a->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    a->v[a->n++] = s;
-    a->v[a->n] = NULL;
-}
-
-static void hs__sv_free(hs__sv_t *a)
-{
-    size_t i;
-
-    for (i = 0; i < a->n; i++)
-        free(a->v[i]);
-    free(a->v);
-    memset(a, 0, sizeof *a);
 }
 
 /* What the log of a rank says. */
@@ -558,60 +504,60 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                  warmup, (unsigned long long)pt->share,
                  (unsigned long long)pt->seed);
     for (r = 0; r < HS__PR_NRANK; r++) {
-        hs__sv_t env = {0}, cmd = {0};
+        hs_strv_t env = {0}, cmd = {0};
         char **argv = NULL;
         size_t lr = 0, q;
 
         for (q = 0; q < r; q++)
             if (strcmp(rk[q].host, rk[r].host) == 0)
                 lr++;
-        hs__sv_add(&env, "RANK=%zu", r);
-        hs__sv_add(&env, "WORLD_SIZE=%d", HS__PR_NRANK);
-        hs__sv_add(&env, "LOCAL_RANK=%zu", lr);
-        hs__sv_add(&env, "MASTER_ADDR=%s", rk[0].host);
-        hs__sv_add(&env, "MASTER_PORT=%u", port);
-        hs__sv_add(&env, "PYTHONUNBUFFERED=1");
+        hs_strv_addf(&env, "RANK=%zu", r);
+        hs_strv_addf(&env, "WORLD_SIZE=%d", HS__PR_NRANK);
+        hs_strv_addf(&env, "LOCAL_RANK=%zu", lr);
+        hs_strv_addf(&env, "MASTER_ADDR=%s", rk[0].host);
+        hs_strv_addf(&env, "MASTER_PORT=%u", port);
+        hs_strv_addf(&env, "PYTHONUNBUFFERED=1");
         if (strcmp(backend, "nccl") == 0)
-            hs__sv_add(&env, "NCCL_ALGO=Ring");
+            hs_strv_addf(&env, "NCCL_ALGO=Ring");
         for (q = 0; q < ty->n_env; q++)
-            hs__sv_add(&env, "%s", ty->env[q]);
+            hs_strv_addf(&env, "%s", ty->env[q]);
         if (remote) {
-            hs__sv_add(&cmd, "env");
+            hs_strv_addf(&cmd, "env");
             for (q = 0; q < env.n; q++)
-                hs__sv_add(&cmd, "%s", env.v[q]);
+                hs_strv_addf(&cmd, "%s", env.v[q]);
         }
-        hs__sv_add(&cmd, "%s", python);
-        hs__sv_add(&cmd, "%s", harness);
-        hs__sv_add(&cmd, "--model");
-        hs__sv_add(&cmd, "%s:%s", s->model_file,
+        hs_strv_addf(&cmd, "%s", python);
+        hs_strv_addf(&cmd, "%s", harness);
+        hs_strv_addf(&cmd, "--model");
+        hs_strv_addf(&cmd, "%s:%s", s->model_file,
                    s->model_entry ? s->model_entry : "build_model");
         if (s->dataset_file != NULL) {
-            hs__sv_add(&cmd, "--dataset");
-            hs__sv_add(&cmd, "%s:%s", s->dataset_file,
+            hs_strv_addf(&cmd, "--dataset");
+            hs_strv_addf(&cmd, "%s:%s", s->dataset_file,
                        s->dataset_entry ? s->dataset_entry
                                         : "build_dataset");
         }
-        hs__sv_add(&cmd, "--batch");
-        hs__sv_add(&cmd, "%llu", (unsigned long long)ty->batch);
-        hs__sv_add(&cmd, "--iters");
-        hs__sv_add(&cmd, "%u", iters);
-        hs__sv_add(&cmd, "--warmup");
-        hs__sv_add(&cmd, "%u", warmup);
-        hs__sv_add(&cmd, "--samples");
-        hs__sv_add(&cmd, "%llu", (unsigned long long)pt->share);
-        hs__sv_add(&cmd, "--backend");
-        hs__sv_add(&cmd, "%s", backend);
-        hs__sv_add(&cmd, "--out");
-        hs__sv_add(&cmd, "%s", pt->dir);
-        hs__sv_add(&cmd, "--seed");
-        hs__sv_add(&cmd, "%llu", (unsigned long long)pt->seed);
-        hs__sv_add(&cmd, "--device-type");
-        hs__sv_add(&cmd, "%s", ty->name);
-        hs__sv_add(&cmd, "--timeout");
-        hs__sv_add(&cmd, "%lld", (long long)(timeout_ns / 1000000000 + 1));
+        hs_strv_addf(&cmd, "--batch");
+        hs_strv_addf(&cmd, "%llu", (unsigned long long)ty->batch);
+        hs_strv_addf(&cmd, "--iters");
+        hs_strv_addf(&cmd, "%u", iters);
+        hs_strv_addf(&cmd, "--warmup");
+        hs_strv_addf(&cmd, "%u", warmup);
+        hs_strv_addf(&cmd, "--samples");
+        hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->share);
+        hs_strv_addf(&cmd, "--backend");
+        hs_strv_addf(&cmd, "%s", backend);
+        hs_strv_addf(&cmd, "--out");
+        hs_strv_addf(&cmd, "%s", pt->dir);
+        hs_strv_addf(&cmd, "--seed");
+        hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->seed);
+        hs_strv_addf(&cmd, "--device-type");
+        hs_strv_addf(&cmd, "%s", ty->name);
+        hs_strv_addf(&cmd, "--timeout");
+        hs_strv_addf(&cmd, "%lld", (long long)(timeout_ns / 1000000000 + 1));
         if (env.oom || cmd.oom) {
-            hs__sv_free(&env);
-            hs__sv_free(&cmd);
+            hs_strv_free(&env);
+            hs_strv_free(&cmd);
             rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
             goto stop;
         }
@@ -630,8 +576,8 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             rc = hs_spawn(cmd.v, env.v, env.n, rk[r].log, rk[r].log,
                           &rk[r].child, err);
         }
-        hs__sv_free(&env);
-        hs__sv_free(&cmd);
+        hs_strv_free(&env);
+        hs_strv_free(&cmd);
         if (rc != HS_OK) {
             char inner[HS_ERRMSG_LEN];
 

@@ -6,11 +6,20 @@
  * The loaded scenario is fully resolved: every device exists with its type,
  * name and address; the ring order is an array of device indices; each ring
  * edge ring[k] -> ring[k+1 mod N] has its bandwidth and latency looked up
- * (explicit pair rows, then type-pair rows, then the default).  Only ring
- * edges are stored: memory is linear in N, never N x N.
+ * (explicit pair rows, then type-pair rows, then the default).  The whole
+ * link table is kept (model/hs_links.h, linear in the rows given, never
+ * N x N) so any pair can be asked for (hs_scenario_link); the ring edges
+ * are precomputed arrays for speed.
  *
- * Ownership: hs_scenario_load* allocate one hs_scenario_t that owns every
- * pointer inside it; hs_scenario_free releases all of it.
+ * A loaded scenario is also data: hs_scenario_set changes one setting as a
+ * user would type it in the YAML ("device_types.A100.count", "64"), and
+ * hs_scenario_resolve re-derives the devices (when generated from the
+ * counts), the ring and its edges once after several sets.  A sweep keeps
+ * a pristine base and sets a deep copy (hs_scenario_clone) per point.
+ *
+ * Ownership: hs_scenario_load* and hs_scenario_clone allocate one
+ * hs_scenario_t that owns every pointer inside it; hs_scenario_free
+ * releases all of it.
  */
 #ifndef HS_SCENARIO_H
 #define HS_SCENARIO_H
@@ -19,63 +28,8 @@
 #include <stdint.h>
 
 #include "hs_error.h"
-
-/* A measured time: its mean, its spread and, optionally, the samples. */
-typedef struct hs_dist_s {
-    int known;          /* 0: not measured (e.g. no DataLoader events) */
-    int64_t mean_ns;    /* mean over kept steps and ranks */
-    int64_t sd_ns;      /* standard deviation, 0 when unknown */
-    size_t n_samples;   /* per-step samples for the stochastic mode */
-    int64_t *samples_ns;
-} hs_dist_t;
-
-/* A gradient bucket as DDP all-reduces it. */
-typedef struct hs_bucket_s {
-    uint64_t bytes;        /* payload of this bucket (M share), bytes */
-    int64_t ready_ns;      /* when its gradients are ready, from the start
-                              of the backward pass */
-} hs_bucket_t;
-
-/* Where a profile's all-reduce volume came from. */
-typedef enum hs_ar_source_e {
-    HS_AR_GIVEN = 0,        /* typed in */
-    HS_AR_PARAM_COMMS = 1,  /* record_param_comms args */
-    HS_AR_SHAPES = 2,       /* Input Dims of c10d::allreduce_ etc. */
-    HS_AR_SIDECAR = 3       /* the harness's sidecar file */
-} hs_ar_source_t;
-
-/*
- * The per-type profile, measured on a sub-system of subsys_n devices
- * (METHOD.md, S300).  Times are means per iteration.
- */
-typedef struct hs_profile_s {
-    hs_dist_t t_dl;     /* data loading of one batch (CPU) */
-    hs_dist_t t_fwd;    /* forward, whole (sum of fwd_ops when given) */
-    hs_dist_t t_b1;     /* the first backward operator */
-    hs_dist_t t_bwd;    /* the whole backward, t_b1 included; may be
-                           unknown */
-    hs_dist_t t_opt;    /* the optimizer step; may be unknown */
-    size_t n_fwd_ops;   /* optional per-operator forward times */
-    int64_t *fwd_ops_ns;
-    char **fwd_op_names;    /* may be NULL; else n_fwd_ops strings */
-    uint64_t ar_bytes;  /* D: bytes one device sent per iteration */
-    unsigned subsys_n;  /* n: devices in the measuring sub-system, >= 2 */
-    hs_ar_source_t ar_source;
-    size_t n_buckets;   /* optional gradient buckets, in all-reduce order */
-    hs_bucket_t *buckets;
-    double comm_ns_per_byte; /* the communication's own cost on the device:
-                           ns of the device's compute per byte it sends in
-                           the ring (gloo on CPU devices: sends, receives
-                           and reductions share the cores with the
-                           compute); 0 = none (NCCL on a GPU, or unknown) */
-    unsigned steps_kept; /* how many steps the means come from, 0 if typed */
-    char *source;       /* free text: where the figures come from; may be
-                           NULL */
-    char *path;         /* the file it was read from, NULL when inline */
-} hs_profile_t;
-
-/* Gradient payload M from D and n: M = D * n / (2(n-1)). */
-double hs_profile_payload_bytes(const hs_profile_t *p);
+#include "hs_links.h"
+#include "hs_profile.h"
 
 typedef struct hs_type_s {
     char *name;
@@ -128,6 +82,23 @@ typedef enum hs_send_e {
                                that round */
 } hs_send_t;
 
+/* How the ring order is derived (the YAML's `ring:`). */
+typedef enum hs_ring_mode_e {
+    HS_RING_LISTING = 0,    /* the devices' listing order (the default) */
+    HS_RING_GROUPED = 1,    /* type by type, each in listing order */
+    HS_RING_INTERLEAVE = 2, /* round robin over the types */
+    HS_RING_EXPLICIT = 3    /* a list of device names (ring_names) */
+} hs_ring_mode_t;
+
+/* A per-device setting made with hs_scenario_set on generated devices,
+   applied again each time they are generated. */
+typedef struct hs_dev_override_s {
+    char *name;             /* the device's name */
+    int has_scale, has_extra;
+    double compute_scale;
+    int64_t extra_compute_ns;
+} hs_dev_override_t;
+
 typedef struct hs_scenario_s {
     char *file;             /* path it was loaded from, or "<default>" */
     char *text;             /* the scenario's YAML text, NUL-terminated */
@@ -179,6 +150,20 @@ typedef struct hs_scenario_s {
     size_t arena_len, arena_cap;
     size_t n_warnings;      /* non-fatal notes found while loading */
     char **warnings;
+    /* as data: what hs_scenario_resolve derives devices, ring and edges
+       from */
+    int devices_listed;     /* devices given (1) or generated from counts */
+    hs_ring_mode_t ring_mode;
+    size_t n_ring_names;    /* HS_RING_EXPLICIT: device names in order */
+    char **ring_names;
+    char **straggler_names; /* n_stragglers names (stragglers[i].device
+                               is looked up again on resolve) */
+    size_t n_dev_overrides; /* devices.<name>.* set on generated devices */
+    hs_dev_override_t *dev_overrides;
+    hs_links_t links;       /* every pair row and type-pair row; its
+                               defaults mirror default_bw_bytes_per_s and
+                               latency_ns at each resolve */
+    int dirty;              /* hs_scenario_set since the last resolve */
 } hs_scenario_t;
 
 /*
@@ -206,16 +191,6 @@ hs_err_t hs_scenario_load_default(hs_scenario_t **out, hs_error_t *err);
 /* The embedded default's YAML text, NUL-terminated; static storage. */
 const char *hs_scenario_default_text(void);
 
-/*
- * Reads a standalone profile file (the schema of a type's `profile:` map)
- * into *out, which the caller owns and releases with hs_profile_clear.
- */
-hs_err_t hs_profile_load(const char *path, hs_profile_t *out,
-                         hs_error_t *err);
-
-/* Releases what *p owns and zeroes it.  p may be NULL. */
-void hs_profile_clear(hs_profile_t *p);
-
 /* Releases a scenario and all it owns.  s may be NULL. */
 void hs_scenario_free(hs_scenario_t *s);
 
@@ -235,6 +210,55 @@ const char *hs_send_name(hs_send_t m);
 /* The mode named `name` into *out; 0, or -1 when it names none. */
 int hs_overlap_parse(const char *name, hs_overlap_t *out);
 int hs_send_parse(const char *name, hs_send_t *out);
+
+/*
+ * Sets one setting of a loaded scenario from the text a user would type in
+ * the YAML (value "25Gbps", "128", "grouped", "[a, b, c]" for the ring),
+ * with the loader's validation.  key_path is one of:
+ *   device_types.<T>.count | batch | shard
+ *   device_types.<T>.profile.t_fwd | t_b1 | t_bwd | t_dl | t_opt |
+ *                            allreduce_bytes | comm_ns_per_byte
+ *       (a time sets the mean: sd 0, samples dropped)
+ *   job.epochs, job.dataset.samples | size | sample_bytes
+ *   network.default_bandwidth | latency
+ *   network.type_links.<A>.<B>  (bandwidth or [bandwidth, latency]; adds
+ *                                or replaces the row for A, B either way)
+ *   ring  (listing | grouped | interleave | [name, ...])
+ *   simulate.steps | seed | overlap | send | streams | stochastic
+ *   devices.<name>.compute_scale | extra_compute
+ * Marks the scenario dirty: call hs_scenario_resolve once after the sets
+ * before using devices, ring or edges.  On failure s is unchanged, err
+ * says "key_path: what is wrong" (an unknown key lists the valid keys at
+ * its level, an unknown type the type names) with the loader's class for
+ * the same fault (HS_ERR_SCHEMA, HS_ERR_UNIT, HS_ERR_RANGE).
+ */
+hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
+                         const char *value, hs_error_t *err);
+
+/*
+ * Re-derives what the settings imply: the devices (when generated from the
+ * type counts, with the devices.<name>.* settings applied again), the ring
+ * (its mode or names), the stragglers' device indices and every ring
+ * edge's bandwidth and latency.  O(N + rows); fails as the loader would
+ * for the same settings ("file: ring link a (x) -> b (y) has no
+ * bandwidth ...", an unknown name), leaving s dirty.  Cheap when clean.
+ */
+hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err);
+
+/* A deep copy of s in *out (free with hs_scenario_free); NULL and
+   HS_ERR_NOMEM when out of memory. */
+hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
+                           hs_error_t *err);
+
+/*
+ * The link from device dev_a to dev_b (any pair, ring edge or not): the
+ * exact-direction pair row, else the other-direction one, else the
+ * type-pair row, else the default.  Fails with HS_ERR_NETWORK naming both
+ * devices when none applies, HS_ERR_RANGE for a bad index.
+ */
+hs_err_t hs_scenario_link(const hs_scenario_t *s, uint32_t dev_a,
+                          uint32_t dev_b, double *bw_bytes_per_s,
+                          int64_t *lat_ns, hs_error_t *err);
 
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);

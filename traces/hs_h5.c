@@ -28,6 +28,7 @@
  */
 #include "hs_h5.h"
 #include "hs_atomic.h"
+#include "hs_hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,13 +75,8 @@ struct hs_h5_writer_s {
 
 void hs_h5_hash_text(const char *text, char out[17])
 {
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 offset basis */
-    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    uint64_t h = hs_fnv1a_str(text ? text : "");
 
-    for (; *p; p++) {
-        h ^= *p;
-        h *= 0x100000001b3ULL;    /* FNV-1a 64 prime */
-    }
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 

@@ -19,7 +19,7 @@
  * the lower index), so a 10,000-device run gives a picture of at most
  * 2 x types devices.
  *
- * gnuplot runs with posix_spawnp and an argv array: no shell, so paths
+ * gnuplot runs through hs_spawn with an argv array: no shell, so paths
  * need no shell quoting; strings inside the -e definitions are gnuplot
  * single-quoted strings ('' for a quote).
  */
@@ -28,26 +28,22 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hs_h5.h"
+#include "hs_spawn.h"
 #include "hs_trace.h"
 
 #ifndef HS_SOURCE_DIR
 #define HS_SOURCE_DIR "."
 #endif
-
-extern char **environ;
 
 /* Legend title and colour of each phase (index = hs_phase_t). */
 static const char *const hs__pl_title[HS_PH_COUNT] = {
@@ -317,9 +313,7 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
     char script[4200], errpath[4200], tail[512];
     hs_atomic_t af;
     char *argv[5];
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    int rc, st;
+    hs_child_t child;
     struct stat sb;
     hs_err_t ret = HS_OK;
 
@@ -359,16 +353,10 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
     argv[2] = p->defs;
     argv[3] = script;
     argv[4] = NULL;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, errpath,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
+    unlink(errpath);            /* hs_spawn appends */
+    if (hs_spawn(argv, NULL, 0, NULL, errpath, &child, NULL) != HS_OK) {
         hs_atomic_abort(&af);
-        if (rc == ENOENT)
+        if (child.start_errno == ENOENT)
             return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
                                 "cannot draw %s: gnuplot is not installed "
                                 "(no '%s' on PATH); install it (Debian: "
@@ -376,26 +364,23 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
                                 "HETSIM_GNUPLOT; everything else in hetsim "
                                 "works without it", o->output, prog);
         return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                            "cannot run %s: %s", prog, strerror(rc));
+                            "cannot run %s: %s", prog,
+                            strerror(child.start_errno));
     }
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            st = -1;
-            break;
-        }
-    }
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    hs_child_wait(&child, 0, 0);
+    if (child.status != 0) {
         hs__pl_tail(errpath, tail, sizeof tail);
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        if (child.term_signal == 0 && child.status == 127)
             ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
                                "cannot run gnuplot ('%s'): not found",
                                prog);
         else
             ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
                                "gnuplot failed on %s (%s %d): %s", script,
-                               WIFEXITED(st) ? "exit status" : "signal",
-                               WIFEXITED(st) ? WEXITSTATUS(st)
-                                             : WTERMSIG(st),
+                               child.term_signal == 0 ? "exit status"
+                                                      : "signal",
+                               child.term_signal == 0 ? child.status
+                                                      : child.term_signal,
                                tail[0] ? tail : "no message");
         hs_atomic_abort(&af);
         return ret;

@@ -1,0 +1,320 @@
+/*
+ * hs_links.c -- the link table (hs_links.h).
+ *
+ * Pair rows sit in an array in the order given, indexed by one
+ * open-addressing hash on the ordered pair (a, b) (FNV-1a of each end,
+ * base/hs_hash.h).  A lookup for one link probes at most eight keys: the
+ * four name/address combinations in the exact direction, then the same in
+ * the other direction, the order the loader has always used.  Type rows
+ * are few (types squared at most) and scanned from the last.
+ *
+ * The table also owns the CSV link format (network.links_csv): rows
+ * "addr1,addr2,bandwidth[,latency]", '#' comments, an optional header.
+ */
+#include "hs_links.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_file.h"
+#include "hs_hash.h"
+#include "hs_units.h"
+
+static uint64_t hs__pair_hash(const char *a, const char *b)
+{
+    return hs_fnv1a_str(a) * 31 + hs_fnv1a_str(b);
+}
+
+int hs_links_add_row(hs_links_t *l, const char *a, const char *b,
+                     double bw_bytes_per_s, int64_t lat_ns)
+{
+    hs_link_row_t *r;
+
+    if (l->n_rows == l->cap_rows) {
+        size_t cap = l->cap_rows ? l->cap_rows * 2 : 16;
+        hs_link_row_t *p = realloc(l->rows, cap * sizeof *p);
+        if (p == NULL)
+            return -1;
+        l->rows = p;
+        l->cap_rows = cap;
+    }
+    r = &l->rows[l->n_rows];
+    r->a = strdup(a);
+    r->b = strdup(b);
+    if (r->a == NULL || r->b == NULL) {
+        free(r->a);
+        free(r->b);
+        return -1;
+    }
+    r->bw_bytes_per_s = bw_bytes_per_s;
+    r->lat_ns = lat_ns;
+    l->n_rows++;
+    return 0;
+}
+
+int hs_links_index(hs_links_t *l)
+{
+    size_t cap = 16, i;
+
+    free(l->slot);
+    l->slot = NULL;
+    l->mask = 0;
+    if (l->n_rows == 0)
+        return 0;
+    while (cap < l->n_rows * 2)
+        cap *= 2;
+    l->slot = calloc(cap, sizeof *l->slot);
+    if (l->slot == NULL)
+        return -1;
+    l->mask = cap - 1;
+    for (i = 0; i < l->n_rows; i++) {
+        const hs_link_row_t *r = &l->rows[i];
+        size_t j = (size_t)hs__pair_hash(r->a, r->b) & l->mask;
+        for (;;) {
+            uint32_t e = l->slot[j];
+            if (e == 0 || (strcmp(l->rows[e - 1].a, r->a) == 0 &&
+                           strcmp(l->rows[e - 1].b, r->b) == 0)) {
+                l->slot[j] = (uint32_t)i + 1;
+                break;
+            }
+            j = (j + 1) & l->mask;
+        }
+    }
+    return 0;
+}
+
+static const hs_link_row_t *hs__row(const hs_links_t *l, const char *a,
+                                    const char *b)
+{
+    size_t j;
+
+    if (l->slot == NULL)
+        return NULL;
+    j = (size_t)hs__pair_hash(a, b) & l->mask;
+    for (;;) {
+        uint32_t e = l->slot[j];
+        if (e == 0)
+            return NULL;
+        if (strcmp(l->rows[e - 1].a, a) == 0 &&
+            strcmp(l->rows[e - 1].b, b) == 0)
+            return &l->rows[e - 1];
+        j = (j + 1) & l->mask;
+    }
+}
+
+int hs_links_add_type_row(hs_links_t *l, uint32_t a, uint32_t b,
+                          double bw_bytes_per_s, int64_t lat_ns,
+                          int replace)
+{
+    size_t i, k = 0;
+
+    if (replace) {
+        for (i = 0; i < l->n_types; i++) {
+            const hs_type_link_t *t = &l->types[i];
+            if ((t->a == a && t->b == b) || (t->a == b && t->b == a))
+                continue;
+            l->types[k++] = *t;
+        }
+        l->n_types = k;
+    }
+    if (l->n_types == l->cap_types) {
+        size_t cap = l->cap_types ? l->cap_types * 2 : 8;
+        hs_type_link_t *p = realloc(l->types, cap * sizeof *p);
+        if (p == NULL)
+            return -1;
+        l->types = p;
+        l->cap_types = cap;
+    }
+    l->types[l->n_types].a = a;
+    l->types[l->n_types].b = b;
+    l->types[l->n_types].bw_bytes_per_s = bw_bytes_per_s;
+    l->types[l->n_types].lat_ns = lat_ns;
+    l->n_types++;
+    return 0;
+}
+
+int hs_links_find(const hs_links_t *l, const char *name_a,
+                  const char *addr_a, uint32_t type_a, const char *name_b,
+                  const char *addr_b, uint32_t type_b,
+                  double *bw_bytes_per_s, int64_t *lat_ns)
+{
+    const hs_link_row_t *r = NULL;
+    double bw = 0;
+    int64_t lat = -1;
+    size_t i;
+
+    if (l->n_rows > 0) {
+        r = hs__row(l, name_a, name_b);
+        if (r == NULL)
+            r = hs__row(l, addr_a, addr_b);
+        if (r == NULL)
+            r = hs__row(l, name_b, name_a);
+        if (r == NULL)
+            r = hs__row(l, addr_b, addr_a);
+        if (r == NULL)
+            r = hs__row(l, name_a, addr_b);
+        if (r == NULL)
+            r = hs__row(l, addr_a, name_b);
+        if (r == NULL)
+            r = hs__row(l, name_b, addr_a);
+        if (r == NULL)
+            r = hs__row(l, addr_b, name_a);
+    }
+    if (r != NULL) {
+        bw = r->bw_bytes_per_s;
+        lat = r->lat_ns;
+    } else {
+        for (i = l->n_types; i-- > 0;) {
+            const hs_type_link_t *t = &l->types[i];
+            if ((t->a == type_a && t->b == type_b) ||
+                (t->b == type_a && t->a == type_b)) {
+                bw = t->bw_bytes_per_s;
+                lat = t->lat_ns;
+                break;
+            }
+        }
+    }
+    if (bw <= 0)
+        bw = l->default_bw_bytes_per_s;
+    *lat_ns = lat >= 0 ? lat : l->default_lat_ns;
+    if (bw <= 0) {
+        *bw_bytes_per_s = 0;
+        return 0;
+    }
+    *bw_bytes_per_s = bw;
+    return 1;
+}
+
+static char *hs__trim(char *p)
+{
+    char *e;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    e = p + strlen(p);
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+                     e[-1] == '\n'))
+        *--e = '\0';
+    return p;
+}
+
+hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
+                           int (*known)(void *ctx, const char *key),
+                           void *ctx, hs_error_t *err)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len;
+    unsigned long lineno = 0;
+    hs_err_t rc;
+
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+        return rc;
+    for (line = text; line != NULL && *line; line = save) {
+        char *nl = strchr(line, '\n'), *f[5];
+        int nf = 0;
+        char *p;
+        double bw;
+        int64_t lat = -1;
+
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        p = hs__trim(line);
+        if (*p == '\0' || *p == '#')
+            continue;
+        f[nf++] = p;
+        for (; *p; p++) {
+            if (*p == ',') {
+                *p = '\0';
+                if (nf == 5)
+                    break;
+                f[nf++] = p + 1;
+            }
+        }
+        if (nf < 3 || nf > 4) {
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+                                "expected addr1,addr2,bandwidth[,latency]");
+        }
+        for (int i = 0; i < nf; i++)
+            f[i] = hs__trim(f[i]);
+        if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
+            continue; /* header */
+        if (hs_parse_bandwidth(f[2], &bw) != 0) {
+            unsigned long col = (unsigned long)(f[2] - line) + 1;
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_UNIT, path, lineno, col,
+                "'%s' is not a positive bandwidth with a unit (e.g. 25Gbps)",
+                f[2]);
+            free(text);
+            return e;
+        }
+        if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
+            unsigned long col = (unsigned long)(f[3] - line) + 1;
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_UNIT, path, lineno, col,
+                "'%s' is not a duration with a unit (e.g. 20us)", f[3]);
+            free(text);
+            return e;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (known != NULL && !known(ctx, f[i])) {
+                unsigned long col = (unsigned long)(f[i] - line) + 1;
+                hs_err_t e = hs_error_set(
+                    err, HS_ERR_NETWORK, path, lineno, col,
+                    "'%s' is neither a device name nor a device address",
+                    f[i]);
+                free(text);
+                return e;
+            }
+        }
+        if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0) {
+            free(text);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    free(text);
+    return HS_OK;
+}
+
+int hs_links_copy(hs_links_t *dst, const hs_links_t *src)
+{
+    size_t i;
+
+    memset(dst, 0, sizeof *dst);
+    dst->default_bw_bytes_per_s = src->default_bw_bytes_per_s;
+    dst->default_lat_ns = src->default_lat_ns;
+    for (i = 0; i < src->n_rows; i++)
+        if (hs_links_add_row(dst, src->rows[i].a, src->rows[i].b,
+                             src->rows[i].bw_bytes_per_s,
+                             src->rows[i].lat_ns) != 0)
+            goto fail;
+    for (i = 0; i < src->n_types; i++)
+        if (hs_links_add_type_row(dst, src->types[i].a, src->types[i].b,
+                                  src->types[i].bw_bytes_per_s,
+                                  src->types[i].lat_ns, 0) != 0)
+            goto fail;
+    if (src->slot != NULL && hs_links_index(dst) != 0)
+        goto fail;
+    return 0;
+fail:
+    hs_links_clear(dst);
+    return -1;
+}
+
+void hs_links_clear(hs_links_t *l)
+{
+    size_t i;
+
+    if (l == NULL)
+        return;
+    for (i = 0; i < l->n_rows; i++) {
+        free(l->rows[i].a);
+        free(l->rows[i].b);
+    }
+    free(l->rows);
+    free(l->slot);
+    free(l->types);
+    memset(l, 0, sizeof *l);
+}

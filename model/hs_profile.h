@@ -1,0 +1,141 @@
+/*
+ * hs_profile.h -- a device type's measured profile (METHOD.md, S300) and
+ * its YAML format, both ways: the reader (a standalone profile file, or
+ * the `profile:` mapping of a type inside a scenario) and the writer
+ * (what `hetsim ingest` and `hetsim profile` produce).  One key table in
+ * hs_profile.c drives both, so a key is named once.
+ *
+ * Ownership: an hs_profile_t owns every pointer in it; hs_profile_clear
+ * releases them.  Structs are caller storage (zero them before a load).
+ */
+#ifndef HS_PROFILE_H
+#define HS_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+
+/* A measured time: its mean, its spread and, optionally, the samples. */
+typedef struct hs_dist_s {
+    int known;          /* 0: not measured (e.g. no DataLoader events) */
+    int64_t mean_ns;    /* mean over kept steps and ranks */
+    int64_t sd_ns;      /* standard deviation, 0 when unknown */
+    size_t n_samples;   /* per-step samples for the stochastic mode */
+    int64_t *samples_ns;
+} hs_dist_t;
+
+/* A gradient bucket as DDP all-reduces it. */
+typedef struct hs_bucket_s {
+    uint64_t bytes;        /* payload of this bucket (M share), bytes */
+    int64_t ready_ns;      /* when its gradients are ready, from the start
+                              of the backward pass */
+} hs_bucket_t;
+
+/* Where a profile's all-reduce volume came from. */
+typedef enum hs_ar_source_e {
+    HS_AR_GIVEN = 0,        /* typed in */
+    HS_AR_PARAM_COMMS = 1,  /* record_param_comms args */
+    HS_AR_SHAPES = 2,       /* Input Dims of c10d::allreduce_ etc. */
+    HS_AR_SIDECAR = 3       /* the harness's sidecar file */
+} hs_ar_source_t;
+
+/*
+ * The per-type profile, measured on a sub-system of subsys_n devices
+ * (METHOD.md, S300).  Times are means per iteration.
+ */
+typedef struct hs_profile_s {
+    hs_dist_t t_dl;     /* data loading of one batch (CPU) */
+    hs_dist_t t_fwd;    /* forward, whole (sum of fwd_ops when given) */
+    hs_dist_t t_b1;     /* the first backward operator */
+    hs_dist_t t_bwd;    /* the whole backward, t_b1 included; may be
+                           unknown */
+    hs_dist_t t_opt;    /* the optimizer step; may be unknown */
+    size_t n_fwd_ops;   /* optional per-operator forward times */
+    int64_t *fwd_ops_ns;
+    char **fwd_op_names;    /* may be NULL; else n_fwd_ops strings */
+    uint64_t ar_bytes;  /* D: bytes one device sent per iteration */
+    unsigned subsys_n;  /* n: devices in the measuring sub-system, >= 2 */
+    hs_ar_source_t ar_source;
+    size_t n_buckets;   /* optional gradient buckets, in all-reduce order */
+    hs_bucket_t *buckets;
+    double comm_ns_per_byte; /* the communication's own cost on the device:
+                           ns of the device's compute per byte it sends in
+                           the ring (gloo on CPU devices: sends, receives
+                           and reductions share the cores with the
+                           compute); 0 = none (NCCL on a GPU, or unknown) */
+    unsigned steps_kept; /* how many steps the means come from, 0 if typed */
+    char *source;       /* free text: where the figures come from; may be
+                           NULL */
+    char *path;         /* the file it was read from, NULL when inline */
+} hs_profile_t;
+
+/* What hs_profile_write puts around the profile's own fields. */
+typedef struct hs_profile_info_s {
+    const char *type;       /* the `type:` line (device type name); NULL =
+                               none */
+    const char *comment;    /* first-line comment text after "# ";
+                               NULL = "hetsim profile" */
+} hs_profile_info_t;
+
+/* Gradient payload M from D and n: M = D * n / (2(n-1)). */
+double hs_profile_payload_bytes(const hs_profile_t *p);
+
+/*
+ * Reads a standalone profile file (the schema of a type's `profile:` map)
+ * into *out, which the caller owns and releases with hs_profile_clear.
+ * On failure *out is cleared and err says "file:line:col: what".
+ */
+hs_err_t hs_profile_load(const char *path, hs_profile_t *out,
+                         hs_error_t *err);
+
+/*
+ * Like hs_profile_load, appending non-fatal notes (e.g. t_fwd against the
+ * sum of fwd_ops) to *warnings / *n_warnings (both may be NULL: dropped).
+ * Sets out->path.  *out must be zeroed; on failure it may hold part of the
+ * profile: the caller clears it.
+ */
+hs_err_t hs_profile_read_file(const char *path, hs_profile_t *out,
+                              char ***warnings, size_t *n_warnings,
+                              hs_error_t *err);
+
+struct hs_yaml_ctx_s;
+struct yaml_node_s;
+
+/*
+ * Parses the profile mapping n (inside a document walked with c) into *p
+ * (zeroed by the caller; partly filled on failure, the caller clears it).
+ * `what` names it in messages ("the profile of type 'A'").
+ */
+hs_err_t hs_profile_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
+                          const char *what, hs_profile_t *p);
+
+/*
+ * Sets one scalar key of *p from node n as the reader would read it:
+ * t_fwd, t_b1, t_bwd, t_dl, t_opt (a duration: the mean, sd 0, samples
+ * dropped), allreduce_bytes (a size), comm_ns_per_byte (a number).
+ * `what` names the value in messages.  An unknown key fails with
+ * HS_ERR_SCHEMA "<c->file>: unknown key; valid: ..." (hs_scenario_set
+ * names the key path as c->file).
+ */
+hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
+                            const char *key, struct yaml_node_s *n,
+                            const char *what);
+
+/*
+ * Writes *p as a profile YAML file at path (a temporary file renamed over
+ * it, base/hs_atomic.h): "# <comment>" then the keys in the key table's
+ * order, the same bytes `hetsim ingest` writes.  err gets HS_ERR_IO or
+ * HS_ERR_NOMEM with the path.  info may be NULL.
+ */
+hs_err_t hs_profile_write(const hs_profile_t *p, const char *path,
+                          const hs_profile_info_t *info, hs_error_t *err);
+
+/* Deep copy of src into *dst (overwritten, not freed first).  0, or -1
+   when out of memory (dst is then cleared). */
+int hs_profile_copy(hs_profile_t *dst, const hs_profile_t *src);
+
+/* Releases what *p owns and zeroes it.  p may be NULL. */
+void hs_profile_clear(hs_profile_t *p);
+
+#endif
