@@ -166,21 +166,30 @@ int hs_parse_bandwidth(const char *text, double *out_bytes_per_s)
     return hs__why_bw(text, out_bytes_per_s) == NULL ? 0 : -1;
 }
 
-const char *hs_units_why(hs_unit_kind_t kind, const char *text)
+const char *hs_units_why(hs_unit_kind_t kind, const char *text,
+                         int *out_of_range)
 {
     int64_t t;
     uint64_t b;
     double bw;
+    const char *why = "is not a known kind of quantity";
 
     switch (kind) {
     case HS_UNIT_TIME:
-        return hs__why_time(text, &t);
+        why = hs__why_time(text, &t);
+        break;
     case HS_UNIT_SIZE:
-        return hs__why_bytes(text, &b);
+        why = hs__why_bytes(text, &b);
+        break;
     case HS_UNIT_BANDWIDTH:
-        return hs__why_bw(text, &bw);
+        why = hs__why_bw(text, &bw);
+        break;
     }
-    return "is not a known kind of quantity";
+    if (out_of_range != NULL)
+        *out_of_range = why == hs__why_big_time ||
+                        why == hs__why_big_size || why == hs__why_low_bw ||
+                        why == hs__why_big_bw;
+    return why;
 }
 
 char *hs_fmt_time(int64_t t_ns, char *buf, size_t len)

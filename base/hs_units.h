@@ -54,9 +54,13 @@ int hs_parse_bandwidth(const char *text, double *out_bytes_per_s);
 /*
  * Why text is refused as a quantity of kind: a static phrase meant to follow
  * the quoted value in a message ("'1e300s' is above the largest duration
- * hetsim accepts, 1000000 s (277.8 h)"), or NULL when it parses.
+ * hetsim accepts, 1000000 s (277.8 h)"), or NULL when it parses.  When
+ * out_of_range is not NULL it is set to 1 when the text is a well-formed
+ * quantity outside the limits (an HS_ERR_RANGE), 0 otherwise (a malformed
+ * one: HS_ERR_UNIT).
  */
-const char *hs_units_why(hs_unit_kind_t kind, const char *text);
+const char *hs_units_why(hs_unit_kind_t kind, const char *text,
+                         int *out_of_range);
 
 /*
  * Writes a duration in human units ("1.234 s", "12.3 ms", "2 h 03 min")

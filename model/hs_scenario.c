@@ -22,8 +22,10 @@
 #include <yaml.h>
 
 #include "hs_file.h"
+#include "hs_limits.h"
 #include "hs_scenario_int.h"
 #include "hs_units.h"
+#include "hs_valid.h"
 #include "hs_yaml.h"
 
 extern const char hs_default_scenario_yaml[];
@@ -88,7 +90,7 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
         }
         if (dv[1] != NULL &&
             (rc = hs_yaml_get_u64(c, dv[1], "job.dataset.samples", 1,
-                                  UINT64_MAX, &s->dataset_total)) != HS_OK)
+                                  HS_LIMIT_COUNT, &s->dataset_total)) != HS_OK)
             return rc;
         if (dv[2] != NULL) {
             if ((rc = hs_yaml_get_bytes(c, dv[2], "job.dataset.sample_bytes",
@@ -162,6 +164,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
     yaml_node_item_t *it;
     size_t cnt, k = 0, j;
     hs_err_t rc;
+    const char *why;
 
     if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
@@ -187,6 +190,9 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                 HS_OK ||
             (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
             return rc;
+        if (hs_valid_name(t->name, &why) != 0)
+            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                "device type name '%s' %s", t->name, why);
         for (j = 0; j < k; j++)
             if (strcmp(s->types[j].name, t->name) == 0)
                 return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
@@ -194,7 +200,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                                     "line %lu)",
                                     t->name, s->types[j].line);
         if (v[K_COUNT] != NULL &&
-            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, UINT32_MAX - 1,
+            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
                                   &t->count)) != HS_OK)
             return rc;
         if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
@@ -277,6 +283,7 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
     size_t cnt = 0, i, k;
     hs_err_t rc = HS_OK;
     hs__hash_t h = {0};
+    const char *why;
 
     if (n != NULL) {
         yaml_node_item_t *it;
@@ -289,8 +296,10 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                                 "devices must not be empty (leave it out to "
                                 "generate devices from the type counts)");
-        if (cnt > UINT32_MAX - 1)
-            return hs_yaml_fail(c, n, HS_ERR_RANGE, "too many devices");
+        if (cnt > HS_LIMIT_DEVICES)
+            return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                                "%zu devices: a ring has at most %lu", cnt,
+                                (unsigned long)HS_LIMIT_DEVICES);
         s->devices = calloc(cnt, sizeof *s->devices);
         name_off = calloc(cnt, sizeof *name_off);
         addr_off = calloc(cnt, sizeof *addr_off);
@@ -321,6 +330,11 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                                   "a device's name must be a string");
                 goto done;
             }
+            if (hs_valid_name(nm, &why) != 0) {
+                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                  "device name '%s' %s", nm, why);
+                goto done;
+            }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                                   "device '%s' has unknown type '%s'", nm,
@@ -335,12 +349,18 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                                       "a device's addr must be a string");
                     goto done;
                 }
+                if (hs_valid_addr(ad, &why) != 0) {
+                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
+                                      "device '%s': addr '%s' %s", nm, ad,
+                                      why);
+                    goto done;
+                }
             }
             d->type = (uint32_t)ti;
             counts[ti]++;
             d->compute_scale = 1.0;
             if (v[K_SCALE] != NULL &&
-                (rc = hs_yaml_get_double(c, v[K_SCALE], "compute_scale", 1e-9,
+                (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
                                          &d->compute_scale)) != HS_OK)
                 goto done;
             if (v[K_EXTRA] != NULL &&
@@ -786,7 +806,7 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
             }
             g->factor = 1.0;
             if (sv[2] != NULL &&
-                (rc = hs_yaml_get_double(c, sv[2], "straggler factor", 1e-9,
+                (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
                                          &g->factor)) != HS_OK)
                 return rc;
             if (sv[3] != NULL &&

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "hs_limits.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
 #include "hs_yaml.h"
@@ -100,7 +101,7 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
             return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA,
                                 "the scenario lists its devices: the count "
                                 "follows that list");
-        if ((rc = hs__count(c, n, 1, UINT32_MAX - 1, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 1, HS_LIMIT_DEVICES, &x)) != HS_OK)
             return rc;
         t->count = x;
         s->dirty = 1;
@@ -162,7 +163,7 @@ static hs_err_t hs__set_job(hs_yaml_ctx_t *c, hs_scenario_t *s, char **comp,
     if (nc < 2 || strcmp(comp[1], "dataset") != 0)
         return hs__unknown(c->err, key_path, valid);
     if (nc == 3 && strcmp(comp[2], "samples") == 0) {
-        if ((rc = hs__count(c, n, 1, UINT64_MAX, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 1, HS_LIMIT_COUNT, &x)) != HS_OK)
             return rc;
         s->dataset_total = x;
         s->dataset_is_bytes = 0;
@@ -328,7 +329,7 @@ static hs_err_t hs__set_device(hs_yaml_ctx_t *c, hs_scenario_t *s,
     is_scale = strcmp(dot + 1, "compute_scale") == 0;
     if (!is_scale && strcmp(dot + 1, "extra_compute") != 0)
         return hs__unknown(c->err, key_path, valid);
-    rc = is_scale ? hs_yaml_get_double(c, n, "compute_scale", 1e-9, &scale)
+    rc = is_scale ? hs_yaml_get_factor(c, n, "compute_scale", &scale)
                   : hs_yaml_get_time(c, n, "extra_compute", &extra);
     if (rc != HS_OK)
         return rc;

@@ -159,26 +159,40 @@ static void test_limits(void)
 /* hs_units_why says which rule a text broke, and NULL when none. */
 static void test_why(void)
 {
-    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_TIME, "20ms"));
-    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_SIZE, "350MB"));
-    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_BANDWIDTH, "25Gbps"));
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "1e300s"),
+    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_TIME, "20ms", NULL));
+    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_SIZE, "350MB", NULL));
+    CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_BANDWIDTH, "25Gbps", NULL));
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "1e300s", NULL),
                            "largest duration");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "20"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "20", NULL),
                            "not a duration with a unit");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "-0s"), "sign");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "nans"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "-0s", NULL), "sign");
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_TIME, "nans", NULL),
                            "not a finite decimal number");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_SIZE, "10000PB"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_SIZE, "10000PB", NULL),
                            "largest size");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_SIZE, "12Mb"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_SIZE, "12Mb", NULL),
                            "not a size with a unit");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "0Gbps"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "0Gbps", NULL),
                            "smallest bandwidth");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "1e300Gbps"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "1e300Gbps", NULL),
                            "largest bandwidth");
-    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "25GB"),
+    HS_ASSERT_STR_CONTAINS(hs_units_why(HS_UNIT_BANDWIDTH, "25GB", NULL),
                            "not a bandwidth with a unit");
+    {
+        int range = -1;
+        CU_ASSERT_PTR_NOT_NULL(hs_units_why(HS_UNIT_TIME, "1e300s", &range));
+        CU_ASSERT_EQUAL(range, 1);
+        CU_ASSERT_PTR_NOT_NULL(hs_units_why(HS_UNIT_BANDWIDTH, "0bps",
+                                            &range));
+        CU_ASSERT_EQUAL(range, 1);
+        CU_ASSERT_PTR_NOT_NULL(hs_units_why(HS_UNIT_SIZE, "-0B", &range));
+        CU_ASSERT_EQUAL(range, 0);
+        CU_ASSERT_PTR_NOT_NULL(hs_units_why(HS_UNIT_SIZE, "12", &range));
+        CU_ASSERT_EQUAL(range, 0);
+        CU_ASSERT_PTR_NULL(hs_units_why(HS_UNIT_SIZE, "12B", &range));
+        CU_ASSERT_EQUAL(range, 0);
+    }
 }
 
 static int reg(void)
