@@ -121,6 +121,22 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
     return HS_OK;
 }
 
+/* 1 when key is a shell-style variable name, [A-Za-z_][A-Za-z0-9_]*: it
+   then cannot be read as an option of env(1) or split a command line. */
+static int hs__env_name_ok(const char *key)
+{
+    const char *p;
+
+    if (!((key[0] >= 'A' && key[0] <= 'Z') ||
+          (key[0] >= 'a' && key[0] <= 'z') || key[0] == '_'))
+        return 0;
+    for (p = key + 1; *p != '\0'; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= '0' && *p <= '9') || *p == '_'))
+            return 0;
+    return 1;
+}
+
 static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
 {
     yaml_node_pair_t *p;
@@ -142,6 +158,15 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
         if (key == NULL || key[0] == '\0' || strchr(key, '=') != NULL)
             return hs_yaml_fail(c, kn, HS_ERR_SCHEMA,
                                 "env names must be plain names without '='");
+        if (!hs__env_name_ok(key))
+            return hs_yaml_fail(c, kn, HS_ERR_SCHEMA,
+                                "env name '%s' is not a variable name "
+                                "(letters, digits and '_', not starting "
+                                "with a digit)",
+                                key);
+        if (strpbrk(val, "\n\r") != NULL)
+            return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
+                                "env value of '%s' holds a line break", key);
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
                                 "env values must be strings");

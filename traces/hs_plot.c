@@ -325,7 +325,9 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         sdir = getenv("HETSIM_PLOTS_DIR");
     if (sdir == NULL || *sdir == '\0')
         sdir = HS_SOURCE_DIR "/plots";
-    snprintf(script, sizeof script, "%s/%s.gp", sdir, name);
+    /* gnuplot has no "--": a script path must not look like an option */
+    snprintf(script, sizeof script, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
+             sdir, name);
     if (access(script, R_OK) != 0)
         return hs_error_set(err, HS_ERR_IO, script, 0, 0,
                             "cannot read the gnuplot script (%s); set "
