@@ -113,11 +113,18 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
                 c, v[K_DATASET], HS_ERR_SCHEMA,
                 "job.dataset.size is in bytes: give "
                 "job.dataset.sample_bytes too, to count samples");
+        if (hs__where_node(c, "job.dataset",
+                           dv[1] != NULL ? dv[1]
+                           : dv[0] != NULL ? dv[0] : v[K_DATASET]) != 0)
+            return hs_yaml_fail(c, v[K_DATASET], HS_ERR_NOMEM,
+                                "out of memory");
     }
     if (v[K_EPOCHS] != NULL &&
-        (rc = hs_yaml_get_u32(c, v[K_EPOCHS], "job.epochs", 1, 1000000000,
-                              &s->epochs)) != HS_OK)
+        (rc = hs_yaml_get_u32(c, v[K_EPOCHS], "job.epochs", 1,
+                              HS_LIMIT_EPOCHS, &s->epochs)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "job.epochs", v[K_EPOCHS]) != 0)
+        return hs_yaml_fail(c, v[K_EPOCHS], HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
 
@@ -180,6 +187,20 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
     return HS_OK;
 }
 
+/* hs__where_node for "<section>.<name>.<key>" at n (nothing when n is
+   NULL).  0, or -1 when out of memory. */
+static int hs__where_key(hs_yaml_ctx_t *c, const char *section,
+                         const char *name, const char *key,
+                         const yaml_node_t *n)
+{
+    char buf[HS_LIMIT_NAME_LEN + 64];
+
+    if (n == NULL)
+        return 0;
+    snprintf(buf, sizeof buf, "%s.%s.%s", section, name, key);
+    return hs__where_node(c, buf, n);
+}
+
 static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV };
@@ -233,6 +254,13 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
             (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
                                   &t->batch)) != HS_OK)
             return rc;
+        if (hs__where_key(c, "device_types", t->name, "batch",
+                          v[K_BATCH]) != 0 ||
+            hs__where_key(c, "device_types", t->name, "shard",
+                          v[K_SHARD]) != 0 ||
+            hs__where_key(c, "device_types", t->name, "count",
+                          v[K_COUNT]) != 0)
+            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
         if (v[K_SHARD] != NULL) {
             if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
                                          &t->shard_is_bytes, &t->shard)) !=
@@ -392,6 +420,13 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
                                        &d->extra_compute_ns)) != HS_OK)
                 goto done;
+            if (hs__where_key(c, "devices", nm, "compute_scale",
+                              v[K_SCALE]) != 0 ||
+                hs__where_key(c, "devices", nm, "extra_compute",
+                              v[K_EXTRA]) != 0) {
+                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+                goto done;
+            }
             name_off[k] = hs__arena_add(s, nm);
             addr_off[k] = hs__arena_add(s, ad);
             if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1) {
@@ -646,6 +681,9 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
         (rc = hs_yaml_get_time(c, v[K_LAT], "network.latency",
                                &s->latency_ns)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "network.default_bandwidth", v[K_DEFAULT]) != 0 ||
+        hs__where_node(c, "network.latency", v[K_LAT]) != 0)
+        return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     if (v[K_TLINKS] != NULL) {
         if (v[K_TLINKS]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_TLINKS], HS_ERR_SCHEMA,
@@ -738,9 +776,11 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     if ((rc = hs_yaml_map(c, n, "simulate", keys, v)) != HS_OK)
         return rc;
     if (v[K_STEPS] != NULL &&
-        (rc = hs_yaml_get_u32(c, v[K_STEPS], "simulate.steps", 2, 100000000,
-                              &s->sim_steps)) != HS_OK)
+        (rc = hs_yaml_get_u32(c, v[K_STEPS], "simulate.steps", 2,
+                              HS_LIMIT_STEPS, &s->sim_steps)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "simulate.steps", v[K_STEPS]) != 0)
+        return hs_yaml_fail(c, v[K_STEPS], HS_ERR_NOMEM, "out of memory");
     if (v[K_SEED] != NULL &&
         (rc = hs_yaml_get_u64(c, v[K_SEED], "simulate.seed", 0, UINT64_MAX,
                               &s->seed)) != HS_OK)
@@ -838,6 +878,13 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                 (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
                                        &g->extra_ns)) != HS_OK)
                 return rc;
+            {
+                char key[64];
+                snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
+                if (hs__where_node(c, key, sn) != 0)
+                    return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
+                                        "out of memory");
+            }
             s->n_stragglers = k + 1;
         }
     }

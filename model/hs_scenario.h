@@ -99,6 +99,14 @@ typedef struct hs_dev_override_s {
     int64_t extra_compute_ns;
 } hs_dev_override_t;
 
+/* Where one value was read (hs_scenario_fail): the key path, and the
+   file:line:col of its value, or no file when hs_scenario_set set it. */
+typedef struct hs_where_s {
+    char *key;              /* "job.epochs", "devices.d0.compute_scale" */
+    char *file;             /* NULL: set by hs_scenario_set */
+    unsigned long line, col;/* 1-based */
+} hs_where_t;
+
 typedef struct hs_scenario_s {
     char *file;             /* path it was loaded from, or "<default>" */
     char *text;             /* the scenario's YAML text, NUL-terminated */
@@ -164,6 +172,9 @@ typedef struct hs_scenario_s {
                                defaults mirror default_bw_bytes_per_s and
                                latency_ns at each resolve */
     int dirty;              /* hs_scenario_set since the last resolve */
+    size_t n_where, cap_where; /* where values were read (the keys whose */
+    hs_where_t *where;      /* overflow a derived quantity can blame; a
+                               profile's keys are in the profile) */
 } hs_scenario_t;
 
 /*
@@ -259,6 +270,32 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
 hs_err_t hs_scenario_link(const hs_scenario_t *s, uint32_t dev_a,
                           uint32_t dev_b, double *bw_bytes_per_s,
                           int64_t *lat_ns, hs_error_t *err);
+
+/*
+ * Fills err with code and a message that says where the value of `key`
+ * came from: "file:line:col: key: message" when the scenario (or the
+ * profile, for "device_types.<T>.profile.<k>") read it from YAML, "key:
+ * message" when hs_scenario_set set it, "file: key: message" when neither
+ * is known.  Returns code.  For the errors of derived quantities (an
+ * overflow, a budget): the closed form, the replay, the range check.
+ */
+hs_err_t hs_scenario_fail(const hs_scenario_t *s, const char *key,
+                          hs_err_t code, hs_error_t *err,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/*
+ * Checks, with overflow-checked arithmetic and the limits of
+ * base/hs_limits.h, that every quantity the closed form and a replay of
+ * `steps` steps (0: no replay) derive from s fits: scaled times, the ring
+ * rounds, a step, steps x step.  Types without a profile are skipped.
+ * Fails with HS_ERR_RANGE naming the key to blame (hs_scenario_fail), so
+ * no later computation can wrap or reach the event engine's internal
+ * checks.  The loader runs it with simulate.steps; the closed form and the
+ * replay again with what they use.
+ */
+hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
+                                  hs_error_t *err);
 
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);

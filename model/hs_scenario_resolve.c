@@ -560,6 +560,7 @@ void hs_scenario_free(hs_scenario_t *s)
         free(s->dev_overrides[i].name);
     free(s->dev_overrides);
     hs_links_clear(&s->links);
+    hs__where_free(s);
     free(s);
 }
 

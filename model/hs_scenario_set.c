@@ -443,6 +443,14 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
     } else
         rc = hs__unknown(err, key_path, top);
     yaml_document_delete(&doc);
+    /* from now on an error blamed on this value names its key path */
+    if (rc == HS_OK &&
+        hs__where_note(s,
+                       strncmp(key_path, "job.dataset.", 12) == 0
+                           ? "job.dataset"
+                           : key_path,
+                       NULL, 0, 0) != 0)
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     return rc;
 }
 
@@ -597,6 +605,7 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
         }
     }
     bad |= hs_links_copy(&d->links, &s->links) != 0;
+    bad |= hs__where_copy(d, s) != 0;
     if (bad) {
         hs_scenario_free(d);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
