@@ -104,6 +104,11 @@
 #define HS_LIMIT_EVENTS (UINT64_C(1) << 32)
 #define HS_LIMIT_STATE_BYTES (UINT64_C(8) << 30)
 
+/* A replay's normal draw of a time (mean, sd) is truncated to
+   [0, mean + HS_DRAW_SD_MAX sd]: a bound the range check can rely on (a
+   draw beyond 16 sd has a probability near 1e-58: no figure changes). */
+#define HS_DRAW_SD_MAX 16.0
+
 /* The largest file read whole (1 GiB). */
 #define HS_LIMIT_FILE_BYTES (UINT64_C(1) << 30)
 

@@ -1090,6 +1090,9 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     yaml_document_delete(&doc);
     if (rc != HS_OK)
         goto fail;
+    /* valid values that combine into a time that does not fit */
+    if ((rc = hs_scenario_check_ranges(s, s->sim_steps, err)) != HS_OK)
+        goto fail;
     *out = s;
     return HS_OK;
 fail:
