@@ -282,7 +282,7 @@ static hs_err_t hs__quantity_fail(hs_yaml_ctx_t *c, yaml_node_t *n,
     if (range)
         return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s: '%s' %s", what, v,
                             why);
-    if (why != NULL && strncmp(why, "is not a ", 9) != 0)
+    if (why != NULL && strstr(why, "with a unit") == NULL)
         return hs_yaml_fail(c, n, HS_ERR_UNIT, "%s (it %s)", unit_msg, why);
     return hs_yaml_fail(c, n, HS_ERR_UNIT, "%s", unit_msg);
 }

@@ -584,6 +584,137 @@ static void test_signal_cleanup_int(void)
     hs__signal_case(SIGINT);
 }
 
+
+/* ---- every example of the issue through the CLI ---- */
+
+/* The scenario every CLI case edits: one setting at a time. */
+typedef struct hs__bad_s {
+    const char *what;       /* for messages */
+    const char *samples, *epochs, *batch, *fwd, *ar, *addr, *scale, *bw;
+    const char *lat, *steps, *factor;
+    const char *needle;     /* the value whose position the error names */
+    const char *key;        /* the key (or phrase) the message names */
+} hs__bad_t;
+
+static void hs__bad_text(const hs__bad_t *b, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "name: bad\n"
+             "job:\n"
+             "  dataset: {samples: %s}\n"
+             "  epochs: %s\n"
+             "device_types:\n"
+             "  - name: g\n"
+             "    batch: %s\n"
+             "    profile:\n"
+             "      t_fwd: %s\n"
+             "      t_b1: 1ms\n"
+             "      t_bwd: 20ms\n"
+             "      allreduce_bytes: %s\n"
+             "devices:\n"
+             "  - {name: d0, type: g, addr: '%s', compute_scale: %s}\n"
+             "  - {name: d1, type: g, addr: 10.0.0.2}\n"
+             "network: {default_bandwidth: %s, latency: %s}\n"
+             "simulate:\n"
+             "  steps: %s\n"
+             "  stragglers: [{device: d1, steps: [2, 3], factor: %s}]\n",
+             b->samples ? b->samples : "1000000",
+             b->epochs ? b->epochs : "1", b->batch ? b->batch : "32",
+             b->fwd ? b->fwd : "10ms", b->ar ? b->ar : "100MB",
+             b->addr ? b->addr : "10.0.0.1", b->scale ? b->scale : "1",
+             b->bw ? b->bw : "25Gbps", b->lat ? b->lat : "10us",
+             b->steps ? b->steps : "10", b->factor ? b->factor : "2");
+}
+
+/* "path:line:col:" of the first occurrence of needle in text (1-based). */
+static void hs__pos_of(const char *path, const char *text,
+                       const char *needle, char *out, size_t len)
+{
+    const char *at = strstr(text, needle), *p;
+    unsigned long line = 1, col = 1;
+
+    for (p = text; at != NULL && p < at; p++) {
+        if (*p == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    snprintf(out, len, "%s:%lu:%lu:", path, line, col);
+}
+
+static void test_cli_bad_inputs(void)
+{
+    static const hs__bad_t cases[] = {
+        {"compute_scale 1e12", .scale = "1e12", .needle = "1e12",
+         .key = "compute_scale must be at most 1000"},
+        {"a 1 TB payload on a 1 bit/s link", .ar = "1TB", .bw = "1bps",
+         .needle = "1TB",
+         .key = "device_types.g.profile.allreduce_bytes: one ring "
+                "all-reduce"},
+        {"a latency of 2,500,000 h", .lat = "2500000h", .needle = "2500000h",
+         .key = "network.latency: '2500000h' is above the largest "
+                "duration"},
+        {"an all-reduce of 10,000 PB", .ar = "10000PB", .needle = "10000PB",
+         .key = "allreduce_bytes: '10000PB' is above the largest size"},
+        {"a straggler factor of 1e300", .factor = "1e300", .needle = "1e300",
+         .key = "straggler factor must be at most 1000"},
+        {"an addr that is an ssh option", .addr = "-oProxyCommand=x",
+         .needle = "'-oProxyCommand=x'", .key = "starts with '-'"},
+        {"an addr with a space", .addr = "a b", .needle = "'a b'",
+         .key = "holds white space"},
+        {"a bandwidth below 1 bit/s", .bw = "0.5bps", .needle = "0.5bps",
+         .key = "below the smallest bandwidth"},
+        {"a time of 1e300 s", .fwd = "1e300s", .needle = "1e300s",
+         .key = "t_fwd: '1e300s' is above the largest duration"},
+        {"a NaN time", .fwd = "nans", .needle = "nans",
+         .key = "not a finite decimal number"},
+        {"a size of -0", .ar = "-0B", .needle = "-0B", .key = "has a sign"},
+        {"a scaled forward pass past 31.7 years", .fwd = "1000000s",
+         .scale = "1000", .needle = "compute_scale: 1000",
+         .key = "devices.d0.compute_scale: device 'd0' would compute"},
+        {"steps x step past the limit", .fwd = "1000000s",
+         .steps = "100000000", .needle = "100000000",
+         .key = "simulate.steps: 100000000 steps"},
+        {"an epoch past the limit", .samples = "1000000000000000",
+         .batch = "1", .needle = "1000000000000000",
+         .key = "job.dataset: one epoch of"},
+        {"epochs x epoch past the limit", .samples = "1000000",
+         .batch = "1", .fwd = "1s", .epochs = "1000000000",
+         .needle = "1000000000\n", .key = "job.epochs: 1000000000 epochs"},
+    };
+    static char *const cmds[] = {"predict", "simulate"};
+    char text[2048], where[4200], path[4096];
+    size_t i, k;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const hs__bad_t *b = &cases[i];
+        hs__bad_text(b, text, sizeof text);
+        snprintf(path, sizeof path, "%s",
+                 hs_test_write_file("hardening-bad.yaml", text));
+        hs__pos_of(path, text, b->needle, where, sizeof where);
+        if (strcmp(b->needle, "compute_scale: 1000") == 0) {
+            /* the error points at the value, after "compute_scale: " */
+            hs__pos_of(path, text, "1000}", where, sizeof where);
+        }
+        for (k = 0; k < 2; k++) {
+            hs_run_t r;
+            CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, cmds[k], path, NULL), 0);
+            if (r.status != 2 || strstr(r.err, where) == NULL ||
+                strstr(r.err, b->key) == NULL)
+                fprintf(stderr, "\n%s (%s): status %d, stderr: %s",
+                        b->what, cmds[k], r.status, r.err);
+            CU_ASSERT_EQUAL(r.status, 2);
+            HS_ASSERT_STR_CONTAINS(r.err, where);
+            HS_ASSERT_STR_CONTAINS(r.err, b->key);
+            /* never the engine's internal check */
+            CU_ASSERT_PTR_NULL(strstr(r.err, "event engine"));
+            hs_run_free(&r);
+        }
+    }
+}
+
 static int reg(void)
 {
     CU_pSuite s = CU_add_suite("hardening", NULL, NULL);
@@ -602,6 +733,8 @@ static int reg(void)
                 test_signal_cleanup_term);
     CU_add_test(s, "SIGINT removes temp files, ends child groups",
                 test_signal_cleanup_int);
+    CU_add_test(s, "the issue's bad inputs: exit 2 and file:line:col",
+                test_cli_bad_inputs);
     return 0;
 }
 
