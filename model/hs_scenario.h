@@ -297,6 +297,23 @@ hs_err_t hs_scenario_fail(const hs_scenario_t *s, const char *key,
 hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err);
 
+/*
+ * What a replay of `steps` steps in `overlap` mode costs, roughly: events
+ * (2(N-1) rounds per device, step and bucket: quadratic in N) and bytes of
+ * state.
+ */
+void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
+                                 hs_overlap_t overlap, double *events,
+                                 double *bytes);
+
+/*
+ * Refuses (HS_ERR_RANGE, blamed on simulate.steps, the estimate in the
+ * message) a replay beyond the budgets HS_LIMIT_EVENTS (2^32 events) or
+ * HS_LIMIT_STATE_BYTES (8 GiB); the command line skips it with --force.
+ */
+hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
+                                  hs_overlap_t overlap, hs_error_t *err);
+
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);
 

@@ -333,3 +333,47 @@ done:
     free(extra);
     return rc;
 }
+
+void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
+                                 hs_overlap_t overlap, double *events,
+                                 double *bytes)
+{
+    double n = (double)s->n_devices, nb = 1, per_dev;
+    size_t t;
+
+    if (overlap == HS_OVERLAP_BUCKETS)
+        for (t = 0; t < s->n_types; t++)
+            if ((double)s->types[t].profile.n_buckets > nb)
+                nb = (double)s->types[t].profile.n_buckets;
+    /* per device and step: a send and an arrival per round of each
+       bucket's ring, its ring openings, and a handful of phase events */
+    per_dev = 2.0 * (n - 1.0) * nb * 2.0 + nb + 8.0;
+    *events = (double)steps * n * per_dev;
+    /* per device: its state, its ring lanes and the pending queue; per
+       step: the cluster's and every device's step times */
+    *bytes = n * (1024.0 + nb * 256.0) + (double)steps * (n * 16.0 + 64.0);
+}
+
+hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
+                                  hs_overlap_t overlap, hs_error_t *err)
+{
+    double ev, by;
+
+    hs_scenario_replay_estimate(s, steps, overlap, &ev, &by);
+    if (ev > (double)HS_LIMIT_EVENTS)
+        return hs_scenario_fail(
+            s, "simulate.steps", HS_ERR_RANGE, err,
+            "replaying %u steps of %zu devices takes about %.3g events "
+            "(2(N-1) ring rounds per device and step), more than the "
+            "budget of %.3g; replay fewer steps, or pass --force",
+            steps, s->n_devices, ev, (double)HS_LIMIT_EVENTS);
+    if (by > (double)HS_LIMIT_STATE_BYTES)
+        return hs_scenario_fail(
+            s, "simulate.steps", HS_ERR_RANGE, err,
+            "replaying %u steps of %zu devices needs about %.3g GiB of "
+            "memory, more than the budget of %.3g GiB; replay fewer steps, "
+            "or pass --force",
+            steps, s->n_devices, by / 1073741824.0,
+            (double)HS_LIMIT_STATE_BYTES / 1073741824.0);
+    return HS_OK;
+}
