@@ -23,8 +23,10 @@
 
 #include "hs_atomic.h"
 #include "hs_checked.h"
+#include "hs_closed.h"
 #include "hs_file.h"
 #include "hs_limits.h"
+#include "hs_scenario.h"
 #include "hs_signal.h"
 #include "hs_test.h"
 #include "hs_units.h"
@@ -585,6 +587,62 @@ static void test_signal_cleanup_int(void)
 }
 
 
+/* A value set by key path (as a sweep or the command line does) is named
+   by its key path; one read from a file by its file:line:col; a profile's
+   key by the profile's own position. */
+static void test_where_set_values(void)
+{
+    static const char yaml[] =
+        "job: {dataset: {samples: 1000000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - name: g\n"
+        "    count: 2\n"
+        "    batch: 1\n"
+        "    profile: {t_fwd: 1s, t_b1: 1ms, allreduce_bytes: 1MB}\n"
+        "network: {default_bandwidth: 10Gbps}\n";
+    hs_scenario_t *s = NULL;
+    hs_prediction_t *p = NULL;
+    hs_error_t err;
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(yaml, strlen(yaml), "w.yaml",
+                                                NULL, &s, &err),
+                          HS_OK);
+    CU_ASSERT_EQUAL(hs_scenario_set(s, "job.epochs", "1000000000", &err),
+                    HS_OK);
+    CU_ASSERT_EQUAL(hs_scenario_resolve(s, &err), HS_OK);
+    CU_ASSERT_EQUAL(hs_closed_predict(s, &p, &err), HS_ERR_RANGE);
+    CU_ASSERT_PTR_NULL(p);
+    CU_ASSERT_NSTRING_EQUAL(err.msg, "job.epochs: 1000000000 epochs", 29);
+    /* a key read from the file */
+    CU_ASSERT_EQUAL(hs_scenario_fail(s, "job.dataset", HS_ERR_RANGE, &err,
+                                     "x"),
+                    HS_ERR_RANGE);
+    CU_ASSERT_STRING_EQUAL(err.msg, "w.yaml:1:26: job.dataset: x");
+    /* a profile's key, inline: the scenario file and the value's place */
+    hs_scenario_fail(s, "device_types.g.profile.allreduce_bytes",
+                     HS_ERR_RANGE, &err, "y");
+    CU_ASSERT_STRING_EQUAL(
+        err.msg, "w.yaml:6:54: device_types.g.profile.allreduce_bytes: y");
+    /* a profile key set by key path loses its position */
+    CU_ASSERT_EQUAL(hs_scenario_set(s, "device_types.g.profile.t_fwd",
+                                    "2s", &err), HS_OK);
+    hs_scenario_fail(s, "device_types.g.profile.t_fwd", HS_ERR_RANGE, &err,
+                     "z");
+    CU_ASSERT_STRING_EQUAL(err.msg, "device_types.g.profile.t_fwd: z");
+    /* a key nobody recorded: the file alone */
+    hs_scenario_fail(s, "network.latency", HS_ERR_RANGE, &err, "w");
+    CU_ASSERT_STRING_EQUAL(err.msg, "w.yaml: network.latency: w");
+    /* the clone keeps the table */
+    {
+        hs_scenario_t *c = NULL;
+        CU_ASSERT_EQUAL(hs_scenario_clone(s, &c, &err), HS_OK);
+        hs_scenario_fail(c, "job.dataset", HS_ERR_RANGE, &err, "x");
+        CU_ASSERT_STRING_EQUAL(err.msg, "w.yaml:1:26: job.dataset: x");
+        hs_scenario_free(c);
+    }
+    hs_scenario_free(s);
+}
+
 /* ---- every example of the issue through the CLI ---- */
 
 /* The scenario every CLI case edits: one setting at a time. */
@@ -735,6 +793,8 @@ static int reg(void)
                 test_signal_cleanup_int);
     CU_add_test(s, "the issue's bad inputs: exit 2 and file:line:col",
                 test_cli_bad_inputs);
+    CU_add_test(s, "errors name where a value came from",
+                test_where_set_values);
     return 0;
 }
 
