@@ -8,14 +8,36 @@
 
 int hs_notes_add(hs_notes_t *nl, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = hs_notes_vadd(nl, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int hs_notes_add_to(char ***items, size_t *n, const char *fmt, ...)
+{
+    hs_notes_t nl = {*n, *items};
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = hs_notes_vadd(&nl, fmt, ap);
+    va_end(ap);
+    *items = nl.items;
+    *n = nl.n;
+    return rc;
+}
+
+int hs_notes_vadd(hs_notes_t *nl, const char *fmt, va_list ap)
+{
+    char buf[1024];
     char **nn;
     size_t i;
 
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     for (i = 0; i < nl->n; i++)
         if (strcmp(nl->items[i], buf) == 0)
             return 0;

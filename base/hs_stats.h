@@ -27,11 +27,13 @@ double hs_stats_mean(const hs_stats_t *st);
 /* Sample standard deviation, 0 below two values. */
 double hs_stats_sd(const hs_stats_t *st);
 
-/* Mean and sample sd of the n values at x (mean 0, sd 0 when n is 0);
-   either out pointer may be NULL. */
+/* Mean and sample sd of the n values at x (mean 0, sd 0 when n is 0),
+   in two passes (sum, then squares around the mean); either out pointer
+   may be NULL. */
 void hs_stats_of(const double *x, size_t n, double *mean, double *sd);
 
-/* Same for int64 nanoseconds, rounded to the nearest ns. */
+/* Same for int64 nanoseconds, each rounded to the nearest ns
+   (llround). */
 void hs_stats_of_ns(const int64_t *x, size_t n, int64_t *mean_ns,
                     int64_t *sd_ns);
 

@@ -1,7 +1,7 @@
 /*
  * bench_ingest.c -- throughput and peak memory of hetsim's trace
- * ingestion (traces/hs_ingest.c) beside Python's json.load of the same
- * file, at two trace sizes.
+ * ingestion (traces/hs_ingest.c and the reader it drives, hs_kineto.c)
+ * beside Python's json.load of the same file, at two trace sizes.
  *
  * usage: bench_ingest [SMALL_MB [LARGE_MB]]     (defaults 120 and 600)
  *

@@ -220,7 +220,9 @@ int hs_cli_ingest(int argc, char **argv)
             rc = hs_cli_fail(&err);
             goto done;
         }
-        if (hs_profile_write_yaml(&prof, type, outp, &err) != HS_OK) {
+        if (hs_profile_write(&prof, outp,
+                             &(const hs_profile_info_t){type, NULL},
+                             &err) != HS_OK) {
             rc = hs_cli_fail(&err);
             goto done;
         }

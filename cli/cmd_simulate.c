@@ -76,12 +76,15 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_i64(g, "n_devices", (int64_t)r->n_devices);
     hs_cli_kv_i64(g, "steps", r->steps);
     hs_cli_kv_str(g, "overlap", hs_overlap_name(r->overlap));
+    hs_cli_kv_str(g, "overlap_asked", hs_overlap_name(r->overlap_asked));
+    hs_cli_kv_str(g, "collective", r->collective);
     hs_cli_kv_str(g, "send", hs_send_name(r->send));
     hs_cli_js(g, "stochastic");
     yajl_gen_bool(g, r->stochastic);
     hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
     hs_cli_kv_i64(g, "n_buckets", r->n_buckets);
     hs_cli_kv_i64(g, "streams", r->streams);
+    hs_cli_kv_i64(g, "streams_asked", r->streams_asked);
     hs_cli_kv_i64(g, "step_ns", r->step_ns);
     hs_cli_kv_i64(g, "first_step_ns", r->first_step_ns);
     hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
@@ -142,6 +145,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     }
     hs_cli_js(g, "engine");
     yajl_gen_map_open(g);
+    hs_cli_kv_str(g, "path", r->fast_path ? "max-plus" : "events");
     hs_cli_kv_i64(g, "events", (int64_t)r->n_events);
     hs_cli_kv_i64(g, "end_ns", r->end_ns);
     hs_cli_kv_i64(g, "queue_high_water", (int64_t)r->queue_high_water);
@@ -164,6 +168,8 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->n_devices, r->steps, hs_overlap_name(r->overlap),
            hs_send_name(r->send),
            r->stochastic ? "stochastic" : "deterministic");
+    if (r->overlap != r->overlap_asked)
+        printf(" (overlap %s asked)", hs_overlap_name(r->overlap_asked));
     if (r->stochastic)
         printf(" (seed %" PRIu64 ")", r->seed);
     if (r->n_buckets > 1)
@@ -236,9 +242,14 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
                    hs_fmt_time(r->dev_closed_ext_ns[i], c, sizeof c),
                    hs_fmt_time(r->dev_step_ns[i], b, sizeof b));
     }
-    printf("\nengine: %" PRIu64 " events, queue peak %zu, %zu bytes of "
-           "state\n",
-           r->n_events, r->queue_high_water, r->state_bytes);
+    if (r->fast_path)
+        printf("\nengine: the max-plus fast path (the same figures as %" PRIu64
+               " events, no event queue), %zu bytes of state\n",
+               r->n_events, r->state_bytes);
+    else
+        printf("\nengine: %" PRIu64 " events, queue peak %zu, %zu bytes of "
+               "state\n",
+               r->n_events, r->queue_high_water, r->state_bytes);
     hs_cli_print_notes(s, r->notes, r->n_notes);
 }
 
@@ -250,6 +261,7 @@ int hs_cli_simulate(int argc, char **argv)
     const hs_opt_group_t groups[] = {{hs__simulate_table, &so},
                                      {hs_cli_replay_table, &ro},
                                      {hs__simulate_out_table, &so}};
+    hs_replay_opts_t opts;
     size_t n_pos;
     int rc;
     hs_scenario_t *s = NULL;
@@ -269,21 +281,22 @@ int hs_cli_simulate(int argc, char **argv)
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     /* options override the scenario's simulate: section */
-    hs_cli_replay_apply(&ro, s);
+    hs_cli_replay_apply(&ro, s, &opts);
     if (so.h5_path != NULL) {
-        rc = hs_h5_writer_open(so.h5_path, s, &h5, &sinks[n_sinks], &err);
+        rc = hs_h5_writer_open_opts(so.h5_path, s, &opts, &h5,
+                                    &sinks[n_sinks], &err);
         if (rc != HS_OK)
             goto fail;
         n_sinks++;
     }
     if (so.chrome_path != NULL) {
-        rc = hs_chrome_writer_open(so.chrome_path, s, &ch, &sinks[n_sinks],
-                                   &err);
+        rc = hs_chrome_writer_open_opts(so.chrome_path, s, &opts, &ch,
+                                        &sinks[n_sinks], &err);
         if (rc != HS_OK)
             goto fail;
         n_sinks++;
     }
-    rc = hs_replay_run(s, sinks, n_sinks, &r, &err);
+    rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
     if (rc != HS_OK)
         goto fail;
     if (h5 != NULL) {

@@ -85,6 +85,7 @@ int hs_cli_validate(int argc, char **argv)
     hs_cli_replay_opts_t ro;
     const hs_opt_group_t groups[] = {{hs__validate_table, &vo},
                                      {hs_cli_replay_table, &ro}};
+    hs_replay_opts_t opts;
     int json, source, have_tol, ok = 1, rc;
     double tol;
     size_t n_pos;
@@ -108,8 +109,8 @@ int hs_cli_validate(int argc, char **argv)
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
-    hs_cli_replay_apply(&ro, s);
-    rc = hs_replay_run(s, NULL, 0, &r, &err);
+    hs_cli_replay_apply(&ro, s, &opts);
+    rc = hs_replay_run(s, &opts, NULL, 0, &r, &err);
     if (rc != HS_OK) {
         hs_scenario_free(s);
         return hs_cli_fail(&err);
@@ -137,6 +138,8 @@ int hs_cli_validate(int argc, char **argv)
         hs_cli_js(g, source ? "source" : "extended");
         hs_cli_js(g, "overlap");
         hs_cli_js(g, hs_overlap_name(r->overlap));
+        hs_cli_js(g, "overlap_asked");
+        hs_cli_js(g, hs_overlap_name(r->overlap_asked));
         hs_cli_js(g, "send");
         hs_cli_js(g, hs_send_name(r->send));
         hs_cli_js(g, "steps");

@@ -16,6 +16,7 @@
 
 #include "hs_error.h"
 #include "hs_opt.h"
+#include "hs_replay.h"
 #include "hs_scenario.h"
 
 int hs_cli_predict(int argc, char **argv);
@@ -89,7 +90,9 @@ void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);
    {hs_cli_replay_table, &opts} fills an hs_cli_replay_opts_t. */
 extern const hs_opt_t hs_cli_replay_table[];
 
-/* Writes the options given into s. */
-void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s);
+/* Fills *out with s's simulate: section, then the options given over it;
+   s is not changed (out->stragglers points into it). */
+void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
+                         const hs_scenario_t *s, hs_replay_opts_t *out);
 
 #endif

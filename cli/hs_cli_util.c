@@ -135,18 +135,20 @@ const hs_opt_t hs_cli_replay_table[] = {
              "reports mean, p50, p95 and 95% intervals"},
     HS_OPT_END};
 
-void hs_cli_replay_apply(const hs_cli_replay_opts_t *o, hs_scenario_t *s)
+void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
+                         const hs_scenario_t *s, hs_replay_opts_t *out)
 {
+    hs_replay_opts_from_scenario(s, out);
     if (o->steps > 0)
-        s->sim_steps = o->steps;
+        out->steps = o->steps;
     if (o->streams > 0)
-        s->streams = o->streams;
+        out->streams = o->streams;
     if (o->have_seed)
-        s->seed = o->seed;
+        out->seed = o->seed;
     if (o->stochastic)
-        s->stochastic = 1;
+        out->stochastic = 1;
     if (o->have_overlap)
-        s->overlap = o->overlap;
+        out->overlap = o->overlap;
     if (o->have_send)
-        s->send = o->send;
+        out->send = o->send;
 }

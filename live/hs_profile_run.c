@@ -20,6 +20,7 @@
 #include "hs_profile_run.h"
 #include "hs_atomic.h"
 #include "hs_file.h"
+#include "hs_rewrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,259 +68,38 @@ void hs_prun_result_clear(hs_prun_result_t *res)
 }
 
 /* ------------------------------------------------------------------ */
-/* YAML rewriting (event stream)                                        */
-
-typedef struct hs__ybuf_s {
-    char *p;
-    size_t len, cap;
-    int oom;
-} hs__ybuf_t;
-
-static int hs__ybuf_write(void *data, unsigned char *buf, size_t size)
-{
-    hs__ybuf_t *b = data;
-
-    if (b->len + size + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *p;
-
-        while (cap < b->len + size + 1)
-            cap *= 2;
-        p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = 1;
-            return 0;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, buf, size);
-    b->len += size;
-    b->p[b->len] = '\0';
-    return 1;
-}
-
-typedef struct hs__yframe_s {
-    int is_map;
-    int expect_key;     /* map: next scalar is a key */
-    char key[64];       /* map: the current key */
-    long idx;           /* seq: items started so far */
-    int saw_profile;    /* a device_types item: had a profile key */
-} hs__yframe_t;
-
-#define HS__YDEPTH 64
-
-static int hs__emit_scalar(yaml_emitter_t *em, const char *v)
-{
-    yaml_event_t ev;
-
-    if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
-                                      (yaml_char_t *)v, (int)strlen(v), 1, 1,
-                                      YAML_ANY_SCALAR_STYLE))
-        return 0;
-    return yaml_emitter_emit(em, &ev);
-}
-
-/* The role of a scalar value at the top of the stack. */
-enum { HS__R_NONE, HS__R_PROFILE, HS__R_PATH };
-
-static int hs__role(const hs__yframe_t *st, int depth, long *type_idx)
-{
-    const hs__yframe_t *top = &st[depth - 1];
-
-    if (!top->is_map || top->expect_key)
-        return HS__R_NONE;
-    if (depth == 3 && strcmp(st[0].key, "device_types") == 0
-        && !st[1].is_map && strcmp(top->key, "profile") == 0) {
-        *type_idx = st[1].idx - 1;
-        return HS__R_PROFILE;
-    }
-    if (depth == 3 && strcmp(st[0].key, "job") == 0
-        && (strcmp(st[1].key, "model") == 0
-            || strcmp(st[1].key, "dataset") == 0)
-        && strcmp(top->key, "file") == 0)
-        return HS__R_PATH;
-    if (depth == 2 && strcmp(st[0].key, "network") == 0
-        && strcmp(top->key, "links_csv") == 0)
-        return HS__R_PATH;
-    if (depth == 2 && strcmp(st[0].key, "profiling") == 0
-        && strcmp(top->key, "harness") == 0)
-        return HS__R_PATH;
-    return HS__R_NONE;
-}
-
-/* After a value (scalar, alias or a whole collection) in the frame. */
-static void hs__after_value(hs__yframe_t *f)
-{
-    if (f->is_map)
-        f->expect_key = 1;
-}
+/* The scenario rewrite (model/hs_rewrite.h)                            */
 
 hs_err_t hs_prun_rewrite_yaml(const char *text, size_t len,
-                              const char *name, char *const *paths,
-                              size_t n_paths, const char *abs_base,
-                              char **out, hs_error_t *err)
+                              const char *name, const char *const *types,
+                              char *const *paths, size_t n_paths,
+                              const char *abs_base, char **out,
+                              hs_error_t *err)
 {
-    yaml_parser_t parser;
-    yaml_emitter_t em;
-    yaml_event_t ev;
-    hs__ybuf_t buf = {NULL, 0, 0, 0};
-    hs__yframe_t st[HS__YDEPTH];
-    int depth = 0, skipping = 0, skip_depth = 0, done = 0;
-    hs_err_t rc = HS_OK;
+    hs_rewrite_edit_t *ed;
+    char (*keys)[320];
+    size_t i, n = 0;
+    hs_err_t rc;
 
-    *out = NULL;
-    memset(st, 0, sizeof st);
-    if (!yaml_parser_initialize(&parser))
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    if (!yaml_emitter_initialize(&em)) {
-        yaml_parser_delete(&parser);
+    ed = calloc(n_paths ? n_paths : 1, sizeof *ed);
+    keys = calloc(n_paths ? n_paths : 1, sizeof *keys);
+    if (ed == NULL || keys == NULL) {
+        free(ed);
+        free(keys);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    yaml_emitter_set_output(&em, hs__ybuf_write, &buf);
-    yaml_emitter_set_unicode(&em, 1);
-    yaml_emitter_set_width(&em, 100);
-    while (!done) {
-        long ti = -1;
-        int role;
-
-        if (!yaml_parser_parse(&parser, &ev)) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, name,
-                              parser.problem_mark.line + 1,
-                              parser.problem_mark.column + 1, "%s",
-                              parser.problem ? parser.problem
-                                             : "bad YAML");
-            goto fail;
-        }
-        if (ev.type == YAML_STREAM_END_EVENT)
-            done = 1;
-        if (skipping) {
-            if (ev.type == YAML_MAPPING_START_EVENT
-                || ev.type == YAML_SEQUENCE_START_EVENT)
-                skip_depth++;
-            else if (ev.type == YAML_MAPPING_END_EVENT
-                     || ev.type == YAML_SEQUENCE_END_EVENT)
-                skip_depth--;
-            if (skip_depth == 0) {
-                skipping = 0;
-                if (depth > 0)
-                    hs__after_value(&st[depth - 1]);
-            }
-            yaml_event_delete(&ev);
+    for (i = 0; i < n_paths; i++) {
+        if (paths[i] == NULL)
             continue;
-        }
-        role = depth > 0 ? hs__role(st, depth, &ti) : HS__R_NONE;
-        if (role == HS__R_PROFILE
-            && (ev.type == YAML_SCALAR_EVENT
-                || ev.type == YAML_MAPPING_START_EVENT
-                || ev.type == YAML_SEQUENCE_START_EVENT
-                || ev.type == YAML_ALIAS_EVENT)) {
-            st[depth - 1].saw_profile = 1;
-            if (ti >= 0 && (size_t)ti < n_paths && paths != NULL
-                && paths[ti] != NULL) {
-                if (!hs__emit_scalar(&em, paths[ti]))
-                    goto emit_fail;
-                skipping = 1;
-                skip_depth = (ev.type == YAML_MAPPING_START_EVENT
-                              || ev.type == YAML_SEQUENCE_START_EVENT);
-                if (skip_depth == 0) {
-                    skipping = 0;
-                    hs__after_value(&st[depth - 1]);
-                }
-                yaml_event_delete(&ev);
-                continue;
-            }
-        }
-        if (role == HS__R_PATH && abs_base != NULL
-            && ev.type == YAML_SCALAR_EVENT
-            && ev.data.scalar.value[0] != '/'
-            && ev.data.scalar.length > 0) {
-            char path[PATH_MAX];
-
-            snprintf(path, sizeof path, "%s/%s", abs_base,
-                     (const char *)ev.data.scalar.value);
-            yaml_event_delete(&ev);
-            if (!hs__emit_scalar(&em, path))
-                goto emit_fail;
-            hs__after_value(&st[depth - 1]);
-            continue;
-        }
-        switch (ev.type) {
-        case YAML_SCALAR_EVENT:
-        case YAML_ALIAS_EVENT:
-            if (depth > 0) {
-                hs__yframe_t *f = &st[depth - 1];
-
-                if (f->is_map && f->expect_key) {
-                    snprintf(f->key, sizeof f->key, "%s",
-                             ev.type == YAML_SCALAR_EVENT
-                                 ? (const char *)ev.data.scalar.value : "");
-                    f->expect_key = 0;
-                } else if (f->is_map) {
-                    f->expect_key = 1;
-                } else {
-                    f->idx++;
-                }
-            }
-            break;
-        case YAML_MAPPING_START_EVENT:
-        case YAML_SEQUENCE_START_EVENT:
-            if (depth > 0 && !st[depth - 1].is_map)
-                st[depth - 1].idx++;
-            if (depth >= HS__YDEPTH) {
-                yaml_event_delete(&ev);
-                rc = hs_error_setf(err, HS_ERR_SYNTAX,
-                                   "%s: nested too deeply", name);
-                goto fail;
-            }
-            memset(&st[depth], 0, sizeof st[depth]);
-            st[depth].is_map = ev.type == YAML_MAPPING_START_EVENT;
-            st[depth].expect_key = 1;
-            depth++;
-            break;
-        case YAML_MAPPING_END_EVENT:
-            /* A device_types item without a profile gets its new one. */
-            if (depth == 3 && strcmp(st[0].key, "device_types") == 0
-                && !st[1].is_map && !st[2].saw_profile) {
-                long i = st[1].idx - 1;
-
-                if (paths != NULL && i >= 0 && (size_t)i < n_paths
-                    && paths[i] != NULL
-                    && (!hs__emit_scalar(&em, "profile")
-                        || !hs__emit_scalar(&em, paths[i])))
-                    goto emit_fail_ev;
-            }
-            /* fall through */
-        case YAML_SEQUENCE_END_EVENT:
-            depth--;
-            if (depth > 0)
-                hs__after_value(&st[depth - 1]);
-            break;
-        default:
-            break;
-        }
-        if (!yaml_emitter_emit(&em, &ev))
-            goto emit_fail;
+        snprintf(keys[n], sizeof keys[n], "device_types.%s.profile",
+                 types[i]);
+        ed[n].key_path = keys[n];
+        ed[n].value = paths[i];
+        n++;
     }
-    yaml_parser_delete(&parser);
-    yaml_emitter_delete(&em);
-    if (buf.oom) {
-        free(buf.p);
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    }
-    *out = buf.p ? buf.p : strdup("");
-    return HS_OK;
-emit_fail_ev:
-    yaml_event_delete(&ev);
-emit_fail:
-    rc = hs_error_setf(err, buf.oom ? HS_ERR_NOMEM : HS_ERR_SYNTAX,
-                       "%s: cannot rewrite the scenario: %s", name,
-                       em.problem ? em.problem : "emitter error");
-fail:
-    yaml_parser_delete(&parser);
-    yaml_emitter_delete(&em);
-    free(buf.p);
+    rc = hs_rewrite_yaml(text, len, name, ed, n, abs_base, out, err);
+    free(ed);
+    free(keys);
     return rc;
 }
 
@@ -686,6 +466,7 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
 {
     hs_ingest_opts_t io;
     hs_ingest_t *ing;
+    hs_profile_info_t info = {NULL, NULL};
     char path[PATH_MAX], side[PATH_MAX], fname[256];
     hs_err_t rc = HS_OK;
     size_t r;
@@ -727,8 +508,8 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
     }
     hs__file_name(s->types[t].name, fname, sizeof fname);
     snprintf(path, sizeof path, "%s/%s.profile.yaml", o->out_dir, fname);
-    if ((rc = hs_profile_write_yaml(&pt->profile, s->types[t].name, path,
-                                    err)) != HS_OK)
+    info.type = s->types[t].name;
+    if ((rc = hs_profile_write(&pt->profile, path, &info, err)) != HS_OK)
         goto out;
     pt->profile_path = strdup(path);
     if (pt->profile_path == NULL) {
@@ -755,13 +536,18 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
 {
     char *text = NULL, *re = NULL, *base = NULL, path[PATH_MAX];
     char **paths;
+    const char **names;
     size_t len = 0, t;
     hs_err_t rc;
     hs_atomic_t af;
 
     paths = calloc(s->n_types ? s->n_types : 1, sizeof *paths);
-    if (paths == NULL)
+    names = calloc(s->n_types ? s->n_types : 1, sizeof *names);
+    if (paths == NULL || names == NULL) {
+        free(paths);
+        free(names);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
     for (t = 0; t < s->n_types; t++) {
         const char *p = res->types[t].profile_path;
         const char *slash = p ? strrchr(p, '/') : NULL;
@@ -774,7 +560,9 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
         rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, paths,
+    for (t = 0; t < s->n_types; t++)
+        names[t] = s->types[t].name;
+    if ((rc = hs_prun_rewrite_yaml(text, len, scenario_path, names, paths,
                                    s->n_types, base, &re, err)) != HS_OK)
         goto out;
     snprintf(path, sizeof path, "%s/scenario.yaml", o->out_dir);
@@ -791,6 +579,7 @@ static hs_err_t hs__write_scenario(const hs_scenario_t *s,
 out:
     free(base);
     free(paths);
+    free(names);
     free(text);
     free(re);
     return rc;

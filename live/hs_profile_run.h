@@ -94,16 +94,18 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
 void hs_prun_result_clear(hs_prun_result_t *res);
 
 /*
- * Rewrites scenario YAML text: each device type i gets `profile:
- * paths[i]` (replacing what it had; paths[i] NULL keeps what it had,
- * with or without a profile), and, when abs_base is not NULL,
+ * Rewrites scenario YAML text (hs_rewrite_yaml): the device type named
+ * types[i] gets `profile: paths[i]` (replacing what it had; paths[i] NULL
+ * keeps what it had, with or without a profile), and, when abs_base is
+ * not NULL,
  * the relative paths job.model.file, job.dataset.file,
  * network.links_csv and profiling.harness are made absolute against it.
  * On success *out is a malloc'd NUL-terminated YAML text.
  */
 hs_err_t hs_prun_rewrite_yaml(const char *text, size_t len,
-                              const char *name, char *const *paths,
-                              size_t n_paths, const char *abs_base,
-                              char **out, hs_error_t *err);
+                              const char *name, const char *const *types,
+                              char *const *paths, size_t n_paths,
+                              const char *abs_base, char **out,
+                              hs_error_t *err);
 
 #endif

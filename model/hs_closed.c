@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hs_checked.h"
+#include "hs_coll_ring.h"
 #include "hs_units.h"
 
 static int64_t hs__scaled(int64_t t_ns, double scale)
@@ -23,19 +24,12 @@ static int64_t hs__scaled(int64_t t_ns, double scale)
 
 int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 {
-    const hs_profile_t *p = &s->types[s->devices[d].type].profile;
-    uint32_t k = s->devices[d].ring_pos;
-    double n = (double)s->n_devices;
-    double chunk_bytes = hs_profile_payload_bytes(p) / n;
-    int64_t per_round = s->ring_lat_ns[k] +
-                        hs_xfer_ns(chunk_bytes, s->ring_bw_bytes_per_s[k]);
-
-    return 2 * (int64_t)(s->n_devices - 1) * per_round;
+    return hs_coll_ring.allreduce_ns(s, d);
 }
 
-/* Fills one device's record; returns T(i). */
-static int64_t hs__device(const hs_scenario_t *s, uint32_t d,
-                          hs_dev_pred_t *r)
+/* Fills one device's record, T_ar(i) from collective c; returns T(i). */
+static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
+                          uint32_t d, hs_dev_pred_t *r)
 {
     const hs_device_t *dv = &s->devices[d];
     const hs_profile_t *p = &s->types[dv->type].profile;
@@ -45,7 +39,7 @@ static int64_t hs__device(const hs_scenario_t *s, uint32_t d,
     r->t_fwd_ns = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
                   dv->extra_compute_ns;
     r->t_b1_ns = hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
-    r->t_ar_ns = hs_closed_allreduce_ns(s, d);
+    r->t_ar_ns = c->allreduce_ns(s, d);
     r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
     r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
     r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
@@ -64,9 +58,15 @@ static int64_t hs__device(const hs_scenario_t *s, uint32_t d,
 
 int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d)
 {
+    return hs_closed_device_coll_ns(s, &hs_coll_ring, d);
+}
+
+int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
+                                 const hs_collective_t *c, uint32_t d)
+{
     hs_dev_pred_t r;
 
-    return hs__device(s, d, &r);
+    return hs__device(s, c, d, &r);
 }
 
 static int hs__warn(hs_prediction_t *p, const char *fmt, ...)
@@ -147,6 +147,13 @@ static void hs__iters_key(const hs_scenario_t *s, const hs_prediction_t *p,
 hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err)
 {
+    return hs_closed_predict_coll(s, &hs_coll_ring, out, err);
+}
+
+hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
+                                const hs_collective_t *c,
+                                hs_prediction_t **out, hs_error_t *err)
+{
     hs_prediction_t *p;
     size_t i, t;
     uint64_t total_samples = 0, sum_batch = 0, iters_min = UINT64_MAX;
@@ -185,7 +192,7 @@ hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
         hs_dev_pred_t *r = &p->dev[i];
         uint32_t ty = s->devices[i].type;
         hs_type_pred_t *tp = &p->types[ty];
-        int64_t ts = hs__device(s, (uint32_t)i, r);
+        int64_t ts = hs__device(s, c, (uint32_t)i, r);
 
         tp->count++;
         sum_batch += s->types[ty].batch;

@@ -3,6 +3,8 @@
  *
  * Per device i of N in the ring:
  *   T_ar(i) = 2(N-1) * (alpha(i) + (M/N) / B(i, next(i)))
+ *             (the ring's; another collective of hs_collective.h gives its
+ *             own, see the _coll functions)
  *   T(i)    = max( t_dl, T_fwd + t_b1 + T_ar(i) )
  * with t_dl, T_fwd, t_b1 the means of its type (T_fwd and t_b1 scaled by the
  * device's compute_scale, extra_compute added), M = D n / (2(n-1)) from its
@@ -18,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_error.h"
 #include "hs_scenario.h"
 
@@ -80,10 +83,20 @@ typedef struct hs_prediction_s {
 hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err);
 
+/* As hs_closed_predict, with T_ar(i) from collective c instead of the
+   ring (hs_closed_predict is this with hs_coll_ring). */
+hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
+                                const hs_collective_t *c,
+                                hs_prediction_t **out, hs_error_t *err);
+
 /* T(i) of device d alone (no allocation); what the replay compares with. */
 int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d);
 
-/* T_ar(i) of device d alone. */
+/* As hs_closed_device_ns with T_ar(i) from collective c. */
+int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
+                                 const hs_collective_t *c, uint32_t d);
+
+/* T_ar(i) of device d alone: the ring's (hs_coll_ring.allreduce_ns). */
 int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d);
 
 /* Releases p and all it owns.  p may be NULL. */

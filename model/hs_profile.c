@@ -14,6 +14,7 @@
  * checked: t_fwd (or fwd_ops), t_b1 and allreduce_bytes.
  */
 #include "hs_profile.h"
+#include "hs_stats.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -75,6 +76,13 @@ _Static_assert(HS__NKEYS <= HS_PROFILE_NKEYS,
 /* The names of hs_ar_source_t, by value. */
 static const char *const hs__ar_names[] = {"given", "param_comms", "shapes",
                                            "sidecar"};
+
+const char *hs_ar_source_name(hs_ar_source_t s)
+{
+    return (unsigned)s < sizeof hs__ar_names / sizeof hs__ar_names[0]
+               ? hs__ar_names[s]
+               : "given";
+}
 
 #define HS__FIELD(p, k, T) ((T *)(void *)((char *)(p) + (k)->off))
 #define HS__CFIELD(p, k, T)                                                 \
@@ -140,7 +148,6 @@ static hs_err_t hs__get_dist(hs_yaml_ctx_t *c, yaml_node_t *n,
         return rc;
     if (v[2] != NULL) {
         size_t k, cnt;
-        double sum = 0, sq = 0;
 
         if (v[2]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[2], HS_ERR_SCHEMA,
@@ -157,17 +164,10 @@ static hs_err_t hs__get_dist(hs_yaml_ctx_t *c, yaml_node_t *n,
                                   &d->samples_ns[k]);
             if (rc != HS_OK)
                 return rc;
-            sum += (double)d->samples_ns[k];
         }
         d->n_samples = cnt;
         if (cnt > 0) {
-            double mean = sum / (double)cnt;
-            for (k = 0; k < cnt; k++)
-                sq += ((double)d->samples_ns[k] - mean) *
-                      ((double)d->samples_ns[k] - mean);
-            d->mean_ns = (int64_t)llround(mean);
-            d->sd_ns = cnt > 1 ? (int64_t)llround(sqrt(sq / (double)(cnt - 1)))
-                               : 0;
+            hs_stats_of_ns(d->samples_ns, cnt, &d->mean_ns, &d->sd_ns);
             d->known = 1;
         }
     }
@@ -563,7 +563,7 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
     case HS__K_ARSRC: {
         hs_ar_source_t a = *HS__CFIELD(p, k, hs_ar_source_t);
         return hs_yamlemit_kv(em, k->name,
-                              (unsigned)a < 4 ? hs__ar_names[a] : "unknown");
+                              hs_ar_source_name(a));
     }
     case HS__K_COMM: {
         double x = *HS__CFIELD(p, k, double);

@@ -93,6 +93,10 @@ typedef struct hs_profile_info_s {
                                NULL = "hetsim profile" */
 } hs_profile_info_t;
 
+/* The profile file's name of an all-reduce source: "given",
+   "param_comms", "shapes" or "sidecar" (static). */
+const char *hs_ar_source_name(hs_ar_source_t s);
+
 /* Gradient payload M from D and n: M = D * n / (2(n-1)). */
 double hs_profile_payload_bytes(const hs_profile_t *p);
 

@@ -9,6 +9,7 @@
  * default, because a what-if study built on a typo is worse than no answer.
  */
 #include "hs_yaml.h"
+#include "hs_notes.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -380,24 +381,20 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
 }
 hs_err_t hs_yaml_warn(hs_yaml_ctx_t *c, const char *fmt, ...)
 {
-    char buf[1024];
+    hs_notes_t nl;
     va_list ap;
-    char **w;
+    int rc;
 
     if (c->warnings == NULL || c->n_warnings == NULL)
         return HS_OK;
+    nl.n = *c->n_warnings;
+    nl.items = *c->warnings;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    rc = hs_notes_vadd(&nl, fmt, ap);
     va_end(ap);
-    w = realloc(*c->warnings, (*c->n_warnings + 1) * sizeof *w);
-    if (w == NULL)
-        return HS_ERR_NOMEM;
-    *c->warnings = w;
-    w[*c->n_warnings] = strdup(buf);
-    if (w[*c->n_warnings] == NULL)
-        return HS_ERR_NOMEM;
-    (*c->n_warnings)++;
-    return HS_OK;
+    *c->warnings = nl.items;
+    *c->n_warnings = nl.n;
+    return rc == 0 ? HS_OK : HS_ERR_NOMEM;
 }
 
 size_t hs_yaml_len(const yaml_node_t *n)

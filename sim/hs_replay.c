@@ -2,7 +2,9 @@
  * hs_replay.c -- the training model on the event engine.
  *
  * What is replayed.  N devices in a ring (scenario order), S steps each
- * (s->sim_steps).  Per device and step k, with F_k the start of step k:
+ * (o->steps; o is the hs_replay_opts_t, the scenario's simulate: section
+ * unless the caller gave others; the scenario itself is only read).  Per
+ * device and step k, with F_k the start of step k:
  *
  *   CPU:     data loading of batch k+1 runs [F_k, F_k + t_dl], in parallel
  *            with everything below (batch 0 is loaded from time 0 before
@@ -11,7 +13,11 @@
  *            first bwd op [.., + b1]                 b1  = t_b1*c
  *            rest of bwd  [.., + rest]               rest = (t_bwd - t_b1)*c
  *                                                    (0 when t_bwd unknown)
- *   ring:    2(N-1) rounds per ring (reduce-scatter then all-gather).  In
+ *   ring:    the collective (o->collective, "ring" by default; its rounds,
+ *            peers, closed form and round-by-round progress live behind
+ *            hs_collective.h, the ring in hs_coll_ring.c; everything else
+ *            here is generic over it).  The ring:
+ *            2(N-1) rounds per ring (reduce-scatter then all-gather).  In
  *            round r device i sends a chunk of M_i/N bytes to next(i) over
  *            its own ring edge; the chunk takes lat_i + hs_xfer_ns(M_i/N,
  *            B_i) and its arrival at next(i) is also the end of i's send.
@@ -27,14 +33,14 @@
  * before its first backward op).  t_dl is not scaled.
  * M_i is the payload of i's type, D n / (2(n-1)).
  *
- * Overlap (s->overlap): when the ring opens on a device.
+ * Overlap (o->overlap): when the ring opens on a device.
  *   patent   after the first backward op; one ring carries M (the source's
  *            assumption, figures 3-4); the rest of the backward runs beside
  *            it on the device;
  *   none     after the whole backward; one ring of M;
  *   buckets  one ring per gradient bucket of the profile, in bucket order:
  *            bucket b opens at backward start + ready_b * c.  The rings run
- *            on K = s->streams streams (at most B): bucket b on stream
+ *            on K = o->streams streams (at most B): bucket b on stream
  *            b % K, whose rings run one after the other, so b's round 0
  *            also waits for bucket b-K's ring to be done on that device
  *            (all sent and received).  K = 1 is one communication stream,
@@ -54,7 +60,7 @@
  *            any, buckets mode replays one ring after the whole backward
  *            (as none) and says so in a note.
  *
- * Send semantics (s->send): who must be ready for a chunk to move.
+ * Send semantics (o->send): who must be ready for a chunk to move.
  *   eager       a chunk leaves as soon as the sender is in that round (own
  *               previous send done, previous chunk held).  The receiver
  *               need not have reached it (even if it is still in an earlier
@@ -89,8 +95,9 @@
  * suspended (processing in it only happens under eager, for chunks of the
  * next step).  With c = 0 for every type none of this runs.
  *
- * Rounds are numbered per device and stream (a ring index rx = x K + s):
- * g = (k * B_s + j) * R + r with R = 2(N-1) rounds per ring, B_s the rings
+ * Rounds are numbered per device and stream (a lane, or ring index, rx =
+ * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
+ * collective (the ring: 2(N-1)), B_s the rings
  * of stream s per step and j = b / K the bucket's place on its stream (K =
  * 1: g = (k * B + b) * R + r).  Each ring index keeps counters instead of
  * per-round records:
@@ -99,11 +106,12 @@
  *   enter_g    the last round it entered (its own conditions met);
  *   g_open     rounds below this are open (their bucket is ready);
  *   g_end      the first round of the next step.
- * Round g may be entered when send_cnt == g, g < g_open and recv_cnt >= g;
- * its chunk leaves when entered and (eager, or the receiver's enter_g >= g).
+ * For the ring (hs_coll_ring.c): round g may be entered when send_cnt ==
+ * g, g < g_open and recv_cnt >= g; its chunk leaves when entered and
+ * (eager, or the receiver's enter_g >= g).
  * A device's ring is done for step k when it has opened all B buckets and,
- * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager, recv_cnt may run
- * past g_end (chunks of the next step buffered).
+ * on every stream, send_cnt == g_end and recv_cnt >= g_end.  Under eager,
+ * recv_cnt may run past g_end (chunks of the next step buffered).
  *
  * Events.  One event per chunk (ARRIVE: the sender's send is done and the
  * receiver holds the chunk; both may then move on; with a communication
@@ -114,26 +122,30 @@
  * end of a batch load are known when the step starts, so they become
  * events (BWD_DONE, DL_DONE) only when the device actually has to wait
  * for them; otherwise they are checked when the ring is done.  So a step
- * costs N * 2(N-1) * B chunk events and N to 4N others, and while the
+ * costs (ring) N * 2(N-1) * B chunk events and N to 4N others, and while the
  * ring runs about N events are pending (the heap is as small as it can
  * be).  At most N * (B + 3 + 2K) events are ever pending (per ring index
  * a chunk on the wire and one being processed).  ARRIVE and PROC_DONE
  * carry the ring index rx, the others the device.
  *
  * State.  Per device, two flat arrays of fixed-size structs, no pointers:
- * the ring counters touched on every chunk event (hs__ring_t, one cache
+ * the ring counters touched on every chunk event (hs_coll_lane_t, one cache
  * line per device and stream) and the step state touched a few times per
  * step (hs__dev_t).
- * Transfer times are precomputed per device (and bucket).  Statistics are
- * kept online (sums per device, the latest end per step for the cluster),
- * so without sinks memory is O(N + S) and nothing is stored per event.
- * With sinks, intervals and step records go to fixed blocks that are
- * handed to every sink when full.  Zero-length intervals are not emitted.
+ * Transfer times are precomputed per device (and bucket) for a uniform
+ * collective (the ring), computed per chunk otherwise.  The hot path (one
+ * stream, one bucket, no communication cost, no tracing) runs inline from
+ * the collective's ARRIVE handler, which the engine calls directly.
+ * Statistics are kept online (sums per device, the latest end per step for
+ * the cluster), so without sinks memory is O(N + S) and nothing is
+ * stored per event.  With sinks, intervals and step records go to fixed
+ * blocks that are handed to every sink when full.  Zero-length intervals
+ * are not emitted.
  * A DATA_LOAD interval carries the step whose batch it loads (k+1 while
  * step k runs).
  *
- * Stochastic mode (s->stochastic): per device and step, t_dl, t_fwd, t_b1,
- * t_bwd and t_opt are drawn with GSL's mt19937 seeded with s->seed: one of
+ * Stochastic mode (o->stochastic): per device and step, t_dl, t_fwd, t_b1,
+ * t_bwd and t_opt are drawn with GSL's mt19937 seeded with o->seed: one of
  * the measured samples uniformly when the profile has samples, else a
  * normal(mean, sd) truncated at 0 (redrawn while negative, up to 64 times,
  * then 0).  Link times stay fixed; bucket ready times keep their means.
@@ -159,129 +171,12 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_coll_ring.h"
+#include "hs_collective.h"
 #include "hs_engine.h"
+#include "hs_replay_int.h"
+#include "hs_ringfast.h"
 #include "hs_units.h"
-
-enum {
-    HS__EV_DL_DONE = 0,
-    HS__EV_RING_OPEN = 1,
-    HS__EV_BWD_DONE = 2,
-    HS__EV_ARRIVE = 3,
-    HS__EV_OPT_DONE = 4,
-    HS__EV_PROC_DONE = 5,
-    HS__EV_KINDS = 6
-};
-
-/* RING_OPEN and BWD_DONE carry (debt << HS__ARG_SHIFT) | bucket: the
-   compute debt (ns the communication's own processing suspended the
-   compute) already counted in their time. */
-#define HS__ARG_SHIFT 20
-#define HS__ARG_BUCKET ((INT64_C(1) << HS__ARG_SHIFT) - 1)
-
-#define HS__IV_BLOCK 4096
-#define HS__REC_BLOCK 1024
-
-/* Ring state, touched on every chunk event: one cache line. */
-typedef struct hs__ring_s {
-    int64_t send_cnt;
-    int64_t recv_cnt;
-    int64_t enter_g;
-    int64_t g_open;
-    int64_t g_end;
-    int64_t dur0;         /* chunk transfer time, bucket 0 */
-    uint32_t next;
-    uint32_t prev;
-    uint8_t busy;         /* a send in flight */
-    uint8_t armed;        /* all buckets of the step opened, ring not done */
-} hs__ring_t;
-
-_Static_assert(sizeof(hs__ring_t) <= 64, "ring state fits a cache line");
-
-/* Step state, touched a few times per step. */
-typedef struct hs__dev_s {
-    int64_t step;          /* current step, -1 before step 0 */
-    int64_t dl_ready_ns;   /* when the next batch is loaded */
-    int64_t bwd_end_ns;    /* when this step's backward ends */
-    int64_t start_ns;      /* F of the current step */
-    int64_t done_ns;       /* when the device finished the step */
-    int64_t opt_ns;        /* this step's optimizer time */
-    int64_t sum_ns;        /* sum of steady step durations */
-    int64_t n_sum;
-    int64_t link_free_ns;  /* streams > 1: its ring edge is busy until */
-    /* the communication's own cost (m->comm only) */
-    int64_t proc_free_ns;  /* its processing of chunks is busy until */
-    int64_t cdebt_ns;      /* this step: how long processing suspended the
-                              compute; its milestones move by as much */
-    int64_t b1_end_ns;     /* tracing: the planned end of the first op */
-    uint32_t opened;       /* buckets opened this step */
-    uint8_t ring_done;
-    uint8_t bwd_done;
-    uint8_t dev_done;
-    uint8_t finished;      /* all steps done */
-} hs__dev_t;
-
-typedef struct hs__model_s {
-    const hs_scenario_t *s;
-    uint32_t n;             /* devices */
-    int64_t rounds;         /* R = 2(N-1) */
-    uint32_t nb;            /* rings per step (B) */
-    uint32_t k;             /* streams: bucket b runs on stream b % k */
-    int64_t bs[HS_MAX_STREAMS];  /* buckets of stream s per step */
-    int64_t gs[HS_MAX_STREAMS];  /* rounds of stream s per step, bs * R */
-    int64_t steps;          /* S */
-    hs_overlap_t overlap;   /* effective mode */
-    int rendezvous;
-    int stochastic;
-    hs__ring_t *ring;       /* [x * k + s]: a ring index rx */
-    hs__dev_t *dev;
-    int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
-                               rx is usable at */
-    int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
-                               nothing to send, start of its send */
-    int64_t *dur;           /* [x * nb + b] when nb > 1 */
-    int comm;               /* some type has comm_ns_per_byte > 0 */
-    int64_t *proc;          /* [type * nb + b]: processing one chunk */
-    uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
-    double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
-    int64_t *closed;        /* T(i) per device */
-    int64_t *cl_end;        /* per step: latest end over devices */
-    int64_t cl_start0;      /* earliest start of step 0 */
-    uint32_t n_finished;
-    gsl_rng *rng;
-    /* tracing */
-    const hs_trace_sink_t *sinks;
-    size_t n_sinks;
-    int tracing;
-    hs_interval_t *iv;
-    size_t n_iv;
-    hs_step_rec_t *rec;
-    size_t n_rec;
-    int failed;
-    hs_error_t err;
-} hs__model_t;
-
-/* The bucket of stream st's round g. */
-static inline size_t hs__bucket(const hs__model_t *m, uint32_t st, int64_t g)
-{
-    if (m->k == 1)
-        return (size_t)((g / m->rounds) % m->nb);
-    return (size_t)((g / m->rounds) % m->bs[st]) * m->k + st;
-}
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- tracing ---- */
 
@@ -289,12 +184,12 @@ static void hs__flush_iv(hs__model_t *m)
 {
     size_t i;
 
-    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+    for (i = 0; i < m->n_sinks && !m->h.failed; i++) {
         if (m->sinks[i].write == NULL || m->n_iv == 0)
             continue;
         if (m->sinks[i].write(m->sinks[i].ctx, m->iv, m->n_iv, &m->err) !=
             HS_OK) {
-            m->failed = 1;
+            m->h.failed = 1;
             if (m->err.code == HS_OK)
                 m->err.code = HS_ERR_IO;
         }
@@ -306,12 +201,12 @@ static void hs__flush_rec(hs__model_t *m)
 {
     size_t i;
 
-    for (i = 0; i < m->n_sinks && !m->failed; i++) {
+    for (i = 0; i < m->n_sinks && !m->h.failed; i++) {
         if (m->sinks[i].steps == NULL || m->n_rec == 0)
             continue;
         if (m->sinks[i].steps(m->sinks[i].ctx, m->rec, m->n_rec, &m->err) !=
             HS_OK) {
-            m->failed = 1;
+            m->h.failed = 1;
             if (m->err.code == HS_OK)
                 m->err.code = HS_ERR_IO;
         }
@@ -366,8 +261,6 @@ static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
 
 /* ---- the model ---- */
 
-static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t x,
-                     int64_t now);
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
 static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
@@ -386,8 +279,8 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     size_t i;
     uint32_t st;
 
-    for (i = 0; i < s->n_stragglers; i++) {
-        const hs_straggler_t *st = &s->stragglers[i];
+    for (i = 0; i < m->o->n_stragglers; i++) {
+        const hs_straggler_t *st = &m->o->stragglers[i];
         if (st->device == x && (int64_t)st->first_step <= k &&
             k <= (int64_t)st->last_step) {
             c *= st->factor;
@@ -402,7 +295,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     d->opened = 0;
     d->cdebt_ns = 0;
     for (st = 0; st < m->k; st++) {
-        hs__ring_t *r = &m->ring[(size_t)x * m->k + st];
+        hs_coll_lane_t *r = &m->h.lane[(size_t)x * m->k + st];
         r->armed = 0;
         r->g_end = (k + 1) * m->gs[st];
     }
@@ -550,44 +443,63 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-/* Ring index rx's ring may be done: when every stream of its device has
-   opened all its buckets, sent and received all its chunks of the step. */
-static void hs__check_ring(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                           int64_t now)
-{
-    hs__ring_t *r = &m->ring[rx];
-    uint32_t x = m->k == 1 ? rx : rx / m->k, st;
+/* The services the collective calls (hs_collective.h). */
 
-    if (!r->armed || r->send_cnt != r->g_end || r->recv_cnt < r->g_end)
-        return;
+/* Lane lx's counters reached the end of the step: the device's
+   collectives are done when every stream of it is (all its collectives
+   opened, all their chunks sent and received). */
+void hs_coll_lane_done(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                       int64_t now)
+{
+    hs__model_t *m = (hs__model_t *)h;
+    uint32_t x = m->k == 1 ? lx : lx / m->k, st;
+
     for (st = 0; m->k > 1 && st < m->k; st++) {  /* the other streams */
-        const hs__ring_t *o = &m->ring[(size_t)x * m->k + st];
+        const hs_coll_lane_t *o = &m->h.lane[(size_t)x * m->k + st];
         if (!o->armed || o->send_cnt != o->g_end || o->recv_cnt < o->g_end)
             return;
     }
     for (st = 0; st < m->k; st++)
-        m->ring[(size_t)x * m->k + st].armed = 0;
+        m->h.lane[(size_t)x * m->k + st].armed = 0;
     m->dev[x].ring_done = 1;
     hs__maybe_done(e, m, x, now);
 }
 
-static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                         int64_t now)
+/* Transfer time of device x's chunk of stream st's round g when the
+   collective's rounds differ (not uniform). */
+static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
+                            int64_t g)
 {
-    hs__ring_t *r = &m->ring[rx];
-    int64_t g = r->send_cnt, dur, start = now;
+    const hs_scenario_t *s = m->s;
+    hs_coll_round_t rd;
+    size_t b = hs__bucket(m, st, g);
+
+    m->coll->round(s, x, g % m->rounds, &rd);
+    return s->ring_lat_ns[rd.edge] +
+           hs_xfer_ns(m->bytes[(size_t)s->devices[x].type * m->nb + b] /
+                          rd.parts,
+                      s->ring_bw_bytes_per_s[rd.edge]);
+}
+
+/* hs_coll_send beyond one stream, one bucket, no cost, no tracing: the
+   chunk's time per bucket (or round), the edge shared by the streams, the
+   receiver's processing, the trace. */
+void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
+                       uint32_t ry, int64_t g, int64_t now)
+{
+    hs__model_t *m = (hs__model_t *)h;
+    hs_coll_lane_t *r = &m->h.lane[rx];
+    int64_t dur, start = now;
     uint32_t x = rx, st = 0;
 
-    if (r->busy || r->enter_g != g)
-        return;
     if (m->k > 1) {
         x = rx / m->k;
         st = rx - x * m->k;
     }
-    if (m->rendezvous && m->ring[(size_t)r->next * m->k + st].enter_g < g)
-        return;
     r->busy = 1;
-    if (m->nb == 1)
+    if (!m->uniform)
+        dur = hs__round_ns(m, x, st, g);
+    else if (m->nb == 1)
         dur = r->dur0;
     else
         dur = m->dur[(size_t)x * m->nb + hs__bucket(m, st, g)];
@@ -601,7 +513,7 @@ static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
     }
     hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
     if (m->comm)
-        hs__start_proc(m, r->next * m->k + st, x, g, start, start + dur);
+        hs__start_proc(m, ry, x, g, start, start + dur);
     if (m->tracing) {
         int64_t gs = g % m->gs[st];
         m->trc[rx][1] = start;
@@ -609,33 +521,45 @@ static void hs__try_send(hs_engine_t *e, hs__model_t *m, uint32_t rx,
             hs__iv(m, x, g / m->gs[st], HS_PH_RING_WAIT, gs % m->rounds,
                    m->overlap == HS_OVERLAP_BUCKETS ?
                        (int64_t)hs__bucket(m, st, g) : -1,
-                   (int64_t)r->prev, m->trc[rx][0], start, 0);
+                   (int64_t)(r->from / m->k), m->trc[rx][0], start, 0);
     }
 }
 
-/* Enters the next round if its conditions hold, then tries to send. */
-static void hs__poll(hs_engine_t *e, hs__model_t *m, uint32_t rx,
-                     int64_t now)
+/* hs_coll_delivered beyond the common case: a chunk still being processed
+   becomes usable at its PROC_DONE; the send's interval. */
+int hs_coll_delivered_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
+                           uint32_t ry, int64_t g, int64_t now)
 {
-    hs__ring_t *r = &m->ring[rx];
-    int64_t g = r->send_cnt;
+    hs__model_t *m = (hs__model_t *)h;
+    uint32_t x = rx, st = 0;
+    int usable = 1;
 
-    if (r->busy)
-        return;
-    if (r->enter_g < g && g < r->g_open && r->recv_cnt >= g) {
-        r->enter_g = g;
-        if (m->rendezvous)
-            hs__try_send(e, m, m->k == 1 ? r->prev
-                                         : r->prev * m->k + rx % m->k, now);
+    if (m->k > 1) {
+        x = rx / m->k;
+        st = rx - x * m->k;
     }
-    hs__try_send(e, m, rx, now);
+    if (m->comm && m->pend[ry] > now) {
+        /* the receiver is still processing it (hs__start_proc) */
+        hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
+        usable = 0;
+    }
+    if (m->tracing) {
+        int64_t gs = g % m->gs[st];
+        size_t b = hs__bucket(m, st, g);
+        hs__iv(m, x, g / m->gs[st], HS_PH_RING_SEND, gs % m->rounds,
+               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
+               (int64_t)(ry / m->k), m->trc[rx][1], now,
+               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb + b]);
+        m->trc[rx][0] = now;
+    }
+    return usable;
 }
 
 static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
                      int64_t b, int64_t now)
 {
     uint32_t st = (uint32_t)(b % m->k), rx = x * m->k + st, t;
-    hs__ring_t *r = &m->ring[rx];
+    hs_coll_lane_t *r = &m->h.lane[rx];
     hs__dev_t *d = &m->dev[x];
 
     if (m->tracing && !r->busy && r->send_cnt >= r->g_open)
@@ -643,9 +567,9 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
     r->g_open = (d->step * m->bs[st] + b / m->k + 1) * m->rounds;
     if (++d->opened == m->nb)
         for (t = 0; t < m->k; t++)
-            m->ring[(size_t)x * m->k + t].armed = 1;
-    hs__check_ring(e, m, rx, now);
-    hs__poll(e, m, rx, now);
+            m->h.lane[(size_t)x * m->k + t].armed = 1;
+    hs_coll_check(e, &m->h, rx, now);
+    m->coll->poll(e, &m->h, rx, now);
 }
 
 /* The communication's own cost: chunk g from x to y starts on the wire
@@ -687,7 +611,7 @@ static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     hs__try_next(e, m, ev->device, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 /* A compute milestone (a bucket ready, the end of the backward) fires:
@@ -711,9 +635,9 @@ static int hs__on_open(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     if (hs__later(e, m, ev))
-        return m->failed;
+        return m->h.failed;
     hs__open(e, m, ev->device, ev->arg & HS__ARG_BUCKET, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -722,61 +646,13 @@ static int hs__on_bwd(hs_engine_t *e, void *model, const hs_event_t *ev)
     uint32_t x = ev->device;
 
     if (hs__later(e, m, ev))
-        return m->failed;
+        return m->h.failed;
     hs__bwd_ended(m, x);
     if (m->overlap == HS_OVERLAP_NONE)
         hs__open(e, m, x, 0, ev->time_ns);
     else
         hs__maybe_done(e, m, x, ev->time_ns);
-    return m->failed;
-}
-
-static int hs__on_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
-{
-    hs__model_t *m = model;
-    uint32_t rx = ev->device, x = rx, st = 0;
-    hs__ring_t *r = &m->ring[rx];
-    uint32_t y = r->next, ry = y;
-    int64_t now = ev->time_ns, g = ev->arg;
-
-    if (m->k > 1) {
-        x = rx / m->k;
-        st = rx - x * m->k;
-        ry = y * m->k + st;
-    }
-    r->busy = 0;
-    r->send_cnt = g + 1;
-    if (m->comm && m->pend[ry] > now)
-        /* the receiver is still processing it (hs__start_proc) */
-        hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
-    else
-        m->ring[ry].recv_cnt++;
-    if (m->tracing) {
-        int64_t gs = g % m->gs[st];
-        size_t b = hs__bucket(m, st, g);
-        hs__iv(m, x, g / m->gs[st], HS_PH_RING_SEND, gs % m->rounds,
-               m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
-               (int64_t)y, m->trc[rx][1], now,
-               m->chunk_bytes[(size_t)m->s->devices[x].type * m->nb + b]);
-        m->trc[rx][0] = now;
-    }
-    hs__check_ring(e, m, rx, now);
-    hs__poll(e, m, rx, now);
-    hs__check_ring(e, m, ry, now);
-    hs__poll(e, m, ry, now);
-    return m->failed;
-}
-
-static int hs__on_proc(hs_engine_t *e, void *model, const hs_event_t *ev)
-{
-    hs__model_t *m = model;
-    uint32_t ry = ev->device;
-    int64_t now = ev->time_ns;
-
-    m->ring[ry].recv_cnt = ev->arg + 1;
-    hs__check_ring(e, m, ry, now);
-    hs__poll(e, m, ry, now);
-    return m->failed;
+    return m->h.failed;
 }
 
 static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -784,122 +660,17 @@ static int hs__on_opt(hs_engine_t *e, void *model, const hs_event_t *ev)
     hs__model_t *m = model;
 
     hs__device_done(e, m, ev->device, ev->time_ns);
-    return m->failed;
+    return m->h.failed;
 }
 
 /* ---- setup ---- */
 
-/* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
-   per-type bucket bytes into *bytes_out ([type * nb + b]). */
-static hs_err_t hs__buckets(hs__model_t *m, hs_replay_result_t *res,
-                            double **bytes_out, hs_error_t *err)
-{
-    const hs_scenario_t *s = m->s;
-    const hs_profile_t *ref = NULL; /* first profile with buckets */
-    size_t t, nb = 1, b, ref_t = 0;
-    double *bytes = NULL;
-
-    *bytes_out = NULL;
-    m->overlap = s->overlap;
-    if (s->overlap == HS_OVERLAP_BUCKETS) {
-        for (t = 0; t < s->n_types && ref == NULL; t++) {
-            if (s->types[t].profile.n_buckets > 0) {
-                ref = &s->types[t].profile;
-                ref_t = t;
-                nb = ref->n_buckets;
-            }
-        }
-        for (t = 0; ref != NULL && t < s->n_types; t++) {
-            size_t k = s->types[t].profile.n_buckets;
-            if (k != 0 && k != nb)
-                return hs_error_setf(
-                    err, HS_ERR_RANGE,
-                    "%s: buckets mode needs the same number of gradient "
-                    "buckets in every type's profile (the same model): "
-                    "type '%s' has %zu, type '%s' has %zu",
-                    s->file ? s->file : "scenario", s->types[ref_t].name,
-                    nb, s->types[t].name, k);
-        }
-        if (ref == NULL) {
-            hs__note(res, "overlap buckets: no profile lists gradient "
-                          "buckets; one ring after the whole backward "
-                          "(as overlap none)");
-            m->overlap = HS_OVERLAP_NONE;
-        }
-    }
-    m->nb = (uint32_t)nb;
-    m->ready = calloc(s->n_types * nb, sizeof *m->ready);
-    m->chunk_bytes = calloc(s->n_types * nb, sizeof *m->chunk_bytes);
-    bytes = calloc(s->n_types * nb, sizeof *bytes);
-    if (m->ready == NULL || m->chunk_bytes == NULL || bytes == NULL) {
-        free(bytes);
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    }
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile, *src = p;
-        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
-        double ratio = 1.0;
-        int fixed = 0;
-        if (m->overlap != HS_OVERLAP_BUCKETS) {
-            bytes[t] = M;
-            m->chunk_bytes[t] = (uint64_t)llround(M / m->n);
-            continue;
-        }
-        if (p->n_buckets == 0) {
-            /* the same model has the same buckets: borrow the layout,
-               ready times stretched by the ratio of backward times
-               (forward times where a backward is unknown) */
-            src = ref;
-            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
-                ratio = (double)p->t_bwd.mean_ns /
-                        (double)ref->t_bwd.mean_ns;
-            else if (p->t_fwd.known && ref->t_fwd.known &&
-                     ref->t_fwd.mean_ns > 0)
-                ratio = (double)p->t_fwd.mean_ns /
-                        (double)ref->t_fwd.mean_ns;
-            hs__note(res, "type '%s' lists no gradient buckets: it uses "
-                          "type '%s''s bucket sizes, ready times x %.4g "
-                          "(the ratio of their %s times)",
-                     s->types[t].name, s->types[ref_t].name, ratio,
-                     p->t_bwd.known && ref->t_bwd.known ? "backward"
-                                                         : "forward");
-        }
-        for (b = 0; b < nb; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (sum <= 0)
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "type '%s': its gradient buckets hold 0 "
-                                 "bytes", s->types[t].name);
-        if (src == p && fabs(sum - M) >= 0.5)
-            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
-                          "payload M = %.0f B; each scaled by M/sum",
-                     s->types[t].name, sum, M);
-        for (b = 0; b < nb; b++) {
-            double rd = (double)src->buckets[b].ready_ns * ratio;
-            if (rd < prev_ready) {
-                rd = prev_ready;
-                fixed = 1;
-            }
-            prev_ready = rd;
-            m->ready[t * nb + b] = rd;
-            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
-            m->chunk_bytes[t * nb + b] =
-                (uint64_t)llround(bytes[t * nb + b] / m->n);
-        }
-        if (fixed && src == p)
-            hs__note(res, "type '%s': bucket ready times made "
-                          "non-decreasing (buckets are all-reduced in order)",
-                     s->types[t].name);
-    }
-    *bytes_out = bytes;
-    return HS_OK;
-}
-
 static void hs__model_clear(hs__model_t *m)
 {
-    free(m->ring);
+    free(m->h.lane);
     free(m->dev);
     free(m->dur);
+    free(m->bytes);
     free(m->proc);
     free(m->pend);
     free(m->trc);
@@ -927,141 +698,100 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r);
 }
 
-static int hs__cmp_i64(const void *a, const void *b)
+void hs_replay_opts_from_scenario(const hs_scenario_t *s,
+                                  hs_replay_opts_t *o)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
+    memset(o, 0, sizeof *o);
+    o->overlap = s->overlap;
+    o->send = s->send;
+    o->steps = s->sim_steps;
+    o->streams = s->streams;
+    o->seed = s->seed;
+    o->stochastic = s->stochastic;
+    o->stragglers = s->stragglers;
+    o->n_stragglers = s->n_stragglers;
+    o->collective = NULL;
 }
 
-static int64_t hs__clamp_ns(double x)
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                       const hs_trace_sink_t *sinks, size_t n_sinks,
+                       hs_replay_result_t **out, hs_error_t *err)
 {
-    if (!(x > 0))
-        return 0;
-    if (x >= 9.2e18)
-        return INT64_MAX;
-    return llround(x);
-}
-
-/* Fills the figures of res from the model after the run. */
-static hs_err_t hs__figures(hs__model_t *m, const hs_prediction_t *pred,
-                            hs_replay_result_t *res, hs_error_t *err)
-{
-    const hs_scenario_t *s = m->s;
-    size_t i, n_st, first = m->steps > 1 ? 1 : 0;
-    int64_t *v = NULL;
-    double sum = 0, sq = 0, mean, sd, I, E;
-
-    for (i = 0; i < m->n; i++) {
-        const hs__dev_t *d = &m->dev[i];
-        uint32_t t = s->devices[i].type;
-        res->dev_step_ns[i] = d->n_sum > 0 ?
-            llround((double)d->sum_ns / (double)d->n_sum) : 0;
-        res->dev_closed_ns[i] = m->closed[i];
-        if (res->dev_step_ns[i] > res->type_step_ns[t])
-            res->type_step_ns[t] = res->dev_step_ns[i];
-        if (m->closed[i] > res->type_closed_ns[t])
-            res->type_closed_ns[t] = m->closed[i];
-        res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
-        if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
-            res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
-    }
-    for (i = 0; i < (size_t)m->steps; i++)
-        res->cluster_step_ns[i] = m->cl_end[i] -
-                                  (i == 0 ? m->cl_start0 : m->cl_end[i - 1]);
-    res->first_step_ns = res->cluster_step_ns[0];
-    n_st = (size_t)m->steps - first;
-    if (m->steps > 1)
-        res->step_ns = llround((double)(m->cl_end[m->steps - 1] -
-                                        m->cl_end[0]) /
-                               (double)(m->steps - 1));
-    else
-        res->step_ns = res->cluster_step_ns[0];
-    v = malloc(n_st * sizeof *v);
-    if (v == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (i = 0; i < n_st; i++) {
-        v[i] = res->cluster_step_ns[first + i];
-        sum += (double)v[i];
-    }
-    mean = sum / (double)n_st;
-    for (i = 0; i < n_st; i++)
-        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
-    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
-    qsort(v, n_st, sizeof *v, hs__cmp_i64);
-    res->step_mean_ns = llround(mean);
-    res->step_sd_ns = llround(sd);
-    /* nearest rank: the ceil(p n)-th smallest */
-    res->step_p50_ns = v[(size_t)ceil(0.50 * (double)n_st) - 1];
-    res->step_p95_ns = v[(size_t)ceil(0.95 * (double)n_st) - 1];
-    free(v);
-
-    res->closed_step_ns = pred->step_ns;
-    res->closed_ext_step_ns = pred->step_ext_ns;
-    res->iters_per_epoch = pred->iters_per_epoch;
-    res->epochs = s->epochs;
-    I = (double)pred->iters_per_epoch;
-    E = (double)s->epochs;
-    if ((double)res->step_ns * I * E >= 9.2e18)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "epoch or total time overflows 2^63 ns");
-    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
-    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
-    res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
-    res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
-    res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
-    res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
-    return HS_OK;
-}
-
-hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
-                       size_t n_sinks, hs_replay_result_t **out,
-                       hs_error_t *err)
-{
-    static const hs_handler_t handlers[HS__EV_KINDS] = {
-        hs__on_dl, hs__on_open, hs__on_bwd, hs__on_arrive, hs__on_opt,
-        hs__on_proc};
+    hs_handler_t handlers[HS__EV_KINDS];
     hs__model_t m;
+    hs_replay_opts_t o_s;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
     hs_engine_t *e = NULL;
     double *bytes = NULL;
+    const hs_collective_t *coll;
+    hs_coll_round_t rd;
     hs_err_t rc;
     size_t i, cap;
     uint32_t x;
 
     *out = NULL;
     memset(&m, 0, sizeof m);
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &o_s);
+        o = &o_s;
+    }
     if (s->n_devices == 0 || s->n_devices > UINT32_MAX / 2)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: %zu devices (need 1 .. 2^31)",
                              s->n_devices);
-    if (s->sim_steps == 0)
+    if (o->steps == 0)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: 0 steps to simulate");
-    rc = hs_closed_predict(s, &pred, err);
+    for (i = 0; i < o->n_stragglers; i++)
+        if (o->stragglers[i].device >= s->n_devices)
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "replay: straggler %zu names device %u of "
+                                 "%zu", i, o->stragglers[i].device,
+                                 s->n_devices);
+    rc = hs_collective_find(o->collective, &coll, err);
+    if (rc != HS_OK)
+        return rc;
+    /* the same figures without an event queue, where they can be had */
+    if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
+        hs_ringfast_supports(s, o, NULL, 0)) {
+        rc = hs_ringfast_run(s, o, out, err);
+        if (rc == HS_OK)
+            (*out)->fast_path = 1;
+        return rc;
+    }
+    rc = hs_closed_predict_coll(s, coll, &pred, err);
     if (rc != HS_OK)
         return rc;
     res = calloc(1, sizeof *res);
     if (res == NULL)
         goto nomem;
     m.s = s;
+    m.o = o;
+    m.coll = coll;
     m.n = (uint32_t)s->n_devices;
-    m.rounds = 2 * ((int64_t)m.n - 1);
-    m.steps = s->sim_steps;
-    m.rendezvous = s->send == HS_SEND_RENDEZVOUS;
-    m.stochastic = s->stochastic;
+    m.rounds = coll->rounds(m.n);
+    coll->round(s, 0, 0, &rd);
+    m.parts = rd.parts > 0 ? rd.parts : 1;
+    m.steps = o->steps;
+    m.rendezvous = o->send == HS_SEND_RENDEZVOUS;
+    m.stochastic = o->stochastic;
     m.sinks = sinks;
     m.n_sinks = n_sinks;
     m.tracing = n_sinks > 0;
-    rc = hs__buckets(&m, res, &bytes, err);
+    rc = hs__replay_buckets(&m, res, &bytes, err);
     if (rc != HS_OK)
         goto fail;
     /* streams: bucket b's ring runs on stream b % k, one after the other
        on each stream */
     m.k = 1;
-    if (m.overlap == HS_OVERLAP_BUCKETS && s->streams > 1)
-        m.k = s->streams < m.nb ? s->streams : m.nb;
+    if (m.overlap == HS_OVERLAP_BUCKETS && o->streams > 1)
+        m.k = o->streams < m.nb ? o->streams : m.nb;
+    if (m.k > HS_MAX_STREAMS) {
+        rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u streams (at most "
+                           "%d)", m.k, HS_MAX_STREAMS);
+        goto fail;
+    }
     for (i = 0; i < m.k; i++) {
         m.bs[i] = ((int64_t)m.nb - (int64_t)i + m.k - 1) / m.k;
         m.gs[i] = m.bs[i] * m.rounds;
@@ -1080,16 +810,22 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
             goto nomem;
         for (i = 0; i < s->n_types * m.nb; i++)
             m.proc[i] = llround(s->types[i / m.nb].profile.comm_ns_per_byte *
-                                bytes[i] / m.n);
+                                bytes[i] / m.parts);
     }
-    /* one cache line per device's (and stream's) ring state */
-    m.ring = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.ring + 63) /
+    m.h.k = m.k;
+    m.h.rendezvous = m.rendezvous;
+    m.uniform = coll->uniform;
+    m.h.slow = m.k > 1 || m.nb > 1 || m.comm || m.tracing || !m.uniform;
+    m.h.tracing = m.tracing;
+    /* one cache line per lane (device and stream) */
+    m.h.lane = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.h.lane + 63) /
                                    64 * 64);
-    if (m.ring != NULL)
-        memset(m.ring, 0, (size_t)m.n * m.k * sizeof *m.ring);
+    if (m.h.lane != NULL)
+        memset(m.h.lane, 0, (size_t)m.n * m.k * sizeof *m.h.lane);
     if (m.comm && (m.pend = calloc((size_t)m.n * m.k, sizeof *m.pend)) ==
                       NULL)
         goto nomem;
+    m.h.pend = m.pend;
     if (m.tracing && (m.trc = calloc((size_t)m.n * m.k, sizeof *m.trc)) ==
                          NULL)
         goto nomem;
@@ -1115,7 +851,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
                                  sizeof *res->type_closed_ns);
     res->cluster_step_ns = calloc((size_t)m.steps,
                                   sizeof *res->cluster_step_ns);
-    if (m.ring == NULL || m.dev == NULL || m.closed == NULL ||
+    if (m.h.lane == NULL || m.dev == NULL || m.closed == NULL ||
         m.cl_end == NULL || (m.nb > 1 && m.dur == NULL) ||
         (m.tracing && (m.iv == NULL || m.rec == NULL)) ||
         res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
@@ -1128,41 +864,49 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         m.rng = gsl_rng_alloc(gsl_rng_mt19937);
         if (m.rng == NULL)
             goto nomem;
-        gsl_rng_set(m.rng, (unsigned long)s->seed);
+        gsl_rng_set(m.rng, (unsigned long)o->seed);
     }
     for (i = 0; i < (size_t)m.steps; i++)
         m.cl_end[i] = INT64_MIN;
     m.cl_start0 = INT64_MAX;
     for (x = 0; x < m.n; x++) {
         const hs_device_t *dv = &s->devices[x];
-        size_t k = dv->ring_pos;
-        double bw = s->ring_bw_bytes_per_s[k];
-        int64_t lat = s->ring_lat_ns[k];
+        double bw;
+        int64_t lat;
         uint32_t b, st;
+        /* a uniform collective's chunks all take round 0's edge */
+        coll->round(s, x, 0, &rd);
+        bw = s->ring_bw_bytes_per_s[rd.edge];
+        lat = s->ring_lat_ns[rd.edge];
         for (st = 0; st < m.k; st++) {
-            hs__ring_t *r = &m.ring[(size_t)x * m.k + st];
-            r->next = hs_scenario_next(s, x);
-            r->prev = hs_scenario_prev(s, x);
+            hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
+            coll->lane_init(s, x, st, m.k, r);
             r->enter_g = -1;
             r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
-                                             m.n, bw);
+                                             rd.parts, bw);
         }
         m.dev[x].step = -1;
         m.dev[x].dl_ready_ns = INT64_MAX;
         m.dev[x].dev_done = 1;
         for (b = 0; m.nb > 1 && b < m.nb; b++)
             m.dur[(size_t)x * m.nb + b] =
-                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] / m.n,
-                                 bw);
-        m.closed[x] = hs_closed_device_ns(s, x);
+                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] /
+                                     rd.parts, bw);
+        m.closed[x] = hs_closed_device_coll_ns(s, coll, x);
     }
-    free(bytes);
+    m.bytes = bytes;   /* the model owns them now */
     bytes = NULL;
 
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
        wire and one being processed */
     cap = (size_t)m.n * (m.nb + 3 + 2 * (size_t)m.k) + 16;
+    handlers[HS__EV_DL_DONE] = hs__on_dl;
+    handlers[HS__EV_RING_OPEN] = hs__on_open;
+    handlers[HS__EV_BWD_DONE] = hs__on_bwd;
+    handlers[HS__EV_ARRIVE] = coll->arrive;
+    handlers[HS__EV_OPT_DONE] = hs__on_opt;
+    handlers[HS__EV_PROC_DONE] = coll->received;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
@@ -1178,11 +922,11 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
     rc = hs_engine_run(e, err);
     if (rc != HS_OK)
         goto fail;
-    if (!m.failed && m.tracing) {
+    if (!m.h.failed && m.tracing) {
         hs__flush_iv(&m);
         hs__flush_rec(&m);
     }
-    if (m.failed) {
+    if (m.h.failed) {
         rc = m.err.code != HS_OK ? m.err.code : HS_ERR_IO;
         if (err != NULL)
             *err = m.err;
@@ -1197,17 +941,20 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         goto fail;
     }
     res->steps = (uint32_t)m.steps;
-    res->overlap = s->overlap;
-    res->send = s->send;
-    res->stochastic = s->stochastic;
-    res->seed = s->seed;
+    res->overlap = m.overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = coll->name;
+    res->send = o->send;
+    res->stochastic = o->stochastic;
+    res->seed = o->seed;
     res->n_buckets = m.nb;
     res->streams = m.k;
+    res->streams_asked = o->streams;
     res->n_events = hs_engine_events(e);
     res->end_ns = hs_engine_now(e);
     res->queue_high_water = hs_engine_high_water(e);
     res->state_bytes = hs_engine_bytes(e) +
-        (size_t)m.n * (m.k * sizeof(hs__ring_t) + sizeof(hs__dev_t) +
+        (size_t)m.n * (m.k * sizeof(hs_coll_lane_t) + sizeof(hs__dev_t) +
                        sizeof(int64_t)) +
         (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
         (m.comm ? s->n_types * m.nb * sizeof(int64_t) +
@@ -1216,7 +963,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
         (size_t)m.steps * sizeof(int64_t) +
         (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
                          HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
-    rc = hs__figures(&m, pred, res, err);
+    rc = hs__replay_figures(&m, pred, res, err);
     if (rc != HS_OK)
         goto fail;
     hs_engine_free(e);

@@ -19,18 +19,58 @@
 #define HS_REPLAY_MAX_NOTES 8
 #define HS_REPLAY_NOTE_LEN 200
 
+/*
+ * How to replay, apart from the cluster: what the scenario's simulate:
+ * section says, which a caller (the command-line tool, a test) may
+ * override without touching the scenario.  The caller owns the struct and
+ * what it points to; hs_replay_run only reads it.
+ */
+typedef struct hs_replay_opts_s {
+    hs_overlap_t overlap;     /* when a ring opens (asked; buckets may be
+                                 downgraded, see the result) */
+    hs_send_t send;           /* who must be ready for a chunk to move */
+    uint32_t steps;           /* steps to replay, >= 1 */
+    uint32_t streams;         /* buckets mode: bucket rings at once,
+                                 1..HS_MAX_STREAMS (asked) */
+    uint64_t seed;            /* of the stochastic mode */
+    int stochastic;           /* draw per-step times */
+    const hs_straggler_t *stragglers; /* n_stragglers slowdowns, device
+                                 indices of the scenario; may be NULL when
+                                 n_stragglers is 0 */
+    size_t n_stragglers;
+    const char *collective;   /* name of the collective (hs_collective.h);
+                                 NULL = "ring" */
+    int engine;               /* 1: always the event engine; 0: the
+                                 max-plus fast path (hs_ringfast.h) where
+                                 it gives the same figures to the ns (no
+                                 sinks, deterministic, ring, ...) */
+} hs_replay_opts_t;
+
+/* Fills *o with scenario s's simulate: section (the file's values and
+   defaults); o->stragglers then points into s.  No allocation. */
+void hs_replay_opts_from_scenario(const hs_scenario_t *s,
+                                  hs_replay_opts_t *o);
+
 typedef struct hs_replay_result_s {
-    /* what was run (copied from the scenario) */
+    /* what was run (from the options; "asked" is what they said, the
+       plain field what was actually replayed) */
     size_t n_devices;
     uint32_t steps;            /* steps replayed */
-    hs_overlap_t overlap;
+    hs_overlap_t overlap;      /* used: buckets replays as none when no
+                                  type lists buckets */
+    hs_overlap_t overlap_asked;
     hs_send_t send;
+    const char *collective;    /* name of the collective used (static) */
     int stochastic;
     uint64_t seed;
     uint32_t n_buckets;        /* rings per step (1 unless buckets mode) */
-    uint32_t streams;          /* bucket rings at once (1 unless buckets
-                                  mode with s->streams > 1 and more than
-                                  one bucket) */
+    uint32_t streams;          /* used: bucket rings at once (1 unless
+                                  buckets mode with streams > 1 and more
+                                  than one bucket; at most the buckets) */
+    uint32_t streams_asked;    /* the options' streams */
+    int fast_path;             /* 1: the max-plus fast path ran (the same
+                                  figures; queue_high_water is 0 and
+                                  state_bytes its own), 0: the engine */
 
     /* per device, listing order */
     int64_t *dev_step_ns;      /* mean simulated step over the steady
@@ -86,20 +126,21 @@ typedef struct hs_replay_result_s {
 } hs_replay_result_t;
 
 /*
- * Replays s->sim_steps steps of scenario s with its overlap, send,
- * stochastic and seed settings (callers override them by editing s
- * first).  Each of the n_sinks sinks (sinks may be NULL when n_sinks is 0)
- * receives every interval and every step record, in blocks; a sink error
- * stops the replay and is returned.  On success stores a new result in
- * *out (free with hs_replay_result_free).  Fails with HS_ERR_RANGE when
- * the scenario makes no replay (no devices, no steps, buckets that do not
- * match across types), HS_ERR_NOMEM, or what hs_closed_predict returns.
- * Memory is linear in the number of devices (plus one entry per step);
- * nothing is allocated per event.
+ * Replays o->steps steps of the cluster and job of scenario s with the
+ * options o (NULL: the scenario's own, hs_replay_opts_from_scenario); s and
+ * o are only read.  Each of the n_sinks sinks (sinks may be NULL when
+ * n_sinks is 0) receives every interval and every step record, in blocks;
+ * a sink error stops the replay and is returned.  On success stores a new
+ * result in *out (free with hs_replay_result_free).  Fails with
+ * HS_ERR_RANGE when the scenario makes no replay (no devices, no steps,
+ * buckets that do not match across types, a straggler naming no device,
+ * an unknown collective), HS_ERR_NOMEM, or what hs_closed_predict
+ * returns.  Memory is linear in the number of devices (plus one entry per
+ * step); nothing is allocated per event.
  */
-hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_trace_sink_t *sinks,
-                       size_t n_sinks, hs_replay_result_t **out,
-                       hs_error_t *err);
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                       const hs_trace_sink_t *sinks, size_t n_sinks,
+                       hs_replay_result_t **out, hs_error_t *err);
 
 /* Releases r and what it owns.  r may be NULL. */
 void hs_replay_result_free(hs_replay_result_t *r);

@@ -70,6 +70,7 @@ static void test_simulate_json(void)
     HS_ASSERT_I64_EQ(get_int(j, "n_devices", NULL), 4);
     HS_ASSERT_I64_EQ(get_int(j, "steps", NULL), 10);
     CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "patent");
+    CU_ASSERT_STRING_EQUAL(get_str(j, "overlap_asked"), "patent");
     CU_ASSERT_STRING_EQUAL(get_str(j, "send"), "rendezvous");
     HS_ASSERT_I64_EQ(get_int(j, "closed_step_ns", NULL), 1060000000);
     HS_ASSERT_I64_EQ(get_int(j, "step_ns", NULL), 1420000000);
@@ -127,6 +128,33 @@ static void test_simulate_json(void)
     CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "none");
     CU_ASSERT_TRUE(get_int(j, "step_ns", NULL) >=
                    get_int(j, "closed_ext_step_ns", NULL));
+    yajl_tree_free(j);
+    hs_run_free(&r);
+
+    /* buckets asked where no profile lists buckets: replayed as none, and
+       the JSON says so (overlap: the mode used, overlap_asked: asked) */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate",
+                                        SC("validate-divergent.yaml"),
+                                        "--json", "--overlap", "buckets",
+                                        "--streams", "2", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    j = parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "none");
+    CU_ASSERT_STRING_EQUAL(get_str(j, "overlap_asked"), "buckets");
+    HS_ASSERT_I64_EQ(get_int(j, "streams", NULL), 1);
+    HS_ASSERT_I64_EQ(get_int(j, "streams_asked", NULL), 2);
+    CU_ASSERT_STRING_EQUAL(get_str(j, "collective"), "ring");
+    yajl_tree_free(j);
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "validate",
+                                        SC("validate-divergent.yaml"),
+                                        "--json", "--overlap", "buckets",
+                                        NULL), 0);
+    j = parse(r.out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "none");
+    CU_ASSERT_STRING_EQUAL(get_str(j, "overlap_asked"), "buckets");
     yajl_tree_free(j);
     hs_run_free(&r);
 

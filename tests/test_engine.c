@@ -72,9 +72,12 @@ static int dummy_handler(hs_engine_t *e, void *m, const hs_event_t *ev)
 static const hs_handler_t one_handler[4] = {dummy_handler, dummy_handler,
                                             dummy_handler, dummy_handler};
 
-/* Random push/pop mixes, times from a narrow range so ties are common. */
-static void run_random(uint64_t seed, size_t ops, int64_t spread,
-                       size_t cap)
+/* Random push/pop mixes, times from a narrow range so ties are common.
+   With mono set, most pushes are at now + spread (the ring replay's
+   pattern: the engine keeps such a non-decreasing run apart from its
+   heap), some far later, some sooner. */
+static void run_random_mode(uint64_t seed, size_t ops, int64_t spread,
+                            size_t cap, int mono)
 {
     hs_engine_t *e = NULL;
     hs_error_t err;
@@ -92,6 +95,12 @@ static void run_random(uint64_t seed, size_t ops, int64_t spread,
                       (r.n < cap && (x & 16));
         if (do_push) {
             int64_t t = now + (int64_t)((x >> 8) % (uint64_t)spread);
+            if (mono && (x >> 50) % 8 == 0)
+                t = now + (int64_t)((x >> 8) % (uint64_t)(8 * spread));
+            else if (mono && (x >> 50) % 8 == 1)
+                t = now + (int64_t)((x >> 8) % 3);
+            else if (mono)
+                t = now + spread;
             uint32_t kind = (uint32_t)((x >> 40) & 3);
             uint32_t dev = (uint32_t)((x >> 42) & 0xFFFF);
             int64_t arg = (int64_t)(x >> 20);
@@ -132,6 +141,12 @@ static void run_random(uint64_t seed, size_t ops, int64_t spread,
     hs_engine_free(e);
 }
 
+static void run_random(uint64_t seed, size_t ops, int64_t spread,
+                       size_t cap)
+{
+    run_random_mode(seed, ops, spread, cap, 0);
+}
+
 static void test_random_vs_sorted(void)
 {
     run_random(1, 200000, 1000000, 4096);  /* few ties */
@@ -139,6 +154,9 @@ static void test_random_vs_sorted(void)
     run_random(3, 200000, 1, 4096);        /* all at the same time */
     run_random(4, 50000, 50, 5);           /* tiny heap, partial levels */
     run_random(5, 40000, 17, 30000);       /* a deeper heap */
+    run_random_mode(6, 200000, 1000, 4096, 1); /* mostly non-decreasing */
+    run_random_mode(7, 200000, 2, 64, 1);      /* ... with many ties */
+    run_random_mode(8, 50000, 40, 5, 1);       /* ... in a tiny queue */
 }
 
 /* Equal times come out exactly in insertion order. */
@@ -202,6 +220,17 @@ typedef struct chain_s {
     int stop_at;
 } chain_t;
 
+static int chain_mono; /* 1: children mostly at +5 (a sorted run) */
+
+static int64_t chain_dt(uint64_t *rng)
+{
+    uint64_t x = rng_next(rng);
+
+    if (chain_mono && x % 5 != 0)
+        return 5;
+    return (int64_t)(x % 4) + (chain_mono ? (int64_t)(x % 11) : 0);
+}
+
 static int chain_handler(hs_engine_t *e, void *model, const hs_event_t *ev)
 {
     chain_t *c = model;
@@ -213,7 +242,7 @@ static int chain_handler(hs_engine_t *e, void *model, const hs_event_t *ev)
         return 1;
     spawn = (int)(rng_next(&c->rng) % 3); /* 0, 1 or 2 children */
     for (k = 0; k < spawn && c->next_arg < 20000; k++) {
-        int64_t dt = (int64_t)(rng_next(&c->rng) % 4);
+        int64_t dt = chain_dt(&c->rng);
         hs_engine_schedule(e, ev->time_ns + dt, ev->kind ^ 1u,
                            ev->device, c->next_arg++);
     }
@@ -239,7 +268,7 @@ static void chain_reference(uint64_t seed, int64_t *order, size_t *n_out,
             order[n++] = ev.arg;
         spawn = (int)(rng_next(&rng) % 3);
         for (k = 0; k < spawn && next_arg < 20000; k++) {
-            int64_t dt = (int64_t)(rng_next(&rng) % 4);
+            int64_t dt = chain_dt(&rng);
             ref_push(&r, ev.time_ns + dt, ev.kind ^ 1u, 0, next_arg++);
         }
     }
@@ -247,7 +276,7 @@ static void chain_reference(uint64_t seed, int64_t *order, size_t *n_out,
     *n_out = n;
 }
 
-static void test_run_matches_reference(void)
+static void run_chain(void)
 {
     hs_handler_t h[2] = {chain_handler, chain_handler};
     hs_engine_t *e = NULL;
@@ -288,6 +317,15 @@ static void test_run_matches_reference(void)
     free(c.order);
     free(ref_order);
     hs_engine_free(e);
+}
+
+static void test_run_matches_reference(void)
+{
+    chain_mono = 0;
+    run_chain();
+    chain_mono = 1; /* handlers' events mostly join the sorted run */
+    run_chain();
+    chain_mono = 0;
 }
 
 /* Failures: a full queue or a time in the past stops run with an error. */

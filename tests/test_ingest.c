@@ -9,7 +9,9 @@
  * reference written here: the whole trace loaded as a yajl_tree DOM, each
  * step's marks found by scanning every event, kernels looked up by their
  * correlation id in a table of runtime calls.  Other figures are derived
- * by hand from the trace data (the comments say how).
+ * by hand from the trace data (the comments say how).  The last tests
+ * take the layers one at a time: the JSON scanner (hs_jscan) and the
+ * Kineto reader's per-rank record (hs_kineto, hs_rank).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +25,9 @@
 #include <zlib.h>
 
 #include "hs_ingest.h"
+#include "hs_jscan.h"
+#include "hs_kineto.h"
+#include "hs_rank.h"
 #include "hs_test.h"
 
 #define REAL HS_TEST_SRC "/tests/data/real/"
@@ -662,7 +667,10 @@ static void test_comm_probe(void)
         /* written and read back */
         snprintf(path, sizeof path, "%s/comm.profile.yaml",
                  hs_test_tmpdir("ingest-comm"));
-        HS_ASSERT_I64_EQ(hs_profile_write_yaml(&p, "cpu", path, &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_profile_write(&p, path,
+                                          &(const hs_profile_info_t){"cpu",
+                                                                     NULL},
+                                          &err), HS_OK);
         HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
         HS_ASSERT_DBL_NEAR(q.comm_ns_per_byte, 4.0, 1e-12);
         hs_profile_clear(&q);
@@ -732,7 +740,8 @@ static void test_yaml_round_trip(void)
         hs_ingest_free(ing);
         return;
     }
-    rc = hs_profile_write_yaml(&p, "cpu-1.13", path, &err);
+    rc = hs_profile_write(&p, path, &(const hs_profile_info_t){"cpu-1.13", NULL},
+                          &err);
     HS_ASSERT_I64_EQ(rc, HS_OK);
     rc = hs_profile_load(path, &q, &err);
     if (rc != HS_OK)
@@ -775,7 +784,9 @@ static void test_yaml_round_trip(void)
         HS_ASSERT_I64_EQ(rc, HS_OK);
         snprintf(path, sizeof path, "%s/a100.yaml", dir);
         if (rc == HS_OK &&
-            hs_profile_write_yaml(&p, "A100", path, &err) == HS_OK &&
+            hs_profile_write(&p, path,
+                             &(const hs_profile_info_t){"A100", NULL},
+                             &err) == HS_OK &&
             hs_profile_load(path, &q, &err) == HS_OK) {
             CU_ASSERT_FALSE(q.t_dl.known);
             HS_ASSERT_I64_EQ(q.ar_bytes, 102228128);
@@ -948,6 +959,155 @@ static void test_cli_bad_input(void)
     hs_run_free(&r);
 }
 
+/* ------------------------------------------------------------------ */
+/* The layers on their own: scanner, reader, per-rank record             */
+
+typedef struct jcount_s {
+    hs_jscan_t *js;
+    unsigned long keys, maps;
+    unsigned long stop_at;  /* fail on this map key, 0 never */
+} jcount_t;
+
+static int jc_key(void *ctx, const unsigned char *s, size_t n)
+{
+    jcount_t *c = ctx;
+
+    (void)s;
+    (void)n;
+    if (++c->keys == c->stop_at)
+        return hs_jscan_fail(c->js, HS_ERR_SCHEMA, "key %lu", c->keys);
+    return 1;
+}
+
+static int jc_map(void *ctx)
+{
+    ((jcount_t *)ctx)->maps++;
+    return 1;
+}
+
+/* The scanner reads a gzip file and its plain copy alike; a callback's
+   failure names the file and the byte offset. */
+static void test_jscan_plain_and_gzip(void)
+{
+    static const yajl_callbacks cb = {NULL, NULL, NULL, NULL, NULL, NULL,
+                                      jc_map, jc_key, NULL, NULL, NULL};
+    const char *gz = DATA "legacy-rank0.json.gz";
+    char plain[512];
+    size_t len = 0;
+    char *text = gunzip_all(gz, &len);
+    FILE *f;
+    hs_jscan_t js;
+    hs_error_t err;
+    jcount_t a, b;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    snprintf(plain, sizeof plain, "%s/plain.json",
+             hs_test_tmpdir("ingest-jscan"));
+    f = fopen(plain, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
+    fclose(f);
+    free(text);
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.js = &js;
+    HS_ASSERT_I64_EQ(hs_jscan_file(&js, gz, &cb, &a, &err), HS_OK);
+    HS_ASSERT_I64_EQ(js.base, len);
+    b.js = &js;
+    HS_ASSERT_I64_EQ(hs_jscan_file(&js, plain, &cb, &b, &err), HS_OK);
+    HS_ASSERT_I64_EQ(js.base, len);
+    CU_ASSERT(a.keys > 100);
+    HS_ASSERT_I64_EQ(a.keys, b.keys);
+    HS_ASSERT_I64_EQ(a.maps, b.maps);
+    memset(&b, 0, sizeof b);
+    b.js = &js;
+    b.stop_at = 50;
+    HS_ASSERT_I64_EQ(hs_jscan_file(&js, gz, &cb, &b, &err), HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(err.msg, "legacy-rank0.json.gz: byte ");
+    HS_ASSERT_STR_CONTAINS(err.msg, ": key 50");
+    unlink(plain);
+}
+
+static hs_err_t refuse_rank(void *ctx, const hs_rank_t *r, hs_error_t *err)
+{
+    (*(int *)ctx)++;
+    return hs_error_set(err, HS_ERR_TRACE, r->path, 0, 0, "refused");
+}
+
+/* The Kineto reader's record is what hs_ingest_file shows, less what the
+   ingestion adds (kept, the sidecar's payload, a default rank); a rank
+   check stops the reading after the first pass. */
+static void test_reader_record(void)
+{
+    const char *files[] = {REAL "nccl-2rank-resnet.json.gz", NULL};
+    hs_kineto_opts_t o;
+    hs_rank_t *r = NULL;
+    hs_error_t err;
+    hs_err_t rc;
+    hs_ingest_t *ing = ingest(2, NULL, files, &rc, &err);
+    const hs_ingest_file_t *pf;
+    size_t i, nbk = 0;
+    int calls = 0;
+
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    pf = hs_ingest_file(ing, 0);
+    memset(&o, 0, sizeof o);
+    HS_ASSERT_I64_EQ(hs_kineto_read(files[0], &o, &r, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(r->path, pf->path);
+    HS_ASSERT_I64_EQ(r->rank, pf->rank);
+    HS_ASSERT_I64_EQ(r->world_size, pf->world_size);
+    CU_ASSERT_STRING_EQUAL(r->backend, pf->backend);
+    HS_ASSERT_I64_EQ(r->gpu, pf->gpu);
+    HS_ASSERT_I64_EQ(r->ar_known, 1);
+    HS_ASSERT_I64_EQ(r->ar_source, pf->ar_source);
+    HS_ASSERT_I64_EQ(r->passes, 4);
+    HS_ASSERT_I64_EQ(r->n_events, pf->n_events);
+    HS_ASSERT_I64_EQ(r->n_steps, pf->n_steps);
+    for (i = 0; i < r->n_steps && i < pf->n_steps; i++) {
+        const hs_ingest_step_t a = r->steps[i], b = pf->steps[i];
+        HS_ASSERT_I64_EQ(a.kept, 0);
+        HS_ASSERT_I64_EQ(a.number, b.number);
+        HS_ASSERT_I64_EQ(a.complete, b.complete);
+        HS_ASSERT_I64_EQ(a.start_ns, b.start_ns);
+        HS_ASSERT_I64_EQ(a.dur_ns, b.dur_ns);
+        HS_ASSERT_I64_EQ(a.t_dl_ns, b.t_dl_ns);
+        HS_ASSERT_I64_EQ(a.t_fwd_ns, b.t_fwd_ns);
+        HS_ASSERT_I64_EQ(a.t_b1_ns, b.t_b1_ns);
+        HS_ASSERT_I64_EQ(a.t_bwd_ns, b.t_bwd_ns);
+        HS_ASSERT_I64_EQ(a.t_opt_ns, b.t_opt_ns);
+        HS_ASSERT_I64_EQ(a.ar_payload_bytes, b.ar_payload_bytes);
+        HS_ASSERT_I64_EQ(a.n_allreduce, b.n_allreduce);
+        HS_ASSERT_I64_EQ(a.n_kernels, b.n_kernels);
+        if (r->buckets[i].has_bwd && r->buckets[i].timed) {
+            size_t k;
+            uint64_t sum = 0;
+            for (k = 0; k < r->buckets[i].n; k++) {
+                sum += r->buckets[i].bytes[k];
+                /* device time of backward kernels: grows, within bwd */
+                CU_ASSERT(r->buckets[i].ready_ns[k] >= 0);
+                CU_ASSERT(k == 0 || r->buckets[i].ready_ns[k] >=
+                                        r->buckets[i].ready_ns[k - 1]);
+                CU_ASSERT(r->buckets[i].ready_ns[k] <= b.t_bwd_ns);
+            }
+            HS_ASSERT_I64_EQ(sum, b.ar_payload_bytes);
+            nbk += r->buckets[i].n;
+        }
+    }
+    CU_ASSERT(nbk > 0);
+    hs_rank_free(r);
+    hs_ingest_free(ing);
+    /* the rank check runs once, and its code is the reader's */
+    o.check_rank = refuse_rank;
+    o.ctx = &calls;
+    r = (hs_rank_t *)&calls;
+    HS_ASSERT_I64_EQ(hs_kineto_read(files[0], &o, &r, &err), HS_ERR_TRACE);
+    CU_ASSERT_PTR_NULL(r);
+    HS_ASSERT_I64_EQ(calls, 1);
+    HS_ASSERT_STR_CONTAINS(err.msg, "refused");
+    hs_rank_free(NULL);
+}
+
 static int register_ingest(void)
 {
     CU_pSuite s = CU_add_suite("ingest", NULL, NULL);
@@ -971,7 +1131,11 @@ static int register_ingest(void)
         CU_add_test(s, "YAML round trip", test_yaml_round_trip) == NULL ||
         CU_add_test(s, "CLI profile and summary",
                     test_cli_profile_and_summary) == NULL ||
-        CU_add_test(s, "CLI bad input", test_cli_bad_input) == NULL)
+        CU_add_test(s, "CLI bad input", test_cli_bad_input) == NULL ||
+        CU_add_test(s, "scanner: plain and gzip alike",
+                    test_jscan_plain_and_gzip) == NULL ||
+        CU_add_test(s, "reader: the per-rank record", test_reader_record) ==
+            NULL)
         return -1;
     return 0;
 }

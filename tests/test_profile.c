@@ -428,13 +428,14 @@ static void test_rewrite_yaml(void)
         "network: {links_csv: /abs/links.csv}\n"
         "profiling: {harness: h.py}\n";
     char *paths[] = {"a.profile.yaml", "b.profile.yaml"};
+    const char *types[] = {"a", "b"};
     char *out = NULL;
     hs_error_t err;
 
     hs_error_clear(&err);
     CU_ASSERT_EQUAL_FATAL(hs_prun_rewrite_yaml(in, strlen(in), "in.yaml",
-                                               paths, 2, "/base", &out,
-                                               &err), HS_OK);
+                                               types, paths, 2, "/base",
+                                               &out, &err), HS_OK);
     HS_ASSERT_STR_CONTAINS(out, "profile: a.profile.yaml");
     HS_ASSERT_STR_CONTAINS(out, "profile: b.profile.yaml");
     HS_ASSERT_STR_CONTAINS(out, "file: /base/m.py");
@@ -446,7 +447,8 @@ static void test_rewrite_yaml(void)
     /* without new paths: a type without a profile stays without one, the
        rest untouched */
     CU_ASSERT_EQUAL_FATAL(hs_prun_rewrite_yaml(in, strlen(in), "in.yaml",
-                                               NULL, 0, NULL, &out, &err),
+                                               types, NULL, 0, NULL, &out,
+                                               &err),
                           HS_OK);
     CU_ASSERT(strstr(out, "placeholder") == NULL);
     CU_ASSERT(strstr(strstr(out, "profile:") + 1, "profile:") == NULL);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_coll_ring.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
 #include "hs_test.h"
@@ -48,7 +49,7 @@ static hs_replay_result_t *replay(const hs_scenario_t *s)
     hs_error_t err;
 
     hs_error_clear(&err);
-    if (hs_replay_run(s, NULL, 0, &r, &err) != HS_OK) {
+    if (hs_replay_run(s, NULL, NULL, 0, &r, &err) != HS_OK) {
         fprintf(stderr, "\nreplay failed: %s\n", err.msg);
         return NULL;
     }
@@ -423,7 +424,7 @@ static void check_timeline(const char *mode, const int64_t send[3][4][2],
     snprintf(text, sizeof text, late3_yaml, mode);
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_OK);
     for (i = 0; i < c->n; i++) {
         const hs_interval_t *v = &c->iv[i];
         if (v->phase != HS_PH_RING_SEND || v->step != 0)
@@ -486,7 +487,7 @@ static void test_sinks(void)
     sink.ctx = c;
     sink.write = cap_write;
     sink.steps = cap_steps;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_OK);
     for (i = 0; i < c->n; i++) {
         phases[c->iv[i].phase]++;
         CU_ASSERT_TRUE(c->iv[i].end_ns > c->iv[i].start_ns);
@@ -504,7 +505,7 @@ static void test_sinks(void)
     /* a sink that fails stops the replay with its error */
     memset(c, 0, sizeof *c);
     c->fail_after = 0;
-    CU_ASSERT_EQUAL(hs_replay_run(s, &sink, 1, &r, &err), HS_ERR_IO);
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, &sink, 1, &r, &err), HS_ERR_IO);
     CU_ASSERT_PTR_NULL(r);
     HS_ASSERT_STR_CONTAINS(err.msg, "disk full");
     hs_scenario_free(s);
@@ -610,7 +611,8 @@ static void test_comm_trace(void)
         sink.ctx = c;
         sink.write = cap_write;
         sink.steps = cap_steps;
-        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &sink, 1, &r, &err), HS_OK);
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err),
+                              HS_OK);
         for (i = 0; i < c->n; i++) {
             const hs_interval_t *v = &c->iv[i];
             phases[v->phase]++;
@@ -662,7 +664,8 @@ static void test_stragglers(void)
              "simulate:\n"
              "  steps: 8\n"
              "  stragglers:\n"
-             "    - {device: gpu-1, steps: [3, 4], factor: 1.0, extra: 5ms}\n");
+             "    - {device: gpu-1, steps: [3, 4], factor: 1.0,"
+             " extra: 5ms}\n");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL_FATAL(s->n_stragglers, 1);
@@ -801,7 +804,7 @@ static void test_bucket_layouts(void)
              "{bytes: 2MB, ready: 2ms}]");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, 0, &r, &err), HS_ERR_RANGE);
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_ERR_RANGE);
     HS_ASSERT_STR_CONTAINS(err.msg, "same number of gradient buckets");
     hs_scenario_free(s);
 
@@ -810,7 +813,7 @@ static void test_bucket_layouts(void)
     snprintf(text, sizeof text, buckets_yaml, "10ms", "");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->n_notes, 1);
     HS_ASSERT_STR_CONTAINS(r->notes[0], "'b' lists no gradient buckets");
     HS_ASSERT_I64_EQ(r->step_ns, 17 * MS);
@@ -822,19 +825,160 @@ static void test_bucket_layouts(void)
     snprintf(text, sizeof text, buckets_yaml, "20ms", "");
     s = load_text(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->step_ns, 28 * MS);
     hs_replay_result_free(r);
 
     /* no type lists any: as none, with a note: backward ends at 11 ms
        (a) and 21 ms (b): 27 ms */
     s->types[0].profile.n_buckets = 0;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
     HS_ASSERT_I64_EQ(r->n_notes, 1);
     HS_ASSERT_STR_CONTAINS(r->notes[0], "as overlap none");
     HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
+    /* the result says what was replayed, and what was asked */
+    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
+    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_BUCKETS);
+    HS_ASSERT_I64_EQ(r->n_buckets, 1);
     hs_replay_result_free(r);
     s->types[0].profile.n_buckets = 1; /* give it back to the free */
+    hs_scenario_free(s);
+}
+
+/* ---- options apart from the scenario; the collective by name ---- */
+
+/* Options given to hs_replay_run override the scenario's simulate:
+   section without changing the scenario, and replay as if the scenario
+   had said them (the reference: the same scenario, edited). */
+static void test_opts_override(void)
+{
+    hs_scenario_t *s, *edited;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL, *ref;
+    hs_straggler_t slow = {1, 1, 2, 1.5, 2 * MS};
+    hs_error_t err;
+    uint32_t k;
+    static const char text[] =
+        "name: opts\n"
+        "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - name: gpu\n"
+        "    count: 3\n"
+        "    batch: 100\n"
+        "    profile: {subsystem_size: 2, t_fwd: 10ms, t_b1: 1ms,\n"
+        "              t_bwd: 8ms, allreduce_bytes: 3MB}\n"
+        "network: {default_bandwidth: 1GB/s, latency: 10us}\n"
+        "simulate: {steps: 6, overlap: patent, send: rendezvous,\n"
+        "           seed: 5}\n";
+
+    s = load_text(text);
+    edited = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(edited);
+    hs_replay_opts_from_scenario(s, &o);
+    CU_ASSERT_EQUAL(o.overlap, HS_OVERLAP_PATENT);
+    CU_ASSERT_EQUAL(o.send, HS_SEND_RENDEZVOUS);
+    HS_ASSERT_I64_EQ(o.steps, 6);
+    HS_ASSERT_I64_EQ(o.seed, 5);
+    CU_ASSERT_PTR_NULL(o.collective);
+    o.overlap = HS_OVERLAP_NONE;
+    o.send = HS_SEND_EAGER;
+    o.steps = 4;
+    o.seed = 9;
+    o.stragglers = &slow;
+    o.n_stragglers = 1;
+    o.collective = "ring";
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+    /* the scenario is as loaded */
+    CU_ASSERT_EQUAL(s->overlap, HS_OVERLAP_PATENT);
+    CU_ASSERT_EQUAL(s->send, HS_SEND_RENDEZVOUS);
+    HS_ASSERT_I64_EQ(s->sim_steps, 6);
+    HS_ASSERT_I64_EQ(s->seed, 5);
+    HS_ASSERT_I64_EQ(s->n_stragglers, 0);
+    /* the result is the options' */
+    HS_ASSERT_I64_EQ(r->steps, 4);
+    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
+    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_NONE);
+    CU_ASSERT_EQUAL(r->send, HS_SEND_EAGER);
+    HS_ASSERT_I64_EQ(r->seed, 9);
+    CU_ASSERT_STRING_EQUAL(r->collective, "ring");
+    /* and the same as the scenario edited to say them */
+    edited->overlap = HS_OVERLAP_NONE;
+    edited->send = HS_SEND_EAGER;
+    edited->sim_steps = 4;
+    edited->seed = 9;
+    edited->stragglers = &slow;
+    edited->n_stragglers = 1;
+    ref = replay(edited);
+    edited->stragglers = NULL;   /* not the scenario's to free */
+    edited->n_stragglers = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+    HS_ASSERT_I64_EQ(r->step_ns, ref->step_ns);
+    for (k = 0; k < r->steps; k++)
+        HS_ASSERT_I64_EQ(r->cluster_step_ns[k], ref->cluster_step_ns[k]);
+    /* the straggler's steps 1 and 2 are slower */
+    CU_ASSERT_TRUE(r->cluster_step_ns[1] > r->cluster_step_ns[3]);
+    hs_replay_result_free(ref);
+    hs_replay_result_free(r);
+
+    /* a straggler naming a device the scenario lacks */
+    slow.device = 3;
+    CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(err.msg, "straggler");
+    CU_ASSERT_PTR_NULL(r);
+    hs_scenario_free(edited);
+    hs_scenario_free(s);
+}
+
+static void test_collective_names(void)
+{
+    const hs_collective_t *c = NULL;
+    hs_scenario_t *s;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    uint32_t x;
+
+    CU_ASSERT_EQUAL(hs_collective_find("ring", &c, &err), HS_OK);
+    CU_ASSERT_PTR_EQUAL(c, &hs_coll_ring);
+    CU_ASSERT_EQUAL(hs_collective_find(NULL, &c, &err), HS_OK);
+    CU_ASSERT_PTR_EQUAL(c, &hs_coll_ring);
+    CU_ASSERT_PTR_EQUAL(hs_collective_get(0), &hs_coll_ring);
+    CU_ASSERT_EQUAL(hs_collective_find("tree", &c, &err), HS_ERR_RANGE);
+    CU_ASSERT_PTR_NULL(c);
+    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'tree'");
+    HS_ASSERT_STR_CONTAINS(err.msg, "known: ring");
+
+    s = load_text(
+        "name: coll\n"
+        "job: {model: x, dataset: {samples: 4000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - name: gpu\n"
+        "    count: 4\n"
+        "    batch: 100\n"
+        "    profile: {subsystem_size: 2, t_fwd: 10ms, t_b1: 1ms,\n"
+        "              allreduce_bytes: 4MB}\n"
+        "network: {default_bandwidth: 1GB/s, latency: 0s}\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hs_replay_opts_from_scenario(s, &o);
+    o.collective = "tree";
+    CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'tree' (known: "
+                                    "ring)");
+    CU_ASSERT_PTR_NULL(r);
+    /* the ring's shape and closed form: 6 rounds of 1 MB to the next
+       device, 6 ms at 1 GB/s */
+    HS_ASSERT_I64_EQ(hs_coll_ring.rounds(4), 6);
+    for (x = 0; x < 4; x++) {
+        hs_coll_round_t rd;
+        hs_coll_ring.round(s, x, 3, &rd);
+        HS_ASSERT_I64_EQ(rd.to, hs_scenario_next(s, x));
+        HS_ASSERT_I64_EQ(rd.from, hs_scenario_prev(s, x));
+        HS_ASSERT_I64_EQ(rd.edge, s->devices[x].ring_pos);
+        HS_ASSERT_I64_EQ(rd.parts, 4);
+        HS_ASSERT_I64_EQ(hs_coll_ring.allreduce_ns(s, x), 6 * MS);
+        HS_ASSERT_I64_EQ(hs_closed_allreduce_ns(s, x), 6 * MS);
+    }
     hs_scenario_free(s);
 }
 
@@ -889,7 +1033,8 @@ static int64_t streams_step(const char *buckets, const char *slow_fwd,
         sink.write = cap_write;
         sink.steps = cap_steps;
     }
-    if (hs_replay_run(s, c ? &sink : NULL, c ? 1 : 0, &r, &err) == HS_OK) {
+    if (hs_replay_run(s, NULL, c ? &sink : NULL, c ? 1 : 0, &r, &err) ==
+        HS_OK) {
         step = r->step_ns;
         *k_out = r->streams;
     } else {
@@ -990,6 +1135,10 @@ static int register_tests(void)
             NULL ||
         CU_add_test(s, "stochastic mode", test_stochastic) == NULL ||
         CU_add_test(s, "bucket layouts across types", test_bucket_layouts) ==
+            NULL ||
+        CU_add_test(s, "options apart from the scenario",
+                    test_opts_override) == NULL ||
+        CU_add_test(s, "collectives by name", test_collective_names) ==
             NULL ||
         CU_add_test(s, "CLI output is deterministic",
                     test_cli_deterministic) == NULL)

@@ -688,8 +688,10 @@ static void test_profile_roundtrip(void)
     same_profile(&c, &p);
     CU_ASSERT_PTR_NOT_EQUAL(c.t_fwd.samples_ns, p.t_fwd.samples_ns);
     hs_profile_clear(&c);
-    /* the same bytes as the ingestion's writer */
-    HS_ASSERT_I64_EQ(hs_profile_write_yaml(&p, "A100", ref, &e), HS_OK);
+    /* the same bytes as the ingestion's writer wrote before the profile
+       module owned the format (tests/data/profile: its output, kept) */
+    snprintf(ref, sizeof ref, "%s/tests/data/profile/full-A100.expected.yaml",
+             HS_TEST_SRC);
     mine = hs_test_slurp(out);
     theirs = hs_test_slurp(ref);
     CU_ASSERT_PTR_NOT_NULL_FATAL(mine);

@@ -3,7 +3,8 @@
  * (issue 7): a real heterogeneous cluster on this machine, and hetsim's
  * prediction error against it.
  *
- * Three checks, all against the real testbed (bench/testbed/):
+ * Four checks: the cgroup v1 and v2 backends on fake trees, then three
+ * against the real testbed (bench/testbed/):
  *  - teardown on interrupt: `testbed.py up` builds two hosts (namespaces,
  *    bridge, tbf, CPU-quota cgroups); the test sees them exist with the
  *    quota it asked for, sends SIGTERM, and sees every namespace and cgroup
@@ -15,10 +16,13 @@
  *    4-rank run, about 1 minute on 2 cores): the measured step and every
  *    prediction are positive and finite, the measured ring bandwidths are
  *    within 15% of the tbf rates, the replay's error (patent and buckets
- *    modes) is below a generous 50%, and nothing of the testbed is left.
- * Root, cgroup v1, iproute2, iperf3 and python3-torch are needed; where the
- * machine lacks one, the script says so (exit 77, "SKIP: why") and the test
- * prints the reason.
+ *    modes) and the closed form's are within bands measured from this
+ *    case's own spread (see test_accuracy_smoke), and nothing of the
+ *    testbed is left.
+ * Root, cgroup v1 or v2 with the cpu controller (the test and the testbed
+ * print which one they used), iproute2, iperf3 and python3-torch are
+ * needed; where the machine lacks one, the script says so (exit 77,
+ * "SKIP: why") and the test prints the reason.
  */
 #include <errno.h>
 #include <dirent.h>
@@ -41,15 +45,43 @@
 #define ACCURACY HS_TEST_SRC "/bench/accuracy"
 #define PYTHON "/usr/bin/python3"
 
+/* The cgroup version testbed.py will use (its cgroup_backend(): v2 when
+   the unified hierarchy at /sys/fs/cgroup has the cpu controller, else
+   v1 when the cpu controller is at /sys/fs/cgroup/cpu): 2, 1, or 0. */
+static int cgroup_version(void)
+{
+    const char *force = getenv("HETSIM_TESTBED_CGROUP");
+    FILE *f = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
+    char line[512] = "";
+    int v2 = 0, v1;
+    struct stat st;
+
+    if (f != NULL) {
+        if (fgets(line, sizeof line, f) != NULL) {
+            char *tok, *save = NULL;
+
+            for (tok = strtok_r(line, " \n", &save); tok != NULL;
+                 tok = strtok_r(NULL, " \n", &save))
+                v2 |= strcmp(tok, "cpu") == 0;
+        }
+        fclose(f);
+    }
+    v1 = stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", &st) == 0;
+    if (v2 && (force == NULL || strcmp(force, "v1") != 0))
+        return 2;
+    if (v1 && (force == NULL || strcmp(force, "v2") != 0))
+        return 1;
+    return 0;
+}
+
 /* Why the testbed cannot run here, or NULL. */
 static const char *skip_reason(void)
 {
-    struct stat st;
-
     if (geteuid() != 0)
         return "needs root (network namespaces, tc, cgroups)";
-    if (stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", &st) != 0)
-        return "no cgroup v1 cpu controller at /sys/fs/cgroup/cpu";
+    if (cgroup_version() == 0)
+        return "no cgroup cpu controller: neither v2 (/sys/fs/cgroup with "
+               "cpu in cgroup.controllers) nor v1 (/sys/fs/cgroup/cpu)";
     if (access(PYTHON, X_OK) != 0)
         return "no " PYTHON;
     return NULL;
@@ -60,7 +92,7 @@ static int count_prefixed(const char *prefix)
 {
     int n = 0;
     const char *dirs[] = {"/run/netns", "/sys/fs/cgroup/cpu",
-                          "/sys/fs/cgroup/cpuacct"};
+                          "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup"};
     size_t i;
 
     for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
@@ -113,8 +145,9 @@ static void test_teardown_on_signal(void)
     int fds[2];
     pid_t pid;
     FILE *in;
-    char id[128] = "", path[256], prefix[160];
+    char id[128] = "", cg[128] = "", path[256], prefix[160];
     char *q;
+    int v = cgroup_version();
     int status = 0, i;
 
     if (skip_reason() != NULL) {
@@ -139,16 +172,29 @@ static void test_teardown_on_signal(void)
         id[0] = '\0';
     id[strcspn(id, "\n")] = '\0';
     CU_ASSERT(strncmp(id, "hetsim-testbed-", 15) == 0);
+    /* it says which cgroup version holds the quotas */
+    if (fgets(cg, sizeof cg, in) == NULL)
+        cg[0] = '\0';
+    cg[strcspn(cg, "\n")] = '\0';
+    printf("\n  testbed %s", cg);
+    HS_ASSERT_STR_CONTAINS(cg, v == 2 ? "cgroup: v2 (cpu.max)"
+                                      : "cgroup: v1 (cpu.cfs_quota_us)");
     if (strncmp(id, "hetsim-testbed-", 15) == 0) {
         snprintf(path, sizeof path, "/run/netns/%s-ta", id);
         CU_ASSERT(access(path, F_OK) == 0);
         snprintf(path, sizeof path, "/run/netns/%s-br", id);
         CU_ASSERT(access(path, F_OK) == 0);
-        snprintf(path, sizeof path,
-                 "/sys/fs/cgroup/cpu/%s/tb/cpu.cfs_quota_us", id);
+        /* 0.25 cores of a 10 ms period: v1 cpu.cfs_quota_us "2500",
+           v2 cpu.max "2500 10000" */
+        if (v == 2)
+            snprintf(path, sizeof path, "/sys/fs/cgroup/%s/tb/cpu.max", id);
+        else
+            snprintf(path, sizeof path,
+                     "/sys/fs/cgroup/cpu/%s/tb/cpu.cfs_quota_us", id);
         q = read_file(path);
-        /* 0.25 cores of a 10 ms period */
         HS_ASSERT_I64_EQ(q ? atol(q) : -2, 2500);
+        if (v == 2)
+            HS_ASSERT_STR_CONTAINS(q, "2500 10000");
         free(q);
     }
     kill(pid, SIGTERM);
@@ -208,6 +254,28 @@ static void test_quota_speed(void)
      * window, hence the looser bound) */
     CU_ASSERT(used25 > 0 && used50 / used25 > 1.6 && used50 / used25 < 2.4);
     CU_ASSERT(ratio > 1.4 && ratio < 3.0);
+    hs_run_free(&r);
+}
+
+/* ---- both cgroup versions ----------------------------------------------
+ * A machine has one cgroup version for the CPU controller; the testbed
+ * runs with either.  `testbed.py cgroup-selftest` drives the v1 and the
+ * v2 backend against fake cgroup trees (the files each interface has) and
+ * checks what they write and read; it says which version this machine
+ * would use.  No root needed. */
+static void test_cgroup_backends(void)
+{
+    char *argv[] = {PYTHON, TB_PY, "cgroup-selftest", NULL};
+    hs_run_t r;
+
+    if (access(PYTHON, X_OK) != 0) {
+        hs_test_skip("cgroup backends", "no " PYTHON);
+        return;
+    }
+    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
+    printf("\n%s%s", r.out ? r.out : "", r.err ? r.err : "");
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "v1 and v2 backends ok");
     hs_run_free(&r);
 }
 
@@ -281,7 +349,16 @@ static void test_accuracy_smoke(void)
         const char *ep[] = {"err", "patent", NULL};
         const char *eb2[] = {"err", "buckets", NULL};
         const char *ec[] = {"err", "closed", NULL};
+        const char *cgp[] = {"cgroup", NULL};
+        yajl_val cg = yajl_tree_get(res, cgp, yajl_t_string);
+        const char *cgs = cg != NULL ? YAJL_GET_STRING(cg) : NULL;
         double m = num(res, pm);
+
+        /* the results say which cgroup version set the quotas */
+        if (cgs == NULL)
+            cgs = "(missing)";
+        printf("  cgroup %s\n", cgs);
+        CU_ASSERT(strcmp(cgs, "v1") == 0 || strcmp(cgs, "v2") == 0);
 
         printf("  measured %.1f ms; closed %.1f ms (%+.1f%%); replay patent "
                "%.1f ms (%+.1f%%), buckets %.1f ms (%+.1f%%), none %.1f ms\n",
@@ -293,9 +370,35 @@ static void test_accuracy_smoke(void)
         CU_ASSERT(isfinite(num(res, pp)) && num(res, pp) > 0);
         CU_ASSERT(isfinite(num(res, pb)) && num(res, pb) > 0);
         CU_ASSERT(isfinite(num(res, pn)) && num(res, pn) > 0);
-        CU_ASSERT(isfinite(num(res, ec)));
-        CU_ASSERT(isfinite(num(res, ep)) && fabs(num(res, ep)) < 0.5);
-        CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.5);
+        /* The tolerances come from the spread of this very case: 8 runs
+         * of `bench/accuracy --smoke` (each a fresh testbed, profile,
+         * measure-bw and full 4-rank run) on the CI machine, a 2-core VM
+         * shared with other builds and tests (load average 7..16), on
+         * 2026-12-01.  Error = (predicted - measured) / measured:
+         *
+         *   run       1      2      3      4      5      6      7      8
+         *   closed -.354  -.314  -.331  -.326  -.348  -.394  -.378  -.356
+         *   patent -.168  -.113  -.156  -.156  -.152  -.240  -.218  -.205
+         *   buckets +.033 +.030  -.023  -.026  +.183  -.109  -.052  -.040
+         *   measured step 402.9..466.6 ms (mean 430.1, sd 22.6)
+         *
+         *   closed  mean -0.350, sd 0.027 -> [mean - 3 sd, mean + 3 sd]
+         *           = [-0.431, -0.269]: accepted [-0.44, -0.26]
+         *   patent  mean -0.176, sd 0.042 -> [-0.302, -0.050]: accepted
+         *           [-0.32, -0.05] (it under-predicted this case in
+         *           every run, so an over-prediction is a regression too)
+         *   buckets mean -0.000, sd 0.087 -> [-0.26, +0.26], worst seen
+         *           +0.183: accepted |err| < 0.30
+         *
+         * So a change that moves a predictor by more than about 3 standard
+         * deviations of the machine's own noise (roughly 8% for the closed
+         * form, 13% for patent, 26% for buckets) fails here; the former
+         * bound, |err| < 50%, let every one of them drift by 30% or more. */
+        CU_ASSERT(isfinite(num(res, ec)) && num(res, ec) > -0.44 &&
+                  num(res, ec) < -0.26);
+        CU_ASSERT(isfinite(num(res, ep)) && num(res, ep) > -0.32 &&
+                  num(res, ep) < -0.05);
+        CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.30);
     }
     /* measure-bw found the tbf rates: the smoke ring is f0 (300 Mbit/s)
        -> s0 -> f1 -> s1 -> f0, the others at 1 Gbit/s */
@@ -326,6 +429,7 @@ static int register_tests(void)
 
     if (s == NULL)
         return -1;
+    CU_add_test(s, "cgroup v1 and v2 backends", test_cgroup_backends);
     CU_add_test(s, "teardown on SIGTERM", test_teardown_on_signal);
     CU_add_test(s, "CPU quota differentiates speed", test_quota_speed);
     CU_add_test(s, "accuracy smoke case", test_accuracy_smoke);

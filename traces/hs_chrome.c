@@ -196,7 +196,8 @@ static void hs__chr_free(hs_chrome_writer_t *w)
     free(w);
 }
 
-static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s)
+static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s,
+                           const hs_replay_opts_t *o)
 {
     yajl_gen g = w->g;
     char buf[512];
@@ -217,7 +218,7 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s)
     HS__S(g, "scenario");
     hs__chr_str(g, s->name ? s->name : "");
     HS__S(g, "seed");
-    yajl_gen_integer(g, (long long)s->seed);
+    yajl_gen_integer(g, (long long)o->seed);
     yajl_gen_map_close(g);
     HS__S(g, "traceEvents");
     yajl_gen_array_open(g);
@@ -238,7 +239,7 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s)
         hs__chr_meta(g, "thread_name", (long)i, 4, "ring receive/wait", 0);
         if (comm)
             hs__chr_meta(g, "thread_name", (long)i, 5, "ring reduce", 0);
-        if (s->overlap == HS_OVERLAP_BUCKETS && d->type < s->n_types)
+        if (o->overlap == HS_OVERLAP_BUCKETS && d->type < s->n_types)
             nb = s->types[d->type].profile.n_buckets;
         for (b = 0; b < nb; b++) {
             snprintf(buf, sizeof buf, "bucket %zu send", b);
@@ -255,9 +256,22 @@ hs_err_t hs_chrome_writer_open(const char *path, const hs_scenario_t *s,
                                hs_chrome_writer_t **out,
                                hs_trace_sink_t *sink, hs_error_t *err)
 {
+    return hs_chrome_writer_open_opts(path, s, NULL, out, sink, err);
+}
+
+hs_err_t hs_chrome_writer_open_opts(const char *path, const hs_scenario_t *s,
+                                    const hs_replay_opts_t *o,
+                                    hs_chrome_writer_t **out,
+                                    hs_trace_sink_t *sink, hs_error_t *err)
+{
     hs_chrome_writer_t *w;
+    hs_replay_opts_t o_s;
 
     *out = NULL;
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &o_s);
+        o = &o_s;
+    }
     w = calloc(1, sizeof *w);
     if (w == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -270,7 +284,7 @@ hs_err_t hs_chrome_writer_open(const char *path, const hs_scenario_t *s,
         goto fail_nomem;
     yajl_gen_config(w->g, yajl_gen_print_callback, hs__chr_print, w);
     yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
-    hs__chr_header(w, s);
+    hs__chr_header(w, s, o);
     if (w->failed || ferror(w->af.f)) {
         hs_error_set(err, HS_ERR_IO, w->af.tmp_path, 0, 0,
                      "cannot write the Chrome trace: %s", strerror(errno));

@@ -5,6 +5,7 @@
 #define HS_CHROME_H
 
 #include "hs_error.h"
+#include "hs_replay.h"
 #include "hs_scenario.h"
 #include "hs_trace.h"
 
@@ -14,6 +15,13 @@ typedef struct hs_chrome_writer_s hs_chrome_writer_t;
 hs_err_t hs_chrome_writer_open(const char *path, const hs_scenario_t *s,
                                hs_chrome_writer_t **out,
                                hs_trace_sink_t *sink, hs_error_t *err);
+
+/* As hs_h5_writer_open_opts: the seed and the overlap mode from o (NULL:
+   the scenario's). */
+hs_err_t hs_chrome_writer_open_opts(const char *path, const hs_scenario_t *s,
+                                    const hs_replay_opts_t *o,
+                                    hs_chrome_writer_t **out,
+                                    hs_trace_sink_t *sink, hs_error_t *err);
 
 /* As hs_h5_writer_close. */
 hs_err_t hs_chrome_writer_close(hs_chrome_writer_t *w, int commit,

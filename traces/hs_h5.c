@@ -519,9 +519,16 @@ done:
     return rc;
 }
 
-static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s)
+static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s,
+                              const hs_replay_opts_t *o)
 {
     char hash[17], tagged[32];
+    hs_replay_opts_t o_s;
+
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &o_s);
+        o = &o_s;
+    }
 
     hs_h5_hash_text(s->text, hash);
     snprintf(tagged, sizeof tagged, "fnv1a64:%s", hash);
@@ -530,12 +537,12 @@ static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s)
         hs__h5_attr_str(file, "scenario", s->text ? s->text : "") < 0 ||
         hs__h5_attr_str(file, "scenario_hash", tagged) < 0 ||
         hs__h5_attr_str(file, "scenario_name", s->name ? s->name : "") < 0 ||
-        hs__h5_attr_u64(file, "seed", s->seed) < 0 ||
-        hs__h5_attr_str(file, "overlap", hs_overlap_name(s->overlap)) <
+        hs__h5_attr_u64(file, "seed", o->seed) < 0 ||
+        hs__h5_attr_str(file, "overlap", hs_overlap_name(o->overlap)) <
             0 ||
-        hs__h5_attr_str(file, "send", hs_send_name(s->send)) < 0 ||
-        hs__h5_attr_u64(file, "sim_steps", s->sim_steps) < 0 ||
-        hs__h5_attr_u64(file, "stochastic", (uint64_t)s->stochastic) < 0 ||
+        hs__h5_attr_str(file, "send", hs_send_name(o->send)) < 0 ||
+        hs__h5_attr_u64(file, "sim_steps", o->steps) < 0 ||
+        hs__h5_attr_u64(file, "stochastic", (uint64_t)o->stochastic) < 0 ||
         hs__h5_attr_u64(file, "n_devices", s->n_devices) < 0 ||
         hs__h5_attr_str(file, "time_unit", "ns") < 0 ||
         hs__h5_attr_str(file, "bytes_unit", "bytes") < 0)
@@ -570,6 +577,14 @@ hs_err_t hs_h5_writer_open(const char *path, const hs_scenario_t *s,
                            hs_h5_writer_t **out, hs_trace_sink_t *sink,
                            hs_error_t *err)
 {
+    return hs_h5_writer_open_opts(path, s, NULL, out, sink, err);
+}
+
+hs_err_t hs_h5_writer_open_opts(const char *path, const hs_scenario_t *s,
+                                const hs_replay_opts_t *o,
+                                hs_h5_writer_t **out, hs_trace_sink_t *sink,
+                                hs_error_t *err)
+{
     hs_h5_writer_t *w = NULL;
     hid_t fcpl = -1, fapl = -1, ft = -1;
     hs_err_t rc = HS_ERR_NOMEM;
@@ -597,7 +612,7 @@ hs_err_t hs_h5_writer_open(const char *path, const hs_scenario_t *s,
     w->file = H5Fcreate(w->af.tmp_path, H5F_ACC_TRUNC, fcpl, fapl);
     if (w->file < 0)
         goto fail_h5;
-    if (hs__h5_write_attrs(w->file, s) < 0 ||
+    if (hs__h5_write_attrs(w->file, s, o) < 0 ||
         hs__h5_write_devices(w->file, s) < 0)
         goto fail_h5;
     ft = hs__h5_event_type(1);

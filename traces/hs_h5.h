@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "hs_error.h"
+#include "hs_replay.h"
 #include "hs_scenario.h"
 #include "hs_trace.h"
 
@@ -36,6 +37,14 @@ typedef struct hs_h5_writer_s hs_h5_writer_t;
 hs_err_t hs_h5_writer_open(const char *path, const hs_scenario_t *s,
                            hs_h5_writer_t **out, hs_trace_sink_t *sink,
                            hs_error_t *err);
+
+/* As hs_h5_writer_open, with the replay options o (NULL: the
+   scenario's) as the seed, overlap, send, sim_steps and stochastic
+   attributes. */
+hs_err_t hs_h5_writer_open_opts(const char *path, const hs_scenario_t *s,
+                                const hs_replay_opts_t *o,
+                                hs_h5_writer_t **out, hs_trace_sink_t *sink,
+                                hs_error_t *err);
 
 /*
  * Finishes the file.  commit != 0: flush, close and rename it to its final

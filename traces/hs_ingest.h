@@ -15,6 +15,13 @@
  * ProfilerStep windows, never with the number of events or the file size.
  * No DOM of the trace is ever built.
  *
+ * The layers (each its own file): hs_jscan (a plain or gzipped JSON file
+ * streamed into yajl), hs_kev (PyTorch trace events decoded from it),
+ * hs_kineto (the reader: its passes and step table, one per-rank record,
+ * hs_rank.h, per file), hs_sidecar (the harness's sidecar), hs_ingest.c
+ * (the aggregation over ranks) and hs_ingest_write.c (the profile YAML).
+ * Another trace format is another reader filling hs_rank_t.
+ *
  * Use: hs_ingest_new, hs_ingest_add_file for every rank, then
  * hs_ingest_profile for the averaged profile and/or hs_ingest_file for the
  * per-step table; hs_ingest_free.
@@ -133,17 +140,5 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
  * used, inconsistencies).  *n gets the count; strings owned by ing.
  */
 const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n);
-
-/* "given", "param_comms", "shapes" or "sidecar". */
-const char *hs_ar_source_name(hs_ar_source_t s);
-
-/*
- * Writes p as a standalone profile YAML file (the schema hs_profile_load
- * reads; `type` may be NULL) with libyaml's emitter, to a temporary file
- * in the same directory renamed over `path` on success: a failure leaves
- * no partial file and keeps an existing one.  HS_ERR_IO on failure.
- */
-hs_err_t hs_profile_write_yaml(const hs_profile_t *p, const char *type,
-                               const char *path, hs_error_t *err);
 
 #endif

@@ -7,9 +7,18 @@ nothing is added to the machine's own network namespace).  Host addresses
 are 198.18.0.<k>/24 (RFC 2544 benchmarking range).  A host's egress is
 shaped with `tc tbf` (optionally behind `netem delay`): the ring edge
 host -> next host runs at the sending host's rate.  A host's compute speed
-is set by a CPU quota: cgroup v1 /sys/fs/cgroup/cpu/<id>/<host> with
-cpu.cfs_period_us = 10 ms and cpu.cfs_quota_us = cores * period; CPU time is
-accounted in /sys/fs/cgroup/cpuacct/<id>/<host>.  <id> is
+is set by a CPU quota, with either cgroup version (cgroup_backend() picks,
+and the testbed says which: Testbed.cgroup_version, a "cgroup: ..." line
+from `up` and `quota-check`, and "cgroup" in run_cluster's results):
+  v1 (cpu controller mounted at /sys/fs/cgroup/cpu): group
+     /sys/fs/cgroup/cpu/<id>/<host>, cpu.cfs_period_us = 10 ms and
+     cpu.cfs_quota_us = cores * period, weight cpu.shares; CPU time from
+     /sys/fs/cgroup/cpuacct/<id>/<host>/cpuacct.usage;
+  v2 (the unified hierarchy at /sys/fs/cgroup with the cpu controller, as a
+     stock Debian 12 host): group /sys/fs/cgroup/<id>/<host>, cpu.max =
+     "cores*period period", weight cpu.weight; CPU time from cpu.stat's
+     usage_usec.
+HETSIM_TESTBED_CGROUP=v1|v2 forces a version.  <id> is
 "hetsim-testbed-<pid>" of the process that built it.
 
 Processes enter a host through bench/testbed/inrun (cgroup placement, then
@@ -25,12 +34,14 @@ Command line (root):
   testbed.py up HOST:RATE[:QUOTA[:DELAY]] ...   build, print the id, wait for ^C
   testbed.py cleanup                            remove leftovers of dead runs
   testbed.py quota-check                        does the quota differentiate speed?
+  testbed.py cgroup-selftest                    both cgroup backends on fake trees
 RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms.
 """
 
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,8 +52,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 INRUN = os.path.join(HERE, "inrun")
 PYTHON = "/usr/bin/python3"
-CG_CPU = "/sys/fs/cgroup/cpu"
-CG_ACCT = "/sys/fs/cgroup/cpuacct"
+CG_ROOT = "/sys/fs/cgroup"
+CG_CPU = CG_ROOT + "/cpu"        # v1 cpu controller
+CG_ACCT = CG_ROOT + "/cpuacct"   # v1 cpuacct controller
 PREFIX = "hetsim-testbed-"
 SUBNET = "198.18.0"
 PERIOD_US = 10000
@@ -88,6 +100,145 @@ def parse_rate(text):
     return float(m.group(1)) * mult
 
 
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _read_stat(path):
+    """A cgroup "key value" file (cpu.stat) as a dict; {} when unreadable."""
+    st = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, v = line.split()
+                st[k] = int(v)
+    except (OSError, ValueError):
+        pass
+    return st
+
+
+class CgroupV1(object):
+    """CPU quota through cgroup v1: the cpu (and cpuacct) controllers."""
+    version = "v1"
+    knob = "cpu.cfs_quota_us"
+
+    def tops(self, tb_id):
+        """The testbed's top groups, one per controller hierarchy."""
+        return [os.path.join(c, tb_id) for c in (CG_CPU, CG_ACCT)
+                if os.path.isdir(c)]
+
+    def procs_dir(self, tb_id, host):
+        return os.path.join(CG_CPU, tb_id, host)
+
+    def make(self, tb_id, host=None, weight_shares=None):
+        for top in self.tops(tb_id):
+            os.makedirs(top if host is None else os.path.join(top, host),
+                        exist_ok=True)
+        if weight_shares is not None:
+            _write(os.path.join(CG_CPU, tb_id, "cpu.shares"),
+                   str(weight_shares))
+
+    def set_quota(self, tb_id, host, quota_us, period_us):
+        d = self.procs_dir(tb_id, host)
+        _write(os.path.join(d, "cpu.cfs_period_us"), str(period_us))
+        _write(os.path.join(d, "cpu.cfs_quota_us"),
+               str(-1 if quota_us is None else quota_us))
+
+    def cpu_ns(self, tb_id, host):
+        with open(os.path.join(CG_ACCT, tb_id, host, "cpuacct.usage")) as f:
+            return int(f.read().strip())
+
+    def throttled(self, tb_id, host):
+        st = _read_stat(os.path.join(CG_CPU, tb_id, host, "cpu.stat"))
+        return st.get("nr_throttled", 0), st.get("throttled_time", 0)
+
+
+class CgroupV2(object):
+    """CPU quota through cgroup v2: the unified hierarchy's cpu
+    controller, enabled for the testbed's subtree."""
+    version = "v2"
+    knob = "cpu.max"
+
+    def tops(self, tb_id):
+        return [os.path.join(CG_ROOT, tb_id)]
+
+    def procs_dir(self, tb_id, host):
+        return os.path.join(CG_ROOT, tb_id, host)
+
+    def make(self, tb_id, host=None, weight_shares=None):
+        top = os.path.join(CG_ROOT, tb_id)
+        if host is not None:
+            os.makedirs(os.path.join(top, host), exist_ok=True)
+            return
+        _enable_cpu(CG_ROOT)
+        os.makedirs(top, exist_ok=True)
+        _enable_cpu(top)
+        if weight_shares is not None:
+            # v1 shares (1024 = default) to v2 weight (100 = default)
+            _write(os.path.join(top, "cpu.weight"),
+                   str(min(max(weight_shares * 100 // 1024, 1), 10000)))
+
+    def set_quota(self, tb_id, host, quota_us, period_us):
+        _write(os.path.join(self.procs_dir(tb_id, host), "cpu.max"),
+               "%s %d" % ("max" if quota_us is None else quota_us,
+                          period_us))
+
+    def cpu_ns(self, tb_id, host):
+        st = _read_stat(os.path.join(CG_ROOT, tb_id, host, "cpu.stat"))
+        if "usage_usec" not in st:
+            raise OSError("no usage_usec")
+        return st["usage_usec"] * 1000
+
+    def throttled(self, tb_id, host):
+        st = _read_stat(os.path.join(CG_ROOT, tb_id, host, "cpu.stat"))
+        return st.get("nr_throttled", 0), st.get("throttled_usec", 0) * 1000
+
+
+def _enable_cpu(d):
+    """Adds the cpu controller to d's cgroup.subtree_control (v2)."""
+    with open(os.path.join(d, "cgroup.subtree_control")) as f:
+        if "cpu" in f.read().split():
+            return
+    _write(os.path.join(d, "cgroup.subtree_control"), "+cpu")
+
+
+def cgroup_problem():
+    """Why no CPU quota can be set here, or None."""
+    try:
+        cgroup_backend()
+    except TestbedError as e:
+        return str(e)
+    return None
+
+
+def cgroup_backend():
+    """The cgroup version this machine offers a CPU quota with: v2 when
+    /sys/fs/cgroup is the unified hierarchy with the cpu controller, v1
+    when the cpu controller is mounted at /sys/fs/cgroup/cpu (a v1 or
+    hybrid host; a hybrid host's /sys/fs/cgroup/unified has no cpu).
+    HETSIM_TESTBED_CGROUP=v1|v2 forces one.  Raises TestbedError."""
+    want = os.environ.get("HETSIM_TESTBED_CGROUP", "")
+    ctl = os.path.join(CG_ROOT, "cgroup.controllers")
+    v2 = False
+    try:
+        with open(ctl) as f:
+            v2 = "cpu" in f.read().split()
+    except OSError:
+        pass
+    v1 = os.path.exists(os.path.join(CG_CPU, "cpu.cfs_quota_us"))
+    if want not in ("", "v1", "v2"):
+        raise TestbedError("HETSIM_TESTBED_CGROUP=%s: use v1 or v2" % want)
+    if v2 and want != "v1":
+        return CgroupV2()
+    if v1 and want != "v2":
+        return CgroupV1()
+    raise TestbedError("no cgroup CPU controller: neither v2 (%s with cpu) "
+                       "nor v1 (%s/cpu.cfs_quota_us)%s"
+                       % (ctl, CG_CPU, " for HETSIM_TESTBED_CGROUP=" + want
+                          if want else ""))
+
+
 class Host(object):
     """One test host: a name, its shaped egress rate (bit/s, None = not
     shaped), an optional netem delay (ms) and a CPU quota (cores, None =
@@ -118,6 +269,8 @@ class Testbed(object):
             h.addr = "%s.%d" % (SUBNET, k + 1)
         self._up = False
         self._old_handlers = {}
+        self.cgroup = None       # the backend, chosen by up()
+        self.cgroup_version = None
 
     # ---- names --------------------------------------------------------
     def ns(self, host):
@@ -130,8 +283,9 @@ class Testbed(object):
                 return h
         raise KeyError(name)
 
-    def cg(self, host, ctl=CG_CPU):
-        return os.path.join(ctl, self.id, host)
+    def cg(self, host):
+        """The group host's processes go into (its CPU quota)."""
+        return self.cgroup.procs_dir(self.id, host)
 
     def argv(self, host, cmd):
         """The argv that runs cmd as host (netns + quota)."""
@@ -171,24 +325,19 @@ class Testbed(object):
     def up(self):
         if os.geteuid() != 0:
             raise TestbedError("the testbed needs root")
-        if not os.path.isdir(CG_CPU) or \
-                not os.path.exists(os.path.join(CG_CPU, "cpu.cfs_quota_us")):
-            raise TestbedError("no cgroup v1 cpu controller at " + CG_CPU)
+        self.cgroup = cgroup_backend()
+        self.cgroup_version = self.cgroup.version
         self._up = True
         br = self.ns("br")
         sh(["ip", "netns", "add", br])
         sh(["ip", "-n", br, "link", "set", "lo", "up"])
         sh(["ip", "-n", br, "link", "add", "br0", "type", "bridge"])
         sh(["ip", "-n", br, "link", "set", "br0", "up"])
-        for d in (CG_CPU, CG_ACCT):
-            if os.path.isdir(d):
-                os.makedirs(os.path.join(d, self.id), exist_ok=True)
         # The machine is shared (builds, other benchmarks): the testbed's
         # group gets the highest CFS weight, so its hosts get their quota
         # whenever they are runnable.  The quotas cap them; the weight only
         # protects them from processes outside the testbed.
-        with open(os.path.join(CG_CPU, self.id, "cpu.shares"), "w") as f:
-            f.write(str(self.shares))
+        self.cgroup.make(self.id, weight_shares=self.shares)
         for k, h in enumerate(self.hosts):
             ns = self.ns(h)
             port = "p%d" % k
@@ -201,9 +350,7 @@ class Testbed(object):
             sh(["ip", "-n", ns, "addr", "add", h.addr + "/24", "dev", "eth0"])
             sh(["ip", "-n", ns, "link", "set", "eth0", "up"])
             self.shape(h)
-            for d in (CG_CPU, CG_ACCT):
-                if os.path.isdir(d):
-                    os.makedirs(self.cg(h.name, d), exist_ok=True)
+            self.cgroup.make(self.id, h.name)
             self.set_quota(h, h.quota)
         # Wait until every link is up and every bridge port forwards.
         deadline = time.time() + 10
@@ -248,34 +395,21 @@ class Testbed(object):
         if isinstance(h, str):
             h = self.host(h)
         h.quota = cores
-        d = self.cg(h.name)
-        with open(os.path.join(d, "cpu.cfs_period_us"), "w") as f:
-            f.write(str(self.period_us))
-        q = -1 if not cores else max(int(round(cores * self.period_us)), 1000)
-        with open(os.path.join(d, "cpu.cfs_quota_us"), "w") as f:
-            f.write(str(q))
+        q = None if not cores else max(int(round(cores * self.period_us)),
+                                       1000)
+        self.cgroup.set_quota(self.id, h.name, q, self.period_us)
 
     def cpu_ns(self, host):
-        """CPU time used so far by the processes of host (cpuacct), or
-        None without a cpuacct hierarchy."""
-        p = os.path.join(self.cg(host, CG_ACCT), "cpuacct.usage")
+        """CPU time used so far by the processes of host (v1 cpuacct, v2
+        cpu.stat), or None where it cannot be read."""
         try:
-            with open(p) as f:
-                return int(f.read().strip())
-        except OSError:
+            return self.cgroup.cpu_ns(self.id, host)
+        except (OSError, ValueError):
             return None
 
     def throttled(self, host):
         """(nr_throttled, throttled_time_ns) of host's cpu cgroup."""
-        st = {}
-        try:
-            with open(os.path.join(self.cg(host), "cpu.stat")) as f:
-                for line in f:
-                    k, v = line.split()
-                    st[k] = int(v)
-        except OSError:
-            pass
-        return st.get("nr_throttled", 0), st.get("throttled_time", 0)
+        return self.cgroup.throttled(self.id, host)
 
     # ---- teardown -----------------------------------------------------
     def down(self):
@@ -309,15 +443,22 @@ def _cg_pids(d):
     return pids
 
 
+def _cg_tops(tb_id):
+    """Every existing top group of testbed tb_id, v1 and v2 alike."""
+    return [os.path.join(c, tb_id) for c in (CG_CPU, CG_ACCT, CG_ROOT)
+            if os.path.isdir(os.path.join(c, tb_id))]
+
+
 def remove_testbed(tb_id):
     """Kills the processes of testbed tb_id and removes its namespaces and
     cgroups.  Returns a list of problems (empty when all went)."""
     problems = []
     nss = [n for n in list_netns() if n.startswith(tb_id + "-")]
+    tops = _cg_tops(tb_id)
     for attempt in range(50):
         pids = []
-        for ctl in (CG_CPU, CG_ACCT):
-            pids += _cg_pids(os.path.join(ctl, tb_id))
+        for top in tops:
+            pids += _cg_pids(top)
         for n in nss:
             out = subprocess.run(["ip", "netns", "pids", n],
                                  stdout=subprocess.PIPE,
@@ -336,10 +477,7 @@ def remove_testbed(tb_id):
                            universal_newlines=True)
         if r.returncode != 0:
             problems.append("ip netns del %s: %s" % (n, r.stderr.strip()))
-    for ctl in (CG_CPU, CG_ACCT):
-        top = os.path.join(ctl, tb_id)
-        if not os.path.isdir(top):
-            continue
+    for top in tops:
         for root, dirs, files in os.walk(top, topdown=False):
             for _ in range(50):
                 try:
@@ -369,7 +507,7 @@ def cleanup_stale():
         m = re.match(r"(%s(\d+)(x[a-z0-9]+)?)-" % PREFIX, n)
         if m:
             ids.add((m.group(1), int(m.group(2))))
-    for ctl in (CG_CPU, CG_ACCT):
+    for ctl in (CG_CPU, CG_ACCT, CG_ROOT):
         if os.path.isdir(ctl):
             for d in os.listdir(ctl):
                 m = re.fullmatch(r"%s(\d+)(x[a-z0-9]+)?" % PREFIX, d)
@@ -474,7 +612,7 @@ def run_cluster(tb, ring, model, batch_of, iters, warmup, out_dir,
     run_all(procs, timeout_s)
     wall = time.time() - t0
     res = {"wall_s": wall, "ranks": {}, "hosts": ring,
-           "gloo_rank": ranks}
+           "gloo_rank": ranks, "cgroup": tb.cgroup_version}
     means = []
     for h in ring:
         with open(os.path.join(out_dir, "rank%d.json" % ranks[h])) as f:
@@ -533,6 +671,8 @@ def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
     hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
     out = []
     with Testbed(hosts) as tb:
+        print(cgroup_line(tb))
+        sys.stdout.flush()
         env = dict(os.environ)
         env.update(THREAD_ENV)
         procs = [subprocess.Popen(tb.argv(h.name, [PYTHON, "-c", _BUSY,
@@ -560,6 +700,103 @@ def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
     return out
 
 
+def cgroup_selftest():
+    """Drives both backends against fake cgroup trees in a temporary
+    directory (the files each kernel interface shows, as plain files) and
+    checks what they write and read: the path a machine cannot exercise
+    for real (this one has one version only) is still run.  Needs no
+    root.  Returns a list of problems (empty: all good)."""
+    global CG_ROOT, CG_CPU, CG_ACCT
+    saved = (CG_ROOT, CG_CPU, CG_ACCT)
+    problems = []
+
+    def expect(path, want):
+        try:
+            with open(path) as f:
+                got = f.read().strip()
+        except OSError as e:
+            got = "<%s>" % e
+        if got != want:
+            problems.append("%s: %r, want %r" % (path, got, want))
+
+    tmp = tempfile.mkdtemp(prefix="hetsim-cgtest-")
+    try:
+        for version in ("v1", "v2"):
+            root = os.path.join(tmp, version)
+            CG_ROOT = root
+            CG_CPU = os.path.join(root, "cpu")
+            CG_ACCT = os.path.join(root, "cpuacct")
+            if version == "v1":
+                os.makedirs(CG_CPU)
+                os.makedirs(CG_ACCT)
+                _write(os.path.join(CG_CPU, "cpu.cfs_quota_us"), "-1")
+            else:
+                os.makedirs(root)
+                _write(os.path.join(root, "cgroup.controllers"),
+                       "cpuset cpu io memory pids")
+                _write(os.path.join(root, "cgroup.subtree_control"),
+                       "memory pids")
+            os.environ.pop("HETSIM_TESTBED_CGROUP", None)
+            b = cgroup_backend()
+            if b.version != version:
+                problems.append("%s tree detected as %s" % (version,
+                                                            b.version))
+                continue
+            tb_id = PREFIX + "0"
+            if version == "v2":
+                # the kernel makes these files in a new group
+                os.makedirs(os.path.join(root, tb_id))
+                _write(os.path.join(root, tb_id, "cgroup.subtree_control"),
+                       "")
+            b.make(tb_id, weight_shares=262144)
+            b.make(tb_id, "h")
+            b.set_quota(tb_id, "h", 2500, 10000)
+            if version == "v1":
+                d = os.path.join(CG_CPU, tb_id)
+                expect(os.path.join(d, "cpu.shares"), "262144")
+                expect(os.path.join(d, "h", "cpu.cfs_period_us"), "10000")
+                expect(os.path.join(d, "h", "cpu.cfs_quota_us"), "2500")
+                _write(os.path.join(CG_ACCT, tb_id, "h", "cpuacct.usage"),
+                       "1234567\n")
+                _write(os.path.join(d, "h", "cpu.stat"),
+                       "nr_periods 10\nnr_throttled 3\n"
+                       "throttled_time 4000\n")
+                want_ns, want_thr = 1234567, (3, 4000)
+            else:
+                d = os.path.join(root, tb_id)
+                expect(os.path.join(root, "cgroup.subtree_control"), "+cpu")
+                expect(os.path.join(d, "cgroup.subtree_control"), "+cpu")
+                expect(os.path.join(d, "cpu.weight"), "10000")
+                expect(os.path.join(d, "h", "cpu.max"), "2500 10000")
+                _write(os.path.join(d, "h", "cpu.stat"),
+                       "usage_usec 1234\nuser_usec 1000\nsystem_usec 234\n"
+                       "nr_periods 10\nnr_throttled 3\n"
+                       "throttled_usec 4\n")
+                want_ns, want_thr = 1234000, (3, 4000)
+            if b.cpu_ns(tb_id, "h") != want_ns:
+                problems.append("%s cpu_ns %r, want %r"
+                                % (version, b.cpu_ns(tb_id, "h"), want_ns))
+            if b.throttled(tb_id, "h") != want_thr:
+                problems.append("%s throttled %r, want %r"
+                                % (version, b.throttled(tb_id, "h"),
+                                   want_thr))
+            b.set_quota(tb_id, "h", None, 10000)
+            expect(os.path.join(b.procs_dir(tb_id, "h"), b.knob),
+                   "-1" if version == "v1" else "max 10000")
+            if sorted(_cg_tops(tb_id)) != sorted(b.tops(tb_id)):
+                problems.append("%s tops %r vs %r" % (
+                    version, _cg_tops(tb_id), b.tops(tb_id)))
+    finally:
+        CG_ROOT, CG_CPU, CG_ACCT = saved
+        shutil.rmtree(tmp, ignore_errors=True)
+    return problems
+
+
+def cgroup_line(tb):
+    """The line that says which cgroup version set the quotas."""
+    return "cgroup: %s (%s)" % (tb.cgroup_version, tb.cgroup.knob)
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -568,6 +805,17 @@ def main(argv):
         for tb_id in cleanup_stale():
             print("removed", tb_id)
         return 0
+    if argv[0] == "cgroup-selftest":
+        problems = cgroup_selftest()
+        for p in problems:
+            print("cgroup-selftest:", p)
+        try:
+            here = cgroup_backend().version
+        except TestbedError as e:
+            here = "none (%s)" % e
+        print("cgroup-selftest: v1 and v2 backends %s; this machine: %s"
+              % ("FAILED" if problems else "ok", here))
+        return 1 if problems else 0
     if argv[0] == "quota-check":
         res = quota_check()
         base = res[0][1]
@@ -598,6 +846,7 @@ def main(argv):
         try:
             with Testbed(hosts) as tb:
                 print(tb.id)
+                print(cgroup_line(tb))
                 for h in hosts:
                     print("  %-8s %-12s rate %s quota %s"
                           % (h.name, h.addr, h.rate_bps, h.quota))

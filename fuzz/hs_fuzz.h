@@ -1,0 +1,70 @@
+/*
+ * hs_fuzz.h -- the entry points the fuzz targets (fuzz/fuzz_*.c, libFuzzer)
+ * and the regression replay (tests/test_fuzz_regress.c, the normal build)
+ * share: one function per input parser, bytes in, the parser's verdict out.
+ *
+ * Each entry feeds `data` to exactly one public library call (writing it to
+ * a temporary file first where the API reads files) and checks the
+ * library's contract on the way out: a failure has a code in the enum and
+ * a non-empty message; a success hands back a usable object, which is then
+ * freed.  A broken contract calls abort(), which libFuzzer reports like a
+ * crash.  The library's API is being renamed and split: each entry keeps
+ * its library call in one small function (hs__fuzz_call_*) so that only
+ * those need adapting.
+ *
+ * The temporary files live in one directory per process (made on first
+ * use, under $TMPDIR or /tmp, removed at exit).
+ */
+#ifndef HS_FUZZ_H
+#define HS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+
+/* One fuzzed parser: its name (the folder under fuzz/regress/) and entry. */
+typedef struct hs_fuzz_target_s {
+    const char *name;
+    hs_err_t (*run)(const uint8_t *data, size_t size, hs_error_t *err);
+} hs_fuzz_target_t;
+
+/*
+ * The unit parser (base/hs_units.h): data as one NUL-terminated string
+ * through hs_parse_time_ns, hs_parse_bytes and hs_parse_bandwidth, each
+ * result formatted back.  HS_OK when at least one parser accepted it, else
+ * HS_ERR_UNIT.
+ */
+hs_err_t hs_fuzz_units(const uint8_t *data, size_t size, hs_error_t *err);
+
+/* A scenario's YAML bytes through hs_scenario_load_text (base_dir: an
+   empty temporary directory). */
+hs_err_t hs_fuzz_scenario(const uint8_t *data, size_t size, hs_error_t *err);
+
+/* data as the links_csv file of a fixed, valid 4-device scenario (devices
+   a0..a3 at 10.0.0.1..4), through hs_scenario_load. */
+hs_err_t hs_fuzz_links_csv(const uint8_t *data, size_t size,
+                           hs_error_t *err);
+
+/* data as a standalone profile file, through hs_profile_load. */
+hs_err_t hs_fuzz_profile(const uint8_t *data, size_t size, hs_error_t *err);
+
+/* data as the harness's sidecar of tests/data/ingest/legacy-rank{0,1}
+   (hs_ingest_opts_t.sidecar), then hs_ingest_profile. */
+hs_err_t hs_fuzz_sidecar(const uint8_t *data, size_t size, hs_error_t *err);
+
+/*
+ * A profiler trace through hs_ingest_add_file and hs_ingest_profile.  The
+ * first byte picks the form: even, the rest is written as it is (plain
+ * JSON, or gzip when it starts with gzip's magic); odd, the rest is
+ * gzip-compressed first, so that the gzip path sees valid JSON too.
+ */
+hs_err_t hs_fuzz_trace(const uint8_t *data, size_t size, hs_error_t *err);
+
+/* Every target, then {NULL, NULL}. */
+extern const hs_fuzz_target_t hs_fuzz_targets[];
+
+/* The target named name, or NULL. */
+const hs_fuzz_target_t *hs_fuzz_find(const char *name);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * hs_collective.c -- the registry of collectives (hs_collective.h): a
+ * static table, looked up by name.  A new collective adds its line here.
+ */
+#include "hs_collective.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_coll_ring.h"
+
+static const hs_collective_t *const hs__collectives[] = {
+    &hs_coll_ring,
+};
+
+#define HS__N_COLL (sizeof hs__collectives / sizeof hs__collectives[0])
+
+const hs_collective_t *hs_collective_get(size_t i)
+{
+    return i < HS__N_COLL ? hs__collectives[i] : NULL;
+}
+
+hs_err_t hs_collective_find(const char *name, const hs_collective_t **out,
+                            hs_error_t *err)
+{
+    char known[256];
+    size_t i, len = 0;
+
+    if (name == NULL)
+        name = "ring";
+    for (i = 0; i < HS__N_COLL; i++) {
+        if (strcmp(hs__collectives[i]->name, name) == 0) {
+            *out = hs__collectives[i];
+            return HS_OK;
+        }
+    }
+    *out = NULL;
+    known[0] = '\0';
+    for (i = 0; i < HS__N_COLL && len < sizeof known; i++)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
+                                i ? ", " : "", hs__collectives[i]->name);
+    return hs_error_setf(err, HS_ERR_RANGE,
+                         "unknown collective '%s' (known: %s)", name, known);
+}

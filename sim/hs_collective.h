@@ -1,0 +1,231 @@
+/*
+ * hs_collective.h -- the seam between the training replay (hs_replay.c) and
+ * the all-reduce it replays.  A collective is a table of functions
+ * registered by name (hs_collective.c); the ring all-reduce (hs_coll_ring.c)
+ * is the first.  A second one (a hierarchical ring, a tree) is one new file
+ * that fills an hs_collective_t plus one line in hs_collective.c's table.
+ *
+ * What the collective owns.  Its shape: how many rounds one all-reduce of
+ * N devices takes (rounds), and per device and round whom it sends to and
+ * receives from, over which ring edge, and what share of the payload a
+ * chunk is (round).  Its closed form: T_ar(i) of a device (allreduce_ns;
+ * model/hs_closed.c uses it for the source's formula).  And its progress in
+ * the replay: when a device may enter a round and when a chunk may leave
+ * (poll), and what a chunk's arrival does (arrive, received).
+ *
+ * What the replay owns, generic over the collective: when a collective
+ * opens on a device (the overlap modes: after the first backward op, after
+ * the whole backward, per gradient bucket), the buckets and the streams
+ * (several collectives at once sharing each device's edge), the send mode
+ * flag (rendezvous or eager; the collective applies it, the replay sets
+ * it), chunk transfer times (latency + bytes / bandwidth of the edge), the
+ * communication's own cost (a receiver processing a chunk, suspending its
+ * compute), tracing, and the step around the collective.
+ *
+ * Lanes and rounds.  The replay keeps one lane per device and stream
+ * (lane lx = x * k + st; k = 1 unless buckets run on several streams).
+ * Rounds are numbered per lane over the whole run: g = (j-th collective of
+ * the lane) * R + r, with R = rounds(N) and r the round inside one
+ * all-reduce.  A lane's counters:
+ *   send_cnt  rounds whose send is complete (the g of its next send); a
+ *             collective in which a device sends nothing in some round
+ *             counts that round as sent when it enters it;
+ *   recv_cnt  rounds whose incoming chunk is usable (likewise for rounds
+ *             with nothing to receive);
+ *   enter_g   the last round the lane entered;
+ *   g_open    the replay's: rounds below it are open (their collective has
+ *             opened on this device); a lane never enters g >= g_open;
+ *   g_end     the replay's: the first round of the next step.
+ * The collective advances send_cnt, recv_cnt and enter_g and nothing else.
+ *
+ * Invariants the replay guarantees to the collective:
+ *   - at most one chunk per lane is on the wire (hs_coll_send sets busy;
+ *     the collective's arrive clears it first thing), so the chunks of one
+ *     lane reach their receiver in send order: chunk order per link is
+ *     round order;
+ *   - a chunk of lane lx's round g arrives as one ARRIVE event (device =
+ *     lx, arg = g) at start + latency + bytes / bandwidth, start being now,
+ *     or later when the device's edge is busy with another stream's chunk;
+ *   - with a communication cost, a chunk whose processing outlasts its
+ *     arrival is usable only later: hs_coll_delivered returns 0 and a
+ *     RECEIVED event (device = receiving lane, arg = g) follows, in order;
+ *   - after an open (g_open moves) the replay calls poll on the lane;
+ *   - when a lane's counters reach g_end and all the step's collectives
+ *     have opened, hs_coll_check tells the replay, which moves the step on.
+ * Invariants the collective guarantees to the replay:
+ *   - a lane enters round g only when send_cnt == g, g < g_open, and what
+ *     the round needs has been received (the ring: recv_cnt >= g); so no
+ *     lane runs into a collective that has not opened, nor into the next
+ *     step before the step's own rounds are done;
+ *   - it sends with hs_coll_send only while the lane is not busy, and only
+ *     the chunk of round send_cnt; under rendezvous only when the receiving
+ *     lane has entered that round too;
+ *   - every round of a step is eventually sent and received on every lane
+ *     (send_cnt and recv_cnt reach g_end), or the replay reports a stall;
+ *   - its handlers never allocate, print or block, and call hs_coll_check
+ *     on every lane whose counters they moved (then poll it again).
+ *
+ * Speed.  One ARRIVE per chunk is the replay's hot loop: the engine calls
+ * the collective's arrive directly from its handler table (no extra
+ * indirection), and the services below are inline for the common case (one
+ * stream, one bucket, no communication cost, no tracing), calling into
+ * hs_replay.c only otherwise.
+ */
+#ifndef HS_COLLECTIVE_H
+#define HS_COLLECTIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_engine.h"
+#include "hs_error.h"
+#include "hs_scenario.h"
+
+/* The replay's event kinds that belong to the collective. */
+enum {
+    HS_COLL_EV_ARRIVE = 3,    /* a chunk arrived: device = sending lane,
+                                 arg = its round g */
+    HS_COLL_EV_RECEIVED = 5   /* its processing ended after the arrival:
+                                 device = receiving lane, arg = g */
+};
+
+/* One lane: a device on one stream.  Touched on every chunk: one cache
+   line. */
+typedef struct hs_coll_lane_s {
+    int64_t send_cnt;     /* collective: rounds sent */
+    int64_t recv_cnt;     /* collective: rounds received */
+    int64_t enter_g;      /* collective: last round entered, -1 first */
+    int64_t g_open;       /* replay: rounds below are open */
+    int64_t g_end;        /* replay: first round of the next step */
+    int64_t dur0;         /* replay: chunk transfer time, bucket 0 */
+    uint32_t to;          /* collective: lane it sends to (the ring: the
+                             next device's lane on the same stream) */
+    uint32_t from;        /* collective: lane it receives from */
+    uint8_t busy;         /* a send in flight (hs_coll_send sets it, the
+                             collective's arrive clears it) */
+    uint8_t armed;        /* replay: all of the step's collectives opened,
+                             not yet done */
+} hs_coll_lane_t;
+
+_Static_assert(sizeof(hs_coll_lane_t) <= 64, "a lane fits a cache line");
+
+/* The part of the replay's state the collective sees.  The replay's model
+   begins with it: a handler's `model` pointer is an hs_coll_host_t *. */
+typedef struct hs_coll_host_s {
+    hs_coll_lane_t *lane;  /* [x * k + st] */
+    uint32_t k;            /* streams */
+    int rendezvous;        /* send mode: 1 rendezvous, 0 eager */
+    int slow;              /* sends and arrivals need the replay's general
+                              path (several streams or buckets, a
+                              communication cost, tracing, rounds that
+                              differ) */
+    int tracing;           /* sinks are attached */
+    const int64_t *pend;   /* [lane]: with a communication cost, when the
+                              chunk on its way to the lane is usable; NULL
+                              without one */
+    int failed;            /* a sink failed: handlers return it */
+} hs_coll_host_t;
+
+/* Round r of device x in one all-reduce. */
+typedef struct hs_coll_round_s {
+    uint32_t to;           /* device it sends to */
+    uint32_t from;         /* device it receives from */
+    uint32_t edge;         /* ring position k of the edge ring[k] ->
+                              ring[k+1] whose bandwidth and latency the
+                              chunk sees */
+    uint32_t parts;        /* the chunk is payload / parts bytes */
+} hs_coll_round_t;
+
+typedef struct hs_collective_s {
+    const char *name;      /* what options and scenarios call it */
+    const char *summary;   /* one line for help texts */
+    int uniform;           /* every round of a device has the same edge and
+                              parts as its round 0 (the replay then
+                              precomputes one transfer time per device) */
+    /* Rounds of one all-reduce among n >= 1 devices. */
+    int64_t (*rounds)(uint32_t n);
+    /* Fills *out with round r (0 .. rounds-1) of device x. */
+    void (*round)(const hs_scenario_t *s, uint32_t x, int64_t r,
+                  hs_coll_round_t *out);
+    /* The closed form's T_ar(i) of device x: the whole all-reduce as if
+       every device opened it at once, in ns. */
+    int64_t (*allreduce_ns)(const hs_scenario_t *s, uint32_t x);
+    /* Sets the collective's fields of lane l (device x, stream st of k);
+       the counters are zeroed and enter_g is -1 already. */
+    void (*lane_init)(const hs_scenario_t *s, uint32_t x, uint32_t st,
+                      uint32_t k, hs_coll_lane_t *l);
+    /* Lane lx may move: enter what rounds it may, send what it may. */
+    void (*poll)(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                 int64_t now);
+    /* Engine handlers of HS_COLL_EV_ARRIVE and HS_COLL_EV_RECEIVED; they
+       return h->failed. */
+    hs_handler_t arrive;
+    hs_handler_t received;
+} hs_collective_t;
+
+/*
+ * The collective named `name` (NULL: "ring") into *out.  Fails with
+ * HS_ERR_RANGE and "unknown collective 'x' (known: ring, ...)".
+ */
+hs_err_t hs_collective_find(const char *name, const hs_collective_t **out,
+                            hs_error_t *err);
+
+/* The i-th registered collective, NULL past the last. */
+const hs_collective_t *hs_collective_get(size_t i);
+
+/* ---- services of the replay (hs_replay.c) ---- */
+
+void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                       uint32_t ly, int64_t g, int64_t now);
+int hs_coll_delivered_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                           uint32_t ly, int64_t g, int64_t now);
+void hs_coll_lane_done(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
+                       int64_t now);
+
+/* Puts lane lx's chunk of round g on the wire to lane ly: marks lx busy
+   and schedules its ARRIVE.  Call only when lx is not busy and g is its
+   send_cnt. */
+static inline void hs_coll_send(hs_engine_t *e, hs_coll_host_t *h,
+                                uint32_t lx, uint32_t ly, int64_t g,
+                                int64_t now)
+{
+    if (h->slow) {
+        hs_coll_send_slow(e, h, lx, ly, g, now);
+        return;
+    }
+    h->lane[lx].busy = 1;
+    hs_engine_schedule(e, now + h->lane[lx].dur0, HS_COLL_EV_ARRIVE, lx, g);
+}
+
+/* In arrive, after clearing busy and counting the send: the chunk of lane
+   lx's round g reached lane ly.  Returns 1 when ly may use it now, 0 when
+   a RECEIVED event will say so later. */
+static inline int hs_coll_delivered(hs_engine_t *e, hs_coll_host_t *h,
+                                    uint32_t lx, uint32_t ly, int64_t g,
+                                    int64_t now)
+{
+    if (!h->slow)
+        return 1;
+    if (!h->tracing) {
+        if (h->pend == NULL || h->pend[ly] <= now)
+            return 1;
+        /* the receiver is still processing it */
+        hs_engine_schedule(e, h->pend[ly], HS_COLL_EV_RECEIVED, ly, g);
+        return 0;
+    }
+    return hs_coll_delivered_slow(e, h, lx, ly, g, now);
+}
+
+/* After moving lane lx's counters: tells the replay when its rounds of the
+   step are all sent and received. */
+static inline void hs_coll_check(hs_engine_t *e, hs_coll_host_t *h,
+                                 uint32_t lx, int64_t now)
+{
+    const hs_coll_lane_t *l = &h->lane[lx];
+
+    if (!l->armed || l->send_cnt != l->g_end || l->recv_cnt < l->g_end)
+        return;
+    hs_coll_lane_done(e, h, lx, now);
+}
+
+#endif

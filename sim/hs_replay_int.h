@@ -1,0 +1,126 @@
+/*
+ * hs_replay_int.h -- the replay's private state, shared by hs_replay.c (the
+ * model's handlers and the run) and hs_replay_setup.c (the bucket layout
+ * and the figures).  Not for use outside sim/hs_replay*.c; see the essay
+ * at the top of hs_replay.c for what the fields mean.
+ */
+#ifndef HS_REPLAY_INT_H
+#define HS_REPLAY_INT_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_closed.h"
+#include "hs_collective.h"
+#include "hs_replay.h"
+
+enum {
+    HS__EV_DL_DONE = 0,
+    HS__EV_RING_OPEN = 1,
+    HS__EV_BWD_DONE = 2,
+    HS__EV_ARRIVE = HS_COLL_EV_ARRIVE,      /* the collective's */
+    HS__EV_OPT_DONE = 4,
+    HS__EV_PROC_DONE = HS_COLL_EV_RECEIVED, /* the collective's */
+    HS__EV_KINDS = 6
+};
+
+/* RING_OPEN and BWD_DONE carry (debt << HS__ARG_SHIFT) | bucket: the
+   compute debt (ns the communication's own processing suspended the
+   compute) already counted in their time. */
+#define HS__ARG_SHIFT 20
+#define HS__ARG_BUCKET ((INT64_C(1) << HS__ARG_SHIFT) - 1)
+
+#define HS__IV_BLOCK 4096
+#define HS__REC_BLOCK 1024
+
+/* Step state, touched a few times per step. */
+typedef struct hs__dev_s {
+    int64_t step;          /* current step, -1 before step 0 */
+    int64_t dl_ready_ns;   /* when the next batch is loaded */
+    int64_t bwd_end_ns;    /* when this step's backward ends */
+    int64_t start_ns;      /* F of the current step */
+    int64_t done_ns;       /* when the device finished the step */
+    int64_t opt_ns;        /* this step's optimizer time */
+    int64_t sum_ns;        /* sum of steady step durations */
+    int64_t n_sum;
+    int64_t link_free_ns;  /* streams > 1: its ring edge is busy until */
+    /* the communication's own cost (m->comm only) */
+    int64_t proc_free_ns;  /* its processing of chunks is busy until */
+    int64_t cdebt_ns;      /* this step: how long processing suspended the
+                              compute; its milestones move by as much */
+    int64_t b1_end_ns;     /* tracing: the planned end of the first op */
+    uint32_t opened;       /* buckets opened this step */
+    uint8_t ring_done;
+    uint8_t bwd_done;
+    uint8_t dev_done;
+    uint8_t finished;      /* all steps done */
+} hs__dev_t;
+
+typedef struct hs__model_s {
+    hs_coll_host_t h;       /* first: the collective's handlers get the
+                               model as an hs_coll_host_t * */
+    const hs_scenario_t *s;
+    const hs_replay_opts_t *o;
+    const hs_collective_t *coll;
+    int uniform;            /* coll->uniform */
+    uint32_t n;             /* devices */
+    int64_t rounds;         /* R: rounds of one collective (ring:
+                               2(N-1)) */
+    uint32_t parts;         /* a chunk is bytes / parts (ring: N) */
+    uint32_t nb;            /* rings per step (B) */
+    uint32_t k;             /* streams: bucket b runs on stream b % k
+                               (a copy of h.k) */
+    int64_t bs[HS_MAX_STREAMS];  /* buckets of stream s per step */
+    int64_t gs[HS_MAX_STREAMS];  /* rounds of stream s per step, bs * R */
+    int64_t steps;          /* S */
+    hs_overlap_t overlap;   /* effective mode */
+    int rendezvous;         /* a copy of h.rendezvous */
+    int stochastic;
+    hs__dev_t *dev;
+    int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
+                               rx is usable at */
+    int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
+                               nothing to send, start of its send */
+    int64_t *dur;           /* [x * nb + b] when nb > 1 */
+    double *bytes;          /* [type * nb + b] bucket payloads, bytes */
+    int comm;               /* some type has comm_ns_per_byte > 0 */
+    int64_t *proc;          /* [type * nb + b]: processing one chunk */
+    uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
+    double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
+    int64_t *closed;        /* T(i) per device */
+    int64_t *cl_end;        /* per step: latest end over devices */
+    int64_t cl_start0;      /* earliest start of step 0 */
+    uint32_t n_finished;
+    gsl_rng *rng;
+    /* tracing */
+    const hs_trace_sink_t *sinks;
+    size_t n_sinks;
+    int tracing;
+    hs_interval_t *iv;
+    size_t n_iv;
+    hs_step_rec_t *rec;
+    size_t n_rec;
+    hs_error_t err;
+} hs__model_t;
+
+/* The bucket of stream st's round g. */
+static inline size_t hs__bucket(const hs__model_t *m, uint32_t st, int64_t g)
+{
+    if (m->k == 1)
+        return (size_t)((g / m->rounds) % m->nb);
+    return (size_t)((g / m->rounds) % m->bs[st]) * m->k + st;
+}
+
+/* Decides the bucket layout; fills m->overlap, m->nb, m->ready,
+   m->chunk_bytes (needs m->s, m->o, m->parts) and per-type bucket bytes
+   into *bytes_out ([type * nb + b], the caller frees them); notes what it
+   assumed in res. */
+hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
+                            double **bytes_out, hs_error_t *err);
+
+/* Fills the figures of res from the model after the run. */
+hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
+                            hs_replay_result_t *res, hs_error_t *err);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * hs_replay_setup.c -- the replay's gradient-bucket layout before a run and
+ * its figures after it (hs_replay_int.h; the essay at the top of
+ * hs_replay.c says what they are).
+ */
+#include "hs_replay_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
+        return;
+    va_start(ap, fmt);
+    r->notes[r->n_notes] = r->note_buf[r->n_notes];
+    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
+   per-type bucket bytes into *bytes_out ([type * nb + b]). */
+hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
+                            double **bytes_out, hs_error_t *err)
+{
+    const hs_scenario_t *s = m->s;
+    const hs_profile_t *ref = NULL; /* first profile with buckets */
+    size_t t, nb = 1, b, ref_t = 0;
+    double *bytes = NULL;
+
+    *bytes_out = NULL;
+    m->overlap = m->o->overlap;
+    if (m->o->overlap == HS_OVERLAP_BUCKETS) {
+        for (t = 0; t < s->n_types && ref == NULL; t++) {
+            if (s->types[t].profile.n_buckets > 0) {
+                ref = &s->types[t].profile;
+                ref_t = t;
+                nb = ref->n_buckets;
+            }
+        }
+        for (t = 0; ref != NULL && t < s->n_types; t++) {
+            size_t k = s->types[t].profile.n_buckets;
+            if (k != 0 && k != nb)
+                return hs_error_setf(
+                    err, HS_ERR_RANGE,
+                    "%s: buckets mode needs the same number of gradient "
+                    "buckets in every type's profile (the same model): "
+                    "type '%s' has %zu, type '%s' has %zu",
+                    s->file ? s->file : "scenario", s->types[ref_t].name,
+                    nb, s->types[t].name, k);
+        }
+        if (ref == NULL) {
+            hs__note(res, "overlap buckets: no profile lists gradient "
+                          "buckets; one ring after the whole backward "
+                          "(as overlap none)");
+            m->overlap = HS_OVERLAP_NONE;
+        }
+    }
+    m->nb = (uint32_t)nb;
+    m->ready = calloc(s->n_types * nb, sizeof *m->ready);
+    m->chunk_bytes = calloc(s->n_types * nb, sizeof *m->chunk_bytes);
+    bytes = calloc(s->n_types * nb, sizeof *bytes);
+    if (m->ready == NULL || m->chunk_bytes == NULL || bytes == NULL) {
+        free(bytes);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile, *src = p;
+        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
+        double ratio = 1.0;
+        int fixed = 0;
+        if (m->overlap != HS_OVERLAP_BUCKETS) {
+            bytes[t] = M;
+            m->chunk_bytes[t] = (uint64_t)llround(M / m->parts);
+            continue;
+        }
+        if (p->n_buckets == 0) {
+            /* the same model has the same buckets: borrow the layout,
+               ready times stretched by the ratio of backward times
+               (forward times where a backward is unknown) */
+            src = ref;
+            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
+                ratio = (double)p->t_bwd.mean_ns /
+                        (double)ref->t_bwd.mean_ns;
+            else if (p->t_fwd.known && ref->t_fwd.known &&
+                     ref->t_fwd.mean_ns > 0)
+                ratio = (double)p->t_fwd.mean_ns /
+                        (double)ref->t_fwd.mean_ns;
+            hs__note(res, "type '%s' lists no gradient buckets: it uses "
+                          "type '%s''s bucket sizes, ready times x %.4g "
+                          "(the ratio of their %s times)",
+                     s->types[t].name, s->types[ref_t].name, ratio,
+                     p->t_bwd.known && ref->t_bwd.known ? "backward"
+                                                         : "forward");
+        }
+        for (b = 0; b < nb; b++)
+            sum += (double)src->buckets[b].bytes;
+        if (sum <= 0)
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "type '%s': its gradient buckets hold 0 "
+                                 "bytes", s->types[t].name);
+        if (src == p && fabs(sum - M) >= 0.5)
+            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
+                          "payload M = %.0f B; each scaled by M/sum",
+                     s->types[t].name, sum, M);
+        for (b = 0; b < nb; b++) {
+            double rd = (double)src->buckets[b].ready_ns * ratio;
+            if (rd < prev_ready) {
+                rd = prev_ready;
+                fixed = 1;
+            }
+            prev_ready = rd;
+            m->ready[t * nb + b] = rd;
+            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
+            m->chunk_bytes[t * nb + b] =
+                (uint64_t)llround(bytes[t * nb + b] / m->parts);
+        }
+        if (fixed && src == p)
+            hs__note(res, "type '%s': bucket ready times made "
+                          "non-decreasing (buckets are all-reduced in order)",
+                     s->types[t].name);
+    }
+    *bytes_out = bytes;
+    return HS_OK;
+}
+
+static int hs__cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static int64_t hs__clamp_ns(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= 9.2e18)
+        return INT64_MAX;
+    return llround(x);
+}
+
+/* Fills the figures of res from the model after the run. */
+hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
+                            hs_replay_result_t *res, hs_error_t *err)
+{
+    const hs_scenario_t *s = m->s;
+    size_t i, n_st, first = m->steps > 1 ? 1 : 0;
+    int64_t *v = NULL;
+    double sum = 0, sq = 0, mean, sd, I, E;
+
+    for (i = 0; i < m->n; i++) {
+        const hs__dev_t *d = &m->dev[i];
+        uint32_t t = s->devices[i].type;
+        res->dev_step_ns[i] = d->n_sum > 0 ?
+            llround((double)d->sum_ns / (double)d->n_sum) : 0;
+        res->dev_closed_ns[i] = m->closed[i];
+        if (res->dev_step_ns[i] > res->type_step_ns[t])
+            res->type_step_ns[t] = res->dev_step_ns[i];
+        if (m->closed[i] > res->type_closed_ns[t])
+            res->type_closed_ns[t] = m->closed[i];
+        res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
+        if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
+            res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
+    }
+    for (i = 0; i < (size_t)m->steps; i++)
+        res->cluster_step_ns[i] = m->cl_end[i] -
+                                  (i == 0 ? m->cl_start0 : m->cl_end[i - 1]);
+    res->first_step_ns = res->cluster_step_ns[0];
+    n_st = (size_t)m->steps - first;
+    if (m->steps > 1)
+        res->step_ns = llround((double)(m->cl_end[m->steps - 1] -
+                                        m->cl_end[0]) /
+                               (double)(m->steps - 1));
+    else
+        res->step_ns = res->cluster_step_ns[0];
+    v = malloc(n_st * sizeof *v);
+    if (v == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (i = 0; i < n_st; i++) {
+        v[i] = res->cluster_step_ns[first + i];
+        sum += (double)v[i];
+    }
+    mean = sum / (double)n_st;
+    for (i = 0; i < n_st; i++)
+        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
+    qsort(v, n_st, sizeof *v, hs__cmp_i64);
+    res->step_mean_ns = llround(mean);
+    res->step_sd_ns = llround(sd);
+    /* nearest rank: the ceil(p n)-th smallest */
+    res->step_p50_ns = v[(size_t)ceil(0.50 * (double)n_st) - 1];
+    res->step_p95_ns = v[(size_t)ceil(0.95 * (double)n_st) - 1];
+    free(v);
+
+    res->closed_step_ns = pred->step_ns;
+    res->closed_ext_step_ns = pred->step_ext_ns;
+    res->iters_per_epoch = pred->iters_per_epoch;
+    res->epochs = s->epochs;
+    I = (double)pred->iters_per_epoch;
+    E = (double)s->epochs;
+    if ((double)res->step_ns * I * E >= 9.2e18)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "epoch or total time overflows 2^63 ns");
+    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
+    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
+    res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
+    res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
+    res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
+    res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
+    return HS_OK;
+}

@@ -1,0 +1,475 @@
+/*
+ * test_ringfast.c -- the max-plus fast path against the event engine.
+ *
+ * The event replay (hs_replay_run) is the reference: on every shipped
+ * scenario that has profiles, and on random rings (random N, types,
+ * bandwidths, latencies, compute scales, extra compute, the
+ * communication's cost, stragglers, t_dl-bound steps, the optimizer, both
+ * send modes, patent and none), every figure of hs_ringfast_run must equal
+ * the replay's to the nanosecond, and so must the number of events and
+ * the time of the last one.  Also: what the predicate declines.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_replay.h"
+#include "hs_ringfast.h"
+#include "hs_scenario.h"
+#include "hs_test.h"
+
+static int n_compared, n_declined;
+
+/* Every figure of the two results; prints the first difference. */
+static int same_results(const hs_replay_result_t *a,
+                        const hs_replay_result_t *b, const char *what)
+{
+    size_t i;
+    int bad = 0;
+
+#define HS__CMP(f)                                                        \
+    do {                                                                  \
+        if (!bad && (int64_t)(a->f) != (int64_t)(b->f)) {                 \
+            fprintf(stderr, "\n%s: %s: replay %lld, fast %lld\n", what,   \
+                    #f, (long long)(a->f), (long long)(b->f));            \
+            bad = 1;                                                      \
+        }                                                                 \
+    } while (0)
+    HS__CMP(n_devices);
+    HS__CMP(steps);
+    HS__CMP(n_types);
+    HS__CMP(overlap);
+    HS__CMP(send);
+    HS__CMP(n_buckets);
+    HS__CMP(streams);
+    HS__CMP(n_notes);
+    if (bad)
+        return 0;
+    for (i = 0; i < a->n_devices; i++) {
+        HS__CMP(dev_step_ns[i]);
+        HS__CMP(dev_closed_ns[i]);
+        HS__CMP(dev_closed_ext_ns[i]);
+    }
+    for (i = 0; i < a->n_types; i++) {
+        HS__CMP(type_step_ns[i]);
+        HS__CMP(type_closed_ns[i]);
+        HS__CMP(type_closed_ext_ns[i]);
+    }
+    for (i = 0; i < a->steps; i++)
+        HS__CMP(cluster_step_ns[i]);
+    HS__CMP(step_ns);
+    HS__CMP(first_step_ns);
+    HS__CMP(closed_step_ns);
+    HS__CMP(closed_ext_step_ns);
+    HS__CMP(iters_per_epoch);
+    HS__CMP(epochs);
+    HS__CMP(epoch_ns);
+    HS__CMP(total_ns);
+    HS__CMP(step_mean_ns);
+    HS__CMP(step_sd_ns);
+    HS__CMP(step_p50_ns);
+    HS__CMP(step_p95_ns);
+    HS__CMP(epoch_lo_ns);
+    HS__CMP(epoch_hi_ns);
+    HS__CMP(total_lo_ns);
+    HS__CMP(total_hi_ns);
+    HS__CMP(n_events);
+    HS__CMP(end_ns);
+#undef HS__CMP
+    for (i = 0; !bad && i < a->n_notes; i++) {
+        if (strcmp(a->notes[i], b->notes[i]) != 0) {
+            fprintf(stderr, "\n%s: note %zu: replay \"%s\", fast \"%s\"\n",
+                    what, i, a->notes[i], b->notes[i]);
+            bad = 1;
+        }
+    }
+    return !bad;
+}
+
+/* Runs both on s under its current overlap and send; 1 when they agree
+   (or the fast path declines: then *declined is set). */
+static int compare(hs_scenario_t *s, const char *what)
+{
+    hs_replay_opts_t o, eo;
+    hs_replay_result_t *ref = NULL, *fast = NULL;
+    hs_error_t err;
+    char why[200];
+    int ok;
+
+    hs_replay_opts_from_scenario(s, &o);
+    if (!hs_ringfast_supports(s, &o, why, sizeof why)) {
+        n_declined++;
+        CU_ASSERT_TRUE(why[0] != '\0');
+        return 1;
+    }
+    eo = o;
+    eo.engine = 1;          /* the event engine: the reference */
+    if (hs_replay_run(s, &eo, NULL, 0, &ref, &err) != HS_OK) {
+        fprintf(stderr, "\n%s: replay: %s\n", what, err.msg);
+        CU_FAIL("replay failed");
+        return 0;
+    }
+    if (hs_ringfast_run(s, &o, &fast, &err) != HS_OK) {
+        fprintf(stderr, "\n%s: fast: %s\n", what, err.msg);
+        CU_FAIL("fast replay failed");
+        hs_replay_result_free(ref);
+        return 0;
+    }
+    ok = same_results(ref, fast, what);
+    CU_ASSERT_TRUE(ok);
+    n_compared++;
+    hs_replay_result_free(ref);
+    hs_replay_result_free(fast);
+    return ok;
+}
+
+/* Every combination of patent/none/buckets and rendezvous/eager on s. */
+static int compare_modes(hs_scenario_t *s, const char *name)
+{
+    static const hs_overlap_t ov[3] = {HS_OVERLAP_PATENT, HS_OVERLAP_NONE,
+                                       HS_OVERLAP_BUCKETS};
+    static const hs_send_t sd[2] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
+    char what[600];
+    int i, j, ok = 1;
+
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 2; j++) {
+            s->overlap = ov[i];
+            s->send = sd[j];
+            snprintf(what, sizeof what, "%s (%s, %s)", name,
+                     hs_overlap_name(ov[i]), hs_send_name(sd[j]));
+            ok &= compare(s, what);
+        }
+    }
+    return ok;
+}
+
+static void scan_dir(const char *dir, int *n_done)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        char path[1024];
+        size_t len = strlen(de->d_name);
+        hs_scenario_t *s = NULL;
+        hs_error_t err;
+        if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (hs_scenario_load(path, &s, &err) != HS_OK)
+            continue;
+        if (hs_scenario_require_profiles(s, &err) == HS_OK) {
+            s->stochastic = 0;
+            compare_modes(s, path);
+            (*n_done)++;
+        }
+        hs_scenario_free(s);
+    }
+    closedir(d);
+}
+
+static void test_shipped(void)
+{
+    int n = 0;
+
+    scan_dir(HS_TEST_SRC "/scenarios", &n);
+    scan_dir(HS_TEST_SRC "/scenarios/testbed", &n);
+    printf("(%d shipped scenarios) ", n);
+    CU_ASSERT_TRUE(n >= 5);
+}
+
+/* ---- random rings ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t rnd(uint64_t *s, uint64_t lo, uint64_t hi)
+{
+    return lo + rng_next(s) % (hi - lo + 1);
+}
+
+typedef struct buf_s {
+    char *p;
+    size_t n, cap;
+} buf_t;
+
+static void put(buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    for (;;) {
+        va_start(ap, fmt);
+        k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < b->cap - b->n)
+            break;
+        b->cap = b->cap * 2 + (size_t)k + 64;
+        b->p = realloc(b->p, b->cap);
+    }
+    b->n += (size_t)k;
+}
+
+/* A random scenario as YAML.  Times are odd numbers of ns so that ties
+   come from the structure, not from round figures. */
+static char *random_yaml(uint64_t *r, int with_comm)
+{
+    buf_t b = {malloc(4096), 0, 4096};
+    unsigned n = (unsigned)rnd(r, 2, 64), nt = (unsigned)rnd(r, 1, 3);
+    unsigned nbk = rnd(r, 0, 1) ? (unsigned)rnd(r, 1, 6) : 0, k;
+    unsigned cnt[3] = {0, 0, 0}, type_of[64], order[64], i, t;
+    int dl_bound = rnd(r, 0, 3) == 0;
+
+    for (i = 0; i < n; i++) {
+        type_of[i] = i < nt ? i : (unsigned)rnd(r, 0, nt - 1);
+        cnt[type_of[i]]++;
+        order[i] = i;
+    }
+    put(&b, "name: random\njob: {model: x, dataset: {samples: %u}, "
+            "epochs: %u}\ndevice_types:\n",
+        (unsigned)rnd(r, 100, 100000), (unsigned)rnd(r, 1, 5));
+    for (t = 0; t < nt; t++) {
+        put(&b, "  - name: t%u\n    count: %u\n    batch: %u\n"
+                "    profile:\n      subsystem_size: %u\n", t, cnt[t],
+            (unsigned)rnd(r, 1, 64), (unsigned)rnd(r, 2, 4));
+        if (rnd(r, 0, 5) == 0)
+            put(&b, "      t_dl: unknown\n");
+        else
+            put(&b, "      t_dl: %lluns\n",
+                (unsigned long long)(dl_bound ? rnd(r, 1000000, 90000000)
+                                              : rnd(r, 0, 3000000)));
+        put(&b, "      t_fwd: %lluns\n      t_b1: %lluns\n",
+            (unsigned long long)rnd(r, 0, 5000000),
+            (unsigned long long)rnd(r, 0, 500000));
+        if (rnd(r, 0, 3) != 0)
+            put(&b, "      t_bwd: %lluns\n",
+                (unsigned long long)rnd(r, 0, 12000000));
+        if (rnd(r, 0, 2) != 0)
+            put(&b, "      t_opt: %lluns\n",
+                (unsigned long long)rnd(r, 0, 2000000));
+        put(&b, "      allreduce_bytes: %lluB\n",
+            (unsigned long long)rnd(r, 1000, 400000000));
+        if (with_comm && rnd(r, 0, 2) != 0)
+            put(&b, "      comm_ns_per_byte: %.3f\n",
+                (double)rnd(r, 0, 3000) / 1000.0);
+        if (nbk > 0 && (t == 0 || rnd(r, 0, 2) != 0)) {
+            /* gradient buckets (other types borrow type 0's); ready
+               times mostly increasing, sizes not summing to M */
+            uint64_t at = 0;
+            put(&b, "      buckets:\n");
+            for (k = 0; k < nbk; k++) {
+                at = rnd(r, 0, 5) == 0 ? at / 2 : at + rnd(r, 0, 4000000);
+                put(&b, "        - {bytes: %lluB, ready: %lluns}\n",
+                    (unsigned long long)rnd(r, 1, 90000000),
+                    (unsigned long long)at);
+            }
+        }
+    }
+    put(&b, "devices:\n");
+    for (i = 0; i < n; i++) {
+        put(&b, "  - {name: d%u, type: t%u, addr: 198.18.0.%u", i,
+            type_of[i], i + 1);
+        if (rnd(r, 0, 2) == 0)
+            put(&b, ", compute_scale: %.4f",
+                (double)rnd(r, 2000, 40000) / 10000.0);
+        if (rnd(r, 0, 3) == 0)
+            put(&b, ", extra_compute: %lluns",
+                (unsigned long long)rnd(r, 0, 9000000));
+        put(&b, "}\n");
+    }
+    /* a random ring order */
+    for (i = n - 1; i > 0; i--) {
+        unsigned k = (unsigned)rnd(r, 0, i), tmp = order[i];
+        order[i] = order[k];
+        order[k] = tmp;
+    }
+    put(&b, "ring: [");
+    for (i = 0; i < n; i++)
+        put(&b, "%sd%u", i ? ", " : "", order[i]);
+    put(&b, "]\nnetwork:\n  default_bandwidth: %lluB/s\n"
+            "  latency: %lluns\n",
+        (unsigned long long)rnd(r, 10000000, 40000000000ULL),
+        (unsigned long long)rnd(r, 0, 50000));
+    if (rnd(r, 0, 1)) {
+        unsigned nl = (unsigned)rnd(r, 1, n);
+        put(&b, "  links:\n");
+        for (i = 0; i < nl; i++) {
+            unsigned k = (unsigned)rnd(r, 0, n - 1);
+            put(&b, "    - [d%u, d%u, %lluB/s", order[k],
+                order[(k + 1) % n],
+                (unsigned long long)rnd(r, 1000000, 40000000000ULL));
+            if (rnd(r, 0, 1))
+                put(&b, ", %lluns", (unsigned long long)rnd(r, 0, 900000));
+            put(&b, "]\n");
+        }
+    }
+    put(&b, "simulate:\n  steps: %u\n  streams: %u\n",
+        (unsigned)rnd(r, 2, 6), rnd(r, 0, 3) == 0 ? 2u : 1u);
+    if (rnd(r, 0, 1)) {
+        unsigned ns = (unsigned)rnd(r, 1, 3);
+        put(&b, "  stragglers:\n");
+        for (i = 0; i < ns; i++) {
+            unsigned f = (unsigned)rnd(r, 0, 4);
+            put(&b, "    - {device: d%u, steps: [%u, %u], factor: %.3f, "
+                    "extra: %lluns}\n",
+                (unsigned)rnd(r, 0, n - 1), f, f + (unsigned)rnd(r, 0, 3),
+                (double)rnd(r, 500, 5000) / 1000.0,
+                (unsigned long long)rnd(r, 0, 20000000));
+        }
+    }
+    return b.p;
+}
+
+static void random_rings(uint64_t seed, int count, int with_comm)
+{
+    uint64_t r = seed;
+    int i, bad = 0;
+
+    for (i = 0; i < count; i++) {
+        char *y = random_yaml(&r, with_comm), what[64];
+        hs_scenario_t *s = NULL;
+        hs_error_t err;
+        if (hs_scenario_load_text(y, strlen(y), "random", NULL, &s, &err) !=
+            HS_OK) {
+            fprintf(stderr, "\nrandom ring %d: %s\n%s\n", i, err.msg, y);
+            CU_FAIL("random scenario did not load");
+            free(y);
+            continue;
+        }
+        snprintf(what, sizeof what, "random ring %d (seed %llu)", i,
+                 (unsigned long long)seed);
+        if (!compare_modes(s, what) && bad++ < 2)
+            fprintf(stderr, "%s\n", y);
+        hs_scenario_free(s);
+        free(y);
+    }
+}
+
+static void test_random_rings(void)
+{
+    int before = n_compared;
+
+    random_rings(0x9E3779B97F4A7C15ULL, 160, 0);
+    printf("(%d runs) ", n_compared - before);
+    CU_ASSERT_TRUE(n_compared - before >= 5 * 160);
+}
+
+static void test_random_comm(void)
+{
+    int before = n_compared, dec = n_declined;
+
+    random_rings(0xD1B54A32D192ED03ULL, 80, 1);
+    printf("(%d runs, %d declined) ", n_compared - before, n_declined - dec);
+    CU_ASSERT_TRUE(n_compared - before >= 2 * 80);
+}
+
+/* A bigger ring, many steps, a straggler in the middle: both modes. */
+static void test_bigger_ring(void)
+{
+    const char *y =
+        "name: big\njob: {model: x, dataset: {samples: 100000}, epochs: 2}\n"
+        "device_types:\n"
+        "  - {name: a, count: 150, batch: 32, profile: {subsystem_size: 2,"
+        " t_dl: 3ms, t_fwd: 7ms, t_b1: 311us, t_bwd: 13ms, t_opt: 1ms,"
+        " allreduce_bytes: 97MB, comm_ns_per_byte: 0.01}}\n"
+        "  - {name: b, count: 106, batch: 16, profile: {subsystem_size: 2,"
+        " t_dl: 5ms, t_fwd: 9ms, t_b1: 1ms, t_bwd: 11ms,"
+        " allreduce_bytes: 97MB}}\n"
+        "ring: interleave\n"
+        "network: {default_bandwidth: 25Gbps, latency: 7us,"
+        " type_links: [[a, b, 10Gbps]]}\n"
+        "simulate: {steps: 8, stragglers: [{device: a-7, steps: [2, 5],"
+        " factor: 3.0, extra: 2ms}]}\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(y, strlen(y), "big", NULL,
+                                                &s, &err), HS_OK);
+    compare_modes(s, "big ring");
+    hs_scenario_free(s);
+}
+
+/* The smallest ring (scenarios need 2 devices), two buckets. */
+static void test_two_devices(void)
+{
+    const char *y =
+        "name: two\njob: {model: x, dataset: {samples: 1000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - {name: a, count: 2, batch: 32, profile: {subsystem_size: 2,"
+        " t_dl: 3ms, t_fwd: 7ms, t_b1: 311us, t_bwd: 13ms, t_opt: 1ms,"
+        " allreduce_bytes: 97MB, buckets: [{bytes: 40MB, ready: 2ms},"
+        " {bytes: 57MB, ready: 20ms}]}}\n"
+        "network: {default_bandwidth: 25Gbps, latency: 7us}\n"
+        "simulate: {steps: 3, streams: 1}\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    int before = n_compared;
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(y, strlen(y), "two", NULL,
+                                                &s, &err), HS_OK);
+    compare_modes(s, "two devices");
+    CU_ASSERT_EQUAL(n_compared - before, 6);
+    hs_scenario_free(s);
+}
+
+static void test_declines(void)
+{
+    hs_scenario_t *s = NULL;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    char why[200];
+
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_default(&s, &err), HS_OK);
+    hs_replay_opts_from_scenario(s, &o);
+    CU_ASSERT_TRUE(hs_ringfast_supports(s, &o, why, sizeof why));
+    o.stochastic = 1;
+    CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, why, sizeof why));
+    HS_ASSERT_STR_CONTAINS(why, "stochastic");
+    CU_ASSERT_EQUAL(hs_ringfast_run(s, &o, &r, &err), HS_ERR_RANGE);
+    CU_ASSERT_PTR_NULL(r);
+    HS_ASSERT_STR_CONTAINS(err.msg, "stochastic");
+    o.stochastic = 0;
+    o.overlap = HS_OVERLAP_BUCKETS;
+    o.streams = 2;
+    /* no profile lists buckets: one ring after the backward, supported */
+    CU_ASSERT_TRUE(hs_ringfast_supports(s, &o, why, sizeof why));
+    o.overlap = HS_OVERLAP_PATENT;
+    o.send = HS_SEND_EAGER;
+    s->types[0].profile.comm_ns_per_byte = 0.5;
+    CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, why, sizeof why));
+    HS_ASSERT_STR_CONTAINS(why, "eager");
+    s->types[0].profile.comm_ns_per_byte = 0;
+    o.send = HS_SEND_RENDEZVOUS;
+    o.steps = 0;
+    CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, NULL, 0));
+    hs_scenario_free(s);
+}
+
+static int register_tests(void)
+{
+    CU_pSuite s = CU_add_suite("ringfast", NULL, NULL);
+
+    if (s == NULL)
+        return -1;
+    if (CU_add_test(s, "shipped scenarios", test_shipped) == NULL ||
+        CU_add_test(s, "random rings", test_random_rings) == NULL ||
+        CU_add_test(s, "random rings with comm cost", test_random_comm) ==
+            NULL ||
+        CU_add_test(s, "a bigger ring", test_bigger_ring) == NULL ||
+        CU_add_test(s, "two devices", test_two_devices) == NULL ||
+        CU_add_test(s, "what it declines", test_declines) == NULL)
+        return -1;
+    return 0;
+}
+
+HS_TEST_MAIN(register_tests)

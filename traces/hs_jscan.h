@@ -1,0 +1,62 @@
+/*
+ * hs_jscan.h -- a JSON file, plain or gzipped, streamed into yajl.
+ *
+ * The bottom layer of the trace ingestion: it knows files, gzip and JSON
+ * syntax, nothing of what a trace means.  A reader hands it yajl callbacks
+ * and a context; the file is read in chunks of bounded size (zlib gzread,
+ * which also passes a plain file through) and each chunk is fed to
+ * yajl_parse.  Memory is two fixed buffers whatever the file size.
+ *
+ * Errors name the file and, where known, the byte offset in the
+ * uncompressed JSON (a gzip error: the compressed offset too).  A callback
+ * that finds a bad value stops the parse with hs_jscan_fail, which formats
+ * the message with the current offset; a callback that already filled the
+ * error buffer (say, out of memory) stops with hs_jscan_stop.
+ */
+#ifndef HS_JSCAN_H
+#define HS_JSCAN_H
+
+#include <stdint.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "hs_error.h"
+
+/* The scanner's state; the caller owns it (usually inside its own context
+   struct).  hs_jscan_file initialises every field. */
+typedef struct hs_jscan_s {
+    const char *path;   /* the file, for messages */
+    hs_error_t *err;    /* where errors go */
+    hs_err_t rc;        /* the code a callback stopped the parse with */
+    yajl_handle h;      /* the parser, during hs_jscan_file only */
+    uint64_t base;      /* uncompressed bytes before the current chunk;
+                           after a successful run, the whole JSON's size */
+} hs_jscan_t;
+
+/*
+ * Streams the file at `path` (gzip when it starts with the gzip magic
+ * bytes) through yajl with callbacks cb and context ctx.  Returns HS_OK
+ * when the whole file is well-formed JSON and no callback stopped;
+ * HS_ERR_IO: cannot open; HS_ERR_SYNTAX: an empty file, bad gzip, invalid
+ * or truncated JSON; else the code a callback stopped with.  err gets the
+ * message.  js->base holds the JSON's size afterwards.
+ */
+hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
+                       const yajl_callbacks *cb, void *ctx,
+                       hs_error_t *err);
+
+/* The uncompressed byte offset the parse has reached. */
+uint64_t hs_jscan_offset(const hs_jscan_t *js);
+
+/*
+ * For a callback: records code and "byte N: <message>" in the error
+ * buffer and returns 0, the yajl value that stops the parse.
+ */
+int hs_jscan_fail(hs_jscan_t *js, hs_err_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* For a callback whose error buffer is already filled: records rc and
+   returns 0. */
+int hs_jscan_stop(hs_jscan_t *js, hs_err_t rc);
+
+#endif

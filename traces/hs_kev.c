@@ -1,0 +1,535 @@
+/* hs_kev.c -- PyTorch profiler trace events decoded from the JSON stream
+   (hs_kev.h).  Every yajl callback lands in hs__value (a scalar or a
+   container opens), hs__cb_map_key or hs__close; each checks the depths
+   of the contexts it knows (the root, distributedInfo, the events array,
+   an event, its args, the Input Dims and Input type lists) and ignores
+   the rest. */
+#include "hs_kev.h"
+#include "hs_hash.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Parses a JSON number (as yajl hands it over, raw) in microseconds into
+ * integer nanoseconds, exactly when it has no exponent.  Returns 0 or -1.
+ */
+static int hs__us_to_ns(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0, frac_digits = 0;
+    int64_t ip = 0, fp = 0;
+    char buf[64];
+
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (ip > (INT64_MAX / 10 - 10) / 1000)
+            return -1;
+        ip = ip * 10 + (s[i] - '0');
+    }
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (frac_digits < 3) {
+                fp = fp * 10 + (s[i] - '0');
+                frac_digits++;
+            } else if (frac_digits == 3) {
+                if (s[i] >= '5')
+                    fp++;   /* round half up on the 4th digit */
+                frac_digits++;
+            }
+        }
+    }
+    if (i < n) { /* exponent: fall back to floating point */
+        double d;
+        if (n >= sizeof buf)
+            return -1;
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        d = strtod(buf, NULL) * 1000.0;
+        if (!(d > -9.2e18 && d < 9.2e18))
+            return -1;
+        *out = (int64_t)llround(d);
+        return 0;
+    }
+    while (frac_digits < 3) {
+        fp *= 10;
+        frac_digits++;
+    }
+    *out = ip * 1000 + fp;
+    if (neg)
+        *out = -*out;
+    return 0;
+}
+
+/* Parses a non-negative integer; fractions are rounded.  0 or -1. */
+static int hs__to_u64(const char *s, size_t n, uint64_t *out)
+{
+    char buf[64];
+    size_t i;
+    uint64_t v = 0;
+
+    for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i == n && n > 0) {
+        *out = v;
+        return 0;
+    }
+    if (n == 0 || n >= sizeof buf || s[0] == '-')
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    {
+        double d = strtod(buf, NULL);
+        if (!(d >= 0 && d < 1.8e19))
+            return -1;
+        *out = (uint64_t)llround(d);
+    }
+    return 0;
+}
+
+/* The keys of an event, and of its args, that are read. */
+enum { HS__K_NONE = 0, HS__K_PH, HS__K_CAT, HS__K_NAME, HS__K_PID,
+       HS__K_TID, HS__K_TS, HS__K_DUR, HS__K_ARGS, HS__K_OTHER };
+enum { HS__A_NONE = 0, HS__A_CORR, HS__A_COLL, HS__A_NELEMS, HS__A_DTYPE,
+       HS__A_DIMS, HS__A_ITYPE, HS__A_OTHER };
+
+static void hs__copy(char *dst, size_t cap, const unsigned char *s,
+                     size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+static const char *hs__ev_key_name(int k)
+{
+    switch (k) {
+    case HS__K_PH: return "ph";
+    case HS__K_CAT: return "cat";
+    case HS__K_NAME: return "name";
+    case HS__K_PID: return "pid";
+    case HS__K_TID: return "tid";
+    case HS__K_TS: return "ts";
+    case HS__K_DUR: return "dur";
+    case HS__K_ARGS: return "args";
+    default: return "?";
+    }
+}
+
+/*
+ * A value starts at the current depth (scalar: kind 'n' number, 's'
+ * string, 'b' bool/null; container: '{' or '[').  Handles the context it
+ * belongs to; returns 0 to stop the parse.
+ */
+static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
+{
+    int d = sc->depth;
+
+    if (d == 0) {
+        if (kind == '[') {
+            sc->root = 'a';
+            sc->evarr_depth = 1;
+            sc->saw_events = 1;
+            return 1;
+        }
+        if (kind == '{') {
+            sc->root = 'm';
+            return 1;
+        }
+        return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                             "the top level is neither an object "
+                             "(Kineto form) nor an array (legacy form)");
+    }
+    if (sc->root == 'm' && d == 1) {
+        if (sc->root_key == 1) {
+            if (kind != '[')
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "\"traceEvents\" is not an array");
+            sc->evarr_depth = 2;
+            sc->saw_events = 1;
+        } else if (sc->root_key == 2 && kind == '{') {
+            sc->di_depth = 2;
+        }
+        return 1;
+    }
+    if (sc->di_depth != 0 && d == sc->di_depth) {
+        if (sc->di_key == 1 || sc->di_key == 2) {
+            uint64_t u;
+            if (kind != 'n' || hs__to_u64(s, n, &u) != 0 || u > LONG_MAX)
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "distributedInfo.%s is not a "
+                                     "non-negative integer",
+                                     sc->di_key == 1 ? "rank" : "world_size");
+            if (sc->di_key == 1)
+                sc->di_rank = (long)u;
+            else
+                sc->di_world = (long)u;
+        } else if (sc->di_key == 3 && kind == 's') {
+            hs__copy(sc->di_backend, sizeof sc->di_backend,
+                     (const unsigned char *)s, n);
+        }
+        return 1;
+    }
+    if (sc->evarr_depth != 0 && d == sc->evarr_depth) {
+        if (kind != '{')
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "trace event %" PRIu64
+                                 " is not an object",
+                                 sc->n_events);
+        /* a new event */
+        sc->ev_depth = d + 1;
+        sc->ev_key = HS__K_NONE;
+        sc->ev.ph = 0;
+        sc->ev.cat[0] = sc->ev.name[0] = '\0';
+        sc->ev.pid.kind = sc->ev.tid.kind = 0;
+        sc->ev.has_ts = sc->ev.has_dur = sc->ev.has_corr = 0;
+        sc->ev.coll[0] = sc->ev.dtype[0] = sc->ev.itype[0] = '\0';
+        sc->ev.has_nelems = sc->ev.dims_known = 0;
+        sc->ev.dims_nelems = 0;
+        sc->ev.index = sc->n_events;
+        return 1;
+    }
+    if (sc->ev_depth != 0 && d == sc->ev_depth) {
+        int k = sc->ev_key;
+        switch (k) {
+        case HS__K_PH:
+        case HS__K_CAT:
+        case HS__K_NAME:
+            if (kind == 'b')
+                return 1;   /* null: as if absent */
+            if (kind != 's')
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "trace event %" PRIu64
+                                     ": \"%s\" is not a string",
+                                     sc->n_events, hs__ev_key_name(k));
+            if (k == HS__K_PH)
+                sc->ev.ph = n > 0 ? s[0] : 0;
+            else if (k == HS__K_CAT)
+                hs__copy(sc->ev.cat, sizeof sc->ev.cat,
+                         (const unsigned char *)s, n);
+            else
+                hs__copy(sc->ev.name, sizeof sc->ev.name,
+                         (const unsigned char *)s, n);
+            return 1;
+        case HS__K_PID:
+        case HS__K_TID: {
+            hs_kev_key_t *key = k == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+            if (kind == 'n') {
+                key->kind = 1;
+                key->v = (int64_t)hs_fnv1a(s, n);
+                /* numbers and strings never compare equal: kinds differ */
+            } else if (kind == 's') {
+                key->kind = 2;
+                key->v = (int64_t)hs_fnv1a(s, n);
+            } else if (kind != 'b') {
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "trace event %" PRIu64
+                                     ": \"%s\" is neither a number nor a "
+                                     "string",
+                                     sc->n_events, hs__ev_key_name(k));
+            }
+            return 1;
+        }
+        case HS__K_TS:
+        case HS__K_DUR: {
+            int64_t v;
+            if (kind == 'b')
+                return 1;
+            if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "trace event %" PRIu64
+                                     ": \"%s\" is not a number of "
+                                     "microseconds",
+                                     sc->n_events, hs__ev_key_name(k));
+            if (k == HS__K_TS) {
+                sc->ev.ts_ns = v;
+                sc->ev.has_ts = 1;
+            } else {
+                if (v < 0)
+                    return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                         "trace event %" PRIu64
+                                         ": negative \"dur\"",
+                                         sc->n_events);
+                sc->ev.dur_ns = v;
+                sc->ev.has_dur = 1;
+            }
+            return 1;
+        }
+        case HS__K_ARGS:
+            if (kind == '{') {
+                sc->args_depth = d + 1;
+                sc->arg_key = HS__A_NONE;
+            } else if (kind != 'b') {
+                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                     "trace event %" PRIu64
+                                     ": \"args\" is not an object",
+                                     sc->n_events);
+            }
+            return 1;
+        default:
+            return 1;
+        }
+    }
+    if (sc->args_depth != 0 && d == sc->args_depth) {
+        switch (sc->arg_key) {
+        case HS__A_CORR: {
+            uint64_t u;
+            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+                sc->ev.corr = u;
+                sc->ev.has_corr = 1;
+            }
+            return 1;
+        }
+        case HS__A_NELEMS: {
+            uint64_t u;
+            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+                sc->ev.nelems = u;
+                sc->ev.has_nelems = 1;
+            }
+            return 1;
+        }
+        case HS__A_COLL:
+            if (kind == 's')
+                hs__copy(sc->ev.coll, sizeof sc->ev.coll,
+                         (const unsigned char *)s, n);
+            return 1;
+        case HS__A_DTYPE:
+            if (kind == 's')
+                hs__copy(sc->ev.dtype, sizeof sc->ev.dtype,
+                         (const unsigned char *)s, n);
+            return 1;
+        case HS__A_DIMS:
+            if (kind == '[') {
+                sc->dims_depth = d + 1;
+                sc->dims_n = 0;
+            }
+            return 1;
+        case HS__A_ITYPE:
+            if (kind == '[') {
+                sc->itype_depth = d + 1;
+                sc->itype_n = 0;
+            }
+            return 1;
+        default:
+            return 1;
+        }
+    }
+    if (sc->dims_depth != 0) {
+        if (d == sc->dims_depth) {
+            sc->dims_n++;
+            if (sc->dims_n == 1 && kind == '[') {
+                sc->prod0 = 1;
+                sc->has0 = 0;
+            }
+            return 1;
+        }
+        if (sc->dims_n == 1 && d == sc->dims_depth + 1) {
+            uint64_t u;
+            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+                sc->prod0 *= u;
+                sc->has0 = 1;
+            } else if (kind == '[') {   /* a TensorList: list of shapes */
+                sc->prod1 = 1;
+                sc->has1 = 0;
+            }
+            return 1;
+        }
+        if (sc->dims_n == 1 && d == sc->dims_depth + 2) {
+            uint64_t u;
+            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+                sc->prod1 *= u;
+                sc->has1 = 1;
+            }
+            return 1;
+        }
+        return 1;
+    }
+    if (sc->itype_depth != 0 && d == sc->itype_depth) {
+        sc->itype_n++;
+        if (sc->itype_n == 1 && kind == 's')
+            hs__copy(sc->ev.itype, sizeof sc->ev.itype,
+                     (const unsigned char *)s, n);
+        return 1;
+    }
+    return 1;
+}
+
+static int hs__cb_null(void *ctx)
+{
+    return hs__value(ctx, 'b', NULL, 0);
+}
+
+static int hs__cb_bool(void *ctx, int v)
+{
+    (void)v;
+    return hs__value(ctx, 'b', NULL, 0);
+}
+
+static int hs__cb_number(void *ctx, const char *s, size_t n)
+{
+    return hs__value(ctx, 'n', s, n);
+}
+
+static int hs__cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    return hs__value(ctx, 's', (const char *)s, n);
+}
+
+static int hs__cb_start_map(void *ctx)
+{
+    hs_kev_scan_t *sc = ctx;
+
+    if (!hs__value(sc, '{', NULL, 0))
+        return 0;
+    sc->depth++;
+    return 1;
+}
+
+static int hs__cb_start_array(void *ctx)
+{
+    hs_kev_scan_t *sc = ctx;
+
+    if (!hs__value(sc, '[', NULL, 0))
+        return 0;
+    sc->depth++;
+    return 1;
+}
+
+#define HS__KEYEQ(s, n, lit) \
+    ((n) == sizeof(lit) - 1 && memcmp((s), (lit), (n)) == 0)
+
+static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+    hs_kev_scan_t *sc = ctx;
+    int d = sc->depth;
+
+    if (sc->ev_depth != 0 && d == sc->ev_depth) {
+        if (HS__KEYEQ(s, n, "ph"))
+            sc->ev_key = HS__K_PH;
+        else if (HS__KEYEQ(s, n, "cat"))
+            sc->ev_key = HS__K_CAT;
+        else if (HS__KEYEQ(s, n, "name"))
+            sc->ev_key = HS__K_NAME;
+        else if (HS__KEYEQ(s, n, "pid"))
+            sc->ev_key = HS__K_PID;
+        else if (HS__KEYEQ(s, n, "tid"))
+            sc->ev_key = HS__K_TID;
+        else if (HS__KEYEQ(s, n, "ts"))
+            sc->ev_key = HS__K_TS;
+        else if (HS__KEYEQ(s, n, "dur"))
+            sc->ev_key = HS__K_DUR;
+        else if (HS__KEYEQ(s, n, "args"))
+            sc->ev_key = HS__K_ARGS;
+        else
+            sc->ev_key = HS__K_OTHER;
+    } else if (sc->args_depth != 0 && d == sc->args_depth) {
+        if (HS__KEYEQ(s, n, "correlation"))
+            sc->arg_key = HS__A_CORR;
+        else if (HS__KEYEQ(s, n, "Collective name"))
+            sc->arg_key = HS__A_COLL;
+        else if (HS__KEYEQ(s, n, "In msg nelems"))
+            sc->arg_key = HS__A_NELEMS;
+        else if (HS__KEYEQ(s, n, "dtype"))
+            sc->arg_key = HS__A_DTYPE;
+        else if (HS__KEYEQ(s, n, "Input Dims"))
+            sc->arg_key = HS__A_DIMS;
+        else if (HS__KEYEQ(s, n, "Input type"))
+            sc->arg_key = HS__A_ITYPE;
+        else
+            sc->arg_key = HS__A_OTHER;
+    } else if (sc->root == 'm' && d == 1) {
+        if (HS__KEYEQ(s, n, "traceEvents"))
+            sc->root_key = 1;
+        else if (HS__KEYEQ(s, n, "distributedInfo"))
+            sc->root_key = 2;
+        else
+            sc->root_key = 0;
+    } else if (sc->di_depth != 0 && d == sc->di_depth) {
+        if (HS__KEYEQ(s, n, "rank"))
+            sc->di_key = 1;
+        else if (HS__KEYEQ(s, n, "world_size"))
+            sc->di_key = 2;
+        else if (HS__KEYEQ(s, n, "backend"))
+            sc->di_key = 3;
+        else
+            sc->di_key = 0;
+    }
+    return 1;
+}
+
+/* A container closes: depth is its inside depth before the decrement. */
+static int hs__close(hs_kev_scan_t *sc)
+{
+    int d = sc->depth;
+
+    if (sc->dims_depth != 0) {
+        if (d == sc->dims_depth + 2 && sc->dims_n == 1 && sc->has1) {
+            sc->ev.dims_nelems += sc->prod1;
+            sc->ev.dims_known = 1;
+            sc->has1 = 0;
+        } else if (d == sc->dims_depth + 1 && sc->dims_n == 1 &&
+                   sc->has0) {
+            sc->ev.dims_nelems += sc->prod0;
+            sc->ev.dims_known = 1;
+            sc->has0 = 0;
+        } else if (d == sc->dims_depth) {
+            sc->dims_depth = 0;
+        }
+    }
+    if (sc->itype_depth != 0 && d == sc->itype_depth)
+        sc->itype_depth = 0;
+    if (sc->args_depth != 0 && d == sc->args_depth)
+        sc->args_depth = 0;
+    if (sc->di_depth != 0 && d == sc->di_depth)
+        sc->di_depth = 0;
+    if (sc->ev_depth != 0 && d == sc->ev_depth) {
+        hs_err_t rc;
+        sc->ev_depth = 0;
+        sc->n_events++;
+        rc = sc->on_event(sc, &sc->ev);
+        if (rc != HS_OK)
+            return hs_jscan_stop(&sc->js, rc);
+    }
+    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
+        sc->evarr_depth = 0;
+    sc->depth--;
+    return 1;
+}
+
+static int hs__cb_end(void *ctx)
+{
+    return hs__close(ctx);
+}
+
+static const yajl_callbacks hs__callbacks = {
+    hs__cb_null, hs__cb_bool, NULL, NULL, hs__cb_number, hs__cb_string,
+    hs__cb_start_map, hs__cb_map_key, hs__cb_end, hs__cb_start_array,
+    hs__cb_end};
+
+hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
+                          hs_kev_scan_t *sc, hs_error_t *err)
+{
+    hs_err_t rc;
+
+    memset(sc, 0, sizeof *sc);
+    sc->on_event = on_event;
+    sc->user = user;
+    sc->di_rank = sc->di_world = -1;
+    rc = hs_jscan_file(&sc->js, path, &hs__callbacks, sc, err);
+    if (rc == HS_OK && !sc->saw_events)
+        rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                          "no \"traceEvents\" array: not a PyTorch "
+                          "profiler trace");
+    return rc;
+}

@@ -1,0 +1,107 @@
+/*
+ * hs_kev.h -- PyTorch profiler (Kineto / legacy) trace events, decoded
+ * from the JSON stream one at a time.  Internal to the Kineto reader
+ * (hs_kineto.c), which makes its passes with it.
+ *
+ * The decoder sits on hs_jscan (bytes and JSON syntax) and knows the
+ * Chrome-trace shape PyTorch writes: a top-level object with
+ * "traceEvents" and "distributedInfo" (Kineto form) or a bare array of
+ * events (legacy form).  Each event object is decoded field by field into
+ * one fixed-size hs_kev_t, reused for every event, and handed to the
+ * pass's handler when its object closes; only the fields the passes use
+ * are kept (ph, cat, name, pid, tid, ts, dur and a few args).  Strings are
+ * copied, cut to fixed lengths; times become integer nanoseconds exactly
+ * (no floating point unless the number has an exponent).  Nothing is
+ * allocated per event.
+ */
+#ifndef HS_KEV_H
+#define HS_KEV_H
+
+#include <stdint.h>
+
+#include "hs_error.h"
+#include "hs_jscan.h"
+
+#define HS_KEV_NAME_MAX 256
+#define HS_KEV_SHORT_MAX 48
+
+/* A pid or tid: a number, or a string (legacy traces: "CPU functions"),
+   both kept as their FNV-1a hash; kinds never compare equal. */
+typedef struct hs_kev_key_s {
+    int kind;       /* 0 none, 1 number, 2 string */
+    int64_t v;
+} hs_kev_key_t;
+
+/* 1 when a and b are the same pid (tid). */
+static inline int hs_kev_key_eq(hs_kev_key_t a, hs_kev_key_t b)
+{
+    return a.kind == b.kind && a.v == b.v;
+}
+
+/* One trace event: the fields the reader uses. */
+typedef struct hs_kev_s {
+    char ph;
+    char cat[HS_KEV_SHORT_MAX];
+    char name[HS_KEV_NAME_MAX];
+    hs_kev_key_t pid, tid;
+    int has_ts, has_dur;
+    int64_t ts_ns, dur_ns;
+    int has_corr;
+    uint64_t corr;
+    char coll[HS_KEV_SHORT_MAX];    /* args["Collective name"] */
+    int has_nelems;
+    uint64_t nelems;                /* args["In msg nelems"] */
+    char dtype[HS_KEV_SHORT_MAX];   /* args["dtype"] */
+    int dims_known;                 /* args["Input Dims"][0] had a shape */
+    uint64_t dims_nelems;
+    char itype[HS_KEV_SHORT_MAX];   /* args["Input type"][0] */
+    uint64_t index;                 /* event number in the file, from 0 */
+} hs_kev_t;
+
+typedef struct hs_kev_scan_s hs_kev_scan_t;
+
+/* A pass's handler: called for every event; anything but HS_OK stops the
+   scan with that code (err filled by the handler, via sc->js.err). */
+typedef hs_err_t (*hs_kev_fn)(hs_kev_scan_t *sc, const hs_kev_t *e);
+
+/* The decoder's state; hs_kev_scan_file fills it. */
+struct hs_kev_scan_s {
+    hs_jscan_t js;          /* bytes, offsets, errors */
+    hs_kev_fn on_event;
+    void *user;             /* the pass's context */
+    /* where the parse is */
+    int depth;              /* containers open */
+    int root;               /* 0 not yet, 'a' array, 'm' map */
+    int root_key;           /* 1 traceEvents, 2 distributedInfo, 0 other */
+    int evarr_depth;        /* depth inside the events array, 0 = none */
+    int ev_depth;           /* depth inside an event map, 0 = none */
+    int ev_key;
+    int args_depth;
+    int arg_key;
+    int di_depth;           /* distributedInfo */
+    int di_key;             /* 1 rank, 2 world_size, 3 backend */
+    int dims_depth;         /* Input Dims outer array */
+    uint64_t dims_n;        /* elements started at the outer level */
+    uint64_t prod0, prod1;
+    int has0, has1;
+    int itype_depth;
+    uint64_t itype_n;
+    int saw_events;         /* a traceEvents array (or the root array) */
+    /* results */
+    hs_kev_t ev;
+    uint64_t n_events;
+    long di_rank, di_world; /* -1 when absent */
+    char di_backend[HS_KEV_SHORT_MAX];
+};
+
+/*
+ * One streaming pass over the trace at `path`: every event goes to
+ * on_event(sc, e) with sc->user = user.  Fills *sc's results (form in
+ * sc->root, distributedInfo, event count; the JSON size in sc->js.base).
+ * Errors as hs_jscan_file, plus HS_ERR_SCHEMA for a value of the wrong
+ * type and HS_ERR_TRACE when there is no traceEvents array.
+ */
+hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
+                          hs_kev_scan_t *sc, hs_error_t *err);
+
+#endif

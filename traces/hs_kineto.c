@@ -1,0 +1,770 @@
+/*
+ * hs_kineto.c -- the PyTorch profiler trace reader: one Chrome-trace
+ * JSON file (Kineto or legacy form) in, one per-rank record (hs_rank.h)
+ * out.
+ *
+ * The workload.  A Kineto trace of a real training job is tens to hundreds
+ * of MB of JSON: one object per CPU operator, CUDA runtime call, GPU kernel
+ * and flow arrow, in no global time order (Kineto writes thread by thread,
+ * then the GPU activities).  What the method needs from it is a handful of
+ * figures per iteration (ProfilerStep#N window): data loading, forward,
+ * first backward operator, whole backward, optimizer, all-reduce payload
+ * and bucket ready times.
+ *
+ * The shape.  A step window must be known before an event can be charged
+ * to it, and the phase boundaries inside a step (where the backward
+ * starts) must be known before a kernel can be charged to a phase.  Rather
+ * than keeping events, the file is read several times, each pass streaming
+ * (hs_kev.c decodes each event into a small fixed struct and hands it to
+ * the pass when its object closes):
+ *   pass 1: the ProfilerStep windows of the main thread, distributedInfo,
+ *           whether device kernels are present;
+ *   pass 2: per step, the CPU-side marks: DataLoader, first and last
+ *           backward operator, optimizer, all-reduce calls (with sizes);
+ *   pass 3: (device traces only) every runtime call (cudaLaunchKernel...)
+ *           is charged by its CPU time to a (step, phase); per (step,
+ *           phase) the range of correlation ids it used is kept;
+ *   pass 4: (device traces only) every kernel is charged, by its
+ *           correlation id, to the (step, phase) whose range holds it.
+ * Correlation ids are handed out by CUPTI/roctracer in launch order, so the
+ * ranges of consecutive phases do not overlap (checked; a note is added if
+ * they do).  State is O(steps) (plus the all-reduce calls of each step):
+ * it does not grow with the events or the file size.
+ *
+ * The step table.  After the passes, each step's marks become the
+ * record's figures: on device traces the kernel time charged to each
+ * phase, on CPU traces the operator times.  The payload source is chosen
+ * once per file (record_param_comms args, else the first all-reduce op
+ * whose every call has shapes), and the calls that time the gradient
+ * buckets become per-step ready times.  What is averaged, and how, is
+ * the ingestion's business (hs_ingest.c), not the reader's.
+ *
+ * The rules themselves are documented in README.md, "Ingesting PyTorch
+ * profiler traces".
+ */
+#include "hs_kineto.h"
+#include "hs_kev.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                         */
+
+static const char *hs__basename(const char *p)
+{
+    const char *s = strrchr(p, '/');
+
+    return s != NULL ? s + 1 : p;
+}
+
+/* Bytes per element of a PyTorch dtype name as traces spell it
+   ("Float", "float", "c10::Half", "BFloat16", "long int"...); 0 if
+   unknown. */
+static unsigned hs__dtype_size(const char *t)
+{
+    static const struct {
+        const char *name;
+        unsigned size;
+    } tab[] = {
+        {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8},
+        {"half", 2}, {"c10::half", 2}, {"float16", 2}, {"bfloat16", 2},
+        {"c10::bfloat16", 2}, {"long", 8}, {"long int", 8}, {"int64", 8},
+        {"int", 4}, {"int32", 4}, {"short", 2}, {"short int", 2},
+        {"int16", 2}, {"char", 1}, {"signed char", 1}, {"byte", 1},
+        {"unsigned char", 1}, {"uint8", 1}, {"int8", 1}, {"bool", 1},
+        {"complexfloat", 8}, {"c10::complex<float>", 8},
+        {"complexdouble", 16}, {"c10::complex<double>", 16},
+        {"float8_e4m3fn", 1}, {"float8_e5m2", 1},
+        {"c10::float8_e4m3fn", 1}, {"c10::float8_e5m2", 1}};
+    size_t i;
+
+    for (i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcasecmp(t, tab[i].name) == 0)
+            return tab[i].size;
+    return 0;
+}
+
+static int hs__starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-file state                                                        */
+
+/* All-reduce call kinds, in the order of trust for the payload. */
+enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
+
+/* GPU phases a kernel is charged to. */
+enum { HS__P_FWD = 0, HS__P_B1, HS__P_BWD, HS__P_OPT, HS__P_N };
+
+typedef struct hs__coll_s {
+    int64_t ts_ns;
+    uint64_t bytes;
+    int kind;
+    int known;      /* bytes measured */
+} hs__coll_t;
+
+typedef struct hs__step_s {
+    long number;
+    hs_kev_key_t pid, tid;
+    int64_t s, e;                 /* window [s, e) */
+    /* pass 2 */
+    int64_t dl_sum, dl_end;
+    unsigned dl_n;
+    int64_t b0, b1_dur, bend;     /* b0 = INT64_MAX: no backward op */
+    unsigned n_bwd;
+    int64_t opt_sum, opt_s, opt_e;
+    unsigned n_opt;
+    hs__coll_t *coll;
+    size_t n_coll, cap_coll;
+    /* buckets: the all-reduce calls of kind bk, by time */
+    int bk;
+    size_t nb;
+    int64_t *bts;       /* CPU time of the call */
+    uint64_t *bthr;     /* last backward launch (correlation id) before it */
+    int64_t *bseg;      /* device time of backward kernels launched after
+                           the previous bucket's call and before this one */
+    /* passes 3, 4 */
+    uint64_t corr_lo[HS__P_N], corr_hi[HS__P_N];
+    int has_corr[HS__P_N];
+    int64_t k_sum[HS__P_N];
+    unsigned k_n[HS__P_N];
+} hs__step_t;
+
+typedef struct hs__ival_s {
+    uint64_t lo, hi;
+    size_t step;
+    int phase;
+} hs__ival_t;
+
+/* The reader's state for one file. */
+typedef struct hs__file_s {
+    hs_rank_t *r;             /* the record being filled */
+    const char *path;         /* r->path */
+    uint64_t n_kernels_seen;  /* pass 1 */
+    hs_kev_key_t main_pid, main_tid;
+    hs__step_t *st;
+    size_t n_st, cap_st;
+    int any_bwd;
+    int ckind;                /* chosen all-reduce kind, -1 none */
+    hs__ival_t *iv;
+    size_t n_iv;
+    int iv_overlap;
+} hs__file_t;
+
+/* Frees what f owns (not f->r). */
+static void hs__file_clear(hs__file_t *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->n_st; i++) {
+        free(f->st[i].coll);
+        free(f->st[i].bts);
+        free(f->st[i].bthr);
+        free(f->st[i].bseg);
+    }
+    free(f->st);
+    free(f->iv);
+}
+
+/* Index of the step whose window holds t, or -1. */
+static long hs__find_step(const hs__file_t *f, int64_t t)
+{
+    size_t lo = 0, hi = f->n_st;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->st[mid].s <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    lo--;
+    return t < f->st[lo].e ? (long)lo : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 1: steps, distributedInfo, device kernels                        */
+
+static hs_err_t hs__pass1(hs_kev_scan_t *sc, const hs_kev_t *e)
+{
+    hs__file_t *f = sc->user;
+
+    if (e->ph != 'X')
+        return HS_OK;
+    if (strcasecmp(e->cat, "kernel") == 0) {
+        f->n_kernels_seen++;
+        return HS_OK;
+    }
+    if (e->name[0] == 'P' && hs__starts(e->name, "ProfilerStep#") &&
+        strcmp(e->cat, "gpu_user_annotation") != 0 && e->has_ts) {
+        hs__step_t *s;
+        if (f->n_st == f->cap_st) {
+            size_t cap = f->cap_st ? f->cap_st * 2 : 64;
+            hs__step_t *ns = realloc(f->st, cap * sizeof *ns);
+            if (ns == NULL)
+                return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
+                                    0, 0, "out of memory");
+            f->st = ns;
+            f->cap_st = cap;
+        }
+        s = &f->st[f->n_st++];
+        memset(s, 0, sizeof *s);
+        s->number = strtol(e->name + 13, NULL, 10);
+        s->pid = e->pid;
+        s->tid = e->tid;
+        s->s = e->ts_ns;
+        s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    }
+    return HS_OK;
+}
+
+static int hs__cmp_step(const void *a, const void *b)
+{
+    const hs__step_t *x = a, *y = b;
+
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* Keeps the steps of the thread that has most of them, sorted. */
+static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, j, best = 0, best_n = 0;
+
+    if (f->n_st == 0)
+        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                            "no ProfilerStep#N window: profile with "
+                            "torch.profiler.profile(schedule=...) and call "
+                            "prof.step() once per iteration");
+    for (i = 0; i < f->n_st; i++) {
+        size_t n = 0;
+        for (j = 0; j < f->n_st; j++)
+            if (hs_kev_key_eq(f->st[i].pid, f->st[j].pid) &&
+                hs_kev_key_eq(f->st[i].tid, f->st[j].tid))
+                n++;
+        if (n > best_n) {
+            best_n = n;
+            best = i;
+        }
+        if (best_n * 2 > f->n_st)
+            break;
+    }
+    f->main_pid = f->st[best].pid;
+    f->main_tid = f->st[best].tid;
+    for (i = j = 0; i < f->n_st; i++)
+        if (hs_kev_key_eq(f->st[i].pid, f->main_pid) &&
+            hs_kev_key_eq(f->st[i].tid, f->main_tid))
+            f->st[j++] = f->st[i];
+    f->n_st = j;
+    qsort(f->st, f->n_st, sizeof *f->st, hs__cmp_step);
+    for (i = 0; i < f->n_st; i++) {
+        hs__step_t *s = &f->st[i];
+        s->b0 = INT64_MAX;
+        s->bend = INT64_MIN;
+        s->opt_s = INT64_MAX;
+        s->opt_e = INT64_MIN;
+        s->dl_end = INT64_MIN;
+        /* windows of one thread do not overlap; clip if they do */
+        if (i + 1 < f->n_st && s->e > f->st[i + 1].s)
+            s->e = f->st[i + 1].s;
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 2: CPU marks per step                                            */
+
+static hs_err_t hs__add_coll(hs_kev_scan_t *sc, hs__step_t *s, int kind,
+                             int64_t ts, uint64_t bytes, int known)
+{
+    hs__coll_t *c;
+
+    if (s->n_coll == s->cap_coll) {
+        size_t cap = s->cap_coll ? s->cap_coll * 2 : 8;
+        hs__coll_t *nc = realloc(s->coll, cap * sizeof *nc);
+        if (nc == NULL)
+            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                                "out of memory");
+        s->coll = nc;
+        s->cap_coll = cap;
+    }
+    c = &s->coll[s->n_coll++];
+    c->ts_ns = ts;
+    c->bytes = bytes;
+    c->kind = kind;
+    c->known = known;
+    return HS_OK;
+}
+
+static hs_err_t hs__pass2(hs_kev_scan_t *sc, const hs_kev_t *e)
+{
+    hs__file_t *f = sc->user;
+    const char *nm = e->name;
+    hs__step_t *s;
+    long k;
+    int64_t end;
+
+    if (e->ph != 'X' || !e->has_ts || !hs_kev_key_eq(e->pid, f->main_pid))
+        return HS_OK;
+    switch (nm[0]) {
+    case 'e': case 'a': case 'O': case 'r': case 'c': case 'n': case 'g':
+        break;
+    default:
+        return HS_OK;
+    }
+    k = hs__find_step(f, e->ts_ns);
+    if (k < 0)
+        return HS_OK;
+    s = &f->st[k];
+    end = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    if (hs__starts(nm, "enumerate(DataLoader)#")) {
+        if (strstr(nm, "__next__") != NULL) {
+            s->dl_sum += e->has_dur ? e->dur_ns : 0;
+            if (end > s->dl_end)
+                s->dl_end = end;
+            s->dl_n++;
+        }
+    } else if (hs__starts(nm, "autograd::engine::evaluate_function: ")) {
+        if (e->ts_ns < s->b0) {
+            s->b0 = e->ts_ns;
+            s->b1_dur = e->has_dur ? e->dur_ns : 0;
+        }
+        if (end > s->bend)
+            s->bend = end;
+        s->n_bwd++;
+        f->any_bwd = 1;
+    } else if (hs__starts(nm, "Optimizer.step#")) {
+        s->opt_sum += e->has_dur ? e->dur_ns : 0;
+        if (e->ts_ns < s->opt_s)
+            s->opt_s = e->ts_ns;
+        if (end > s->opt_e)
+            s->opt_e = end;
+        s->n_opt++;
+    } else if (strcmp(nm, "record_param_comms") == 0) {
+        if (strcasecmp(e->coll, "allreduce") == 0 ||
+            strcasecmp(e->coll, "all_reduce") == 0) {
+            unsigned sz = hs__dtype_size(e->dtype);
+            int known = e->has_nelems && sz > 0;
+            return hs__add_coll(sc, s, HS__C_PC, e->ts_ns,
+                                known ? e->nelems * sz : 0, known);
+        }
+    } else {
+        int kind = strcmp(nm, "c10d::allreduce_") == 0  ? HS__C_C10D
+                   : strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL
+                   : strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO
+                                                        : -1;
+        if (kind >= 0) {
+            unsigned sz = hs__dtype_size(e->itype);
+            int known = e->dims_known && sz > 0;
+            return hs__add_coll(sc, s, kind, e->ts_ns,
+                                known ? e->dims_nelems * sz : 0, known);
+        }
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Passes 3, 4: device kernels by correlation id                         */
+
+static int hs__phase_of(const hs__step_t *s, int64_t t)
+{
+    int64_t f0 = s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+
+    if (s->b0 == INT64_MAX)
+        return -1;
+    if (t >= f0 && t < s->b0)
+        return HS__P_FWD;
+    if (t >= s->b0 && t < s->b0 + s->b1_dur)
+        return HS__P_B1;
+    if (t >= s->b0 && t < s->bend)
+        return HS__P_BWD;
+    if (s->n_opt > 0 && t >= s->opt_s && t < s->opt_e)
+        return HS__P_OPT;
+    return -1;
+}
+
+static hs_err_t hs__pass3(hs_kev_scan_t *sc, const hs_kev_t *e)
+{
+    hs__file_t *f = sc->user;
+    hs__step_t *s;
+    long k;
+    int p;
+
+    if (e->ph != 'X' || !e->has_ts || !e->has_corr ||
+        !hs_kev_key_eq(e->pid, f->main_pid) ||
+        (strcasecmp(e->cat, "cuda_runtime") != 0 &&
+         strcasecmp(e->cat, "cuda_driver") != 0 &&
+         strcasecmp(e->cat, "runtime") != 0))
+        return HS_OK;
+    k = hs__find_step(f, e->ts_ns);
+    if (k < 0)
+        return HS_OK;
+    s = &f->st[k];
+    p = hs__phase_of(s, e->ts_ns);
+    if (p < 0)
+        return HS_OK;
+    if ((p == HS__P_B1 || p == HS__P_BWD) && s->nb > 0) {
+        /* the first bucket call after this launch */
+        size_t lo = 0, hi = s->nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->bts[mid] <= e->ts_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < s->nb && e->corr > s->bthr[lo])
+            s->bthr[lo] = e->corr;
+    }
+    if (!s->has_corr[p]) {
+        s->has_corr[p] = 1;
+        s->corr_lo[p] = s->corr_hi[p] = e->corr;
+    } else {
+        if (e->corr < s->corr_lo[p])
+            s->corr_lo[p] = e->corr;
+        if (e->corr > s->corr_hi[p])
+            s->corr_hi[p] = e->corr;
+    }
+    return HS_OK;
+}
+
+/* Communication kernels are not compute. */
+static int hs__is_comm_kernel(const char *nm)
+{
+    return hs__starts(nm, "nccl") || hs__starts(nm, "rccl") ||
+           hs__starts(nm, "void ncclKernel") ||
+           hs__starts(nm, "void rccl") || strstr(nm, "ncclDevKernel") != NULL;
+}
+
+static hs_err_t hs__pass4(hs_kev_scan_t *sc, const hs_kev_t *e)
+{
+    hs__file_t *f = sc->user;
+    size_t lo = 0, hi = f->n_iv;
+    const hs__ival_t *iv;
+
+    if (e->ph != 'X' || !e->has_corr || !e->has_dur ||
+        strcasecmp(e->cat, "kernel") != 0 || hs__is_comm_kernel(e->name))
+        return HS_OK;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->iv[mid].lo <= e->corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return HS_OK;
+    iv = &f->iv[lo - 1];
+    if (e->corr > iv->hi)
+        return HS_OK;
+    f->st[iv->step].k_sum[iv->phase] += e->dur_ns;
+    f->st[iv->step].k_n[iv->phase]++;
+    if (iv->phase == HS__P_B1 || iv->phase == HS__P_BWD) {
+        hs__step_t *s = &f->st[iv->step];
+        size_t a = 0, b = s->nb;
+        while (a < b) {   /* the first bucket whose threshold covers it */
+            size_t mid = a + (b - a) / 2;
+            if (s->bthr[mid] < e->corr)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a < s->nb)
+            s->bseg[a] += e->dur_ns;
+    }
+    return HS_OK;
+}
+
+static int hs__cmp_ival(const void *a, const void *b)
+{
+    const hs__ival_t *x = a, *y = b;
+
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, n = 0;
+    int p;
+
+    for (i = 0; i < f->n_st; i++)
+        for (p = 0; p < HS__P_N; p++)
+            n += f->st[i].has_corr[p] != 0;
+    f->iv = calloc(n ? n : 1, sizeof *f->iv);
+    if (f->iv == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    for (i = 0; i < f->n_st; i++)
+        for (p = 0; p < HS__P_N; p++)
+            if (f->st[i].has_corr[p]) {
+                hs__ival_t *v = &f->iv[f->n_iv++];
+                v->lo = f->st[i].corr_lo[p];
+                v->hi = f->st[i].corr_hi[p];
+                v->step = i;
+                v->phase = p;
+            }
+    qsort(f->iv, f->n_iv, sizeof *f->iv, hs__cmp_ival);
+    for (i = 0; i < f->n_st; i++) {
+        size_t c;
+        for (c = 1; c < f->st[i].nb; c++)
+            if (f->st[i].bthr[c] < f->st[i].bthr[c - 1])
+                f->st[i].bthr[c] = f->st[i].bthr[c - 1];
+    }
+    for (i = 1; i < f->n_iv; i++)
+        if (f->iv[i].lo <= f->iv[i - 1].hi)
+            f->iv_overlap = 1;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The per-step table                                                    */
+
+/* Picks the file's payload source: record_param_comms, else the first
+   all-reduce op name whose every call has shapes. */
+static void hs__choose_kind(hs__file_t *f)
+{
+    int k;
+    size_t i, j;
+
+    f->ckind = -1;
+    for (k = 0; k < HS__C_N; k++) {
+        size_t n = 0, bad = 0;
+        for (i = 0; i < f->n_st; i++)
+            for (j = 0; j < f->st[i].n_coll; j++)
+                if (f->st[i].coll[j].kind == k) {
+                    n++;
+                    bad += !f->st[i].coll[j].known;
+                }
+        if (n > 0 && (k == HS__C_PC ? n > bad : bad == 0)) {
+            f->ckind = k;
+            return;
+        }
+    }
+}
+
+static int hs__cmp_coll(const void *a, const void *b)
+{
+    const hs__coll_t *x = a, *y = b;
+
+    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* The all-reduce calls of step s that carry bucket timing, for the
+   sidecar: the first kind with exactly nb calls in the step. */
+static int hs__timing_kind(const hs__step_t *s, size_t nb)
+{
+    static const int order[] = {HS__C_C10D, HS__C_NCCL, HS__C_GLOO,
+                                HS__C_PC};
+    size_t i, j;
+
+    for (i = 0; i < 4; i++) {
+        size_t n = 0;
+        for (j = 0; j < s->n_coll; j++)
+            n += s->coll[j].kind == order[i];
+        if (n == nb && n > 0)
+            return order[i];
+    }
+    return -1;
+}
+
+/* After pass 2: the payload kind, and per step the bucket calls. */
+static hs_err_t hs__prepare_buckets(const hs_kineto_opts_t *o,
+                                    hs__file_t *f, hs_error_t *err)
+{
+    size_t i, j;
+
+    hs__choose_kind(f);
+    for (i = 0; i < f->n_st; i++) {
+        hs__step_t *s = &f->st[i];
+        size_t n = 0;
+        if (s->n_coll > 1)
+            qsort(s->coll, s->n_coll, sizeof *s->coll, hs__cmp_coll);
+        s->bk = f->ckind >= 0 ? f->ckind
+                              : hs__timing_kind(s, o->want_buckets);
+        if (s->bk < 0)
+            continue;
+        for (j = 0; j < s->n_coll; j++)
+            n += s->coll[j].kind == s->bk;
+        if (n == 0)
+            continue;
+        s->bts = malloc(n * sizeof *s->bts);
+        s->bthr = calloc(n, sizeof *s->bthr);
+        s->bseg = calloc(n, sizeof *s->bseg);
+        if (s->bts == NULL || s->bthr == NULL || s->bseg == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        for (j = 0; j < s->n_coll; j++)
+            if (s->coll[j].kind == s->bk)
+                s->bts[s->nb++] = s->coll[j].ts_ns;
+    }
+    return HS_OK;
+}
+
+/* The bucket calls of step s into b: payloads and ready times. */
+static hs_err_t hs__step_buckets(const hs__file_t *f, const hs__step_t *s,
+                                 hs_rank_buckets_t *b, hs_error_t *err)
+{
+    size_t c, k = 0;
+    int64_t acc = 0;
+    int gpu = f->n_kernels_seen > 0;
+
+    b->has_bwd = s->b0 != INT64_MAX;
+    b->timed = s->bk >= 0;
+    if (s->nb == 0)
+        return HS_OK;
+    b->bytes = calloc(s->nb, sizeof *b->bytes);
+    b->ready_ns = calloc(s->nb, sizeof *b->ready_ns);
+    if (b->bytes == NULL || b->ready_ns == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    b->n = s->nb;
+    for (c = 0; c < s->n_coll; c++) {
+        const hs__coll_t *cl = &s->coll[c];
+        if (cl->kind != s->bk)
+            continue;
+        b->bytes[k] = cl->bytes;
+        acc += s->bseg[k];
+        if (b->has_bwd)
+            b->ready_ns[k] = gpu ? acc : cl->ts_ns - s->b0;
+        k++;
+    }
+    return HS_OK;
+}
+
+/* The record's step table and buckets from the passes' marks. */
+static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
+{
+    hs_rank_t *r = f->r;
+    size_t i, j;
+    int gpu = f->n_kernels_seen > 0;
+    hs_err_t rc;
+
+    r->steps = calloc(f->n_st ? f->n_st : 1, sizeof *r->steps);
+    r->buckets = calloc(f->n_st ? f->n_st : 1, sizeof *r->buckets);
+    if (r->steps == NULL || r->buckets == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    r->n_steps = f->n_st;
+    for (i = 0; i < f->n_st; i++) {
+        const hs__step_t *s = &f->st[i];
+        hs_ingest_step_t *o = &r->steps[i];
+        int has_b = s->b0 != INT64_MAX;
+        int64_t f0 = s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+
+        o->number = s->number;
+        o->start_ns = s->s;
+        o->dur_ns = s->e - s->s;
+        o->complete = has_b || !f->any_bwd;
+        o->t_dl_ns = s->dl_n > 0 ? s->dl_sum : HS_INGEST_UNKNOWN;
+        o->t_fwd_ns = o->t_b1_ns = o->t_bwd_ns = o->t_opt_ns =
+            HS_INGEST_UNKNOWN;
+        if (gpu) {
+            if (has_b) {
+                o->t_fwd_ns = s->k_sum[HS__P_FWD];
+                o->t_b1_ns = s->k_sum[HS__P_B1];
+                o->t_bwd_ns = s->k_sum[HS__P_B1] + s->k_sum[HS__P_BWD];
+            }
+            if (s->n_opt > 0)
+                o->t_opt_ns = s->k_sum[HS__P_OPT];
+            o->n_kernels = s->k_n[0] + s->k_n[1] + s->k_n[2] + s->k_n[3];
+        } else {
+            if (has_b) {
+                o->t_fwd_ns = s->b0 > f0 ? s->b0 - f0 : 0;
+                o->t_b1_ns = s->b1_dur;
+                o->t_bwd_ns = s->bend - s->b0;
+            }
+            if (s->n_opt > 0)
+                o->t_opt_ns = s->opt_sum;
+        }
+        if (f->ckind >= 0)
+            for (j = 0; j < s->n_coll; j++)
+                if (s->coll[j].kind == f->ckind && s->coll[j].known) {
+                    o->ar_payload_bytes += s->coll[j].bytes;
+                    o->n_allreduce++;
+                }
+        if ((rc = hs__step_buckets(f, s, &r->buckets[i], err)) != HS_OK)
+            return rc;
+    }
+    r->gpu = gpu;
+    r->ar_known = f->ckind >= 0;
+    r->ar_source = f->ckind == HS__C_PC ? HS_AR_PARAM_COMMS : HS_AR_SHAPES;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Public                                                                */
+
+hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
+                        hs_rank_t **out, hs_error_t *err)
+{
+    hs__file_t f;
+    hs_kev_scan_t sc;
+    hs_err_t rc;
+    hs_rank_t *r;
+
+    *out = NULL;
+    memset(&f, 0, sizeof f);
+    r = hs_rank_new(path);
+    if (r == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    f.r = r;
+    f.path = r->path;
+    /* pass 1 */
+    if ((rc = hs_kev_scan_file(path, hs__pass1, &f, &sc, err)) != HS_OK)
+        goto fail;
+    r->passes = 1;
+    r->form = sc.root == 'a' ? HS_INGEST_LEGACY : HS_INGEST_KINETO;
+    r->rank = sc.di_rank;
+    r->world_size = sc.di_world;
+    snprintf(r->backend, sizeof r->backend, "%s", sc.di_backend);
+    r->n_events = sc.n_events;
+    r->json_bytes = sc.js.base;
+    if ((rc = hs__settle_steps(&f, err)) != HS_OK)
+        goto fail;
+    if (o->check_rank != NULL &&
+        (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
+        goto fail;
+    /* pass 2 */
+    if ((rc = hs_kev_scan_file(path, hs__pass2, &f, &sc, err)) != HS_OK)
+        goto fail;
+    r->passes++;
+    if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK)
+        goto fail;
+    if (f.n_kernels_seen > 0) {
+        if ((rc = hs_kev_scan_file(path, hs__pass3, &f, &sc, err)) != HS_OK)
+            goto fail;
+        if ((rc = hs__build_ivals(&f, err)) != HS_OK)
+            goto fail;
+        if ((rc = hs_kev_scan_file(path, hs__pass4, &f, &sc, err)) != HS_OK)
+            goto fail;
+        r->passes += 2;
+        if (f.iv_overlap && o->notes != NULL)
+            hs_notes_add(o->notes,
+                         "%s: correlation ids of different phases "
+                         "interleave (launches from several threads at "
+                         "once?): a kernel is charged to the first phase "
+                         "whose id range holds it",
+                         hs__basename(path));
+    }
+    if ((rc = hs__build_record(&f, err)) != HS_OK)
+        goto fail;
+    hs__file_clear(&f);
+    *out = r;
+    return HS_OK;
+fail:
+    hs__file_clear(&f);
+    hs_rank_free(r);
+    return rc;
+}

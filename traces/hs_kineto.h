@@ -1,0 +1,42 @@
+/*
+ * hs_kineto.h -- the PyTorch profiler trace reader: one Chrome-trace JSON
+ * file as PyTorch writes it (Kineto form {"traceEvents": ...} or legacy
+ * form [...], plain or gzipped) in, one per-rank record (hs_rank.h) out.
+ * How it reads is told in hs_kineto.c; the rules in README.md,
+ * "Ingesting PyTorch profiler traces".
+ */
+#ifndef HS_KINETO_H
+#define HS_KINETO_H
+
+#include <stddef.h>
+
+#include "hs_error.h"
+#include "hs_notes.h"
+#include "hs_rank.h"
+
+typedef struct hs_kineto_opts_s {
+    size_t want_buckets;    /* the gradient buckets per iteration another
+                               source (the harness's sidecar) reports, 0
+                               when none: on a trace without a payload
+                               source, the calls that time the buckets are
+                               the first kind with that many calls */
+    /* called once the trace's rank is known (r->rank, -1 when the trace
+       does not say), before the costly passes; anything but HS_OK (err
+       filled) stops the reading with that code.  May be NULL. */
+    hs_err_t (*check_rank)(void *ctx, const hs_rank_t *r, hs_error_t *err);
+    void *ctx;              /* check_rank's */
+    hs_notes_t *notes;      /* where remarks go, or NULL */
+} hs_kineto_opts_t;
+
+/*
+ * Reads the trace at `path` into a new record *out (the caller frees it
+ * with hs_rank_free).  Errors: HS_ERR_IO cannot open/read; HS_ERR_SYNTAX
+ * bad JSON or gzip, an empty file; HS_ERR_SCHEMA a value of the wrong
+ * type; HS_ERR_TRACE no ProfilerStep window; HS_ERR_NOMEM; or
+ * check_rank's code.  err names the file and, where known, the byte
+ * offset; *out is NULL on failure.
+ */
+hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
+                        hs_rank_t **out, hs_error_t *err);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * hs_sidecar.c -- the profiling harness's sidecar JSON (hs_sidecar.h).
+ * A sidecar is a few hundred bytes, so it is read whole with yajl_tree.
+ */
+#include "hs_sidecar.h"
+#include "hs_file.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+static hs_err_t hs__sc_bad(const char *path, hs_error_t *err,
+                           const char *what)
+{
+    return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s", what);
+}
+
+/* A non-negative integer field: 1 read, 0 absent, -1 present but not one
+   (JSON null counts as absent when null_ok). */
+static int hs__sc_u64(yajl_val obj, const char *key, int null_ok,
+                      uint64_t *out)
+{
+    const char *path[2] = {key, NULL};
+    yajl_val v = yajl_tree_get(obj, path, yajl_t_any);
+
+    if (v == NULL || (null_ok && YAJL_IS_NULL(v)))
+        return 0;
+    if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0)
+        return -1;
+    *out = (uint64_t)YAJL_GET_INTEGER(v);
+    return 1;
+}
+
+/* The communication's own cost on the device (the harness's
+   "comm_probe": the process's CPU time over reps all-reduces of the real
+   buckets, bytes_sent per device each), in ns of the device per byte
+   sent: CPU time / the CPU rate of the device's compute (CPU time over
+   wall time of the kept steps' forwards, "cpu_fwd_ns" / "t_fwd_ns") /
+   bytes.  Absent or null probe: 0. */
+static hs_err_t hs__sc_comm(const char *path, yajl_val root,
+                            hs_sidecar_t *out, hs_error_t *err)
+{
+    const char *pp[2] = {"comm_probe", NULL}, *ps[2] = {"steps", NULL};
+    yajl_val probe = yajl_tree_get(root, pp, yajl_t_any), steps;
+    uint64_t reps = 0, sent = 0, cpu = 0, c, w;
+    double cpu_sum = 0, wall_sum = 0;
+    size_t i;
+
+    if (probe == NULL || YAJL_IS_NULL(probe))
+        return HS_OK;
+    if (!YAJL_IS_OBJECT(probe) || hs__sc_u64(probe, "reps", 0, &reps) != 1 ||
+        hs__sc_u64(probe, "bytes_sent", 0, &sent) != 1 ||
+        hs__sc_u64(probe, "cpu_ns", 0, &cpu) != 1 || reps == 0)
+        return hs__sc_bad(path, err, "comm_probe must be an object with "
+                                     "positive integers reps, bytes_sent "
+                                     "and cpu_ns");
+    steps = yajl_tree_get(root, ps, yajl_t_array);
+    for (i = 0; steps != NULL && i < YAJL_GET_ARRAY(steps)->len; i++) {
+        yajl_val st = YAJL_GET_ARRAY(steps)->values[i];
+        if (!YAJL_IS_OBJECT(st) || hs__sc_u64(st, "cpu_fwd_ns", 0, &c) != 1 ||
+            hs__sc_u64(st, "t_fwd_ns", 0, &w) != 1)
+            continue;
+        cpu_sum += (double)c;
+        wall_sum += (double)w;
+    }
+    if (sent == 0 || cpu_sum <= 0 || wall_sum <= 0)
+        return HS_OK;   /* nothing to divide by: no cost known */
+    out->comm_cpu_rate = cpu_sum / wall_sum;
+    out->comm_ns_per_byte = (double)cpu / (double)reps /
+                            out->comm_cpu_rate / (double)sent;
+    return HS_OK;
+}
+
+hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
+                         hs_error_t *err)
+{
+    static const char *const info[] = {"device_type", "backend", "torch",
+                                       NULL};
+    char *text = NULL, ebuf[256];
+    size_t len = 0, i;
+    yajl_val root = NULL, v;
+    uint64_t u;
+    int have_grad;
+    hs_err_t rc = HS_OK;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+        return rc;
+    if (len == 0) {
+        free(text);
+        return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                            "the sidecar is empty");
+    }
+    root = yajl_tree_parse(text, ebuf, sizeof ebuf);
+    free(text);
+    if (root == NULL) {
+        for (i = 0; ebuf[i] != '\0'; i++)
+            if (ebuf[i] == '\n')
+                ebuf[i] = ' ';
+        return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                            "invalid JSON: %s", ebuf);
+    }
+    if (!YAJL_IS_OBJECT(root)) {
+        rc = hs__sc_bad(path, err, "the sidecar must be a JSON object");
+        goto done;
+    }
+    if (hs__sc_u64(root, "hetsim_sidecar", 0, &u) != 1 || u != 1) {
+        rc = hs__sc_bad(path, err, "not a hetsim sidecar: "
+                                   "\"hetsim_sidecar\": 1 is missing");
+        goto done;
+    }
+    switch (hs__sc_u64(root, "world_size", 0, &u)) {
+    case 0:
+        rc = hs__sc_bad(path, err, "the sidecar needs \"world_size\"");
+        goto done;
+    case -1:
+        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        goto done;
+    }
+    if (u < 1 || u > LONG_MAX) {
+        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        goto done;
+    }
+    out->world_size = (long)u;
+    if (hs__sc_u64(root, "rank", 0, &u) < 0) {
+        rc = hs__sc_bad(path, err, "rank must be a non-negative integer");
+        goto done;
+    }
+    for (i = 0; info[i] != NULL; i++) {
+        const char *p2[2] = {info[i], NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+        if (v != NULL && !YAJL_IS_STRING(v)) {
+            rc = hs__sc_bad(path, err, "device_type, backend and torch "
+                                       "must be strings");
+            goto done;
+        }
+    }
+    have_grad = hs__sc_u64(root, "grad_bytes", 0, &out->grad_bytes);
+    if (have_grad < 0) {
+        rc = hs__sc_bad(path, err, "grad_bytes must be a non-negative "
+                                   "integer (bytes)");
+        goto done;
+    }
+    {
+        const char *p2[2] = {"bucket_bytes", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+    }
+    if (v != NULL) {
+        uint64_t sum = 0;
+        if (!YAJL_IS_ARRAY(v)) {
+            rc = hs__sc_bad(path, err, "bucket_bytes must be a list of "
+                                       "integers (bytes)");
+            goto done;
+        }
+        out->n_buckets = YAJL_GET_ARRAY(v)->len;
+        out->bucket_bytes = calloc(out->n_buckets ? out->n_buckets : 1,
+                                   sizeof *out->bucket_bytes);
+        if (out->bucket_bytes == NULL) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+            goto done;
+        }
+        for (i = 0; i < out->n_buckets; i++) {
+            yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+            if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0) {
+                rc = hs__sc_bad(path, err, "bucket_bytes must hold "
+                                           "non-negative integers (bytes)");
+                goto done;
+            }
+            out->bucket_bytes[i] = (uint64_t)YAJL_GET_INTEGER(e);
+            sum += out->bucket_bytes[i];
+        }
+        if (have_grad == 0) {
+            out->grad_bytes = sum;
+            have_grad = 1;
+        } else if (sum != out->grad_bytes && out->n_buckets > 0) {
+            rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                              "bucket_bytes add up to %" PRIu64
+                              " bytes, grad_bytes says %" PRIu64,
+                              sum, out->grad_bytes);
+            goto done;
+        }
+    }
+    if (have_grad == 0) {
+        rc = hs__sc_bad(path, err, "the sidecar needs \"grad_bytes\" or "
+                                   "\"bucket_bytes\"");
+        goto done;
+    }
+    {
+        const char *p2[2] = {"buckets", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+    }
+    if (v != NULL && !YAJL_IS_NULL(v)) {
+        if (!YAJL_IS_ARRAY(v)) {
+            rc = hs__sc_bad(path, err, "buckets must be a list of objects");
+            goto done;
+        }
+        out->n_ready = YAJL_GET_ARRAY(v)->len;
+        out->ready_ns = calloc(out->n_ready ? out->n_ready : 1,
+                               sizeof *out->ready_ns);
+        out->ready_bytes = calloc(out->n_ready ? out->n_ready : 1,
+                                  sizeof *out->ready_bytes);
+        if (out->ready_ns == NULL || out->ready_bytes == NULL) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+            goto done;
+        }
+        for (i = 0; i < out->n_ready; i++) {
+            yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+            int rb, rr;
+            if (!YAJL_IS_OBJECT(e)) {
+                rc = hs__sc_bad(path, err,
+                                "buckets must be a list of objects");
+                goto done;
+            }
+            out->ready_ns[i] = -1;      /* null: not measured */
+            rb = hs__sc_u64(e, "bytes", 0, &out->ready_bytes[i]);
+            rr = hs__sc_u64(e, "ready_ns", 1, &u);
+            if (rb < 0 || rr < 0) {
+                rc = hs__sc_bad(path, err, "buckets[].bytes and "
+                                           "buckets[].ready_ns must be "
+                                           "non-negative integers");
+                goto done;
+            }
+            if (rr == 1)
+                out->ready_ns[i] = (int64_t)u;
+        }
+    }
+    {
+        const char *p2[2] = {"comm", NULL};
+        v = yajl_tree_get(root, p2, yajl_t_any);
+        if (v != NULL && !YAJL_IS_STRING(v)) {
+            rc = hs__sc_bad(path, err, "comm must be \"after\" or "
+                                       "\"overlap\"");
+            goto done;
+        }
+        if (v != NULL) {
+            const char *cm = YAJL_GET_STRING(v);
+            out->comm_after = cm != NULL && strcmp(cm, "after") == 0;
+        }
+    }
+    if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
+        goto done;
+    out->loaded = 1;
+done:
+    yajl_tree_free(root);
+    if (rc != HS_OK)
+        hs_sidecar_clear(out);
+    return rc;
+}
+
+void hs_sidecar_clear(hs_sidecar_t *sc)
+{
+    if (sc == NULL)
+        return;
+    free(sc->bucket_bytes);
+    free(sc->ready_ns);
+    free(sc->ready_bytes);
+    memset(sc, 0, sizeof *sc);
+}
+

@@ -1,0 +1,48 @@
+/*
+ * hs_sidecar.h -- the profiling harness's sidecar JSON (live/, written
+ * beside the traces): what a trace may not say.  The sub-system size
+ * (world_size), the gradient payload (grad_bytes, or bucket_bytes that add
+ * up to it), optionally the bucket ready times the harness's comm hook
+ * measured ("buckets": [{"bytes", "ready_ns"}]), whether the harness ran
+ * the all-reduces after the backward ("comm": "after") and its
+ * communication probe ("comm_probe").  The ingestion uses it where the
+ * traces fall short.
+ */
+#ifndef HS_SIDECAR_H
+#define HS_SIDECAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+
+typedef struct hs_sidecar_s {
+    int loaded;
+    long world_size;
+    uint64_t grad_bytes;
+    uint64_t *bucket_bytes;
+    size_t n_buckets;
+    int64_t *ready_ns;      /* "buckets": [{"bytes", "ready_ns"}], -1 =
+                               null; n_ready entries */
+    uint64_t *ready_bytes;
+    size_t n_ready;
+    int comm_after;            /* "comm": "after": the harness ran the
+                                  all-reduces after the backward, so the
+                                  trace's calls do not time the buckets */
+    double comm_ns_per_byte;   /* from "comm_probe", 0 when absent */
+    double comm_cpu_rate;      /* cores the forward ran at */
+} hs_sidecar_t;
+
+/*
+ * Reads the sidecar at `path` into *out (overwritten; loaded set to 1).
+ * HS_ERR_IO cannot read, HS_ERR_SYNTAX empty or invalid JSON,
+ * HS_ERR_SCHEMA not a sidecar or a field of the wrong type; then *out is
+ * zeroed and err filled.  Release with hs_sidecar_clear.
+ */
+hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
+                         hs_error_t *err);
+
+/* Frees what sc owns and zeroes it.  sc may be NULL. */
+void hs_sidecar_clear(hs_sidecar_t *sc);
+
+#endif
