@@ -297,6 +297,22 @@ hs_err_t hs_scenario_fail(const hs_scenario_t *s, const char *key,
 hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err);
 
+/* hs_scenario_check_ranges for a replay whose options differ from the
+   scenario's simulate: section (its overlap mode and stragglers). */
+hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers, hs_error_t *err);
+
+/*
+ * T_epoch = iters x step_ns and T_total = s->epochs x T_epoch, checked
+ * and within HS_LIMIT_TIME_NS; else HS_ERR_RANGE blamed on job.dataset or
+ * job.epochs (hs_scenario_fail).  For the replay's simulated step.
+ */
+hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
+                                 int64_t step_ns, int64_t *epoch_ns,
+                                 int64_t *total_ns, hs_error_t *err);
+
 /*
  * What a replay of `steps` steps in `overlap` mode costs, roughly: events
  * (2(N-1) rounds per device, step and bucket: quadratic in N) and bytes of

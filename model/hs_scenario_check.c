@@ -117,16 +117,17 @@ static const char *hs__t(double ns, char *buf, size_t len)
 }
 
 /* The key of device d's biggest compute factor or term, for blame. */
-static void hs__compute_key(const hs_scenario_t *s, uint32_t d,
+static void hs__compute_key(const hs_scenario_t *s,
+                            const hs_straggler_t *stragglers,
+                            size_t n_stragglers, uint32_t d,
                             double scale_part, double strag_part,
                             const char *prof_key, char *key, size_t len)
 {
     size_t i;
 
     if (strag_part > 1.0 && strag_part >= scale_part) {
-        for (i = 0; i < s->n_stragglers; i++)
-            if (s->stragglers[i].device == d &&
-                s->stragglers[i].factor > 1.0) {
+        for (i = 0; i < n_stragglers; i++)
+            if (stragglers[i].device == d && stragglers[i].factor > 1.0) {
                 snprintf(key, len, "simulate.stragglers.%zu", i);
                 return;
             }
@@ -141,6 +142,15 @@ static void hs__compute_key(const hs_scenario_t *s, uint32_t d,
 
 hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err)
+{
+    return hs_scenario_check_ranges_with(s, steps, s->overlap, s->stragglers,
+                                         s->n_stragglers, err);
+}
+
+hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers, hs_error_t *err)
 {
     double *fac = NULL, *extra = NULL;
     double c_max = 0, dl_max = 0, m_max = 0, comm_max = 0, r_max = 0;
@@ -164,8 +174,8 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
         fac[d] = 1.0;
         extra[d] = (double)s->devices[d].extra_compute_ns;
     }
-    for (i = 0; i < s->n_stragglers; i++) {
-        const hs_straggler_t *g = &s->stragglers[i];
+    for (i = 0; i < n_stragglers; i++) {
+        const hs_straggler_t *g = &stragglers[i];
         if (g->device >= s->n_devices)
             continue;
         if (g->factor > 1.0)
@@ -187,7 +197,7 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
             comm_max = p->comm_ns_per_byte;
             comm_type = t;
         }
-        if (s->overlap == HS_OVERLAP_BUCKETS && (double)p->n_buckets > nb_max)
+        if (overlap == HS_OVERLAP_BUCKETS && (double)p->n_buckets > nb_max)
             nb_max = (double)p->n_buckets;
     }
     /* per device: compute and data loading */
@@ -202,7 +212,7 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
         fwd = hs__dmax(&p->t_fwd);
         b1x = hs__dmax(&p->t_b1);
         bwd = hs__dmax(&p->t_bwd);
-        rdy = s->overlap == HS_OVERLAP_BUCKETS ? hs__ready_max(s, dv->type)
+        rdy = overlap == HS_OVERLAP_BUCKETS ? hs__ready_max(s, dv->type)
                                                : 0;
         opt = hs__dmax(&p->t_opt);
         tail = b1x > bwd ? b1x : bwd;
@@ -214,16 +224,16 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                 size_t g;
                 snprintf(key, sizeof key, "devices.%s.extra_compute",
                          dv->name);
-                for (g = 0; g < s->n_stragglers; g++)
-                    if (s->stragglers[g].device == d &&
-                        s->stragglers[g].extra_ns > 0)
+                for (g = 0; g < n_stragglers; g++)
+                    if (stragglers[g].device == d &&
+                        stragglers[g].extra_ns > 0)
                         snprintf(key, sizeof key, "simulate.stragglers.%zu",
                                  g);
             } else {
                 big = fwd >= tail && fwd >= opt ? "t_fwd"
                       : tail >= opt ? (bwd >= b1x ? "t_bwd" : "t_b1")
                                     : "t_opt";
-                hs__compute_key(s, d, dv->compute_scale, fac[d], big, key,
+                hs__compute_key(s, stragglers, n_stragglers, d, dv->compute_scale, fac[d], big, key,
                                 sizeof key);
             }
             rc = hs_scenario_fail(
@@ -303,7 +313,7 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                      s->types[m_type].name);
         else if (c_max >= dl_max) {
             const hs_device_t *dv = &s->devices[c_dev];
-            hs__compute_key(s, c_dev, dv->compute_scale, fac[c_dev], "t_fwd",
+            hs__compute_key(s, stragglers, n_stragglers, c_dev, dv->compute_scale, fac[c_dev], "t_fwd",
                             key, sizeof key);
         } else
             snprintf(key, sizeof key, "device_types.%s.profile.t_dl",
@@ -375,5 +385,31 @@ hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
             "or pass --force",
             steps, s->n_devices, by / 1073741824.0,
             (double)HS_LIMIT_STATE_BYTES / 1073741824.0);
+    return HS_OK;
+}
+
+hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
+                                 int64_t step_ns, int64_t *epoch_ns,
+                                 int64_t *total_ns, hs_error_t *err)
+{
+    int64_t i = 0, e = 0, tot = 0;
+    char st[64], ep[64];
+
+    if (hs_checked_u64_to_i64(iters, &i) != 0 ||
+        hs_checked_mul_i64(i, step_ns, &e) != 0 || !hs_checked_time_ok(e))
+        return hs_scenario_fail(
+            s, "job.dataset", HS_ERR_RANGE, err,
+            "one epoch of %llu iterations of a %s step would take %.3g ns; "
+            HS__LIM_TXT,
+            (unsigned long long)iters, hs_fmt_time(step_ns, st, sizeof st),
+            (double)iters * (double)step_ns);
+    if (hs_checked_mul_i64(e, (int64_t)s->epochs, &tot) != 0 ||
+        !hs_checked_time_ok(tot))
+        return hs_scenario_fail(
+            s, "job.epochs", HS_ERR_RANGE, err,
+            "%u epochs of %s would take %.3g ns; " HS__LIM_TXT, s->epochs,
+            hs_fmt_time(e, ep, sizeof ep), (double)e * (double)s->epochs);
+    *epoch_ns = e;
+    *total_ns = tot;
     return HS_OK;
 }
