@@ -643,6 +643,71 @@ static void test_where_set_values(void)
     hs_scenario_free(s);
 }
 
+/* A replay beyond the budgets is refused with the estimate, at the key (or
+   the option) that asked for it; --force lifts the budget. */
+static void test_cli_budget(void)
+{
+    static const char yaml[] =
+        "device_types:\n"
+        "  - name: g\n"
+        "    count: 100000\n"
+        "    batch: 32\n"
+        "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 100MB}\n"
+        "network: {default_bandwidth: 25Gbps, latency: 10us}\n"
+        "simulate: {steps: 10}\n";
+    static const char small[] =
+        "device_types:\n"
+        "  - name: g\n"
+        "    count: 2\n"
+        "    batch: 32\n"
+        "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 100MB}\n"
+        "network: {default_bandwidth: 25Gbps, latency: 10us}\n";
+    char path[4096], want[4200];
+    hs_run_t r;
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    double ev = 0, by = 0;
+
+    snprintf(path, sizeof path, "%s",
+             hs_test_write_file("hardening-big.yaml", yaml));
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", path, NULL), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    snprintf(want, sizeof want, "%s:7:19: simulate.steps: replaying 10 "
+             "steps of 100000 devices takes about 2e+11 events", path);
+    HS_ASSERT_STR_CONTAINS(r.err, want);
+    HS_ASSERT_STR_CONTAINS(r.err, "pass --force");
+    hs_run_free(&r);
+    /* the steps came from the option: the option is named */
+    CU_ASSERT_EQUAL_FATAL(
+        hs_run_hetsim(&r, "simulate", path, "--steps", "3", NULL), 0);
+    CU_ASSERT_EQUAL(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "hetsim: --steps 3: replaying 3 steps");
+    hs_run_free(&r);
+    /* predict is not a replay: no budget */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, NULL), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    hs_run_free(&r);
+    /* --force is an option of simulate, and a small run passes with it */
+    snprintf(path, sizeof path, "%s",
+             hs_test_write_file("hardening-small.yaml", small));
+    CU_ASSERT_EQUAL_FATAL(
+        hs_run_hetsim(&r, "simulate", path, "--force", NULL), 0);
+    CU_ASSERT_EQUAL(r.status, 0);
+    hs_run_free(&r);
+    /* the estimate is near what the replay counts (patent mode: about
+       steps x N x (2(N-1) + 1) events) */
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(small, strlen(small),
+                                                "small.yaml", NULL, &s, &err),
+                          HS_OK);
+    hs_scenario_replay_estimate(s, 1000, HS_OVERLAP_PATENT, &ev, &by);
+    CU_ASSERT(ev >= 1000.0 * 2 * 3 && ev <= 1000.0 * 2 * 20);
+    CU_ASSERT(by > 16000.0 && by < 1e6);
+    CU_ASSERT_EQUAL(hs_scenario_check_budget(s, 1000, HS_OVERLAP_PATENT,
+                                             &err),
+                    HS_OK);
+    hs_scenario_free(s);
+}
+
 /* ---- every example of the issue through the CLI ---- */
 
 /* The scenario every CLI case edits: one setting at a time. */
@@ -795,6 +860,8 @@ static int reg(void)
                 test_cli_bad_inputs);
     CU_add_test(s, "errors name where a value came from",
                 test_where_set_values);
+    CU_add_test(s, "replay budgets, the estimate, --force",
+                test_cli_budget);
     return 0;
 }
 
