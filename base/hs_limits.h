@@ -109,6 +109,12 @@
    draw beyond 16 sd has a probability near 1e-58: no figure changes). */
 #define HS_DRAW_SD_MAX 16.0
 
+/* The most compute time the communication's own cost (comm_ns_per_byte)
+   may take from one device in one step: the replay carries it in the top
+   43 bits of an event argument (sim/hs_replay_int.h, HS__ARG_SHIFT 20),
+   so 2^43 - 1 ns, about 2.44 h. */
+#define HS_LIMIT_COMM_DEBT_NS ((INT64_C(1) << 43) - 1)
+
 /* The largest file read whole (1 GiB). */
 #define HS_LIMIT_FILE_BYTES (UINT64_C(1) << 30)
 

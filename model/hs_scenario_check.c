@@ -26,6 +26,9 @@
  *                  + comm_max M_max / N),
  *            nb the most gradient buckets of a type (1 outside buckets
  *            mode), M_max the largest payload of a type;
+ *   debt     rounds x (comm_max M_max / N + nb) <= 2^43 ns, the compute
+ *            the communication's own cost may take from a device in one
+ *            step (the replay packs it in an event argument);
  *   step     S = max_d dl_d + max_d C_d + R;
  *   replay   steps x S.
  *
@@ -270,6 +273,24 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
                 r_max = r;
                 r_edge = (uint32_t)i;
             }
+        }
+    }
+    /* the communication's own cost one device pays in a step: every
+       chunk it receives, processed (the replay's "debt") */
+    if (comm_max > 0) {
+        double debt = rounds * (comm_max * m_max / n + nb_max);
+        if (!(debt <= (double)HS_LIMIT_COMM_DEBT_NS)) {
+            char ds[64];
+            snprintf(key, sizeof key,
+                     "device_types.%s.profile.comm_ns_per_byte",
+                     s->types[comm_type].name);
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "processing its ring chunks (%g ns per byte of a %.3g B "
+                "payload) would take a device up to %s of compute in one "
+                "step; the replay handles up to 2^43 ns (2.44 h)",
+                comm_max, m_max, hs__t(debt, ds, sizeof ds));
+            goto done;
         }
     }
     ring = rounds * r_max;

@@ -237,6 +237,11 @@ static void hs__iv(hs__model_t *m, uint32_t dev, int64_t step, int phase,
         hs__flush_iv(m);
 }
 
+/* hs_scenario_check_ranges keeps a step's debt within what an event
+   argument carries above the bucket bits. */
+_Static_assert(HS_LIMIT_COMM_DEBT_NS <= (INT64_MAX >> HS__ARG_SHIFT),
+               "the range check's debt limit fits the event argument");
+
 /* ---- drawing per-step times ---- */
 
 static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)

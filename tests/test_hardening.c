@@ -714,7 +714,7 @@ static void test_cli_budget(void)
 typedef struct hs__bad_s {
     const char *what;       /* for messages */
     const char *samples, *epochs, *batch, *fwd, *ar, *addr, *scale, *bw;
-    const char *lat, *steps, *factor;
+    const char *lat, *steps, *factor, *comm, *send;
     const char *needle;     /* the value whose position the error names */
     const char *key;        /* the key (or phrase) the message names */
 } hs__bad_t;
@@ -734,19 +734,23 @@ static void hs__bad_text(const hs__bad_t *b, char *buf, size_t len)
              "      t_b1: 1ms\n"
              "      t_bwd: 20ms\n"
              "      allreduce_bytes: %s\n"
+             "      comm_ns_per_byte: %s\n"
              "devices:\n"
              "  - {name: d0, type: g, addr: '%s', compute_scale: %s}\n"
              "  - {name: d1, type: g, addr: 10.0.0.2}\n"
              "network: {default_bandwidth: %s, latency: %s}\n"
              "simulate:\n"
              "  steps: %s\n"
+             "  send: %s\n"
              "  stragglers: [{device: d1, steps: [2, 3], factor: %s}]\n",
              b->samples ? b->samples : "1000000",
              b->epochs ? b->epochs : "1", b->batch ? b->batch : "32",
              b->fwd ? b->fwd : "10ms", b->ar ? b->ar : "100MB",
+             b->comm ? b->comm : "0",
              b->addr ? b->addr : "10.0.0.1", b->scale ? b->scale : "1",
              b->bw ? b->bw : "25Gbps", b->lat ? b->lat : "10us",
-             b->steps ? b->steps : "10", b->factor ? b->factor : "2");
+             b->steps ? b->steps : "10", b->send ? b->send : "rendezvous",
+             b->factor ? b->factor : "2");
 }
 
 /* "path:line:col:" of the first occurrence of needle in text (1-based). */
@@ -803,6 +807,12 @@ static void test_cli_bad_inputs(void)
         {"an epoch past the limit", .samples = "1000000000000000",
          .batch = "1", .needle = "1000000000000000",
          .key = "job.dataset: one epoch of"},
+        /* found by a random search: the replay packs this cost in an
+           event argument, and it used to reach the engine's check */
+        {"a communication cost past what the replay carries",
+         .ar = "1PB", .comm = "1", .send = "eager", .needle = "comm_ns",
+         .key = "device_types.g.profile.comm_ns_per_byte: processing its "
+                "ring chunks"},
         {"epochs x epoch past the limit", .samples = "1000000",
          .batch = "1", .fwd = "1s", .epochs = "1000000000",
          .needle = "1000000000\n", .key = "job.epochs: 1000000000 epochs"},
@@ -817,6 +827,8 @@ static void test_cli_bad_inputs(void)
         snprintf(path, sizeof path, "%s",
                  hs_test_write_file("hardening-bad.yaml", text));
         hs__pos_of(path, text, b->needle, where, sizeof where);
+        if (strcmp(b->needle, "comm_ns") == 0)
+            hs__pos_of(path, text, "1\ndevices", where, sizeof where);
         if (strcmp(b->needle, "compute_scale: 1000") == 0) {
             /* the error points at the value, after "compute_scale: " */
             hs__pos_of(path, text, "1000}", where, sizeof where);
