@@ -141,3 +141,43 @@ int hs_valid_addr(const char *addr, const char **why)
         return hs__fail(why, w);
     return 0;
 }
+
+char *hs_valid_quote(const char *text, char *buf, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    size_t o = 0;
+    int cut = 0;
+
+    if (len == 0)
+        return buf;
+    for (; *p != '\0'; p++) {
+        char e[4];
+        size_t n = 0;
+        if (*p < 0x20 || *p == 0x7f) {
+            e[n++] = '\\';
+            e[n++] = 'x';
+            e[n++] = hex[*p >> 4];
+            e[n++] = hex[*p & 15];
+        } else if (*p == '\\') {
+            e[n++] = '\\';
+            e[n++] = '\\';
+        } else {
+            e[n++] = (char)*p;
+        }
+        if (o + n > len - 1) {
+            cut = 1;
+            break;
+        }
+        memcpy(buf + o, e, n);
+        o += n;
+    }
+    if (cut && len >= 4) {
+        if (o > len - 4)
+            o = len - 4;
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}

@@ -22,6 +22,8 @@
 #ifndef HS_VALID_H
 #define HS_VALID_H
 
+#include <stddef.h>
+
 /*
  * 0 when name is a valid name; else -1, and *why (when why is not NULL)
  * points to a static phrase saying what is wrong, written to follow the
@@ -32,5 +34,13 @@ int hs_valid_name(const char *name, const char **why);
 /* 0 when addr is an IP literal or an RFC 1123 host name; else -1 and *why
    as hs_valid_name. */
 int hs_valid_addr(const char *addr, const char **why);
+
+/*
+ * text made safe to print inside quotes in a message: control characters
+ * and DEL as \xNN, a backslash doubled, cut to fit buf (always NUL-
+ * terminated; "..." marks a cut).  Returns buf.  So a refused value cannot
+ * move the cursor or recolour the terminal it is reported to.
+ */
+char *hs_valid_quote(const char *text, char *buf, size_t len);
 
 #endif

@@ -236,9 +236,12 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                 HS_OK ||
             (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
             return rc;
-        if (hs_valid_name(t->name, &why) != 0)
+        if (hs_valid_name(t->name, &why) != 0) {
+            char q[HS_LIMIT_NAME_LEN * 4 + 8];
             return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                "device type name '%s' %s", t->name, why);
+                                "device type name '%s' %s",
+                                hs_valid_quote(t->name, q, sizeof q), why);
+        }
         for (j = 0; j < k; j++)
             if (strcmp(s->types[j].name, t->name) == 0)
                 return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
@@ -384,8 +387,10 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 goto done;
             }
             if (hs_valid_name(nm, &why) != 0) {
+                char q[HS_LIMIT_NAME_LEN * 4 + 8];
                 rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                  "device name '%s' %s", nm, why);
+                                  "device name '%s' %s",
+                                  hs_valid_quote(nm, q, sizeof q), why);
                 goto done;
             }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
@@ -403,9 +408,10 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                     goto done;
                 }
                 if (hs_valid_addr(ad, &why) != 0) {
+                    char q[HS_LIMIT_HOST_LEN * 4 + 8];
                     rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                      "device '%s': addr '%s' %s", nm, ad,
-                                      why);
+                                      "device '%s': addr '%s' %s", nm,
+                                      hs_valid_quote(ad, q, sizeof q), why);
                     goto done;
                 }
             }

@@ -243,6 +243,17 @@ static void test_names(void)
     HS_ASSERT_STR_CONTAINS(why, "empty");
     CU_ASSERT_EQUAL(hs_valid_name(NULL, &why), -1);
 
+    /* refused values are quoted safely in messages */
+    {
+        char q[16];
+        CU_ASSERT_STRING_EQUAL(hs_valid_quote("a\x01" "b\\\x1b", q,
+                                              sizeof q),
+                               "a\\x01b\\\\\\x1b");
+        CU_ASSERT_STRING_EQUAL(hs_valid_quote("abcdefghijklmnopq", q, 8),
+                               "abcd...");
+        CU_ASSERT_STRING_EQUAL(hs_valid_quote("abcdefg", q, 8), "abcdefg");
+        CU_ASSERT_STRING_EQUAL(hs_valid_quote(NULL, q, sizeof q), "");
+    }
     memset(longest, 'n', sizeof longest);
     longest[HS_LIMIT_NAME_LEN] = '\0';
     CU_ASSERT_EQUAL(hs_valid_name(longest, NULL), 0);
