@@ -75,6 +75,7 @@ const char *hs_err_name(hs_err_t code)
     case HS_ERR_TOLERANCE: return "tolerance exceeded";
     case HS_ERR_HOST: return "host error";
     case HS_ERR_RANK: return "rank failure";
+    case HS_ERR_PARTIAL: return "some points failed";
     }
     return "unknown error";
 }
@@ -100,6 +101,7 @@ int hs_err_exit_code(hs_err_t code)
         return 4;
     case HS_ERR_NOMEM:
     case HS_ERR_TOLERANCE:
+    case HS_ERR_PARTIAL:
         return 1;
     }
     return 1;

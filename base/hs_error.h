@@ -32,7 +32,10 @@ typedef enum hs_err_e {
     HS_ERR_TOLERANCE = 11, /* validation found a difference beyond the
                               tolerance asked for */
     HS_ERR_HOST = 12,   /* an unreachable host or a failed measurement */
-    HS_ERR_RANK = 13    /* a profiling rank crashed, hung or timed out */
+    HS_ERR_RANK = 13,   /* a profiling or MPI rank crashed, hung or timed
+                           out */
+    HS_ERR_PARTIAL = 14 /* some points of a sweep failed (each says why);
+                           the others ran and were written */
 } hs_err_t;
 
 #define HS_ERRMSG_LEN 1024

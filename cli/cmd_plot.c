@@ -81,6 +81,15 @@ static const hs_opt_t hs__plot_table[] = {
      .help = "picture size in pixels"},
     {.name = "title", .kind = HS_OPT_STRING, HS_OPT_AT(hs_plot_opts_t, title),
      .metavar = "TEXT", .help = "the plot's title"},
+    {.name = "x", .kind = HS_OPT_STRING, HS_OPT_AT(hs_plot_opts_t, sweep_x),
+     .metavar = "KEY", .help = "sweep: the varied key on the x axis\n"
+                               "(default: the first)"},
+    {.name = "by", .kind = HS_OPT_STRING, HS_OPT_AT(hs_plot_opts_t, sweep_by),
+     .metavar = "KEY", .help = "sweep: one line per value of KEY (default:\n"
+                               "the second varied key; \"\" for none)"},
+    {.name = "figure", .kind = HS_OPT_STRING,
+     HS_OPT_AT(hs_plot_opts_t, sweep_figure), .metavar = "F",
+     .help = "sweep: step (default), epoch or total time"},
     {.name = "keep-data", .kind = HS_OPT_PATH,
      HS_OPT_AT(hs_plot_opts_t, keep_dir), .metavar = "DIR",
      .help = "leave the gnuplot data files and command in\n"
@@ -92,7 +101,8 @@ static const hs_opt_cmd_t hs__plot_cmd = {
     .usage =
         "usage: hetsim plot [--kind timeline|steps|sweep] INPUT -o OUT\n"
         "                   [--steps A[-B]] [--max-devices K]\n"
-        "                   [--size WxH] [--title TEXT] [--keep-data DIR]\n",
+        "                   [--size WxH] [--title TEXT] [--keep-data DIR]\n"
+        "                   [--x KEY] [--by KEY] [--figure step|epoch|total]\n",
     .about =
         "Draws with gnuplot (an external program; Debian: gnuplot-nox).\n"
         "OUT's extension picks the format: .png, .svg or .pdf.\n"
@@ -108,9 +118,12 @@ static const hs_opt_cmd_t hs__plot_cmd = {
         "            drawn.\n"
         "  steps     INPUT is a trace: closed-form vs simulated step time\n"
         "            per device type, and for the cluster (bars).\n"
-        "  sweep     INPUT is a CSV with the header n,closed_ns,sim_ns and\n"
-        "            one row per cluster size (scripts/sweep.sh makes one):\n"
-        "            step time against N.\n",
+        "  sweep     INPUT is the CSV of `hetsim sweep`: the step (or\n"
+        "            epoch, or total) time against the varied key --x, one\n"
+        "            line per value of --by, closed form solid and replay\n"
+        "            dashed; other varied keys are held at their value\n"
+        "            in the first row that ran.  (The older\n"
+        "            n,closed_ns,sim_ns CSV is read too.)\n",
     .after =
         "environment: HETSIM_GNUPLOT (the gnuplot program), HETSIM_PLOTS_DIR\n"
         "(where timeline.gp, steps.gp, sweep.gp are; default: the source\n"

@@ -191,6 +191,13 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
         const hs_type_pred_t *tp = &p->types[k];
         const hs_profile_t *pr = &s->types[k].profile;
         char ar[64];
+        if (tp->count == 0) {
+            printf("%-12s %7s %6llu %11s %11s %11s %23s %11s\n",
+                   s->types[k].name, "0",
+                   (unsigned long long)s->types[k].batch,
+                   "-", "-", "-", "-", "-");
+            continue;
+        }
         if (tp->t_ar_min_ns == tp->t_ar_max_ns)
             hs_fmt_time(tp->t_ar_max_ns, ar, sizeof ar);
         else

@@ -26,6 +26,8 @@ int hs_cli_ingest(int argc, char **argv);
 int hs_cli_profile(int argc, char **argv);
 int hs_cli_measure_bw(int argc, char **argv);
 int hs_cli_plot(int argc, char **argv);
+int hs_cli_sweep(int argc, char **argv);
+int hs_cli_advise(int argc, char **argv);
 
 /* Prints "hetsim: <msg>" for err on stderr and returns its exit status. */
 int hs_cli_fail(const hs_error_t *err);
@@ -82,6 +84,7 @@ typedef struct hs_cli_replay_opts_s {
     uint64_t seed;
     hs_overlap_t overlap;
     hs_send_t send;
+    int engine;             /* 1: --engine events */
 } hs_cli_replay_opts_t;
 
 void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);

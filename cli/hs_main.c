@@ -28,6 +28,10 @@ static const hs__cmd_t hs__cmds[] = {
     {"measure-bw", hs_cli_measure_bw,
      "measure ring-link bandwidths with iperf3"},
     {"plot", hs_cli_plot, "plot step timelines from an HDF5 trace"},
+    {"sweep", hs_cli_sweep,
+     "what-if sweeps: the closed form (and replay) over varied keys"},
+    {"advise", hs_cli_advise,
+     "recommend a ring order, per-type batches or a device mix"},
     {NULL, NULL, NULL}};
 
 static void hs__usage(FILE *f)
@@ -44,10 +48,11 @@ static void hs__usage(FILE *f)
             "\n`hetsim COMMAND --help` describes a command.  Without a\n"
             "SCENARIO argument, commands use the embedded default (the\n"
             "source's 100 MLU370 + 100 A100 ResNet-50 example).\n\n"
-            "exit status: 0 success; 1 validation beyond tolerance or an\n"
-            "internal failure; 2 bad input (usage, YAML, schema, units,\n"
-            "network description, trace); 3 I/O error; 4 an external\n"
-            "program, host or profiling rank failed.\n");
+            "exit status: 0 success; 1 validation beyond tolerance, some\n"
+            "sweep points failed, or an internal failure; 2 bad input\n"
+            "(usage, YAML, schema, units, network description, trace);\n"
+            "3 I/O error; 4 an external program, host, profiling or MPI\n"
+            "rank failed.\n");
 }
 
 int hs_cli_fail(const hs_error_t *err)

@@ -15,6 +15,7 @@
 
 #include "hs_checked.h"
 #include "hs_coll_ring.h"
+#include "hs_notes.h"
 #include "hs_units.h"
 
 static int64_t hs__scaled(int64_t t_ns, double scale)
@@ -69,31 +70,17 @@ int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
     return hs__device(s, c, d, &r);
 }
 
-static int hs__warn(hs_prediction_t *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int hs__warn(hs_prediction_t *p, const char *fmt, ...)
+int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
 {
-    char buf[1024];
-    va_list ap;
-    char **w;
-    size_t n;
+    hs_dev_pred_t r;
 
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    w = realloc(p->warnings, (p->n_warnings + 1) * sizeof *w);
-    if (w == NULL)
-        return -1;
-    p->warnings = w;
-    n = strlen(buf) + 1;
-    w[p->n_warnings] = malloc(n);
-    if (w[p->n_warnings] == NULL)
-        return -1;
-    memcpy(w[p->n_warnings], buf, n);
-    p->n_warnings++;
-    return 0;
+    hs__device(s, &hs_coll_ring, d, &r);
+    return r.t_ext_ns;
 }
+
+/* A warning for the prediction's list (the one notes list: hs_notes). */
+#define hs__warn(p, ...) hs_notes_add_to(&(p)->warnings, &(p)->n_warnings, \
+                                         __VA_ARGS__)
 
 void hs_prediction_free(hs_prediction_t *p)
 {
@@ -228,6 +215,8 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
     for (t = 0; t < s->n_types; t++) {
         hs_type_pred_t *tp = &p->types[t];
         uint64_t b = s->types[t].batch;
+        if (s->types[t].count == 0)
+            continue;       /* no devices: no shard, no steps */
         tp->shard_samples = hs__shard_samples(s, t, total_samples, sum_batch);
         if (tp->shard_samples == 0) {
             epoch_known = 0;
@@ -286,6 +275,8 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
     for (t = 0; t < s->n_types; t++) {
         const hs_profile_t *pr = &s->types[t].profile;
         const hs_type_pred_t *tp = &p->types[t];
+        if (s->types[t].count == 0)
+            continue;
         if (!pr->t_dl.known &&
             hs__warn(p, "type '%s': t_dl unknown (not measured): data "
                         "loading is assumed hidden behind the device's work",

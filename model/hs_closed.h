@@ -92,6 +92,10 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
 /* T(i) of device d alone (no allocation); what the replay compares with. */
 int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d);
 
+/* The extended T_ext(i) of device d (the ring): also the rest of the
+   backward and the optimizer. */
+int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d);
+
 /* As hs_closed_device_ns with T_ar(i) from collective c. */
 int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
                                  const hs_collective_t *c, uint32_t d);

@@ -136,6 +136,10 @@ static hs_err_t hs__apply(yaml_document_t *d, const char *name,
     if (nc == 0 || tok != NULL)
         return hs_error_setf(err, HS_ERR_SCHEMA, "%s: bad key path '%s'",
                              name, e->key_path);
+    if (e->value == NULL) {
+        vid = 0;
+        goto walk;
+    }
     /* the value, as a YAML document of its own */
     if (!yaml_parser_initialize(&vp))
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -156,6 +160,7 @@ static hs_err_t hs__apply(yaml_document_t *d, const char *name,
     yaml_document_delete(&vd);
     if (vid == 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+walk:
     /* walk to the parent map, creating maps on the way */
     node = yaml_document_get_root_node(d);
     id = 1;
@@ -221,10 +226,19 @@ static hs_err_t hs__apply(yaml_document_t *d, const char *name,
         yaml_node_pair_t *p = hs__pair(d, node, comp[nc - 1]);
         int kid;
 
+        if (p != NULL && vid == 0) {
+            /* removal: the later pairs move up one */
+            memmove(p, p + 1, (size_t)((char *)node->data.mapping.pairs.top -
+                                       (char *)(p + 1)));
+            node->data.mapping.pairs.top--;
+            return HS_OK;
+        }
         if (p != NULL) {
             p->value = vid;
             return HS_OK;
         }
+        if (vid == 0)
+            return HS_OK;       /* nothing to remove */
         kid = hs__add_str(d, comp[nc - 1]);
         if (kid == 0 || !yaml_document_append_mapping_pair(d, id, kid, vid))
             return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

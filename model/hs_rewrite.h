@@ -31,7 +31,8 @@
 
 typedef struct hs_rewrite_edit_s {
     const char *key_path;   /* e.g. "device_types.A100.batch" */
-    const char *value;      /* YAML text of the new value */
+    const char *value;      /* YAML text of the new value; NULL removes
+                               the key */
 } hs_rewrite_edit_t;
 
 /*

@@ -252,6 +252,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
             (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
                                   &t->count)) != HS_OK)
             return rc;
+        t->has_count = v[K_COUNT] != NULL;
         if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
                                "a device type")) != HS_OK ||
             (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
@@ -475,10 +476,10 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
         }
     } else {
         for (i = 0; i < s->n_types; i++) {
-            if (s->types[i].count == 0) {
+            if (s->types[i].count == 0 && !s->types[i].has_count) {
                 rc = hs_error_set(c->err, HS_ERR_SCHEMA, c->file,
                                   s->types[i].line, s->types[i].col,
-                                  "device type '%s' needs a count > 0 "
+                                  "device type '%s' needs a count "
                                   "(or list the devices)",
                                   s->types[i].name);
                 goto done;

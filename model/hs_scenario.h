@@ -33,7 +33,10 @@
 
 typedef struct hs_type_s {
     char *name;
-    uint64_t count;         /* devices of this type in the full cluster */
+    uint64_t count;         /* devices of this type in the full cluster
+                               (0 allowed when given: a type left out of
+                               this cluster, as a device mix may do) */
+    int has_count;          /* count: was given */
     uint64_t batch;         /* samples per device per iteration */
     int shard_is_bytes;     /* shard given in bytes (1) or samples (0) */
     uint64_t shard;         /* per-device data per epoch, 0 = derive */

@@ -101,9 +101,10 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
             return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA,
                                 "the scenario lists its devices: the count "
                                 "follows that list");
-        if ((rc = hs__count(c, n, 1, HS_LIMIT_DEVICES, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 0, HS_LIMIT_DEVICES, &x)) != HS_OK)
             return rc;
         t->count = x;
+        t->has_count = 1;
         s->dirty = 1;
         return HS_OK;
     }

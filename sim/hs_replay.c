@@ -175,6 +175,7 @@
 #include "hs_collective.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
+#include "hs_notes.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
@@ -706,6 +707,11 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r->type_step_ns);
     free(r->type_closed_ns);
     free(r->cluster_step_ns);
+    {
+        hs_notes_t nl = {r->n_notes, r->notes};
+
+        hs_notes_clear(&nl);
+    }
     free(r);
 }
 

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "hs_h5.h"
+#include "hs_sweep_out.h"
 #include "hs_spawn.h"
 
 /* How long gnuplot may draw one figure before it counts as hung (a
@@ -992,144 +993,70 @@ done:
     return rc;
 }
 
-/* ---- step time against N ---- */
+/* ---- a sweep: a time against a varied key (hs_sweep_out.h) ---- */
 
 static hs_err_t hs__pl_sweep(hs__pl_t *p, hs_error_t *err)
 {
     const hs_plot_opts_t *o = p->o;
-    FILE *in = fopen(o->input, "r"), *f = NULL;
-    char line[1024], dat[4200];
-    int col_n = -1, col_c = -1, col_s = -1, ncols = 0;
-    unsigned long lineno = 0;
-    size_t rows = 0, cap = 0;
-    double (*v)[3] = NULL, vmax = 0, unit, nmin = 0, nmax = 0, pad;
-    int logx;
-    const char *tunit;
-    hs_err_t rc = HS_OK;
+    hs_sweep_table_t *t = NULL;
+    hs_sweep_plot_info_t info;
+    FILE *f = NULL;
+    char dat[4200], title[600], var[32];
+    const char *fig = o->sweep_figure ? o->sweep_figure : "step";
+    int legacy;
+    size_t i;
+    hs_err_t rc;
 
-    if (in == NULL)
-        return hs_error_set(err, HS_ERR_IO, o->input, 0, 0,
-                            "cannot read: %s", strerror(errno));
-    while (fgets(line, sizeof line, in) != NULL) {
-        char *tok, *save = NULL, *c;
-        int col = 0;
-        double row[3] = {0, 0, 0};
-        int got = 0;
-        lineno++;
-        for (c = line; *c == ' ' || *c == '\t'; c++)
-            ;
-        if (*c == '#' || *c == '\n' || *c == '\r' || *c == '\0')
-            continue;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (ncols == 0) {   /* the header */
-            for (tok = strtok_r(line, ",", &save); tok != NULL;
-                 tok = strtok_r(NULL, ",", &save), col++) {
-                while (*tok == ' ')
-                    tok++;
-                if (strcmp(tok, "n") == 0)
-                    col_n = col;
-                else if (strcmp(tok, "closed_ns") == 0)
-                    col_c = col;
-                else if (strcmp(tok, "sim_ns") == 0)
-                    col_s = col;
-            }
-            ncols = col;
-            if (col_n < 0 || col_c < 0 || col_s < 0) {
-                rc = hs_error_set(err, HS_ERR_SCHEMA, o->input, lineno, 1,
-                                  "the header must name the columns n, "
-                                  "closed_ns and sim_ns");
-                goto done;
-            }
-            continue;
-        }
-        for (tok = strtok_r(line, ",", &save); tok != NULL;
-             tok = strtok_r(NULL, ",", &save), col++) {
-            char *end;
-            double x;
-            int which = col == col_n ? 0 : col == col_c ? 1
-                      : col == col_s ? 2 : -1;
-            if (which < 0)
-                continue;
-            errno = 0;
-            x = strtod(tok, &end);
-            while (*end == ' ')
-                end++;
-            if (end == tok || *end != '\0' || errno != 0 || x < 0) {
-                rc = hs_error_set(err, HS_ERR_SYNTAX, o->input, lineno, 1,
-                                  "column %d: '%s' is not a non-negative "
-                                  "number", col + 1, tok);
-                goto done;
-            }
-            row[which] = x;
-            got |= 1 << which;
-        }
-        if (got != 7) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, o->input, lineno, 1,
-                              "expected %d columns", ncols);
-            goto done;
-        }
-        if (rows == cap) {
-            void *nv;
-            cap = cap ? 2 * cap : 64;
-            nv = realloc(v, cap * sizeof *v);
-            if (nv == NULL) {
-                rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0,
-                                  "out of memory");
-                goto done;
-            }
-            v = nv;
-        }
-        memcpy(v[rows++], row, sizeof row);
-        if (row[1] > vmax)
-            vmax = row[1];
-        if (row[2] > vmax)
-            vmax = row[2];
-        if (rows == 1 || row[0] < nmin)
-            nmin = row[0];
-        if (row[0] > nmax)
-            nmax = row[0];
-    }
-    if (rows == 0) {
-        rc = hs_error_set(err, HS_ERR_SCHEMA, o->input, 0, 0,
-                          "no rows: expected a header n,closed_ns,sim_ns "
-                          "and one row per sweep point");
-        goto done;
-    }
-    logx = nmin > 0 && nmax / nmin >= 50;
-    pad = nmax > nmin ? 0.05 * (nmax - nmin) : 1;
-    tunit = hs_plot_time_unit((int64_t)vmax, &unit);
+    memset(&info, 0, sizeof info);
+    rc = hs_sweep_table_read(o->input, &t, err);
+    if (rc != HS_OK)
+        return rc;
     if ((rc = hs__pl_open(p, "sweep.dat", &f, err)) != HS_OK)
         goto done;
-    {
-        size_t i;
-        fprintf(f, "# n closed sim (%s)\n", tunit);
-        for (i = 0; i < rows; i++)
-            fprintf(f, "%.9g %.9g %.9g\n", v[i][0], v[i][1] / unit,
-                    v[i][2] / unit);
+    rc = hs_sweep_plot_data(t, o->sweep_x, o->sweep_by, fig, f, &info, err);
+    if (rc != HS_OK) {
+        char m[HS_ERRMSG_LEN];
+        snprintf(m, sizeof m, "%s", err ? err->msg : "");
+        hs__pl_close(p, "sweep.dat", f, NULL);
+        rc = hs_error_set(err, rc, o->input, 0, 0, "%s", m);
+        goto done;
     }
     rc = hs__pl_close(p, "sweep.dat", f, err);
-    f = NULL;
     if (rc != HS_OK)
         goto done;
+    /* the older n,closed_ns,sim_ns file: step time against N */
+    legacy = t->n_keys == 1 && strcmp(t->keys[0], "n") == 0;
+    snprintf(title, sizeof title, "%s time against %s", fig,
+             legacy ? "the number of devices N" : info.xlabel);
     hs__pl_path(p, "sweep.dat", dat, sizeof dat);
     if (hs__pl_str(p, "dat", dat) < 0 ||
-        hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs" : tunit) <
+        hs__pl_str(p, "tunit", strcmp(info.tunit, "us") == 0 ? "µs"
+                                                             : info.tunit) <
             0 ||
-        hs__pl_defs(p, "logx=%d;xlo=%.9g;xhi=%.9g;", logx,
-                    logx ? nmin / 1.25
-                         : (nmin - pad > 0 ? nmin - pad : 0),
-                    logx ? nmax * 1.25 : nmax + pad) < 0) {
+        hs__pl_str(p, "fig", fig) < 0 ||
+        hs__pl_str(p, "xlab", legacy ? "devices in the ring (N)"
+                                     : info.xlabel) < 0 ||
+        hs__pl_str(p, "fixed", info.fixed) < 0 ||
+        hs__pl_defs(p, "nser=%zu;replay=%d;numx=%d;logx=%d;xlo=%.9g;"
+                    "xhi=%.9g;", info.n_series, info.has_replay,
+                    info.x_numeric, info.logx, info.xlo, info.xhi) < 0) {
         rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         goto done;
     }
-    rc = hs__pl_common(p, 900, 520,
-                       "step time against the number of devices N", err);
+    for (i = 0; i < info.n_series; i++) {
+        snprintf(var, sizeof var, "s%zu", i);
+        if (hs__pl_str(p, var, info.series[i]) < 0) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0,
+                              "out of memory");
+            goto done;
+        }
+    }
+    rc = hs__pl_common(p, 900, 520, title, err);
     if (rc == HS_OK)
         rc = hs__pl_run(p, "sweep", err);
 done:
-    if (in != NULL)
-        fclose(in);
-    free(v);
+    hs_sweep_plot_info_clear(&info);
+    hs_sweep_table_free(t);
     return rc;
 }
 

@@ -22,7 +22,8 @@
 typedef enum hs_plot_kind_e {
     HS_PLOT_TIMELINE = 0,  /* per device: CPU, compute and ring lanes */
     HS_PLOT_STEPS = 1,     /* closed form vs simulated step, per type */
-    HS_PLOT_SWEEP = 2      /* step time against N, from a sweep CSV */
+    HS_PLOT_SWEEP = 2      /* a time against a varied key, from the CSV
+                              of `hetsim sweep` */
 } hs_plot_kind_t;
 
 typedef struct hs_plot_opts_s {
@@ -42,6 +43,11 @@ typedef struct hs_plot_opts_s {
     const char *keep_dir;   /* when set, the data files and the gnuplot
                                command line are left in this (existing)
                                directory instead of a removed temp dir */
+    const char *sweep_x;    /* sweep: the key on the x axis; NULL = the
+                               first varied key */
+    const char *sweep_by;   /* sweep: one line per value of this key; NULL
+                               = the second varied key, "" = none */
+    const char *sweep_figure; /* sweep: "step" (NULL), "epoch", "total" */
 } hs_plot_opts_t;
 
 /* Fills o with the defaults (timeline, steps 0..1). */

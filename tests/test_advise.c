@@ -1,0 +1,545 @@
+/*
+ * test_advise.c -- `hetsim advise` (whatif/hs_advise.h) on scenarios,
+ * each answer checked against an independent reference: the ring order
+ * against a brute force that sets every order on the scenario and asks the
+ * closed form; the batches against a hand computation; the mix against a
+ * brute force over every count vector; the written scenarios by loading
+ * them again.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "hs_advise.h"
+#include "hs_closed.h"
+#include "hs_rewrite.h"
+#include "hs_test.h"
+
+static hs_scenario_t *load(const char *yaml)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    if (hs_scenario_load_text(yaml, strlen(yaml), "t.yaml", NULL, &s, &e) !=
+        HS_OK)
+        fprintf(stderr, "\nload failed: %s\n", e.msg);
+    return s;
+}
+
+/* The closed form's step of s with its ring set to order (names). */
+static int64_t closed_in_order(const hs_scenario_t *s, const uint32_t *ord)
+{
+    hs_scenario_t *c = NULL;
+    hs_prediction_t *p = NULL;
+    hs_error_t e;
+    char buf[4096];
+    size_t k, at = 0;
+    int64_t step = -1;
+
+    at += (size_t)snprintf(buf + at, sizeof buf - at, "[");
+    for (k = 0; k < s->n_devices; k++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s",
+                               k ? ", " : "", s->devices[ord[k]].name);
+    snprintf(buf + at, sizeof buf - at, "]");
+    if (hs_scenario_clone(s, &c, &e) == HS_OK &&
+        hs_scenario_set(c, "ring", buf, &e) == HS_OK &&
+        hs_scenario_resolve(c, &e) == HS_OK &&
+        hs_closed_predict(c, &p, &e) == HS_OK)
+        step = p->step_ns;
+    else
+        fprintf(stderr, "\nclosed_in_order: %s\n", e.msg);
+    hs_prediction_free(p);
+    hs_scenario_free(c);
+    return step;
+}
+
+/* Least closed-form step over every order with device 0 first. */
+static void brute_ring(const hs_scenario_t *s, uint32_t *o, unsigned char *used,
+                       size_t k, int64_t *best)
+{
+    size_t n = s->n_devices;
+    uint32_t j;
+
+    if (k == n) {
+        int64_t v = closed_in_order(s, o);
+
+        if (v >= 0 && v < *best)
+            *best = v;
+        return;
+    }
+    for (j = 1; j < n; j++) {
+        if (used[j])
+            continue;
+        used[j] = 1;
+        o[k] = j;
+        brute_ring(s, o, used, k + 1, best);
+        used[j] = 0;
+    }
+}
+
+/* 3 types, 6 devices, a slow pair row on the listing order's path. */
+static const char ring6[] =
+    "device_types:\n"
+    "  - {name: f, count: 2, batch: 8, profile: {t_fwd: 10ms, t_b1: 1ms,\n"
+    "     allreduce_bytes: 60MB}}\n"
+    "  - {name: m, count: 2, batch: 8, profile: {t_fwd: 20ms, t_b1: 1ms,\n"
+    "     allreduce_bytes: 60MB}}\n"
+    "  - {name: s, count: 2, batch: 8, profile: {t_fwd: 40ms, t_b1: 1ms,\n"
+    "     allreduce_bytes: 60MB}}\n"
+    "network:\n"
+    "  default_bandwidth: 10Gbps\n"
+    "  latency: 20us\n"
+    "  type_links: [[f, f, 100Gbps], [m, m, 100Gbps], [s, s, 40Gbps],\n"
+    "               [f, s, 2Gbps]]\n"
+    "  links: [[s-0, s-1, 1Gbps], [f-1, m-0, 1Gbps]]\n"
+    "simulate: {steps: 4}\n";
+
+static void test_ring_exact_is_brute_force(void)
+{
+    hs_scenario_t *s = load(ring6);
+    hs_advise_ring_t *r = NULL;
+    hs_error_t e;
+    uint32_t o[8] = {0};
+    unsigned char used[8] = {1, 0};
+    int64_t best = INT64_MAX;
+    size_t k;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    brute_ring(s, o, used, 1, &best);
+    HS_ASSERT_I64_EQ(hs_advise_ring(s, NULL, 1, 0, &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_TRUE(r->exact);
+    /* the searched order is the brute force's best, and its closed-form
+       figure is the closed form's own (not the search's private copy) */
+    HS_ASSERT_I64_EQ(r->cands[3].closed_ns, best);
+    HS_ASSERT_I64_EQ(closed_in_order(s, r->cands[3].order), best);
+    /* the given order's figure is what predict says of the scenario */
+    HS_ASSERT_I64_EQ(r->cands[0].closed_ns, closed_in_order(s, s->ring));
+    CU_ASSERT_TRUE(r->lower_bound_ns <= best);
+    for (k = 0; k < r->n_cands; k++) {
+        CU_ASSERT_TRUE(r->cands[k].replay_ns > 0);
+        CU_ASSERT_TRUE(r->cands[k].closed_ns >= best);
+    }
+    /* the recommendation is the least replayed step */
+    for (k = 0; k < r->n_cands; k++)
+        CU_ASSERT_TRUE(r->cands[r->chosen].replay_ns <= r->cands[k].replay_ns);
+    hs_advise_ring_free(r);
+    hs_scenario_free(s);
+}
+
+/* A larger generated cluster: the heuristic is never worse than the
+   given, grouped and interleaved orders, and never below its bound. */
+static void test_ring_heuristic(void)
+{
+    static const char big[] =
+        "device_types:\n"
+        "  - {name: a, count: 20, batch: 8, profile: {t_fwd: 10ms, "
+        "t_b1: 1ms, allreduce_bytes: 60MB}}\n"
+        "  - {name: b, count: 14, batch: 8, profile: {t_fwd: 25ms, "
+        "t_b1: 1ms, allreduce_bytes: 60MB}}\n"
+        "  - {name: c, count: 6, batch: 8, profile: {t_fwd: 30ms, "
+        "t_b1: 2ms, allreduce_bytes: 60MB}}\n"
+        "ring: interleave\n"
+        "network:\n"
+        "  default_bandwidth: 5Gbps\n"
+        "  type_links: [[a, a, 100Gbps], [b, b, 50Gbps], [c, c, 50Gbps],\n"
+        "               [a, b, 20Gbps]]\n"
+        "  links: [[a-3, b-5, 500Mbps], [c-1, c-2, 1Gbps]]\n"
+        "simulate: {steps: 3}\n";
+    hs_scenario_t *s = load(big);
+    hs_advise_ring_t *r = NULL;
+    hs_error_t e;
+    size_t k;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_ring(s, NULL, 1, 2, &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_FALSE(r->exact);
+    for (k = 0; k < 3; k++) {
+        CU_ASSERT_TRUE(r->cands[3].closed_ns <= r->cands[k].closed_ns);
+        HS_ASSERT_I64_EQ(r->cands[k].closed_ns,
+                         closed_in_order(s, r->cands[k].order));
+    }
+    HS_ASSERT_I64_EQ(r->cands[3].closed_ns,
+                     closed_in_order(s, r->cands[3].order));
+    CU_ASSERT_TRUE(r->lower_bound_ns <= r->cands[3].closed_ns);
+    printf("\n  40 devices: given %.3f ms, grouped %.3f, interleave %.3f, "
+           "searched %.3f (bound %.3f)",
+           r->cands[0].closed_ns / 1e6, r->cands[1].closed_ns / 1e6,
+           r->cands[2].closed_ns / 1e6, r->cands[3].closed_ns / 1e6,
+           r->lower_bound_ns / 1e6);
+    hs_advise_ring_free(r);
+    hs_scenario_free(s);
+}
+
+/* 2 fast devices at 1 ms of work per sample, 2 slow at 2 ms (forward and
+   backward each half of it; the all-reduce negligible), global batch 96:
+   2a + 2b = 96 and a = 2b give a = 32, b = 16, both at 32 ms. */
+static const char batch4[] =
+    "job: {model: x, dataset: {samples: 9600}}\n"
+    "device_types:\n"
+    "  - {name: fast, count: 2, batch: 24, profile: {t_fwd: 12ms,\n"
+    "     t_b1: 1us, t_bwd: 12ms, allreduce_bytes: 1KB}}\n"
+    "  - {name: slow, count: 2, batch: 24, profile: {t_fwd: 24ms,\n"
+    "     t_b1: 1us, t_bwd: 24ms, allreduce_bytes: 1KB}}\n"
+    "network: {default_bandwidth: 100Gbps, latency: 1us}\n"
+    "simulate: {steps: 4, overlap: none}\n";
+
+static void test_batch_by_hand(void)
+{
+    hs_scenario_t *s = load(batch4), *w = NULL;
+    hs_advise_batch_t *r = NULL;
+    hs_prediction_t *p = NULL;
+    hs_error_t e;
+    const char *path = hs_test_write_file("advise-batch.yaml", "x");
+    char ppath[1024];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 0, NULL, 1, &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->global_batch_asked, 96);
+    HS_ASSERT_I64_EQ(r->global_batch, 96);
+    HS_ASSERT_I64_EQ(r->batch_after[0], 32);
+    HS_ASSERT_I64_EQ(r->batch_after[1], 16);
+    /* the slow devices set the step before; after, both take ~32 ms */
+    CU_ASSERT_TRUE(r->replay_after_ns < r->replay_before_ns);
+    CU_ASSERT_TRUE(r->replay_after_ns < 34000000);
+    CU_ASSERT_TRUE(r->replay_before_ns > 47000000);
+    /* written: the scenario and the scaled profiles load and predict the
+       same step as the advice */
+    HS_ASSERT_I64_EQ(hs_advise_write(s, NULL, r, NULL, path, &e), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load(path, &w, &e), HS_OK);
+    HS_ASSERT_I64_EQ(w->types[0].batch, 32);
+    HS_ASSERT_I64_EQ(w->types[1].batch, 16);
+    HS_ASSERT_I64_EQ(w->types[0].profile.t_fwd.mean_ns, 16000000);
+    HS_ASSERT_I64_EQ(w->types[1].profile.t_fwd.mean_ns, 16000000);
+    HS_ASSERT_I64_EQ(hs_closed_predict(w, &p, &e), HS_OK);
+    HS_ASSERT_I64_EQ(p->step_ns, r->closed_after_ns);
+    HS_ASSERT_I64_EQ(p->epoch_ns, r->epoch_after_ns);
+    snprintf(ppath, sizeof ppath, "%.*s.fast.profile.yaml",
+             (int)(strlen(path) - 5), path);
+    CU_ASSERT_EQUAL(access(ppath, R_OK), 0);
+    hs_prediction_free(p);
+    hs_scenario_free(w);
+    /* a memory limit of 24 on the fast type: 2x24 + 2b = 96, b = 24 */
+    hs_advise_batch_free(r);
+    {
+        uint64_t maxb[2] = {24, 0};
+
+        HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 0, maxb, 0, &r, &e), HS_OK);
+        HS_ASSERT_I64_EQ(r->batch_after[0], 24);
+        HS_ASSERT_I64_EQ(r->batch_after[1], 24);
+        hs_advise_batch_free(r);
+    }
+    /* a global batch the devices cannot take */
+    HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 3, NULL, 0, &r, &e),
+                     HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(e.msg, "less than one sample per device");
+    hs_scenario_free(s);
+}
+
+/* Brute force over every count vector: set the counts, resolve, predict. */
+static void test_mix_brute_force(void)
+{
+    static const char mix[] =
+        "job: {model: x, dataset: {samples: 20000}, epochs: 2}\n"
+        "device_types:\n"
+        "  - {name: a, count: 1, batch: 32, profile: {t_fwd: 30ms, "
+        "t_b1: 1ms, t_dl: 5ms, allreduce_bytes: 40MB}}\n"
+        "  - {name: b, count: 1, batch: 32, profile: {t_fwd: 12ms, "
+        "t_b1: 1ms, allreduce_bytes: 40MB}}\n"
+        "  - {name: c, count: 1, batch: 16, profile: {t_fwd: 20ms, "
+        "t_b1: 1ms, allreduce_bytes: 40MB}}\n"
+        "ring: grouped\n"
+        "network: {default_bandwidth: 10Gbps, latency: 10us,\n"
+        "          type_links: [[b, b, 50Gbps]]}\n"
+        "simulate: {steps: 3}\n";
+    hs_scenario_t *s = load(mix);
+    hs_mixopt_type_t ty[3] = {{0, 4, 1.0}, {0, 3, 3.0}, {1, 3, 1.5}};
+    int goal;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    for (goal = 0; goal < 2; goal++) {
+        double budget = 0.05;
+        int64_t deadline = 20000000000LL;   /* 20 s */
+        hs_advise_mix_t *r = NULL;
+        hs_error_t e;
+        uint64_t c[3], best_c[3] = {0, 0, 0};
+        int64_t best_t = INT64_MAX;
+        double best_cost = 1e300;
+        int found = 0;
+
+        for (c[0] = 0; c[0] <= 4; c[0]++)
+            for (c[1] = 0; c[1] <= 3; c[1]++)
+                for (c[2] = 1; c[2] <= 3; c[2]++) {
+                    hs_scenario_t *w = NULL;
+                    hs_prediction_t *p = NULL;
+                    char v[16];
+                    double cost;
+                    int64_t tot;
+                    int ok;
+
+                    CU_ASSERT_EQUAL_FATAL(hs_scenario_clone(s, &w, &e),
+                                          HS_OK);
+                    snprintf(v, sizeof v, "%llu", (unsigned long long)c[0]);
+                    hs_scenario_set(w, "device_types.a.count", v, &e);
+                    snprintf(v, sizeof v, "%llu", (unsigned long long)c[1]);
+                    hs_scenario_set(w, "device_types.b.count", v, &e);
+                    snprintf(v, sizeof v, "%llu", (unsigned long long)c[2]);
+                    hs_scenario_set(w, "device_types.c.count", v, &e);
+                    if (hs_scenario_resolve(w, &e) != HS_OK ||
+                        hs_closed_predict(w, &p, &e) != HS_OK) {
+                        hs_scenario_free(w);
+                        continue;   /* one device makes no ring */
+                    }
+                    /* the advice's figure: the extended step's total */
+                    tot = p->step_ext_ns * (int64_t)p->iters_per_epoch *
+                          (int64_t)w->epochs;
+                    cost = hs_mixopt_cost(3, ty, c, tot);
+                    ok = goal == 0 ? cost <= budget : tot <= deadline;
+                    if (ok && (!found ||
+                               hs_mixopt_beats(goal == 0 ? HS_MIX_FASTEST
+                                                         : HS_MIX_CHEAPEST,
+                                               tot, cost, best_t,
+                                               best_cost))) {
+                        found = 1;
+                        best_t = tot;
+                        best_cost = cost;
+                        memcpy(best_c, c, sizeof c);
+                    }
+                    hs_prediction_free(p);
+                    hs_scenario_free(w);
+                }
+        CU_ASSERT_TRUE_FATAL(found);
+        HS_ASSERT_I64_EQ(hs_advise_mix(s, NULL, ty,
+                                       goal == 0 ? HS_MIX_FASTEST
+                                                 : HS_MIX_CHEAPEST,
+                                       budget, deadline, 1, &r, &e), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->search->top[0].total_ns, best_t);
+        HS_ASSERT_I64_EQ(r->search->top[0].counts[0], best_c[0]);
+        HS_ASSERT_I64_EQ(r->search->top[0].counts[1], best_c[1]);
+        HS_ASSERT_I64_EQ(r->search->top[0].counts[2], best_c[2]);
+        CU_ASSERT_TRUE(r->replay_total_ns[0] > 0);
+        printf("\n  goal %d: best a=%llu b=%llu c=%llu, %.3f s, cost %.4f; "
+               "%llu of %llu mixes evaluated", goal,
+               (unsigned long long)best_c[0], (unsigned long long)best_c[1],
+               (unsigned long long)best_c[2], best_t / 1e9, best_cost,
+               (unsigned long long)r->search->evaluated,
+               (unsigned long long)r->search->visited);
+        hs_advise_mix_free(r);
+    }
+    /* a budget no mix meets */
+    {
+        hs_advise_mix_t *r = NULL;
+        hs_error_t e;
+
+        HS_ASSERT_I64_EQ(hs_advise_mix(s, NULL, ty, HS_MIX_FASTEST, 1e-9, 0,
+                                       0, &r, &e), HS_ERR_RANGE);
+        CU_ASSERT_PTR_NULL(r);
+        HS_ASSERT_STR_CONTAINS(e.msg, "no mix meets the budget");
+    }
+    hs_scenario_free(s);
+}
+
+/* Bad inputs: no bandwidth for a pair the search needs; a listed-devices
+   scenario for a mix. */
+static void test_bad_inputs(void)
+{
+    static const char nobw[] =
+        "device_types:\n"
+        "  - {name: g, count: 3, batch: 8, profile: {t_fwd: 1ms, t_b1: 1ms,\n"
+        "     allreduce_bytes: 1MB}}\n"
+        "network:\n"
+        "  links: [[g-0, g-1, 1Gbps], [g-1, g-2, 1Gbps], [g-2, g-0, 1Gbps]]\n";
+    hs_scenario_t *s = load(nobw);
+    hs_advise_ring_t *r = NULL;
+    hs_advise_mix_t *m = NULL;
+    hs_mixopt_type_t ty[1] = {{0, 3, 1.0}};
+    hs_error_t e;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    /* the ring's own edges are given, the reverse pairs are found too
+       (rows are both directions), so this one works ... */
+    HS_ASSERT_I64_EQ(hs_advise_ring(s, NULL, 0, 0, &r, &e), HS_OK);
+    hs_advise_ring_free(r);
+    hs_scenario_free(s);
+    /* ... and with a pair missing, the search names it */
+    s = load("device_types:\n"
+             "  - {name: g, count: 4, batch: 8, profile: {t_fwd: 1ms, "
+             "t_b1: 1ms, allreduce_bytes: 1MB}}\n"
+             "network:\n"
+             "  links: [[g-0, g-1, 1Gbps], [g-1, g-2, 1Gbps], "
+             "[g-2, g-3, 1Gbps], [g-3, g-0, 1Gbps]]\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_ring(s, NULL, 0, 0, &r, &e), HS_ERR_NETWORK);
+    CU_ASSERT_PTR_NULL(r);
+    HS_ASSERT_STR_CONTAINS(e.msg, "g-0");
+    HS_ASSERT_STR_CONTAINS(e.msg, "g-2");
+    hs_scenario_free(s);
+    s = load("job: {model: x, dataset: {samples: 100}}\n"
+             "device_types:\n"
+             "  - {name: g, batch: 8, profile: {t_fwd: 1ms, t_b1: 1ms, "
+             "allreduce_bytes: 1MB}}\n"
+             "devices: [{name: a, type: g}, {name: b, type: g}]\n"
+             "network: {default_bandwidth: 1Gbps}\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_mix(s, NULL, ty, HS_MIX_FASTEST, 10, 0, 0,
+                                   &m, &e), HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(e.msg, "lists its devices");
+    hs_scenario_free(s);
+}
+
+/* The rewrite: set values by key path, add missing keys, remove keys, and
+   make relative paths absolute; the result loads as the set API says. */
+static void test_rewrite(void)
+{
+    static const char in[] =
+        "job: {model: {file: m.py}, dataset: {samples: 100}}\n"
+        "device_types:\n"
+        "  - name: a\n"
+        "    count: 2\n"
+        "    batch: 4\n"
+        "    shard: 50\n"
+        "    profile: {t_fwd: 1ms, t_b1: 1ms, allreduce_bytes: 1MB}\n"
+        "network: {default_bandwidth: 1Gbps}\n";
+    hs_rewrite_edit_t ed[] = {
+        {"device_types.a.count", "3"},
+        {"device_types.a.shard", NULL},
+        {"network.latency", "7us"},
+        {"ring", "[a-2, a-0, a-1]"},
+        {"simulate.steps", "5"}};
+    char *out = NULL;
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    HS_ASSERT_I64_EQ(hs_rewrite_yaml(in, strlen(in), "in.yaml", ed, 5,
+                                     "/base", &out, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    HS_ASSERT_STR_CONTAINS(out, "/base/m.py");
+    CU_ASSERT_PTR_NULL(strstr(out, "shard"));
+    /* a.py is not there, so load without the model file: replace it */
+    {
+        hs_rewrite_edit_t ed2[] = {{"job.model", "x"}};
+        char *out2 = NULL;
+
+        HS_ASSERT_I64_EQ(hs_rewrite_yaml(out, strlen(out), "o.yaml", ed2, 1,
+                                         NULL, &out2, &e), HS_OK);
+        s = load(out2);
+        free(out2);
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(s->types[0].count, 3);
+    HS_ASSERT_I64_EQ(s->types[0].shard, 0);
+    HS_ASSERT_I64_EQ(s->latency_ns, 7000);
+    HS_ASSERT_I64_EQ(s->sim_steps, 5);
+    HS_ASSERT_I64_EQ(s->ring[0], 2);
+    hs_scenario_free(s);
+    free(out);
+    /* a path through a list item that is not there */
+    ed[0].key_path = "device_types.zz.count";
+    HS_ASSERT_I64_EQ(hs_rewrite_yaml(in, strlen(in), "in.yaml", ed, 1, NULL,
+                                     &out, &e), HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(e.msg, "no device_types item named 'zz'");
+}
+
+/* The command: JSON read back as data, the scenario it writes, and the
+   exit statuses of bad calls. */
+static void test_cli(void)
+{
+    hs_run_t r;
+    char scen[1024], out[1024], ebuf[256];
+    yajl_val root, v;
+    const char *p_chosen[] = {"chosen", NULL};
+    const char *p_cands[] = {"candidates", NULL};
+    const char *p_replay[] = {"replay_step_ns", NULL};
+    const char *p_label[] = {"label", NULL};
+    hs_scenario_t *w = NULL;
+    hs_error_t e;
+
+    snprintf(scen, sizeof scen, "%s/scenarios/validate-divergent.yaml",
+             HS_TEST_SRC);
+    snprintf(out, sizeof out, "%s/advised-ring.yaml", hs_test_tmpdir("adv"));
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "ring", scen, "--json",
+                                        "-o", out, NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    root = yajl_tree_parse(r.out, ebuf, sizeof ebuf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    v = yajl_tree_get(root, p_chosen, yajl_t_string);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(v), "searched");
+    v = yajl_tree_get(root, p_cands, yajl_t_array);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(v)->len, 4);
+    {
+        yajl_val given = YAJL_GET_ARRAY(v)->values[0];
+        yajl_val best = YAJL_GET_ARRAY(v)->values[3];
+
+        CU_ASSERT_STRING_EQUAL(
+            YAJL_GET_STRING(yajl_tree_get(given, p_label, yajl_t_string)),
+            "given");
+        /* validate-divergent.yaml: the listing order replays at 1.420 s
+           (its own comment); the searched order at the closed form's
+           1.060 s */
+        HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(given, p_replay,
+                                                        yajl_t_number)),
+                         1420000000);
+        HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(best, p_replay,
+                                                        yajl_t_number)),
+                         1060000000);
+    }
+    yajl_tree_free(root);
+    hs_run_free(&r);
+    /* the written scenario replays as the advice said */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", out, "--json", NULL),
+                          0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "\"step_ns\": 1060000000");
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL(hs_scenario_load(out, &w, &e), HS_OK);
+    hs_scenario_free(w);
+    /* bad calls: exit 2 and a message */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "size", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "'size' is not a question");
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "mix", "--budget", "5",
+                                        NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "needs --price");
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "mix", "--price",
+                                        "MLU370=1", "--price", "A100=2",
+                                        "--budget", "0.00001", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "no mix meets the budget");
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "batch", "--max-batch",
+                                        "H100=8", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "no device type of that name");
+    hs_run_free(&r);
+}
+
+static int reg(void)
+{
+    CU_pSuite s = CU_add_suite("advise", NULL, NULL);
+
+    CU_add_test(s, "ring: exact search = brute force over every order",
+                test_ring_exact_is_brute_force);
+    CU_add_test(s, "ring: heuristic never worse than given/grouped/"
+                   "interleave", test_ring_heuristic);
+    CU_add_test(s, "batch: hand-computed batches, written and reloaded",
+                test_batch_by_hand);
+    CU_add_test(s, "mix: same as a brute force over every count vector",
+                test_mix_brute_force);
+    CU_add_test(s, "bad inputs", test_bad_inputs);
+    CU_add_test(s, "scenario rewrite by key path", test_rewrite);
+    CU_add_test(s, "the command: JSON, written scenario, exit statuses",
+                test_cli);
+    return 0;
+}
+
+HS_TEST_MAIN(reg)

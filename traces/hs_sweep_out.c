@@ -1,0 +1,1126 @@
+/*
+ * hs_sweep_out.c -- writers for a sweep's results (hs_sweep_out.h): the
+ * columns are listed once, in hs__cols, and every writer walks that list,
+ * so the formats cannot drift apart.
+ */
+#include "hs_sweep_out.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+#include <yajl/yajl_gen.h>
+
+#include "hs_atomic.h"
+#include "hs_h5_attr.h"
+#include "hs_hash.h"
+#include "hs_plot.h"
+#include "hs_units.h"
+
+#ifndef HS_VERSION
+#define HS_VERSION "unknown"
+#endif
+
+/* ---- the columns ---------------------------------------------------- */
+
+typedef enum hs__ckind_e {
+    HS__I64 = 0,    /* an int64_t figure */
+    HS__U64 = 1,    /* a uint64_t figure */
+    HS__U32 = 2,    /* a uint32_t figure */
+    HS__STR = 3     /* a fixed char array of the record */
+} hs__ckind_t;
+
+typedef struct hs__col_s {
+    const char *name;
+    hs__ckind_t kind;
+    size_t off;         /* in hs_sweep_rec_t */
+    size_t len;         /* HS__STR: the array's size */
+    int replay;         /* only when the sweep replays */
+    int time;           /* a time in ns (the table prints it in units) */
+} hs__col_t;
+
+#define HS__OFF(f) offsetof(hs_sweep_rec_t, f)
+#define HS__LEN(f) sizeof(((hs_sweep_rec_t *)0)->f)
+
+static const hs__col_t hs__cols[] = {
+    {"n_devices", HS__U32, HS__OFF(n_devices), 0, 0, 0},
+    {"step_ns", HS__I64, HS__OFF(step_ns), 0, 0, 1},
+    {"step_ext_ns", HS__I64, HS__OFF(step_ext_ns), 0, 0, 1},
+    {"iters_per_epoch", HS__U64, HS__OFF(iters_per_epoch), 0, 0, 0},
+    {"epoch_ns", HS__I64, HS__OFF(epoch_ns), 0, 0, 1},
+    {"total_ns", HS__I64, HS__OFF(total_ns), 0, 0, 1},
+    {"bottleneck_device", HS__STR, HS__OFF(bottleneck_device),
+     HS__LEN(bottleneck_device), 0, 0},
+    {"bottleneck_bound", HS__STR, 0, 16, 0, 0},  /* from the enum */
+    {"bottleneck_link", HS__STR, HS__OFF(bottleneck_link),
+     HS__LEN(bottleneck_link), 0, 0},
+    {"replay_step_ns", HS__I64, HS__OFF(replay_step_ns), 0, 1, 1},
+    {"replay_epoch_ns", HS__I64, HS__OFF(replay_epoch_ns), 0, 1, 1},
+    {"replay_total_ns", HS__I64, HS__OFF(replay_total_ns), 0, 1, 1},
+    {"replay_diff_ns", HS__I64, HS__OFF(replay_diff_ns), 0, 1, 1},
+    {NULL, HS__I64, 0, 0, 0, 0}};
+
+static int hs__col_on(const hs_sweep_t *sw, const hs__col_t *c)
+{
+    return !c->replay || hs_sweep_replays(sw);
+}
+
+static int64_t hs__col_i64(const hs_sweep_rec_t *r, const hs__col_t *c)
+{
+    const char *b = (const char *)r + c->off;
+    int64_t i;
+    uint64_t u;
+    uint32_t w;
+
+    switch (c->kind) {
+    case HS__I64:
+        memcpy(&i, b, sizeof i);
+        return i;
+    case HS__U64:
+        memcpy(&u, b, sizeof u);
+        return (int64_t)u;
+    case HS__U32:
+        memcpy(&w, b, sizeof w);
+        return (int64_t)w;
+    default:
+        return 0;
+    }
+}
+
+static const char *hs__col_str(const hs_sweep_rec_t *r, const hs__col_t *c)
+{
+    if (strcmp(c->name, "bottleneck_bound") == 0)
+        return hs_sweep_bound_name(r->bottleneck_bound);
+    return (const char *)r + c->off;
+}
+
+/* ---- CSV ------------------------------------------------------------ */
+
+static void hs__csv_field(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s != '\0'; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
+                            const hs_sweep_results_t *r, FILE *f,
+                            hs_error_t *err)
+{
+    size_t a, p, na = hs_sweep_n_axes(sw);
+    const hs__col_t *c;
+
+    for (a = 0; a < na; a++) {
+        hs__csv_field(f, hs_sweep_axis(sw, a)->key);
+        fputc(',', f);
+    }
+    for (c = hs__cols; c->name != NULL; c++)
+        if (hs__col_on(sw, c))
+            fprintf(f, "%s,", c->name);
+    fputs("error\n", f);
+    for (p = 0; p < r->n_points; p++) {
+        const hs_sweep_rec_t *rec = &r->rec[p];
+        int ok = r->error[p] == NULL;
+        for (a = 0; a < na; a++) {
+            hs__csv_field(f, hs_sweep_value(sw, p, a));
+            fputc(',', f);
+        }
+        for (c = hs__cols; c->name != NULL; c++) {
+            if (!hs__col_on(sw, c))
+                continue;
+            if (ok && c->kind == HS__STR)
+                hs__csv_field(f, hs__col_str(rec, c));
+            else if (ok)
+                fprintf(f, "%" PRId64, hs__col_i64(rec, c));
+            fputc(',', f);
+        }
+        if (!ok)
+            hs__csv_field(f, r->error[p]);
+        fputc('\n', f);
+    }
+    if (ferror(f))
+        return hs_error_setf(err, HS_ERR_IO, "cannot write the CSV");
+    return HS_OK;
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void hs__js(yajl_gen g, const char *s)
+{
+    yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void hs__scenario_hash(const hs_scenario_t *s, char out[32])
+{
+    snprintf(out, 32, "fnv1a64:%016" PRIx64,
+             hs_fnv1a_str(s->text ? s->text : ""));
+}
+
+hs_err_t hs_sweep_write_json(const hs_sweep_t *sw,
+                             const hs_sweep_results_t *r, FILE *f,
+                             hs_error_t *err)
+{
+    const hs_scenario_t *s = hs_sweep_base(sw);
+    yajl_gen g = yajl_gen_alloc(NULL);
+    size_t a, p, na = hs_sweep_n_axes(sw), len;
+    const unsigned char *buf;
+    const hs__col_t *c;
+    char hash[32];
+
+    if (g == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    yajl_gen_config(g, yajl_gen_beautify, 1);
+    yajl_gen_map_open(g);
+    hs__js(g, "format");
+    hs__js(g, HS_SWEEP_FORMAT);
+    hs__js(g, "hetsim_version");
+    hs__js(g, HS_VERSION);
+    hs__js(g, "scenario");
+    yajl_gen_map_open(g);
+    hs__js(g, "name");
+    if (s->name != NULL)
+        hs__js(g, s->name);
+    else
+        yajl_gen_null(g);
+    hs__js(g, "file");
+    hs__js(g, s->file ? s->file : "");
+    hs__scenario_hash(s, hash);
+    hs__js(g, "hash");
+    hs__js(g, hash);
+    yajl_gen_map_close(g);
+    hs__js(g, "options");
+    hs__js(g, hs_sweep_options_text(sw));
+    hs__js(g, "keys");
+    yajl_gen_array_open(g);
+    for (a = 0; a < na; a++)
+        hs__js(g, hs_sweep_axis(sw, a)->key);
+    yajl_gen_array_close(g);
+    hs__js(g, "n_points");
+    yajl_gen_integer(g, (long long)r->n_points);
+    hs__js(g, "n_failed");
+    yajl_gen_integer(g, (long long)r->n_failed);
+    hs__js(g, "points");
+    yajl_gen_array_open(g);
+    for (p = 0; p < r->n_points; p++) {
+        const hs_sweep_rec_t *rec = &r->rec[p];
+        int ok = r->error[p] == NULL;
+        yajl_gen_map_open(g);
+        hs__js(g, "point");
+        yajl_gen_integer(g, (long long)p);
+        hs__js(g, "values");
+        yajl_gen_map_open(g);
+        for (a = 0; a < na; a++) {
+            hs__js(g, hs_sweep_axis(sw, a)->key);
+            hs__js(g, hs_sweep_value(sw, p, a));
+        }
+        yajl_gen_map_close(g);
+        for (c = hs__cols; c->name != NULL; c++) {
+            if (!hs__col_on(sw, c))
+                continue;
+            hs__js(g, c->name);
+            if (!ok)
+                yajl_gen_null(g);
+            else if (c->kind == HS__STR)
+                hs__js(g, hs__col_str(rec, c));
+            else
+                yajl_gen_integer(g, (long long)hs__col_i64(rec, c));
+        }
+        hs__js(g, "error");
+        if (ok)
+            yajl_gen_null(g);
+        else
+            hs__js(g, r->error[p]);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    yajl_gen_map_close(g);
+    if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
+        yajl_gen_free(g);
+        return hs_error_setf(err, HS_ERR_NOMEM, "cannot build the JSON");
+    }
+    fwrite(buf, 1, len, f);
+    yajl_gen_free(g);
+    if (ferror(f))
+        return hs_error_setf(err, HS_ERR_IO, "cannot write the JSON");
+    return HS_OK;
+}
+
+/* ---- the terminal table --------------------------------------------- */
+
+/* The text of cell (p, col) into buf: key values, then the table's
+   columns. */
+static const char *hs__cell(const hs_sweep_t *sw,
+                            const hs_sweep_results_t *r, size_t p,
+                            const hs__col_t *c, char *buf, size_t len)
+{
+    const hs_sweep_rec_t *rec = &r->rec[p];
+
+    if (r->error[p] != NULL)
+        return "-";
+    if (c->kind == HS__STR)
+        return hs__col_str(rec, c);
+    if (c->time)
+        return hs_fmt_time(hs__col_i64(rec, c), buf, len);
+    snprintf(buf, len, "%" PRId64, hs__col_i64(rec, c));
+    return buf;
+}
+
+/* The table leaves out step_ext, the epoch count and the link's name;
+   CSV and JSON have every column. */
+static int hs__table_col(const hs_sweep_t *sw, const hs__col_t *c)
+{
+    return hs__col_on(sw, c) && strcmp(c->name, "iters_per_epoch") != 0 &&
+           strcmp(c->name, "bottleneck_link") != 0 &&
+           strcmp(c->name, "replay_epoch_ns") != 0 &&
+           strcmp(c->name, "replay_total_ns") != 0;
+}
+
+hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
+                              const hs_sweep_results_t *r, FILE *f,
+                              hs_error_t *err)
+{
+    size_t na = hs_sweep_n_axes(sw), nc = 0, a, p, i;
+    size_t w[64];
+    const hs__col_t *c;
+    char buf[64];
+
+    for (c = hs__cols; c->name != NULL; c++)
+        nc++;
+    if (na + nc > sizeof w / sizeof w[0])
+        na = sizeof w / sizeof w[0] - nc;
+    for (a = 0; a < na; a++) {
+        w[a] = strlen(hs_sweep_axis(sw, a)->key);
+        for (p = 0; p < r->n_points; p++) {
+            size_t l = strlen(hs_sweep_value(sw, p, a));
+            if (l > w[a])
+                w[a] = l;
+        }
+    }
+    for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
+        size_t *wc = &w[na + i];
+        *wc = strlen(c->name);
+        if (!hs__table_col(sw, c))
+            continue;
+        for (p = 0; p < r->n_points; p++) {
+            size_t l = strlen(hs__cell(sw, r, p, c, buf, sizeof buf));
+            if (l > *wc)
+                *wc = l;
+        }
+    }
+    for (a = 0; a < na; a++)
+        fprintf(f, "%-*s  ", (int)w[a], hs_sweep_axis(sw, a)->key);
+    for (i = 0, c = hs__cols; c->name != NULL; c++, i++)
+        if (hs__table_col(sw, c))
+            fprintf(f, "%*s  ", (int)w[na + i], c->name);
+    fputs("error\n", f);
+    for (p = 0; p < r->n_points; p++) {
+        for (a = 0; a < na; a++)
+            fprintf(f, "%-*s  ", (int)w[a], hs_sweep_value(sw, p, a));
+        for (i = 0, c = hs__cols; c->name != NULL; c++, i++)
+            if (hs__table_col(sw, c))
+                fprintf(f, "%*s  ", (int)w[na + i],
+                        hs__cell(sw, r, p, c, buf, sizeof buf));
+        fprintf(f, "%s\n", r->error[p] ? r->error[p] : "");
+    }
+    fprintf(f, "%zu points, %zu failed\n", r->n_points, r->n_failed);
+    if (ferror(f))
+        return hs_error_setf(err, HS_ERR_IO, "cannot write the table");
+    return HS_OK;
+}
+
+/* ---- HDF5 ----------------------------------------------------------- */
+
+static hid_t hs__h5_fstr(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+
+    if (t >= 0) {
+        H5Tset_size(t, n);
+        H5Tset_strpad(t, H5T_STR_NULLTERM);
+        H5Tset_cset(t, H5T_CSET_UTF8);
+    }
+    return t;
+}
+
+/* The packed row: point u64, one string per key, the columns, code i32,
+   error string.  Offsets and sizes computed once per write. */
+typedef struct hs__h5_layout_s {
+    size_t row;             /* bytes per row */
+    size_t key_off[64], key_len[64];
+    size_t col_off[32];
+    size_t code_off, err_off, err_len;
+} hs__h5_layout_t;
+
+static size_t hs__h5_csize(const hs__col_t *c)
+{
+    return c->kind == HS__STR ? c->len : c->kind == HS__U32 ? 4 : 8;
+}
+
+static hid_t hs__h5_col_type(const hs__col_t *c)
+{
+    switch (c->kind) {
+    case HS__I64: return H5Tcopy(H5T_STD_I64LE);
+    case HS__U64: return H5Tcopy(H5T_STD_U64LE);
+    case HS__U32: return H5Tcopy(H5T_STD_U32LE);
+    default: return hs__h5_fstr(c->len);
+    }
+}
+
+/* Builds the file type (a packed compound of little-endian members) and
+   fills lay; the memory buffer uses the same layout in native order,
+   which HDF5 converts (on a little-endian host it is the same bytes). */
+static hid_t hs__h5_rowtype(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                            hs__h5_layout_t *lay, int native)
+{
+    size_t na = hs_sweep_n_axes(sw), a, p, off = 0, i;
+    const hs__col_t *c;
+    hid_t t, m;
+    int ok = 1;
+
+    /* first pass: sizes */
+    off = 8;
+    for (a = 0; a < na; a++) {
+        size_t l = 1;
+        for (p = 0; p < r->n_points; p++) {
+            size_t vl = strlen(hs_sweep_value(sw, p, a)) + 1;
+            if (vl > l)
+                l = vl;
+        }
+        lay->key_off[a] = off;
+        lay->key_len[a] = l;
+        off += l;
+    }
+    for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
+        if (!hs__col_on(sw, c))
+            continue;
+        lay->col_off[i] = off;
+        off += hs__h5_csize(c);
+    }
+    lay->code_off = off;
+    off += 4;
+    lay->err_len = 1;
+    for (p = 0; p < r->n_points; p++)
+        if (r->error[p] != NULL && strlen(r->error[p]) + 1 > lay->err_len)
+            lay->err_len = strlen(r->error[p]) + 1;
+    lay->err_off = off;
+    off += lay->err_len;
+    lay->row = off;
+
+    t = H5Tcreate(H5T_COMPOUND, lay->row);
+    if (t < 0)
+        return -1;
+    ok &= H5Tinsert(t, "point", 0, native ? H5T_NATIVE_UINT64
+                                          : H5T_STD_U64LE) >= 0;
+    for (a = 0; a < na && ok; a++) {
+        m = hs__h5_fstr(lay->key_len[a]);
+        ok &= m >= 0 && H5Tinsert(t, hs_sweep_axis(sw, a)->key,
+                                  lay->key_off[a], m) >= 0;
+        if (m >= 0)
+            H5Tclose(m);
+    }
+    for (i = 0, c = hs__cols; c->name != NULL && ok; c++, i++) {
+        if (!hs__col_on(sw, c))
+            continue;
+        if (native && c->kind != HS__STR)
+            m = H5Tcopy(c->kind == HS__I64 ? H5T_NATIVE_INT64
+                        : c->kind == HS__U64 ? H5T_NATIVE_UINT64
+                                             : H5T_NATIVE_UINT32);
+        else
+            m = hs__h5_col_type(c);
+        ok &= m >= 0 && H5Tinsert(t, c->name, lay->col_off[i], m) >= 0;
+        if (m >= 0)
+            H5Tclose(m);
+    }
+    ok &= H5Tinsert(t, "code", lay->code_off,
+                    native ? H5T_NATIVE_INT32 : H5T_STD_I32LE) >= 0;
+    m = hs__h5_fstr(lay->err_len);
+    ok &= m >= 0 && H5Tinsert(t, "error", lay->err_off, m) >= 0;
+    if (m >= 0)
+        H5Tclose(m);
+    if (!ok) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* Fills the rows of the /sweep table into buf (lay.row bytes each). */
+static void hs__h5_fill(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                        const hs__h5_layout_t *lay, unsigned char *buf)
+{
+    size_t na = hs_sweep_n_axes(sw), a, p, i;
+    const hs__col_t *c;
+
+    for (p = 0; p < r->n_points; p++) {
+        unsigned char *row = buf + p * lay->row;
+        const hs_sweep_rec_t *rec = &r->rec[p];
+        uint64_t pt = p;
+        int ok = r->error[p] == NULL;
+        int32_t code = rec->code;
+
+        memcpy(row, &pt, 8);
+        for (a = 0; a < na; a++)
+            strncpy((char *)row + lay->key_off[a], hs_sweep_value(sw, p, a),
+                    lay->key_len[a] - 1);
+        for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
+            unsigned char *d = row + lay->col_off[i];
+            if (!hs__col_on(sw, c) || !ok)
+                continue;
+            if (c->kind == HS__STR)
+                strncpy((char *)d, hs__col_str(rec, c), c->len - 1);
+            else if (c->kind == HS__U32) {
+                uint32_t v = (uint32_t)hs__col_i64(rec, c);
+                memcpy(d, &v, 4);
+            } else {
+                int64_t v = hs__col_i64(rec, c);
+                memcpy(d, &v, 8);
+            }
+        }
+        memcpy(row + lay->code_off, &code, 4);
+        if (!ok)
+            strncpy((char *)row + lay->err_off, r->error[p],
+                    lay->err_len - 1);
+    }
+}
+
+hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                           const char *path, hs_error_t *err)
+{
+    const hs_scenario_t *s = hs_sweep_base(sw);
+    hs_atomic_t af = {NULL, NULL, NULL};
+    hs__h5_layout_t lay;
+    hid_t file = -1, fcpl = -1, dcpl = -1, ft = -1, mt = -1, sp = -1,
+          ds = -1;
+    hsize_t dim = r->n_points;
+    unsigned char *buf = NULL;
+    char hash[32];
+    hs_err_t rc;
+    int ok = 0;
+
+    if (hs_sweep_n_axes(sw) > 64)
+        return hs_error_set(err, HS_ERR_USAGE, path, 0, 0,
+                            "HDF5 output takes at most 64 varied keys");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    rc = hs_atomic_open(&af, path, err);
+    if (rc != HS_OK)
+        return rc;
+    hs_atomic_detach(&af);
+    memset(&lay, 0, sizeof lay);
+    ft = hs__h5_rowtype(sw, r, &lay, 0);
+    mt = hs__h5_rowtype(sw, r, &lay, 1);
+    buf = calloc(r->n_points ? r->n_points : 1, lay.row);
+    fcpl = H5Pcreate(H5P_FILE_CREATE);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (ft < 0 || mt < 0 || buf == NULL || fcpl < 0 || dcpl < 0)
+        goto done;
+    hs__h5_fill(sw, r, &lay, buf);
+    H5Pset_obj_track_times(fcpl, 0);
+    H5Pset_obj_track_times(dcpl, 0);
+    file = H5Fcreate(af.tmp_path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    sp = H5Screate_simple(1, &dim, NULL);
+    if (file < 0 || sp < 0)
+        goto done;
+    ds = H5Dcreate2(file, "sweep", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+        goto done;
+    hs__scenario_hash(s, hash);
+    if (hs_h5_attr_str(ds, "format", HS_SWEEP_FORMAT) < 0 ||
+        hs_h5_attr_str(ds, "hetsim_version", HS_VERSION) < 0 ||
+        hs_h5_attr_str(ds, "scenario_file", s->file ? s->file : "") < 0 ||
+        hs_h5_attr_str(ds, "scenario_hash", hash) < 0 ||
+        hs_h5_attr_str(ds, "options", hs_sweep_options_text(sw)) < 0 ||
+        hs_h5_attr_str(ds, "time_unit", "ns") < 0 ||
+        hs_h5_attr_u64(ds, "n_failed", r->n_failed) < 0)
+        goto done;
+    ok = 1;
+done:
+    if (ds >= 0 && H5Dclose(ds) < 0)
+        ok = 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (file >= 0 && H5Fclose(file) < 0)
+        ok = 0;
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    free(buf);
+    if (!ok) {
+        H5Eclear2(H5E_DEFAULT);
+        hs_atomic_abort(&af);
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                            "cannot write the HDF5 sweep table");
+    }
+    return hs_atomic_commit(&af, err);
+}
+
+/* ---- by path -------------------------------------------------------- */
+
+int hs_sweep_fmt_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+
+    if (dot == NULL)
+        return -1;
+    if (strcmp(dot, ".csv") == 0)
+        return HS_SWEEP_FMT_CSV;
+    if (strcmp(dot, ".json") == 0)
+        return HS_SWEEP_FMT_JSON;
+    if (strcmp(dot, ".h5") == 0 || strcmp(dot, ".hdf5") == 0)
+        return HS_SWEEP_FMT_H5;
+    if (strcmp(dot, ".txt") == 0)
+        return HS_SWEEP_FMT_TABLE;
+    return -1;
+}
+
+hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
+                        hs_sweep_fmt_t fmt, const char *path,
+                        hs_error_t *err)
+{
+    hs_atomic_t af = {NULL, NULL, NULL};
+    hs_err_t rc;
+
+    if (fmt == HS_SWEEP_FMT_H5)
+        return hs_sweep_write_h5(sw, r, path, err);
+    rc = hs_atomic_open(&af, path, err);
+    if (rc != HS_OK)
+        return rc;
+    if (fmt == HS_SWEEP_FMT_CSV)
+        rc = hs_sweep_write_csv(sw, r, af.f, err);
+    else if (fmt == HS_SWEEP_FMT_JSON)
+        rc = hs_sweep_write_json(sw, r, af.f, err);
+    else
+        rc = hs_sweep_print_table(sw, r, af.f, err);
+    if (rc != HS_OK) {
+        char msg[HS_ERRMSG_LEN];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        hs_atomic_abort(&af);
+        return hs_error_set(err, rc, path, 0, 0, "%s", msg);
+    }
+    return hs_atomic_commit(&af, err);
+}
+
+/* ---- reading a sweep CSV back --------------------------------------- */
+
+/* Splits line (no newline) into fields in place, RFC 4180 quotes within
+   one line.  Returns the number of fields, or -(1 + byte offset) at a
+   malformed quote. */
+static long hs__csv_split(char *line, char **f, size_t max)
+{
+    char *r = line, *w;
+    size_t n = 0;
+
+    for (;;) {
+        char *start = r;
+        if (n == max)
+            return -1;
+        if (*r == '"') {
+            w = start;
+            r++;
+            for (;;) {
+                if (*r == '\0')
+                    return -(1 + (long)(start - line));
+                if (*r == '"' && r[1] == '"') {
+                    *w++ = '"';
+                    r += 2;
+                } else if (*r == '"') {
+                    r++;
+                    break;
+                } else {
+                    *w++ = *r++;
+                }
+            }
+            if (*r != ',' && *r != '\0')
+                return -(1 + (long)(r - line));
+            f[n++] = start;
+            if (*r == '\0') {
+                *w = '\0';
+                return (long)n;
+            }
+            *w = '\0';
+            r++;
+        } else {
+            char *c = strchr(r, ',');
+            f[n++] = start;
+            if (c == NULL)
+                return (long)n;
+            *c = '\0';
+            r = c + 1;
+        }
+    }
+}
+
+void hs_sweep_table_free(hs_sweep_table_t *t)
+{
+    size_t i;
+
+    if (t == NULL)
+        return;
+    for (i = 0; i < t->n_keys; i++)
+        free(t->keys[i]);
+    free(t->keys);
+    for (i = 0; i < t->n_rows * t->n_keys; i++)
+        free(t->values[i]);
+    free(t->values);
+    free(t->fig);
+    free(t);
+}
+
+#define HS__TAB_MAXCOLS 256
+
+hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
+                             hs_error_t *err)
+{
+    static const char *const figs[HS_SWEEP_TAB_FIGS] = {
+        "step_ns", "epoch_ns", "total_ns", "replay_step_ns",
+        "replay_epoch_ns", "replay_total_ns"};
+    FILE *in = fopen(path, "r");
+    hs_sweep_table_t *t = NULL;
+    char *line = NULL, *f[HS__TAB_MAXCOLS];
+    size_t cap = 0, rows_cap = 0, k;
+    long ncols = 0, n;
+    int fcol[HS_SWEEP_TAB_FIGS];
+    long kcol[HS__TAB_MAXCOLS];
+    unsigned long lineno = 0;
+    ssize_t len;
+    hs_err_t rc = HS_OK;
+
+    *out = NULL;
+    if (in == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        goto nomem;
+    while ((len = getline(&line, &cap, in)) >= 0) {
+        size_t r;
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        n = hs__csv_split(line, f, HS__TAB_MAXCOLS);
+        if (n < 0) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              n == -1 ? 1 : (unsigned long)(-n),
+                              n == -1 ? "more than %d columns"
+                                      : "a malformed quoted field%.0d",
+                              HS__TAB_MAXCOLS);
+            goto done;
+        }
+        if (ncols == 0) {   /* the header */
+            long nd = -1, i;
+            for (i = 0; i < HS_SWEEP_TAB_FIGS; i++)
+                fcol[i] = -1;
+            for (i = 0; i < n; i++) {
+                for (k = 0; k < HS_SWEEP_TAB_FIGS; k++)
+                    if (strcmp(f[i], figs[k]) == 0)
+                        fcol[k] = (int)i;
+                if (strcmp(f[i], "n_devices") == 0 && nd < 0)
+                    nd = i;
+            }
+            t->keys = calloc((size_t)n, sizeof *t->keys);
+            if (t->keys == NULL)
+                goto nomem;
+            if (nd > 0 && fcol[HS_SWEEP_TAB_STEP] >= 0) {
+                for (i = 0; i < nd; i++) {
+                    kcol[t->n_keys] = i;
+                    if ((t->keys[t->n_keys++] = strdup(f[i])) == NULL)
+                        goto nomem;
+                }
+            } else {
+                long cn = -1, cc = -1, cs = -1;
+                for (i = 0; i < n; i++) {
+                    cn = strcmp(f[i], "n") == 0 ? i : cn;
+                    cc = strcmp(f[i], "closed_ns") == 0 ? i : cc;
+                    cs = strcmp(f[i], "sim_ns") == 0 ? i : cs;
+                }
+                if (cn < 0 || cc < 0 || cs < 0) {
+                    rc = hs_error_set(err, HS_ERR_SCHEMA, path, lineno, 1,
+                                      "not a sweep's header: expected the "
+                                      "varied keys, then n_devices, "
+                                      "step_ns, ... (hetsim sweep), or "
+                                      "n,closed_ns,sim_ns");
+                    goto done;
+                }
+                kcol[0] = cn;
+                if ((t->keys[t->n_keys++] = strdup("n")) == NULL)
+                    goto nomem;
+                fcol[HS_SWEEP_TAB_STEP] = (int)cc;
+                fcol[HS_SWEEP_TAB_RSTEP] = (int)cs;
+            }
+            t->has_replay = fcol[HS_SWEEP_TAB_RSTEP] >= 0;
+            ncols = n;
+            continue;
+        }
+        if (n != ncols) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+                              "expected %ld columns, found %ld", ncols, n);
+            goto done;
+        }
+        if (t->n_rows == rows_cap) {
+            size_t nc = rows_cap ? 2 * rows_cap : 64;
+            char **nv = realloc(t->values, nc * t->n_keys * sizeof *nv);
+            int64_t *nf;
+            if (nv == NULL)
+                goto nomem;
+            t->values = nv;
+            nf = realloc(t->fig, nc * HS_SWEEP_TAB_FIGS * sizeof *nf);
+            if (nf == NULL)
+                goto nomem;
+            t->fig = nf;
+            rows_cap = nc;
+        }
+        r = t->n_rows;
+        for (k = 0; k < HS_SWEEP_TAB_FIGS; k++) {
+            int64_t *v = &t->fig[r * HS_SWEEP_TAB_FIGS + k];
+            const char *x = fcol[k] >= 0 ? f[fcol[k]] : "";
+            char *end;
+            double d;
+            *v = -1;
+            if (*x == '\0')
+                continue;
+            errno = 0;
+            d = strtod(x, &end);
+            if (end == x || *end != '\0' || errno != 0 || !(d >= 0) ||
+                d > 9.2e18 || !((*x >= '0' && *x <= '9') || *x == '.')) {
+                rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                                  (unsigned long)(f[fcol[k]] - line) + 1,
+                                  "column %d (%s): '%s' is not a "
+                                  "non-negative number", fcol[k] + 1,
+                                  figs[k], x);
+                goto done;
+            }
+            *v = (int64_t)(d + 0.5);
+        }
+        for (k = 0; k < t->n_keys; k++)
+            t->values[r * t->n_keys + k] = NULL;
+        t->n_rows++;
+        for (k = 0; k < t->n_keys; k++)
+            if ((t->values[r * t->n_keys + k] = strdup(f[kcol[k]])) == NULL)
+                goto nomem;
+    }
+    if (ncols == 0) {
+        rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                          "empty: no header and no rows");
+        goto done;
+    }
+    goto done;
+nomem:
+    rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+done:
+    free(line);
+    fclose(in);
+    if (rc != HS_OK) {
+        hs_sweep_table_free(t);
+        return rc;
+    }
+    *out = t;
+    return HS_OK;
+}
+
+/* ---- gnuplot data for a sweep plot ---------------------------------- */
+
+void hs_sweep_plot_info_clear(hs_sweep_plot_info_t *info)
+{
+    size_t i;
+
+    if (info == NULL)
+        return;
+    for (i = 0; i < info->n_series; i++)
+        free(info->series[i]);
+    free(info->series);
+    memset(info, 0, sizeof *info);
+}
+
+/* The value text as a number on a common axis: kind 0 plain, 1 time
+   (ms), 2 bytes (GB), 3 bandwidth (Gbit/s); -1 when it is none of them. */
+static int hs__x_num(const char *v, int kind, double *x)
+{
+    int64_t ns;
+    uint64_t b;
+    double bw;
+    char *end;
+
+    switch (kind) {
+    case 0:
+        if (!((*v >= '0' && *v <= '9') || *v == '.' || *v == '-'))
+            return -1;
+        errno = 0;
+        *x = strtod(v, &end);
+        return end != v && *end == '\0' && errno == 0 ? 0 : -1;
+    case 1:
+        if (hs_parse_time_ns(v, &ns) != 0)
+            return -1;
+        *x = (double)ns / 1e6;
+        return 0;
+    case 2:
+        if (hs_parse_bytes(v, &b) != 0)
+            return -1;
+        *x = (double)b / 1e9;
+        return 0;
+    default:
+        if (hs_parse_bandwidth(v, &bw) != 0)
+            return -1;
+        *x = bw * 8 / 1e9;
+        return 0;
+    }
+}
+
+/* Index of value v in list l[0..n), appending it when new; -1 on
+   allocation failure. */
+static long hs__intern(char ***l, size_t *n, const char *v)
+{
+    size_t i;
+    char **nl;
+
+    for (i = 0; i < *n; i++)
+        if (strcmp((*l)[i], v) == 0)
+            return (long)i;
+    nl = realloc(*l, (*n + 1) * sizeof *nl);
+    if (nl == NULL)
+        return -1;
+    *l = nl;
+    if ((nl[*n] = strdup(v)) == NULL)
+        return -1;
+    return (long)(*n)++;
+}
+
+/* x values in drawing order: by value, ties in sweep order. */
+typedef struct hs__xord_s {
+    double x;
+    size_t i;
+} hs__xord_t;
+
+static int hs__xcmp(const void *a, const void *b)
+{
+    const hs__xord_t *p = a, *q = b;
+
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+static long hs__key_index(const hs_sweep_table_t *t, const char *key)
+{
+    size_t k;
+
+    for (k = 0; k < t->n_keys; k++)
+        if (strcmp(t->keys[k], key) == 0)
+            return (long)k;
+    return -1;
+}
+
+hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+                            const char *by_key, const char *figure,
+                            FILE *dat, hs_sweep_plot_info_t *info,
+                            hs_error_t *err)
+{
+    static const char *const kunits[] = {"", " (ms)", " (GB)", " (Gbit/s)"};
+    char **xs = NULL, **bys = NULL;
+    size_t nxs = 0, nbys = 0, r, r0, s, k, len;
+    long kx, kb = -1, *xi = NULL, *bi = NULL;
+    double *xv = NULL, vmax = 0, xmin = 0, xmax = 0;
+    int fc, fr, kind = -1;
+    unsigned char *keep = NULL;
+    hs__xord_t *order = NULL;
+    hs_err_t rc = HS_OK;
+
+    memset(info, 0, sizeof *info);
+    if (figure == NULL || strcmp(figure, "step") == 0) {
+        fc = HS_SWEEP_TAB_STEP;
+        fr = HS_SWEEP_TAB_RSTEP;
+    } else if (strcmp(figure, "epoch") == 0) {
+        fc = HS_SWEEP_TAB_EPOCH;
+        fr = HS_SWEEP_TAB_REPOCH;
+    } else if (strcmp(figure, "total") == 0) {
+        fc = HS_SWEEP_TAB_TOTAL;
+        fr = HS_SWEEP_TAB_RTOTAL;
+    } else {
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "'%s' is not a sweep figure (step, epoch or "
+                             "total)", figure);
+    }
+    kx = x_key != NULL ? hs__key_index(t, x_key) : 0;
+    if (kx < 0 || t->n_keys == 0)
+        return hs_error_setf(err, HS_ERR_USAGE,
+                             "'%s' is not a varied key of the sweep",
+                             x_key ? x_key : "");
+    if (by_key != NULL && by_key[0] != '\0') {
+        kb = hs__key_index(t, by_key);
+        if (kb < 0 || kb == kx)
+            return hs_error_setf(err, HS_ERR_USAGE,
+                                 "'%s' is not another varied key of the "
+                                 "sweep", by_key);
+    } else if (by_key == NULL && t->n_keys > 1) {
+        kb = kx == 0 ? 1 : 0;
+    }
+    xi = calloc(t->n_rows + 1, sizeof *xi);
+    bi = calloc(t->n_rows + 1, sizeof *bi);
+    xv = calloc(t->n_rows + 1, sizeof *xv);
+    keep = calloc(t->n_rows + 1, 1);
+    if (xi == NULL || bi == NULL || xv == NULL || keep == NULL)
+        goto nomem;
+    /* the rows drawn: the figure is there, the other keys as in the
+       first row that has it */
+    for (r0 = 0; r0 < t->n_rows; r0++)
+        if (t->fig[r0 * HS_SWEEP_TAB_FIGS + fc] >= 0)
+            break;
+    for (r = 0; r < t->n_rows; r++) {
+        const char *const *v = (const char *const *)&t->values[r * t->n_keys];
+        keep[r] = t->fig[r * HS_SWEEP_TAB_FIGS + fc] >= 0;
+        for (k = 0; k < t->n_keys && keep[r]; k++)
+            if ((long)k != kx && (long)k != kb &&
+                strcmp(v[k], t->values[r0 * t->n_keys + k]) != 0)
+                keep[r] = 0;
+        if (!keep[r])
+            continue;
+        xi[r] = hs__intern(&xs, &nxs, v[kx]);
+        bi[r] = kb >= 0 ? hs__intern(&bys, &nbys, v[kb])
+                        : hs__intern(&bys, &nbys, "");
+        if (xi[r] < 0 || bi[r] < 0)
+            goto nomem;
+        info->n_points++;
+    }
+    if (info->n_points == 0) {
+        rc = hs_error_setf(err, HS_ERR_SCHEMA,
+                           "no point of the sweep has a %s time to draw",
+                           figure ? figure : "step");
+        goto done;
+    }
+    /* numeric x when every x value is a number of one kind */
+    for (k = 0; k < 4 && kind < 0; k++) {
+        size_t i;
+        for (i = 0; i < nxs; i++)
+            if (hs__x_num(xs[i], (int)k, &xv[i]) != 0)
+                break;
+        if (i == nxs)
+            kind = (int)k;
+    }
+    for (len = 0, k = 0; k < t->n_keys; k++) {
+        if ((long)k == kx || (long)k == kb)
+            continue;
+        len += (size_t)snprintf(info->fixed + len,
+                                len < sizeof info->fixed
+                                    ? sizeof info->fixed - len : 0,
+                                "%s%s=%s", len ? ", " : "", t->keys[k],
+                                t->values[r0 * t->n_keys + k]);
+    }
+    for (r = 0; r < t->n_rows; r++) {
+        int64_t c = t->fig[r * HS_SWEEP_TAB_FIGS + fc];
+        int64_t p = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
+        if (!keep[r])
+            continue;
+        if ((double)c > vmax)
+            vmax = (double)c;
+        if ((double)p > vmax)
+            vmax = (double)p;
+    }
+    info->tunit = hs_plot_time_unit((int64_t)vmax, &info->unit_ns);
+    info->has_replay = t->has_replay;
+    info->x_numeric = kind >= 0;
+    snprintf(info->xlabel, sizeof info->xlabel, "%s%s", t->keys[kx],
+             kind >= 0 ? kunits[kind] : "");
+    if (kind >= 0) {
+        for (k = 0; k < nxs; k++) {
+            if (k == 0 || xv[k] < xmin)
+                xmin = xv[k];
+            if (k == 0 || xv[k] > xmax)
+                xmax = xv[k];
+        }
+        info->logx = xmin > 0 && xmax / xmin >= 50;
+        if (info->logx) {
+            info->xlo = xmin / 1.25;
+            info->xhi = xmax * 1.25;
+        } else {
+            double pad = xmax > xmin ? 0.05 * (xmax - xmin) : 1;
+            info->xlo = xmin - pad >= 0 || xmin < 0 ? xmin - pad : 0;
+            info->xhi = xmax + pad;
+        }
+    } else {
+        info->xlo = -0.5;
+        info->xhi = (double)nxs - 0.5;
+    }
+    order = calloc(nxs, sizeof *order);
+    if (order == NULL)
+        goto nomem;
+    for (k = 0; k < nxs; k++) {
+        order[k].x = kind >= 0 ? xv[k] : (double)k;
+        order[k].i = k;
+    }
+    qsort(order, nxs, sizeof *order, hs__xcmp);
+    info->series = calloc(nbys, sizeof *info->series);
+    if (info->series == NULL)
+        goto nomem;
+    info->n_series = nbys;
+    for (s = 0; s < nbys; s++) {
+        size_t i;
+        char title[600];
+        if (kb >= 0)
+            snprintf(title, sizeof title, "%s=%s", t->keys[kb], bys[s]);
+        else
+            title[0] = '\0';
+        if ((info->series[s] = strdup(title)) == NULL)
+            goto nomem;
+        fprintf(dat, "# series %zu: %s\n", s, title);
+        /* in x order: by position for categories, by value for numbers */
+        for (i = 0; i < nxs; i++) {
+            size_t best = order[i].i;
+            for (r = 0; r < t->n_rows; r++) {
+                const char *lab = xs[best];
+                const char *c;
+                int64_t rv;
+                if (!keep[r] || (size_t)xi[r] != best || (size_t)bi[r] != s)
+                    continue;
+                fprintf(dat, "%.9g \"", kind >= 0 ? xv[best] : (double)best);
+                for (c = lab; *c; c++)
+                    fputc(*c == '"' ? '\'' : *c, dat);
+                rv = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
+                fprintf(dat, "\" %.9g ",
+                        (double)t->fig[r * HS_SWEEP_TAB_FIGS + fc] /
+                            info->unit_ns);
+                if (rv >= 0)
+                    fprintf(dat, "%.9g\n", (double)rv / info->unit_ns);
+                else
+                    fputs("NaN\n", dat);
+                break;  /* one row per (x, series) */
+            }
+        }
+        fputs("\n\n", dat);
+    }
+    if (ferror(dat))
+        rc = hs_error_setf(err, HS_ERR_IO, "cannot write the plot data");
+    goto done;
+nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+done:
+    for (k = 0; k < nxs; k++)
+        free(xs[k]);
+    free(xs);
+    for (k = 0; k < nbys; k++)
+        free(bys[k]);
+    free(bys);
+    free(xi);
+    free(bi);
+    free(xv);
+    free(keep);
+    free(order);
+    if (rc != HS_OK)
+        hs_sweep_plot_info_clear(info);
+    return rc;
+}
