@@ -29,7 +29,10 @@
  *     no latency, no timeout is longer).  A factor (compute_scale, a
  *     straggler's factor) is at most HS_LIMIT_FACTOR_MAX = 1e3, so a
  *     scaled input is at most 1e18 ns = HS_LIMIT_TIME_NS: scaling a valid
- *     input by a valid factor always fits.
+ *     input by a valid factor always fits.  Factors that multiply (a
+ *     compute_scale and the stragglers over the same step) can pass 1e3;
+ *     model/hs_scenario_check.c bounds their product times the largest
+ *     time at load.
  *   - Any time, input or derived (a step, an epoch, the whole run, a
  *     replayed clock), is at most HS_LIMIT_TIME_NS = 1e18 ns (about 31.7
  *     years).  Since 9 x 1e18 < 2^63 = 9.22e18, a sum of up to nine times
@@ -60,6 +63,14 @@
  *   - A ring has at most HS_LIMIT_DEVICES = 2^20 devices, so 2(N-1) < 2^21,
  *     N^2 < 2^40 (an all-pairs link table) and N x 2(N-1) rounds of one
  *     step < 2^41 fit every integer type used.
+ *
+ * What the replay adds: its normal draws are truncated at mean + 16 sd
+ * (HS_DRAW_SD_MAX), and the compute a device loses to processing ring
+ * chunks in one step must stay below 2^43 ns (HS_LIMIT_COMM_DEBT_NS,
+ * carried in an event argument).  hs_scenario_check_ranges bounds every
+ * event time of a replay of K steps by K x (an upper bound of a step)
+ * and refuses at load what would pass HS_LIMIT_TIME_NS, so the event
+ * engine's internal checks cannot be reached from any input.
  *
  * Budgets (refused unless the user forces them, e.g. simulate --force):
  * HS_LIMIT_EVENTS events in one replay and HS_LIMIT_STATE_BYTES of replay
