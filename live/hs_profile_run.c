@@ -303,6 +303,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             hs_strv_addf(&env, "%s", ty->env[q]);
         if (remote) {
             hs_strv_addf(&cmd, "env");
+            hs_strv_addf(&cmd, "--"); /* options end: assignments follow */
             for (q = 0; q < env.n; q++)
                 hs_strv_addf(&cmd, "%s", env.v[q]);
         }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hs_hash.h"
+#include "hs_limits.h"
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
@@ -164,9 +165,11 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
         cnt += s->types[i].count;
         need += s->types[i].count * (strlen(s->types[i].name) + 22);
     }
-    if (cnt > UINT32_MAX - 1)
-        return hs_error_setf(err, HS_ERR_RANGE, "%s: too many devices",
-                             s->file);
+    if (cnt > HS_LIMIT_DEVICES)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "%s: the type counts add up to %zu devices; a "
+                             "ring has at most %lu",
+                             s->file, cnt, (unsigned long)HS_LIMIT_DEVICES);
     if (cnt < 2)
         return hs_error_setf(err, HS_ERR_SCHEMA,
                              "%s: a ring needs at least 2 devices", s->file);
@@ -565,6 +568,7 @@ void hs_scenario_free(hs_scenario_t *s)
     hs_links_clear(&s->links);
     hs_nodes_free(s->nodes);
     free(s->collective);
+    hs__where_free(s);
     free(s);
 }
 

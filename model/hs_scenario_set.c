@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include "hs_collective.h"
+#include "hs_limits.h"
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
@@ -102,7 +103,7 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
             return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA,
                                 "the scenario lists its devices: the count "
                                 "follows that list");
-        if ((rc = hs__count(c, n, 0, UINT32_MAX - 1, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 0, HS_LIMIT_DEVICES, &x)) != HS_OK)
             return rc;
         t->count = x;
         t->has_count = 1;
@@ -165,7 +166,7 @@ static hs_err_t hs__set_job(hs_yaml_ctx_t *c, hs_scenario_t *s, char **comp,
     if (nc < 2 || strcmp(comp[1], "dataset") != 0)
         return hs__unknown(c->err, key_path, valid);
     if (nc == 3 && strcmp(comp[2], "samples") == 0) {
-        if ((rc = hs__count(c, n, 1, UINT64_MAX, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 1, HS_LIMIT_COUNT, &x)) != HS_OK)
             return rc;
         s->dataset_total = x;
         s->dataset_is_bytes = 0;
@@ -331,7 +332,7 @@ static hs_err_t hs__set_device(hs_yaml_ctx_t *c, hs_scenario_t *s,
     is_scale = strcmp(dot + 1, "compute_scale") == 0;
     if (!is_scale && strcmp(dot + 1, "extra_compute") != 0)
         return hs__unknown(c->err, key_path, valid);
-    rc = is_scale ? hs_yaml_get_double(c, n, "compute_scale", 1e-9, &scale)
+    rc = is_scale ? hs_yaml_get_factor(c, n, "compute_scale", &scale)
                   : hs_yaml_get_time(c, n, "extra_compute", &extra);
     if (rc != HS_OK)
         return rc;
@@ -510,6 +511,14 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
     else
         rc = hs__unknown(err, key_path, top);
     yaml_document_delete(&doc);
+    /* from now on an error blamed on this value names its key path */
+    if (rc == HS_OK &&
+        hs__where_note(s,
+                       strncmp(key_path, "job.dataset.", 12) == 0
+                           ? "job.dataset"
+                           : key_path,
+                       NULL, 0, 0) != 0)
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     return rc;
 }
 
@@ -670,6 +679,7 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
         }
     }
     bad |= hs_links_copy(&d->links, &s->links) != 0;
+    bad |= hs__where_copy(d, s) != 0;
     if (bad) {
         hs_scenario_free(d);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");

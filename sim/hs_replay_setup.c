@@ -208,11 +208,11 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
     res->epochs = s->epochs;
     I = (double)pred->iters_per_epoch;
     E = (double)s->epochs;
-    if ((double)res->step_ns * I * E >= 9.2e18)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "epoch or total time overflows 2^63 ns");
-    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
-    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
+    /* checked, within the time limit, blamed on the key when not */
+    if (hs_scenario_epoch_total(s, pred->iters_per_epoch, res->step_ns,
+                                &res->epoch_ns, &res->total_ns,
+                                err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_RANGE;
     res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
     res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
     res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
