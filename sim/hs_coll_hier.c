@@ -132,6 +132,24 @@ static hs_err_t hs__hier_check(const hs_scenario_t *s, hs_error_t *err)
             nd->node_first[b + 1] - nd->node_first[b]);
     }
     for (i = 0; i < N; i++) {
+        /* the whole all-reduce in double: no int64 ns overflow below */
+        double L = nd->local, K = (double)N / L;
+        double m = hs_profile_payload_bytes(
+            &s->types[s->devices[i].type].profile);
+        double t = 0;
+        if (nd->local > 1 && s->ring_bw_bytes_per_s[N + i] > 0)
+            t += 2 * (L - 1) * ((double)s->ring_lat_ns[N + i] +
+                                m / L * 1e9 / s->ring_bw_bytes_per_s[N + i]);
+        if (nd->local < N && s->ring_bw_bytes_per_s[2 * N + i] > 0)
+            t += 2 * (K - 1) *
+                 ((double)s->ring_lat_ns[2 * N + i] +
+                  m / (double)N * 1e9 / s->ring_bw_bytes_per_s[2 * N + i]);
+        if (!(t < 4.6e18))
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "hierarchical: one all-reduce of device "
+                                 "%s would take %.3g s, beyond the 2^62 ns "
+                                 "the replay handles",
+                                 s->devices[i].name, t * 1e-9);
         if ((nd->local > 1 && s->ring_bw_bytes_per_s[N + i] <= 0) ||
             (nd->local < N && s->ring_bw_bytes_per_s[2 * N + i] <= 0))
             return hs_error_setf(err, HS_ERR_NETWORK,
