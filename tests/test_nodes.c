@@ -290,6 +290,65 @@ static void test_replay_equals_closed(void)
     }
 }
 
+/* Devices late by random amounts, both send modes, with and without the
+   communication's own cost: the hierarchical replay completes every step
+   (no stall) and no device ends a step before its own closed form
+   (its 2(L-1) + 2(K-1) sends run one after the other after it opens). */
+static void test_replay_late_devices(void)
+{
+    uint64_t rng = 99;
+    int round;
+
+    for (round = 0; round < 8; round++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r = NULL;
+        hs_replay_opts_t o;
+        hs_error_t err;
+        unsigned L = 2 + round % 3, K = 2 + round / 3;
+        size_t i;
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        snprintf(text, sizeof text,
+                 "name: late\n"
+                 "job: {model: x, dataset: {samples: 100000}}\n"
+                 "device_types:\n"
+                 "  - name: gpu\n"
+                 "    batch: 100\n"
+                 "    profile: {subsystem_size: 2, t_dl: 5ms, t_fwd: 30ms,\n"
+                 "              t_b1: 1ms, allreduce_bytes: %uB%s}\n"
+                 "nodes:\n"
+                 "  kinds:\n"
+                 "    - {name: n, type: gpu, devices: %u, count: %u,\n"
+                 "       intra_bandwidth: 40GB/s, intra_latency: 3us}\n"
+                 "  inter_bandwidth: 2GB/s\n"
+                 "  inter_latency: 11us\n"
+                 "collective: hierarchical\n"
+                 "simulate: {steps: 5, send: %s}\n",
+                 L * K * 1000000u, round % 4 == 3 ? ", comm_ns_per_byte: 0.5"
+                                                  : "",
+                 L, K, round % 2 ? "eager" : "rendezvous");
+        s = load(text);
+        for (i = 0; i < s->n_devices; i++) {
+            char key[64], val[32];
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            snprintf(key, sizeof key, "devices.%s.extra_compute",
+                     s->devices[i].name);
+            snprintf(val, sizeof val, "%lluus",
+                     (unsigned long long)((rng >> 33) % 20000));
+            CU_ASSERT_EQUAL_FATAL(hs_scenario_set(s, key, val, &err), HS_OK);
+        }
+        CU_ASSERT_EQUAL_FATAL(hs_scenario_resolve(s, &err), HS_OK);
+        hs_replay_opts_from_scenario(s, &o);
+        if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK)
+            fprintf(stderr, "\nlate %d: %s\n", round, err.msg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->steps, 5);
+        CU_ASSERT_TRUE(r->first_step_ns >= r->closed_step_ns);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
 static const char bad_head[] =
     "name: bad\n"
     "device_types:\n"
@@ -476,6 +535,8 @@ static int register_tests(void)
                     test_hier_closed_by_hand) == NULL ||
         CU_add_test(s, "hierarchical replay = closed form (homogeneous)",
                     test_replay_equals_closed) == NULL ||
+        CU_add_test(s, "hierarchical replay with late devices",
+                    test_replay_late_devices) == NULL ||
         CU_add_test(s, "errors at file:line:col", test_errors) == NULL ||
         CU_add_test(s, "predict on 100,000 devices (timed)",
                     test_predict_100k) == NULL)
