@@ -8,8 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_signal.h"
+
+/* Releases a's strings once its temporary file was made (and is now
+   renamed or removed): hs_signal forgets it first. */
 static void hs__atomic_release(hs_atomic_t *a)
 {
+    hs_signal_forget_file(a->tmp_path);
     free(a->path);
     free(a->tmp_path);
     a->path = a->tmp_path = NULL;
@@ -25,7 +30,9 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
     a->path = malloc(n + 1);
     a->tmp_path = malloc(n + 12);
     if (a->path == NULL || a->tmp_path == NULL) {
-        hs__atomic_release(a);
+        free(a->path);
+        free(a->tmp_path);
+        memset(a, 0, sizeof *a);
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
     }
     memcpy(a->path, path, n + 1);
@@ -36,9 +43,14 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
         hs_err_t rc = hs_error_set(err, HS_ERR_IO, path, 0, 0,
                                    "cannot create a file here: %s",
                                    strerror(errno));
-        hs__atomic_release(a);
+        free(a->path);
+        free(a->tmp_path);
+        memset(a, 0, sizeof *a);
         return rc;
     }
+    /* From here a signal removes the file (best effort: a full registry
+       only means it is not). */
+    (void)hs_signal_add_file(a->tmp_path, NULL);
     {
         mode_t mask = umask(0);
         umask(mask);

@@ -3,6 +3,10 @@
  * temporary file in the same directory, then rename() it over the final
  * path.  A failed or killed writer never leaves a half-written file at the
  * final path, and never clobbers a good one.
+ *
+ * The temporary file is registered with hs_signal from its creation until
+ * it is renamed or removed, so a run ended by SIGINT/SIGTERM (once the
+ * program called hs_signal_install) leaves no "FILE.tmp.XXXXXX" behind.
  */
 #ifndef HS_ATOMIC_H
 #define HS_ATOMIC_H

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hs_signal.h"
+
 extern char **environ;
 
 int64_t hs_now_ns(void)
@@ -76,6 +78,7 @@ hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
     pid_t pid = 0;
     int rc, fa_ok = 0, attr_ok = 0;
     hs_err_t ret = HS_OK;
+    sigset_t held;
 
     memset(c, 0, sizeof *c);
     if (argv == NULL || argv[0] == NULL)
@@ -112,7 +115,20 @@ hs_err_t hs_spawn(char *const argv[], char *const env[], size_t n_env,
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP
                              | POSIX_SPAWN_SETSIGMASK
                              | POSIX_SPAWN_SETSIGDEF);
+    /* No signal between the start and the registration: the handler
+       would not know the group yet. */
+    {
+        sigset_t stop;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        sigaddset(&stop, SIGHUP);
+        sigprocmask(SIG_BLOCK, &stop, &held);
+    }
     rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+    if (rc == 0)
+        (void)hs_signal_add_pgid(pid, NULL); /* full registry: best effort */
+    sigprocmask(SIG_SETMASK, &held, NULL);
     if (rc != 0) {
         c->start_errno = rc;
         ret = hs_error_setf(err, HS_ERR_EXTERNAL, "cannot run %s: %s",
@@ -135,6 +151,7 @@ fail:
 static void hs__set_status(hs_child_t *c, int ws)
 {
     c->done = 1;
+    hs_signal_forget_pgid(c->pid);
     c->pid = 0;
     c->term_signal = 0;
     if (WIFEXITED(ws))
@@ -165,6 +182,7 @@ int hs_child_wait(hs_child_t *c, int64_t timeout_ns, int64_t grace_ns)
         hs__set_status(c, ws);
     else {
         c->done = 1;
+        hs_signal_forget_pgid(c->pid);
         c->pid = 0;
         c->status = -1;
     }
@@ -187,6 +205,7 @@ int hs_child_poll(hs_child_t *c)
     }
     if (r < 0 && errno == ECHILD) {
         c->done = 1;
+        hs_signal_forget_pgid(c->pid);
         c->pid = 0;
         c->status = -1;
         return 1;
@@ -243,6 +262,7 @@ void hs_child_kill(hs_child_t *c, int64_t grace_ns)
             hs__set_status(c, ws);
         else {
             c->done = 1;
+            hs_signal_forget_pgid(c->pid);
             c->pid = 0;
             c->status = 128 + SIGKILL;
             c->term_signal = SIGKILL;

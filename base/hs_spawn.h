@@ -11,7 +11,9 @@
  * follows the prefix as further arguments.
  *
  * Each child gets its own process group, so hs_spawn_kill stops whatever
- * it started in turn (a launcher's children included).
+ * it started in turn (a launcher's children included).  The group is
+ * registered with hs_signal from its start until the child is reaped, so
+ * SIGINT/SIGTERM (once the program called hs_signal_install) ends it too.
  */
 #ifndef HS_SPAWN_H
 #define HS_SPAWN_H

@@ -49,8 +49,7 @@ void hs_stats_of(const double *x, size_t n, double *mean, double *sd)
         *sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
 }
 
-void hs_stats_of_ns(const int64_t *x, size_t n, int64_t *mean_ns,
-                    int64_t *sd_ns)
+void hs_stats_of_i64(const int64_t *x, size_t n, double *mean, double *sd)
 {
     double sum = 0, m = 0, sq = 0;
     size_t i;
@@ -61,8 +60,20 @@ void hs_stats_of_ns(const int64_t *x, size_t n, int64_t *mean_ns,
         m = sum / (double)n;
     for (i = 0; i < n; i++)
         sq += ((double)x[i] - m) * ((double)x[i] - m);
+    if (mean != NULL)
+        *mean = m;
+    if (sd != NULL)
+        *sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+}
+
+void hs_stats_of_ns(const int64_t *x, size_t n, int64_t *mean_ns,
+                    int64_t *sd_ns)
+{
+    double m, sd;
+
+    hs_stats_of_i64(x, n, &m, &sd);
     if (mean_ns != NULL)
         *mean_ns = (int64_t)llround(m);
     if (sd_ns != NULL)
-        *sd_ns = n > 1 ? (int64_t)llround(sqrt(sq / (double)(n - 1))) : 0;
+        *sd_ns = (int64_t)llround(sd);
 }

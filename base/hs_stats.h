@@ -32,6 +32,9 @@ double hs_stats_sd(const hs_stats_t *st);
    may be NULL. */
 void hs_stats_of(const double *x, size_t n, double *mean, double *sd);
 
+/* The same over int64 values, unrounded. */
+void hs_stats_of_i64(const int64_t *x, size_t n, double *mean, double *sd);
+
 /* Same for int64 nanoseconds, each rounded to the nearest ns
    (llround). */
 void hs_stats_of_ns(const int64_t *x, size_t n, int64_t *mean_ns,

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "hs_checked.h"
+#include "hs_limits.h"
 
 typedef struct hs__unit_s {
     const char *name;
@@ -32,68 +36,160 @@ static const hs__unit_t hs__bw_units[] = {
     {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
     {"TiB/s", 1099511627776.0}, {NULL, 0}};
 
-/* Splits text into a finite non-negative number and a known unit;
-   returns the value times the unit's scale, or -1 on any error. */
-static double hs__parse(const char *text, const hs__unit_t *units)
+/* The limits of each kind, as the messages spell them. */
+static const char hs__why_bad_time[] =
+    "is not a duration with a unit (ns, us, ms, s, min, h)";
+static const char hs__why_bad_size[] =
+    "is not a size with a unit (B, KB, MB, GB, TB, PB, KiB .. PiB)";
+static const char hs__why_bad_bw[] =
+    "is not a bandwidth with a unit (bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, "
+    "GiB/s...)";
+static const char hs__why_sign[] =
+    "has a sign: a quantity is written without + or -";
+static const char hs__why_notnum[] =
+    "is not a finite decimal number (no inf, nan or hex)";
+static const char hs__why_big_time[] =
+    "is above the largest duration hetsim accepts, 1000000 s (277.8 h)";
+static const char hs__why_big_size[] =
+    "is above the largest size hetsim accepts, 1 EB (1e18 B)";
+static const char hs__why_low_bw[] =
+    "is below the smallest bandwidth hetsim accepts, 1 bit/s";
+static const char hs__why_big_bw[] =
+    "is above the largest bandwidth hetsim accepts, 8 Pbit/s (1e15 B/s)";
+
+/*
+ * Splits text into a finite non-negative decimal number and a known unit;
+ * stores the value times the unit's scale in *out and returns NULL, or
+ * returns why the text is refused (bad_unit for a missing or unknown unit).
+ */
+static const char *hs__parse(const char *text, const hs__unit_t *units,
+                             const char *bad_unit, double *out)
 {
     char *end;
     double v;
     size_t i;
 
     if (text == NULL)
-        return -1;
+        return bad_unit;
     while (*text == ' ' || *text == '\t')
         text++;
-    if (*text == '\0' || *text == '+' || *text == '-')
-        return -1;
+    if (*text == '+' || *text == '-')
+        return hs__why_sign;
+    /* strtod accepts "inf", "nan" and hex: refuse anything not decimal. */
+    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '.')) {
+        if (strncasecmp(text, "inf", 3) == 0 ||
+            strncasecmp(text, "nan", 3) == 0)
+            return hs__why_notnum;
+        return bad_unit;
+    }
     errno = 0;
     v = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(v) || v < 0)
-        return -1;
-    /* strtod accepts "inf", "nan" and hex: refuse anything not decimal. */
-    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '.'))
-        return -1;
+    if (end == text)
+        return bad_unit;
     if (strchr(text, 'x') != NULL && strchr(text, 'x') < end)
-        return -1;
+        return hs__why_notnum;
+    if (strchr(text, 'X') != NULL && strchr(text, 'X') < end)
+        return hs__why_notnum;
+    if (errno == ERANGE && v > 1.0)
+        v = HUGE_VAL; /* "1e400": beyond any limit, said so below */
+    else if (errno == ERANGE)
+        errno = 0;    /* "1e-400": an underflow is just a tiny value */
+    if (errno != 0 || isnan(v) || v < 0)
+        return hs__why_notnum;
+    *out = v;
     while (*end == ' ')
         end++;
     if (*end == '\0')
-        return -1;
+        return bad_unit;
     for (i = 0; units[i].name != NULL; i++) {
-        if (strcmp(end, units[i].name) == 0)
-            return v * units[i].scale;
+        if (strcmp(end, units[i].name) == 0) {
+            *out *= units[i].scale;
+            return NULL;
+        }
     }
-    return -1;
+    return bad_unit;
+}
+
+static const char *hs__why_time(const char *text, int64_t *out_ns)
+{
+    double v = 0;
+    const char *why = hs__parse(text, hs__time_units, hs__why_bad_time, &v);
+
+    if (why != NULL)
+        return why;
+    if (!(v <= (double)HS_LIMIT_INPUT_TIME_NS))
+        return hs__why_big_time;
+    *out_ns = (int64_t)llround(v);
+    return NULL;
+}
+
+static const char *hs__why_bytes(const char *text, uint64_t *out_bytes)
+{
+    double v = 0;
+    const char *why = hs__parse(text, hs__size_units, hs__why_bad_size, &v);
+
+    if (why != NULL)
+        return why;
+    if (!(v <= (double)HS_LIMIT_BYTES))
+        return hs__why_big_size;
+    *out_bytes = (uint64_t)llround(v);
+    return NULL;
+}
+
+static const char *hs__why_bw(const char *text, double *out)
+{
+    double v = 0;
+    const char *why = hs__parse(text, hs__bw_units, hs__why_bad_bw, &v);
+
+    if (why != NULL)
+        return why;
+    if (!(v >= HS_LIMIT_BW_MIN_BYTES_PER_S))
+        return hs__why_low_bw;
+    if (!(v <= HS_LIMIT_BW_MAX_BYTES_PER_S))
+        return hs__why_big_bw;
+    *out = v;
+    return NULL;
 }
 
 int hs_parse_time_ns(const char *text, int64_t *out_ns)
 {
-    double v = hs__parse(text, hs__time_units);
-
-    if (v < 0 || v > 9.2e18)
-        return -1;
-    *out_ns = (int64_t)llround(v);
-    return 0;
+    return hs__why_time(text, out_ns) == NULL ? 0 : -1;
 }
 
 int hs_parse_bytes(const char *text, uint64_t *out_bytes)
 {
-    double v = hs__parse(text, hs__size_units);
-
-    if (v < 0 || v > 1.8e19)
-        return -1;
-    *out_bytes = (uint64_t)llroundl((long double)v);
-    return 0;
+    return hs__why_bytes(text, out_bytes) == NULL ? 0 : -1;
 }
 
 int hs_parse_bandwidth(const char *text, double *out_bytes_per_s)
 {
-    double v = hs__parse(text, hs__bw_units);
+    return hs__why_bw(text, out_bytes_per_s) == NULL ? 0 : -1;
+}
 
-    if (v <= 0)
-        return -1;
-    *out_bytes_per_s = v;
-    return 0;
+const char *hs_units_why(hs_unit_kind_t kind, const char *text,
+                         int *out_of_range)
+{
+    int64_t t;
+    uint64_t b;
+    double bw;
+    const char *why = "is not a known kind of quantity";
+
+    switch (kind) {
+    case HS_UNIT_TIME:
+        why = hs__why_time(text, &t);
+        break;
+    case HS_UNIT_SIZE:
+        why = hs__why_bytes(text, &b);
+        break;
+    case HS_UNIT_BANDWIDTH:
+        why = hs__why_bw(text, &bw);
+        break;
+    }
+    if (out_of_range != NULL)
+        *out_of_range = why == hs__why_big_time ||
+                        why == hs__why_big_size || why == hs__why_low_bw ||
+                        why == hs__why_big_bw;
+    return why;
 }
 
 char *hs_fmt_time(int64_t t_ns, char *buf, size_t len)
@@ -155,7 +251,11 @@ char *hs_fmt_bandwidth(double bytes_per_s, char *buf, size_t len)
 
 int64_t hs_xfer_ns(double bytes, double bytes_per_s)
 {
+    int64_t ns;
+
     if (bytes <= 0 || bytes_per_s <= 0)
         return 0;
-    return (int64_t)llround(bytes * 1e9 / bytes_per_s);
+    if (hs_checked_ns_from_bytes(bytes, bytes_per_s, &ns) != 0)
+        return INT64_MAX;
+    return ns;
 }

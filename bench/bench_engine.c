@@ -23,7 +23,14 @@
  * ("same").  SimGrid runs one ring (one step's all-reduce) under a time
  * limit (HS_BENCH_SIMGRID_S, default 120 s).
  *
- * Usage: bench_engine [--full] [--compare-only] [N ...]
+ * A fifth table times clusters described as nodes (model/hs_nodes.h):
+ * 1,024, 10,000 and 100,000 devices in nodes of 8 -- the load, the closed
+ * form with the ring and the hierarchical all-reduce, the ring replayed
+ * on the fast path (one step, every chunk), and the hierarchical replay,
+ * which runs on the event engine (the fast path is ring-only), up to
+ * 10,000 devices.
+ *
+ * Usage: bench_engine [--full] [--compare-only] [--nodes-only] [N ...]
  *        (default 64 256 1024 4096; the comparison's Ns are fixed)
  */
 #include <math.h>
@@ -35,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hs_closed.h"
 #include "hs_engine.h"
 #include "hs_replay.h"
 #include "hs_ringfast.h"
@@ -502,16 +510,151 @@ static int compare_all(void)
     return rc;
 }
 
+/* ---- clusters of nodes (model/hs_nodes.h) ---- */
+
+/* n devices in n / 8 nodes of 8: NVLink-like inside, 4 x 25 GB/s NICs,
+   a 25 GB/s fabric. */
+static hs_scenario_t *nodes_scenario(unsigned n, uint32_t steps,
+                                     const char *coll, double *load_cpu)
+{
+    char text[1536];
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    double c0;
+
+    snprintf(text, sizeof text,
+             "name: nodes-%u\n"
+             "job: {model: x, dataset: {samples: %u00}, epochs: 1}\n"
+             "device_types:\n"
+             "  - name: gpu\n"
+             "    batch: 100\n"
+             "    profile: {subsystem_size: 2, t_dl: 20ms, t_fwd: 30ms,\n"
+             "              t_b1: 1ms, t_bwd: 60ms,\n"
+             "              allreduce_bytes: 100MB}\n"
+             "nodes:\n"
+             "  kinds:\n"
+             "    - {name: box, type: gpu, devices: 8, count: %u,\n"
+             "       intra_bandwidth: 300GB/s, intra_latency: 2us,\n"
+             "       nics: 4, nic_bandwidth: 25GB/s}\n"
+             "  inter_bandwidth: 25GB/s\n"
+             "  inter_latency: 5us\n"
+             "collective: %s\n"
+             "simulate: {steps: 2, overlap: patent, send: rendezvous}\n",
+             n, n, n / 8, coll);
+    c0 = cpu_s();
+    if (hs_scenario_load_text(text, strlen(text), "bench", NULL, &s,
+                              &err) != HS_OK) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return NULL;
+    }
+    if (load_cpu != NULL)
+        *load_cpu = cpu_s() - c0;
+    s->sim_steps = steps;
+    return s;
+}
+
+/*
+ * One row: load, the closed form with each collective, the ring replayed
+ * on the fast path (1 step; every chunk), and the hierarchical replay on
+ * the event engine (the fast path is ring-only) where it fits in a
+ * bench: up to N = 10,000, one step.
+ */
+static int run_nodes(unsigned n)
+{
+    hs_scenario_t *s;
+    hs_prediction_t *p = NULL;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    double load_cpu = 0, pr_cpu, ph_cpu, c0, fast_cpu, eng_cpu = -1;
+    double xr, xh;
+    int64_t R;
+    char eng[48] = "-";
+
+    if ((s = nodes_scenario(n, 1, "ring", &load_cpu)) == NULL)
+        return 1;
+    c0 = cpu_s();
+    if (hs_closed_predict(s, &p, &err) != HS_OK)
+        goto fail;
+    pr_cpu = cpu_s() - c0;
+    hs_prediction_free(p);
+    p = NULL;
+    hs_replay_opts_from_scenario(s, &o);
+    c0 = cpu_s();
+    if (hs_ringfast_run(s, &o, &r, &err) != HS_OK)
+        goto fail;
+    fast_cpu = cpu_s() - c0;
+    xr = (double)n * 2.0 * (n - 1);
+    hs_replay_result_free(r);
+    r = NULL;
+    if (hs_scenario_set(s, "collective", "hierarchical", &err) != HS_OK ||
+        hs_scenario_resolve(s, &err) != HS_OK)
+        goto fail;
+    c0 = cpu_s();
+    if (hs_closed_predict(s, &p, &err) != HS_OK)
+        goto fail;
+    ph_cpu = cpu_s() - c0;
+    hs_prediction_free(p);
+    p = NULL;
+    R = 2 * (8 - 1) + 2 * ((int64_t)n / 8 - 1);
+    xh = (double)n * (double)R;
+    if (n <= 10000) {
+        hs_replay_opts_from_scenario(s, &o);
+        c0 = cpu_s();
+        if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK)
+            goto fail;
+        eng_cpu = cpu_s() - c0;
+        snprintf(eng, sizeof eng, "%.3f s, %.2f Mx/s", eng_cpu,
+                 xh / eng_cpu / 1e6);
+        hs_replay_result_free(r);
+        r = NULL;
+    }
+    printf("%7u %6u %8.3f %10.3f %10.3f %10.3f %10.0f %22s %14.0f\n", n,
+           n / 8, load_cpu, pr_cpu, ph_cpu, fast_cpu, xr / fast_cpu / 1e6,
+           eng, xh);
+    fflush(stdout);
+    hs_scenario_free(s);
+    return 0;
+fail:
+    fprintf(stderr, "bench: nodes %u: %s\n", n, err.msg);
+    hs_prediction_free(p);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return 1;
+}
+
+static int nodes_all(void)
+{
+    static const unsigned ns[3] = {1024, 10000, 100000};
+    int i, rc = 0;
+
+    printf("\nclusters of nodes (8 devices per node, NCCL ring order; "
+           "CPU seconds, one core): load, predict\n"
+           "(closed form) ring and hierarchical, the ring replayed on the "
+           "fast path (1 step, every chunk),\n"
+           "the hierarchical replay on the event engine (ring-only fast "
+           "path; 1 step, N <= 10,000)\n");
+    printf("%7s %6s %8s %10s %10s %10s %10s %22s %14s\n", "N", "nodes",
+           "load s", "pred ring", "pred hier", "fast s", "fast Mx/s",
+           "hier engine", "hier chunks");
+    fflush(stdout);
+    for (i = 0; i < 3; i++)
+        rc |= in_child(run_nodes, ns[i]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     unsigned ns[16] = {64, 256, 1024, 4096};
-    int n_ns = 4, i, rc = 0, only_cmp = 0, given = 0;
+    int n_ns = 4, i, rc = 0, only_cmp = 0, only_nodes = 0, given = 0;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--full") == 0) {
             full_run = 1;
         } else if (strcmp(argv[i], "--compare-only") == 0) {
             only_cmp = 1;
+        } else if (strcmp(argv[i], "--nodes-only") == 0) {
+            only_nodes = 1;
         } else if (given < 16) {
             ns[given++] = (unsigned)strtoul(argv[i], NULL, 10);
             n_ns = given;
@@ -519,6 +662,8 @@ int main(int argc, char **argv)
     }
     if (only_cmp)
         return compare_all();
+    if (only_nodes)
+        return nodes_all();
     printf("replay: homogeneous ring, 10 steps, overlap patent, "
            "rendezvous, no tracing, one core\n");
     replay_header();
@@ -538,5 +683,6 @@ int main(int argc, char **argv)
     for (i = 0; i < n_ns; i++)
         rc |= in_child(run_replay, ns[i]);
     rc |= compare_all();
+    rc |= nodes_all();
     return rc;
 }

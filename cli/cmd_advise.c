@@ -39,13 +39,10 @@ typedef struct hs__adv_opts_s {
 static int hs__kv_parse(hs__kv_t *kv, const char *text)
 {
     const char *eq = strchr(text, '=');
-    char *end;
     double v;
 
-    if (eq == NULL || eq == text || kv->n >= HS__ADV_MAX)
-        return -1;
-    v = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end != '\0' || !(v >= 0) || v > 1e15)
+    if (eq == NULL || eq == text || kv->n >= HS__ADV_MAX ||
+        hs_opt_double(eq + 1, &v) != 0 || !(v >= 0) || v > 1e15)
         return -1;
     kv->name[kv->n] = text;         /* up to the '=' */
     kv->value[kv->n++] = v;
@@ -125,8 +122,9 @@ static const hs_opt_cmd_t hs__adv_cmd = {
         "  mix    the device counts that train soonest within --budget, or\n"
         "         most cheaply within --deadline (--price for every type).\n"
         "The closed form searches; the replay confirms the best candidates.\n",
-    .after = "exit status: 0 ok, 2 bad scenario or options, or no mix meets "
-             "the constraint.\n",
+    .after = "exit status: 0 ok; 1 mix: the replay says none of the closed "
+             "form's best\nmixes meets the constraint; 2 bad scenario or "
+             "options, or no mix meets it.\n",
     .pos_name = "QUESTION and SCENARIO",
     .max_pos = 2};
 
@@ -437,6 +435,11 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         }
         yajl_gen_array_close(g);
         hs_cli_kv_str(g, "scenario_written", o->out);
+        hs_cli_js(g, "replay_meets_constraint");
+        if (o->no_replay)
+            yajl_gen_null(g);
+        else
+            yajl_gen_bool(g, r->replay_met);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
@@ -461,16 +464,23 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                        (unsigned long long)e->counts[t]);
             hs__ms(a, sizeof a, e->total_ns);
             hs__ms(b, sizeof b, r->replay_total_ns[k]);
-            printf(": total %s (closed), %s (replay), cost %.4g%s\n", a, b,
+            printf(": total %s (closed, extended), %s (replay), cost %.4g%s\n", a, b,
                    r->replay_total_ns[k] >= 0 ? r->replay_cost[k] : e->cost,
                    k == r->chosen ? "   <- recommended" : "");
         }
+        if (!o->no_replay && !r->replay_met)
+            printf("\nthe replay says none of these meets the %s: the "
+                   "closed form's best is shown; widen the constraint\n",
+                   o->has_budget ? "budget" : "deadline");
         if (o->out != NULL)
             printf("scenario written: %s\n", o->out);
     }
+    rc = !o->no_replay && !r->replay_met
+             ? hs_err_exit_code(HS_ERR_TOLERANCE)
+             : hs_cli_stdout_status();
     free(ty);
     hs_advise_mix_free(r);
-    return hs_cli_stdout_status();
+    return rc;
 }
 
 int hs_cli_advise(int argc, char **argv)

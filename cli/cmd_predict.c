@@ -10,6 +10,7 @@
 
 #include "hs_cli.h"
 #include "hs_closed.h"
+#include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
 
@@ -124,6 +125,10 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
     hs_cli_kv_i64(g, "t_ar_ns", p->dev[s->ring[lk]].t_ar_ns);
     yajl_gen_map_close(g);
     yajl_gen_map_close(g);
+    if (s->collective != NULL)
+        hs_cli_kv_str(g, "collective", s->collective);
+    if (s->nodes != NULL)
+        hs_cli_kv_i64(g, "nodes", (int64_t)s->nodes->n_nodes);
     hs_cli_kv_i64(g, "step_ns", p->step_ns);
     hs_cli_kv_i64(g, "step_extended_ns", p->step_ext_ns);
     hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)p->iters_per_epoch);
@@ -183,6 +188,16 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
     for (k = 0; k < s->n_types; k++)
         printf("%s%llu x %s", k ? ", " : ": ",
                (unsigned long long)p->types[k].count, s->types[k].name);
+    if (s->nodes != NULL) {
+        /* the nodes: section (model/hs_nodes.h) */
+        printf("\nnodes:    %zu", s->nodes->n_nodes);
+        for (k = 0; k < s->nodes->n_kinds; k++)
+            printf("%s%u x %s (%u devices)", k ? ", " : ": ",
+                   s->nodes->kinds[k].count, s->nodes->kinds[k].name,
+                   s->nodes->kinds[k].devices);
+    }
+    if (s->collective != NULL)
+        printf("\ncollective: %s", s->collective);
     printf("\n\n");
     printf("%-12s %7s %6s %11s %11s %11s %23s %11s\n", "type", "count",
            "batch", "t_dl", "T_fwd", "t_b1", "T_ar (min..max)",

@@ -23,6 +23,7 @@
 typedef struct hs__simulate_opts_s {
     int json, per_device;
     const char *h5_path, *chrome_path;
+    int force;              /* beyond the replay budgets */
 } hs__simulate_opts_t;
 
 static const hs_opt_t hs__simulate_table[] = {
@@ -32,6 +33,10 @@ static const hs_opt_t hs__simulate_table[] = {
     {.name = "per-device", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__simulate_opts_t, per_device),
      .help = "also list every device"},
+    {.name = "force", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__simulate_opts_t, force),
+     .help = "replay even beyond the budgets (2^32 events, 8 GiB of "
+             "state) that guard against a run that would not end"},
     HS_OPT_END};
 
 static const hs_opt_t hs__simulate_out_table[] = {
@@ -49,7 +54,7 @@ static const hs_opt_cmd_t hs__simulate_cmd = {
         "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
         "                       [--seed S] [--overlap MODE] [--send MODE]\n"
         "                       [--streams K] [--stochastic] [--h5 FILE]\n"
-        "                       [--chrome FILE]\n",
+        "                       [--chrome FILE] [--force]\n",
     .about =
         "Replays K steps of every device of SCENARIO (a YAML file; without it,\n"
         "the embedded default) event by event along the ring: data loading of\n"
@@ -168,6 +173,8 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
            r->n_devices, r->steps, hs_overlap_name(r->overlap),
            hs_send_name(r->send),
            r->stochastic ? "stochastic" : "deterministic");
+    if (strcmp(r->collective, "ring") != 0)
+        printf(", collective %s", r->collective);
     if (r->overlap != r->overlap_asked)
         printf(" (overlap %s asked)", hs_overlap_name(r->overlap_asked));
     if (r->stochastic)
@@ -253,10 +260,24 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_print_notes(s, r->notes, r->n_notes);
 }
 
+/* An error blamed on simulate.steps when --steps K set it: "--steps K:
+   ..." instead of the file's position (the value came from here). */
+static void hs__blame_steps(hs_error_t *err, uint32_t steps_opt)
+{
+    static const char key[] = "simulate.steps: ";
+    char rest[HS_ERRMSG_LEN - 32];
+    const char *at;
+
+    if (steps_opt == 0 || (at = strstr(err->msg, key)) == NULL)
+        return;
+    snprintf(rest, sizeof rest, "%s", at + sizeof key - 1);
+    snprintf(err->msg, sizeof err->msg, "--steps %u: %s", steps_opt, rest);
+}
+
 int hs_cli_simulate(int argc, char **argv)
 {
     const char *path = NULL;
-    hs__simulate_opts_t so = {0, 0, NULL, NULL};
+    hs__simulate_opts_t so = {0, 0, NULL, NULL, 0};
     hs_cli_replay_opts_t ro;
     const hs_opt_group_t groups[] = {{hs__simulate_table, &so},
                                      {hs_cli_replay_table, &ro},
@@ -296,9 +317,18 @@ int hs_cli_simulate(int argc, char **argv)
             goto fail;
         n_sinks++;
     }
-    rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
-    if (rc != HS_OK)
+    /* a replay that would not end in reasonable time or memory */
+    if (!so.force &&
+        (rc = hs_scenario_check_budget(s, opts.steps, opts.overlap, &err)) !=
+            HS_OK) {
+        hs__blame_steps(&err, ro.steps);
         goto fail;
+    }
+    rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
+    if (rc != HS_OK) {
+        hs__blame_steps(&err, ro.steps);
+        goto fail;
+    }
     if (h5 != NULL) {
         rc = hs_h5_writer_close(h5, 1, &err);
         h5 = NULL;

@@ -84,6 +84,7 @@ typedef struct hs_cli_replay_opts_s {
     uint64_t seed;
     hs_overlap_t overlap;
     hs_send_t send;
+    int engine;             /* 1: --engine events */
 } hs_cli_replay_opts_t;
 
 void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o);

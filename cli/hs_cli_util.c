@@ -100,6 +100,8 @@ static const int hs__overlap_values[] = {
 static const char *const hs__send_names[] = {"rendezvous", "eager", NULL};
 static const int hs__send_values[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
 
+static const char *const hs__engine_names[] = {"auto", "events", NULL};
+
 const hs_opt_t hs_cli_replay_table[] = {
     {.name = "steps", .kind = HS_OPT_U64,
      HS_OPT_AT(hs_cli_replay_opts_t, steps), .u_lo = 2, .u_hi = 100000000,
@@ -133,6 +135,11 @@ const hs_opt_t hs_cli_replay_table[] = {
      HS_OPT_AT(hs_cli_replay_opts_t, stochastic),
      .help = "draw per-step op times from the measured spread;\n"
              "reports mean, p50, p95 and 95% intervals"},
+    {.name = "engine", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs_cli_replay_opts_t, engine), .choices = hs__engine_names,
+     .metavar = "WHICH",
+     .help = "auto | events: the max-plus fast path where it gives the\n"
+             "same figures (default), or always the event engine"},
     HS_OPT_END};
 
 void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
@@ -151,4 +158,5 @@ void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
         out->overlap = o->overlap;
     if (o->have_send)
         out->send = o->send;
+    out->engine = o->engine;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hs_cli.h"
+#include "hs_signal.h"
 
 typedef struct hs__cmd_s {
     const char *name;
@@ -118,8 +119,13 @@ int main(int argc, char **argv)
         return 0;
     }
     for (i = 0; hs__cmds[i].name != NULL; i++) {
-        if (strcmp(argv[1], hs__cmds[i].name) == 0)
+        if (strcmp(argv[1], hs__cmds[i].name) == 0) {
+            hs_error_t err;
+            /* ^C or SIGTERM: no temporary file, no child outlives us */
+            if (hs_signal_install(&err) != HS_OK)
+                return hs_cli_fail(&err);
             return hs__cmds[i].run(argc - 1, argv + 1);
+        }
     }
     fprintf(stderr, "hetsim: unknown command '%s' (see hetsim --help)\n",
             argv[1]);

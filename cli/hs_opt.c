@@ -83,7 +83,7 @@ static int hs__opt_i64(const char *t, int64_t *v)
     return 0;
 }
 
-static int hs__opt_double(const char *t, double *v)
+int hs_opt_double(const char *t, double *v)
 {
     char *end;
     double x;
@@ -148,7 +148,7 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
         hs__opt_store_i(dst, o->size, i);
         break;
     case HS_OPT_DOUBLE:
-        if (hs__opt_double(text, &d) != 0
+        if (hs_opt_double(text, &d) != 0
             || !(d >= o->d_lo && d <= o->d_hi)) {
             if (o->d_hi == DBL_MAX)
                 return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not a "

@@ -116,6 +116,10 @@ hs_err_t hs_opt_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
                       const char **pos, size_t pos_cap, size_t *n_pos,
                       int *help, hs_error_t *err);
 
+/* A finite real number from the whole of t into *v: 0, or -1 (for CUSTOM
+   parsers of forms such as TYPE=NUMBER). */
+int hs_opt_double(const char *t, double *v);
+
 /*
  * Writes the command's --help to f: cmd->usage, cmd->about, "options:"
  * and one entry per option of every group in order (and --help itself),

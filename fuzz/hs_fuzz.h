@@ -8,9 +8,8 @@
  * library's contract on the way out: a failure has a code in the enum and
  * a non-empty message; a success hands back a usable object, which is then
  * freed.  A broken contract calls abort(), which libFuzzer reports like a
- * crash.  The library's API is being renamed and split: each entry keeps
- * its library call in one small function (hs__fuzz_call_*) so that only
- * those need adapting.
+ * crash.  Each entry keeps its library call in one small function
+ * (hs__fuzz_call_*), so that an API change touches only those.
  *
  * The temporary files live in one directory per process (made on first
  * use, under $TMPDIR or /tmp, removed at exit).

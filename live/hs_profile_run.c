@@ -12,9 +12,9 @@
  * "hetsim-harness: rank R: step S: what" before it exits on an error, so
  * the log names the step a crashed or hung rank reached.
  *
- * YAML.  The output scenario is the input file's text passed through
- * libyaml's parser and emitter event by event, with the type profiles
- * replaced and relative paths made absolute.  Comments do not survive;
+ * YAML.  The output scenario is the input file's text rewritten by key
+ * path (model/hs_rewrite.h, libyaml's document API): each type's profile
+ * replaced, relative paths made absolute.  Comments do not survive;
  * everything else (flow or block style, order) does.
  */
 #include "hs_profile_run.h"
@@ -373,6 +373,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             hs_strv_addf(&env, "%s", ty->env[q]);
         if (remote) {
             hs_strv_addf(&cmd, "env");
+            hs_strv_addf(&cmd, "--"); /* options end: assignments follow */
             for (q = 0; q < env.n; q++)
                 hs_strv_addf(&cmd, "%s", env.v[q]);
         }

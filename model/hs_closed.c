@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_checked.h"
 #include "hs_coll_ring.h"
 #include "hs_notes.h"
 #include "hs_units.h"
@@ -114,10 +115,33 @@ static uint64_t hs__shard_samples(const hs_scenario_t *s, size_t t,
                       (long double)sum_batch);
 }
 
+/* The key an epoch too long is blamed on: the shard of the type that
+   needs the most iterations when it was given, else the data set. */
+static void hs__iters_key(const hs_scenario_t *s, const hs_prediction_t *p,
+                          char *key, size_t len)
+{
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++)
+        if (p->types[t].iters == p->iters_per_epoch &&
+            s->types[t].shard != 0) {
+            snprintf(key, len, "device_types.%s.shard", s->types[t].name);
+            return;
+        }
+    snprintf(key, len, "job.dataset");
+}
+
 hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err)
 {
-    return hs_closed_predict_coll(s, &hs_coll_ring, out, err);
+    const hs_collective_t *c;
+    hs_err_t rc;
+
+    /* the scenario's collective (NULL: the ring) */
+    *out = NULL;
+    if ((rc = hs_collective_find(s->collective, &c, err)) != HS_OK)
+        return rc;
+    return hs_closed_predict_coll(s, c, out, err);
 }
 
 hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
@@ -134,6 +158,11 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
 
     *out = NULL;
     if (hs_scenario_require_profiles(s, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_SCHEMA;
+    /* nothing below can overflow once this passed (T(i), T_ar) */
+    if (hs_scenario_check_ranges(s, 0, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_RANGE;
+    if (c->check != NULL && c->check(s, err) != HS_OK)
         return err != NULL ? err->code : HS_ERR_SCHEMA;
     p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -210,17 +239,38 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
             iters_min = tp->iters;
     }
     if (epoch_known && p->iters_per_epoch > 0) {
-        long double e = (long double)p->iters_per_epoch * p->step_ns;
-        long double tot = e * s->epochs;
-        if (tot > 9.2e18L) {
-            hs_prediction_free(p);
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "%s: the predicted total time overflows "
-                                 "(more than 292 years)",
-                                 s->file);
+        int64_t iters = 0, e = 0, tot = 0;
+        hs_err_t rc = HS_OK;
+        /* T_epoch = I x T_step, T_total = E x T_epoch: checked, within
+           the time limit, or an error that names the key to blame */
+        if (hs_checked_u64_to_i64(p->iters_per_epoch, &iters) != 0 ||
+            hs_checked_mul_i64(iters, p->step_ns, &e) != 0 ||
+            !hs_checked_time_ok(e)) {
+            char key[300], st[64];
+            hs__iters_key(s, p, key, sizeof key);
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "one epoch of %llu iterations of a %s step would take "
+                "%.3g ns; hetsim handles times up to 1e18 ns (31.7 years)",
+                (unsigned long long)p->iters_per_epoch,
+                hs_fmt_time(p->step_ns, st, sizeof st),
+                (double)p->iters_per_epoch * (double)p->step_ns);
+        } else if (hs_checked_mul_i64(e, (int64_t)s->epochs, &tot) != 0 ||
+                   !hs_checked_time_ok(tot)) {
+            char ep[64];
+            rc = hs_scenario_fail(
+                s, "job.epochs", HS_ERR_RANGE, err,
+                "%u epochs of %s would take %.3g ns; hetsim handles times "
+                "up to 1e18 ns (31.7 years)",
+                s->epochs, hs_fmt_time(e, ep, sizeof ep),
+                (double)e * (double)s->epochs);
         }
-        p->epoch_ns = (int64_t)e;
-        p->total_ns = (int64_t)tot;
+        if (rc != HS_OK) {
+            hs_prediction_free(p);
+            return rc;
+        }
+        p->epoch_ns = e;
+        p->total_ns = tot;
         p->shards_unbalanced = iters_min != p->iters_per_epoch;
         if (total_samples != 0)
             p->shard_coverage = (double)(shard_sum / total_samples);

@@ -76,7 +76,8 @@ typedef struct hs_prediction_s {
 } hs_prediction_t;
 
 /*
- * Applies the closed form to scenario s.  Stores a new prediction in *out
+ * Applies the closed form to scenario s with its collective
+ * (s->collective, the ring when NULL).  Stores a new prediction in *out
  * (free with hs_prediction_free).  Fails with HS_ERR_RANGE when the numbers
  * make no epoch (no batch, an overflow).
  */
@@ -84,7 +85,8 @@ hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err);
 
 /* As hs_closed_predict, with T_ar(i) from collective c instead of the
-   ring (hs_closed_predict is this with hs_coll_ring). */
+   scenario's (hs_closed_predict is this with s->collective, the ring when
+   NULL); fails as c->check does when c cannot run on s. */
 hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
                                 const hs_collective_t *c,
                                 hs_prediction_t **out, hs_error_t *err);

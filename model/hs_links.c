@@ -243,18 +243,29 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
             continue; /* header */
         if (hs_parse_bandwidth(f[2], &bw) != 0) {
             unsigned long col = (unsigned long)(f[2] - line) + 1;
-            hs_err_t e = hs_error_set(
-                err, HS_ERR_UNIT, path, lineno, col,
-                "'%s' is not a positive bandwidth with a unit (e.g. 25Gbps)",
-                f[2]);
+            int range = 0;
+            const char *why = hs_units_why(HS_UNIT_BANDWIDTH, f[2], &range);
+            hs_err_t e = range
+                ? hs_error_set(err, HS_ERR_RANGE, path, lineno, col,
+                               "'%s' %s", f[2], why)
+                : hs_error_set(err, HS_ERR_UNIT, path, lineno, col,
+                               "'%s' is not a positive bandwidth with a "
+                               "unit (e.g. 25Gbps)",
+                               f[2]);
             free(text);
             return e;
         }
         if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
             unsigned long col = (unsigned long)(f[3] - line) + 1;
-            hs_err_t e = hs_error_set(
-                err, HS_ERR_UNIT, path, lineno, col,
-                "'%s' is not a duration with a unit (e.g. 20us)", f[3]);
+            int range = 0;
+            const char *why = hs_units_why(HS_UNIT_TIME, f[3], &range);
+            hs_err_t e = range
+                ? hs_error_set(err, HS_ERR_RANGE, path, lineno, col,
+                               "'%s' %s", f[3], why)
+                : hs_error_set(err, HS_ERR_UNIT, path, lineno, col,
+                               "'%s' is not a duration with a unit (e.g. "
+                               "20us)",
+                               f[3]);
             free(text);
             return e;
         }

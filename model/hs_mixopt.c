@@ -16,13 +16,24 @@ double hs_mixopt_cost(size_t n_types, const hs_mixopt_type_t *types,
     return per_h * (double)total_ns / 3.6e12;
 }
 
-/* 1 when (a_obj, a_oth) beats (b_obj, b_oth): the goal's figure first. */
-static int hs__beats(hs_mix_goal_t goal, int64_t ta, double ca, int64_t tb,
-                     double cb)
+/* Costs within a relative 1e-9 are equal: they are products of doubles,
+   and two mixes of the same device-hours must not be told apart by the
+   rounding of their last bits. */
+static int hs__cost_eq(double a, double b)
+{
+    double m = a > b ? a : b;
+
+    return a - b <= 1e-9 * m && b - a <= 1e-9 * m;
+}
+
+int hs_mixopt_beats(hs_mix_goal_t goal, int64_t ta, double ca, int64_t tb,
+                    double cb)
 {
     if (goal == HS_MIX_FASTEST)
-        return ta < tb || (ta == tb && ca < cb);
-    return ca < cb || (ca == cb && ta < tb);
+        return ta < tb || (ta == tb && !hs__cost_eq(ca, cb) && ca < cb);
+    if (!hs__cost_eq(ca, cb))
+        return ca < cb;
+    return ta < tb;
 }
 
 /* Inserts a mix into the sorted top list (ties keep the earlier one). */
@@ -33,7 +44,7 @@ static void hs__keep(hs_mixopt_result_t *r, size_t keep, hs_mix_goal_t goal,
     uint64_t *slot;
 
     for (i = 0; i < r->n_top; i++)
-        if (hs__beats(goal, t_ns, cost, r->top[i].total_ns, r->top[i].cost))
+        if (hs_mixopt_beats(goal, t_ns, cost, r->top[i].total_ns, r->top[i].cost))
             break;
     if (i >= keep)
         return;
@@ -161,7 +172,7 @@ hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
                 (goal == HS_MIX_CHEAPEST && lb > deadline_ns))
                 skip = 1;
             if (r->n_top == keep &&
-                !hs__beats(goal, lb, lb_cost, r->top[keep - 1].total_ns,
+                !hs_mixopt_beats(goal, lb, lb_cost, r->top[keep - 1].total_ns,
                            r->top[keep - 1].cost))
                 skip = 1;
             if (!skip) {

@@ -9,8 +9,9 @@
  * hours x sum_t c_t price_t.  Two objectives:
  *   HS_MIX_FASTEST   least time with cost <= budget;
  *   HS_MIX_CHEAPEST  least cost with time <= deadline.
- * Ties go to the other figure, then to the mix met first (counts in
- * odometer order, the first type varying slowest).
+ * Ties go to the other figure (costs within a relative 1e-9 are equal),
+ * then to the mix met first (counts in odometer order, the first type
+ * varying slowest).
  *
  * The search visits every mix but evaluates only those a lower bound
  * cannot rule out: the bound callback (optional) gives a time no mix with
@@ -81,6 +82,12 @@ hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
                           hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
                           void *ctx, hs_mixopt_result_t **out,
                           hs_error_t *err);
+
+/* 1 when a mix taking ta at cost ca beats one taking tb at cost cb for
+   the goal: its figure first, then the other (costs within a relative
+   1e-9 count as equal). */
+int hs_mixopt_beats(hs_mix_goal_t goal, int64_t ta, double ca, int64_t tb,
+                    double cb);
 
 /* The cost of a mix that takes total_ns: hours x sum c_t price_t. */
 double hs_mixopt_cost(size_t n_types, const hs_mixopt_type_t *types,

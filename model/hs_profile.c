@@ -70,6 +70,9 @@ static const hs__key_t hs__keys[] = {
 
 #define HS__NKEYS (sizeof hs__keys / sizeof hs__keys[0])
 
+_Static_assert(HS__NKEYS <= HS_PROFILE_NKEYS,
+               "hs_profile_t keeps a position per key");
+
 /* The names of hs_ar_source_t, by value. */
 static const char *const hs__ar_names[] = {"given", "param_comms", "shapes",
                                            "sidecar"};
@@ -336,6 +339,11 @@ hs_err_t hs_profile_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
     p->subsys_n = 2;
     p->ar_source = HS_AR_GIVEN;
     for (i = 0; i < HS__NKEYS; i++)
+        if (v[i] != NULL) {
+            p->key_line[i] = (unsigned long)v[i]->start_mark.line + 1;
+            p->key_col[i] = (unsigned long)v[i]->start_mark.column + 1;
+        }
+    for (i = 0; i < HS__NKEYS; i++)
         if (v[i] != NULL &&
             (rc = hs__read_key(c, &hs__keys[i], v[i], NULL, p)) != HS_OK)
             return rc;
@@ -356,6 +364,22 @@ hs_err_t hs_profile_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
     return HS_OK;
 }
 
+int hs_profile_where(const hs_profile_t *p, const char *key,
+                     unsigned long *line, unsigned long *col)
+{
+    size_t i;
+
+    for (i = 0; i < HS__NKEYS; i++)
+        if (strcmp(hs__keys[i].name, key) == 0) {
+            if (p->key_line[i] == 0)
+                return -1;
+            *line = p->key_line[i];
+            *col = p->key_col[i];
+            return 0;
+        }
+    return -1;
+}
+
 hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
                             const char *key, struct yaml_node_s *n,
                             const char *what)
@@ -364,8 +388,12 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
     size_t i, off = 0;
 
     for (i = 0; i < HS__NKEYS; i++)
-        if (hs__keys[i].settable && strcmp(hs__keys[i].name, key) == 0)
-            return hs__read_key(c, &hs__keys[i], n, what, p);
+        if (hs__keys[i].settable && strcmp(hs__keys[i].name, key) == 0) {
+            hs_err_t rc = hs__read_key(c, &hs__keys[i], n, what, p);
+            if (rc == HS_OK)
+                p->key_line[i] = p->key_col[i] = 0; /* no longer read */
+            return rc;
+        }
     list[0] = '\0';
     for (i = 0; i < HS__NKEYS && off < sizeof list; i++)
         if (hs__keys[i].settable)

@@ -16,6 +16,9 @@
 
 #include "hs_error.h"
 
+/* Room for the positions of a profile's keys (its key table has 14). */
+#define HS_PROFILE_NKEYS 16
+
 /* A measured time: its mean, its spread and, optionally, the samples. */
 typedef struct hs_dist_s {
     int known;          /* 0: not measured (e.g. no DataLoader events) */
@@ -68,7 +71,19 @@ typedef struct hs_profile_s {
     char *source;       /* free text: where the figures come from; may be
                            NULL */
     char *path;         /* the file it was read from, NULL when inline */
+    /* where each key's value was read, 1-based (line 0: not read from
+       YAML), in the order of the profile's key table; the file is path,
+       or the including scenario's when inline.  See hs_profile_where. */
+    unsigned long key_line[HS_PROFILE_NKEYS], key_col[HS_PROFILE_NKEYS];
 } hs_profile_t;
+
+/*
+ * Where the value of `key` ("allreduce_bytes", "t_fwd", ...) was read:
+ * 0 with *line and *col (1-based) set, or -1 when the key is unknown or
+ * its value was not read from YAML (set afterwards, or from a trace).
+ */
+int hs_profile_where(const hs_profile_t *p, const char *key,
+                     unsigned long *line, unsigned long *col);
 
 /* What hs_profile_write puts around the profile's own fields. */
 typedef struct hs_profile_info_s {

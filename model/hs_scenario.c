@@ -22,8 +22,11 @@
 #include <yaml.h>
 
 #include "hs_file.h"
+#include "hs_limits.h"
+#include "hs_nodes.h"
 #include "hs_scenario_int.h"
 #include "hs_units.h"
+#include "hs_valid.h"
 #include "hs_yaml.h"
 
 extern const char hs_default_scenario_yaml[];
@@ -88,7 +91,7 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
         }
         if (dv[1] != NULL &&
             (rc = hs_yaml_get_u64(c, dv[1], "job.dataset.samples", 1,
-                                  UINT64_MAX, &s->dataset_total)) != HS_OK)
+                                  HS_LIMIT_COUNT, &s->dataset_total)) != HS_OK)
             return rc;
         if (dv[2] != NULL) {
             if ((rc = hs_yaml_get_bytes(c, dv[2], "job.dataset.sample_bytes",
@@ -111,12 +114,35 @@ static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
                 c, v[K_DATASET], HS_ERR_SCHEMA,
                 "job.dataset.size is in bytes: give "
                 "job.dataset.sample_bytes too, to count samples");
+        if (hs__where_node(c, "job.dataset",
+                           dv[1] != NULL ? dv[1]
+                           : dv[0] != NULL ? dv[0] : v[K_DATASET]) != 0)
+            return hs_yaml_fail(c, v[K_DATASET], HS_ERR_NOMEM,
+                                "out of memory");
     }
     if (v[K_EPOCHS] != NULL &&
-        (rc = hs_yaml_get_u32(c, v[K_EPOCHS], "job.epochs", 1, 1000000000,
-                              &s->epochs)) != HS_OK)
+        (rc = hs_yaml_get_u32(c, v[K_EPOCHS], "job.epochs", 1,
+                              HS_LIMIT_EPOCHS, &s->epochs)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "job.epochs", v[K_EPOCHS]) != 0)
+        return hs_yaml_fail(c, v[K_EPOCHS], HS_ERR_NOMEM, "out of memory");
     return HS_OK;
+}
+
+/* 1 when key is a shell-style variable name, [A-Za-z_][A-Za-z0-9_]*: it
+   then cannot be read as an option of env(1) or split a command line. */
+static int hs__env_name_ok(const char *key)
+{
+    const char *p;
+
+    if (!((key[0] >= 'A' && key[0] <= 'Z') ||
+          (key[0] >= 'a' && key[0] <= 'z') || key[0] == '_'))
+        return 0;
+    for (p = key + 1; *p != '\0'; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= '0' && *p <= '9') || *p == '_'))
+            return 0;
+    return 1;
 }
 
 static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
@@ -140,6 +166,15 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
         if (key == NULL || key[0] == '\0' || strchr(key, '=') != NULL)
             return hs_yaml_fail(c, kn, HS_ERR_SCHEMA,
                                 "env names must be plain names without '='");
+        if (!hs__env_name_ok(key))
+            return hs_yaml_fail(c, kn, HS_ERR_SCHEMA,
+                                "env name '%s' is not a variable name "
+                                "(letters, digits and '_', not starting "
+                                "with a digit)",
+                                key);
+        if (strpbrk(val, "\n\r") != NULL)
+            return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
+                                "env value of '%s' holds a line break", key);
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
                                 "env values must be strings");
@@ -153,6 +188,20 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
     return HS_OK;
 }
 
+/* hs__where_node for "<section>.<name>.<key>" at n (nothing when n is
+   NULL).  0, or -1 when out of memory. */
+static int hs__where_key(hs_yaml_ctx_t *c, const char *section,
+                         const char *name, const char *key,
+                         const yaml_node_t *n)
+{
+    char buf[HS_LIMIT_NAME_LEN + 64];
+
+    if (n == NULL)
+        return 0;
+    snprintf(buf, sizeof buf, "%s.%s.%s", section, name, key);
+    return hs__where_node(c, buf, n);
+}
+
 static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV };
@@ -162,6 +211,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
     yaml_node_item_t *it;
     size_t cnt, k = 0, j;
     hs_err_t rc;
+    const char *why;
 
     if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
@@ -187,6 +237,12 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                 HS_OK ||
             (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
             return rc;
+        if (hs_valid_name(t->name, &why) != 0) {
+            char q[HS_LIMIT_NAME_LEN * 4 + 8];
+            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                "device type name '%s' %s",
+                                hs_valid_quote(t->name, q, sizeof q), why);
+        }
         for (j = 0; j < k; j++)
             if (strcmp(s->types[j].name, t->name) == 0)
                 return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
@@ -194,7 +250,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                                     "line %lu)",
                                     t->name, s->types[j].line);
         if (v[K_COUNT] != NULL &&
-            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, UINT32_MAX - 1,
+            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
                                   &t->count)) != HS_OK)
             return rc;
         t->has_count = v[K_COUNT] != NULL;
@@ -203,6 +259,13 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
             (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
                                   &t->batch)) != HS_OK)
             return rc;
+        if (hs__where_key(c, "device_types", t->name, "batch",
+                          v[K_BATCH]) != 0 ||
+            hs__where_key(c, "device_types", t->name, "shard",
+                          v[K_SHARD]) != 0 ||
+            hs__where_key(c, "device_types", t->name, "count",
+                          v[K_COUNT]) != 0)
+            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
         if (v[K_SHARD] != NULL) {
             if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
                                          &t->shard_is_bytes, &t->shard)) !=
@@ -278,6 +341,7 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
     size_t cnt = 0, i, k;
     hs_err_t rc = HS_OK;
     hs__hash_t h = {0};
+    const char *why;
 
     if (n != NULL) {
         yaml_node_item_t *it;
@@ -290,8 +354,10 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                                 "devices must not be empty (leave it out to "
                                 "generate devices from the type counts)");
-        if (cnt > UINT32_MAX - 1)
-            return hs_yaml_fail(c, n, HS_ERR_RANGE, "too many devices");
+        if (cnt > HS_LIMIT_DEVICES)
+            return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                                "%zu devices: a ring has at most %lu", cnt,
+                                (unsigned long)HS_LIMIT_DEVICES);
         s->devices = calloc(cnt, sizeof *s->devices);
         name_off = calloc(cnt, sizeof *name_off);
         addr_off = calloc(cnt, sizeof *addr_off);
@@ -322,6 +388,13 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                                   "a device's name must be a string");
                 goto done;
             }
+            if (hs_valid_name(nm, &why) != 0) {
+                char q[HS_LIMIT_NAME_LEN * 4 + 8];
+                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                  "device name '%s' %s",
+                                  hs_valid_quote(nm, q, sizeof q), why);
+                goto done;
+            }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                                   "device '%s' has unknown type '%s'", nm,
@@ -336,18 +409,32 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                                       "a device's addr must be a string");
                     goto done;
                 }
+                if (hs_valid_addr(ad, &why) != 0) {
+                    char q[HS_LIMIT_HOST_LEN * 4 + 8];
+                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
+                                      "device '%s': addr '%s' %s", nm,
+                                      hs_valid_quote(ad, q, sizeof q), why);
+                    goto done;
+                }
             }
             d->type = (uint32_t)ti;
             counts[ti]++;
             d->compute_scale = 1.0;
             if (v[K_SCALE] != NULL &&
-                (rc = hs_yaml_get_double(c, v[K_SCALE], "compute_scale", 1e-9,
+                (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
                                          &d->compute_scale)) != HS_OK)
                 goto done;
             if (v[K_EXTRA] != NULL &&
                 (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
                                        &d->extra_compute_ns)) != HS_OK)
                 goto done;
+            if (hs__where_key(c, "devices", nm, "compute_scale",
+                              v[K_SCALE]) != 0 ||
+                hs__where_key(c, "devices", nm, "extra_compute",
+                              v[K_EXTRA]) != 0) {
+                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+                goto done;
+            }
             name_off[k] = hs__arena_add(s, nm);
             addr_off[k] = hs__arena_add(s, ad);
             if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1) {
@@ -602,6 +689,9 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
         (rc = hs_yaml_get_time(c, v[K_LAT], "network.latency",
                                &s->latency_ns)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "network.default_bandwidth", v[K_DEFAULT]) != 0 ||
+        hs__where_node(c, "network.latency", v[K_LAT]) != 0)
+        return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     if (v[K_TLINKS] != NULL) {
         if (v[K_TLINKS]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_TLINKS], HS_ERR_SCHEMA,
@@ -694,9 +784,11 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     if ((rc = hs_yaml_map(c, n, "simulate", keys, v)) != HS_OK)
         return rc;
     if (v[K_STEPS] != NULL &&
-        (rc = hs_yaml_get_u32(c, v[K_STEPS], "simulate.steps", 2, 100000000,
-                              &s->sim_steps)) != HS_OK)
+        (rc = hs_yaml_get_u32(c, v[K_STEPS], "simulate.steps", 2,
+                              HS_LIMIT_STEPS, &s->sim_steps)) != HS_OK)
         return rc;
+    if (hs__where_node(c, "simulate.steps", v[K_STEPS]) != 0)
+        return hs_yaml_fail(c, v[K_STEPS], HS_ERR_NOMEM, "out of memory");
     if (v[K_SEED] != NULL &&
         (rc = hs_yaml_get_u64(c, v[K_SEED], "simulate.seed", 0, UINT64_MAX,
                               &s->seed)) != HS_OK)
@@ -787,13 +879,20 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
             }
             g->factor = 1.0;
             if (sv[2] != NULL &&
-                (rc = hs_yaml_get_double(c, sv[2], "straggler factor", 1e-9,
+                (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
                                          &g->factor)) != HS_OK)
                 return rc;
             if (sv[3] != NULL &&
                 (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
                                        &g->extra_ns)) != HS_OK)
                 return rc;
+            {
+                char key[64];
+                snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
+                if (hs__where_node(c, key, sn) != 0)
+                    return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
+                                        "out of memory");
+            }
             s->n_stragglers = k + 1;
         }
     }
@@ -942,12 +1041,13 @@ static hs_err_t hs__check(hs_yaml_ctx_t *c)
 static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
 {
     enum { K_NAME, K_JOB, K_TYPES, K_DEVICES, K_RING, K_NET, K_SIM,
-           K_PROF };
+           K_PROF, K_NODES, K_COLL };
     static const char *const keys[] = {"name", "job", "device_types",
                                        "devices", "ring", "network",
-                                       "simulate", "profiling", NULL};
+                                       "simulate", "profiling", "nodes",
+                                       "collective", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[8];
+    yaml_node_t *v[10];
     hs__names_t nm;
     hs_err_t rc;
 
@@ -964,7 +1064,24 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
         return rc;
     if ((rc = hs__parse_types(c, v[K_TYPES])) != HS_OK)
         return rc;
-    if ((rc = hs__parse_devices(c, v[K_DEVICES])) != HS_OK)
+    /* nodes and the collective (model/hs_nodes.h) */
+    if (v[K_COLL] != NULL) {
+        if ((rc = hs_yaml_get_str(c, v[K_COLL], "collective",
+                                  &s->collective)) != HS_OK)
+            return rc;
+        s->coll_line = (unsigned long)v[K_COLL]->start_mark.line + 1;
+        s->coll_col = (unsigned long)v[K_COLL]->start_mark.column + 1;
+    }
+    if (v[K_NODES] != NULL && v[K_DEVICES] != NULL)
+        return hs_yaml_fail(c, v[K_DEVICES], HS_ERR_SCHEMA,
+                            "give nodes: or devices:, not both");
+    if (v[K_NODES] != NULL)
+        rc = hs_nodes_parse(c, v[K_NODES], s);
+    if (rc == HS_OK && v[K_NODES] != NULL)
+        rc = hs_nodes_gen_devices(s, c->err);
+    else if (rc == HS_OK)
+        rc = hs__parse_devices(c, v[K_DEVICES]);
+    if (rc != HS_OK)
         goto done;
     if ((rc = hs__parse_ring(c, v[K_RING], &nm)) != HS_OK)
         goto done;
@@ -986,6 +1103,9 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
                 gloo = 0;
         s->streams = gloo ? 2 : 1;
     }
+    if ((rc = hs_nodes_check_collective(s, s->coll_line, s->coll_col,
+                                        c->err)) != HS_OK)
+        goto done;
     rc = hs__check(c);
 done:
     free(nm.by_name.slot);
@@ -1041,6 +1161,9 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     rc = hs__parse_root(&c, yaml_document_get_root_node(&doc));
     yaml_document_delete(&doc);
     if (rc != HS_OK)
+        goto fail;
+    /* valid values that combine into a time that does not fit */
+    if ((rc = hs_scenario_check_ranges(s, s->sim_steps, err)) != HS_OK)
         goto fail;
     *out = s;
     return HS_OK;

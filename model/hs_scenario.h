@@ -102,6 +102,14 @@ typedef struct hs_dev_override_s {
     int64_t extra_compute_ns;
 } hs_dev_override_t;
 
+/* Where one value was read (hs_scenario_fail): the key path, and the
+   file:line:col of its value, or no file when hs_scenario_set set it. */
+typedef struct hs_where_s {
+    char *key;              /* "job.epochs", "devices.d0.compute_scale" */
+    char *file;             /* NULL: set by hs_scenario_set */
+    unsigned long line, col;/* 1-based */
+} hs_where_t;
+
 typedef struct hs_scenario_s {
     char *file;             /* path it was loaded from, or "<default>" */
     char *text;             /* the scenario's YAML text, NUL-terminated */
@@ -171,6 +179,19 @@ typedef struct hs_scenario_s {
                                defaults mirror default_bw_bytes_per_s and
                                latency_ns at each resolve */
     int dirty;              /* hs_scenario_set since the last resolve */
+    /* nodes (model/hs_nodes.h) and the collective */
+    struct hs_nodes_s *nodes; /* the `nodes:` section, NULL = flat: the
+                               devices, the ring (NCCL's order by
+                               default) and the edges come from it, and
+                               ring_bw_bytes_per_s / ring_lat_ns hold 3N
+                               entries (hs_nodes.h, "Edge arrays") */
+    char *collective;       /* `collective:` (hs_collective.h), NULL =
+                               ring; the closed form and the replay's
+                               default */
+    unsigned long coll_line, coll_col; /* where it was given, 0 = set */
+    size_t n_where, cap_where; /* where values were read (the keys whose */
+    hs_where_t *where;      /* overflow a derived quantity can blame; a
+                               profile's keys are in the profile) */
 } hs_scenario_t;
 
 /*
@@ -233,6 +254,8 @@ int hs_send_parse(const char *name, hs_send_t *out);
  *   ring  (listing | grouped | interleave | [name, ...])
  *   simulate.steps | seed | overlap | send | streams | stochastic
  *   devices.<name>.compute_scale | extra_compute
+ *   collective  (ring | hierarchical)
+ *   nodes.<kind>.count  (nodes of that kind; with a nodes: section)
  * Marks the scenario dirty: call hs_scenario_resolve once after the sets
  * before using devices, ring or edges.  On failure s is unchanged, err
  * says "key_path: what is wrong" (an unknown key lists the valid keys at
@@ -260,12 +283,74 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
 /*
  * The link from device dev_a to dev_b (any pair, ring edge or not): the
  * exact-direction pair row, else the other-direction one, else the
- * type-pair row, else the default.  Fails with HS_ERR_NETWORK naming both
- * devices when none applies, HS_ERR_RANGE for a bad index.
+ * type-pair row, else the default.  With nodes (hs_nodes.h): the
+ * intra-node link, or the node-pair row, kind-pair row, inter-node
+ * default, capped by both ends' NICs as a lone edge would be.  Fails with
+ * HS_ERR_NETWORK naming both devices when none applies, HS_ERR_RANGE for
+ * a bad index.
  */
 hs_err_t hs_scenario_link(const hs_scenario_t *s, uint32_t dev_a,
                           uint32_t dev_b, double *bw_bytes_per_s,
                           int64_t *lat_ns, hs_error_t *err);
+
+/*
+ * Fills err with code and a message that says where the value of `key`
+ * came from: "file:line:col: key: message" when the scenario (or the
+ * profile, for "device_types.<T>.profile.<k>") read it from YAML, "key:
+ * message" when hs_scenario_set set it, "file: key: message" when neither
+ * is known.  Returns code.  For the errors of derived quantities (an
+ * overflow, a budget): the closed form, the replay, the range check.
+ */
+hs_err_t hs_scenario_fail(const hs_scenario_t *s, const char *key,
+                          hs_err_t code, hs_error_t *err,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/*
+ * Checks, with overflow-checked arithmetic and the limits of
+ * base/hs_limits.h, that every quantity the closed form and a replay of
+ * `steps` steps (0: no replay) derive from s fits: scaled times, the ring
+ * rounds, a step, steps x step.  Types without a profile are skipped.
+ * Fails with HS_ERR_RANGE naming the key to blame (hs_scenario_fail), so
+ * no later computation can wrap or reach the event engine's internal
+ * checks.  The loader runs it with simulate.steps; the closed form and the
+ * replay again with what they use.
+ */
+hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
+                                  hs_error_t *err);
+
+/* hs_scenario_check_ranges for a replay whose options differ from the
+   scenario's simulate: section (its overlap mode and stragglers). */
+hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers, hs_error_t *err);
+
+/*
+ * T_epoch = iters x step_ns and T_total = s->epochs x T_epoch, checked
+ * and within HS_LIMIT_TIME_NS; else HS_ERR_RANGE blamed on job.dataset or
+ * job.epochs (hs_scenario_fail).  For the replay's simulated step.
+ */
+hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
+                                 int64_t step_ns, int64_t *epoch_ns,
+                                 int64_t *total_ns, hs_error_t *err);
+
+/*
+ * What a replay of `steps` steps in `overlap` mode costs, roughly: events
+ * (2(N-1) rounds per device, step and bucket: quadratic in N) and bytes of
+ * state.
+ */
+void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
+                                 hs_overlap_t overlap, double *events,
+                                 double *bytes);
+
+/*
+ * Refuses (HS_ERR_RANGE, blamed on simulate.steps, the estimate in the
+ * message) a replay beyond the budgets HS_LIMIT_EVENTS (2^32 events) or
+ * HS_LIMIT_STATE_BYTES (8 GiB); the command line skips it with --force.
+ */
+hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
+                                  hs_overlap_t overlap, hs_error_t *err);
 
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);

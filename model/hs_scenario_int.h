@@ -81,4 +81,17 @@ hs_err_t hs__ring_spec(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
 hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
                       int replace);
 
+/* Records (or replaces) where `key` was read: file NULL = set by
+   hs_scenario_set.  0, or -1 when out of memory. */
+int hs__where_note(hs_scenario_t *s, const char *key, const char *file,
+                   unsigned long line, unsigned long col);
+
+/* hs__where_note at node n of the context's document. */
+int hs__where_node(struct hs_yaml_ctx_s *c, const char *key,
+                   const struct yaml_node_s *n);
+
+/* Copies src's where-table into dst (empty); frees s's.  0 or -1. */
+int hs__where_copy(hs_scenario_t *dst, const hs_scenario_t *src);
+void hs__where_free(hs_scenario_t *s);
+
 #endif

@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "hs_hash.h"
+#include "hs_limits.h"
+#include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
 
@@ -157,13 +159,17 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
     size_t cnt = 0, need = 0, i, k = 0;
     hs_device_t *d;
 
+    if (s->nodes != NULL)
+        return hs_nodes_gen_devices(s, err);
     for (i = 0; i < s->n_types; i++) {
         cnt += s->types[i].count;
         need += s->types[i].count * (strlen(s->types[i].name) + 22);
     }
-    if (cnt > UINT32_MAX - 1)
-        return hs_error_setf(err, HS_ERR_RANGE, "%s: too many devices",
-                             s->file);
+    if (cnt > HS_LIMIT_DEVICES)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "%s: the type counts add up to %zu devices; a "
+                             "ring has at most %lu",
+                             s->file, cnt, (unsigned long)HS_LIMIT_DEVICES);
     if (cnt < 2)
         return hs_error_setf(err, HS_ERR_SCHEMA,
                              "%s: a ring needs at least 2 devices", s->file);
@@ -326,6 +332,8 @@ hs_err_t hs__edges(hs_scenario_t *s, unsigned long line,
 {
     size_t N = s->n_devices, k;
 
+    if (s->nodes != NULL)
+        return hs_nodes_edges(s, line, col, err);
     s->links.default_bw_bytes_per_s = s->default_bw_bytes_per_s;
     s->links.default_lat_ns = s->latency_ns;
     if (s->links.n_rows > 0 && s->links.slot == NULL &&
@@ -402,7 +410,8 @@ hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
         }
         s->stragglers[i].device = (uint32_t)d;
     }
-    if ((rc = hs__edges(s, 0, 0, err)) != HS_OK)
+    if ((rc = hs__edges(s, 0, 0, err)) != HS_OK ||
+        (rc = hs_nodes_check_collective(s, 0, 0, err)) != HS_OK)
         goto done;
     s->dirty = 0;
 done:
@@ -560,6 +569,9 @@ void hs_scenario_free(hs_scenario_t *s)
         free(s->dev_overrides[i].name);
     free(s->dev_overrides);
     hs_links_clear(&s->links);
+    hs_nodes_free(s->nodes);
+    free(s->collective);
+    hs__where_free(s);
     free(s);
 }
 

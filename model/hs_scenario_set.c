@@ -18,6 +18,9 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "hs_collective.h"
+#include "hs_limits.h"
+#include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
 #include "hs_yaml.h"
@@ -100,7 +103,7 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
             return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA,
                                 "the scenario lists its devices: the count "
                                 "follows that list");
-        if ((rc = hs__count(c, n, 0, UINT32_MAX - 1, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 0, HS_LIMIT_DEVICES, &x)) != HS_OK)
             return rc;
         t->count = x;
         t->has_count = 1;
@@ -163,7 +166,7 @@ static hs_err_t hs__set_job(hs_yaml_ctx_t *c, hs_scenario_t *s, char **comp,
     if (nc < 2 || strcmp(comp[1], "dataset") != 0)
         return hs__unknown(c->err, key_path, valid);
     if (nc == 3 && strcmp(comp[2], "samples") == 0) {
-        if ((rc = hs__count(c, n, 1, UINT64_MAX, &x)) != HS_OK)
+        if ((rc = hs__count(c, n, 1, HS_LIMIT_COUNT, &x)) != HS_OK)
             return rc;
         s->dataset_total = x;
         s->dataset_is_bytes = 0;
@@ -329,7 +332,7 @@ static hs_err_t hs__set_device(hs_yaml_ctx_t *c, hs_scenario_t *s,
     is_scale = strcmp(dot + 1, "compute_scale") == 0;
     if (!is_scale && strcmp(dot + 1, "extra_compute") != 0)
         return hs__unknown(c->err, key_path, valid);
-    rc = is_scale ? hs_yaml_get_double(c, n, "compute_scale", 1e-9, &scale)
+    rc = is_scale ? hs_yaml_get_factor(c, n, "compute_scale", &scale)
                   : hs_yaml_get_time(c, n, "extra_compute", &extra);
     if (rc != HS_OK)
         return rc;
@@ -372,11 +375,67 @@ static hs_err_t hs__set_device(hs_yaml_ctx_t *c, hs_scenario_t *s,
     return HS_OK;
 }
 
+/* collective: a registered name (hs_collective.h); what it needs of the
+   cluster is checked on resolve. */
+static hs_err_t hs__set_collective(hs_yaml_ctx_t *c, hs_scenario_t *s,
+                                   yaml_node_t *n)
+{
+    const hs_collective_t *coll;
+    const char *v = hs_yaml_scalar(n);
+    char *dup;
+
+    if (v == NULL)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "a collective name is "
+                            "needed, not %s", hs_yaml_kind(n));
+    if (hs_collective_find(v, &coll, c->err) != HS_OK)
+        return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s", c->err->msg);
+    if ((dup = strdup(v)) == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    free(s->collective);
+    s->collective = dup;
+    s->coll_line = s->coll_col = 0;
+    s->dirty = 1;
+    return HS_OK;
+}
+
+/* nodes.<kind>.count: the nodes of a kind; the type counts follow. */
+static hs_err_t hs__set_nodes(hs_yaml_ctx_t *c, hs_scenario_t *s,
+                              char **comp, size_t nc, const char *key_path,
+                              yaml_node_t *n)
+{
+    static const char *const keys[] = {"count", NULL};
+    hs_nodes_t *nd = s->nodes;
+    uint64_t x;
+    long k;
+    size_t i;
+    hs_err_t rc;
+
+    if (nd == NULL)
+        return hs_error_set(c->err, HS_ERR_SCHEMA, key_path, 0, 0,
+                            "the scenario has no nodes: section");
+    if (nc != 3 || strcmp(comp[2], "count") != 0)
+        return hs__unknown(c->err, key_path, keys);
+    if ((k = hs_nodes_find_kind(nd, comp[1])) < 0)
+        return hs_error_set(c->err, HS_ERR_SCHEMA, key_path, 0, 0,
+                            "unknown node kind '%s'", comp[1]);
+    if ((rc = hs__count(c, n, 0, UINT32_MAX - 1, &x)) != HS_OK)
+        return rc;
+    nd->kinds[k].count = (uint32_t)x;
+    for (i = 0; i < s->n_types; i++)
+        s->types[i].count = 0;
+    for (i = 0; i < nd->n_kinds; i++)
+        s->types[nd->kinds[i].type].count +=
+            (uint64_t)nd->kinds[i].devices * nd->kinds[i].count;
+    s->dirty = 1;
+    return HS_OK;
+}
+
 hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
                          const char *value, hs_error_t *err)
 {
     static const char *const top[] = {"device_types", "job", "network",
-                                      "ring", "simulate", "devices", NULL};
+                                      "ring", "simulate", "devices",
+                                      "collective", "nodes", NULL};
     char buf[1024], *comp[HS__MAX_COMPS], *p;
     size_t nc = 0;
     yaml_parser_t parser;
@@ -418,6 +477,11 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
     if (root == NULL)
         rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
                           "a value is needed");
+    else if (strcmp(comp[0], "device_types") == 0 && s->nodes != NULL &&
+             nc == 3 && strcmp(comp[2], "count") == 0)
+        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
+                          "the counts follow from nodes:; set "
+                          "nodes.<kind>.count");
     else if (strcmp(comp[0], "device_types") == 0)
         rc = hs__set_type(&c, s, comp, nc, key_path, root);
     else if (strcmp(comp[0], "job") == 0)
@@ -440,9 +504,21 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
             s->n_ring_names = n_names;
             s->dirty = 1;
         }
-    } else
+    } else if (strcmp(comp[0], "collective") == 0 && nc == 1)
+        rc = hs__set_collective(&c, s, root);
+    else if (strcmp(comp[0], "nodes") == 0)
+        rc = hs__set_nodes(&c, s, comp, nc, key_path, root);
+    else
         rc = hs__unknown(err, key_path, top);
     yaml_document_delete(&doc);
+    /* from now on an error blamed on this value names its key path */
+    if (rc == HS_OK &&
+        hs__where_note(s,
+                       strncmp(key_path, "job.dataset.", 12) == 0
+                           ? "job.dataset"
+                           : key_path,
+                       NULL, 0, 0) != 0)
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     return rc;
 }
 
@@ -527,6 +603,8 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     d->dev_overrides = NULL;
     d->n_dev_overrides = 0;
     memset(&d->links, 0, sizeof d->links);
+    d->nodes = NULL;
+    d->collective = NULL;
 
     bad |= hs__dup(&d->file, s->file) | hs__dup(&d->text, s->text) |
            hs__dup(&d->name, s->name) |
@@ -570,9 +648,13 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
         d->devices[i].addr = d->arena + (s->devices[i].addr - s->arena);
     }
     bad |= HS__DUPARR(d->ring, s->ring, s->n_devices);
+    /* with nodes the edge arrays hold 3N entries (hs_nodes.h) */
     bad |= HS__DUPARR(d->ring_bw_bytes_per_s, s->ring_bw_bytes_per_s,
-                      s->n_devices);
-    bad |= HS__DUPARR(d->ring_lat_ns, s->ring_lat_ns, s->n_devices);
+                      (s->nodes ? 3 : 1) * s->n_devices);
+    bad |= HS__DUPARR(d->ring_lat_ns, s->ring_lat_ns,
+                      (s->nodes ? 3 : 1) * s->n_devices);
+    bad |= hs_nodes_clone(s->nodes, &d->nodes, NULL) != HS_OK;
+    bad |= hs__dup(&d->collective, s->collective);
     bad |= HS__DUPARR(d->stragglers, s->stragglers, s->n_stragglers);
     bad |= hs__dupv(&d->straggler_names, s->straggler_names, s->n_stragglers,
                     1);
@@ -602,6 +684,7 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
         }
     }
     bad |= hs_links_copy(&d->links, &s->links) != 0;
+    bad |= hs__where_copy(d, s) != 0;
     if (bad) {
         hs_scenario_free(d);
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -623,6 +706,16 @@ hs_err_t hs_scenario_link(const hs_scenario_t *s, uint32_t dev_a,
                             dev_a, dev_b, s->n_devices);
     da = &s->devices[dev_a];
     db = &s->devices[dev_b];
+    if (s->nodes != NULL) {
+        /* a lone edge: the node's NICs unshared (hs_nodes.h) */
+        if (!hs_nodes_link(s, dev_a, dev_b, 1, 1, bw_bytes_per_s, lat_ns))
+            return hs_error_set(err, HS_ERR_NETWORK, s->file, 0, 0,
+                                "link %s (%s) -> %s (%s) has no bandwidth: "
+                                "no nodes.links row, no nodes.kind_links "
+                                "row and no nodes.inter_bandwidth",
+                                da->name, da->addr, db->name, db->addr);
+        return HS_OK;
+    }
     l = s->links;   /* a shallow view with the scenario's own defaults */
     l.default_bw_bytes_per_s = s->default_bw_bytes_per_s;
     l.default_lat_ns = s->latency_ns;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hs_file.h"
+#include "hs_limits.h"
 #include "hs_units.h"
 
 hs_err_t hs_yaml_fail(hs_yaml_ctx_t *c, const yaml_node_t *n, hs_err_t code,
@@ -232,6 +233,24 @@ hs_err_t hs_yaml_get_double(hs_yaml_ctx_t *c, yaml_node_t *n,
     return HS_OK;
 }
 
+hs_err_t hs_yaml_get_factor(hs_yaml_ctx_t *c, yaml_node_t *n,
+                            const char *what, double *out)
+{
+    double x = 0;
+    hs_err_t rc = hs_yaml_get_double(c, n, what, HS_LIMIT_FACTOR_MIN, &x);
+
+    if (rc != HS_OK)
+        return rc;
+    if (x > HS_LIMIT_FACTOR_MAX)
+        return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                            "%s must be at most %g (a device %g times "
+                            "slower is beyond what hetsim models), not %g",
+                            what, HS_LIMIT_FACTOR_MAX, HS_LIMIT_FACTOR_MAX,
+                            x);
+    *out = x;
+    return HS_OK;
+}
+
 hs_err_t hs_yaml_get_bool(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                              int *out)
 {
@@ -250,6 +269,25 @@ hs_err_t hs_yaml_get_bool(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
     return hs_yaml_fail(c, n, HS_ERR_SCHEMA, "%s must be true or false", what);
 }
 
+/* A quantity v of kind that did not parse: a range error with the limit
+   when it is well formed but outside the limits; else the unit error
+   `unit_msg` (which quotes what and v), with the rule it broke when that
+   is not the unit itself. */
+static hs_err_t hs__quantity_fail(hs_yaml_ctx_t *c, yaml_node_t *n,
+                                  hs_unit_kind_t kind, const char *what,
+                                  const char *v, const char *unit_msg)
+{
+    int range = 0;
+    const char *why = hs_units_why(kind, v, &range);
+
+    if (range)
+        return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s: '%s' %s", what, v,
+                            why);
+    if (why != NULL && strstr(why, "with a unit") == NULL)
+        return hs_yaml_fail(c, n, HS_ERR_UNIT, "%s (it %s)", unit_msg, why);
+    return hs_yaml_fail(c, n, HS_ERR_UNIT, "%s", unit_msg);
+}
+
 hs_err_t hs_yaml_get_time(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                              int64_t *out_ns)
 {
@@ -259,11 +297,14 @@ hs_err_t hs_yaml_get_time(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "%s must be a duration such as 20ms, not %s", what,
                             hs_yaml_kind(n));
-    if (hs_parse_time_ns(v, out_ns) != 0)
-        return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                            "%s: '%s' is not a duration with a unit "
-                            "(ns, us, ms, s, min, h), e.g. 20ms or 150us",
-                            what, v);
+    if (hs_parse_time_ns(v, out_ns) != 0) {
+        char msg[HS_ERRMSG_LEN];
+        snprintf(msg, sizeof msg,
+                 "%s: '%s' is not a duration with a unit "
+                 "(ns, us, ms, s, min, h), e.g. 20ms or 150us",
+                 what, v);
+        return hs__quantity_fail(c, n, HS_UNIT_TIME, what, v, msg);
+    }
     return HS_OK;
 }
 
@@ -276,12 +317,15 @@ hs_err_t hs_yaml_get_bytes(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "%s must be a size such as 350MB, not %s", what,
                             hs_yaml_kind(n));
-    if (hs_parse_bytes(v, out) != 0)
-        return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                            "%s: '%s' is not a size with a unit (B, KB, MB, "
-                            "GB, TB, KiB, MiB, GiB, TiB), e.g. 350MB or "
-                            "102228128B",
-                            what, v);
+    if (hs_parse_bytes(v, out) != 0) {
+        char msg[HS_ERRMSG_LEN];
+        snprintf(msg, sizeof msg,
+                 "%s: '%s' is not a size with a unit (B, KB, MB, "
+                 "GB, TB, KiB, MiB, GiB, TiB), e.g. 350MB or "
+                 "102228128B",
+                 what, v);
+        return hs__quantity_fail(c, n, HS_UNIT_SIZE, what, v, msg);
+    }
     return HS_OK;
 }
 
@@ -294,12 +338,15 @@ hs_err_t hs_yaml_get_bw(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "%s must be a bandwidth such as 25Gbps, not %s",
                             what, hs_yaml_kind(n));
-    if (hs_parse_bandwidth(v, out) != 0)
-        return hs_yaml_fail(c, n, HS_ERR_UNIT,
-                            "%s: '%s' is not a positive bandwidth with a unit "
-                            "(bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, GiB/s...), "
-                            "e.g. 25Gbps or 12.5GB/s",
-                            what, v);
+    if (hs_parse_bandwidth(v, out) != 0) {
+        char msg[HS_ERRMSG_LEN];
+        snprintf(msg, sizeof msg,
+                 "%s: '%s' is not a positive bandwidth with a unit "
+                 "(bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, GiB/s...), "
+                 "e.g. 25Gbps or 12.5GB/s",
+                 what, v);
+        return hs__quantity_fail(c, n, HS_UNIT_BANDWIDTH, what, v, msg);
+    }
     return HS_OK;
 }
 
@@ -312,7 +359,7 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
 
     if (v != NULL && hs_yaml_all_digits(v)) {
         *is_bytes = 0;
-        return hs_yaml_get_u64(c, n, what, 1, UINT64_MAX, out);
+        return hs_yaml_get_u64(c, n, what, 1, HS_LIMIT_COUNT, out);
     }
     *is_bytes = 1;
     if (v == NULL)
@@ -320,12 +367,14 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
                             "%s must be a sample count (e.g. 9000) or a size "
                             "(e.g. 1GB), not %s",
                             what, hs_yaml_kind(n));
-    if (hs_parse_bytes(v, out) != 0)
-        return hs_yaml_fail(
-            c, n, HS_ERR_UNIT,
-            "%s: '%s' is neither a sample count nor a size with "
-            "a unit (e.g. 9000 or 1GB)",
-            what, v);
+    if (hs_parse_bytes(v, out) != 0) {
+        char msg[HS_ERRMSG_LEN];
+        snprintf(msg, sizeof msg,
+                 "%s: '%s' is neither a sample count nor a size with "
+                 "a unit (e.g. 9000 or 1GB)",
+                 what, v);
+        return hs__quantity_fail(c, n, HS_UNIT_SIZE, what, v, msg);
+    }
     if (*out == 0)
         return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s must be more than 0", what);
     return HS_OK;

@@ -98,12 +98,20 @@ hs_err_t hs_yaml_get_u32(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 hs_err_t hs_yaml_get_double(hs_yaml_ctx_t *c, yaml_node_t *n,
                             const char *what, double min, double *out);
 
+/* A multiplicative factor (compute_scale, a straggler's factor): a finite
+   number in [HS_LIMIT_FACTOR_MIN, HS_LIMIT_FACTOR_MAX] (1e-6 .. 1e3),
+   else HS_ERR_RANGE. */
+hs_err_t hs_yaml_get_factor(hs_yaml_ctx_t *c, yaml_node_t *n,
+                            const char *what, double *out);
+
 /* true/yes/on or false/no/off. */
 hs_err_t hs_yaml_get_bool(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                           int *out);
 
 /* Quantities with their unit (HS_ERR_UNIT when the unit is missing or
-   bad): a duration in ns, a size in bytes, a bandwidth in bytes/s. */
+   bad, HS_ERR_RANGE with the limit when the value is outside the limits
+   of base/hs_limits.h): a duration in ns, a size in bytes, a bandwidth in
+   bytes/s. */
 hs_err_t hs_yaml_get_time(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                           int64_t *out_ns);
 hs_err_t hs_yaml_get_bytes(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
@@ -111,8 +119,8 @@ hs_err_t hs_yaml_get_bytes(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
 hs_err_t hs_yaml_get_bw(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                         double *out);
 
-/* A sample count (bare whole number, *is_bytes = 0) or a size with a unit
-   (*is_bytes = 1); more than 0 either way. */
+/* A sample count (bare whole number up to HS_LIMIT_COUNT, *is_bytes = 0)
+   or a size with a unit (*is_bytes = 1); more than 0 either way. */
 hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
                             const char *what, int *is_bytes, uint64_t *out);
 

@@ -5,7 +5,8 @@
 # profile` measures them, and are listed as skipped; scenarios/default.yaml
 # is the embedded default's text): predict, simulate (4 steps) with --h5 and
 # --chrome to temporary files, validate (4 steps), and plot of the
-# simulated timeline (when gnuplot is there).
+# simulated timeline (when gnuplot is there); then advise ring, batch and
+# mix and a replayed sweep once each.
 #
 # A run fails on any memcheck error or definite leak (valgrind exits 9);
 # the command's own exit status is not judged here (validate exits 1 on a
@@ -75,6 +76,15 @@ for s in "${scenarios[@]}"; do
     fi
     rm -f "$tmp/run.h5" "$tmp/run.json" "$tmp/run.png"
 done
+# the what-if commands, once each on the validation scenarios
+run "advise ring validate-divergent" advise ring \
+    scenarios/validate-divergent.yaml --steps 4 -o "$tmp/adv.yaml"
+run "advise batch default" advise batch --steps 3 -o "$tmp/adv.yaml"
+run "advise mix default" advise mix --price MLU370=1.2 --price A100=2.5 \
+    --avail MLU370=8 --avail A100=8 --budget 1e6 --steps 3 --json
+run "sweep validate-slow-owner" sweep scenarios/validate-slow-owner.yaml \
+    --vary network.default_bandwidth=1GB/s,10GB/s --replay --steps 3 \
+    -o "$tmp/sweep.csv"
 [ "$have_gnuplot" = 1 ] || echo "memcheck: gnuplot missing: plot not checked"
 echo "memcheck: $runs runs, $bad with errors or definite leaks," \
      "$(( $(date +%s) - t0 )) s; skipped (no profiles):${skipped:- none}"

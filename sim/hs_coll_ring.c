@@ -138,5 +138,7 @@ const hs_collective_t hs_coll_ring = {
     hs__ring_lane_init,
     hs__ring_poll,
     hs__ring_arrive,
-    hs__ring_received
+    hs__ring_received,
+    NULL,   /* check: any scenario */
+    NULL    /* rounds_of: rounds(n) */
 };

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hs_coll_hier.h"
 #include "hs_coll_ring.h"
 
 static const hs_collective_t *const hs__collectives[] = {
     &hs_coll_ring,
+    &hs_coll_hier,
 };
 
 #define HS__N_COLL (sizeof hs__collectives / sizeof hs__collectives[0])

@@ -124,15 +124,21 @@ typedef struct hs_coll_host_s {
                               chunk on its way to the lane is usable; NULL
                               without one */
     int failed;            /* a sink failed: handlers return it */
+    const hs_scenario_t *s;/* the scenario replayed */
+    int64_t rounds;        /* R: rounds of one all-reduce */
 } hs_coll_host_t;
 
 /* Round r of device x in one all-reduce. */
 typedef struct hs_coll_round_s {
     uint32_t to;           /* device it sends to */
     uint32_t from;         /* device it receives from */
-    uint32_t edge;         /* ring position k of the edge ring[k] ->
-                              ring[k+1] whose bandwidth and latency the
-                              chunk sees */
+    uint32_t edge;         /* index into ring_bw_bytes_per_s and
+                              ring_lat_ns of the edge whose bandwidth and
+                              latency the chunk sees: below N the ring
+                              position k of ring[k] -> ring[k+1]; with
+                              nodes N + x and 2N + x are device x's
+                              intra- and inter-node edges of the
+                              hierarchical all-reduce (hs_nodes.h) */
     uint32_t parts;        /* the chunk is payload / parts bytes */
 } hs_coll_round_t;
 
@@ -161,6 +167,13 @@ typedef struct hs_collective_s {
        return h->failed. */
     hs_handler_t arrive;
     hs_handler_t received;
+    /* Optional (NULL: none).  What the collective needs of the scenario
+       (HS_ERR_* and a message without position when it cannot run on
+       it); the closed form and the replay call it first. */
+    hs_err_t (*check)(const hs_scenario_t *s, hs_error_t *err);
+    /* Optional: the rounds on scenario s when they depend on more than N
+       (then rounds(n) is not used by the replay). */
+    int64_t (*rounds_of)(const hs_scenario_t *s);
 } hs_collective_t;
 
 /*

@@ -174,6 +174,8 @@
 #include "hs_coll_ring.h"
 #include "hs_collective.h"
 #include "hs_engine.h"
+#include "hs_limits.h"
+#include "hs_notes.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
@@ -236,6 +238,11 @@ static void hs__iv(hs__model_t *m, uint32_t dev, int64_t step, int phase,
         hs__flush_iv(m);
 }
 
+/* hs_scenario_check_ranges keeps a step's debt within what an event
+   argument carries above the bucket bits. */
+_Static_assert(HS_LIMIT_COMM_DEBT_NS <= (INT64_MAX >> HS__ARG_SHIFT),
+               "the range check's debt limit fits the event argument");
+
 /* ---- drawing per-step times ---- */
 
 static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
@@ -253,6 +260,11 @@ static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
     for (tries = 0; tries < 64; tries++) {
         double x = (double)d->mean_ns + gsl_ran_gaussian(m->rng,
                                                          (double)d->sd_ns);
+        double top = (double)d->mean_ns + HS_DRAW_SD_MAX * (double)d->sd_ns;
+        /* truncated above too, where hs_scenario_check_ranges bounds it
+           (16 sd: never met in practice, the same draws as before) */
+        if (x > top)
+            x = top;
         if (x >= 0)
             return llround(x);
     }
@@ -695,6 +707,11 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r->type_step_ns);
     free(r->type_closed_ns);
     free(r->cluster_step_ns);
+    {
+        hs_notes_t nl = {r->n_notes, r->notes};
+
+        hs_notes_clear(&nl);
+    }
     free(r);
 }
 
@@ -710,7 +727,7 @@ void hs_replay_opts_from_scenario(const hs_scenario_t *s,
     o->stochastic = s->stochastic;
     o->stragglers = s->stragglers;
     o->n_stragglers = s->n_stragglers;
-    o->collective = NULL;
+    o->collective = s->collective;  /* NULL = ring */
 }
 
 hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -752,6 +769,12 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_collective_find(o->collective, &coll, err);
     if (rc != HS_OK)
         return rc;
+    /* every time below is bounded: nothing can overflow, nor reach the
+       event engine's internal checks (issue 15) */
+    rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
+                                       o->n_stragglers, err);
+    if (rc != HS_OK)
+        return rc;
     /* the same figures without an event queue, where they can be had */
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
         hs_ringfast_supports(s, o, NULL, 0)) {
@@ -770,7 +793,9 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.o = o;
     m.coll = coll;
     m.n = (uint32_t)s->n_devices;
-    m.rounds = coll->rounds(m.n);
+    m.rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m.n);
+    m.h.s = s;
+    m.h.rounds = m.rounds;
     coll->round(s, 0, 0, &rd);
     m.parts = rd.parts > 0 ? rd.parts : 1;
     m.steps = o->steps;

@@ -16,8 +16,6 @@
 #include "hs_scenario.h"
 #include "hs_trace.h"
 
-#define HS_REPLAY_MAX_NOTES 8
-#define HS_REPLAY_NOTE_LEN 200
 
 /*
  * How to replay, apart from the cluster: what the scenario's simulate:
@@ -121,8 +119,8 @@ typedef struct hs_replay_result_s {
                                   held, trace blocks included */
 
     size_t n_notes;            /* assumptions the replay had to make */
-    char *notes[HS_REPLAY_MAX_NOTES];  /* point into note_buf */
-    char note_buf[HS_REPLAY_MAX_NOTES][HS_REPLAY_NOTE_LEN];
+    char **notes;              /* n_notes strings (the one notes list,
+                                  hs_notes_add_to); owned */
 } hs_replay_result_t;
 
 /*

@@ -120,6 +120,20 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
                             double **bytes_out, hs_error_t *err);
 
 /* Fills the figures of res from the model after the run. */
+/*
+ * The result's figures, for the event replay and the fast path alike:
+ * res->dev_step_ns[] (per device, listing order) must be filled; this
+ * fills the per-type maxima, the closed-form figures from pred, the
+ * cluster's step per step from the steps' end times (cl_end[k]: when the
+ * last device ended step k; cl_start0: the earliest start), the steady
+ * step, its spread and percentiles, and the epoch and total with their 95%
+ * intervals.  HS_ERR_RANGE when the total overflows, HS_ERR_NOMEM.
+ */
+hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
+                           const int64_t *cl_end, int64_t cl_start0,
+                           const hs_prediction_t *pred,
+                           hs_replay_result_t *res, hs_error_t *err);
+
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err);
 

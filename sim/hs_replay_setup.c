@@ -11,20 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+#include "hs_notes.h"
+#include "hs_stats.h"
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
+/* A note for the result (the one notes list; out of memory drops it). */
+#define hs__note(r, ...) \
+    ((void)hs_notes_add_to(&(r)->notes, &(r)->n_notes, __VA_ARGS__))
 
 /* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
    per-type bucket bytes into *bytes_out ([type * nb + b]). */
@@ -152,47 +144,56 @@ static int64_t hs__clamp_ns(double x)
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err)
 {
-    const hs_scenario_t *s = m->s;
-    size_t i, n_st, first = m->steps > 1 ? 1 : 0;
-    int64_t *v = NULL;
-    double sum = 0, sq = 0, mean, sd, I, E;
+    size_t i;
 
     for (i = 0; i < m->n; i++) {
         const hs__dev_t *d = &m->dev[i];
-        uint32_t t = s->devices[i].type;
+
         res->dev_step_ns[i] = d->n_sum > 0 ?
             llround((double)d->sum_ns / (double)d->n_sum) : 0;
-        res->dev_closed_ns[i] = m->closed[i];
+    }
+    return hs_replay_figures(m->s, m->steps, m->cl_end, m->cl_start0, pred,
+                             res, err);
+}
+
+hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
+                           const int64_t *cl_end, int64_t cl_start0,
+                           const hs_prediction_t *pred,
+                           hs_replay_result_t *res, hs_error_t *err)
+{
+    size_t i, n_st, first = steps > 1 ? 1 : 0;
+    int64_t *v = NULL;
+    double mean, sd, I, E;
+
+    for (i = 0; i < s->n_devices; i++) {
+        uint32_t t = s->devices[i].type;
+        int64_t closed = pred->dev[i].t_step_ns;
+
+        res->dev_closed_ns[i] = closed;
         if (res->dev_step_ns[i] > res->type_step_ns[t])
             res->type_step_ns[t] = res->dev_step_ns[i];
-        if (m->closed[i] > res->type_closed_ns[t])
-            res->type_closed_ns[t] = m->closed[i];
+        if (closed > res->type_closed_ns[t])
+            res->type_closed_ns[t] = closed;
         res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
         if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
             res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
     }
-    for (i = 0; i < (size_t)m->steps; i++)
-        res->cluster_step_ns[i] = m->cl_end[i] -
-                                  (i == 0 ? m->cl_start0 : m->cl_end[i - 1]);
+    for (i = 0; i < (size_t)steps; i++)
+        res->cluster_step_ns[i] = cl_end[i] -
+                                  (i == 0 ? cl_start0 : cl_end[i - 1]);
     res->first_step_ns = res->cluster_step_ns[0];
-    n_st = (size_t)m->steps - first;
-    if (m->steps > 1)
-        res->step_ns = llround((double)(m->cl_end[m->steps - 1] -
-                                        m->cl_end[0]) /
-                               (double)(m->steps - 1));
+    n_st = (size_t)steps - first;
+    if (steps > 1)
+        res->step_ns = llround((double)(cl_end[steps - 1] - cl_end[0]) /
+                               (double)(steps - 1));
     else
         res->step_ns = res->cluster_step_ns[0];
     v = malloc(n_st * sizeof *v);
     if (v == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (i = 0; i < n_st; i++) {
-        v[i] = res->cluster_step_ns[first + i];
-        sum += (double)v[i];
-    }
-    mean = sum / (double)n_st;
     for (i = 0; i < n_st; i++)
-        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
-    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
+        v[i] = res->cluster_step_ns[first + i];
+    hs_stats_of_i64(v, n_st, &mean, &sd);
     qsort(v, n_st, sizeof *v, hs__cmp_i64);
     res->step_mean_ns = llround(mean);
     res->step_sd_ns = llround(sd);
@@ -207,11 +208,11 @@ hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
     res->epochs = s->epochs;
     I = (double)pred->iters_per_epoch;
     E = (double)s->epochs;
-    if ((double)res->step_ns * I * E >= 9.2e18)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "epoch or total time overflows 2^63 ns");
-    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
-    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
+    /* checked, within the time limit, blamed on the key when not */
+    if (hs_scenario_epoch_total(s, pred->iters_per_epoch, res->step_ns,
+                                &res->epoch_ns, &res->total_ns,
+                                err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_RANGE;
     res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
     res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
     res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));

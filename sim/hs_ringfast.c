@@ -80,6 +80,9 @@
  */
 #include "hs_ringfast.h"
 
+#include "hs_coll_ring.h"
+#include "hs_replay_int.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,6 +90,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_notes.h"
 #include "hs_units.h"
 
 /* Clones of the round kernels for wider vectors, picked when the program
@@ -140,20 +144,9 @@ static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
     return ref;
 }
 
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void hs__note(hs_replay_result_t *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (r->n_notes >= HS_REPLAY_MAX_NOTES)
-        return;
-    va_start(ap, fmt);
-    r->notes[r->n_notes] = r->note_buf[r->n_notes];
-    vsnprintf(r->notes[r->n_notes++], HS_REPLAY_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
+/* A note for the result (the one notes list; out of memory drops it). */
+#define hs__note(r, ...) \
+    ((void)hs_notes_add_to(&(r)->notes, &(r)->n_notes, __VA_ARGS__))
 
 /* The bucket layout exactly as hs_replay.c decides it (its notes in the
    same words and order): per type and bucket, the ready time (unscaled)
@@ -220,6 +213,8 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
         no = "no devices, or too many";
     else if (o->steps == 0)
         no = "0 steps to replay";
+    else if (o->collective != NULL && strcmp(o->collective, "ring") != 0)
+        no = "the fast path replays the ring all-reduce only";
     else if (o->stochastic)
         no = "stochastic mode draws per-step times in event order";
     else if (o->overlap != HS_OVERLAP_PATENT &&
@@ -468,94 +463,6 @@ static void hs__rings(hs__fast_t *m, int64_t *rd)
         rd[j] = hs__max(a[j], a[j - 1]);
 }
 
-static int hs__cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static int64_t hs__clamp_ns(double x)
-{
-    if (!(x > 0))
-        return 0;
-    if (x >= 9.2e18)
-        return INT64_MAX;
-    return llround(x);
-}
-
-/* The figures from the per-device sums and the cluster's step ends, as
-   hs_replay.c's hs__figures computes them. */
-static hs_err_t hs__figures(const hs_scenario_t *s, uint32_t steps,
-                            const int64_t *sum_ns, int64_t n_sum,
-                            const int64_t *cl_end, int64_t cl_start0,
-                            const hs_prediction_t *pred,
-                            hs_replay_result_t *res, hs_error_t *err)
-{
-    size_t i, n_st, first = steps > 1 ? 1 : 0;
-    int64_t *v = NULL;
-    double sum = 0, sq = 0, mean, sd, I, E;
-
-    for (i = 0; i < s->n_devices; i++) {
-        uint32_t t = s->devices[i].type;
-        int64_t closed = hs_closed_device_ns(s, (uint32_t)i);
-        res->dev_step_ns[i] = n_sum > 0 ?
-            llround((double)sum_ns[i] / (double)n_sum) : 0;
-        res->dev_closed_ns[i] = closed;
-        if (res->dev_step_ns[i] > res->type_step_ns[t])
-            res->type_step_ns[t] = res->dev_step_ns[i];
-        if (closed > res->type_closed_ns[t])
-            res->type_closed_ns[t] = closed;
-        res->dev_closed_ext_ns[i] = pred->dev[i].t_ext_ns;
-        if (pred->dev[i].t_ext_ns > res->type_closed_ext_ns[t])
-            res->type_closed_ext_ns[t] = pred->dev[i].t_ext_ns;
-    }
-    for (i = 0; i < steps; i++)
-        res->cluster_step_ns[i] = cl_end[i] -
-                                  (i == 0 ? cl_start0 : cl_end[i - 1]);
-    res->first_step_ns = res->cluster_step_ns[0];
-    n_st = (size_t)steps - first;
-    if (steps > 1)
-        res->step_ns = llround((double)(cl_end[steps - 1] - cl_end[0]) /
-                               (double)(steps - 1));
-    else
-        res->step_ns = res->cluster_step_ns[0];
-    v = malloc(n_st * sizeof *v);
-    if (v == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (i = 0; i < n_st; i++) {
-        v[i] = res->cluster_step_ns[first + i];
-        sum += (double)v[i];
-    }
-    mean = sum / (double)n_st;
-    for (i = 0; i < n_st; i++)
-        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
-    sd = n_st > 1 ? sqrt(sq / (double)(n_st - 1)) : 0;
-    qsort(v, n_st, sizeof *v, hs__cmp_i64);
-    res->step_mean_ns = llround(mean);
-    res->step_sd_ns = llround(sd);
-    res->step_p50_ns = v[(size_t)ceil(0.50 * (double)n_st) - 1];
-    res->step_p95_ns = v[(size_t)ceil(0.95 * (double)n_st) - 1];
-    free(v);
-
-    res->closed_step_ns = pred->step_ns;
-    res->closed_ext_step_ns = pred->step_ext_ns;
-    res->iters_per_epoch = pred->iters_per_epoch;
-    res->epochs = s->epochs;
-    I = (double)pred->iters_per_epoch;
-    E = (double)s->epochs;
-    if ((double)res->step_ns * I * E >= 9.2e18)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "epoch or total time overflows 2^63 ns");
-    res->epoch_ns = (int64_t)pred->iters_per_epoch * res->step_ns;
-    res->total_ns = (int64_t)s->epochs * res->epoch_ns;
-    res->epoch_lo_ns = hs__clamp_ns(I * mean - 1.96 * sd * sqrt(I));
-    res->epoch_hi_ns = hs__clamp_ns(I * mean + 1.96 * sd * sqrt(I));
-    res->total_lo_ns = hs__clamp_ns(E * I * mean - 1.96 * sd * sqrt(E * I));
-    res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
-    return HS_OK;
-}
-
 /* Per ring position: the step's compute (with stragglers where they
    apply), its opening time and backward end.  Returns the dl, opt arrays
    through comp[]. */
@@ -628,7 +535,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     memset(&m, 0, sizeof m);
     if (!hs_ringfast_supports(s, o, why, sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
-    rc = hs_closed_predict(s, &pred, err);
+    rc = hs_closed_predict_coll(s, &hs_coll_ring, &pred, err);
     if (rc != HS_OK)
         return rc;
     n = s->n_devices;
@@ -770,8 +677,9 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
     /* back from ring positions to listing order */
     for (j = 0; j < n; j++)
-        rd[s->ring[j]] = m.sum[j];
-    rc = hs__figures(s, steps, rd, n_sum, cl_end, cl_start0, pred, res, err);
+        res->dev_step_ns[s->ring[j]] =
+            n_sum > 0 ? llround((double)m.sum[j] / (double)n_sum) : 0;
+    rc = hs_replay_figures(s, steps, cl_end, cl_start0, pred, res, err);
     if (rc != HS_OK)
         goto fail;
     res->steps = steps;

@@ -86,10 +86,7 @@ static int brute(syn_t *s, const hs_mixopt_type_t *ty, hs_mix_goal_t goal,
             double cost = hs_mixopt_cost(s->n, ty, c, tot);
             int ok = goal == HS_MIX_FASTEST ? cost <= budget : tot <= deadline;
             int better = !found ||
-                (goal == HS_MIX_FASTEST
-                     ? tot < *best_t || (tot == *best_t && cost < *best_cost)
-                     : cost < *best_cost ||
-                           (cost == *best_cost && tot < *best_t));
+                hs_mixopt_beats(goal, tot, cost, *best_t, *best_cost);
 
             if (ok && better) {
                 found = 1;

@@ -393,7 +393,7 @@ static void test_set_errors(void)
                      "job.epoch: unknown key; valid: epochs, dataset", 1);
     expect_set_error(s, "netwrk.latency", "1us", HS_ERR_SCHEMA,
                      "netwrk.latency: unknown key; valid: device_types, job, "
-                     "network, ring, simulate, devices",
+                     "network, ring, simulate, devices, collective, nodes",
                      1);
     expect_set_error(s, "ring", "circle", HS_ERR_SCHEMA,
                      "ring: ring must be listing, grouped, interleave or a "

@@ -27,6 +27,7 @@
  * the stack into the hs_error_t text instead.
  */
 #include "hs_h5.h"
+#include "hs_h5_attr.h"
 #include "hs_atomic.h"
 #include "hs_hash.h"
 
@@ -118,7 +119,7 @@ static char *hs__h5_strdup(const char *s)
     return d;
 }
 
-static hid_t hs__h5_vlstr(void)
+hid_t hs_h5_vlstr(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
 
@@ -240,7 +241,7 @@ static hid_t hs__h5_step_type(int file)
 static hid_t hs__h5_dev_type(int file)
 {
     hid_t u32 = file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
-    hid_t str = hs__h5_vlstr();
+    hid_t str = hs_h5_vlstr();
     hid_t t;
     size_t o[6];
     size_t sz = sizeof(char *);
@@ -283,9 +284,9 @@ static hid_t hs__h5_dev_type(int file)
     return t;
 }
 
-static int hs__h5_attr_str(hid_t obj, const char *name, const char *val)
+int hs_h5_attr_str(hid_t obj, const char *name, const char *val)
 {
-    hid_t t = hs__h5_vlstr(), sp = H5Screate(H5S_SCALAR), a = -1;
+    hid_t t = hs_h5_vlstr(), sp = H5Screate(H5S_SCALAR), a = -1;
     int rc = -1;
 
     if (t >= 0 && sp >= 0)
@@ -301,7 +302,7 @@ static int hs__h5_attr_str(hid_t obj, const char *name, const char *val)
     return rc;
 }
 
-static int hs__h5_attr_u64(hid_t obj, const char *name, uint64_t val)
+int hs_h5_attr_u64(hid_t obj, const char *name, uint64_t val)
 {
     hid_t sp = H5Screate(H5S_SCALAR), a = -1;
     int rc = -1;
@@ -532,20 +533,20 @@ static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s,
 
     hs_h5_hash_text(s->text, hash);
     snprintf(tagged, sizeof tagged, "fnv1a64:%s", hash);
-    if (hs__h5_attr_str(file, "format", HS__H5_FORMAT) < 0 ||
-        hs__h5_attr_str(file, "hetsim_version", HS_VERSION) < 0 ||
-        hs__h5_attr_str(file, "scenario", s->text ? s->text : "") < 0 ||
-        hs__h5_attr_str(file, "scenario_hash", tagged) < 0 ||
-        hs__h5_attr_str(file, "scenario_name", s->name ? s->name : "") < 0 ||
-        hs__h5_attr_u64(file, "seed", o->seed) < 0 ||
-        hs__h5_attr_str(file, "overlap", hs_overlap_name(o->overlap)) <
+    if (hs_h5_attr_str(file, "format", HS__H5_FORMAT) < 0 ||
+        hs_h5_attr_str(file, "hetsim_version", HS_VERSION) < 0 ||
+        hs_h5_attr_str(file, "scenario", s->text ? s->text : "") < 0 ||
+        hs_h5_attr_str(file, "scenario_hash", tagged) < 0 ||
+        hs_h5_attr_str(file, "scenario_name", s->name ? s->name : "") < 0 ||
+        hs_h5_attr_u64(file, "seed", o->seed) < 0 ||
+        hs_h5_attr_str(file, "overlap", hs_overlap_name(o->overlap)) <
             0 ||
-        hs__h5_attr_str(file, "send", hs_send_name(o->send)) < 0 ||
-        hs__h5_attr_u64(file, "sim_steps", o->steps) < 0 ||
-        hs__h5_attr_u64(file, "stochastic", (uint64_t)o->stochastic) < 0 ||
-        hs__h5_attr_u64(file, "n_devices", s->n_devices) < 0 ||
-        hs__h5_attr_str(file, "time_unit", "ns") < 0 ||
-        hs__h5_attr_str(file, "bytes_unit", "bytes") < 0)
+        hs_h5_attr_str(file, "send", hs_send_name(o->send)) < 0 ||
+        hs_h5_attr_u64(file, "sim_steps", o->steps) < 0 ||
+        hs_h5_attr_u64(file, "stochastic", (uint64_t)o->stochastic) < 0 ||
+        hs_h5_attr_u64(file, "n_devices", s->n_devices) < 0 ||
+        hs_h5_attr_str(file, "time_unit", "ns") < 0 ||
+        hs_h5_attr_str(file, "bytes_unit", "bytes") < 0)
         return -1;
     return 0;
 }
@@ -699,7 +700,7 @@ static char *hs__h5_read_attr_str(hid_t obj, const char *name)
     a = H5Aopen(obj, name, H5P_DEFAULT);
     if (a < 0)
         return hs__h5_strdup("");
-    t = hs__h5_vlstr();
+    t = hs_h5_vlstr();
     if (H5Aread(a, t, &v) < 0)
         v = NULL;
     copy = hs__h5_strdup(v ? v : "");

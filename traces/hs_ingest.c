@@ -10,7 +10,7 @@
  * averages them: it drops each rank's warm-up, takes the mean per rank
  * then over ranks, the sd over all kept samples, picks the all-reduce
  * payload source and the bucket ready times, and gathers the notes.
- * hs_ingest_write.c writes the profile YAML.
+ * model/hs_profile.c (hs_profile_write) writes the profile YAML.
  */
 #include "hs_ingest.h"
 #include "hs_kineto.h"

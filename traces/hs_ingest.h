@@ -19,8 +19,10 @@
  * streamed into yajl), hs_kev (PyTorch trace events decoded from it),
  * hs_kineto (the reader: its passes and step table, one per-rank record,
  * hs_rank.h, per file), hs_sidecar (the harness's sidecar), hs_ingest.c
- * (the aggregation over ranks) and hs_ingest_write.c (the profile YAML).
- * Another trace format is another reader filling hs_rank_t.
+ * (the aggregation over ranks); the profile YAML is written by the
+ * profile module (model/hs_profile.h, hs_profile_write), which owns the
+ * format both ways.  Another trace format is another reader filling
+ * hs_rank_t.
  *
  * Use: hs_ingest_new, hs_ingest_add_file for every rank, then
  * hs_ingest_profile for the averaged profile and/or hs_ingest_file for the

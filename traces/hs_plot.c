@@ -40,6 +40,10 @@
 #include "hs_h5.h"
 #include "hs_sweep_out.h"
 #include "hs_spawn.h"
+
+/* How long gnuplot may draw one figure before it counts as hung (a
+   figure of a large trace takes seconds). */
+#define HS__PLOT_TIMEOUT_NS (600LL * 1000000000LL)
 #include "hs_trace.h"
 
 #ifndef HS_SOURCE_DIR
@@ -326,7 +330,9 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         sdir = getenv("HETSIM_PLOTS_DIR");
     if (sdir == NULL || *sdir == '\0')
         sdir = HS_SOURCE_DIR "/plots";
-    snprintf(script, sizeof script, "%s/%s.gp", sdir, name);
+    /* gnuplot has no "--": a script path must not look like an option */
+    snprintf(script, sizeof script, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
+             sdir, name);
     if (access(script, R_OK) != 0)
         return hs_error_set(err, HS_ERR_IO, script, 0, 0,
                             "cannot read the gnuplot script (%s); set "
@@ -368,7 +374,14 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
                             "cannot run %s: %s", prog,
                             strerror(child.start_errno));
     }
-    hs_child_wait(&child, 0, 0);
+    if (hs_child_wait(&child, HS__PLOT_TIMEOUT_NS, 2000000000LL) != 0) {
+        hs_atomic_abort(&af);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "gnuplot did not finish %s within %lld s and "
+                            "was stopped",
+                            script,
+                            (long long)(HS__PLOT_TIMEOUT_NS / 1000000000LL));
+    }
     if (child.status != 0) {
         hs__pl_tail(errpath, tail, sizeof tail);
         if (child.term_signal == 0 && child.status == 127)

@@ -15,6 +15,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "hs_atomic.h"
+#include "hs_h5_attr.h"
 #include "hs_hash.h"
 #include "hs_plot.h"
 #include "hs_units.h"
@@ -352,45 +353,6 @@ static hid_t hs__h5_fstr(size_t n)
     return t;
 }
 
-static int hs__h5_attr(hid_t obj, const char *name, const char *val)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
-    int rc = -1;
-
-    if (t >= 0) {
-        H5Tset_size(t, H5T_VARIABLE);
-        H5Tset_cset(t, H5T_CSET_UTF8);
-    }
-    if (t >= 0 && sp >= 0)
-        a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    if (a >= 0 && H5Awrite(a, t, &val) >= 0)
-        rc = 0;
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    return rc;
-}
-
-static int hs__h5_attr_u64(hid_t obj, const char *name, uint64_t val)
-{
-    hid_t sp = H5Screate(H5S_SCALAR), a = -1;
-    int rc = -1;
-
-    if (sp >= 0)
-        a = H5Acreate2(obj, name, H5T_STD_U64LE, sp, H5P_DEFAULT,
-                       H5P_DEFAULT);
-    if (a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &val) >= 0)
-        rc = 0;
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    return rc;
-}
-
 /* The packed row: point u64, one string per key, the columns, code i32,
    error string.  Offsets and sizes computed once per write. */
 typedef struct hs__h5_layout_s {
@@ -573,13 +535,13 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
     if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         goto done;
     hs__scenario_hash(s, hash);
-    if (hs__h5_attr(ds, "format", HS_SWEEP_FORMAT) < 0 ||
-        hs__h5_attr(ds, "hetsim_version", HS_VERSION) < 0 ||
-        hs__h5_attr(ds, "scenario_file", s->file ? s->file : "") < 0 ||
-        hs__h5_attr(ds, "scenario_hash", hash) < 0 ||
-        hs__h5_attr(ds, "options", hs_sweep_options_text(sw)) < 0 ||
-        hs__h5_attr(ds, "time_unit", "ns") < 0 ||
-        hs__h5_attr_u64(ds, "n_failed", r->n_failed) < 0)
+    if (hs_h5_attr_str(ds, "format", HS_SWEEP_FORMAT) < 0 ||
+        hs_h5_attr_str(ds, "hetsim_version", HS_VERSION) < 0 ||
+        hs_h5_attr_str(ds, "scenario_file", s->file ? s->file : "") < 0 ||
+        hs_h5_attr_str(ds, "scenario_hash", hash) < 0 ||
+        hs_h5_attr_str(ds, "options", hs_sweep_options_text(sw)) < 0 ||
+        hs_h5_attr_str(ds, "time_unit", "ns") < 0 ||
+        hs_h5_attr_u64(ds, "n_failed", r->n_failed) < 0)
         goto done;
     ok = 1;
 done:

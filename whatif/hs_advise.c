@@ -526,14 +526,25 @@ static hs_err_t hs__mix_total(void *ctx, const uint64_t *counts,
                               int64_t *total_ns, hs_error_t *err)
 {
     hs__mctx_t *mc = ctx;
-    int64_t step, epoch;
+    hs_prediction_t *p = NULL;
     hs_err_t rc;
 
     rc = hs__set_counts(mc->s, mc->w, counts, err);
     if (rc == HS_OK)
-        rc = hs__closed(mc->w, &step, &epoch, total_ns, err);
-    if (rc == HS_OK && *total_ns == 0)
-        rc = hs_error_setf(err, HS_ERR_RANGE, "epoch unknown");
+        rc = hs_closed_predict(mc->w, &p, err);
+    if (rc == HS_OK) {
+        /* the extended form: the whole backward and the optimizer count,
+           as they do in the replay that confirms the best mixes */
+        long double t = (long double)p->step_ext_ns *
+                        (long double)p->iters_per_epoch *
+                        (long double)mc->w->epochs;
+
+        if (p->iters_per_epoch == 0 || t > 9e18L)
+            rc = hs_error_setf(err, HS_ERR_RANGE, "epoch unknown");
+        else
+            *total_ns = (int64_t)t;
+    }
+    hs_prediction_free(p);
     /* a mix that makes no cluster is skipped, not fatal */
     if (rc != HS_OK && rc != HS_ERR_NOMEM)
         return HS_ERR_RANGE;
@@ -618,7 +629,7 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
     }
     t0 = hs__cpu_s();
     rc = hs_mixopt_search(s->n_types, types, goal, budget, deadline_ns,
-                          replay ? 3 : 1, hs__mix_total, hs__mix_bound, &mc,
+                          replay ? 4 : 1, hs__mix_total, hs__mix_bound, &mc,
                           &r->search, err);
     r->search_s = hs__cpu_s() - t0;
     if (rc != HS_OK)
@@ -652,6 +663,7 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
                 have = 1;
             }
         }
+        r->replay_met = have;
     }
     hs_scenario_free(mc.w);
     free(mc.type_floor_ns);

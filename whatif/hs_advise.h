@@ -118,6 +118,9 @@ typedef struct hs_advise_mix_s {
     int64_t replay_total_ns[HS_MIXOPT_TOP];  /* -1: not run */
     double replay_cost[HS_MIXOPT_TOP];
     int replay_ok[HS_MIXOPT_TOP];   /* meets the constraint replayed */
+    int replay_met;         /* replayed: one of them meets it (else the
+                               closed form's best is reported, and the
+                               caller says the replay disagrees) */
     double search_s;
     int shards_derived;     /* the scenario gave shards: every mix
                                shares the whole training set instead
@@ -127,7 +130,9 @@ typedef struct hs_advise_mix_s {
 /*
  * Searches the counts of s's device types (types[t] for s->types[t]: how
  * many are available, at least how many, at what price per device-hour)
- * for the goal (hs_mixopt.h).  The scenario must generate its devices from
+ * for the goal (hs_mixopt.h), each mix's training time being the closed
+ * form's extended step (the whole backward and the optimizer count) times
+ * the steps of its epochs.  The scenario must generate its devices from
  * the counts (no devices: list).  With replay != 0 the best few are
  * replayed with o and the recommendation is the best replayed one that
  * still meets the constraint.  Stores a new result in *out (free with

@@ -1,0 +1,437 @@
+/*
+ * hs_scenario_check.c -- refusing at load what would overflow later
+ * (hs_scenario_check_ranges, issue 15).
+ *
+ * Every value a scenario holds is within the limits of base/hs_limits.h
+ * once loaded, but valid values can still combine into a time that does
+ * not fit: a 1 TB payload on a 1 bit/s link (8e21 ns per chunk), a
+ * compute_scale of 1000 on a forward pass of 1e6 s, ten thousand steps
+ * of a step of a year.  The closed form would print a wrapped figure and
+ * the replay would stop in the event engine's internal check ("event
+ * scheduled before the current time"), far from the key to blame.
+ *
+ * So this pass bounds, from above, every time the closed form and the
+ * replay derive, in double precision (which cannot overflow at these
+ * magnitudes) and with the same rounding helpers, and compares each bound
+ * with HS_LIMIT_TIME_NS (1e18 ns, 31.7 years):
+ *
+ *   compute  C_d = c_d (fwd + max(b1, bwd, last bucket ready) + opt)
+ *                  + extra_d,
+ *            c_d = compute_scale times every straggler factor > 1 of d,
+ *            extra_d = extra_compute plus every straggler extra of d,
+ *            each time its largest value: the mean, the largest sample,
+ *            and mean + HS_DRAW_SD_MAX sd (the replay truncates its
+ *            normal draws there);
+ *   ring     R = 2(N-1) max_k (nb (lat_k + 2) + xfer(M_max / N, bw_k)
+ *                  + comm_max M_max / N),
+ *            nb the most gradient buckets of a type (1 outside buckets
+ *            mode), M_max the largest payload of a type;
+ *   debt     rounds x (comm_max M_max / N + nb) <= 2^43 ns, the compute
+ *            the communication's own cost may take from a device in one
+ *            step (the replay packs it in an event argument);
+ *   step     S = max_d dl_d + max_d C_d + R;
+ *   replay   steps x S.
+ *
+ * The bounds are loose (sums where the model takes maxima) but every real
+ * scenario is orders of magnitude below the limit, and a scenario that
+ * passes cannot overflow in the closed form's T(i), T_ar, or in any event
+ * time of the replay (every event time is at most steps x S).  The
+ * epoch and the total (I x step, E x epoch) depend on the shard
+ * arithmetic of the closed form, which checks them itself.
+ *
+ * A failure blames the biggest term's key (hs_scenario_fail): a
+ * profile's allreduce_bytes or comm_ns_per_byte, network.latency, a
+ * device's compute_scale or extra_compute, a straggler, a profile time,
+ * simulate.steps.  O(N + stragglers) time, O(N) memory.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_checked.h"
+#include "hs_limits.h"
+#include "hs_scenario.h"
+#include "hs_units.h"
+
+/* The limit as a double, and its words for messages. */
+#define HS__LIM ((double)HS_LIMIT_TIME_NS)
+#define HS__LIM_TXT "hetsim handles times up to 1e18 ns (31.7 years)"
+
+/* The largest value a time can take in the closed form or a replay. */
+static double hs__dmax(const hs_dist_t *d)
+{
+    double m;
+    size_t i;
+
+    if (!d->known)
+        return 0;
+    m = (double)d->mean_ns;
+    for (i = 0; d->samples_ns != NULL && i < d->n_samples; i++)
+        if ((double)d->samples_ns[i] > m)
+            m = (double)d->samples_ns[i];
+    if (d->sd_ns > 0 &&
+        (double)d->mean_ns + HS_DRAW_SD_MAX * (double)d->sd_ns > m)
+        m = (double)d->mean_ns + HS_DRAW_SD_MAX * (double)d->sd_ns;
+    return m;
+}
+
+/* The time a type's buckets get ready at, at the latest (its own, or
+   another type's stretched by their ratio of backward or forward times,
+   as the replay borrows them). */
+static double hs__ready_max(const hs_scenario_t *s, size_t t)
+{
+    const hs_profile_t *p = &s->types[t].profile;
+    double best = 0;
+    size_t u, b;
+
+    if (p->n_buckets > 0) {
+        for (b = 0; b < p->n_buckets; b++)
+            if ((double)p->buckets[b].ready_ns > best)
+                best = (double)p->buckets[b].ready_ns;
+        return best;
+    }
+    for (u = 0; u < s->n_types; u++) {
+        const hs_profile_t *q = &s->types[u].profile;
+        double mine, theirs, r = 0, ratio = 1.0;
+        if (!s->types[u].has_profile || q->n_buckets == 0)
+            continue;
+        for (b = 0; b < q->n_buckets; b++)
+            if ((double)q->buckets[b].ready_ns > r)
+                r = (double)q->buckets[b].ready_ns;
+        mine = p->t_bwd.known ? hs__dmax(&p->t_bwd) : hs__dmax(&p->t_fwd);
+        theirs = q->t_bwd.known ? (double)q->t_bwd.mean_ns
+                                : (double)q->t_fwd.mean_ns;
+        if (theirs > 0)
+            ratio = mine / theirs > 1.0 ? mine / theirs : 1.0;
+        if (r * ratio > best)
+            best = r * ratio;
+    }
+    return best;
+}
+
+/* "1.2e+21 ns" or "3.000 ms": a bound in words. */
+static const char *hs__t(double ns, char *buf, size_t len)
+{
+    if (ns < 9e18)
+        return hs_fmt_time((int64_t)ns, buf, len);
+    snprintf(buf, len, "%.3g ns", ns);
+    return buf;
+}
+
+/* The key of device d's biggest compute factor or term, for blame. */
+static void hs__compute_key(const hs_scenario_t *s,
+                            const hs_straggler_t *stragglers,
+                            size_t n_stragglers, uint32_t d,
+                            double scale_part, double strag_part,
+                            const char *prof_key, char *key, size_t len)
+{
+    size_t i;
+
+    if (strag_part > 1.0 && strag_part >= scale_part) {
+        for (i = 0; i < n_stragglers; i++)
+            if (stragglers[i].device == d && stragglers[i].factor > 1.0) {
+                snprintf(key, len, "simulate.stragglers.%zu", i);
+                return;
+            }
+    }
+    if (scale_part > 1.0) {
+        snprintf(key, len, "devices.%s.compute_scale", s->devices[d].name);
+        return;
+    }
+    snprintf(key, len, "device_types.%s.profile.%s",
+             s->types[s->devices[d].type].name, prof_key);
+}
+
+hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
+                                  hs_error_t *err)
+{
+    return hs_scenario_check_ranges_with(s, steps, s->overlap, s->stragglers,
+                                         s->n_stragglers, err);
+}
+
+hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers, hs_error_t *err)
+{
+    double *fac = NULL, *extra = NULL;
+    double c_max = 0, dl_max = 0, m_max = 0, comm_max = 0, r_max = 0;
+    double nb_max = 1, n, rounds, ring, step;
+    uint32_t d, c_dev = 0, dl_dev = 0, r_edge = 0;
+    size_t i, t, m_type = 0, comm_type = 0;
+    char key[HS_LIMIT_NAME_LEN + 64], b1[64], b2[64];
+    hs_err_t rc = HS_OK;
+
+    if (s->n_devices < 2 || s->ring == NULL)
+        return HS_OK;
+    n = (double)s->n_devices;
+    rounds = 2.0 * (n - 1.0);
+    fac = malloc(s->n_devices * sizeof *fac);
+    extra = malloc(s->n_devices * sizeof *extra);
+    if (fac == NULL || extra == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (d = 0; d < s->n_devices; d++) {
+        fac[d] = 1.0;
+        extra[d] = (double)s->devices[d].extra_compute_ns;
+    }
+    for (i = 0; i < n_stragglers; i++) {
+        const hs_straggler_t *g = &stragglers[i];
+        if (g->device >= s->n_devices)
+            continue;
+        if (g->factor > 1.0)
+            fac[g->device] *= g->factor;
+        extra[g->device] += (double)g->extra_ns;
+    }
+    /* per type: payload, buckets, communication cost */
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile;
+        double M;
+        if (!s->types[t].has_profile)
+            continue;
+        M = hs_profile_payload_bytes(p);
+        if (M > m_max) {
+            m_max = M;
+            m_type = t;
+        }
+        if (p->comm_ns_per_byte > comm_max) {
+            comm_max = p->comm_ns_per_byte;
+            comm_type = t;
+        }
+        if (overlap == HS_OVERLAP_BUCKETS && (double)p->n_buckets > nb_max)
+            nb_max = (double)p->n_buckets;
+    }
+    /* per device: compute and data loading */
+    for (d = 0; d < s->n_devices; d++) {
+        const hs_device_t *dv = &s->devices[d];
+        const hs_type_t *ty = &s->types[dv->type];
+        const hs_profile_t *p = &ty->profile;
+        double fwd, b1x, bwd, rdy, opt, tail, cd, dl;
+        const char *big;
+        if (!ty->has_profile)
+            continue;
+        fwd = hs__dmax(&p->t_fwd);
+        b1x = hs__dmax(&p->t_b1);
+        bwd = hs__dmax(&p->t_bwd);
+        rdy = overlap == HS_OVERLAP_BUCKETS ? hs__ready_max(s, dv->type)
+                                               : 0;
+        opt = hs__dmax(&p->t_opt);
+        tail = b1x > bwd ? b1x : bwd;
+        if (rdy > tail)
+            tail = rdy;
+        cd = dv->compute_scale * fac[d] * (fwd + tail + opt) + extra[d];
+        if (!(cd <= HS__LIM)) {
+            if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
+                size_t g;
+                snprintf(key, sizeof key, "devices.%s.extra_compute",
+                         dv->name);
+                for (g = 0; g < n_stragglers; g++)
+                    if (stragglers[g].device == d &&
+                        stragglers[g].extra_ns > 0)
+                        snprintf(key, sizeof key, "simulate.stragglers.%zu",
+                                 g);
+            } else {
+                big = fwd >= tail && fwd >= opt ? "t_fwd"
+                      : tail >= opt ? (bwd >= b1x ? "t_bwd" : "t_b1")
+                                    : "t_opt";
+                hs__compute_key(s, stragglers, n_stragglers, d, dv->compute_scale, fac[d], big, key,
+                                sizeof key);
+            }
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "device '%s' would compute for up to %s in one step "
+                "(scaled by %.6g, plus %s extra); " HS__LIM_TXT,
+                dv->name, hs__t(cd, b1, sizeof b1),
+                dv->compute_scale * fac[d], hs__t(extra[d], b2, sizeof b2));
+            goto done;
+        }
+        if (cd > c_max) {
+            c_max = cd;
+            c_dev = d;
+        }
+        dl = hs__dmax(&p->t_dl);
+        if (dl > dl_max) {
+            dl_max = dl;
+            dl_dev = d;
+        }
+    }
+    /* per ring edge: one round, at the most */
+    for (i = 0; i < s->n_devices; i++) {
+        double bw = s->ring_bw_bytes_per_s[i], lat = (double)s->ring_lat_ns[i];
+        double chunk = m_max / n, xfer;
+        int64_t x;
+        if (!(bw > 0))
+            continue; /* hs__edges refused it already */
+        xfer = hs_checked_ns_from_bytes(chunk, bw, &x) == 0
+                   ? (double)x
+                   : chunk * 1e9 / bw;
+        {
+            double r = nb_max * (lat + 2.0) + xfer + comm_max * chunk;
+            if (r > r_max) {
+                r_max = r;
+                r_edge = (uint32_t)i;
+            }
+        }
+    }
+    /* the communication's own cost one device pays in a step: every
+       chunk it receives, processed (the replay's "debt") */
+    if (comm_max > 0) {
+        double debt = rounds * (comm_max * m_max / n + nb_max);
+        if (!(debt <= (double)HS_LIMIT_COMM_DEBT_NS)) {
+            char ds[64];
+            snprintf(key, sizeof key,
+                     "device_types.%s.profile.comm_ns_per_byte",
+                     s->types[comm_type].name);
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "processing its ring chunks (%g ns per byte of a %.3g B "
+                "payload) would take a device up to %s of compute in one "
+                "step; the replay handles up to 2^43 ns (2.44 h)",
+                comm_max, m_max, hs__t(debt, ds, sizeof ds));
+            goto done;
+        }
+    }
+    ring = rounds * r_max;
+    if (!(ring <= HS__LIM)) {
+        uint32_t a = s->ring[r_edge];
+        uint32_t b = s->ring[r_edge + 1 == s->n_devices ? 0 : r_edge + 1];
+        double bw = s->ring_bw_bytes_per_s[r_edge];
+        double lat = (double)s->ring_lat_ns[r_edge];
+        double xfer = (m_max / n) * 1e9 / bw;
+        if (nb_max * lat >= xfer && nb_max * lat >= comm_max * m_max / n)
+            snprintf(key, sizeof key, "network.latency");
+        else if (comm_max * m_max / n > xfer)
+            snprintf(key, sizeof key,
+                     "device_types.%s.profile.comm_ns_per_byte",
+                     s->types[comm_type].name);
+        else
+            snprintf(key, sizeof key,
+                     "device_types.%s.profile.allreduce_bytes",
+                     s->types[m_type].name);
+        {
+            char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "one ring all-reduce would take up to %s: %.0f rounds over "
+                "the link '%s' -> '%s' (%s, latency %s), each a chunk of %s "
+                "(payload %s / %u devices) taking %s; " HS__LIM_TXT,
+                hs__t(ring, r_s, sizeof r_s), rounds, s->devices[a].name,
+                s->devices[b].name, hs_fmt_bandwidth(bw, bw_s, sizeof bw_s),
+                hs__t(lat, lat_s, sizeof lat_s),
+                hs_fmt_bytes((uint64_t)(m_max / n), ch_s, sizeof ch_s),
+                hs_fmt_bytes((uint64_t)m_max, m_s, sizeof m_s),
+                (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
+        }
+        goto done;
+    }
+    step = dl_max + c_max + ring;
+    if (!(step <= HS__LIM)) {
+        if (ring >= c_max && ring >= dl_max)
+            snprintf(key, sizeof key,
+                     "device_types.%s.profile.allreduce_bytes",
+                     s->types[m_type].name);
+        else if (c_max >= dl_max) {
+            const hs_device_t *dv = &s->devices[c_dev];
+            hs__compute_key(s, stragglers, n_stragglers, c_dev, dv->compute_scale, fac[c_dev], "t_fwd",
+                            key, sizeof key);
+        } else
+            snprintf(key, sizeof key, "device_types.%s.profile.t_dl",
+                     s->types[s->devices[dl_dev].type].name);
+        {
+            char st[64], cs[64], ds[64], rs[64];
+            rc = hs_scenario_fail(
+                s, key, HS_ERR_RANGE, err,
+                "a step could take up to %s (compute %s, data loading %s, "
+                "the ring all-reduce %s); " HS__LIM_TXT,
+                hs__t(step, st, sizeof st), hs__t(c_max, cs, sizeof cs),
+                hs__t(dl_max, ds, sizeof ds), hs__t(ring, rs, sizeof rs));
+        }
+        goto done;
+    }
+    if (steps > 0 && !((double)steps * step <= HS__LIM)) {
+        char st[64], tot[64];
+        rc = hs_scenario_fail(
+            s, "simulate.steps", HS_ERR_RANGE, err,
+            "%u steps of up to %s each would replay up to %s; " HS__LIM_TXT,
+            steps, hs__t(step, st, sizeof st),
+            hs__t((double)steps * step, tot, sizeof tot));
+        goto done;
+    }
+done:
+    free(fac);
+    free(extra);
+    return rc;
+}
+
+void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
+                                 hs_overlap_t overlap, double *events,
+                                 double *bytes)
+{
+    double n = (double)s->n_devices, nb = 1, per_dev;
+    size_t t;
+
+    if (overlap == HS_OVERLAP_BUCKETS)
+        for (t = 0; t < s->n_types; t++)
+            if ((double)s->types[t].profile.n_buckets > nb)
+                nb = (double)s->types[t].profile.n_buckets;
+    /* per device and step: a chunk per round of each bucket's ring, its
+       ring openings and a handful of phase events (the replay counts
+       about steps x N x (2(N-1) + 1) in patent mode) */
+    per_dev = 2.0 * (n - 1.0) * nb + nb + 8.0;
+    *events = (double)steps * n * per_dev;
+    /* per device: its state, ring lanes and queue entries (about 200 B
+       measured, 4x here); per step: the cluster's step time (8 B, 2x) */
+    *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0;
+}
+
+hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
+                                  hs_overlap_t overlap, hs_error_t *err)
+{
+    double ev, by;
+
+    hs_scenario_replay_estimate(s, steps, overlap, &ev, &by);
+    if (ev > (double)HS_LIMIT_EVENTS)
+        return hs_scenario_fail(
+            s, "simulate.steps", HS_ERR_RANGE, err,
+            "replaying %u steps of %zu devices takes about %.3g events "
+            "(2(N-1) ring rounds per device and step), more than the "
+            "budget of %.3g; replay fewer steps, or pass --force",
+            steps, s->n_devices, ev, (double)HS_LIMIT_EVENTS);
+    if (by > (double)HS_LIMIT_STATE_BYTES)
+        return hs_scenario_fail(
+            s, "simulate.steps", HS_ERR_RANGE, err,
+            "replaying %u steps of %zu devices needs about %.3g GiB of "
+            "memory, more than the budget of %.3g GiB; replay fewer steps, "
+            "or pass --force",
+            steps, s->n_devices, by / 1073741824.0,
+            (double)HS_LIMIT_STATE_BYTES / 1073741824.0);
+    return HS_OK;
+}
+
+hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
+                                 int64_t step_ns, int64_t *epoch_ns,
+                                 int64_t *total_ns, hs_error_t *err)
+{
+    int64_t i = 0, e = 0, tot = 0;
+    char st[64], ep[64];
+
+    if (hs_checked_u64_to_i64(iters, &i) != 0 ||
+        hs_checked_mul_i64(i, step_ns, &e) != 0 || !hs_checked_time_ok(e))
+        return hs_scenario_fail(
+            s, "job.dataset", HS_ERR_RANGE, err,
+            "one epoch of %llu iterations of a %s step would take %.3g ns; "
+            HS__LIM_TXT,
+            (unsigned long long)iters, hs_fmt_time(step_ns, st, sizeof st),
+            (double)iters * (double)step_ns);
+    if (hs_checked_mul_i64(e, (int64_t)s->epochs, &tot) != 0 ||
+        !hs_checked_time_ok(tot))
+        return hs_scenario_fail(
+            s, "job.epochs", HS_ERR_RANGE, err,
+            "%u epochs of %s would take %.3g ns; " HS__LIM_TXT, s->epochs,
+            hs_fmt_time(e, ep, sizeof ep), (double)e * (double)s->epochs);
+    *epoch_ns = e;
+    *total_ns = tot;
+    return HS_OK;
+}
