@@ -134,6 +134,21 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
                            const hs_prediction_t *pred,
                            hs_replay_result_t *res, hs_error_t *err);
 
+/*
+ * The gradient-bucket layout of buckets mode, for the event replay and the
+ * fast path alike: per type t and bucket b (nb of them, ref the first
+ * profile that lists buckets), the ready time from the backward's start
+ * (unscaled by compute; made non-decreasing) into ready[t nb + b] and the
+ * bytes (scaled to the type's payload M) into bytes[t nb + b]; a type
+ * without buckets borrows ref's, ready times stretched by the ratio of
+ * backward (else forward) times.  Notes go to res.  HS_ERR_RANGE when a
+ * type's buckets hold 0 bytes.
+ */
+hs_err_t hs_replay_bucket_layout(const hs_scenario_t *s,
+                                 const hs_profile_t *ref, size_t nb,
+                                 double *ready, double *bytes,
+                                 hs_replay_result_t *res, hs_error_t *err);
+
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err);
 

@@ -148,62 +148,6 @@ static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
 #define hs__note(r, ...) \
     ((void)hs_notes_add_to(&(r)->notes, &(r)->n_notes, __VA_ARGS__))
 
-/* The bucket layout exactly as hs_replay.c decides it (its notes in the
-   same words and order): per type and bucket, the ready time (unscaled)
-   and the bytes.  ref is hs__bucket_ref's, nb its bucket count. */
-static void hs__bucket_layout(const hs_scenario_t *s,
-                              const hs_profile_t *ref, size_t nb,
-                              double *ready, double *bytes,
-                              hs_replay_result_t *res)
-{
-    size_t t, b, ref_t = 0;
-
-    while (&s->types[ref_t].profile != ref)
-        ref_t++;
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile, *src = p;
-        double M = hs_profile_payload_bytes(p), sum = 0, prev_ready = 0;
-        double ratio = 1.0;
-        int fixed = 0;
-        if (p->n_buckets == 0) {
-            src = ref;
-            if (p->t_bwd.known && ref->t_bwd.known && ref->t_bwd.mean_ns > 0)
-                ratio = (double)p->t_bwd.mean_ns /
-                        (double)ref->t_bwd.mean_ns;
-            else if (p->t_fwd.known && ref->t_fwd.known &&
-                     ref->t_fwd.mean_ns > 0)
-                ratio = (double)p->t_fwd.mean_ns /
-                        (double)ref->t_fwd.mean_ns;
-            hs__note(res, "type '%s' lists no gradient buckets: it uses "
-                          "type '%s''s bucket sizes, ready times x %.4g "
-                          "(the ratio of their %s times)",
-                     s->types[t].name, s->types[ref_t].name, ratio,
-                     p->t_bwd.known && ref->t_bwd.known ? "backward"
-                                                         : "forward");
-        }
-        for (b = 0; b < nb; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (src == p && fabs(sum - M) >= 0.5)
-            hs__note(res, "type '%s': bucket sizes sum to %.0f B, not the "
-                          "payload M = %.0f B; each scaled by M/sum",
-                     s->types[t].name, sum, M);
-        for (b = 0; b < nb; b++) {
-            double rd = (double)src->buckets[b].ready_ns * ratio;
-            if (rd < prev_ready) {
-                rd = prev_ready;
-                fixed = 1;
-            }
-            prev_ready = rd;
-            ready[t * nb + b] = rd;
-            bytes[t * nb + b] = (double)src->buckets[b].bytes * M / sum;
-        }
-        if (fixed && src == p)
-            hs__note(res, "type '%s': bucket ready times made "
-                          "non-decreasing (buckets are all-reduced in order)",
-                     s->types[t].name);
-    }
-}
-
 int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len)
 {
@@ -611,7 +555,10 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         if (m.db == NULL || m.ob == NULL || m.ready == NULL ||
             bbytes == NULL)
             goto nomem;
-        hs__bucket_layout(s, ref, m.nb, m.ready, bbytes, res);
+        rc = hs_replay_bucket_layout(s, ref, m.nb, m.ready, bbytes, res,
+                                     err);
+        if (rc != HS_OK)
+            goto fail;
     }
 
     for (j = 0; j < s->n_types; j++)
