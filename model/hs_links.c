@@ -198,6 +198,24 @@ static char *hs__trim(char *p)
     return p;
 }
 
+/* A CSV field that is not a quantity of its kind: HS_ERR_RANGE with the
+   unit parser's reason when it is one but past the limits, else
+   HS_ERR_UNIT with what a good value looks like. */
+static hs_err_t hs__csv_quantity_fail(hs_error_t *err, const char *path,
+                                      unsigned long lineno, unsigned long col,
+                                      hs_unit_kind_t kind, const char *text,
+                                      const char *good)
+{
+    int range = 0;
+    const char *why = hs_units_why(kind, text, &range);
+
+    if (range)
+        return hs_error_set(err, HS_ERR_RANGE, path, lineno, col, "'%s' %s",
+                            text, why);
+    return hs_error_set(err, HS_ERR_UNIT, path, lineno, col, "'%s' is not %s",
+                        text, good);
+}
+
 hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
                            int (*known)(void *ctx, const char *key),
                            void *ctx, hs_error_t *err)
@@ -242,30 +260,17 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
         if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
             continue; /* header */
         if (hs_parse_bandwidth(f[2], &bw) != 0) {
-            unsigned long col = (unsigned long)(f[2] - line) + 1;
-            int range = 0;
-            const char *why = hs_units_why(HS_UNIT_BANDWIDTH, f[2], &range);
-            hs_err_t e = range
-                ? hs_error_set(err, HS_ERR_RANGE, path, lineno, col,
-                               "'%s' %s", f[2], why)
-                : hs_error_set(err, HS_ERR_UNIT, path, lineno, col,
-                               "'%s' is not a positive bandwidth with a "
-                               "unit (e.g. 25Gbps)",
-                               f[2]);
+            hs_err_t e = hs__csv_quantity_fail(
+                err, path, lineno, (unsigned long)(f[2] - line) + 1,
+                HS_UNIT_BANDWIDTH, f[2],
+                "a positive bandwidth with a unit (e.g. 25Gbps)");
             free(text);
             return e;
         }
         if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
-            unsigned long col = (unsigned long)(f[3] - line) + 1;
-            int range = 0;
-            const char *why = hs_units_why(HS_UNIT_TIME, f[3], &range);
-            hs_err_t e = range
-                ? hs_error_set(err, HS_ERR_RANGE, path, lineno, col,
-                               "'%s' %s", f[3], why)
-                : hs_error_set(err, HS_ERR_UNIT, path, lineno, col,
-                               "'%s' is not a duration with a unit (e.g. "
-                               "20us)",
-                               f[3]);
+            hs_err_t e = hs__csv_quantity_fail(
+                err, path, lineno, (unsigned long)(f[3] - line) + 1,
+                HS_UNIT_TIME, f[3], "a duration with a unit (e.g. 20us)");
             free(text);
             return e;
         }
