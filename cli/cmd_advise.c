@@ -118,7 +118,8 @@ static const hs_opt_cmd_t hs__adv_cmd = {
         "  ring   the ring order with the least step (exact search up to 16\n"
         "         devices, a heuristic with a stated lower bound beyond);\n"
         "  batch  per-type batches that even out the devices' compute at the\n"
-        "         same global batch (linear scaling from each profile);\n"
+        "         same global batch (linear from each profile, or\n"
+        "         interpolated over its batch_points);\n"
         "  mix    the device counts that train soonest within --budget, or\n"
         "         most cheaply within --deadline (--price for every type).\n"
         "The closed form searches; the replay confirms the best candidates.\n",

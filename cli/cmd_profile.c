@@ -12,12 +12,41 @@
 #include "hs_scenario.h"
 #include "hs_units.h"
 
-/* What profile's options fill: the library's options, and whether
-   --warmup was given. */
+/* The most batch sizes --batches takes. */
+#define HS__MAX_BATCHES 16
+
+/* What profile's options fill: the library's options, whether --warmup
+   was given, and --batches' sizes. */
 typedef struct hs__profile_cli_s {
     hs_prun_opts_t o;
     int have_warmup;
+    uint64_t batches[HS__MAX_BATCHES];
+    size_t n_batches;
 } hs__profile_cli_t;
+
+/* --batches B[,B...]: whole numbers 1..2^32-1, at most HS__MAX_BATCHES. */
+static int hs__p_batches(const char *text, void *base)
+{
+    hs__profile_cli_t *c = base;
+    const char *p = text;
+
+    c->n_batches = 0;
+    while (*p != '\0') {
+        char *end;
+        unsigned long long v;
+
+        if (*p < '0' || *p > '9' || c->n_batches == HS__MAX_BATCHES)
+            return -1;
+        v = strtoull(p, &end, 10);
+        if (v < 1 || v > UINT32_MAX || (*end != ',' && *end != '\0'))
+            return -1;
+        c->batches[c->n_batches++] = v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end == ',' && *p == '\0')
+            return -1;
+    }
+    return c->n_batches > 0 ? 0 : -1;
+}
 
 static const hs_opt_t hs__profile_table[] = {
     {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
@@ -45,6 +74,12 @@ static const hs_opt_t hs__profile_table[] = {
              "with a single device and no profiling.spare_devices\n"
              "entry needs it: the payload from the model's\n"
              "gradients, the communication's cost not measured)"},
+    {.name = "batches", .kind = HS_OPT_CUSTOM, .parse = hs__p_batches,
+     .valid = "B[,B...], whole numbers >= 1 (at most 16)",
+     .metavar = "B[,B...]",
+     .help = "profile every type at these batch sizes too (its\n"
+             "own batch added): the profile gets batch_points for\n"
+             "advise batch to interpolate"},
     {.name = "python", .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__profile_cli_t, o.python), .metavar = "PROGRAM",
      .help = "the interpreter (default: profiling.python)"},
@@ -59,7 +94,8 @@ static const hs_opt_cmd_t hs__profile_cmd = {
     .usage =
         "usage: hetsim profile SCENARIO -o OUTDIR [--iterations K] [--warmup W]\n"
         "                      [--timeout DURATION] [--type NAME] [--alone TYPE]\n"
-        "                      [--python PROGRAM] [--harness FILE]\n",
+        "                      [--batches B[,B...]] [--python PROGRAM]\n"
+        "                      [--harness FILE]\n",
     .about =
         "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
         "devices of that type train the scenario's model (job.model: {file,\n"
@@ -75,7 +111,11 @@ static const hs_opt_cmd_t hs__profile_cmd = {
         "type as the second device, or runs alone with --alone TYPE; with\n"
         "neither, profile refuses (exit 2).  Notes and warnings (a rank that\n"
         "did not get its device to itself) are printed and kept in the\n"
-        "profile's source.\n",
+        "profile's source.  With --batches 8,16,32 each type is profiled at\n"
+        "each of those batch sizes and at its own (in OUTDIR/<type>/batch<B>/\n"
+        "for the others); its profile (at its own batch) lists every batch's\n"
+        "phase times under batch_points, and the profiling cost summed over\n"
+        "them is printed in device-seconds.\n",
     .after =
         "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
         "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"
@@ -106,6 +146,10 @@ int hs_cli_profile(int argc, char **argv)
         return r;
     o = c.o;
     have_warmup = c.have_warmup;
+    if (c.n_batches > 0) {
+        o.batches = c.batches;
+        o.n_batches = c.n_batches;
+    }
     o.progress = stdout;
     if (path == NULL)
         return hs_cli_usage_error(cmd, "which scenario?");
@@ -138,6 +182,17 @@ int hs_cli_profile(int argc, char **argv)
                hs_fmt_time(t->profile.t_fwd.mean_ns, b, sizeof b),
                hs_fmt_time(t->profile.t_b1.mean_ns, c, sizeof c),
                (unsigned long long)t->profile.ar_bytes, t->profile_path);
+        for (size_t k = 0; k < t->profile.n_points; k++) {
+            const hs_batch_point_t *q = &t->profile.points[k];
+
+            printf("%-12s   batch %-6llu t_fwd %s  t_b1 %s\n", "",
+                   (unsigned long long)q->batch,
+                   hs_fmt_time(q->t_fwd.mean_ns, b, sizeof b),
+                   hs_fmt_time(q->t_b1.mean_ns, c, sizeof c));
+        }
+        if (t->profile.n_points > 0)
+            printf("%-12s   profiling cost %.1f device-s over %zu batch "
+                   "points\n", "", t->device_s, t->profile.n_points);
     }
     if (rc == HS_OK && res.scenario_path != NULL)
         printf("wrote %s\n", res.scenario_path);

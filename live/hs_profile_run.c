@@ -309,10 +309,13 @@ static int hs__in_collective(const char *phase)
     return strcmp(phase, "backward") == 0 || strcmp(phase, "all-reduce") == 0;
 }
 
+/* Runs type t's sub-system at batch `batch` with its traces and logs in
+   dir, the master on port. */
 static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                              const hs_prun_opts_t *o, const char *python,
                              const char *harness, uint32_t iters,
                              uint32_t warmup, int64_t timeout_ns,
+                             uint64_t batch, const char *dir, unsigned port,
                              hs_prun_type_t *pt, hs_error_t *err)
 {
     const hs_type_t *ty = &s->types[t];
@@ -322,7 +325,6 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
     size_t r, nr;
     int64_t deadline;
     hs_err_t rc = HS_OK;
-    unsigned port = s->master_port + (unsigned)t;
     int alone;
 
     memset(rk, 0, sizeof rk);
@@ -335,7 +337,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         rk[r].addr = pt->dev_addr[r];
         rk[r].host = remote && rk[r].addr && rk[r].addr[0] ? rk[r].addr
                                                            : "127.0.0.1";
-        snprintf(rk[r].log, sizeof rk[r].log, "%s/rank%zu.log", pt->dir, r);
+        snprintf(rk[r].log, sizeof rk[r].log, "%s/rank%zu.log", dir, r);
         unlink(rk[r].log);
     }
     if (alone)
@@ -389,7 +391,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                                         : "build_dataset");
         }
         hs_strv_addf(&cmd, "--batch");
-        hs_strv_addf(&cmd, "%llu", (unsigned long long)ty->batch);
+        hs_strv_addf(&cmd, "%llu", (unsigned long long)batch);
         hs_strv_addf(&cmd, "--iters");
         hs_strv_addf(&cmd, "%u", iters);
         hs_strv_addf(&cmd, "--warmup");
@@ -399,7 +401,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         hs_strv_addf(&cmd, "--backend");
         hs_strv_addf(&cmd, "%s", backend);
         hs_strv_addf(&cmd, "--out");
-        hs_strv_addf(&cmd, "%s", pt->dir);
+        hs_strv_addf(&cmd, "%s", dir);
         hs_strv_addf(&cmd, "--seed");
         hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->seed);
         hs_strv_addf(&cmd, "--device-type");
@@ -527,32 +529,89 @@ stop:
     return rc;
 }
 
-/* Ingests the traces of one type and writes its profile file. */
-static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
-                                const hs_prun_opts_t *o, hs_prun_type_t *pt,
-                                hs_error_t *err)
+/* Ingests the traces of n_ranks ranks in dir into *prof (zeroed by the
+   caller, cleared by it).  *ing_out gets the ingestion (its notes) when
+   not NULL, else it is freed here. */
+static hs_err_t hs__ingest_dir(const char *dir, unsigned n_ranks,
+                               hs_profile_t *prof, hs_ingest_t **ing_out,
+                               hs_error_t *err)
 {
     hs_ingest_opts_t io;
     hs_ingest_t *ing;
-    hs_profile_info_t info = {NULL, NULL};
-    char path[PATH_MAX], side[PATH_MAX], fname[256];
+    char path[PATH_MAX], side[PATH_MAX];
     hs_err_t rc = HS_OK;
     size_t r;
 
     hs_ingest_opts_default(&io);
     io.warmup = 0;          /* the harness recorded only kept steps */
-    snprintf(side, sizeof side, "%s/rank0.sidecar.json", pt->dir);
+    snprintf(side, sizeof side, "%s/rank0.sidecar.json", dir);
     io.sidecar = side;
     ing = hs_ingest_new(&io);
     if (ing == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    for (r = 0; r < pt->n_ranks; r++) {
-        snprintf(path, sizeof path, "%s/rank%zu.json", pt->dir, r);
-        if ((rc = hs_ingest_add_file(ing, path, err)) != HS_OK)
-            goto out;
+    for (r = 0; r < n_ranks && rc == HS_OK; r++) {
+        snprintf(path, sizeof path, "%s/rank%zu.json", dir, r);
+        rc = hs_ingest_add_file(ing, path, err);
     }
-    if ((rc = hs_ingest_profile(ing, &pt->profile, err)) != HS_OK)
+    if (rc == HS_OK)
+        rc = hs_ingest_profile(ing, prof, err);
+    if (ing_out != NULL && rc == HS_OK)
+        *ing_out = ing;
+    else
+        hs_ingest_free(ing);
+    return rc;
+}
+
+/* A batch point from profile q measured at batch b: the phases' means
+   and spreads (the samples stay in the trace directories). */
+static void hs__point_of(const hs_profile_t *q, uint64_t b,
+                         hs_batch_point_t *pt)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->batch = b;
+    pt->t_dl = q->t_dl;
+    pt->t_fwd = q->t_fwd;
+    pt->t_b1 = q->t_b1;
+    pt->t_bwd = q->t_bwd;
+    pt->t_opt = q->t_opt;
+    pt->t_dl.n_samples = pt->t_fwd.n_samples = pt->t_b1.n_samples = 0;
+    pt->t_bwd.n_samples = pt->t_opt.n_samples = 0;
+    pt->t_dl.samples_ns = pt->t_fwd.samples_ns = pt->t_b1.samples_ns = NULL;
+    pt->t_bwd.samples_ns = pt->t_opt.samples_ns = NULL;
+}
+
+/* Ingests the traces of one type and writes its profile file; the other
+   batches' points (extra[0..n_extra), increasing, none at the type's
+   batch) and its own make its batch_points when n_extra > 0. */
+static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
+                                const hs_prun_opts_t *o, hs_prun_type_t *pt,
+                                const hs_batch_point_t *extra,
+                                size_t n_extra, hs_error_t *err)
+{
+    hs_ingest_t *ing = NULL;
+    hs_profile_info_t info = {NULL, NULL};
+    char path[PATH_MAX], fname[256];
+    hs_err_t rc = HS_OK;
+
+    if ((rc = hs__ingest_dir(pt->dir, pt->n_ranks, &pt->profile, &ing,
+                             err)) != HS_OK)
         goto out;
+    if (n_extra > 0) {
+        size_t k, nb = 0;
+        uint64_t b0 = s->types[t].batch;
+
+        pt->profile.points = calloc(n_extra + 1, sizeof *pt->profile.points);
+        if (pt->profile.points == NULL) {
+            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        while (nb < n_extra && extra[nb].batch < b0)
+            nb++;
+        for (k = 0; k < n_extra; k++)   /* no samples: copied as they are */
+            pt->profile.points[k < nb ? k : k + 1] = extra[k];
+        hs__point_of(&pt->profile, b0, &pt->profile.points[nb]);
+        pt->profile.n_points = n_extra + 1;
+    }
     {
         char *src = NULL, who[300];
         const char *isrc = pt->profile.source ? pt->profile.source : "";
@@ -603,7 +662,8 @@ static hs_err_t hs__ingest_type(const hs_scenario_t *s, size_t t,
     }
     pt->ok = 1;
 out:
-    hs_ingest_free(ing);
+    if (ing != NULL)
+        hs_ingest_free(ing);
     if (rc != HS_OK && err != NULL && strncmp(err->msg, "profile", 7) != 0) {
         char inner[HS_ERRMSG_LEN];
 
@@ -611,6 +671,123 @@ out:
         hs_error_setf(err, rc, "profile: type '%s': ingesting the traces "
                       "of %s: %s", s->types[t].name, pt->dir, inner);
     }
+    return rc;
+}
+
+/* The batches other than b0 in o->batches, increasing, each once, into
+   *out (malloc'd; NULL when none). */
+static hs_err_t hs__other_batches(const hs_prun_opts_t *o, uint64_t b0,
+                                  uint64_t **out, size_t *n_out,
+                                  hs_error_t *err)
+{
+    uint64_t *v;
+    size_t i, j, n = 0;
+
+    *out = NULL;
+    *n_out = 0;
+    if (o->batches == NULL || o->n_batches == 0)
+        return HS_OK;
+    if ((v = malloc(o->n_batches * sizeof *v)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (i = 0; i < o->n_batches; i++) {
+        uint64_t b = o->batches[i];
+
+        if (b == 0) {
+            free(v);
+            return hs_error_setf(err, HS_ERR_USAGE, "profile: a batch size "
+                                 "must be at least 1");
+        }
+        if (b == b0)
+            continue;
+        for (j = n; j > 0 && v[j - 1] > b; j--)   /* insertion, sorted */
+            ;
+        if (j > 0 && v[j - 1] == b)
+            continue;
+        memmove(v + j + 1, v + j, (n - j) * sizeof *v);
+        v[j] = b;
+        n++;
+    }
+    if (n == 0)
+        free(v);
+    else
+        *out = v;
+    *n_out = n;
+    return HS_OK;
+}
+
+/* Runs and ingests type t at its own batch, then at each other batch of
+   o->batches (hs_profile_run.h), and writes its profile; pt->device_s
+   sums the runs' cost. */
+static hs_err_t hs__run_points(const hs_scenario_t *s, size_t t,
+                               const hs_prun_opts_t *o, const char *python,
+                               const char *harness, uint32_t iters,
+                               uint32_t warmup, int64_t timeout_ns,
+                               hs_prun_type_t *pt, hs_error_t *err)
+{
+    uint64_t *bl = NULL, b0 = s->types[t].batch;
+    size_t nbl = 0, k, n_extra = 0;
+    hs_batch_point_t *extra = NULL;
+    char dir[PATH_MAX];
+    int64_t t0;
+    hs_err_t rc;
+
+    if ((rc = hs__other_batches(o, b0, &bl, &nbl, err)) != HS_OK)
+        return rc;
+    if (nbl > 0 && (extra = calloc(nbl, sizeof *extra)) == NULL) {
+        free(bl);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    t0 = hs_now_ns();
+    rc = hs__run_type(s, t, o, python, harness, iters, warmup, timeout_ns,
+                      b0, pt->dir, s->master_port + (unsigned)t, pt, err);
+    if (pt->ran)
+        pt->device_s += (double)(hs_now_ns() - t0) / 1e9 * pt->n_ranks;
+    for (k = 0; rc == HS_OK && k < nbl; k++) {
+        unsigned long port = (unsigned long)s->master_port +
+                             (k + 1) * s->n_types + t;
+        hs_profile_t q;
+
+        snprintf(dir, sizeof dir, "%s/batch%llu", pt->dir,
+                 (unsigned long long)bl[k]);
+        if (port > 65535) {
+            rc = hs_error_setf(err, HS_ERR_RANGE, "profile: type '%s' at "
+                               "batch %llu: master port %lu is over 65535 "
+                               "(profiling.master_port + k x types)",
+                               pt->name, (unsigned long long)bl[k], port);
+            break;
+        }
+        if (hs__mkdirs(dir) != 0) {
+            rc = hs_error_setf(err, HS_ERR_IO, "%s: %s", dir,
+                               strerror(errno));
+            break;
+        }
+        hs__progress(o, "profiling type %s at batch %llu (batch point %zu "
+                     "of %zu)\n", pt->name, (unsigned long long)bl[k],
+                     k + 2, nbl + 1);
+        pt->ran = 0;
+        t0 = hs_now_ns();
+        rc = hs__run_type(s, t, o, python, harness, iters, warmup,
+                          timeout_ns, bl[k], dir, (unsigned)port, pt, err);
+        if (pt->ran)
+            pt->device_s += (double)(hs_now_ns() - t0) / 1e9 * pt->n_ranks;
+        pt->ran = 1;
+        memset(&q, 0, sizeof q);
+        if (rc == HS_OK &&
+            (rc = hs__ingest_dir(dir, pt->n_ranks, &q, NULL, err)) == HS_OK)
+            hs__point_of(&q, bl[k], &extra[n_extra++]);
+        hs_profile_clear(&q);
+        if (rc != HS_OK) {
+            char inner[HS_ERRMSG_LEN];
+
+            snprintf(inner, sizeof inner, "%s", err->msg);
+            hs_error_setf(err, rc, "%s (batch point %llu, in %s)", inner,
+                          (unsigned long long)bl[k], dir);
+        }
+    }
+    if (rc == HS_OK)
+        rc = hs__ingest_type(s, t, o, pt, extra, n_extra, err);
+    free(extra);    /* its points hold no samples: nothing else to free */
+    free(bl);
     return rc;
 }
 
@@ -815,15 +992,23 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                                      strerror(errno));
             break;
         }
-        rc = hs__run_type(s, t, o, python, harness, iters, warmup,
-                          timeout_ns, pt, err);
-        if (rc == HS_OK)
-            rc = hs__ingest_type(s, t, o, pt, err);
+        rc = hs__run_points(s, t, o, python, harness, iters, warmup,
+                            timeout_ns, pt, err);
         if (rc == HS_OK) {
             hs__progress(o, "type %s: profile %s (D = %llu B, n = %u, %u "
                          "steps kept)\n", pt->name, pt->profile_path,
                          (unsigned long long)pt->profile.ar_bytes,
                          pt->profile.subsys_n, pt->profile.steps_kept);
+            if (pt->profile.n_points > 0) {
+                hs__progress(o, "type %s: %zu batch points (batch",
+                             pt->name, pt->profile.n_points);
+                for (size_t k = 0; k < pt->profile.n_points; k++)
+                    hs__progress(o, "%s%llu", k ? ", " : " ",
+                                 (unsigned long long)
+                                     pt->profile.points[k].batch);
+                hs__progress(o, "), profiling cost %.1f device-s\n",
+                             pt->device_s);
+            }
             for (size_t k = 0; k < pt->n_notes; k++)
                 hs__progress(o, "type %s: %s: %s\n", pt->name,
                              strstr(pt->notes[k], "may not have had") ||

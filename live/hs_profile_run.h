@@ -32,6 +32,14 @@
  *   5. ingest the traces rank<R>.json and sidecars rank<R>.sidecar.json
  *      (traces/hs_ingest.h; warm-up already left out by the harness) and
  *      write OUTDIR/<type>.profile.yaml.
+ * With opts.batches (hetsim profile --batches 8,16,32, issue 13), steps
+ * 3-5 run once per batch size for each type: first at the type's own batch
+ * (in <type>/, as without the option), then at each other listed batch in
+ * increasing order (in <type>/batch<B>/, the same devices, seed and data
+ * share, a master port of its own); the profile file is the one at the
+ * type's batch with `batch_points:` holding every batch's phase means and
+ * spreads (its own included), for hetsim advise batch to interpolate
+ * (model/hs_profile.h).  A failure at any batch fails the type.
  * Then OUTDIR/scenario.yaml: the input scenario with every type's profile
  * replaced by its new file and relative paths made absolute, ready for
  * predict, simulate and validate.
@@ -66,6 +74,12 @@ typedef struct hs_prun_opts_s {
     const char *alone;       /* comma-separated types profiled with one
                                 rank (see step 1); NULL = none */
     FILE *progress;          /* progress lines; NULL = quiet */
+    const uint64_t *batches; /* the batch sizes to profile every type at
+                                (each >= 1; its own batch is added when
+                                missing; order and repeats do not
+                                matter); NULL or n_batches 0: its own
+                                batch only, no batch_points */
+    size_t n_batches;
 } hs_prun_opts_t;
 
 /* What happened to one type. */
@@ -89,6 +103,9 @@ typedef struct hs_prun_type_s {
     hs_profile_t profile;    /* when ok */
     char *profile_path;      /* when ok; malloc'd */
     char *dir;               /* its trace directory; malloc'd */
+    double device_s;         /* the profiling cost: each sub-system run's
+                                wall time times its ranks (devices held),
+                                summed over the batch points run */
 } hs_prun_type_t;
 
 typedef struct hs_prun_result_s {

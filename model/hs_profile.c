@@ -12,6 +12,13 @@
  * that a given t_fwd wins over the sum of the operators (with a warning
  * when they differ by more than 1%).  After the walk the required keys are
  * checked: t_fwd (or fwd_ops), t_b1 and allreduce_bytes.
+ *
+ * batch_points (issue 13) comes last in the table, so a profile measured
+ * at one batch is written byte for byte as before: the writer leaves the
+ * key out when the list is empty.  Its entries reuse the distribution
+ * reader and writer; the batches must be strictly increasing (an error at
+ * the offending batch's line and column otherwise).  What the points are
+ * for is hs_profile_batch.c.
  */
 #include "hs_profile.h"
 #include "hs_stats.h"
@@ -39,7 +46,8 @@ typedef enum hs__kind_e {
     HS__K_BYTES,    /* uint64_t with a size unit */
     HS__K_ARSRC,    /* hs_ar_source_t by name */
     HS__K_COMM,     /* double in [0, 1e6], written when > 0 */
-    HS__K_BUCKETS   /* n_buckets, buckets */
+    HS__K_BUCKETS,  /* n_buckets, buckets */
+    HS__K_POINTS    /* n_points, points (batch_points) */
 } hs__kind_t;
 
 typedef struct hs__key_s {
@@ -66,6 +74,7 @@ static const hs__key_t hs__keys[] = {
     {"allreduce_source", HS__K_ARSRC, HS__OFF(ar_source), 0},
     {"comm_ns_per_byte", HS__K_COMM, HS__OFF(comm_ns_per_byte), 1},
     {"buckets", HS__K_BUCKETS, 0, 0},
+    {"batch_points", HS__K_POINTS, 0, 0},
 };
 
 #define HS__NKEYS (sizeof hs__keys / sizeof hs__keys[0])
@@ -101,12 +110,24 @@ static void hs__dist_clear(hs_dist_t *d)
     memset(d, 0, sizeof *d);
 }
 
+static void hs__point_clear(hs_batch_point_t *q)
+{
+    hs__dist_clear(&q->t_dl);
+    hs__dist_clear(&q->t_fwd);
+    hs__dist_clear(&q->t_b1);
+    hs__dist_clear(&q->t_bwd);
+    hs__dist_clear(&q->t_opt);
+}
+
 void hs_profile_clear(hs_profile_t *p)
 {
     size_t i;
 
     if (p == NULL)
         return;
+    for (i = 0; p->points != NULL && i < p->n_points; i++)
+        hs__point_clear(&p->points[i]);
+    free(p->points);
     hs__dist_clear(&p->t_dl);
     hs__dist_clear(&p->t_fwd);
     hs__dist_clear(&p->t_b1);
@@ -262,6 +283,69 @@ static hs_err_t hs__get_buckets(hs_yaml_ctx_t *c, yaml_node_t *n,
     return HS_OK;
 }
 
+/* batch_points: a list of {batch, t_dl, t_fwd, t_b1, t_bwd, t_opt}. */
+static hs_err_t hs__get_points(hs_yaml_ctx_t *c, yaml_node_t *n,
+                               hs_profile_t *p)
+{
+    static const char *const pkeys[] = {"batch", "t_dl",  "t_fwd", "t_b1",
+                                        "t_bwd", "t_opt", NULL};
+    char w[96];
+    size_t k, cnt, j;
+    hs_err_t rc;
+
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "batch_points must be a list of {batch, t_dl, "
+                            "t_fwd, t_b1, t_bwd, t_opt}");
+    cnt = hs_yaml_len(n);
+    p->points = calloc(cnt ? cnt : 1, sizeof *p->points);
+    if (p->points == NULL)
+        return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
+    p->n_points = cnt;
+    for (k = 0; k < cnt; k++) {
+        hs_batch_point_t *q = &p->points[k];
+        hs_dist_t *d[5];
+        yaml_node_t *v[6], *en = hs_yaml_item(c, n, k);
+
+        d[0] = &q->t_dl;
+        d[1] = &q->t_fwd;
+        d[2] = &q->t_b1;
+        d[3] = &q->t_bwd;
+        d[4] = &q->t_opt;
+        snprintf(w, sizeof w, "batch_points[%zu]", k);
+        if ((rc = hs_yaml_map(c, en, w, pkeys, v)) != HS_OK ||
+            (rc = hs_yaml_need(c, en, v[0], "batch", w)) != HS_OK ||
+            (rc = hs_yaml_need(c, en, v[2], "t_fwd", w)) != HS_OK ||
+            (rc = hs_yaml_need(c, en, v[3], "t_b1", w)) != HS_OK)
+            return rc;
+        q->line = (unsigned long)en->start_mark.line + 1;
+        q->col = (unsigned long)en->start_mark.column + 1;
+        snprintf(w, sizeof w, "batch_points[%zu].batch", k);
+        if ((rc = hs_yaml_get_u64(c, v[0], w, 1, UINT32_MAX, &q->batch)) !=
+            HS_OK)
+            return rc;
+        if (k > 0 && q->batch <= p->points[k - 1].batch)
+            return hs_yaml_fail(
+                c, v[0], HS_ERR_SCHEMA,
+                "batch_points[%zu]: batch %llu %s: the batches must be "
+                "strictly increasing", k, (unsigned long long)q->batch,
+                q->batch == p->points[k - 1].batch ? "appears twice"
+                                                   : "comes after a larger "
+                                                     "one");
+        for (j = 0; j < 5; j++) {
+            if (v[j + 1] == NULL)
+                continue;
+            snprintf(w, sizeof w, "batch_points[%zu].%s", k, pkeys[j + 1]);
+            if ((rc = hs__get_dist(c, v[j + 1], w, d[j])) != HS_OK)
+                return rc;
+            if (d[j]->known && (d[j]->mean_ns < 0 || d[j]->sd_ns < 0))
+                return hs_yaml_fail(c, v[j + 1], HS_ERR_RANGE,
+                                    "%s must not be negative", w);
+        }
+    }
+    return HS_OK;
+}
+
 /* Reads the value n of key k into p; `what` names it in messages (NULL:
    the key's own name). */
 static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
@@ -319,6 +403,8 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
     }
     case HS__K_BUCKETS:
         return hs__get_buckets(c, n, p);
+    case HS__K_POINTS:
+        return hs__get_points(c, n, p);
     }
     return HS_OK;
 }
@@ -526,6 +612,33 @@ static int hs__buckets_emit(yaml_emitter_t *em, const char *key,
     return hs_yamlemit_seq_end(em);
 }
 
+static int hs__points_emit(yaml_emitter_t *em, const char *key,
+                           const hs_profile_t *p)
+{
+    char b[32];
+    size_t i;
+
+    if (p->n_points == 0)
+        return 1;
+    if (!hs_yamlemit_scalar(em, key, YAML_PLAIN_SCALAR_STYLE) ||
+        !hs_yamlemit_seq_start(em, 0))
+        return 0;
+    for (i = 0; i < p->n_points; i++) {
+        const hs_batch_point_t *q = &p->points[i];
+
+        snprintf(b, sizeof b, "%llu", (unsigned long long)q->batch);
+        if (!hs_yamlemit_map_start(em, 0) || !hs_yamlemit_kv(em, "batch", b) ||
+            !hs__dist_emit(em, "t_dl", &q->t_dl) ||
+            !hs__dist_emit(em, "t_fwd", &q->t_fwd) ||
+            !hs__dist_emit(em, "t_b1", &q->t_b1) ||
+            !hs__dist_emit(em, "t_bwd", &q->t_bwd) ||
+            !hs__dist_emit(em, "t_opt", &q->t_opt) ||
+            !hs_yamlemit_map_end(em))
+            return 0;
+    }
+    return hs_yamlemit_seq_end(em);
+}
+
 /* Emits key k of p (or nothing where the format leaves it out). */
 static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
                          const hs_profile_t *p, const hs_profile_info_t *info)
@@ -574,6 +687,8 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
     }
     case HS__K_BUCKETS:
         return hs__buckets_emit(em, k->name, p);
+    case HS__K_POINTS:
+        return hs__points_emit(em, k->name, p);
     }
     return 1;
 }
@@ -649,6 +764,8 @@ int hs_profile_copy(hs_profile_t *dst, const hs_profile_t *src)
     dst->fwd_ops_ns = NULL;
     dst->fwd_op_names = NULL;
     dst->buckets = NULL;
+    dst->points = NULL;
+    dst->n_points = 0;
     dst->source = dst->path = NULL;
     bad |= hs__dist_copy(&dst->t_dl, &src->t_dl) != 0;
     bad |= hs__dist_copy(&dst->t_fwd, &src->t_fwd) != 0;
@@ -680,6 +797,26 @@ int hs_profile_copy(hs_profile_t *dst, const hs_profile_t *src)
         else
             memcpy(dst->buckets, src->buckets,
                    src->n_buckets * sizeof *dst->buckets);
+    }
+    if (src->points != NULL && src->n_points > 0) {
+        dst->points = calloc(src->n_points, sizeof *dst->points);
+        if (dst->points == NULL)
+            bad = 1;
+        else
+            dst->n_points = src->n_points;
+        for (i = 0; dst->points != NULL && i < src->n_points; i++) {
+            const hs_batch_point_t *q = &src->points[i];
+            hs_batch_point_t *r = &dst->points[i];
+
+            r->batch = q->batch;
+            r->line = q->line;
+            r->col = q->col;
+            bad |= hs__dist_copy(&r->t_dl, &q->t_dl) != 0;
+            bad |= hs__dist_copy(&r->t_fwd, &q->t_fwd) != 0;
+            bad |= hs__dist_copy(&r->t_b1, &q->t_b1) != 0;
+            bad |= hs__dist_copy(&r->t_bwd, &q->t_bwd) != 0;
+            bad |= hs__dist_copy(&r->t_opt, &q->t_opt) != 0;
+        }
     }
     dst->source = hs__strdup0(src->source, &bad);
     dst->path = hs__strdup0(src->path, &bad);

@@ -16,7 +16,7 @@
 
 #include "hs_error.h"
 
-/* Room for the positions of a profile's keys (its key table has 14). */
+/* Room for the positions of a profile's keys (its key table has 15). */
 #define HS_PROFILE_NKEYS 16
 
 /* A measured time: its mean, its spread and, optionally, the samples. */
@@ -42,6 +42,21 @@ typedef enum hs_ar_source_e {
     HS_AR_SHAPES = 2,       /* Input Dims of c10d::allreduce_ etc. */
     HS_AR_SIDECAR = 3       /* the harness's sidecar file */
 } hs_ar_source_t;
+
+/*
+ * One batch point (issue 13): the phase times measured with the type
+ * profiled at another batch size, in the profile's `batch_points:` list
+ * ({batch: 8, t_dl: .., t_fwd: .., t_b1: .., t_bwd: .., t_opt: ..}, each
+ * time a duration, `unknown` or {mean, sd}).  batch, t_fwd and t_b1 are
+ * required; the list's batches are strictly increasing.  The profile's
+ * own times are the point at the scenario type's batch: they win over a
+ * list entry at that batch (`hetsim profile --batches` writes them equal).
+ */
+typedef struct hs_batch_point_s {
+    uint64_t batch;     /* samples per device per step, >= 1 */
+    hs_dist_t t_dl, t_fwd, t_b1, t_bwd, t_opt;
+    unsigned long line, col;    /* where the entry was read, 0 if not */
+} hs_batch_point_t;
 
 /*
  * The per-type profile, measured on a sub-system of subsys_n devices
@@ -70,6 +85,9 @@ typedef struct hs_profile_s {
     unsigned steps_kept; /* how many steps the means come from, 0 if typed */
     char *source;       /* free text: where the figures come from; may be
                            NULL */
+    size_t n_points;    /* batch_points, batches strictly increasing; 0 =
+                           the profile was measured at one batch only */
+    hs_batch_point_t *points;
     char *path;         /* the file it was read from, NULL when inline */
     /* where each key's value was read, 1-based (line 0: not read from
        YAML), in the order of the profile's key table; the file is path,
@@ -149,6 +167,78 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
  */
 hs_err_t hs_profile_write(const hs_profile_t *p, const char *path,
                           const hs_profile_info_t *info, hs_error_t *err);
+
+/* ---- the profile at another batch (issue 13) --------------------------- */
+
+/* The phases a batch changes, in the order of hs_profile_means_at_batch's
+   output. */
+enum { HS_PH_DL, HS_PH_FWD, HS_PH_B1, HS_PH_BWD, HS_PH_OPT, HS_PH_N };
+
+/* Which scaling model gave a profile at another batch, and how. */
+typedef enum hs_bscale_model_e {
+    HS_BSCALE_LINEAR = 0,   /* one point: t(b) = t(b0) b / b0 for t_dl,
+                               t_fwd, t_b1, t_bwd; t_opt unchanged */
+    HS_BSCALE_POINTS = 1    /* >= 2 points: piecewise linear */
+} hs_bscale_model_t;
+
+typedef struct hs_bscale_s {
+    hs_bscale_model_t model;
+    size_t n_points;        /* the points used (the profile's own included) */
+    uint64_t lo, hi;        /* their smallest and largest batch */
+    int extrapolated;       /* -1 below lo, +1 above hi, 0 within */
+    double how_far;         /* b / hi above, lo / b below, 1 within */
+    int floored;            /* a phase was raised to the floor (below lo) */
+} hs_bscale_t;
+
+/*
+ * The means of the phases (HS_PH_*) of profile p, measured at batch b0
+ * (the scenario type's batch), at batch b >= 1, into means_ns[HS_PH_N];
+ * how it was done into *how (may be NULL).
+ *
+ * The points are the profile's own times at b0 and its batch_points at
+ * other batches.  With one point: the linear model (the arithmetic of
+ * hetsim advise batch before issue 13: llround(t(b0) * b / b0) for t_dl,
+ * t_fwd, t_b1, t_bwd; t_opt as measured).  With >= 2 points, per phase
+ * known at every point (else that phase takes the linear model):
+ *   1. the running maximum over the points in batch order (a time that
+ *      falls with a larger batch is measurement noise; the batch search
+ *      needs T(b) non-decreasing in b), then
+ *   2. piecewise linear interpolation between the neighbouring points;
+ *   3. above the largest batch, the line through the two largest points
+ *      (its slope >= 0 after step 1: the last measured cost per extra
+ *      sample goes on);
+ *   4. below the smallest batch, the line through the two smallest points,
+ *      but never below b times the smallest per-sample time measured
+ *      (min_k t_k / b_k): a device with a fixed per-step cost c >= 0 has
+ *      t(b) / b non-increasing, so this floor holds for it, and it keeps
+ *      a steep line from reaching zero.
+ * Each step keeps the time non-decreasing in b.  t_b1 is then capped at
+ * t_bwd where both are known.  Results are clamped to HS_LIMIT_TIME_NS.
+ */
+void hs_profile_means_at_batch(const hs_profile_t *p, uint64_t b0,
+                               uint64_t b, int64_t *means_ns,
+                               hs_bscale_t *how);
+
+/*
+ * Deep copy of p (measured at b0) with its times moved to batch b as
+ * hs_profile_means_at_batch says: means set, each phase's sd and samples
+ * scaled by its mean's ratio (the linear model: by b / b0, as before issue
+ * 13), fwd_ops by t_fwd's, bucket ready times by t_bwd's (t_b1's when
+ * t_bwd is unknown).  batch_points are kept.  *out is overwritten (not
+ * freed first); 0, or -1 when out of memory (out cleared).  how may be
+ * NULL.
+ */
+int hs_profile_at_batch(const hs_profile_t *p, uint64_t b0, uint64_t b,
+                        hs_profile_t *out, hs_bscale_t *how);
+
+/*
+ * One line saying how *how was made, for a type at batch b0 moved to b:
+ * "linear from one profile at batch 16" or "interpolated over 3 points
+ * (batch 8..32)" with ", extrapolated above 32 to 48 (1.50x)" or ", ...
+ * below ..., floored" as it happened.  Writes into buf (len bytes).
+ */
+void hs_bscale_describe(const hs_bscale_t *how, uint64_t b0, uint64_t b,
+                        char *buf, size_t len);
 
 /* Deep copy of src into *dst (overwritten, not freed first).  0, or -1
    when out of memory (dst is then cleared). */

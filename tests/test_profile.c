@@ -578,6 +578,121 @@ static void test_rewrite_yaml(void)
     free(out);
 }
 
+/* Issue 13: --batches profiles the type at each listed batch size and its
+   own (added when missing), one profile with batch_points in order; the
+   cost in device-seconds is reported; the scenario written loads and
+   advise batch interpolates over the points.  A small MLP (256-512-16)
+   at batch 4 and 64 on one thread per rank: the forward at 64 does 16x
+   the arithmetic, so its time is larger (a wide margin on a shared
+   machine: only "larger"). */
+static void test_batches(void)
+{
+    static const char model[] =
+        "import torch.nn as nn\n"
+        "SYNTHETIC = '256/16'\n"
+        "def build_model():\n"
+        "    return nn.Sequential(nn.Linear(256, 512), nn.ReLU(),\n"
+        "                         nn.Linear(512, 16))\n";
+    const char *dir;
+    char text[2048], path[4096], scen[2048], out[2048];
+    hs_profile_t prof;
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    hs_run_t r;
+    struct stat st;
+
+    dir = hs_test_tmpdir("profile-batches");
+    snprintf(scen, sizeof scen, "%s/scenario.yaml", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(path, sizeof path, "%s/model.py", dir);
+    hs_test_write(path, model);
+    snprintf(text, sizeof text,
+             "name: live-batches\n"
+             "job: {model: {file: model.py, entry: build_model}, "
+             "dataset: {samples: 4000}}\n"
+             "device_types:\n"
+             "  - {name: cpu, count: 2, batch: 4,"
+             " env: {OMP_NUM_THREADS: \"1\"}}\n"
+             "devices:\n"
+             "  - {name: c0, type: cpu, addr: 127.0.0.1}\n"
+             "  - {name: c1, type: cpu, addr: 127.0.0.1}\n"
+             "network: {default_bandwidth: 1Gbps}\n"
+             "profiling: {iterations: 6, warmup: 2, timeout: 120s, "
+             "master_port: %d}\n",
+             30000 + (int)(getpid() % 300));
+    hs_test_write(scen, text);
+    /* bad lists: usage errors before anything runs */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--batches", "8,0", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "--batches");
+    hs_run_free(&r);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--batches", "8,,16", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    hs_run_free(&r);
+    if (!hs__python())
+        return;
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--batches", "64", "--python",
+                                        hs__py, NULL), 0);
+    printf("\n%s", r.out);
+    if (r.status != 0)
+        fprintf(stderr, "\nprofile --batches: exit %d\n%s\n", r.status,
+                r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "profiling type cpu at batch 64 (batch "
+                                  "point 2 of 2)");
+    HS_ASSERT_STR_CONTAINS(r.out, "type cpu: 2 batch points (batch 4, 64), "
+                                  "profiling cost ");
+    HS_ASSERT_STR_CONTAINS(r.out, "device-s over 2 batch points");
+    hs_run_free(&r);
+    snprintf(path, sizeof path, "%s/cpu/batch64/rank1.json", out);
+    CU_ASSERT(stat(path, &st) == 0);
+    /* both points, in order, plausible and not the same */
+    snprintf(path, sizeof path, "%s/cpu.profile.yaml", out);
+    hs_error_clear(&err);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    HS_ASSERT_I64_EQ(prof.n_points, 2);
+    if (prof.n_points == 2) {
+        const hs_batch_point_t *a = &prof.points[0], *b = &prof.points[1];
+
+        printf("\n  batch %llu: t_fwd %.3f ms t_b1 %.3f ms t_bwd %.3f ms; "
+               "batch %llu: t_fwd %.3f ms t_b1 %.3f ms t_bwd %.3f ms",
+               (unsigned long long)a->batch, a->t_fwd.mean_ns / 1e6,
+               a->t_b1.mean_ns / 1e6, a->t_bwd.mean_ns / 1e6,
+               (unsigned long long)b->batch, b->t_fwd.mean_ns / 1e6,
+               b->t_b1.mean_ns / 1e6, b->t_bwd.mean_ns / 1e6);
+        HS_ASSERT_I64_EQ(a->batch, 4);
+        HS_ASSERT_I64_EQ(b->batch, 64);
+        /* the profile's own batch is the first point, the same means */
+        HS_ASSERT_I64_EQ(a->t_fwd.mean_ns, prof.t_fwd.mean_ns);
+        HS_ASSERT_I64_EQ(a->t_b1.mean_ns, prof.t_b1.mean_ns);
+        CU_ASSERT(a->t_fwd.known && a->t_fwd.mean_ns > 0);
+        CU_ASSERT(b->t_fwd.known && b->t_fwd.mean_ns > 0);
+        CU_ASSERT(a->t_b1.mean_ns > 0 && b->t_b1.mean_ns > 0);
+        CU_ASSERT(b->t_fwd.mean_ns > a->t_fwd.mean_ns);
+        CU_ASSERT(a->t_fwd.mean_ns < 1000000000LL
+                  && b->t_fwd.mean_ns < 1000000000LL);
+    }
+    hs_profile_clear(&prof);
+    /* the scenario written loads with the points; advise interpolates */
+    snprintf(path, sizeof path, "%s/scenario.yaml", out);
+    CU_ASSERT_EQUAL(hs_scenario_load(path, &s, &err), HS_OK);
+    if (s != NULL) {
+        HS_ASSERT_I64_EQ(s->types[0].profile.n_points, 2);
+        hs_scenario_free(s);
+    }
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "batch", path,
+                                        "--global-batch", "40",
+                                        "--no-replay", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "scaling: cpu: interpolated over 2 points "
+                                  "(batch 4..64)");
+    hs_run_free(&r);
+}
+
 static int hs__register(void)
 {
     CU_pSuite u = CU_add_suite("profile-yaml", NULL, NULL);
@@ -589,6 +704,8 @@ static int hs__register(void)
     CU_add_test(u, "scenario rewrite", test_rewrite_yaml);
     CU_add_test(p, "2-rank gloo MLP: traces, profile, scenario",
                 test_profile_mlp);
+    CU_add_test(p, "--batches: two batch sizes, batch_points",
+                test_batches);
     CU_add_test(b, "model fails to import", test_import_error);
     CU_add_test(b, "crashing rank, measured type kept",
                 test_crash_keeps_measured);

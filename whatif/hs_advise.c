@@ -238,30 +238,32 @@ void hs_advise_ring_free(hs_advise_ring_t *r)
 
 /* ---- batch per type ------------------------------------------------ */
 
-/* Scales the batch-dependent times of profile p by f (linear model). */
-static void hs__scale_dist(hs_dist_t *d, double f)
+/* Type t's profile moved to batch b (model/hs_profile.h: linear from one
+   profile, interpolated over batch_points), replacing w's; its scaling
+   model in words appended to *text (malloc'd, grown). */
+static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
+                               size_t t, uint64_t b, char **text,
+                               int *models, hs_error_t *err)
 {
-    size_t i;
+    hs_profile_t np;
+    hs_bscale_t how;
+    char line[400], *grown;
+    size_t have = *text != NULL ? strlen(*text) : 0, add;
 
-    d->mean_ns = (int64_t)llround((double)d->mean_ns * f);
-    d->sd_ns = (int64_t)llround((double)d->sd_ns * f);
-    for (i = 0; i < d->n_samples; i++)
-        d->samples_ns[i] = (int64_t)llround((double)d->samples_ns[i] * f);
-}
-
-static void hs__scale_profile(hs_profile_t *p, double f)
-{
-    size_t i;
-
-    hs__scale_dist(&p->t_dl, f);
-    hs__scale_dist(&p->t_fwd, f);
-    hs__scale_dist(&p->t_b1, f);
-    hs__scale_dist(&p->t_bwd, f);
-    for (i = 0; i < p->n_fwd_ops; i++)
-        p->fwd_ops_ns[i] = (int64_t)llround((double)p->fwd_ops_ns[i] * f);
-    for (i = 0; i < p->n_buckets; i++)
-        p->buckets[i].ready_ns =
-            (int64_t)llround((double)p->buckets[i].ready_ns * f);
+    if (hs_profile_at_batch(&s->types[t].profile, s->types[t].batch, b, &np,
+                            &how) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    hs_profile_clear(&w->types[t].profile);
+    w->types[t].profile = np;
+    *models |= how.model == HS_BSCALE_LINEAR ? 1 : 2;
+    hs_bscale_describe(&how, s->types[t].batch, b, line, sizeof line);
+    add = strlen(s->types[t].name) + strlen(line) + 5;
+    if ((grown = realloc(*text, have + add)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(grown + have, add, "%s%s: %s", have ? "; " : "",
+             s->types[t].name, line);
+    *text = grown;
+    return HS_OK;
 }
 
 /* The time function of the batch search: the closed form's largest
@@ -281,15 +283,17 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     hs__bctx_t *bc = ctx;
     const hs_profile_t *p0 = &bc->s->types[t].profile;
     hs_profile_t *p = &bc->w->types[t].profile;
-    double f = (double)b / (double)bc->s->types[t].batch;
-    int64_t mx = INT64_MIN, v;
+    int64_t mx = INT64_MIN, v, m[HS_PH_N];
     size_t i;
 
     (void)err;
-    p->t_dl.mean_ns = (int64_t)llround((double)p0->t_dl.mean_ns * f);
-    p->t_fwd.mean_ns = (int64_t)llround((double)p0->t_fwd.mean_ns * f);
-    p->t_b1.mean_ns = (int64_t)llround((double)p0->t_b1.mean_ns * f);
-    p->t_bwd.mean_ns = (int64_t)llround((double)p0->t_bwd.mean_ns * f);
+    /* non-decreasing in b, as the search needs (hs_profile.h) */
+    hs_profile_means_at_batch(p0, bc->s->types[t].batch, b, m, NULL);
+    p->t_dl.mean_ns = m[HS_PH_DL];
+    p->t_fwd.mean_ns = m[HS_PH_FWD];
+    p->t_b1.mean_ns = m[HS_PH_B1];
+    p->t_bwd.mean_ns = m[HS_PH_BWD];
+    p->t_opt.mean_ns = m[HS_PH_OPT];
     for (i = 0; i < bc->n_devs[t]; i++) {
         v = hs_closed_device_ext_ns(bc->w, bc->devs[t][i]);
         if (v > mx)
@@ -299,6 +303,7 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     p->t_fwd.mean_ns = p0->t_fwd.mean_ns;
     p->t_b1.mean_ns = p0->t_b1.mean_ns;
     p->t_bwd.mean_ns = p0->t_bwd.mean_ns;
+    p->t_opt.mean_ns = p0->t_opt.mean_ns;
     *ns = mx;
     return HS_OK;
 }
@@ -330,7 +335,8 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
     uint64_t *count = NULL, *maxb = NULL, gb_now = 0, total_shard = 0;
     hs_batchopt_result_t br;
     size_t t, i, nt = s->n_types;
-    int any_shard = 0;
+    int any_shard = 0, models = 0;
+    char *scaling = NULL;
     hs_err_t rc;
 
     *out = NULL;
@@ -352,9 +358,6 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (r->batch_before == NULL || r->batch_after == NULL ||
         r->shard_after == NULL || r->profile_after == NULL)
         goto nomem;
-    r->scaling = "linear in the batch from each type's one profile: t_dl, "
-                 "t_fwd, t_b1 and t_bwd scale by b/b0; t_opt and the "
-                 "all-reduce payload do not change";
     for (t = 0; t < nt; t++) {
         count[t] = s->types[t].count;
         r->batch_before[t] = s->types[t].batch;
@@ -413,9 +416,9 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
             if ((rc = hs_scenario_set(bc.w, key, v, err)) != HS_OK)
                 goto fail;
         }
-        hs__scale_profile(&bc.w->types[t].profile,
-                          (double)r->batch_after[t] /
-                              (double)r->batch_before[t]);
+        if ((rc = hs__scale_type(s, bc.w, t, r->batch_after[t], &scaling,
+                                 &models, err)) != HS_OK)
+            goto fail;
         if (any_shard && s->types[t].shard != 0) {
             /* the same samples per epoch, shared as the batches are */
             long double sh = (long double)total_shard *
@@ -427,6 +430,25 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                        ? r->shard_after[t] * s->sample_bytes
                                        : r->shard_after[t];
         }
+    }
+    {
+        static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
+                                  "scale by b/b0, t_opt does not change";
+        static const char pts[] = ". Interpolated: each phase piecewise "
+                                  "linear between the measured batches' "
+                                  "running maximum (non-decreasing in b), "
+                                  "beyond them the line through the two "
+                                  "nearest, below them never under b times "
+                                  "the smallest per-sample time";
+        static const char tail[] = ". The all-reduce payload does not "
+                                   "change";
+        size_t len = (scaling ? strlen(scaling) : 0) + sizeof lin +
+                     sizeof pts + sizeof tail;
+
+        if ((r->scaling = malloc(len)) == NULL)
+            goto nomem;
+        snprintf(r->scaling, len, "%s%s%s%s", scaling ? scaling : "",
+                 models & 1 ? lin : "", models & 2 ? pts : "", tail);
     }
     for (t = 0; t < nt; t++)
         if (hs_profile_copy(&r->profile_after[t],
@@ -463,6 +485,7 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
     free(bc.n_devs);
     free(count);
     free(maxb);
+    free(scaling);
     *out = r;
     return HS_OK;
 nomem:
@@ -476,6 +499,7 @@ fail:
     free(bc.n_devs);
     free(count);
     free(maxb);
+    free(scaling);
     hs_advise_batch_free(r);
     return rc;
 }
@@ -493,6 +517,7 @@ void hs_advise_batch_free(hs_advise_batch_t *r)
     free(r->batch_before);
     free(r->batch_after);
     free(r->shard_after);
+    free(r->scaling);
     free(r);
 }
 

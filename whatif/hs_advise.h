@@ -10,10 +10,14 @@
  * model/hs_mixopt.h; this module maps a scenario onto them and back, and
  * writes the recommendation as a scenario file (model/hs_rewrite.h).
  *
- * The scaling model of the batch advice: a type's data loading, forward
- * and backward times grow linearly with its batch from its one profile
- * (t(b) = t(b0) b / b0); the optimizer step and the all-reduce payload do
- * not change.  The result says so in `scaling`.
+ * The scaling model of the batch advice, per type (model/hs_profile.h,
+ * hs_profile_means_at_batch): a type profiled at one batch b0 has its data
+ * loading, forward and backward times grow linearly with its batch
+ * (t(b) = t(b0) b / b0), its optimizer step unchanged; a type whose
+ * profile has batch_points (hetsim profile --batches) has each phase
+ * interpolated between the measured batches (extrapolated beyond them,
+ * said in the text).  The all-reduce payload does not change.  The result
+ * says per type which model it used in `scaling`.
  */
 #ifndef HS_ADVISE_H
 #define HS_ADVISE_H
@@ -84,7 +88,8 @@ typedef struct hs_advise_batch_s {
     int64_t epoch_before_ns, epoch_after_ns;   /* closed form; 0 unknown */
     int64_t replay_before_ns, replay_after_ns; /* -1: not run */
     int64_t replay_epoch_before_ns, replay_epoch_after_ns;
-    const char *scaling;    /* the scaling model used, in words */
+    char *scaling;          /* the scaling model used per type, in words
+                               (owned) */
     hs_profile_t *profile_after;    /* per type: its profile scaled to
                                its new batch (owned) */
 } hs_advise_batch_t;
