@@ -19,6 +19,7 @@ typedef struct hs__mbw_cli_s {
     const char *out;
     double omit_s;
     int have_omit;
+    int ordered;
 } hs__mbw_cli_t;
 
 static const hs_opt_t hs__mbw_table[] = {
@@ -28,6 +29,9 @@ static const hs_opt_t hs__mbw_table[] = {
     {.name = "all-pairs", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__mbw_cli_t, o.all_pairs),
      .help = "every pair, not only the ring edges"},
+    {.name = "ordered-pairs", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__mbw_cli_t, ordered),
+     .help = "every ordered pair (each direction), one at a time"},
     {.name = "time", .kind = HS_OPT_DOUBLE,
      HS_OPT_AT(hs__mbw_cli_t, o.time_s), .d_lo = 0.1, .d_hi = 3600,
      .metavar = "S", .help = "seconds measured per pair (default 3)"},
@@ -46,7 +50,8 @@ static const hs_opt_t hs__mbw_table[] = {
 static const hs_opt_cmd_t hs__mbw_cmd = {
     .name = "measure-bw",
     .usage =
-        "usage: hetsim measure-bw SCENARIO [-o links.csv] [--all-pairs]\n"
+        "usage: hetsim measure-bw SCENARIO [-o links.csv]\n"
+        "                         [--all-pairs | --ordered-pairs]\n"
         "                         [--time S] [--omit S] [--port N]\n"
         "                         [--iperf3 PROGRAM]\n",
     .about =
@@ -56,9 +61,12 @@ static const hs_opt_cmd_t hs__mbw_cmd = {
         "`network: {links_csv: links.csv}`.\n\n"
         "By default the ring edges are measured, each in the direction the ring\n"
         "uses it (device k sends to device k+1); --all-pairs measures every pair\n"
-        "once.  Pairs that share no device run at the same time.  Each device's\n"
-        "iperf3 runs on this machine, or through the scenario's\n"
-        "profiling.launcher argv template (e.g. [ssh, \"{host}\"] or\n"
+        "once (the row stands for both directions); --ordered-pairs every\n"
+        "ordered pair a -> b and b -> a on its own, one pair at a time (links\n"
+        "whose rate depends on the direction; `advise ring` needs a bandwidth\n"
+        "for every pair).  Otherwise pairs that share no device run at the same\n"
+        "time.  Each device's iperf3 runs on this machine, or through the\n"
+        "scenario's profiling.launcher argv template (e.g. [ssh, \"{host}\"] or\n"
         "[ip, netns, exec, \"{name}\"]; {host} is the device's addr, {name} its\n"
         "name).  The client connects to the server device's addr.\n",
     .after =
@@ -91,6 +99,11 @@ int hs_cli_measure_bw(int argc, char **argv)
         return r;
     o = c.o;
     out = c.out;
+    if (c.ordered && o.all_pairs)
+        return hs_cli_usage_error(cmd, "--all-pairs or --ordered-pairs, not "
+                                  "both");
+    if (c.ordered)
+        o.all_pairs = HS_NM_ORDERED_PAIRS;
     if (c.have_omit)
         o.omit_s = (unsigned)c.omit_s;
     o.progress = stdout;
@@ -102,9 +115,12 @@ int hs_cli_measure_bw(int argc, char **argv)
         return hs_cli_fail(&err);
     printf("measuring %zu %s of %zu devices with iperf3 (%g s each)\n",
            s->n_devices == 2 && !o.all_pairs ? (size_t)2
-           : (o.all_pairs ? s->n_devices * (s->n_devices - 1) / 2
-                          : s->n_devices),
-           o.all_pairs ? "pairs" : "ring edges", s->n_devices, o.time_s);
+           : (o.all_pairs == HS_NM_ORDERED_PAIRS
+                  ? s->n_devices * (s->n_devices - 1)
+                  : o.all_pairs ? s->n_devices * (s->n_devices - 1) / 2
+                                : s->n_devices),
+           o.all_pairs == HS_NM_ORDERED_PAIRS ? "ordered pairs"
+           : o.all_pairs ? "pairs" : "ring edges", s->n_devices, o.time_s);
     fflush(stdout);
     rc = hs_nm_measure_scenario(s, &o, out, &res, &err);
     if (rc == HS_OK)

@@ -59,19 +59,39 @@ hs_err_t hs_nm_plan(size_t n, const uint32_t *ring, int all_pairs,
         return hs_error_setf(err, HS_ERR_RANGE,
                              "measure-bw: need at least 2 devices, have %zu",
                              n);
-    if (all_pairs)
+    if (all_pairs < HS_NM_RING_EDGES || all_pairs > HS_NM_ORDERED_PAIRS)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "measure-bw: pair plan %d is not one of ring "
+                             "edges (0), all pairs (1), ordered pairs (2)",
+                             all_pairs);
+    if (all_pairs == HS_NM_ORDERED_PAIRS)
+        np = n * (n - 1);
+    else if (all_pairs)
         np = n * (n - 1) / 2;
     else
         np = n;     /* ring edges; for n = 2 both directions */
     res->pairs = calloc(np, sizeof *res->pairs);
-    max_rounds = np;
+    /* ordered pairs take one round each and need no used[] */
+    max_rounds = all_pairs == HS_NM_ORDERED_PAIRS ? 1 : np;
     used = calloc(max_rounds * n, 1);
     if (res->pairs == NULL || used == NULL) {
         free(used);
         hs_nm_result_clear(res);
         return hs_error_setf(err, HS_ERR_NOMEM, "measure-bw: out of memory");
     }
-    if (all_pairs) {
+    if (all_pairs == HS_NM_ORDERED_PAIRS) {
+        for (i = 0; i < n; i++)
+            for (j = 0; j < n; j++)
+                if (j != i) {
+                    res->pairs[k].from = (uint32_t)i;
+                    res->pairs[k].round = (unsigned)k;
+                    res->pairs[k++].to = (uint32_t)j;
+                }
+        res->n_pairs = np;
+        res->n_rounds = (unsigned)np;
+        free(used);
+        return HS_OK;
+    } else if (all_pairs) {
         for (i = 0; i < n; i++)
             for (j = i + 1; j < n; j++) {
                 res->pairs[k].from = (uint32_t)i;

@@ -9,14 +9,17 @@
  * all-reduce uses it (N pairs; for N = 2 both directions).  With all_pairs,
  * every unordered pair {a, b} once, a before b in listing order, a sending
  * (N(N-1)/2 pairs; the row stands for both directions, as the source's
- * adjacency list does).
+ * adjacency list does).  With all_pairs = HS_NM_ORDERED_PAIRS, every
+ * ordered pair a -> b, b -> a separately (N(N-1) pairs: the first device to every
+ * other in listing order, then the second's, ...), one pair at a time: for links whose rate depends on the direction and the
+ * destination (per-pair shaping), which `advise ring` needs for any order.
  *
  * How.  For a pair a -> b: an iperf3 server `iperf3 -s -1 -p PORT` runs
  * where b runs, a client `iperf3 -c ADDR(b) -p PORT -J -t T -O OMIT
  * --connect-timeout MS` where a runs; the bandwidth is the client's JSON
  * `end.sum_received.bits_per_second` (what reached b), read with yajl.
  * Pairs are grouped into rounds in which no device appears twice (a ring
- * of even length takes 2 rounds, odd 3); the pairs of a round run
+ * of even length takes 2 rounds, odd 3; ordered pairs: one per round); the pairs of a round run
  * concurrently, rounds one after the other, so a device never sends or
  * receives two measurements at once.  Each pair of a round uses its own
  * port (PORT + its index in the round), so devices that share a machine
@@ -47,6 +50,11 @@
 #include "hs_error.h"
 #include "hs_scenario.h"
 
+/* Which pairs (hs_nm_opts_t.all_pairs, hs_nm_plan's all_pairs). */
+#define HS_NM_RING_EDGES 0      /* the ring edges, in the ring's direction */
+#define HS_NM_ALL_PAIRS 1       /* every unordered pair once */
+#define HS_NM_ORDERED_PAIRS 2   /* every ordered pair, one at a time */
+
 /* A device as the measurement sees it; strings are borrowed. */
 typedef struct hs_nm_host_s {
     const char *name;   /* for messages and "{name}" */
@@ -60,7 +68,8 @@ typedef struct hs_nm_opts_s {
     double time_s;          /* -t, seconds measured, rounded to whole
                                seconds (iperf3's unit), >= 1; default 3 */
     unsigned omit_s;        /* -O, seconds of slow start left out; 1 */
-    int all_pairs;          /* 0: ring edges, 1: every pair */
+    int all_pairs;          /* HS_NM_RING_EDGES (0), HS_NM_ALL_PAIRS (1)
+                               or HS_NM_ORDERED_PAIRS (2) */
     unsigned port;          /* first port; default 5201 */
     unsigned connect_ms;    /* --connect-timeout; default 3000 */
     int64_t slack_ns;       /* per round on top of time + omit; 30 s */
@@ -89,7 +98,9 @@ void hs_nm_opts_init(hs_nm_opts_t *o);
 /*
  * Plans the pairs of n hosts (ring order `ring`, a permutation of 0..n-1;
  * NULL = listing order) and their rounds, without measuring: fills res
- * (pairs not yet ok).  Returns HS_ERR_RANGE for n < 2, HS_ERR_NOMEM.
+ * (pairs not yet ok).  all_pairs: HS_NM_RING_EDGES, HS_NM_ALL_PAIRS or
+ * HS_NM_ORDERED_PAIRS.  Returns HS_ERR_RANGE for n < 2 or another
+ * all_pairs, HS_ERR_NOMEM.
  * Release with hs_nm_result_clear.
  */
 hs_err_t hs_nm_plan(size_t n, const uint32_t *ring, int all_pairs,

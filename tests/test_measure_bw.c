@@ -11,6 +11,8 @@
  * different rate (50, 100, 200 Mbit/s).  measure-bw, running each iperf3
  * inside its namespace through the launcher [ip, netns, exec, "{name}"],
  * must find every ring edge's rate (the sender's shaped rate) within 10%.
+ * With --ordered-pairs it must find all six directed pairs, each at its
+ * sender's rate within 15% (one second measured per pair).
  * An address nobody holds must fail naming the pair, with the pairs that
  * were measured kept in links.csv.partial.  The namespaces (and any
  * process left in them) are removed at the end, on failure, at exit and on
@@ -116,6 +118,22 @@ static void test_plan_rounds(void)
         }
     CU_ASSERT(r.n_rounds >= 5);   /* K5 needs 5 colours */
     hs_nm_result_clear(&r);
+
+    /* ordered pairs: every a -> b and b -> a, one pair per round */
+    CU_ASSERT_EQUAL_FATAL(hs_nm_plan(4, ring4, HS_NM_ORDERED_PAIRS, &r, NULL),
+                          HS_OK);
+    HS_ASSERT_I64_EQ(r.n_pairs, 12);
+    HS_ASSERT_I64_EQ(r.n_rounds, 12);
+    for (i = 0; i < r.n_pairs; i++) {
+        CU_ASSERT(r.pairs[i].from != r.pairs[i].to);
+        CU_ASSERT(r.pairs[i].from < 4 && r.pairs[i].to < 4);
+        HS_ASSERT_I64_EQ(r.pairs[i].round, i);
+        for (j = i + 1; j < r.n_pairs; j++)
+            CU_ASSERT(!(r.pairs[i].from == r.pairs[j].from
+                        && r.pairs[i].to == r.pairs[j].to));
+    }
+    hs_nm_result_clear(&r);
+    CU_ASSERT_EQUAL(hs_nm_plan(3, NULL, 3, &r, NULL), HS_ERR_RANGE);
 
     CU_ASSERT_EQUAL(hs_nm_plan(1, NULL, 0, &r, NULL), HS_ERR_RANGE);
 }
@@ -377,6 +395,74 @@ static void test_netns_cli(void)
     }
 }
 
+/* --ordered-pairs: all six directed pairs of the three hosts, each at
+   its sender's shaped rate (within 15%: one second per pair). */
+static void test_netns_ordered(void)
+{
+    const char *dir, *scen;
+    char csv[4096];
+    char *text, *line, *save = NULL;
+    int seen[HS__NHOST][HS__NHOST] = {{0}};
+    hs_run_t r;
+    int st = hs__net_setup(), rows = 0;
+
+    if (st < 0)
+        return;
+    CU_ASSERT_FATAL(st == 1);
+    dir = hs_test_tmpdir("bw-ordered");
+    scen = hs__scenario(dir);
+    snprintf(csv, sizeof csv, "%s/links.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "measure-bw", scen, "-o", csv,
+                                        "--ordered-pairs", "--time", "1",
+                                        "--omit", "1", NULL), 0);
+    if (r.status != 0)
+        fprintf(stderr, "\nmeasure-bw: %d\n%s\n%s\n", r.status, r.out,
+                r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "measuring 6 ordered pairs");
+    hs_run_free(&r);
+    /* both at once is a usage error */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "measure-bw", scen, "-o", csv,
+                                        "--ordered-pairs", "--all-pairs",
+                                        NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    hs_run_free(&r);
+    text = hs_read_small_file(csv, 1 << 16);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char a[64], b[64];
+        double mbit, rel;
+        int i, from = -1, to = -1;
+
+        if (sscanf(line, "%63[^,],%63[^,],%lfMbit/s", a, b, &mbit) != 3) {
+            CU_FAIL("links.csv row not addr,addr,NNNMbit/s");
+            continue;
+        }
+        for (i = 0; i < HS__NHOST; i++) {
+            if (strcmp(a, hs__net.addr[i]) == 0)
+                from = i;
+            if (strcmp(b, hs__net.addr[i]) == 0)
+                to = i;
+        }
+        CU_ASSERT_FATAL(from >= 0 && to >= 0 && from != to);
+        seen[from][to]++;
+        rel = (mbit - hs__rate_mbit[from]) / hs__rate_mbit[from];
+        printf("\n  %s (%+.1f%%)", line, 100 * rel);
+        CU_ASSERT(rel > -0.15 && rel < 0.15);
+        rows++;
+    }
+    HS_ASSERT_I64_EQ(rows, 6);
+    {
+        int i, j;
+
+        for (i = 0; i < HS__NHOST; i++)
+            for (j = 0; j < HS__NHOST; j++)
+                HS_ASSERT_I64_EQ(seen[i][j], i != j);
+    }
+    free(text);
+}
+
 static void test_netns_unreachable(void)
 {
     hs_nm_host_t h[3];
@@ -492,6 +578,7 @@ static int hs__register(void)
     CU_add_test(u, "loopback measurement", test_loopback);
     CU_add_test(n, "shaped rates (library)", test_netns_library);
     CU_add_test(n, "shaped rates (measure-bw CLI)", test_netns_cli);
+    CU_add_test(n, "ordered pairs (measure-bw CLI)", test_netns_ordered);
     CU_add_test(n, "unreachable address", test_netns_unreachable);
     CU_add_test(n, "cleanup", test_netns_cleanup);
     return 0;

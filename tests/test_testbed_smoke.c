@@ -3,7 +3,7 @@
  * (issue 7): a real heterogeneous cluster on this machine, and hetsim's
  * prediction error against it.
  *
- * Four checks: the cgroup v1 and v2 backends on fake trees, then three
+ * Five checks: the cgroup v1 and v2 backends on fake trees, then four
  * against the real testbed (bench/testbed/):
  *  - teardown on interrupt: `testbed.py up` builds two hosts (namespaces,
  *    bridge, tbf, CPU-quota cgroups); the test sees them exist with the
@@ -11,6 +11,11 @@
  *    of that testbed gone;
  *  - the CPU quota differentiates speed: the same matmul loop under 0.5 and
  *    0.25 cores runs at a ratio near 2 (accepted 1.5..2.8);
+ *  - a directed pair rate is applied (`testbed.py pair-check`: hosts a, b,
+ *    c at 300 Mbit/s, a -> b alone at 60 Mbit/s through htb + a u32
+ *    filter): iperf3 a -> b measures within 15% of 60 Mbit/s, a -> c (a's
+ *    default class) and b -> a (the other direction) within 15% of 300,
+ *    and nothing of that testbed is left;
  *  - one small accuracy case end to end (`bench/accuracy --smoke`: hetsim
  *    profile in the testbed, measure-bw, predict, simulate, the FULL
  *    4-rank run, about 1 minute on 2 cores): the measured step and every
@@ -257,6 +262,56 @@ static void test_quota_speed(void)
     hs_run_free(&r);
 }
 
+/* ---- a directed pair rate ------------------------------------------------
+ * The testbed shapes a host's egress per destination when a case lists
+ * pair rates (htb classes chosen by destination address); the ring order
+ * then changes which links the ring uses, which `advise ring` is about.
+ * iperf3 between the testbed's own namespaces; the testbed removes them
+ * on exit (and the check below sees none left). */
+static void test_pair_rate(void)
+{
+    char *argv[] = {PYTHON, TB_PY, "pair-check", NULL};
+    static const char *label[3] = {"a->b", "a->c", "b->a"};
+    hs_run_t r;
+    double want, got, seen[3] = {-1, -1, -1};
+    char lab[16], id[128] = "";
+    const char *p;
+    int k;
+
+    if (skip_reason() != NULL) {
+        hs_test_skip("testbed pair rate", skip_reason());
+        return;
+    }
+    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
+    printf("\n%s%s", r.out ? r.out : "", r.err ? r.err : "");
+    HS_ASSERT_I64_EQ(r.status, 0);
+    for (p = r.out; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
+                                                         : NULL) {
+        if (sscanf(p, "testbed %127s", id) == 1)
+            continue;
+        if (sscanf(p, "pair %15s set %lf Mbit/s, measured %lf Mbit/s", lab,
+                   &want, &got) == 3) {
+            lab[strcspn(lab, ":")] = '\0';
+            for (k = 0; k < 3; k++)
+                if (strcmp(lab, label[k]) == 0)
+                    seen[k] = got / want;
+        }
+    }
+    /* a -> b at the pair rate (60); the others at the host rate (300):
+       the pair class caught a -> b alone */
+    for (k = 0; k < 3; k++) {
+        if (!(seen[k] > 0.85 && seen[k] < 1.15))
+            fprintf(stderr, "\npair %s: measured/set %.3f, not within 15%%\n",
+                    label[k], seen[k]);
+        CU_ASSERT(seen[k] > 0.85 && seen[k] < 1.15);
+    }
+    /* the testbed (namespaces, cgroups) is gone */
+    CU_ASSERT(id[0] != '\0');
+    if (id[0] != '\0')
+        CU_ASSERT(count_prefixed(id) == 0);
+    hs_run_free(&r);
+}
+
 /* ---- both cgroup versions ----------------------------------------------
  * A machine has one cgroup version for the CPU controller; the testbed
  * runs with either.  `testbed.py cgroup-selftest` drives the v1 and the
@@ -432,6 +487,7 @@ static int register_tests(void)
     CU_add_test(s, "cgroup v1 and v2 backends", test_cgroup_backends);
     CU_add_test(s, "teardown on SIGTERM", test_teardown_on_signal);
     CU_add_test(s, "CPU quota differentiates speed", test_quota_speed);
+    CU_add_test(s, "directed pair rate", test_pair_rate);
     CU_add_test(s, "accuracy smoke case", test_accuracy_smoke);
     return 0;
 }

@@ -6,7 +6,15 @@ Each test host is a network namespace "<id>-<host>" with one veth link,
 nothing is added to the machine's own network namespace).  Host addresses
 are 198.18.0.<k>/24 (RFC 2544 benchmarking range).  A host's egress is
 shaped with `tc tbf` (optionally behind `netem delay`): the ring edge
-host -> next host runs at the sending host's rate.  A host's compute speed
+host -> next host runs at the sending host's rate.  A host with per-pair
+rates (Host.pair_rates, {destination host: bit/s}: a directed link
+sender -> receiver slower or faster than the sender's own rate) gets an
+htb root instead: class 1:10, the default, at the host's rate, and one
+class 1:2<j> per listed destination at its pair rate, chosen by a
+`u32 match ip dst ADDR/32` filter.  The classes sit side by side under
+the root (no borrowing): a host sending to two destinations at once may
+send more than its own rate in all, which a ring (one destination per
+host) never does.  A host's compute speed
 is set by a CPU quota, with either cgroup version (cgroup_backend() picks,
 and the testbed says which: Testbed.cgroup_version, a "cgroup: ..." line
 from `up` and `quota-check`, and "cgroup" in run_cluster's results):
@@ -31,11 +39,14 @@ removes what a killed (SIGKILL) run left behind: every hetsim-testbed-<pid>
 namespace and cgroup whose pid is no longer alive.
 
 Command line (root):
-  testbed.py up HOST:RATE[:QUOTA[:DELAY]] ...   build, print the id, wait for ^C
+  testbed.py up HOST:RATE[:QUOTA[:DELAY]] ... [--pair SRC:DST:RATE ...]
+                                                build, print the id, wait for ^C
   testbed.py cleanup                            remove leftovers of dead runs
   testbed.py quota-check                        does the quota differentiate speed?
+  testbed.py pair-check                         is a directed pair rate applied?
   testbed.py cgroup-selftest                    both cgroup backends on fake trees
-RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms.
+RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms;
+--pair f0:s1:60mbit shapes what f0 sends to s1 (only that direction).
 """
 
 import json
@@ -241,16 +252,19 @@ def cgroup_backend():
 
 class Host(object):
     """One test host: a name, its shaped egress rate (bit/s, None = not
-    shaped), an optional netem delay (ms) and a CPU quota (cores, None =
-    unlimited)."""
+    shaped), an optional netem delay (ms), a CPU quota (cores, None =
+    unlimited) and per-pair rates ({destination host name: bit/s}: what
+    this host sends to that host runs at that rate instead)."""
 
-    def __init__(self, name, rate_bps=None, quota=None, delay_ms=0.0):
+    def __init__(self, name, rate_bps=None, quota=None, delay_ms=0.0,
+                 pair_rates=None):
         if not re.fullmatch(r"[a-z][a-z0-9]{0,7}", name):
             raise TestbedError("host name %r: use [a-z][a-z0-9]{0,7}" % name)
         self.name = name
         self.rate_bps = rate_bps
         self.quota = quota
         self.delay_ms = delay_ms
+        self.pair_rates = dict(pair_rates or {})
         self.addr = None
 
 
@@ -261,6 +275,18 @@ class Testbed(object):
             raise TestbedError("host names must be distinct and not 'br'")
         if not 1 <= len(hosts) <= 250:
             raise TestbedError("1..250 hosts")
+        for h in hosts:
+            for dst, bps in h.pair_rates.items():
+                if dst not in names or dst == h.name:
+                    raise TestbedError("host %s: pair rate to %r, which is "
+                                       "not another host" % (h.name, dst))
+                if not bps or bps <= 0:
+                    raise TestbedError("host %s: pair rate to %s must be > 0"
+                                       % (h.name, dst))
+            if h.pair_rates and h.delay_ms:
+                raise TestbedError("host %s: per-pair rates and a netem "
+                                   "delay together are not supported"
+                                   % h.name)
         self.hosts = list(hosts)
         self.period_us = period_us
         self.shares = shares
@@ -368,10 +394,14 @@ class Testbed(object):
 
     def shape(self, h):
         """(Re)applies host h's egress shaping: tbf at h.rate_bps, behind
-        netem delay h.delay_ms when > 0."""
+        netem delay h.delay_ms when > 0; or, when h has per-pair rates,
+        the htb tree of shape_pairs()."""
         ns = self.ns(h)
         sh(["tc", "-n", ns, "qdisc", "del", "dev", "eth0", "root"],
            check=False)
+        if h.pair_rates:
+            self.shape_pairs(h)
+            return
         parent = ["root"]
         if h.delay_ms and h.delay_ms > 0:
             try:
@@ -390,6 +420,37 @@ class Testbed(object):
             sh(["tc", "-n", ns, "qdisc", "add", "dev", "eth0"] + parent +
                ["handle", "10:", "tbf", "rate", "%dbit" % int(h.rate_bps),
                 "burst", str(burst), "latency", "200ms"])
+
+    def shape_pairs(self, h):
+        """Host h's egress as an htb tree: the default class 1:10 at
+        h.rate_bps (10 gbit/s when the host is not shaped), and per
+        destination d of h.pair_rates (sorted by name) a class 1:(20+j) at
+        its rate with a u32 filter on d's address.  Burst as tbf's: 4 ms
+        at the rate, at least 32 KiB; each class's queue a bfifo of 200 ms
+        at its rate (tbf's latency), at least 256 KiB."""
+        ns = self.ns(h)
+        tc = ["tc", "-n", ns]
+
+        def klass(classid, bps):
+            burst = max(int(bps / 8 * 0.004), 32768)
+            sh(tc + ["class", "add", "dev", "eth0", "parent", "1:",
+                     "classid", classid, "htb", "rate", "%dbit" % int(bps),
+                     "ceil", "%dbit" % int(bps), "burst", str(burst),
+                     "cburst", str(burst), "quantum", "65536"])
+            # queue: up to 200 ms of data, as tbf's latency 200ms
+            sh(tc + ["qdisc", "add", "dev", "eth0", "parent", classid,
+                     "bfifo", "limit", str(max(int(bps / 8 * 0.2),
+                                               262144))])
+
+        sh(tc + ["qdisc", "add", "dev", "eth0", "root", "handle", "1:",
+                 "htb", "default", "10"])
+        klass("1:10", h.rate_bps or 10e9)
+        for j, dst in enumerate(sorted(h.pair_rates)):
+            classid = "1:%d" % (20 + j)
+            klass(classid, h.pair_rates[dst])
+            sh(tc + ["filter", "add", "dev", "eth0", "parent", "1:",
+                     "protocol", "ip", "prio", "1", "u32", "match", "ip",
+                     "dst", self.host(dst).addr + "/32", "flowid", classid])
 
     def set_quota(self, h, cores):
         if isinstance(h, str):
@@ -700,6 +761,58 @@ def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
     return out
 
 
+def iperf(tb, src, dst, secs=2, omit=1, port=5301):
+    """Measures src -> dst with iperf3 (a server in dst, a client in src,
+    both through inrun: namespace and cgroup).  Returns bit/s received."""
+    srv = subprocess.Popen(tb.argv(dst, ["iperf3", "-s", "-1", "-p",
+                                         str(port)]),
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 5
+        while True:
+            r = subprocess.run(tb.argv(src, [
+                "iperf3", "-c", tb.host(dst).addr, "-p", str(port), "-J",
+                "-t", str(secs), "-O", str(omit)]), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, universal_newlines=True,
+                timeout=30 + secs + omit)
+            if r.returncode == 0:
+                break
+            if "refused" not in r.stdout + r.stderr or time.time() > deadline:
+                raise TestbedError("iperf3 %s -> %s: exit %d: %s"
+                                   % (src, dst, r.returncode,
+                                      (r.stderr or r.stdout)[-300:]))
+            time.sleep(0.1)
+        return float(json.loads(r.stdout)["end"]["sum_received"]
+                     ["bits_per_second"])
+    finally:
+        try:
+            srv.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+def pair_check(host_rate="300mbit", pair_rate="60mbit", secs=2):
+    """Three hosts a, b, c at host_rate, a's link to b alone at pair_rate
+    (directed).  Measures a -> b (the pair rate), a -> c (a's default
+    class: the host rate) and b -> a (the other direction: b's own tbf,
+    the host rate).  Returns [(label, set bit/s, measured bit/s)]."""
+    hr, pr = parse_rate(host_rate), parse_rate(pair_rate)
+    hosts = [Host("a", hr, pair_rates={"b": pr}), Host("b", hr),
+             Host("c", hr)]
+    out = []
+    with Testbed(hosts, tag="pair") as tb:
+        print("testbed %s" % tb.id)
+        sys.stdout.flush()
+        for k, (src, dst, want) in enumerate((("a", "b", pr),
+                                              ("a", "c", hr),
+                                              ("b", "a", hr))):
+            got = iperf(tb, src, dst, secs=secs, port=5301 + k)
+            out.append(("%s->%s" % (src, dst), want, got))
+    return out
+
+
 def cgroup_selftest():
     """Drives both backends against fake cgroup trees in a temporary
     directory (the files each kernel interface shows, as plain files) and
@@ -833,9 +946,24 @@ def main(argv):
                       "window: %s)" % (res[0][0], q, base / rate,
                                        " ".join("%.2f" % r for r in ratios)))
         return 0
+    if argv[0] == "pair-check":
+        for label, want, got in pair_check():
+            print("pair %s: set %.1f Mbit/s, measured %.1f Mbit/s (%+.1f%%)"
+                  % (label, want / 1e6, got / 1e6,
+                     100 * (got - want) / want))
+        return 0
     if argv[0] == "up":
         hosts = []
-        for spec in argv[1:]:
+        pairs = []
+        args = list(argv[1:])
+        while "--pair" in args:
+            i = args.index("--pair")
+            if i + 1 >= len(args) or args[i + 1].count(":") != 2:
+                sys.stderr.write("--pair SRC:DST:RATE\n")
+                return 2
+            pairs.append(args[i + 1].split(":"))
+            del args[i:i + 2]
+        for spec in args:
             parts = spec.split(":")
             hosts.append(Host(parts[0], parse_rate(parts[1]
                                                    if len(parts) > 1 else None),
@@ -843,13 +971,18 @@ def main(argv):
                               else None,
                               float(parts[3].rstrip("ms"))
                               if len(parts) > 3 else 0.0))
+        for src, dst, rate in pairs:
+            [h for h in hosts if h.name == src][0].pair_rates[dst] = \
+                parse_rate(rate)
         try:
             with Testbed(hosts) as tb:
                 print(tb.id)
                 print(cgroup_line(tb))
                 for h in hosts:
-                    print("  %-8s %-12s rate %s quota %s"
-                          % (h.name, h.addr, h.rate_bps, h.quota))
+                    print("  %-8s %-12s rate %s quota %s%s"
+                          % (h.name, h.addr, h.rate_bps, h.quota,
+                             "".join(" to %s %s" % (d, r) for d, r in
+                                     sorted(h.pair_rates.items()))))
                 sys.stdout.flush()
                 while True:
                     time.sleep(3600)
