@@ -160,10 +160,11 @@ static void test_samples(void)
     }
     CU_ASSERT_EQUAL(other, 0);
     for (v = 0; v < 3; v++) {
-        double mu = (double)n * p[v], sig = sqrt((double)n * p[v] * (1 - p[v]));
+        double mu = (double)n * p[v];
+        double sig = sqrt((double)n * p[v] * (1 - p[v]));
         if (!(fabs((double)cnt[v] - mu) <= 5 * sig))
-            fprintf(stderr, "\nvalue %lld: %zu of %zu, expected %.0f +- %.0f\n",
-                    (long long)vals[v], cnt[v], n, mu, 5 * sig);
+            fprintf(stderr, "\nvalue %lld: %zu of %zu, expected %.0f +- "
+                    "%.0f\n", (long long)vals[v], cnt[v], n, mu, 5 * sig);
         CU_ASSERT(fabs((double)cnt[v] - mu) <= 5 * sig);
     }
     /* without --stochastic the mean, always */

@@ -157,8 +157,8 @@ static void test_engine_events_limit(void)
 }
 
 /* 4096 devices in buckets mode with 4100 gradient buckets: about 2.8e11
-   events (within 2^40) but up to 4096 x (4100 + 3 + 2) + 16 = 16.8 M pending, beyond the
-   engine's 2^24 - 1. */
+   events (within 2^40) but up to 4096 x (4100 + 3 + 2) + 16 = 16.8 M
+   pending, beyond the engine's 2^24 - 1. */
 static void test_engine_capacity_limit(void)
 {
     size_t nb = 4100, cap = 64 * nb + 1024, len = 0, b;
