@@ -11,7 +11,8 @@
 #include "hs_signal.h"
 
 /* Releases a's strings once its temporary file was made (and is now
-   renamed or removed): hs_signal forgets it first. */
+   renamed or removed): hs_signal forgets it first.  The caller blocked the
+   signals around the rename or unlink and this. */
 static void hs__atomic_release(hs_atomic_t *a)
 {
     hs_signal_forget_file(a->tmp_path);
@@ -25,6 +26,7 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
 {
     size_t n = strlen(path);
     int fd;
+    sigset_t old;
 
     memset(a, 0, sizeof *a);
     a->path = malloc(n + 1);
@@ -38,19 +40,24 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
     memcpy(a->path, path, n + 1);
     memcpy(a->tmp_path, path, n);
     memcpy(a->tmp_path + n, ".tmp.XXXXXX", 12);
+    /* No signal between the file's creation and its registration: it
+       would leave the file behind.  From the registration on, a signal
+       removes it (best effort: a full registry only means it is not). */
+    hs_signal_block(&old);
     fd = mkstemp(a->tmp_path);
     if (fd < 0) {
-        hs_err_t rc = hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                   "cannot create a file here: %s",
-                                   strerror(errno));
+        int e = errno;
+        hs_err_t rc;
+        hs_signal_unblock(&old);
+        rc = hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                          "cannot create a file here: %s", strerror(e));
         free(a->path);
         free(a->tmp_path);
         memset(a, 0, sizeof *a);
         return rc;
     }
-    /* From here a signal removes the file (best effort: a full registry
-       only means it is not). */
     (void)hs_signal_add_file(a->tmp_path, NULL);
+    hs_signal_unblock(&old);
     {
         mode_t mask = umask(0);
         umask(mask);
@@ -58,11 +65,14 @@ hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err)
     }
     a->f = fdopen(fd, "w");
     if (a->f == NULL) {
+        int e = errno;
         close(fd);
+        hs_signal_block(&old);
         unlink(a->tmp_path);
         hs__atomic_release(a);
+        hs_signal_unblock(&old);
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
-                            strerror(errno));
+                            strerror(e));
     }
     return HS_OK;
 }
@@ -79,8 +89,9 @@ int hs_atomic_detach(hs_atomic_t *a)
 
 hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err)
 {
-    int bad = 0;
+    int bad = 0, e = 0;
     hs_err_t rc = HS_OK;
+    sigset_t old;
 
     if (a->tmp_path == NULL) {
         hs__atomic_release(a);
@@ -99,22 +110,34 @@ hs_err_t hs_atomic_commit(hs_atomic_t *a, hs_error_t *err)
         if (fd >= 0)
             close(fd);
     }
+    if (bad)
+        e = errno;
+    /* the rename (or the removal) and forgetting the name go together: a
+       signal between them would remove a name that may be reused */
+    hs_signal_block(&old);
     if (bad || rename(a->tmp_path, a->path) != 0) {
+        if (!bad)
+            e = errno;
         rc = hs_error_set(err, HS_ERR_IO, a->path, 0, 0,
-                          "cannot write: %s", strerror(errno));
+                          "cannot write: %s", strerror(e));
         unlink(a->tmp_path);
     }
     hs__atomic_release(a);
+    hs_signal_unblock(&old);
     return rc;
 }
 
 void hs_atomic_abort(hs_atomic_t *a)
 {
+    sigset_t old;
+
     if (a == NULL)
         return;
     if (a->f != NULL)
         fclose(a->f);
+    hs_signal_block(&old);
     if (a->tmp_path != NULL)
         unlink(a->tmp_path);
     hs__atomic_release(a);
+    hs_signal_unblock(&old);
 }

@@ -7,6 +7,10 @@
  * The temporary file is registered with hs_signal from its creation until
  * it is renamed or removed, so a run ended by SIGINT/SIGTERM (once the
  * program called hs_signal_install) leaves no "FILE.tmp.XXXXXX" behind.
+ * SIGINT, SIGTERM and SIGHUP are blocked (hs_signal_block) from just
+ * before the file is created until it is registered, and from just before
+ * it is renamed or removed until it is forgotten: a signal is then handled
+ * after the pair, never between its halves.
  */
 #ifndef HS_ATOMIC_H
 #define HS_ATOMIC_H

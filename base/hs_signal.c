@@ -2,6 +2,7 @@
 #include "hs_signal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -232,6 +233,22 @@ void hs_signal_forget_pgid(pid_t pgid)
         atomic_store(&hs__pg_state[i], HS__FREE);
         return;
     }
+}
+
+void hs_signal_block(sigset_t *old)
+{
+    sigset_t set;
+    size_t k;
+
+    sigemptyset(&set);
+    for (k = 0; k < HS__NSIG; k++)
+        sigaddset(&set, hs__signals[k]);
+    (void)pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void hs_signal_unblock(const sigset_t *old)
+{
+    (void)pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static int hs__count(atomic_int *state)

@@ -30,12 +30,18 @@
  * have a fixed size (HS_SIGNAL_SLOTS each); registering into a full one
  * fails and the thing is simply not cleaned up on a signal.
  *
+ * What the registries cannot see is a thing made but not yet registered
+ * (or renamed but not yet forgotten); the code that makes such a pair
+ * blocks the three signals around it (hs_signal_block), so the handler
+ * runs before or after the pair, never between its halves.
+ *
  * A signal that was ignored when the handler was installed (nohup's
  * SIGHUP, a background job's SIGINT) stays ignored.
  */
 #ifndef HS_SIGNAL_H
 #define HS_SIGNAL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -74,6 +80,16 @@ hs_err_t hs_signal_add_pgid(pid_t pgid, hs_error_t *err);
 /* Forgets a registered process group (after it was reaped).  Unknown
    groups are ignored. */
 void hs_signal_forget_pgid(pid_t pgid);
+
+/*
+ * Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and saves the
+ * previous mask in *old; hs_signal_unblock restores it (a signal that came
+ * meanwhile is handled then).  For the few steps that must not be cut in
+ * two: creating a temporary file and registering it, renaming it and
+ * forgetting it (hs_atomic).  Never fails (the mask is always valid).
+ */
+void hs_signal_block(sigset_t *old);
+void hs_signal_unblock(const sigset_t *old);
 
 /* How many temporary files and process groups are registered now (for
    tests and diagnostics). */

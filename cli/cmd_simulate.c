@@ -23,7 +23,6 @@
 typedef struct hs__simulate_opts_s {
     int json, per_device;
     const char *h5_path, *chrome_path;
-    int force;              /* beyond the replay budgets */
 } hs__simulate_opts_t;
 
 static const hs_opt_t hs__simulate_table[] = {
@@ -33,10 +32,6 @@ static const hs_opt_t hs__simulate_table[] = {
     {.name = "per-device", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__simulate_opts_t, per_device),
      .help = "also list every device"},
-    {.name = "force", .kind = HS_OPT_FLAG,
-     HS_OPT_AT(hs__simulate_opts_t, force),
-     .help = "replay even beyond the budgets (2^32 events, 8 GiB of "
-             "state) that guard against a run that would not end"},
     HS_OPT_END};
 
 static const hs_opt_t hs__simulate_out_table[] = {
@@ -260,26 +255,14 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_print_notes(s, r->notes, r->n_notes);
 }
 
-/* An error blamed on simulate.steps when --steps K set it: "--steps K:
-   ..." instead of the file's position (the value came from here). */
-static void hs__blame_steps(hs_error_t *err, uint32_t steps_opt)
-{
-    static const char key[] = "simulate.steps: ";
-    char rest[HS_ERRMSG_LEN - 32];
-    const char *at;
-
-    if (steps_opt == 0 || (at = strstr(err->msg, key)) == NULL)
-        return;
-    snprintf(rest, sizeof rest, "%s", at + sizeof key - 1);
-    snprintf(err->msg, sizeof err->msg, "--steps %u: %s", steps_opt, rest);
-}
-
 int hs_cli_simulate(int argc, char **argv)
 {
     const char *path = NULL;
-    hs__simulate_opts_t so = {0, 0, NULL, NULL, 0};
+    hs__simulate_opts_t so = {0, 0, NULL, NULL};
+    hs_cli_force_t fo = {0};
     hs_cli_replay_opts_t ro;
     const hs_opt_group_t groups[] = {{hs__simulate_table, &so},
+                                     {hs_cli_force_table, &fo},
                                      {hs_cli_replay_table, &ro},
                                      {hs__simulate_out_table, &so}};
     hs_replay_opts_t opts;
@@ -295,7 +278,7 @@ int hs_cli_simulate(int argc, char **argv)
 
     hs_error_clear(&err);
     hs_cli_replay_opts_init(&ro);
-    if (!hs_cli_parse(&hs__simulate_cmd, groups, 3, argc, argv, &path, 1,
+    if (!hs_cli_parse(&hs__simulate_cmd, groups, 4, argc, argv, &path, 1,
                       &n_pos, &rc))
         return rc;
     rc = hs_cli_load_scenario(path, &s, &err);
@@ -318,15 +301,12 @@ int hs_cli_simulate(int argc, char **argv)
         n_sinks++;
     }
     /* a replay that would not end in reasonable time or memory */
-    if (!so.force &&
-        (rc = hs_scenario_check_budget(s, opts.steps, opts.overlap, &err)) !=
-            HS_OK) {
-        hs__blame_steps(&err, ro.steps);
+    rc = hs_cli_replay_check(s, &opts, &ro, fo.force, &err);
+    if (rc != HS_OK)
         goto fail;
-    }
     rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
     if (rc != HS_OK) {
-        hs__blame_steps(&err, ro.steps);
+        hs_cli_blame_steps(&err, ro.steps);
         goto fail;
     }
     if (h5 != NULL) {

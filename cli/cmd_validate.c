@@ -44,7 +44,7 @@ static const hs_opt_cmd_t hs__validate_cmd = {
         "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
         "                       [--formula extended|source] [--steps K]\n"
         "                       [--seed S] [--overlap MODE] [--send MODE]\n"
-        "                       [--streams K] [--stochastic]\n",
+        "                       [--streams K] [--stochastic] [--force]\n",
     .about =
         "Runs the closed form and the discrete-event replay on SCENARIO (a\n"
         "YAML file; without it, the embedded default) and prints, per device\n"
@@ -83,7 +83,9 @@ int hs_cli_validate(int argc, char **argv)
     const char *path = NULL;
     hs__validate_opts_t vo = {0, 0, 0, 0.0};
     hs_cli_replay_opts_t ro;
+    hs_cli_force_t fo = {0};
     const hs_opt_group_t groups[] = {{hs__validate_table, &vo},
+                                     {hs_cli_force_table, &fo},
                                      {hs_cli_replay_table, &ro}};
     hs_replay_opts_t opts;
     int json, source, have_tol, ok = 1, rc;
@@ -99,7 +101,7 @@ int hs_cli_validate(int argc, char **argv)
 
     hs_error_clear(&err);
     hs_cli_replay_opts_init(&ro);
-    if (!hs_cli_parse(&hs__validate_cmd, groups, 2, argc, argv, &path, 1,
+    if (!hs_cli_parse(&hs__validate_cmd, groups, 3, argc, argv, &path, 1,
                       &n_pos, &rc))
         return rc;
     json = vo.json;
@@ -110,7 +112,13 @@ int hs_cli_validate(int argc, char **argv)
     if (rc != HS_OK)
         return hs_cli_fail(&err);
     hs_cli_replay_apply(&ro, s, &opts);
-    rc = hs_replay_run(s, &opts, NULL, 0, &r, &err);
+    /* a replay that would not end in reasonable time or memory */
+    rc = hs_cli_replay_check(s, &opts, &ro, fo.force, &err);
+    if (rc == HS_OK) {
+        rc = hs_replay_run(s, &opts, NULL, 0, &r, &err);
+        if (rc != HS_OK)
+            hs_cli_blame_steps(&err, ro.steps);
+    }
     if (rc != HS_OK) {
         hs_scenario_free(s);
         return hs_cli_fail(&err);

@@ -98,4 +98,30 @@ extern const hs_opt_t hs_cli_replay_table[];
 void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
                          const hs_scenario_t *s, hs_replay_opts_t *out);
 
+/* --force, shared by the commands that replay: a group
+   {hs_cli_force_table, &force} fills an hs_cli_force_t. */
+typedef struct hs_cli_force_s {
+    int force;              /* replay beyond the budgets */
+} hs_cli_force_t;
+
+extern const hs_opt_t hs_cli_force_table[];
+
+/*
+ * Where err's message names the key "simulate.steps" and the steps came
+ * from --steps (steps_opt > 0), says "--steps K" instead: the user typed
+ * the option, not the key.  Does nothing otherwise.
+ */
+void hs_cli_blame_steps(hs_error_t *err, uint32_t steps_opt);
+
+/*
+ * The check every command runs before it replays s with opts: the budgets
+ * of hs_scenario_check_budget (events, state memory; skipped when force),
+ * the message blamed on --steps when ro gave the steps.  HS_OK when the
+ * replay may start; else HS_ERR_RANGE with the estimate in err.
+ */
+hs_err_t hs_cli_replay_check(const hs_scenario_t *s,
+                             const hs_replay_opts_t *opts,
+                             const hs_cli_replay_opts_t *ro, int force,
+                             hs_error_t *err);
+
 #endif

@@ -160,3 +160,37 @@ void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
         out->send = o->send;
     out->engine = o->engine;
 }
+
+const hs_opt_t hs_cli_force_table[] = {
+    {.name = "force", .kind = HS_OPT_FLAG, HS_OPT_AT(hs_cli_force_t, force),
+     .help = "replay even beyond the budgets (2^32 events, 8 GiB of "
+             "state) that guard against a run that would not end"},
+    HS_OPT_END};
+
+void hs_cli_blame_steps(hs_error_t *err, uint32_t steps_opt)
+{
+    static const char key[] = "simulate.steps: ";
+    char rest[HS_ERRMSG_LEN - 32];
+    const char *at;
+
+    if (err == NULL || steps_opt == 0 ||
+        (at = strstr(err->msg, key)) == NULL)
+        return;
+    snprintf(rest, sizeof rest, "%s", at + sizeof key - 1);
+    snprintf(err->msg, sizeof err->msg, "--steps %u: %s", steps_opt, rest);
+}
+
+hs_err_t hs_cli_replay_check(const hs_scenario_t *s,
+                             const hs_replay_opts_t *opts,
+                             const hs_cli_replay_opts_t *ro, int force,
+                             hs_error_t *err)
+{
+    hs_err_t rc;
+
+    if (force)
+        return HS_OK;
+    rc = hs_scenario_check_budget(s, opts->steps, opts->overlap, err);
+    if (rc != HS_OK)
+        hs_cli_blame_steps(err, ro->steps);
+    return rc;
+}

@@ -80,6 +80,10 @@
 #define HS__SLOT_BITS 24
 #define HS__SLOT_MASK ((uint64_t)0xFFFFFF)
 #define HS__SEQ_LIMIT ((uint64_t)1 << (64 - HS__SLOT_BITS))
+_Static_assert(HS__SEQ_LIMIT == HS_ENGINE_MAX_EVENTS,
+               "hs_engine.h states the sequence limit");
+_Static_assert(HS__SLOT_MASK == HS_ENGINE_MAX_CAPACITY,
+               "hs_engine.h states the slot limit");
 #define HS__ROOT 3 /* physical index of logical node 0 */
 
 typedef struct hs__hent_s {

@@ -42,6 +42,11 @@ typedef int (*hs_handler_t)(hs_engine_t *e, void *model,
 /* The most events an engine can hold pending (2^24 - 1). */
 #define HS_ENGINE_MAX_CAPACITY ((size_t)0xFFFFFF)
 
+/* The most events one run can schedule, from hs_engine_new or the last
+   hs_engine_reset (2^40: the sequence number's 40 bits).  A model that
+   could schedule more must refuse to start (the replay does). */
+#define HS_ENGINE_MAX_EVENTS (UINT64_C(1) << 40)
+
 /*
  * Creates an engine for at most `capacity` pending events (1 ..
  * HS_ENGINE_MAX_CAPACITY) and `n_kinds` handlers; `handlers` is copied,

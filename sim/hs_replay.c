@@ -829,6 +829,13 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     for (i = 0; i < s->n_types; i++)
         if (s->types[i].profile.comm_ns_per_byte > 0)
             m.comm = 1;
+    /* pending at most: per device a batch load, its bucket openings, the
+       end of its backward, its optimizer; per ring index a chunk on the
+       wire and one being processed */
+    cap = (size_t)m.n * (m.nb + 3 + 2 * (size_t)m.k) + 16;
+    rc = hs__replay_check_engine(&m, cap, err);
+    if (rc != HS_OK)
+        goto fail;
     if (m.comm) {
         m.proc = calloc(s->n_types * m.nb, sizeof *m.proc);
         if (m.proc == NULL)
@@ -922,10 +929,6 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.bytes = bytes;   /* the model owns them now */
     bytes = NULL;
 
-    /* pending at most: per device a batch load, its bucket openings, the
-       end of its backward, its optimizer; per ring index a chunk on the
-       wire and one being processed */
-    cap = (size_t)m.n * (m.nb + 3 + 2 * (size_t)m.k) + 16;
     handlers[HS__EV_DL_DONE] = hs__on_dl;
     handlers[HS__EV_RING_OPEN] = hs__on_open;
     handlers[HS__EV_BWD_DONE] = hs__on_bwd;

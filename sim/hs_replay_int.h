@@ -119,6 +119,19 @@ static inline size_t hs__bucket(const hs__model_t *m, uint32_t st, int64_t g)
 hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
                             double **bytes_out, hs_error_t *err);
 
+/*
+ * Refuses, before the engine is made, a replay the event engine cannot
+ * hold: more than HS_ENGINE_MAX_EVENTS events in all (an upper bound:
+ * steps x N x (4 + B (1 + R (1 + comm))), blamed on simulate.steps), or
+ * more than HS_ENGINE_MAX_CAPACITY pending at once (cap, from the devices,
+ * the gradient buckets and the streams).  HS_ERR_RANGE with the estimate
+ * and the limit in the message; so the engine's own "sequence numbers
+ * exhausted" and "capacity" errors cannot be reached from any input.
+ * Needs m->s, n, rounds, nb, k, steps and comm.
+ */
+hs_err_t hs__replay_check_engine(const hs__model_t *m, size_t cap,
+                                 hs_error_t *err);
+
 /* Fills the figures of res from the model after the run. */
 /*
  * The result's figures, for the event replay and the fast path alike:

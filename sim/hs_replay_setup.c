@@ -241,3 +241,35 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
     res->total_hi_ns = hs__clamp_ns(E * I * mean + 1.96 * sd * sqrt(E * I));
     return HS_OK;
 }
+
+hs_err_t hs__replay_check_engine(const hs__model_t *m, size_t cap,
+                                 hs_error_t *err)
+{
+    /* per device and step: its batch load, backward end, optimizer and
+       one spare; per bucket its ring opening and, per round, a chunk's
+       arrival (and its processing when the communication costs compute) */
+    double per_dev = 4.0 + (double)m->nb *
+                               (1.0 + (double)m->rounds * (m->comm ? 2 : 1));
+    double events = (double)m->steps * (double)m->n * per_dev;
+
+    if (events > (double)HS_ENGINE_MAX_EVENTS)
+        return hs_scenario_fail(
+            m->s, "simulate.steps", HS_ERR_RANGE, err,
+            "replaying %lld steps of %u devices (the devices: "
+            "device_types[].count) with the event engine schedules up to "
+            "%.3g events (%u ring rounds per device, bucket and step), more "
+            "than the engine's limit of 2^40 = %.4g; replay fewer steps or "
+            "fewer devices",
+            (long long)m->steps, m->n, events, (unsigned)m->rounds,
+            (double)HS_ENGINE_MAX_EVENTS);
+    if (cap > HS_ENGINE_MAX_CAPACITY)
+        return hs_scenario_fail(
+            m->s, "device_types", HS_ERR_RANGE, err,
+            "replaying %u devices (device_types[].count) with %u gradient "
+            "buckets on %u streams keeps up to %zu events pending "
+            "(N x (buckets + 3 + 2 x streams)), more than the event "
+            "engine's limit of 2^24 - 1 = %zu; use fewer devices, fewer "
+            "buckets (overlap: patent) or fewer streams",
+            m->n, m->nb, m->k, cap, (size_t)HS_ENGINE_MAX_CAPACITY);
+    return HS_OK;
+}

@@ -19,16 +19,35 @@ uint64_t hs_jscan_offset(const hs_jscan_t *js)
     return js->base + (js->h != NULL ? yajl_get_bytes_consumed(js->h) : 0);
 }
 
+/* "<where>: " when the reader says where the parse is, else "". */
+static const char *hs__where(const hs_jscan_t *js, char *buf, size_t cap)
+{
+    size_t n;
+
+    buf[0] = '\0';
+    if (js->where == NULL || cap < 4 || !js->where(js->ctx, buf, cap - 2) ||
+        buf[0] == '\0') {
+        buf[0] = '\0';
+        return buf;
+    }
+    n = strlen(buf);
+    buf[n] = ':';
+    buf[n + 1] = ' ';
+    buf[n + 2] = '\0';
+    return buf;
+}
+
 int hs_jscan_fail(hs_jscan_t *js, hs_err_t code, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[512], w[160];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     js->rc = hs_error_set(js->err, code, js->path, 0, 0,
-                          "byte %" PRIu64 ": %s", hs_jscan_offset(js), msg);
+                          "byte %" PRIu64 ": %s%s", hs_jscan_offset(js),
+                          hs__where(js, w, sizeof w), msg);
     return 0;
 }
 
@@ -71,6 +90,13 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
                        const yajl_callbacks *cb, void *ctx,
                        hs_error_t *err)
 {
+    return hs_jscan_file_where(js, path, cb, ctx, NULL, err);
+}
+
+hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
+                             const yajl_callbacks *cb, void *ctx,
+                             hs_jscan_where_fn where, hs_error_t *err)
+{
     FILE *f;
     gzFile gz = NULL;
     unsigned char magic[2];
@@ -83,6 +109,8 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
     memset(js, 0, sizeof *js);
     js->path = path;
     js->err = err;
+    js->where = where;
+    js->ctx = ctx;
 
     f = fopen(path, "rb");
     if (f == NULL)
@@ -123,10 +151,15 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
             int zerr = Z_OK;
             gzerror(gz, &zerr);
             if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+                char w[160];
+                int wn = (int)strlen(hs__where(js, w, sizeof w));
                 rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                                   "gzip error at compressed byte %ld "
-                                  "(after %" PRIu64 " bytes of JSON): %s",
+                                  "(after %" PRIu64 " bytes of JSON%s%.*s): "
+                                  "%s",
                                   (long)gzoffset(gz), js->base,
+                                  wn > 0 ? ", in " : "",
+                                  wn > 2 ? wn - 2 : 0, w,
                                   hs__gzmsg(gz, path));
                 goto done;
             }
@@ -138,11 +171,12 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
             goto done;
         }
         if (st != yajl_status_ok) {
-            char m[256];
+            char m[256], w[160];
             uint64_t off = hs_jscan_offset(js);
             hs__yajl_msg(js->h, buf, (size_t)n, m, sizeof m);
             rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                              "byte %" PRIu64 ": invalid JSON: %s", off, m);
+                              "byte %" PRIu64 ": %sinvalid JSON: %s", off,
+                              hs__where(js, w, sizeof w), m);
             goto done;
         }
         js->base += (uint64_t)n;
@@ -170,12 +204,12 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
             goto done;
         }
         if (st != yajl_status_ok) {
-            char m[256];
+            char m[256], w[160];
             hs__yajl_msg(js->h, (const unsigned char *)"", 0, m, sizeof m);
             rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                               "byte %" PRIu64
-                              ": invalid JSON (truncated?): %s",
-                              js->base, m);
+                              ": %sinvalid JSON (truncated?): %s",
+                              js->base, hs__where(js, w, sizeof w), m);
             goto done;
         }
     }

@@ -11,7 +11,10 @@
  * uncompressed JSON (a gzip error: the compressed offset too).  A callback
  * that finds a bad value stops the parse with hs_jscan_fail, which formats
  * the message with the current offset; a callback that already filled the
- * error buffer (say, out of memory) stops with hs_jscan_stop.
+ * error buffer (say, out of memory) stops with hs_jscan_stop.  A reader
+ * that knows more of where the parse is (the trace event it is in) gives a
+ * `where` function: every message about the content, the JSON syntax
+ * errors included, then reads "FILE: byte N: <where>: what is wrong".
  */
 #ifndef HS_JSCAN_H
 #define HS_JSCAN_H
@@ -24,6 +27,11 @@
 
 /* The scanner's state; the caller owns it (usually inside its own context
    struct).  hs_jscan_file initialises every field. */
+/* Writes a short description of where the parse is into buf (at most cap
+   bytes, NUL-terminated) and returns 1, or returns 0 when there is nothing
+   to say (outside any event).  ctx is the callbacks' context. */
+typedef int (*hs_jscan_where_fn)(void *ctx, char *buf, size_t cap);
+
 typedef struct hs_jscan_s {
     const char *path;   /* the file, for messages */
     hs_error_t *err;    /* where errors go */
@@ -31,6 +39,8 @@ typedef struct hs_jscan_s {
     yajl_handle h;      /* the parser, during hs_jscan_file only */
     uint64_t base;      /* uncompressed bytes before the current chunk;
                            after a successful run, the whole JSON's size */
+    hs_jscan_where_fn where;    /* NULL: the offset alone */
+    void *ctx;                  /* the callbacks' context, for where */
 } hs_jscan_t;
 
 /*
@@ -45,12 +55,19 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
                        const yajl_callbacks *cb, void *ctx,
                        hs_error_t *err);
 
+/* hs_jscan_file whose messages also say where(ctx, ...) describes (NULL:
+   the same as hs_jscan_file). */
+hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
+                             const yajl_callbacks *cb, void *ctx,
+                             hs_jscan_where_fn where, hs_error_t *err);
+
 /* The uncompressed byte offset the parse has reached. */
 uint64_t hs_jscan_offset(const hs_jscan_t *js);
 
 /*
- * For a callback: records code and "byte N: <message>" in the error
- * buffer and returns 0, the yajl value that stops the parse.
+ * For a callback: records code and "byte N: <message>" (with a where
+ * function that has something to say, "byte N: <where>: <message>") in
+ * the error buffer and returns 0, the yajl value that stops the parse.
  */
 int hs_jscan_fail(hs_jscan_t *js, hs_err_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -184,8 +184,8 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
     if (sc->evarr_depth != 0 && d == sc->evarr_depth) {
         if (kind != '{')
             return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                 "trace event %" PRIu64
-                                 " is not an object",
+                                 "event #%" PRIu64 " of traceEvents is not "
+                                 "an object",
                                  sc->n_events);
         /* a new event */
         sc->ev_depth = d + 1;
@@ -210,9 +210,8 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                 return 1;   /* null: as if absent */
             if (kind != 's')
                 return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "trace event %" PRIu64
-                                     ": \"%s\" is not a string",
-                                     sc->n_events, hs__ev_key_name(k));
+                                     "\"%s\" is not a string",
+                                     hs__ev_key_name(k));
             if (k == HS__K_PH)
                 sc->ev.ph = n > 0 ? s[0] : 0;
             else if (k == HS__K_CAT)
@@ -234,10 +233,9 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                 key->v = (int64_t)hs_fnv1a(s, n);
             } else if (kind != 'b') {
                 return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "trace event %" PRIu64
-                                     ": \"%s\" is neither a number nor a "
+                                     "\"%s\" is neither a number nor a "
                                      "string",
-                                     sc->n_events, hs__ev_key_name(k));
+                                     hs__ev_key_name(k));
             }
             return 1;
         }
@@ -248,19 +246,19 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                 return 1;
             if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
                 return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "trace event %" PRIu64
-                                     ": \"%s\" is not a number of "
-                                     "microseconds",
-                                     sc->n_events, hs__ev_key_name(k));
+                                     "\"%s\" is not a number of "
+                                     "microseconds%s",
+                                     hs__ev_key_name(k),
+                                     kind == 'n' ? " that fits (up to about "
+                                                   "292 years in ns)"
+                                                 : "");
             if (k == HS__K_TS) {
                 sc->ev.ts_ns = v;
                 sc->ev.has_ts = 1;
             } else {
                 if (v < 0)
                     return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                         "trace event %" PRIu64
-                                         ": negative \"dur\"",
-                                         sc->n_events);
+                                         "negative \"dur\"");
                 sc->ev.dur_ns = v;
                 sc->ev.has_dur = 1;
             }
@@ -272,9 +270,7 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                 sc->arg_key = HS__A_NONE;
             } else if (kind != 'b') {
                 return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "trace event %" PRIu64
-                                     ": \"args\" is not an object",
-                                     sc->n_events);
+                                     "\"args\" is not an object");
             }
             return 1;
         default:
@@ -512,6 +508,69 @@ static int hs__cb_end(void *ctx)
     return hs__close(ctx);
 }
 
+/* A time in ns as the trace wrote it, microseconds ("110", "110.5"). */
+static void hs__us(char *buf, size_t cap, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    unsigned frac = (unsigned)(a % 1000);
+    int k = 3;
+
+    if (frac == 0) {
+        snprintf(buf, cap, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+        return;
+    }
+    while (frac % 10 == 0) {
+        frac /= 10;
+        k--;
+    }
+    snprintf(buf, cap, "%s%" PRIu64 ".%0*u", ns < 0 ? "-" : "", a / 1000, k,
+             frac);
+}
+
+/* hs_jscan's where: inside an event, 'event #K ("name", ph X, ts T)' with
+   the fields read so far (the name cut to 60 bytes, unprintable bytes and
+   quotes as '?'). */
+static int hs__where(void *ctx, char *buf, size_t cap)
+{
+    const hs_kev_scan_t *sc = ctx;
+    const hs_kev_t *e = &sc->ev;
+    size_t len, i;
+    const char *sep = " (";
+    char ts[48];
+
+    if (sc->ev_depth == 0)
+        return 0;
+    len = (size_t)snprintf(buf, cap, "event #%" PRIu64, e->index);
+    if (e->name[0] != '\0' && len + 8 < cap) {
+        size_t n = strlen(e->name), lim = n > 60 ? 57 : n;
+        len += (size_t)snprintf(buf + len, cap - len, "%s\"", sep);
+        for (i = 0; i < lim && len + 6 < cap; i++) {
+            unsigned char c = (unsigned char)e->name[i];
+            buf[len++] = c < 0x20 || c == 0x7f || c == '"' || c == '\\'
+                             ? '?'
+                             : (char)c;
+        }
+        buf[len] = '\0';
+        len += (size_t)snprintf(buf + len, cap - len, "%s\"",
+                                n > lim ? "..." : "");
+        sep = ", ";
+    }
+    if (e->ph != 0 && len < cap) {
+        unsigned char c = (unsigned char)e->ph;
+        len += (size_t)snprintf(buf + len, cap - len, "%sph %c", sep,
+                                c < 0x20 || c >= 0x7f ? '?' : (char)c);
+        sep = ", ";
+    }
+    if (e->has_ts && len < cap) {
+        hs__us(ts, sizeof ts, e->ts_ns);
+        len += (size_t)snprintf(buf + len, cap - len, "%sts %s", sep, ts);
+        sep = ", ";
+    }
+    if (sep[0] == ',' && len < cap)
+        snprintf(buf + len, cap - len, ")");
+    return 1;
+}
+
 static const yajl_callbacks hs__callbacks = {
     hs__cb_null, hs__cb_bool, NULL, NULL, hs__cb_number, hs__cb_string,
     hs__cb_start_map, hs__cb_map_key, hs__cb_end, hs__cb_start_array,
@@ -526,7 +585,8 @@ hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
     sc->on_event = on_event;
     sc->user = user;
     sc->di_rank = sc->di_world = -1;
-    rc = hs_jscan_file(&sc->js, path, &hs__callbacks, sc, err);
+    rc = hs_jscan_file_where(&sc->js, path, &hs__callbacks, sc, hs__where,
+                             err);
     if (rc == HS_OK && !sc->saw_events)
         rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
                           "no \"traceEvents\" array: not a PyTorch "

@@ -14,10 +14,21 @@
 
 #include <yajl/yajl_tree.h>
 
+/* "FILE: key: what" (key NULL: "FILE: what"), HS_ERR_SCHEMA. */
 static hs_err_t hs__sc_bad(const char *path, hs_error_t *err,
-                           const char *what)
+                           const char *key, const char *what)
 {
-    return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s", what);
+    if (key == NULL)
+        return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s", what);
+    return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s: %s", key, what);
+}
+
+/* "FILE: key[i]: what" for an element of a list. */
+static hs_err_t hs__sc_bad_at(const char *path, hs_error_t *err,
+                              const char *key, size_t i, const char *what)
+{
+    return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0, "%s[%zu]: %s", key,
+                        i, what);
 }
 
 /* A non-negative integer field: 1 read, 0 absent, -1 present but not one
@@ -56,7 +67,7 @@ static hs_err_t hs__sc_comm(const char *path, yajl_val root,
     if (!YAJL_IS_OBJECT(probe) || hs__sc_u64(probe, "reps", 0, &reps) != 1 ||
         hs__sc_u64(probe, "bytes_sent", 0, &sent) != 1 ||
         hs__sc_u64(probe, "cpu_ns", 0, &cpu) != 1 || reps == 0)
-        return hs__sc_bad(path, err, "comm_probe must be an object with "
+        return hs__sc_bad(path, err, "comm_probe", "must be an object with "
                                      "positive integers reps, bytes_sent "
                                      "and cpu_ns");
     steps = yajl_tree_get(root, ps, yajl_t_array);
@@ -101,10 +112,12 @@ static hs_err_t hs__sc_plain(const char *path, yajl_val root,
         const char *p2[2] = {keys[k], NULL};
         yajl_val a = yajl_tree_get(v, p2, yajl_t_array);
         if (a == NULL)
-            return hs__sc_bad(path, err, "plain must hold the lists t_dl_ns, "
-                                         "t_fwd_ns, t_bwd_ns and t_opt_ns");
+            return hs__sc_bad(path, err, "plain",
+                              "must hold the lists t_dl_ns, t_fwd_ns, "
+                              "t_bwd_ns and t_opt_ns");
         if (n != SIZE_MAX && YAJL_GET_ARRAY(a)->len != n)
-            return hs__sc_bad(path, err, "plain's lists differ in length");
+            return hs__sc_bad(path, err, "plain",
+                              "its lists differ in length");
         n = YAJL_GET_ARRAY(a)->len;
         out->plain_ns[k] = calloc(n ? n : 1, sizeof *out->plain_ns[k]);
         if (out->plain_ns[k] == NULL)
@@ -113,8 +126,9 @@ static hs_err_t hs__sc_plain(const char *path, yajl_val root,
         for (i = 0; i < n; i++) {
             yajl_val e = YAJL_GET_ARRAY(a)->values[i];
             if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0)
-                return hs__sc_bad(path, err, "plain's times must be "
-                                             "non-negative integers (ns)");
+                return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                    "plain.%s[%zu]: must be a non-negative "
+                                    "integer (ns)", keys[k], i);
             out->plain_ns[k][i] = (int64_t)YAJL_GET_INTEGER(e);
         }
     }
@@ -174,43 +188,43 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
                             "invalid JSON: %s", ebuf);
     }
     if (!YAJL_IS_OBJECT(root)) {
-        rc = hs__sc_bad(path, err, "the sidecar must be a JSON object");
+        rc = hs__sc_bad(path, err, NULL, "the sidecar must be a JSON object");
         goto done;
     }
     if (hs__sc_u64(root, "hetsim_sidecar", 0, &u) != 1 || u != 1) {
-        rc = hs__sc_bad(path, err, "not a hetsim sidecar: "
+        rc = hs__sc_bad(path, err, "hetsim_sidecar", "not a hetsim sidecar: "
                                    "\"hetsim_sidecar\": 1 is missing");
         goto done;
     }
     switch (hs__sc_u64(root, "world_size", 0, &u)) {
     case 0:
-        rc = hs__sc_bad(path, err, "the sidecar needs \"world_size\"");
+        rc = hs__sc_bad(path, err, "world_size",
+                        "missing: the sidecar needs it");
         goto done;
     case -1:
-        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
         goto done;
     }
     if (u < 1 || u > LONG_MAX) {
-        rc = hs__sc_bad(path, err, "world_size must be a positive integer");
+        rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
         goto done;
     }
     out->world_size = (long)u;
     if (hs__sc_u64(root, "rank", 0, &u) < 0) {
-        rc = hs__sc_bad(path, err, "rank must be a non-negative integer");
+        rc = hs__sc_bad(path, err, "rank", "must be a non-negative integer");
         goto done;
     }
     for (i = 0; info[i] != NULL; i++) {
         const char *p2[2] = {info[i], NULL};
         v = yajl_tree_get(root, p2, yajl_t_any);
         if (v != NULL && !YAJL_IS_STRING(v)) {
-            rc = hs__sc_bad(path, err, "device_type, backend and torch "
-                                       "must be strings");
+            rc = hs__sc_bad(path, err, info[i], "must be a string");
             goto done;
         }
     }
     have_grad = hs__sc_u64(root, "grad_bytes", 0, &out->grad_bytes);
     if (have_grad < 0) {
-        rc = hs__sc_bad(path, err, "grad_bytes must be a non-negative "
+        rc = hs__sc_bad(path, err, "grad_bytes", "must be a non-negative "
                                    "integer (bytes)");
         goto done;
     }
@@ -221,7 +235,7 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
     if (v != NULL) {
         uint64_t sum = 0;
         if (!YAJL_IS_ARRAY(v)) {
-            rc = hs__sc_bad(path, err, "bucket_bytes must be a list of "
+            rc = hs__sc_bad(path, err, "bucket_bytes", "must be a list of "
                                        "integers (bytes)");
             goto done;
         }
@@ -235,8 +249,8 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         for (i = 0; i < out->n_buckets; i++) {
             yajl_val e = YAJL_GET_ARRAY(v)->values[i];
             if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0) {
-                rc = hs__sc_bad(path, err, "bucket_bytes must hold "
-                                           "non-negative integers (bytes)");
+                rc = hs__sc_bad_at(path, err, "bucket_bytes", i, "must be a "
+                                           "non-negative integer (bytes)");
                 goto done;
             }
             out->bucket_bytes[i] = (uint64_t)YAJL_GET_INTEGER(e);
@@ -247,15 +261,15 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
             have_grad = 1;
         } else if (sum != out->grad_bytes && out->n_buckets > 0) {
             rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                              "bucket_bytes add up to %" PRIu64
+                              "bucket_bytes: add up to %" PRIu64
                               " bytes, grad_bytes says %" PRIu64,
                               sum, out->grad_bytes);
             goto done;
         }
     }
     if (have_grad == 0) {
-        rc = hs__sc_bad(path, err, "the sidecar needs \"grad_bytes\" or "
-                                   "\"bucket_bytes\"");
+        rc = hs__sc_bad(path, err, "grad_bytes", "missing: the sidecar needs "
+                                   "\"grad_bytes\" or \"bucket_bytes\"");
         goto done;
     }
     {
@@ -264,7 +278,7 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
     }
     if (v != NULL && !YAJL_IS_NULL(v)) {
         if (!YAJL_IS_ARRAY(v)) {
-            rc = hs__sc_bad(path, err, "buckets must be a list of objects");
+            rc = hs__sc_bad(path, err, "buckets", "must be a list of objects");
             goto done;
         }
         out->n_ready = YAJL_GET_ARRAY(v)->len;
@@ -280,17 +294,17 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
             yajl_val e = YAJL_GET_ARRAY(v)->values[i];
             int rb, rr;
             if (!YAJL_IS_OBJECT(e)) {
-                rc = hs__sc_bad(path, err,
-                                "buckets must be a list of objects");
+                rc = hs__sc_bad_at(path, err, "buckets", i,
+                                   "must be an object");
                 goto done;
             }
             out->ready_ns[i] = -1;      /* null: not measured */
             rb = hs__sc_u64(e, "bytes", 0, &out->ready_bytes[i]);
             rr = hs__sc_u64(e, "ready_ns", 1, &u);
             if (rb < 0 || rr < 0) {
-                rc = hs__sc_bad(path, err, "buckets[].bytes and "
-                                           "buckets[].ready_ns must be "
-                                           "non-negative integers");
+                rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                  "buckets[%zu].%s: must be a non-negative "
+                                  "integer", i, rb < 0 ? "bytes" : "ready_ns");
                 goto done;
             }
             if (rr == 1)
@@ -301,7 +315,7 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         const char *p2[2] = {"comm", NULL};
         v = yajl_tree_get(root, p2, yajl_t_any);
         if (v != NULL && !YAJL_IS_STRING(v)) {
-            rc = hs__sc_bad(path, err, "comm must be \"after\" or "
+            rc = hs__sc_bad(path, err, "comm", "must be \"after\" or "
                                        "\"overlap\"");
             goto done;
         }
