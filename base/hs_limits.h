@@ -111,7 +111,11 @@
 #define HS_LIMIT_EPOCHS UINT32_C(1000000000)
 #define HS_LIMIT_STEPS UINT32_C(100000000)
 
-/* Budgets of one replay, refused unless forced: 2^32 events, 8 GiB. */
+/* Budgets of one replay, refused unless forced: 2^32 events, 8 GiB.  The
+   event engine's own limits, never lifted (sim/hs_engine.h): 2^40 events
+   in one replay (HS_ENGINE_MAX_EVENTS) and 2^24 - 1 pending at once
+   (HS_ENGINE_MAX_CAPACITY); hs_replay refuses a scenario past them before
+   the engine is made. */
 #define HS_LIMIT_EVENTS (UINT64_C(1) << 32)
 #define HS_LIMIT_STATE_BYTES (UINT64_C(8) << 30)
 
