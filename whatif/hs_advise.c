@@ -10,6 +10,7 @@
 #include "hs_batchopt.h"
 #include "hs_closed.h"
 #include "hs_file.h"
+#include "hs_nodes.h"
 #include "hs_rewrite.h"
 #include "hs_ringopt.h"
 #include "hs_units.h"
@@ -134,15 +135,301 @@ static hs_err_t hs__replay_order(const hs_scenario_t *s, const uint32_t *ord,
     return rc;
 }
 
+/* ---- several processes: replays split, results gathered -------------- */
+
+/* What one replay of a split gives back, sent as bytes (the processes run
+   the same binary). */
+typedef struct hs__jobrec_s {
+    int64_t k;                  /* the job's number */
+    int64_t step_ns, total_ns;
+    int32_t code;               /* HS_OK or the job's error */
+    char msg[HS_ERRMSG_LEN];
+} hs__jobrec_t;
+
+/* Job k: a replay whose step and total go to res[0] and res[1]. */
+typedef hs_err_t (*hs__job_fn)(void *ctx, size_t k, int64_t res[2],
+                               hs_error_t *err);
+
+static int hs__split(const hs_advise_exec_t *ex)
+{
+    return ex != NULL && ex->size > 1 && ex->allgather != NULL;
+}
+
+static void hs__report(const hs_advise_exec_t *ex, const char *what,
+                       uint64_t done, uint64_t total, int64_t best_ns)
+{
+    if (ex != NULL && ex->progress != NULL)
+        ex->progress(ex->progress_ctx, what, done, total, best_ns);
+}
+
+/*
+ * Runs jobs 0..n-1 (those with todo[k] != 0; todo NULL: all) into
+ * res[k][0..1].  One process: in order, stopping at the first error.
+ * Several: the j-th job to do runs on process j mod size, each stopping
+ * at its own first error; the records are gathered, and the error of the
+ * lowest failing job is the one returned -- the one a single process
+ * meets first.
+ */
+static hs_err_t hs__run_jobs(const hs_advise_exec_t *ex, size_t n,
+                             const int *todo, hs__job_fn job, void *ctx,
+                             int64_t (*res)[2], hs_error_t *err)
+{
+    hs__jobrec_t *mine = NULL, *all = NULL;
+    size_t k, j = 0, n_todo = 0, n_mine = 0, done = 0, *lens = NULL, at;
+    int size = hs__split(ex) ? ex->size : 1;
+    int rank = hs__split(ex) ? ex->rank : 0, r;
+    int64_t fail_k = -1;
+    hs_err_t rc = HS_OK;
+
+    for (k = 0; k < n; k++)
+        if (todo == NULL || todo[k])
+            n_todo++;
+    if (size == 1) {
+        for (k = 0; k < n; k++) {
+            if (todo != NULL && !todo[k])
+                continue;
+            hs__report(ex, "replays", done, n_todo, -1);
+            if ((rc = job(ctx, k, res[k], err)) != HS_OK)
+                return rc;
+            done++;
+        }
+        hs__report(ex, "replays", done, n_todo, -1);
+        return HS_OK;
+    }
+    mine = calloc(n_todo / (size_t)size + 1, sizeof *mine);
+    lens = calloc((size_t)size, sizeof *lens);
+    if (mine == NULL || lens == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (k = 0; k < n; k++) {
+        hs__jobrec_t *jr;
+        hs_error_t je;
+
+        if (todo != NULL && !todo[k])
+            continue;
+        if (j++ % (size_t)size != (size_t)rank)
+            continue;
+        jr = &mine[n_mine++];
+        jr->k = (int64_t)k;
+        hs__report(ex, "replays", done, (n_todo + (size_t)size - 1 -
+                                         (size_t)rank) / (size_t)size, -1);
+        hs_error_clear(&je);
+        jr->code = (int32_t)job(ctx, k, res[k], &je);
+        jr->step_ns = res[k][0];
+        jr->total_ns = res[k][1];
+        memcpy(jr->msg, je.msg, sizeof jr->msg);
+        done++;
+        if (jr->code != HS_OK)
+            break;
+    }
+    hs__report(ex, "replays", done, done, -1);
+    if ((rc = ex->allgather(ex->gather_ctx, mine, n_mine * sizeof *mine,
+                            (void **)&all, lens, err)) != HS_OK)
+        goto done;
+    for (r = 0, at = 0; r < size; r++) {
+        size_t m = lens[r] / sizeof *all, i;
+
+        for (i = 0; i < m; i++) {
+            const hs__jobrec_t *jr = &all[at + i];
+
+            if (jr->k < 0 || (size_t)jr->k >= n)
+                continue;
+            res[jr->k][0] = jr->step_ns;
+            res[jr->k][1] = jr->total_ns;
+            if (jr->code != HS_OK && (fail_k < 0 || jr->k < fail_k)) {
+                fail_k = jr->k;
+                err->code = (hs_err_t)jr->code;
+                memcpy(err->msg, jr->msg, sizeof err->msg);
+                err->msg[sizeof err->msg - 1] = '\0';
+                rc = (hs_err_t)jr->code;
+            }
+        }
+        at += m;
+    }
+done:
+    free(mine);
+    free(all);
+    free(lens);
+    return rc;
+}
+
+/* ---- ring order ---------------------------------------------------- */
+
+/* The nodes of a scenario with nodes: each node's devices in ring order,
+   the one with the least compute per step (ties: the last listed) moved
+   last, so that it is the one that sends to the next node. */
+typedef struct hs__nctx_s {
+    const hs_scenario_t *s;
+    uint32_t n_nodes;
+    uint32_t *first;            /* [n_nodes + 1] into dev */
+    uint32_t *dev;              /* N device indices, node by node */
+} hs__nctx_t;
+
+static int64_t hs__pre_ns(const hs_scenario_t *s, uint32_t d)
+{
+    const hs_device_t *dv = &s->devices[d];
+    const hs_profile_t *p = &s->types[dv->type].profile;
+
+    return hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
+           dv->extra_compute_ns + hs__scaled(p->t_b1.mean_ns,
+                                              dv->compute_scale);
+}
+
+static hs_err_t hs__nodes_build(const hs_scenario_t *s, hs__nctx_t *nc)
+{
+    const hs_nodes_t *nd = s->nodes;
+    uint32_t a, d, at = 0;
+
+    nc->s = s;
+    nc->n_nodes = (uint32_t)nd->n_nodes;
+    nc->first = malloc((nd->n_nodes + 1) * sizeof *nc->first);
+    nc->dev = malloc(s->n_devices * sizeof *nc->dev);
+    if (nc->first == NULL || nc->dev == NULL)
+        return HS_ERR_NOMEM;
+    for (a = 0; a < nc->n_nodes; a++) {
+        uint32_t lo = nd->node_first[a], hi = nd->node_first[a + 1];
+        uint32_t exit_d = lo;
+
+        for (d = lo; d < hi; d++)
+            if (hs__pre_ns(s, d) <= hs__pre_ns(s, exit_d))
+                exit_d = d;
+        nc->first[a] = at;
+        for (d = lo; d < hi; d++)
+            if (d != exit_d)
+                nc->dev[at++] = d;
+        nc->dev[at++] = exit_d;
+    }
+    nc->first[nc->n_nodes] = at;
+    return HS_OK;
+}
+
+/* The cost of node a followed by node b: the largest T(i) of a's devices
+   (each to the next of its node, the last to b's first). */
+static hs_err_t hs__node_cost(void *ctx, uint32_t a, uint32_t b,
+                              int64_t *cost_ns, hs_error_t *err)
+{
+    const hs__nctx_t *nc = ctx;
+    uint32_t k, lo = nc->first[a], hi = nc->first[a + 1];
+    int64_t mx = INT64_MIN, w;
+    hs_err_t rc;
+
+    for (k = lo; k < hi; k++) {
+        uint32_t next = k + 1 < hi ? nc->dev[k + 1] : nc->dev[nc->first[b]];
+
+        if ((rc = hs__ring_cost((void *)nc->s, nc->dev[k], next, &w, err)) !=
+            HS_OK)
+            return rc;
+        if (w > mx)
+            mx = w;
+    }
+    *cost_ns = mx;
+    return HS_OK;
+}
+
+/* No order's closed-form step is below: every device sends to one device
+   and receives from one (hs_ringopt.h), a lone edge's bandwidth at best. */
+static hs_err_t hs__ring_lb(const hs_scenario_t *s, int64_t *lb,
+                            hs_error_t *err)
+{
+    uint32_t n = (uint32_t)s->n_devices, i, j;
+    int64_t *in_min = malloc(n * sizeof *in_min), out_min, w, best = 0;
+    hs_err_t rc = HS_OK;
+
+    if (in_min == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (j = 0; j < n; j++)
+        in_min[j] = INT64_MAX;
+    for (i = 0; i < n && rc == HS_OK; i++) {
+        out_min = INT64_MAX;
+        for (j = 0; j < n; j++) {
+            if (i == j)
+                continue;
+            if ((rc = hs__ring_cost((void *)s, i, j, &w, err)) != HS_OK)
+                break;
+            if (w < out_min)
+                out_min = w;
+            if (w < in_min[j])
+                in_min[j] = w;
+        }
+        if (out_min > best)
+            best = out_min;
+    }
+    for (j = 0; j < n && rc == HS_OK; j++)
+        if (in_min[j] > best)
+            best = in_min[j];
+    free(in_min);
+    *lb = best;
+    return rc;
+}
+
+/* The closed form's step and sum of T(i) of s in the given order, NIC
+   sharing included (a scenario with nodes: an order that leaves a node
+   more than once shares its NICs, which the pair costs do not see). */
+static hs_err_t hs__closed_order(const hs_scenario_t *s, const uint32_t *ord,
+                                 int64_t *step_ns, int64_t *sum_ns,
+                                 hs_error_t *err)
+{
+    hs_scenario_t *c = NULL;
+    hs_prediction_t *p = NULL;
+    char *yaml = hs__ring_yaml(s, ord);
+    hs_err_t rc;
+    uint32_t d;
+
+    if (yaml == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if ((rc = hs_scenario_clone(s, &c, err)) == HS_OK &&
+        (rc = hs_scenario_set(c, "ring", yaml, err)) == HS_OK &&
+        (rc = hs_scenario_resolve(c, err)) == HS_OK &&
+        (rc = hs_closed_predict(c, &p, err)) == HS_OK) {
+        *step_ns = p->step_ns;
+        *sum_ns = 0;
+        for (d = 0; d < c->n_devices; d++)
+            *sum_ns += hs_closed_device_ns(c, d);
+    }
+    hs_prediction_free(p);
+    hs_scenario_free(c);
+    free(yaml);
+    return rc;
+}
+
+typedef struct hs__rjob_s {
+    const hs_scenario_t *s;
+    const hs_replay_opts_t *o;
+    const hs_advise_ring_t *r;
+} hs__rjob_t;
+
+static hs_err_t hs__ring_job(void *ctx, size_t k, int64_t res[2],
+                             hs_error_t *err)
+{
+    const hs__rjob_t *rj = ctx;
+
+    res[1] = 0;
+    return hs__replay_order(rj->s, rj->r->cands[k].order, rj->o, &res[0],
+                            err);
+}
+
 hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
                         int replay, uint32_t exact_max,
                         hs_advise_ring_t **out, hs_error_t *err)
+{
+    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
+}
+
+hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          int replay, uint32_t exact_max,
+                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
+                          hs_error_t *err)
 {
     static const char *const labels[HS_ADVISE_RING_CANDS] = {
         "given", "grouped", "interleave", "searched"};
     hs_advise_ring_t *r = NULL;
     hs_ringopt_result_t *sr = NULL;
+    hs__nctx_t nc = {s, 0, NULL, NULL};
     uint32_t n = (uint32_t)s->n_devices;
+    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
+    int todo[HS_ADVISE_RING_CANDS];
+    int64_t res[HS_ADVISE_RING_CANDS][2];
     size_t k, j;
     double t0;
     hs_err_t rc;
@@ -153,6 +440,13 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (n < 2)
         return hs_error_setf(err, HS_ERR_RANGE, "%s: a ring order needs at "
                              "least 2 devices", s->file);
+    if (s->collective != NULL && strcmp(s->collective, "ring") != 0)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: collective: %s does "
+                             "not follow the ring order, so no order is "
+                             "better than another; ring advice is for "
+                             "collective: ring (set collective: ring in the "
+                             "file to ask which order)", s->file,
+                             s->collective);
     if ((r = calloc(1, sizeof *r)) == NULL)
         goto nomem;
     r->n = n;
@@ -170,18 +464,44 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
             HS_OK)
         goto fail;
     t0 = hs__cpu_s();
-    {
+    if (by_node) {
+        /* the nodes in order, each node's devices together: the ring
+           leaves every node once and no NIC is shared, so the pair costs
+           are the closed form's (hs_nodes.h) */
+        uint32_t a, at = 0;
+
+        if (hs__nodes_build(s, &nc) != HS_OK)
+            goto nomem;
+        rc = hs_ringopt_search_x(nc.n_nodes, hs__node_cost, &nc, NULL, 0,
+                                 exact_max, 0, ex != NULL ? ex->progress
+                                                          : NULL,
+                                 ex != NULL ? ex->progress_ctx : NULL, &sr,
+                                 err);
+        if (rc == HS_OK) {
+            for (k = 0; k < nc.n_nodes; k++) {
+                a = sr->order[k];
+                for (j = nc.first[a]; j < nc.first[a + 1]; j++)
+                    r->cands[3].order[at++] = nc.dev[j];
+            }
+            rc = hs__ring_lb(s, &r->lower_bound_ns, err);
+        }
+    } else {
         const uint32_t *starts[3] = {r->cands[0].order, r->cands[1].order,
                                      r->cands[2].order};
 
-        rc = hs_ringopt_search(n, hs__ring_cost, (void *)s, starts, 3,
-                               exact_max, 0, &sr, err);
+        rc = hs_ringopt_search_x(n, hs__ring_cost, (void *)s, starts, 3,
+                                 exact_max, 0, ex != NULL ? ex->progress
+                                                          : NULL,
+                                 ex != NULL ? ex->progress_ctx : NULL, &sr,
+                                 err);
+        if (rc == HS_OK) {
+            memcpy(r->cands[3].order, sr->order, n * sizeof(uint32_t));
+            r->lower_bound_ns = sr->lower_bound_ns;
+        }
     }
     r->search_s = hs__cpu_s() - t0;
     if (rc != HS_OK)
         goto fail;
-    memcpy(r->cands[3].order, sr->order, n * sizeof(uint32_t));
-    r->lower_bound_ns = sr->lower_bound_ns;
     r->exact = sr->exact;
     r->moves = sr->moves;
     hs_ringopt_result_free(sr);
@@ -189,20 +509,33 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
-        if ((rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
-                                  &c->closed_ns, &c->closed_sum_ns, err)) !=
-            HS_OK)
+        if (by_node)
+            rc = hs__closed_order(s, c->order, &c->closed_ns,
+                                  &c->closed_sum_ns, err);
+        else
+            rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
+                                 &c->closed_ns, &c->closed_sum_ns, err);
+        if (rc != HS_OK)
             goto fail;
         for (j = 0; j < k && c->same_as < 0; j++)
             if (memcmp(r->cands[j].order, c->order, n * sizeof(uint32_t)) ==
                 0)
                 c->same_as = (int)j;
-        if (replay && c->same_as < 0 &&
-            (rc = hs__replay_order(s, c->order, o, &c->replay_ns, err)) !=
-                HS_OK)
+        todo[k] = replay && c->same_as < 0;
+        res[k][0] = res[k][1] = -1;
+    }
+    if (replay) {
+        hs__rjob_t rj = {s, o, r};
+
+        if ((rc = hs__run_jobs(ex, HS_ADVISE_RING_CANDS, todo, hs__ring_job,
+                               &rj, res, err)) != HS_OK)
             goto fail;
-        if (c->same_as >= 0)
-            c->replay_ns = r->cands[c->same_as].replay_ns;
+        for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
+            hs_advise_ring_cand_t *c = &r->cands[k];
+
+            c->replay_ns = c->same_as >= 0 ? r->cands[c->same_as].replay_ns
+                                           : res[k][0];
+        }
     }
     r->chosen = 0;
     for (k = 1; k < HS_ADVISE_RING_CANDS; k++) {
@@ -215,11 +548,15 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
         if (better)
             r->chosen = k;
     }
+    free(nc.first);
+    free(nc.dev);
     *out = r;
     return HS_OK;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
+    free(nc.first);
+    free(nc.dev);
     hs_ringopt_result_free(sr);
     hs_advise_ring_free(r);
     return rc;
@@ -320,10 +657,34 @@ static hs_err_t hs__closed(const hs_scenario_t *c, int64_t *step,
     return HS_OK;
 }
 
+/* Replay job k of the batch advice: the scenario before (0), after (1);
+   ctx: the two scenarios and the options. */
+typedef struct hs__bjob_s {
+    const hs_scenario_t *two[2];
+    const hs_replay_opts_t *o;
+} hs__bjob_t;
+
+static hs_err_t hs__batch_job(void *ctx, size_t k, int64_t res[2],
+                              hs_error_t *err)
+{
+    const hs__bjob_t *bj = ctx;
+
+    return hs__replay(bj->two[k], bj->o, &res[0], &res[1], err);
+}
+
 hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          uint64_t global_batch, const uint64_t *max_batch,
                          int replay, hs_advise_batch_t **out,
                          hs_error_t *err)
+{
+    return hs_advise_batch_x(s, o, global_batch, max_batch, replay, NULL,
+                             out, err);
+}
+
+hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           uint64_t global_batch, const uint64_t *max_batch,
+                           int replay, const hs_advise_exec_t *ex,
+                           hs_advise_batch_t **out, hs_error_t *err)
 {
     hs_advise_batch_t *r = NULL;
     hs__bctx_t bc = {s, NULL, NULL, NULL};
@@ -442,10 +803,14 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (replay) {
         hs_prediction_t *pb = NULL, *pa = NULL;
 
-        if ((rc = hs__replay(s, o, &r->replay_before_ns, NULL, err)) != HS_OK ||
-            (rc = hs__replay(bc.w, o, &r->replay_after_ns, NULL, err)) !=
-                HS_OK)
+        hs__bjob_t bj = {{s, bc.w}, o};
+        int64_t res[2][2];
+
+        if ((rc = hs__run_jobs(ex, 2, NULL, hs__batch_job, &bj, res,
+                               err)) != HS_OK)
             goto fail;
+        r->replay_before_ns = res[0][0];
+        r->replay_after_ns = res[1][0];
         if (hs_closed_predict(s, &pb, err) == HS_OK &&
             hs_closed_predict(bc.w, &pa, err) == HS_OK) {
             r->replay_epoch_before_ns =
@@ -503,18 +868,33 @@ typedef struct hs__mctx_s {
     hs_scenario_t *w;           /* a working copy: counts set per mix */
     int bound_ok;               /* no per-device settings: the bound holds */
     int64_t *type_floor_ns;     /* per type: max(t_dl, t_fwd + t_b1) */
+    /* a scenario with nodes: the search counts nodes, not devices */
+    long *kind;                 /* per type: its node kind, -1 none; NULL:
+                                   no nodes */
+    uint64_t *unit;             /* per type: devices per counted unit */
 } hs__mctx_t;
 
-static hs_err_t hs__set_counts(const hs_scenario_t *s, hs_scenario_t *w,
+/* Sets w's counts: devices per type, or with nodes the nodes of each
+   type's kind (counts in units). */
+static hs_err_t hs__set_counts(const hs__mctx_t *mc, hs_scenario_t *w,
                                const uint64_t *counts, hs_error_t *err)
 {
+    const hs_scenario_t *s = mc->s;
     size_t t;
     hs_err_t rc;
 
     for (t = 0; t < s->n_types; t++) {
         char key[256], v[32];
 
-        snprintf(key, sizeof key, "device_types.%s.count", s->types[t].name);
+        if (mc->kind != NULL) {
+            if (mc->kind[t] < 0)
+                continue;
+            snprintf(key, sizeof key, "nodes.%s.count",
+                     s->nodes->kinds[mc->kind[t]].name);
+        } else {
+            snprintf(key, sizeof key, "device_types.%s.count",
+                     s->types[t].name);
+        }
         snprintf(v, sizeof v, "%llu", (unsigned long long)counts[t]);
         if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK)
             return rc;
@@ -529,7 +909,7 @@ static hs_err_t hs__mix_total(void *ctx, const uint64_t *counts,
     hs_prediction_t *p = NULL;
     hs_err_t rc;
 
-    rc = hs__set_counts(mc->s, mc->w, counts, err);
+    rc = hs__set_counts(mc, mc->w, counts, err);
     if (rc == HS_OK)
         rc = hs_closed_predict(mc->w, &p, err);
     if (rc == HS_OK) {
@@ -569,7 +949,7 @@ static int64_t hs__mix_bound(void *ctx, const uint64_t *counts)
                   ? (s->sample_bytes ? s->dataset_total / s->sample_bytes : 0)
                   : s->dataset_total;
     for (t = 0; t < s->n_types; t++) {
-        gb += counts[t] * s->types[t].batch;
+        gb += counts[t] * mc->unit[t] * s->types[t].batch;
         if (counts[t] > 0 && mc->type_floor_ns[t] > step)
             step = mc->type_floor_ns[t];
     }
@@ -580,13 +960,170 @@ static int64_t hs__mix_bound(void *ctx, const uint64_t *counts)
     return tot > 9e18L ? INT64_MAX : (int64_t)tot;
 }
 
+/*
+ * With nodes, the mix counts nodes: each type must be the type of one
+ * node kind (else how many nodes of each kind a count of devices means is
+ * not defined: refused), a type of no kind stays at 0 devices; a type's
+ * min / avail / price per device become per node of its kind (min rounded
+ * up, avail down to whole nodes).  Fills mc->kind, mc->unit and *nt (the
+ * search's types).
+ */
+static hs_err_t hs__mix_units(const hs_scenario_t *s, hs__mctx_t *mc,
+                              const hs_mixopt_type_t *types,
+                              hs_mixopt_type_t *nt, hs_error_t *err)
+{
+    const hs_nodes_t *nd = s->nodes;
+    size_t t, k;
+
+    for (t = 0; t < s->n_types; t++) {
+        nt[t] = types[t];
+        mc->unit[t] = 1;
+    }
+    if (nd == NULL)
+        return HS_OK;
+    if ((mc->kind = malloc(s->n_types * sizeof *mc->kind)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (t = 0; t < s->n_types; t++) {
+        uint64_t d;
+
+        mc->kind[t] = -1;
+        for (k = 0; k < nd->n_kinds; k++) {
+            if (nd->kinds[k].type != t)
+                continue;
+            if (mc->kind[t] >= 0)
+                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
+                                     "'%s' is the type of node kinds '%s' "
+                                     "and '%s': a count of its devices does "
+                                     "not say how many nodes of each kind "
+                                     "(nor a mean node size), so the mix "
+                                     "is ill-defined; give each node kind "
+                                     "its own device type (a copy of '%s' "
+                                     "under another name) and ask again",
+                                     s->file, s->types[t].name,
+                                     nd->kinds[mc->kind[t]].name,
+                                     nd->kinds[k].name, s->types[t].name);
+            mc->kind[t] = (long)k;
+        }
+        if (mc->kind[t] < 0) {
+            if (types[t].min > 0 || types[t].avail > 0)
+                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
+                                     "'%s' is the type of no node kind, so "
+                                     "none of its devices can be placed in "
+                                     "nodes: give it --avail %s=0 or add a "
+                                     "node kind of that type", s->file,
+                                     s->types[t].name, s->types[t].name);
+            nt[t].min = nt[t].avail = 0;
+            continue;
+        }
+        d = nd->kinds[mc->kind[t]].devices;
+        mc->unit[t] = d;
+        nt[t].min = (types[t].min + d - 1) / d;
+        nt[t].avail = types[t].avail / d;
+        nt[t].price_per_h = types[t].price_per_h * (double)d;
+        if (nt[t].min > nt[t].avail)
+            return hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' "
+                                 "comes in nodes of %llu devices (kind "
+                                 "'%s'): at least %llu and at most %llu "
+                                 "devices leave no whole number of nodes",
+                                 s->file, s->types[t].name,
+                                 (unsigned long long)d,
+                                 nd->kinds[mc->kind[t]].name,
+                                 (unsigned long long)types[t].min,
+                                 (unsigned long long)types[t].avail);
+    }
+    return HS_OK;
+}
+
+typedef struct hs__mjob_s {
+    hs__mctx_t *mc;
+    const hs_replay_opts_t *o;
+    const hs_mixopt_result_t *search;   /* counts in units */
+} hs__mjob_t;
+
+static hs_err_t hs__mix_job(void *ctx, size_t k, int64_t res[2],
+                            hs_error_t *err)
+{
+    hs__mjob_t *mj = ctx;
+    hs_err_t rc;
+
+    if ((rc = hs__set_counts(mj->mc, mj->mc->w, mj->search->top[k].counts,
+                             err)) != HS_OK)
+        return rc;
+    return hs__replay(mj->mc->w, mj->o, &res[0], &res[1], err);
+}
+
+/* The search itself: one process, or this process's share of the mixes,
+   the shares' records gathered, then the whole space walked from them. */
+static hs_err_t hs__mix_search(const hs_advise_exec_t *ex, hs__mctx_t *mc,
+                               const hs_mixopt_type_t *nt, hs_mix_goal_t goal,
+                               double budget, int64_t deadline_ns,
+                               size_t keep, hs_mixopt_result_t **out,
+                               hs_error_t *err)
+{
+    const hs_scenario_t *s = mc->s;
+    hs_mixopt_memo_t memo = {0, 0, NULL};
+    void *all = NULL;
+    size_t *lens = NULL;
+    hs_progress_fn pf = ex != NULL ? ex->progress : NULL;
+    void *pc = ex != NULL ? ex->progress_ctx : NULL;
+    hs_err_t rc;
+    int r;
+
+    if (!hs__split(ex))
+        return hs_mixopt_search_memo(s->n_types, nt, goal, budget,
+                                     deadline_ns, keep, hs__mix_total,
+                                     hs__mix_bound, mc, NULL, pf, pc, out,
+                                     err);
+    if ((rc = hs_mixopt_search_part(s->n_types, nt, goal, budget,
+                                    deadline_ns, keep, hs__mix_total,
+                                    hs__mix_bound, mc, (size_t)ex->rank,
+                                    (size_t)ex->size, pf, pc, &memo, err)) !=
+        HS_OK)
+        goto done;
+    if ((lens = calloc((size_t)ex->size, sizeof *lens)) == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = ex->allgather(ex->gather_ctx, memo.recs,
+                            memo.n * sizeof *memo.recs, &all, lens, err)) !=
+        HS_OK)
+        goto done;
+    hs_mixopt_memo_clear(&memo);
+    memo.recs = all;
+    all = NULL;
+    for (r = 0; r < ex->size; r++)
+        memo.n += lens[r] / sizeof *memo.recs;
+    memo.cap = memo.n;
+    hs_mixopt_memo_sort(&memo);
+    rc = hs_mixopt_search_memo(s->n_types, nt, goal, budget, deadline_ns,
+                               keep, hs__mix_total, hs__mix_bound, mc, &memo,
+                               pf, pc, out, err);
+done:
+    hs_mixopt_memo_clear(&memo);
+    free(all);
+    free(lens);
+    return rc;
+}
+
 hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        const hs_mixopt_type_t *types, hs_mix_goal_t goal,
                        double budget, int64_t deadline_ns, int replay,
                        hs_advise_mix_t **out, hs_error_t *err)
 {
+    return hs_advise_mix_x(s, o, types, goal, budget, deadline_ns, replay,
+                           NULL, out, err);
+}
+
+hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                         const hs_mixopt_type_t *types, hs_mix_goal_t goal,
+                         double budget, int64_t deadline_ns, int replay,
+                         const hs_advise_exec_t *ex, hs_advise_mix_t **out,
+                         hs_error_t *err)
+{
     hs_advise_mix_t *r = NULL;
-    hs__mctx_t mc = {s, NULL, 1, NULL};
+    hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL};
+    hs_mixopt_type_t *nt = NULL;
+    int64_t res[HS_MIXOPT_TOP][2];
     size_t t, k;
     double t0;
     hs_err_t rc;
@@ -599,7 +1136,9 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              "devices: a device mix needs devices generated "
                              "from the counts (no devices: list)", s->file);
     if ((r = calloc(1, sizeof *r)) == NULL ||
-        (mc.type_floor_ns = calloc(s->n_types, sizeof(int64_t))) == NULL) {
+        (mc.type_floor_ns = calloc(s->n_types, sizeof(int64_t))) == NULL ||
+        (mc.unit = calloc(s->n_types, sizeof *mc.unit)) == NULL ||
+        (nt = calloc(s->n_types, sizeof *nt)) == NULL) {
         rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -610,6 +1149,8 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            s->file);
         goto fail;
     }
+    if ((rc = hs__mix_units(s, &mc, types, nt, err)) != HS_OK)
+        goto fail;
     for (t = 0; t < s->n_types; t++) {
         const hs_profile_t *p = &s->types[t].profile;
         int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
@@ -628,9 +1169,8 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
         mc.w->types[t].shard = 0;
     }
     t0 = hs__cpu_s();
-    rc = hs_mixopt_search(s->n_types, types, goal, budget, deadline_ns,
-                          replay ? 4 : 1, hs__mix_total, hs__mix_bound, &mc,
-                          &r->search, err);
+    rc = hs__mix_search(ex, &mc, nt, goal, budget, deadline_ns,
+                        replay ? 4 : 1, &r->search, err);
     r->search_s = hs__cpu_s() - t0;
     if (rc != HS_OK)
         goto fail;
@@ -638,17 +1178,17 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
     for (k = 0; k < HS_MIXOPT_TOP; k++)
         r->replay_total_ns[k] = -1;
     if (replay) {
+        hs__mjob_t mj = {&mc, o, r->search};
         int have = 0;
 
+        if ((rc = hs__run_jobs(ex, r->search->n_top, NULL, hs__mix_job, &mj,
+                               res, err)) != HS_OK)
+            goto fail;
         for (k = 0; k < r->search->n_top; k++) {
-            int64_t step;
             const hs_mixopt_entry_t *e = &r->search->top[k];
 
-            if ((rc = hs__set_counts(s, mc.w, e->counts, err)) != HS_OK ||
-                (rc = hs__replay(mc.w, o, &step, &r->replay_total_ns[k],
-                                 err)) != HS_OK)
-                goto fail;
-            r->replay_cost[k] = hs_mixopt_cost(s->n_types, types, e->counts,
+            r->replay_total_ns[k] = res[k][1];
+            r->replay_cost[k] = hs_mixopt_cost(s->n_types, nt, e->counts,
                                                r->replay_total_ns[k]);
             r->replay_ok[k] = goal == HS_MIX_FASTEST
                                   ? r->replay_cost[k] <= budget
@@ -665,13 +1205,23 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
         }
         r->replay_met = have;
     }
+    /* the counts the caller sees are devices */
+    for (k = 0; k < r->search->n_top; k++)
+        for (t = 0; t < s->n_types; t++)
+            r->search->top[k].counts[t] *= mc.unit[t];
     hs_scenario_free(mc.w);
     free(mc.type_floor_ns);
+    free(mc.kind);
+    free(mc.unit);
+    free(nt);
     *out = r;
     return HS_OK;
 fail:
     hs_scenario_free(mc.w);
     free(mc.type_floor_ns);
+    free(mc.kind);
+    free(mc.unit);
+    free(nt);
     hs_advise_mix_free(r);
     return rc;
 }
@@ -685,6 +1235,17 @@ void hs_advise_mix_free(hs_advise_mix_t *r)
 }
 
 /* ---- the recommendation as a scenario file ---------------------------- */
+
+/* The node kind whose type is t (the first), or -1. */
+static long hs__kind_of(const hs_scenario_t *s, size_t t)
+{
+    size_t k;
+
+    for (k = 0; s->nodes != NULL && k < s->nodes->n_kinds; k++)
+        if (s->nodes->kinds[k].type == t)
+            return (long)k;
+    return -1;
+}
 
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
@@ -721,11 +1282,26 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
 
             snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
                      what);
-            if ((keys[n] = strdup(buf)) == NULL)
-                goto nomem;
-            snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-            if ((vals[n++] = strdup(buf)) == NULL)
-                goto nomem;
+            if (mix != NULL && s->nodes != NULL) {
+                /* the counts follow from the nodes: the kind's nodes
+                   (hs_advise_mix made the count a whole number of them) */
+                long kd = hs__kind_of(s, t);
+
+                if (kd >= 0) {
+                    snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
+                             s->nodes->kinds[kd].name);
+                    v /= s->nodes->kinds[kd].devices;
+                } else {
+                    buf[0] = '\0';     /* no kind: stays at 0 devices */
+                }
+            }
+            if (buf[0] != '\0') {
+                if ((keys[n] = strdup(buf)) == NULL)
+                    goto nomem;
+                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+                if ((vals[n++] = strdup(buf)) == NULL)
+                    goto nomem;
+            }
             if (batch != NULL) {
                 char ppath[4096];
                 hs_profile_info_t info = {s->types[t].name, NULL};
