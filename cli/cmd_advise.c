@@ -41,6 +41,7 @@ typedef struct hs__adv_opts_s {
     int has_deadline;
     int rank;               /* this process's MPI rank (0 alone) */
     const hs_advise_exec_t *ex;
+    hs_sweep_mpi_t *mpi;
 } hs__adv_opts_t;
 
 /* TYPE=NUMBER into kv (the type is checked against the scenario later). */
@@ -197,13 +198,22 @@ static int hs__kv_check(const hs__kv_t *kv, const char *opt,
 }
 
 /* A failed question: rank 0 says why; every rank has the same error
-   (each computed the same answer), so each exits with the same status. */
+   (each computed the same answer), so each exits with the same status --
+   unless it is one rank's own (out of memory, MPI): that rank says why
+   and ends the job. */
 static int hs__fail(const hs__adv_opts_t *o, hs_error_t *err)
 {
-    if (o->rank != 0)
+    int code;
+
+    if (o->rank != 0 && err->code != HS_ERR_NOMEM && err->code != HS_ERR_RANK)
         return hs_err_exit_code(err->code);
     hs_progress_end(o->ex->progress_ctx, stderr);
-    return hs_cli_fail(err);
+    code = hs_cli_fail(err);
+    /* out of memory or MPI failing on one rank only: the others may wait
+       in a collective, so end the job */
+    if (err->code == HS_ERR_NOMEM || err->code == HS_ERR_RANK)
+        hs_sweep_mpi_abort(o->mpi, code);
+    return code;
 }
 
 static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
@@ -574,6 +584,7 @@ int hs_cli_advise(int argc, char **argv)
     if (hs_sweep_mpi_init(&mpi, &err) != HS_OK)
         return hs_cli_fail(&err);
     o.rank = mpi.rank;
+    o.mpi = &mpi;
     hs_progress_init(&bar, mpi.rank == 0 && !o.no_progress && !o.quiet &&
                                (o.progress || isatty(STDERR_FILENO)),
                      0.25);
