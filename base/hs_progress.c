@@ -71,30 +71,37 @@ void hs_progress_report(void *ctx, const char *what, uint64_t done,
                         uint64_t total, int64_t best_ns)
 {
     hs_progress_t *p = ctx;
-    char extra[96], best[32];
+    char extra[160], best[32], unit[32];
+    const char *rest;
+    size_t ul;
     double el;
-    int new_phase;
 
     if (p == NULL || !p->on)
         return;
-    new_phase = strncmp(p->phase, what, sizeof p->phase - 1) != 0;
-    if (new_phase) {
-        hs_progress_end(p, stderr);
+    if (strncmp(p->phase, what, sizeof p->phase - 1) != 0) {
         snprintf(p->phase, sizeof p->phase, "%s", what);
         p->phase_t0_s = hs__now_s();
     }
-    if (!hs_progress_due(p, new_phase || (total > 0 && done == total)))
+    if (!hs_progress_due(p, total > 0 && done == total))
         return;
+    if (strcmp(p->drawn, p->phase) != 0) {
+        hs_progress_end(p, stderr);
+        snprintf(p->drawn, sizeof p->drawn, "%s", p->phase);
+    }
+    ul = strcspn(what, " ");
+    snprintf(unit, sizeof unit, "%.*s", (int)(ul < 31 ? ul : 31), what);
+    rest = what[ul] == ' ' ? what + ul + 1 : "";
     el = hs_progress_elapsed_s(p);
     if (best_ns >= 0)
         hs_fmt_time(best_ns, best, sizeof best);
-    snprintf(extra, sizeof extra, "%s%s%s%d:%02d spent ",
-             best_ns >= 0 ? " best " : "", best_ns >= 0 ? best : "",
-             best_ns >= 0 ? "  " : "", (int)(el / 60), (int)el % 60);
+    snprintf(extra, sizeof extra, "%s%s%s%s%s%d:%02d spent ", rest,
+             *rest ? "  " : "", best_ns >= 0 ? "best " : "",
+             best_ns >= 0 ? best : "", best_ns >= 0 ? "  " : "",
+             (int)(el / 60), (int)el % 60);
     if (total > 0) {
-        hs_progress_bar(p, stderr, done, total, what, extra);
+        hs_progress_bar(p, stderr, done, total, unit, extra);
     } else {
-        fprintf(stderr, "\r%llu %s %s", (unsigned long long)done, what,
+        fprintf(stderr, "\r%llu %s %s", (unsigned long long)done, unit,
                 extra);
         p->open = 1;
         fflush(stderr);

@@ -30,6 +30,7 @@ typedef struct hs_progress_s {
     double last_s;          /* the last draw, -1e9 before the first */
     int open;               /* a line was drawn and not ended */
     char phase[64];         /* the current phase's `what` */
+    char drawn[64];         /* the phase of the line drawn last */
 } hs_progress_t;
 
 /* Starts p: on = 0 makes every call below a no-op. */
@@ -54,9 +55,11 @@ void hs_progress_bar(hs_progress_t *p, FILE *f, uint64_t done,
 
 /*
  * An hs_progress_fn that draws p (ctx) on stderr: the bar over done/total
- * with `what` as the unit (total 0: the count alone), then the best
- * figure and the time spent.  A new `what` ends the previous phase's line
- * and restarts the rate.
+ * with the first word of `what` as the unit and the rest after it (total
+ * 0: the count alone), then the best figure and the time spent.  A new
+ * `what` restarts the rate; its first line drawn ends the previous
+ * phase's.  Only the last report of a phase (done == total) is drawn
+ * regardless of the interval.
  */
 void hs_progress_report(void *ctx, const char *what, uint64_t done,
                         uint64_t total, int64_t best_ns);
