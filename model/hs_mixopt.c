@@ -70,8 +70,8 @@ static void hs__keep(hs_mixopt_result_t *r, size_t keep, hs_mix_goal_t goal,
 static int hs__nearest_miss(size_t n, const hs_mixopt_type_t *types,
                             hs_mix_goal_t goal, hs_mixopt_eval_fn eval,
                             hs_mixopt_bound_fn bound, void *ctx,
-                            void *bctx, uint64_t *c, uint64_t *miss, int64_t *miss_ns,
-                            double *miss_cost, hs_err_t *rc,
+                            void *bctx, uint64_t *c, uint64_t *miss,
+                            int64_t *miss_ns, double *miss_cost, hs_err_t *rc,
                             hs_error_t *err)
 {
     int found = 0;
@@ -260,8 +260,8 @@ static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
         int got;
 
         /* what the nearest miss is, for the message */
-        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, bctx, c,
-                               miss, &miss_ns, &miss_cost, &rc, err);
+        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, bctx,
+                               c, miss, &miss_ns, &miss_cost, &rc, err);
         if (got < 0)
             goto fail;
 

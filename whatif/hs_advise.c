@@ -376,8 +376,8 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (replay) {
         hs__rjob_t rj = {s, o, r};
 
-        if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo, hs__ring_job,
-                               &rj, res, err)) != HS_OK)
+        if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo,
+                                      hs__ring_job, &rj, res, err)) != HS_OK)
             goto fail;
         for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
             hs_advise_ring_cand_t *c = &r->cands[k];
@@ -655,8 +655,8 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         hs__bjob_t bj = {{s, bc.w}, o};
         int64_t res[2][2];
 
-        if ((rc = hs__advise_run_jobs(ex, 2, NULL, hs__batch_job, &bj, res,
-                               err)) != HS_OK)
+        if ((rc = hs__advise_run_jobs(ex, 2, NULL, hs__batch_job, &bj,
+                                      res, err)) != HS_OK)
             goto fail;
         r->replay_before_ns = res[0][0];
         r->replay_after_ns = res[1][0];

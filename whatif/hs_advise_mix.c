@@ -334,8 +334,8 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         hs__mjob_t mj = {&mc, o, r->search};
         int have = 0;
 
-        if ((rc = hs__advise_run_jobs(ex, r->search->n_top, NULL, hs__mix_job, &mj,
-                               res, err)) != HS_OK)
+        if ((rc = hs__advise_run_jobs(ex, r->search->n_top, NULL,
+                                      hs__mix_job, &mj, res, err)) != HS_OK)
             goto fail;
         for (k = 0; k < r->search->n_top; k++) {
             const hs_mixopt_entry_t *e = &r->search->top[k];
