@@ -8,12 +8,21 @@
  * 10 Gbit/s elsewhere, and n/20 + 1 explicit slow (1 Gbit/s) pair rows,
  * the devices listed in a shuffled order.
  * The replay is not run here (--replay: also replay the candidates).
- * Usage: bench_advise [--replay] [N ...]
+ *
+ * Then, when hetsim was built with MPI and mpirun is there, the whole
+ * command `hetsim advise ring FILE --json` (search and replays) on the
+ * same clusters: its wall time alone, under mpirun -n 1 and -n 2 (the
+ * replays of the candidates split over the ranks; the search is one
+ * sequence on every rank), and whether the JSON is the same.  Figures
+ * only, no timed assertion.  --no-mpi skips it; --hetsim PATH names the
+ * binary (default: ../hetsim beside this one).
+ * Usage: bench_advise [--replay] [--no-mpi] [--hetsim PATH] [N ...]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hs_advise.h"
 
@@ -97,14 +106,137 @@ static char *cluster(unsigned n)
     return y;
 }
 
+static double wall_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs cmd with its stdout into out (the file); its wall seconds, or -1
+   when it failed. */
+static double timed(const char *cmd, const char *out)
+{
+    char full[8192];
+    double t0 = wall_s();
+
+    snprintf(full, sizeof full, "%s > %s 2>/dev/null", cmd, out);
+    if (system(full) != 0)
+        return -1;
+    return wall_s() - t0;
+}
+
+/* The file's text without its "search_cpu_s" line; malloc'd or NULL. */
+static char *json_masked(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[4096], *t;
+    size_t at = 0, cap = 1 << 16;
+
+    if (f == NULL || (t = malloc(cap)) == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return NULL;
+    }
+    t[0] = '\0';
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t l = strlen(line);
+
+        if (strstr(line, "\"search_cpu_s\"") != NULL)
+            continue;
+        if (at + l + 1 > cap) {
+            char *u = realloc(t, cap *= 2);
+            if (u == NULL)
+                break;
+            t = u;
+        }
+        memcpy(t + at, line, l + 1);
+        at += l;
+    }
+    fclose(f);
+    return t;
+}
+
+/* `hetsim advise ring` alone and under mpirun -n 1 and -n 2. */
+static void bench_mpi(const char *hetsim, const unsigned *ns, unsigned nn)
+{
+    char cmd[4096], scn[256], o0[300], o1[300], o2[300];
+    const char *root = geteuid() == 0 ? "--allow-run-as-root " : "";
+    unsigned i;
+
+    snprintf(cmd, sizeof cmd, "%s advise --help 2>/dev/null | grep -q "
+             "'MPI: built in' && command -v mpirun >/dev/null", hetsim);
+    if (system(cmd) != 0) {
+        printf("\nmpirun: not measured (no mpirun, or %s built without "
+               "MPI)\n", hetsim);
+        return;
+    }
+    printf("\nhetsim advise ring FILE --json (search + replays), wall "
+           "seconds\n");
+    printf("%6s %9s %11s %11s %8s %s\n", "N", "alone", "mpirun -n1",
+           "mpirun -n2", "speedup", "same JSON");
+    for (i = 0; i < nn; i++) {
+        char *y = cluster(ns[i]), *j0, *j1, *j2;
+        FILE *f;
+        double t0, t1, t2;
+
+        snprintf(scn, sizeof scn, "/tmp/bench_advise_%d_%u.yaml",
+                 (int)getpid(), ns[i]);
+        snprintf(o0, sizeof o0, "%s.0.json", scn);
+        snprintf(o1, sizeof o1, "%s.1.json", scn);
+        snprintf(o2, sizeof o2, "%s.2.json", scn);
+        if ((f = fopen(scn, "w")) == NULL) {
+            free(y);
+            return;
+        }
+        fputs(y, f);
+        fclose(f);
+        free(y);
+        snprintf(cmd, sizeof cmd, "%s advise ring %s --json", hetsim, scn);
+        t0 = timed(cmd, o0);
+        snprintf(cmd, sizeof cmd, "mpirun %s--oversubscribe -n 1 %s advise "
+                 "ring %s --json", root, hetsim, scn);
+        t1 = timed(cmd, o1);
+        snprintf(cmd, sizeof cmd, "mpirun %s--oversubscribe -n 2 %s advise "
+                 "ring %s --json", root, hetsim, scn);
+        t2 = timed(cmd, o2);
+        j0 = json_masked(o0);
+        j1 = json_masked(o1);
+        j2 = json_masked(o2);
+        printf("%6u %8.2fs %10.2fs %10.2fs %7.2fx %s\n", ns[i], t0, t1, t2,
+               t1 > 0 && t2 > 0 ? t1 / t2 : 0.0,
+               j0 != NULL && j1 != NULL && j2 != NULL &&
+                       strcmp(j0, j1) == 0 && strcmp(j0, j2) == 0
+                   ? "yes"
+                   : "NO");
+        free(j0);
+        free(j1);
+        free(j2);
+        unlink(scn);
+        unlink(o0);
+        unlink(o1);
+        unlink(o2);
+    }
+    printf("speedup: -n1 / -n2; mpirun's start-up (about 1-2 s) is in both\n");
+}
+
 int main(int argc, char **argv)
 {
     unsigned ns[16] = {16, 128, 1000}, nn = 3, i;
-    int replay = 0, a;
+    int replay = 0, mpi = 1, a;
+    char hetsim[2048];
+    const char *slash = strrchr(argv[0], '/');
 
+    snprintf(hetsim, sizeof hetsim, "%.*s../hetsim",
+             slash != NULL ? (int)(slash - argv[0] + 1) : 0, argv[0]);
     for (a = 1, i = 0; a < argc; a++) {
         if (strcmp(argv[a], "--replay") == 0)
             replay = 1;
+        else if (strcmp(argv[a], "--no-mpi") == 0)
+            mpi = 0;
+        else if (strcmp(argv[a], "--hetsim") == 0 && a + 1 < argc)
+            snprintf(hetsim, sizeof hetsim, "%s", argv[++a]);
         else if (i < 16)
             ns[i++] = (unsigned)strtoul(argv[a], NULL, 10);
     }
@@ -155,5 +287,9 @@ int main(int argc, char **argv)
     }
     printf("gain: the found order's step against the best of given, "
            "grouped and interleave\n");
+    if (mpi) {
+        rng = 0x853c49e6748fea9bULL;    /* the same clusters again */
+        bench_mpi(hetsim, ns, nn);
+    }
     return 0;
 }

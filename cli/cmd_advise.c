@@ -3,15 +3,21 @@
  * order, the batch per type, the device mix that the closed form finds
  * and the replay confirms (whatif/hs_advise.h), as a short report or
  * JSON, and the recommendation written as a scenario file (-o).
+ * Progress goes to stderr (a terminal, or --progress); under mpirun the
+ * work is split over the ranks (hs_advise_exec_t) and rank 0 alone
+ * prints and writes, the same bytes as one process.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <yajl/yajl_gen.h>
 
 #include "hs_advise.h"
 #include "hs_cli.h"
+#include "hs_progress.h"
+#include "hs_sweep_mpi.h"
 #include "hs_units.h"
 
 #define HS__ADV_MAX 64      /* TYPE=VALUE options per kind */
@@ -24,7 +30,7 @@ typedef struct hs__kv_s {
 } hs__kv_t;
 
 typedef struct hs__adv_opts_s {
-    int json, no_replay;
+    int json, no_replay, progress, no_progress, quiet;
     const char *out;
     uint32_t exact_max;
     uint64_t global_batch;
@@ -33,6 +39,9 @@ typedef struct hs__adv_opts_s {
     int has_budget;
     int64_t deadline_ns;
     int has_deadline;
+    int rank;               /* this process's MPI rank (0 alone) */
+    const hs_advise_exec_t *ex;
+    hs_sweep_mpi_t *mpi;
 } hs__adv_opts_t;
 
 /* TYPE=NUMBER into kv (the type is checked against the scenario later). */
@@ -108,6 +117,14 @@ static const hs_opt_t hs__adv_table[] = {
      HS_OPT_SEEN_AT(hs__adv_opts_t, has_deadline), .i_lo = 1,
      .i_hi = INT64_MAX, .metavar = "TIME",
      .help = "mix: the cheapest mix that trains within TIME (e.g. 48h)"},
+    {.name = "progress", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__adv_opts_t, progress),
+     .help = "progress on stderr (default: when stderr is a terminal):\n"
+             "done / total, the best so far, the time spent"},
+    {.name = "no-progress", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__adv_opts_t, no_progress), .help = "no progress"},
+    {.name = "quiet", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__adv_opts_t, quiet),
+     .help = "the same as --no-progress"},
     HS_OPT_END};
 
 static const hs_opt_cmd_t hs__adv_cmd = {
@@ -122,7 +139,13 @@ static const hs_opt_cmd_t hs__adv_cmd = {
         "         interpolated over its batch_points);\n"
         "  mix    the device counts that train soonest within --budget, or\n"
         "         most cheaply within --deadline (--price for every type).\n"
-        "The closed form searches; the replay confirms the best candidates.\n",
+        "The closed form searches; the replay confirms the best candidates.\n"
+        "Scenarios with nodes: ring keeps each node's devices together and\n"
+        "orders the nodes; mix counts whole nodes of each type's node kind.\n"
+        "\n"
+        "Under MPI (mpirun -n K hetsim advise ...): the mixes, and the\n"
+        "replays that confirm every question's candidates, are split over\n"
+        "the ranks; rank 0 prints and writes the same answer as one process.\n",
     .after = "exit status: 0 ok; 1 mix: the replay says none of the closed "
              "form's best\nmixes meets the constraint; 2 bad scenario or "
              "options, or no mix meets it.\n",
@@ -175,6 +198,25 @@ static int hs__kv_check(const hs__kv_t *kv, const char *opt,
     return 0;
 }
 
+/* A failed question: rank 0 says why; every rank has the same error
+   (each computed the same answer), so each exits with the same status --
+   unless it is one rank's own (out of memory, MPI): that rank says why
+   and ends the job. */
+static int hs__fail(const hs__adv_opts_t *o, hs_error_t *err)
+{
+    int code;
+
+    if (o->rank != 0 && err->code != HS_ERR_NOMEM && err->code != HS_ERR_RANK)
+        return hs_err_exit_code(err->code);
+    hs_progress_end(o->ex->progress_ctx, stderr);
+    code = hs_cli_fail(err);
+    /* out of memory or MPI failing on one rank only: the others may wait
+       in a collective, so end the job */
+    if (err->code == HS_ERR_NOMEM || err->code == HS_ERR_RANK)
+        hs_sweep_mpi_abort(o->mpi, code);
+    return code;
+}
+
 static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                     const hs__adv_opts_t *o)
 {
@@ -183,8 +225,14 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     size_t k;
     char a[32], b[32];
 
-    if (hs_advise_ring(s, ro, !o->no_replay, o->exact_max, &r, &err) != HS_OK)
-        return hs_cli_fail(&err);
+    if (hs_advise_ring_x(s, ro, !o->no_replay, o->exact_max, o->ex, &r,
+                         &err) != HS_OK)
+        return hs__fail(o, &err);
+    if (o->rank != 0) {
+        hs_advise_ring_free(r);
+        return 0;
+    }
+    hs_progress_end(o->ex->progress_ctx, stderr);
     if (o->out != NULL &&
         hs_advise_write(s, r, NULL, NULL, o->out, &err) != HS_OK) {
         hs_advise_ring_free(r);
@@ -283,11 +331,16 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     for (t = 0; t < s->n_types; t++)
         maxb[t] = (uint64_t)hs__kv_get(&o->max_batch, s->types[t].name, 0,
                                        NULL);
-    rc = hs_advise_batch(s, ro, o->global_batch, maxb, !o->no_replay, &r,
-                         &err);
+    rc = hs_advise_batch_x(s, ro, o->global_batch, maxb, !o->no_replay,
+                           o->ex, &r, &err);
     free(maxb);
     if (rc != HS_OK)
-        return hs_cli_fail(&err);
+        return hs__fail(o, &err);
+    if (o->rank != 0) {
+        hs_advise_batch_free(r);
+        return 0;
+    }
+    hs_progress_end(o->ex->progress_ctx, stderr);
     if (o->out != NULL &&
         hs_advise_write(s, NULL, r, NULL, o->out, &err) != HS_OK) {
         hs_advise_batch_free(r);
@@ -393,13 +446,22 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                                       s->types[t].name);
         }
     }
-    rc = hs_advise_mix(s, ro, ty, o->has_budget ? HS_MIX_FASTEST
-                                                : HS_MIX_CHEAPEST,
-                       o->budget, o->deadline_ns, !o->no_replay, &r, &err);
-    if (rc != HS_OK) {
-        free(ty);
-        return hs_cli_fail(&err);
+    rc = hs_advise_mix_x(s, ro, ty, o->has_budget ? HS_MIX_FASTEST
+                                                  : HS_MIX_CHEAPEST,
+                         o->budget, o->deadline_ns, !o->no_replay, o->ex, &r,
+                         &err);
+    free(ty);
+    ty = NULL;
+    if (rc != HS_OK)
+        return hs__fail(o, &err);
+    if (o->rank != 0) {
+        rc = !o->no_replay && !r->replay_met
+                 ? hs_err_exit_code(HS_ERR_TOLERANCE)
+                 : 0;
+        hs_advise_mix_free(r);
+        return rc;
     }
+    hs_progress_end(o->ex->progress_ctx, stderr);
     if (o->out != NULL &&
         hs_advise_write(s, NULL, NULL, r, o->out, &err) != HS_OK) {
         free(ty);
@@ -493,16 +555,25 @@ int hs_cli_advise(int argc, char **argv)
     size_t n_pos = 0;
     hs_scenario_t *s = NULL;
     hs_replay_opts_t ro;
+    hs_sweep_mpi_t mpi = {0, 0, 1};
+    hs_advise_exec_t ex;
+    hs_progress_t bar;
     hs_error_t err;
     int code, rc;
 
     memset(&o, 0, sizeof o);
+    memset(&ex, 0, sizeof ex);
     hs_cli_replay_opts_init(&cro);
     groups[0] = (hs_opt_group_t){hs__adv_table, &o};
     groups[1] = (hs_opt_group_t){hs_cli_replay_table, &cro};
     if (!hs_cli_parse(&hs__adv_cmd, groups, 2, argc, argv, pos, 2, &n_pos,
-                      &code))
+                      &code)) {
+        if (code == 0)
+            printf("\nMPI: %s\n", hs_sweep_mpi_built()
+                                       ? "built in"
+                                       : "not built in (one process only)");
         return code;
+    }
     if (n_pos == 0)
         return hs_cli_usage_error("advise", "which question: ring, batch or "
                                   "mix?");
@@ -510,8 +581,25 @@ int hs_cli_advise(int argc, char **argv)
         strcmp(pos[0], "mix") != 0)
         return hs_cli_usage_error("advise", "'%s' is not a question: ring, "
                                   "batch or mix", pos[0]);
-    if (hs_cli_load_scenario(n_pos > 1 ? pos[1] : NULL, &s, &err) != HS_OK)
+    /* every rank parses, loads and asks the same question */
+    if (hs_sweep_mpi_init(&mpi, &err) != HS_OK)
         return hs_cli_fail(&err);
+    o.rank = mpi.rank;
+    o.mpi = &mpi;
+    hs_progress_init(&bar, mpi.rank == 0 && !o.no_progress && !o.quiet &&
+                               (o.progress || isatty(STDERR_FILENO)),
+                     0.25);
+    ex.progress = bar.on ? hs_progress_report : NULL;
+    ex.progress_ctx = &bar;
+    ex.rank = mpi.rank;
+    ex.size = mpi.size;
+    ex.allgather = hs_sweep_mpi_allgather;
+    ex.gather_ctx = &mpi;
+    o.ex = &ex;
+    if (hs_cli_load_scenario(n_pos > 1 ? pos[1] : NULL, &s, &err) != HS_OK) {
+        rc = mpi.rank == 0 ? hs_cli_fail(&err) : hs_err_exit_code(err.code);
+        goto done;
+    }
     hs_cli_replay_apply(&cro, s, &ro);
     if (strcmp(pos[0], "ring") == 0)
         rc = hs__ring(s, &ro, &o);
@@ -519,6 +607,9 @@ int hs_cli_advise(int argc, char **argv)
         rc = hs__batch(s, &ro, &o);
     else
         rc = hs__mix(s, &ro, &o);
+    hs_progress_end(&bar, stderr);
+done:
     hs_scenario_free(s);
+    hs_sweep_mpi_finalize(&mpi);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hs_cli.h"
+#include "hs_progress.h"
 #include "hs_scenario.h"
 #include "hs_sweep.h"
 #include "hs_sweep_mpi.h"
@@ -135,44 +136,14 @@ static const hs_opt_cmd_t hs__sweep_cmd = {
     .pos_name = "SCENARIO",
     .max_pos = 1};
 
-/* The progress bar: points done, rate and time left, redrawn at most ten
-   times a second. */
-typedef struct hs__bar_s {
-    int on;
-    struct timespec t0;
-    double last_s;
-} hs__bar_t;
-
-static double hs__since(const struct timespec *t0)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) +
-           (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
+/* The progress bar (base/hs_progress.h): points done, rate and time
+   left, redrawn at most ten times a second. */
 static int hs__bar_draw(void *ctx, size_t done, size_t total)
 {
-    hs__bar_t *b = ctx;
-    double s = hs__since(&b->t0), rate, left;
-    char bar[31];
-    size_t i, fill;
+    hs_progress_t *b = ctx;
 
-    if (!b->on || (done < total && s - b->last_s < 0.1))
-        return 0;
-    b->last_s = s;
-    rate = s > 0 ? (double)done / s : 0;
-    left = rate > 0 ? (double)(total - done) / rate : 0;
-    fill = total ? done * 30 / total : 30;
-    for (i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\r[%s] %zu/%zu points  %.1f points/s  %d:%02d left ",
-            bar, done, total, rate, (int)(left / 60), (int)left % 60);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
+    if (hs_progress_due(b, done == total))
+        hs_progress_bar(b, stderr, done, total, "points", NULL);
     return 0;
 }
 
@@ -219,7 +190,7 @@ int hs_cli_sweep(int argc, char **argv)
     hs_sweep_t *sw = NULL;
     hs_sweep_results_t *res = NULL;
     hs_sweep_mpi_t mpi = {0, 0, 1};
-    hs__bar_t bar;
+    hs_progress_t bar;
     hs_error_t err;
     hs_err_t rc;
 
@@ -300,10 +271,9 @@ int hs_cli_sweep(int argc, char **argv)
         goto done;
     }
 
-    memset(&bar, 0, sizeof bar);
-    bar.on = mpi.rank == 0 && !o.no_progress &&
-             (o.progress || isatty(STDERR_FILENO));
-    clock_gettime(CLOCK_MONOTONIC, &bar.t0);
+    hs_progress_init(&bar, mpi.rank == 0 && !o.no_progress &&
+                               (o.progress || isatty(STDERR_FILENO)),
+                     0.1);
     rc = hs_sweep_mpi_run(&mpi, sw, res, o.rank_timeout_ns, hs__bar_draw,
                           &bar, &err);
     if (rc != HS_OK) {

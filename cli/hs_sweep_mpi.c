@@ -26,6 +26,10 @@
  * point is gathered, no partial output file ever appears.  A rank killed
  * by a signal makes mpirun end the job in the same way.
  *
+ * `hetsim advise` uses the same start and end, and one collective of its
+ * own, hs_sweep_mpi_allgather: every rank computes the same answer from
+ * what all of them contributed (whatif/hs_advise.h says what is split).
+ *
  * Test hooks (tests/test_sweep_mpi.c): HETSIM_SWEEP_TEST_HANG_RANK=R makes
  * worker R stop answering once it receives its first point;
  * HETSIM_SWEEP_TEST_DIE_RANK=R makes it die there (SIGKILL).
@@ -312,6 +316,72 @@ done:
 }
 
 #endif /* HETSIM_HAVE_MPI */
+
+hs_err_t hs_sweep_mpi_allgather(void *ctx, const void *mine, size_t len,
+                                void **all, size_t *lens, hs_error_t *err)
+{
+    const hs_sweep_mpi_t *m = ctx;
+
+#ifdef HETSIM_HAVE_MPI
+    if (m->active && m->size > 1) {
+        long long my = (long long)len, total = 0;
+        long long *ll = malloc((size_t)m->size * sizeof *ll);
+        int *cnt = malloc((size_t)m->size * sizeof *cnt);
+        int *at = malloc((size_t)m->size * sizeof *at);
+        char *buf = NULL;
+        int r, rc;
+
+        *all = NULL;
+        if (ll == NULL || cnt == NULL || at == NULL) {
+            free(ll);
+            free(cnt);
+            free(at);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+        rc = MPI_Allgather(&my, 1, MPI_LONG_LONG, ll, 1, MPI_LONG_LONG,
+                           MPI_COMM_WORLD);
+        for (r = 0; rc == MPI_SUCCESS && r < m->size; r++) {
+            if (ll[r] < 0 || total + ll[r] > 1LL << 30) {
+                free(ll);
+                free(cnt);
+                free(at);
+                return hs_error_setf(err, HS_ERR_RANK, "rank %d: %lld "
+                                     "bytes to gather are too many", r,
+                                     ll[r]);
+            }
+            cnt[r] = (int)ll[r];
+            at[r] = (int)total;
+            lens[r] = (size_t)ll[r];
+            total += ll[r];
+        }
+        if (rc == MPI_SUCCESS && (buf = malloc((size_t)total + 1)) == NULL) {
+            free(ll);
+            free(cnt);
+            free(at);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Allgatherv(mine, (int)len, MPI_BYTE, buf, cnt, at,
+                                MPI_BYTE, MPI_COMM_WORLD);
+        free(ll);
+        free(cnt);
+        free(at);
+        if (rc != MPI_SUCCESS) {
+            free(buf);
+            return hs__mpi_fail(err, rc, m->rank, "gathering the results");
+        }
+        *all = buf;
+        return HS_OK;
+    }
+#endif
+    (void)m;
+    if ((*all = malloc(len + 1)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if (len > 0)
+        memcpy(*all, mine, len);
+    lens[0] = len;
+    return HS_OK;
+}
 
 hs_err_t hs_sweep_mpi_run(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
                           hs_sweep_results_t *res, int64_t timeout_ns,

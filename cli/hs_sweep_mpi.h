@@ -44,6 +44,16 @@ hs_err_t hs_sweep_mpi_run(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
                           hs_sweep_progress_fn progress, void *ctx,
                           hs_error_t *err);
 
+/*
+ * Gathers len bytes (mine) from every rank onto every rank (an
+ * hs_advise_allgather_fn; ctx: the hs_sweep_mpi_t): *all, malloc'd (the
+ * caller frees it), holds the ranks' parts in rank order, rank r's length
+ * in lens[r] (m->size entries).  Not active or one rank: a copy of mine.
+ * Fails with HS_ERR_RANK when an MPI call fails, HS_ERR_NOMEM.
+ */
+hs_err_t hs_sweep_mpi_allgather(void *ctx, const void *mine, size_t len,
+                                void **all, size_t *lens, hs_error_t *err);
+
 /* Finalizes MPI after a run that ended well on every rank. */
 void hs_sweep_mpi_finalize(hs_sweep_mpi_t *m);
 

@@ -70,8 +70,8 @@ static void hs__keep(hs_mixopt_result_t *r, size_t keep, hs_mix_goal_t goal,
 static int hs__nearest_miss(size_t n, const hs_mixopt_type_t *types,
                             hs_mix_goal_t goal, hs_mixopt_eval_fn eval,
                             hs_mixopt_bound_fn bound, void *ctx,
-                            uint64_t *c, uint64_t *miss, int64_t *miss_ns,
-                            double *miss_cost, hs_err_t *rc,
+                            void *bctx, uint64_t *c, uint64_t *miss,
+                            int64_t *miss_ns, double *miss_cost, hs_err_t *rc,
                             hs_error_t *err)
 {
     int found = 0;
@@ -80,7 +80,7 @@ static int hs__nearest_miss(size_t n, const hs_mixopt_type_t *types,
     for (t = 0; t < n; t++)
         c[t] = types[t].min;
     for (;;) {
-        int64_t lb = bound != NULL ? bound(ctx, c) : 0, t_ns;
+        int64_t lb = bound != NULL ? bound(bctx, c) : 0, t_ns;
         double lb_cost = hs_mixopt_cost(n, types, c, lb), cost;
         hs_err_t e;
 
@@ -111,13 +111,45 @@ static int hs__nearest_miss(size_t n, const hs_mixopt_type_t *types,
     }
 }
 
-hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
-                          hs_mix_goal_t goal, double budget,
-                          int64_t deadline_ns, size_t keep,
-                          hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
-                          void *ctx, hs_mixopt_result_t **out,
-                          hs_error_t *err)
+/* What the walk over the space needs beyond hs_mixopt_search's
+   arguments: a share (part of n_parts, whose evaluations go to memo) or
+   the whole space, and the progress report. */
+typedef struct hs__walk_s {
+    size_t part, n_parts;       /* n_parts 0: the whole space */
+    hs_mixopt_memo_t *memo;     /* the part's records */
+    hs_progress_fn progress;
+    void *pctx;
+    void *bctx;                 /* the bound's ctx (NULL: ctx) */
+} hs__walk_t;
+
+static hs_err_t hs__memo_add(hs_mixopt_memo_t *m, uint64_t index,
+                             int64_t total_ns, hs_err_t rc)
 {
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 1024;
+        hs_mixopt_memo_rec_t *r = realloc(m->recs, cap * sizeof *r);
+
+        if (r == NULL)
+            return HS_ERR_NOMEM;
+        m->recs = r;
+        m->cap = cap;
+    }
+    m->recs[m->n].index = index;
+    m->recs[m->n].total_ns = total_ns;
+    m->recs[m->n].rc = (int32_t)rc;
+    m->recs[m->n].pad = 0;
+    m->n++;
+    return HS_OK;
+}
+
+static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
+                           hs_mix_goal_t goal, double budget,
+                           int64_t deadline_ns, size_t keep,
+                           hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
+                           void *ctx, const hs__walk_t *wk,
+                           hs_mixopt_result_t **out, hs_error_t *err)
+{
+    void *bctx = wk->bctx != NULL ? wk->bctx : ctx;
     hs_mixopt_result_t *r = NULL;
     uint64_t *c = NULL, *miss = NULL;
     double space = 1, miss_cost = 0;
@@ -156,13 +188,19 @@ hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
     for (t = 0; t < n_types; t++)
         c[t] = types[t].min;
     for (;;) {
-        uint64_t devs = 0;
+        uint64_t devs = 0, index = r->visited;
+        int mine = wk->n_parts == 0 || index % wk->n_parts == wk->part;
 
         for (t = 0; t < n_types; t++)
             devs += c[t];
         r->visited++;
-        if (devs > 0) {
-            int64_t lb = bound != NULL ? bound(ctx, c) : 0, t_ns;
+        if (wk->progress != NULL && (index & 1023) == 0)
+            wk->progress(wk->pctx, "mixes", index, (uint64_t)space,
+                         goal == HS_MIX_FASTEST && r->n_top > 0
+                             ? r->top[0].total_ns
+                             : -1);
+        if (devs > 0 && mine) {
+            int64_t lb = bound != NULL ? bound(bctx, c) : 0, t_ns;
             double lb_cost = hs_mixopt_cost(n_types, types, c, lb), cost;
             int skip = 0;
 
@@ -178,6 +216,12 @@ hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
             if (!skip) {
                 r->evaluated++;
                 rc = eval(ctx, c, &t_ns, err);
+                if (wk->memo != NULL && rc != HS_OK && rc != HS_ERR_RANGE &&
+                    rc != HS_ERR_NOMEM)
+                    break;      /* the merged search reports it */
+                if (wk->memo != NULL && (rc == HS_OK || rc == HS_ERR_RANGE) &&
+                    hs__memo_add(wk->memo, index, t_ns, rc) != HS_OK)
+                    goto nomem;
                 if (rc == HS_ERR_RANGE) {
                     r->invalid++;
                 } else if (rc != HS_OK) {
@@ -198,14 +242,26 @@ hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
         if (t == (size_t)-1)
             break;
     }
+    if (wk->progress != NULL)
+        wk->progress(wk->pctx, "mixes", r->visited, (uint64_t)space,
+                     goal == HS_MIX_FASTEST && r->n_top > 0
+                         ? r->top[0].total_ns
+                         : -1);
+    if (wk->memo != NULL) {
+        /* a part: its records are the result */
+        free(c);
+        free(miss);
+        hs_mixopt_result_free(r);
+        return HS_OK;
+    }
     if (r->n_top == 0) {
         char desc[256];
         size_t len = 0;
         int got;
 
         /* what the nearest miss is, for the message */
-        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, c,
-                               miss, &miss_ns, &miss_cost, &rc, err);
+        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, bctx,
+                               c, miss, &miss_ns, &miss_cost, &rc, err);
         if (got < 0)
             goto fail;
 
@@ -245,6 +301,117 @@ fail:
     free(miss);
     hs_mixopt_result_free(r);
     return rc;
+}
+
+hs_err_t hs_mixopt_search(size_t n_types, const hs_mixopt_type_t *types,
+                          hs_mix_goal_t goal, double budget,
+                          int64_t deadline_ns, size_t keep,
+                          hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
+                          void *ctx, hs_mixopt_result_t **out,
+                          hs_error_t *err)
+{
+    hs__walk_t wk = {0, 0, NULL, NULL, NULL, NULL};
+
+    return hs__search(n_types, types, goal, budget, deadline_ns, keep, eval,
+                      bound, ctx, &wk, out, err);
+}
+
+hs_err_t hs_mixopt_search_part(size_t n_types, const hs_mixopt_type_t *types,
+                               hs_mix_goal_t goal, double budget,
+                               int64_t deadline_ns, size_t keep,
+                               hs_mixopt_eval_fn eval,
+                               hs_mixopt_bound_fn bound, void *ctx,
+                               size_t part, size_t n_parts,
+                               hs_progress_fn progress, void *pctx,
+                               hs_mixopt_memo_t *memo, hs_error_t *err)
+{
+    hs__walk_t wk = {part, n_parts ? n_parts : 1, memo, progress, pctx, NULL};
+    hs_mixopt_result_t *r = NULL;
+
+    if (part >= wk.n_parts)
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: part %zu of "
+                             "%zu", part, wk.n_parts);
+    return hs__search(n_types, types, goal, budget, deadline_ns, keep, eval,
+                      bound, ctx, &wk, &r, err);
+}
+
+static int hs__rec_cmp(const void *a, const void *b)
+{
+    const hs_mixopt_memo_rec_t *x = a, *y = b;
+
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void hs_mixopt_memo_sort(hs_mixopt_memo_t *memo)
+{
+    if (memo->n > 1)
+        qsort(memo->recs, memo->n, sizeof *memo->recs, hs__rec_cmp);
+}
+
+void hs_mixopt_memo_clear(hs_mixopt_memo_t *memo)
+{
+    if (memo == NULL)
+        return;
+    free(memo->recs);
+    memo->recs = NULL;
+    memo->n = memo->cap = 0;
+}
+
+/* eval through a sorted memo: the mix's number from its counts, the
+   record when there is one, else the caller's eval. */
+typedef struct hs__memo_eval_s {
+    size_t n_types;
+    const hs_mixopt_type_t *types;
+    const hs_mixopt_memo_t *memo;
+    hs_mixopt_eval_fn eval;
+    void *ctx;
+} hs__memo_eval_t;
+
+static hs_err_t hs__eval_memo(void *ctx, const uint64_t *counts,
+                              int64_t *total_ns, hs_error_t *err)
+{
+    hs__memo_eval_t *me = ctx;
+    uint64_t index = 0;
+    size_t t, lo = 0, hi = me->memo->n;
+
+    for (t = 0; t < me->n_types; t++)
+        index = index * (me->types[t].avail - me->types[t].min + 1) +
+                (counts[t] - me->types[t].min);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (me->memo->recs[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < me->memo->n && me->memo->recs[lo].index == index) {
+        *total_ns = me->memo->recs[lo].total_ns;
+        if (me->memo->recs[lo].rc != HS_OK)
+            return hs_error_setf(err, HS_ERR_RANGE, "mix %llu makes no "
+                                 "cluster", (unsigned long long)index);
+        return HS_OK;
+    }
+    return me->eval(me->ctx, counts, total_ns, err);
+}
+
+hs_err_t hs_mixopt_search_memo(size_t n_types, const hs_mixopt_type_t *types,
+                               hs_mix_goal_t goal, double budget,
+                               int64_t deadline_ns, size_t keep,
+                               hs_mixopt_eval_fn eval,
+                               hs_mixopt_bound_fn bound, void *ctx,
+                               const hs_mixopt_memo_t *memo,
+                               hs_progress_fn progress, void *pctx,
+                               hs_mixopt_result_t **out, hs_error_t *err)
+{
+    hs__walk_t wk = {0, 0, NULL, progress, pctx, ctx};
+    hs__memo_eval_t me = {n_types, types, memo, eval, ctx};
+
+    if (memo == NULL || memo->n == 0)
+        return hs__search(n_types, types, goal, budget, deadline_ns, keep,
+                          eval, bound, ctx, &wk, out, err);
+    return hs__search(n_types, types, goal, budget, deadline_ns, keep,
+                      hs__eval_memo, bound, &me, &wk, out, err);
 }
 
 void hs_mixopt_result_free(hs_mixopt_result_t *r)

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "hs_error.h"
+#include "hs_progress.h"
 
 #define HS_MIXOPT_TOP 8     /* best mixes kept, at most */
 
@@ -95,5 +96,71 @@ double hs_mixopt_cost(size_t n_types, const hs_mixopt_type_t *types,
 
 /* Releases r and what it owns.  r may be NULL. */
 void hs_mixopt_result_free(hs_mixopt_result_t *r);
+
+/* ---- the search split over processes (`mpirun -n K hetsim advise mix`) --
+ *
+ * Mix number m is the mix's place in odometer order (0 = every type at
+ * its min).  Part p of K evaluates the mixes m = p (mod K) with the same
+ * pruning as the whole search, but against the best mixes of its own
+ * share, which are never better than those of the whole space: so every
+ * mix the whole search evaluates, some part evaluated too (the pruning is
+ * exact, hs_mixopt.h).  Each part records what it evaluated in a memo;
+ * the memos of all parts, joined and sorted, let hs_mixopt_search_memo
+ * walk the whole space as hs_mixopt_search does, taking the totals from
+ * the memo (and calling eval for anything missing), so the result -- top
+ * mixes, visited, evaluated, invalid, error messages -- is the serial
+ * one's, whoever evaluated what.
+ */
+
+typedef struct hs_mixopt_memo_rec_s {
+    uint64_t index;         /* mix number in odometer order */
+    int64_t total_ns;       /* eval's total (rc HS_OK) */
+    int32_t rc;             /* HS_OK or HS_ERR_RANGE (no cluster) */
+    int32_t pad;            /* 0 */
+} hs_mixopt_memo_rec_t;
+
+typedef struct hs_mixopt_memo_s {
+    size_t n, cap;
+    hs_mixopt_memo_rec_t *recs;     /* sorted by index once merged */
+} hs_mixopt_memo_t;
+
+/*
+ * Evaluates part `part` of n_parts of the search (arguments as in
+ * hs_mixopt_search), appending a record per evaluated mix to memo (the
+ * caller's, zero-initialised or holding earlier records).  An eval error
+ * other than HS_ERR_RANGE ends the part early without failing (the
+ * merged search meets it again and reports it).  progress (may be NULL)
+ * is told "mixes" done of this part's share.  Fails with the argument
+ * errors of hs_mixopt_search or HS_ERR_NOMEM.
+ */
+hs_err_t hs_mixopt_search_part(size_t n_types, const hs_mixopt_type_t *types,
+                               hs_mix_goal_t goal, double budget,
+                               int64_t deadline_ns, size_t keep,
+                               hs_mixopt_eval_fn eval,
+                               hs_mixopt_bound_fn bound, void *ctx,
+                               size_t part, size_t n_parts,
+                               hs_progress_fn progress, void *pctx,
+                               hs_mixopt_memo_t *memo, hs_error_t *err);
+
+/* Sorts memo's records by mix number (after joining the parts'). */
+void hs_mixopt_memo_sort(hs_mixopt_memo_t *memo);
+
+/* Releases memo's records (memo itself is the caller's). */
+void hs_mixopt_memo_clear(hs_mixopt_memo_t *memo);
+
+/*
+ * hs_mixopt_search with the totals of a sorted memo (NULL: none) used in
+ * place of eval where it has them, and progress (may be NULL) told
+ * "mixes" visited of the space.  Same result and errors as
+ * hs_mixopt_search.
+ */
+hs_err_t hs_mixopt_search_memo(size_t n_types, const hs_mixopt_type_t *types,
+                               hs_mix_goal_t goal, double budget,
+                               int64_t deadline_ns, size_t keep,
+                               hs_mixopt_eval_fn eval,
+                               hs_mixopt_bound_fn bound, void *ctx,
+                               const hs_mixopt_memo_t *memo,
+                               hs_progress_fn progress, void *pctx,
+                               hs_mixopt_result_t **out, hs_error_t *err);
 
 #endif

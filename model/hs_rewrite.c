@@ -187,7 +187,9 @@ walk:
         node = yaml_document_get_node(d, id);
         if (node != NULL && node->type == YAML_SEQUENCE_NODE &&
             (strcmp(comp[k], "device_types") == 0 ||
-             strcmp(comp[k], "devices") == 0)) {
+             strcmp(comp[k], "devices") == 0 ||
+             (k > 0 && strcmp(comp[k], "kinds") == 0 &&
+              strcmp(comp[k - 1], "nodes") == 0))) {
             /* select the item by name */
             yaml_node_item_t *it;
             int found = 0;

@@ -10,8 +10,9 @@
  * not kept (the caller may put its own at the top).
  *
  * A key path is dotted: map keys, and `device_types.<name>` /
- * `devices.<name>` select the list item whose `name` is <name>
- * (`device_types.A100.batch`, `ring`, `network.default_bandwidth`).  The
+ * `devices.<name>` / `nodes.kinds.<name>` select the list item whose
+ * `name` is <name> (`device_types.A100.batch`, `nodes.kinds.a100.count`,
+ * `ring`, `network.default_bandwidth`).  The
  * value is YAML text: a scalar (`64`, `25Gbps`) or a flow collection
  * (`[a, b, c]`, `{bytes: 1MB, ready: 5ms}`).  Missing maps on the way
  * are created; a list item that is not there is an error.

@@ -12,6 +12,8 @@ typedef struct hs__ro_s {
     int64_t *cache;     /* n*n, INT64_MIN = not asked yet; may be NULL */
     uint64_t calls;
     hs_error_t *err;
+    hs_progress_fn progress;    /* may be NULL */
+    void *pctx;
 } hs__ro_t;
 
 static hs_err_t hs__w(hs__ro_t *ro, uint32_t i, uint32_t j, int64_t *out)
@@ -245,6 +247,9 @@ static hs_err_t hs__exact(hs__ro_t *ro, hs_ringopt_result_t *r)
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
+        if (ro->progress != NULL)
+            ro->progress(ro->pctx, "edge costs left (exact ring search)",
+                         n_c - (hi - lo), n_c, -1);
         if (hs__ham(w, n, cand[mid], reach))
             hi = mid;
         else
@@ -335,7 +340,10 @@ static hs_err_t hs__improve(hs__ro_t *ro, uint32_t *o, int64_t *e,
     hs__top_build(&top, e, n);
     while (improved && (max_moves == 0 || *moves < max_moves)) {
         improved = 0;
-        for (p = 0; p < n; p++)
+        for (p = 0; p < n; p++) {
+            if (ro->progress != NULL)
+                ro->progress(ro->pctx, "devices (ring search, swaps)", p, n,
+                             *mx);
             for (q = p + 1; q < n; q++) {
                 /* swap o[p] and o[q] */
                 uint32_t ex[4], pp = p == 0 ? n - 1 : p - 1;
@@ -380,7 +388,11 @@ static hs_err_t hs__improve(hs__ro_t *ro, uint32_t *o, int64_t *e,
                 hs__top_build(&top, e, n);
                 improved = 1;
             }
-        for (p = 0; p < n; p++)
+        }
+        for (p = 0; p < n; p++) {
+            if (ro->progress != NULL)
+                ro->progress(ro->pctx, "devices (ring search, moves)", p, n,
+                             *mx);
             for (q = 0; q < n; q++) {
                 /* move o[p] to just after position q (q != p, p-1) */
                 uint32_t pp = p == 0 ? n - 1 : p - 1, ex[3], *tmp;
@@ -432,6 +444,7 @@ static hs_err_t hs__improve(hs__ro_t *ro, uint32_t *o, int64_t *e,
                 hs__top_build(&top, e, n);
                 improved = 1;
             }
+        }
     }
     return HS_OK;
 }
@@ -516,7 +529,7 @@ hs_err_t hs_ringopt_eval(uint32_t n, const uint32_t *order,
                          hs_ringopt_cost_fn cost, void *ctx,
                          int64_t *max_ns, int64_t *sum_ns, hs_error_t *err)
 {
-    hs__ro_t ro = {n, cost, ctx, NULL, 0, err};
+    hs__ro_t ro = {n, cost, ctx, NULL, 0, err, NULL, NULL};
     int64_t mx = 0, sm = 0;
     hs_err_t rc = hs__eval(&ro, order, &mx, &sm);
 
@@ -532,7 +545,17 @@ hs_err_t hs_ringopt_search(uint32_t n, hs_ringopt_cost_fn cost, void *ctx,
                            uint32_t exact_max, uint64_t max_moves,
                            hs_ringopt_result_t **out, hs_error_t *err)
 {
-    hs__ro_t ro = {n, cost, ctx, NULL, 0, err};
+    return hs_ringopt_search_x(n, cost, ctx, starts, n_starts, exact_max,
+                               max_moves, NULL, NULL, out, err);
+}
+
+hs_err_t hs_ringopt_search_x(uint32_t n, hs_ringopt_cost_fn cost, void *ctx,
+                             const uint32_t *const *starts, size_t n_starts,
+                             uint32_t exact_max, uint64_t max_moves,
+                             hs_progress_fn progress, void *pctx,
+                             hs_ringopt_result_t **out, hs_error_t *err)
+{
+    hs__ro_t ro = {n, cost, ctx, NULL, 0, err, progress, pctx};
     hs_ringopt_result_t *r = NULL;
     unsigned char *seen = NULL;
     size_t a, i;

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "hs_error.h"
+#include "hs_progress.h"
 
 #define HS_RINGOPT_EXACT_MAX 16   /* largest n the exact search takes */
 #define HS_RINGOPT_CACHE_MAX 2048 /* largest n whose costs are cached */
@@ -75,6 +76,17 @@ hs_err_t hs_ringopt_search(uint32_t n, hs_ringopt_cost_fn cost, void *ctx,
                            const uint32_t *const *starts, size_t n_starts,
                            uint32_t exact_max, uint64_t max_moves,
                            hs_ringopt_result_t **out, hs_error_t *err);
+
+/*
+ * hs_ringopt_search, telling progress (may be NULL) how far the search
+ * is: the heuristic's pass over the devices (done of n, the best
+ * largest edge cost so far), the exact search's threshold steps.
+ */
+hs_err_t hs_ringopt_search_x(uint32_t n, hs_ringopt_cost_fn cost, void *ctx,
+                             const uint32_t *const *starts, size_t n_starts,
+                             uint32_t exact_max, uint64_t max_moves,
+                             hs_progress_fn progress, void *pctx,
+                             hs_ringopt_result_t **out, hs_error_t *err);
 
 /*
  * The (max, sum) of the edge costs of order (n devices) into *max_ns and

@@ -1,5 +1,8 @@
-/* hs_advise.c -- ring order, batch per type, device mix (hs_advise.h). */
+/* hs_advise.c -- ring order, batch per type, the recommendation written
+   (hs_advise.h); the device mix is hs_advise_mix.c, the replays and
+   their split over processes hs_advise_run.c. */
 #include "hs_advise.h"
+#include "hs_advise_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,49 +13,15 @@
 #include "hs_batchopt.h"
 #include "hs_closed.h"
 #include "hs_file.h"
+#include "hs_nodes.h"
 #include "hs_rewrite.h"
 #include "hs_ringopt.h"
 #include "hs_units.h"
-
-static double hs__cpu_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* As the closed form scales a time by a device's compute_scale. */
 static int64_t hs__scaled(int64_t t_ns, double scale)
 {
     return scale == 1.0 ? t_ns : (int64_t)llround((double)t_ns * scale);
-}
-
-/* The replay's steady step and total of scenario c with the caller's
-   options (stragglers: c's own, its device indices). */
-static hs_err_t hs__replay(const hs_scenario_t *c, const hs_replay_opts_t *o,
-                           int64_t *step_ns, int64_t *total_ns,
-                           hs_error_t *err)
-{
-    hs_replay_opts_t mine, own;
-    hs_replay_result_t *r = NULL;
-    hs_err_t rc;
-
-    hs_replay_opts_from_scenario(c, &own);
-    if (o != NULL) {
-        mine = *o;
-        mine.stragglers = own.stragglers;
-        mine.n_stragglers = own.n_stragglers;
-    } else {
-        mine = own;
-    }
-    if ((rc = hs_replay_run(c, &mine, NULL, 0, &r, err)) != HS_OK)
-        return rc;
-    *step_ns = r->step_ns;
-    if (total_ns != NULL)
-        *total_ns = r->total_ns;
-    hs_replay_result_free(r);
-    return HS_OK;
 }
 
 /* ---- ring order ---------------------------------------------------- */
@@ -128,21 +97,188 @@ static hs_err_t hs__replay_order(const hs_scenario_t *s, const uint32_t *ord,
     if ((rc = hs_scenario_clone(s, &c, err)) == HS_OK &&
         (rc = hs_scenario_set(c, "ring", yaml, err)) == HS_OK &&
         (rc = hs_scenario_resolve(c, err)) == HS_OK)
-        rc = hs__replay(c, o, step_ns, NULL, err);
+        rc = hs__advise_replay(c, o, step_ns, NULL, err);
     hs_scenario_free(c);
     free(yaml);
     return rc;
+}
+
+/* ---- ring order: nodes, the bound, the search ------------------------ */
+
+/* The nodes of a scenario with nodes: each node's devices in ring order,
+   the one with the least compute per step (ties: the last listed) moved
+   last, so that it is the one that sends to the next node. */
+typedef struct hs__nctx_s {
+    const hs_scenario_t *s;
+    uint32_t n_nodes;
+    uint32_t *first;            /* [n_nodes + 1] into dev */
+    uint32_t *dev;              /* N device indices, node by node */
+} hs__nctx_t;
+
+static int64_t hs__pre_ns(const hs_scenario_t *s, uint32_t d)
+{
+    const hs_device_t *dv = &s->devices[d];
+    const hs_profile_t *p = &s->types[dv->type].profile;
+
+    return hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
+           dv->extra_compute_ns + hs__scaled(p->t_b1.mean_ns,
+                                              dv->compute_scale);
+}
+
+static hs_err_t hs__nodes_build(const hs_scenario_t *s, hs__nctx_t *nc)
+{
+    const hs_nodes_t *nd = s->nodes;
+    uint32_t a, d, at = 0;
+
+    nc->s = s;
+    nc->n_nodes = (uint32_t)nd->n_nodes;
+    nc->first = malloc((nd->n_nodes + 1) * sizeof *nc->first);
+    nc->dev = malloc(s->n_devices * sizeof *nc->dev);
+    if (nc->first == NULL || nc->dev == NULL)
+        return HS_ERR_NOMEM;
+    for (a = 0; a < nc->n_nodes; a++) {
+        uint32_t lo = nd->node_first[a], hi = nd->node_first[a + 1];
+        uint32_t exit_d = lo;
+
+        for (d = lo; d < hi; d++)
+            if (hs__pre_ns(s, d) <= hs__pre_ns(s, exit_d))
+                exit_d = d;
+        nc->first[a] = at;
+        for (d = lo; d < hi; d++)
+            if (d != exit_d)
+                nc->dev[at++] = d;
+        nc->dev[at++] = exit_d;
+    }
+    nc->first[nc->n_nodes] = at;
+    return HS_OK;
+}
+
+/* The cost of node a followed by node b: the largest T(i) of a's devices
+   (each to the next of its node, the last to b's first). */
+static hs_err_t hs__node_cost(void *ctx, uint32_t a, uint32_t b,
+                              int64_t *cost_ns, hs_error_t *err)
+{
+    const hs__nctx_t *nc = ctx;
+    uint32_t k, lo = nc->first[a], hi = nc->first[a + 1];
+    int64_t mx = INT64_MIN, w;
+    hs_err_t rc;
+
+    for (k = lo; k < hi; k++) {
+        uint32_t next = k + 1 < hi ? nc->dev[k + 1] : nc->dev[nc->first[b]];
+
+        if ((rc = hs__ring_cost((void *)nc->s, nc->dev[k], next, &w, err)) !=
+            HS_OK)
+            return rc;
+        if (w > mx)
+            mx = w;
+    }
+    *cost_ns = mx;
+    return HS_OK;
+}
+
+/* No order's closed-form step is below: every device sends to one device
+   and receives from one (hs_ringopt.h), a lone edge's bandwidth at best. */
+static hs_err_t hs__ring_lb(const hs_scenario_t *s, int64_t *lb,
+                            hs_error_t *err)
+{
+    uint32_t n = (uint32_t)s->n_devices, i, j;
+    int64_t *in_min = malloc(n * sizeof *in_min), out_min, w, best = 0;
+    hs_err_t rc = HS_OK;
+
+    if (in_min == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (j = 0; j < n; j++)
+        in_min[j] = INT64_MAX;
+    for (i = 0; i < n && rc == HS_OK; i++) {
+        out_min = INT64_MAX;
+        for (j = 0; j < n; j++) {
+            if (i == j)
+                continue;
+            if ((rc = hs__ring_cost((void *)s, i, j, &w, err)) != HS_OK)
+                break;
+            if (w < out_min)
+                out_min = w;
+            if (w < in_min[j])
+                in_min[j] = w;
+        }
+        if (out_min > best)
+            best = out_min;
+    }
+    for (j = 0; j < n && rc == HS_OK; j++)
+        if (in_min[j] > best)
+            best = in_min[j];
+    free(in_min);
+    *lb = best;
+    return rc;
+}
+
+/* The closed form's step and sum of T(i) of s in the given order, NIC
+   sharing included (a scenario with nodes: an order that leaves a node
+   more than once shares its NICs, which the pair costs do not see). */
+static hs_err_t hs__closed_order(const hs_scenario_t *s, const uint32_t *ord,
+                                 int64_t *step_ns, int64_t *sum_ns,
+                                 hs_error_t *err)
+{
+    hs_scenario_t *c = NULL;
+    hs_prediction_t *p = NULL;
+    char *yaml = hs__ring_yaml(s, ord);
+    hs_err_t rc;
+    uint32_t d;
+
+    if (yaml == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if ((rc = hs_scenario_clone(s, &c, err)) == HS_OK &&
+        (rc = hs_scenario_set(c, "ring", yaml, err)) == HS_OK &&
+        (rc = hs_scenario_resolve(c, err)) == HS_OK &&
+        (rc = hs_closed_predict(c, &p, err)) == HS_OK) {
+        *step_ns = p->step_ns;
+        *sum_ns = 0;
+        for (d = 0; d < c->n_devices; d++)
+            *sum_ns += hs_closed_device_ns(c, d);
+    }
+    hs_prediction_free(p);
+    hs_scenario_free(c);
+    free(yaml);
+    return rc;
+}
+
+typedef struct hs__rjob_s {
+    const hs_scenario_t *s;
+    const hs_replay_opts_t *o;
+    const hs_advise_ring_t *r;
+} hs__rjob_t;
+
+static hs_err_t hs__ring_job(void *ctx, size_t k, int64_t res[2],
+                             hs_error_t *err)
+{
+    const hs__rjob_t *rj = ctx;
+
+    res[1] = 0;
+    return hs__replay_order(rj->s, rj->r->cands[k].order, rj->o, &res[0],
+                            err);
 }
 
 hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
                         int replay, uint32_t exact_max,
                         hs_advise_ring_t **out, hs_error_t *err)
 {
+    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
+}
+
+hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          int replay, uint32_t exact_max,
+                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
+                          hs_error_t *err)
+{
     static const char *const labels[HS_ADVISE_RING_CANDS] = {
         "given", "grouped", "interleave", "searched"};
     hs_advise_ring_t *r = NULL;
     hs_ringopt_result_t *sr = NULL;
+    hs__nctx_t nc = {s, 0, NULL, NULL};
     uint32_t n = (uint32_t)s->n_devices;
+    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
+    int todo[HS_ADVISE_RING_CANDS];
+    int64_t res[HS_ADVISE_RING_CANDS][2];
     size_t k, j;
     double t0;
     hs_err_t rc;
@@ -153,6 +289,13 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (n < 2)
         return hs_error_setf(err, HS_ERR_RANGE, "%s: a ring order needs at "
                              "least 2 devices", s->file);
+    if (s->collective != NULL && strcmp(s->collective, "ring") != 0)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: collective: %s does "
+                             "not follow the ring order, so no order is "
+                             "better than another; ring advice is for "
+                             "collective: ring (set collective: ring in the "
+                             "file to ask which order)", s->file,
+                             s->collective);
     if ((r = calloc(1, sizeof *r)) == NULL)
         goto nomem;
     r->n = n;
@@ -169,19 +312,45 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
         (rc = hs__form_order(s, "interleave", r->cands[2].order, err)) !=
             HS_OK)
         goto fail;
-    t0 = hs__cpu_s();
-    {
+    t0 = hs__advise_cpu_s();
+    if (by_node) {
+        /* the nodes in order, each node's devices together: the ring
+           leaves every node once and no NIC is shared, so the pair costs
+           are the closed form's (hs_nodes.h) */
+        uint32_t a, at = 0;
+
+        if (hs__nodes_build(s, &nc) != HS_OK)
+            goto nomem;
+        rc = hs_ringopt_search_x(nc.n_nodes, hs__node_cost, &nc, NULL, 0,
+                                 exact_max, 0, ex != NULL ? ex->progress
+                                                          : NULL,
+                                 ex != NULL ? ex->progress_ctx : NULL, &sr,
+                                 err);
+        if (rc == HS_OK) {
+            for (k = 0; k < nc.n_nodes; k++) {
+                a = sr->order[k];
+                for (j = nc.first[a]; j < nc.first[a + 1]; j++)
+                    r->cands[3].order[at++] = nc.dev[j];
+            }
+            rc = hs__ring_lb(s, &r->lower_bound_ns, err);
+        }
+    } else {
         const uint32_t *starts[3] = {r->cands[0].order, r->cands[1].order,
                                      r->cands[2].order};
 
-        rc = hs_ringopt_search(n, hs__ring_cost, (void *)s, starts, 3,
-                               exact_max, 0, &sr, err);
+        rc = hs_ringopt_search_x(n, hs__ring_cost, (void *)s, starts, 3,
+                                 exact_max, 0, ex != NULL ? ex->progress
+                                                          : NULL,
+                                 ex != NULL ? ex->progress_ctx : NULL, &sr,
+                                 err);
+        if (rc == HS_OK) {
+            memcpy(r->cands[3].order, sr->order, n * sizeof(uint32_t));
+            r->lower_bound_ns = sr->lower_bound_ns;
+        }
     }
-    r->search_s = hs__cpu_s() - t0;
+    r->search_s = hs__advise_cpu_s() - t0;
     if (rc != HS_OK)
         goto fail;
-    memcpy(r->cands[3].order, sr->order, n * sizeof(uint32_t));
-    r->lower_bound_ns = sr->lower_bound_ns;
     r->exact = sr->exact;
     r->moves = sr->moves;
     hs_ringopt_result_free(sr);
@@ -189,20 +358,33 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
-        if ((rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
-                                  &c->closed_ns, &c->closed_sum_ns, err)) !=
-            HS_OK)
+        if (by_node)
+            rc = hs__closed_order(s, c->order, &c->closed_ns,
+                                  &c->closed_sum_ns, err);
+        else
+            rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
+                                 &c->closed_ns, &c->closed_sum_ns, err);
+        if (rc != HS_OK)
             goto fail;
         for (j = 0; j < k && c->same_as < 0; j++)
             if (memcmp(r->cands[j].order, c->order, n * sizeof(uint32_t)) ==
                 0)
                 c->same_as = (int)j;
-        if (replay && c->same_as < 0 &&
-            (rc = hs__replay_order(s, c->order, o, &c->replay_ns, err)) !=
-                HS_OK)
+        todo[k] = replay && c->same_as < 0;
+        res[k][0] = res[k][1] = -1;
+    }
+    if (replay) {
+        hs__rjob_t rj = {s, o, r};
+
+        if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo,
+                                      hs__ring_job, &rj, res, err)) != HS_OK)
             goto fail;
-        if (c->same_as >= 0)
-            c->replay_ns = r->cands[c->same_as].replay_ns;
+        for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
+            hs_advise_ring_cand_t *c = &r->cands[k];
+
+            c->replay_ns = c->same_as >= 0 ? r->cands[c->same_as].replay_ns
+                                           : res[k][0];
+        }
     }
     r->chosen = 0;
     for (k = 1; k < HS_ADVISE_RING_CANDS; k++) {
@@ -215,11 +397,15 @@ hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
         if (better)
             r->chosen = k;
     }
+    free(nc.first);
+    free(nc.dev);
     *out = r;
     return HS_OK;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
+    free(nc.first);
+    free(nc.dev);
     hs_ringopt_result_free(sr);
     hs_advise_ring_free(r);
     return rc;
@@ -325,10 +511,34 @@ static hs_err_t hs__closed(const hs_scenario_t *c, int64_t *step,
     return HS_OK;
 }
 
+/* Replay job k of the batch advice: the scenario before (0), after (1);
+   ctx: the two scenarios and the options. */
+typedef struct hs__bjob_s {
+    const hs_scenario_t *two[2];
+    const hs_replay_opts_t *o;
+} hs__bjob_t;
+
+static hs_err_t hs__batch_job(void *ctx, size_t k, int64_t res[2],
+                              hs_error_t *err)
+{
+    const hs__bjob_t *bj = ctx;
+
+    return hs__advise_replay(bj->two[k], bj->o, &res[0], &res[1], err);
+}
+
 hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          uint64_t global_batch, const uint64_t *max_batch,
                          int replay, hs_advise_batch_t **out,
                          hs_error_t *err)
+{
+    return hs_advise_batch_x(s, o, global_batch, max_batch, replay, NULL,
+                             out, err);
+}
+
+hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           uint64_t global_batch, const uint64_t *max_batch,
+                           int replay, const hs_advise_exec_t *ex,
+                           hs_advise_batch_t **out, hs_error_t *err)
 {
     hs_advise_batch_t *r = NULL;
     hs__bctx_t bc = {s, NULL, NULL, NULL};
@@ -464,10 +674,14 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (replay) {
         hs_prediction_t *pb = NULL, *pa = NULL;
 
-        if ((rc = hs__replay(s, o, &r->replay_before_ns, NULL, err)) != HS_OK ||
-            (rc = hs__replay(bc.w, o, &r->replay_after_ns, NULL, err)) !=
-                HS_OK)
+        hs__bjob_t bj = {{s, bc.w}, o};
+        int64_t res[2][2];
+
+        if ((rc = hs__advise_run_jobs(ex, 2, NULL, hs__batch_job, &bj,
+                                      res, err)) != HS_OK)
             goto fail;
+        r->replay_before_ns = res[0][0];
+        r->replay_after_ns = res[1][0];
         if (hs_closed_predict(s, &pb, err) == HS_OK &&
             hs_closed_predict(bc.w, &pa, err) == HS_OK) {
             r->replay_epoch_before_ns =
@@ -521,195 +735,18 @@ void hs_advise_batch_free(hs_advise_batch_t *r)
     free(r);
 }
 
-/* ---- device mix ---------------------------------------------------- */
-
-typedef struct hs__mctx_s {
-    const hs_scenario_t *s;
-    hs_scenario_t *w;           /* a working copy: counts set per mix */
-    int bound_ok;               /* no per-device settings: the bound holds */
-    int64_t *type_floor_ns;     /* per type: max(t_dl, t_fwd + t_b1) */
-} hs__mctx_t;
-
-static hs_err_t hs__set_counts(const hs_scenario_t *s, hs_scenario_t *w,
-                               const uint64_t *counts, hs_error_t *err)
-{
-    size_t t;
-    hs_err_t rc;
-
-    for (t = 0; t < s->n_types; t++) {
-        char key[256], v[32];
-
-        snprintf(key, sizeof key, "device_types.%s.count", s->types[t].name);
-        snprintf(v, sizeof v, "%llu", (unsigned long long)counts[t]);
-        if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK)
-            return rc;
-    }
-    return hs_scenario_resolve(w, err);
-}
-
-static hs_err_t hs__mix_total(void *ctx, const uint64_t *counts,
-                              int64_t *total_ns, hs_error_t *err)
-{
-    hs__mctx_t *mc = ctx;
-    hs_prediction_t *p = NULL;
-    hs_err_t rc;
-
-    rc = hs__set_counts(mc->s, mc->w, counts, err);
-    if (rc == HS_OK)
-        rc = hs_closed_predict(mc->w, &p, err);
-    if (rc == HS_OK) {
-        /* the extended form: the whole backward and the optimizer count,
-           as they do in the replay that confirms the best mixes */
-        long double t = (long double)p->step_ext_ns *
-                        (long double)p->iters_per_epoch *
-                        (long double)mc->w->epochs;
-
-        if (p->iters_per_epoch == 0 || t > 9e18L)
-            rc = hs_error_setf(err, HS_ERR_RANGE, "epoch unknown");
-        else
-            *total_ns = (int64_t)t;
-    }
-    hs_prediction_free(p);
-    /* a mix that makes no cluster is skipped, not fatal */
-    if (rc != HS_OK && rc != HS_ERR_NOMEM)
-        return HS_ERR_RANGE;
-    return rc;
-}
-
-/* No mix with these counts trains faster: every present type's device
-   needs at least max(t_dl, t_fwd + t_b1) per step, and an epoch at least
-   floor(samples / global batch) steps (shards follow the batches). */
-static int64_t hs__mix_bound(void *ctx, const uint64_t *counts)
-{
-    hs__mctx_t *mc = ctx;
-    const hs_scenario_t *s = mc->s;
-    uint64_t gb = 0, samples;
-    int64_t step = 0;
-    size_t t;
-    long double tot;
-
-    if (!mc->bound_ok)
-        return 0;
-    samples = s->dataset_is_bytes
-                  ? (s->sample_bytes ? s->dataset_total / s->sample_bytes : 0)
-                  : s->dataset_total;
-    for (t = 0; t < s->n_types; t++) {
-        gb += counts[t] * s->types[t].batch;
-        if (counts[t] > 0 && mc->type_floor_ns[t] > step)
-            step = mc->type_floor_ns[t];
-    }
-    if (gb == 0)
-        return 0;
-    tot = (long double)s->epochs * (long double)(samples / gb) *
-          (long double)step;
-    return tot > 9e18L ? INT64_MAX : (int64_t)tot;
-}
-
-hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                       const hs_mixopt_type_t *types, hs_mix_goal_t goal,
-                       double budget, int64_t deadline_ns, int replay,
-                       hs_advise_mix_t **out, hs_error_t *err)
-{
-    hs_advise_mix_t *r = NULL;
-    hs__mctx_t mc = {s, NULL, 1, NULL};
-    size_t t, k;
-    double t0;
-    hs_err_t rc;
-
-    *out = NULL;
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
-        return rc;
-    if (s->devices_listed)
-        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: the scenario lists its "
-                             "devices: a device mix needs devices generated "
-                             "from the counts (no devices: list)", s->file);
-    if ((r = calloc(1, sizeof *r)) == NULL ||
-        (mc.type_floor_ns = calloc(s->n_types, sizeof(int64_t))) == NULL) {
-        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
-    if (s->dataset_total == 0) {
-        rc = hs_error_setf(err, HS_ERR_SCHEMA, "%s: a device mix needs the "
-                           "training set's size (job.dataset): the time to "
-                           "train it is what the mixes are compared on",
-                           s->file);
-        goto fail;
-    }
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile;
-        int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
-        int64_t c = p->t_fwd.mean_ns + p->t_b1.mean_ns;
-
-        mc.type_floor_ns[t] = dl > c ? dl : c;
-    }
-    if (s->n_dev_overrides > 0)
-        mc.bound_ok = 0;
-    if ((rc = hs_scenario_clone(s, &mc.w, err)) != HS_OK)
-        goto fail;
-    /* every mix trains the whole set: shards follow the batches */
-    for (t = 0; t < s->n_types; t++) {
-        if (s->types[t].shard != 0)
-            r->shards_derived = 1;
-        mc.w->types[t].shard = 0;
-    }
-    t0 = hs__cpu_s();
-    rc = hs_mixopt_search(s->n_types, types, goal, budget, deadline_ns,
-                          replay ? 4 : 1, hs__mix_total, hs__mix_bound, &mc,
-                          &r->search, err);
-    r->search_s = hs__cpu_s() - t0;
-    if (rc != HS_OK)
-        goto fail;
-    r->chosen = 0;
-    for (k = 0; k < HS_MIXOPT_TOP; k++)
-        r->replay_total_ns[k] = -1;
-    if (replay) {
-        int have = 0;
-
-        for (k = 0; k < r->search->n_top; k++) {
-            int64_t step;
-            const hs_mixopt_entry_t *e = &r->search->top[k];
-
-            if ((rc = hs__set_counts(s, mc.w, e->counts, err)) != HS_OK ||
-                (rc = hs__replay(mc.w, o, &step, &r->replay_total_ns[k],
-                                 err)) != HS_OK)
-                goto fail;
-            r->replay_cost[k] = hs_mixopt_cost(s->n_types, types, e->counts,
-                                               r->replay_total_ns[k]);
-            r->replay_ok[k] = goal == HS_MIX_FASTEST
-                                  ? r->replay_cost[k] <= budget
-                                  : r->replay_total_ns[k] <= deadline_ns;
-            if (r->replay_ok[k] &&
-                (!have ||
-                 (goal == HS_MIX_FASTEST
-                      ? r->replay_total_ns[k] <
-                            r->replay_total_ns[r->chosen]
-                      : r->replay_cost[k] < r->replay_cost[r->chosen]))) {
-                r->chosen = k;
-                have = 1;
-            }
-        }
-        r->replay_met = have;
-    }
-    hs_scenario_free(mc.w);
-    free(mc.type_floor_ns);
-    *out = r;
-    return HS_OK;
-fail:
-    hs_scenario_free(mc.w);
-    free(mc.type_floor_ns);
-    hs_advise_mix_free(r);
-    return rc;
-}
-
-void hs_advise_mix_free(hs_advise_mix_t *r)
-{
-    if (r == NULL)
-        return;
-    hs_mixopt_result_free(r->search);
-    free(r);
-}
-
 /* ---- the recommendation as a scenario file ---------------------------- */
+
+/* The node kind whose type is t (the first), or -1. */
+static long hs__kind_of(const hs_scenario_t *s, size_t t)
+{
+    size_t k;
+
+    for (k = 0; s->nodes != NULL && k < s->nodes->n_kinds; k++)
+        if (s->nodes->kinds[k].type == t)
+            return (long)k;
+    return -1;
+}
 
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
@@ -746,11 +783,26 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
 
             snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
                      what);
-            if ((keys[n] = strdup(buf)) == NULL)
-                goto nomem;
-            snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-            if ((vals[n++] = strdup(buf)) == NULL)
-                goto nomem;
+            if (mix != NULL && s->nodes != NULL) {
+                /* the counts follow from the nodes: the kind's nodes
+                   (hs_advise_mix made the count a whole number of them) */
+                long kd = hs__kind_of(s, t);
+
+                if (kd >= 0) {
+                    snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
+                             s->nodes->kinds[kd].name);
+                    v /= s->nodes->kinds[kd].devices;
+                } else {
+                    buf[0] = '\0';     /* no kind: stays at 0 devices */
+                }
+            }
+            if (buf[0] != '\0') {
+                if ((keys[n] = strdup(buf)) == NULL)
+                    goto nomem;
+                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+                if ((vals[n++] = strdup(buf)) == NULL)
+                    goto nomem;
+            }
             if (batch != NULL) {
                 char ppath[4096];
                 hs_profile_info_t info = {s->types[t].name, NULL};

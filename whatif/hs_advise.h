@@ -27,6 +27,7 @@
 
 #include "hs_error.h"
 #include "hs_mixopt.h"
+#include "hs_progress.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
 
@@ -163,6 +164,62 @@ void hs_advise_mix_free(hs_advise_mix_t *r);
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
                          const hs_advise_mix_t *mix, const char *path,
+                         hs_error_t *err);
+
+/* ---- running a question: progress, and several processes -------------
+ *
+ * A large search reports its progress through ex->progress (the ring
+ * search's passes, the mixes visited, the replays confirming), and may be
+ * split over ex->size cooperating processes (`mpirun -n K hetsim advise`),
+ * each calling the same function with the same arguments and its own
+ * ex->rank.  What is split:
+ *   mix    the mixes (each process evaluates the mixes m = rank mod size
+ *          with the closed form, hs_mixopt_search_part; the records are
+ *          gathered and the whole search is walked again from them,
+ *          hs_mixopt_search_memo), and the replays of the best mixes;
+ *   ring   the replays of the distinct candidates (the search itself is
+ *          one deterministic sequence: greedy start, then local moves
+ *          from the best start, or the exact dynamic programme; every
+ *          process runs it);
+ *   batch  the two replays (before and after).
+ * Replay k runs on process k mod size.  ex->allgather hands every
+ * process what every process contributed, so all of them end with the
+ * same result -- the one a single process gets, byte for byte -- and the
+ * caller lets rank 0 print and write it.
+ */
+
+/* Gathers len bytes (mine) from every process onto every process:
+   *all (malloc'd, the caller frees it) holds the parts in rank order,
+   part r's length in lens[r] (lens: ex->size entries). */
+typedef hs_err_t (*hs_advise_allgather_fn)(void *ctx, const void *mine,
+                                           size_t len, void **all,
+                                           size_t *lens, hs_error_t *err);
+
+typedef struct hs_advise_exec_s {
+    hs_progress_fn progress;    /* may be NULL */
+    void *progress_ctx;
+    int rank, size;             /* size <= 1: one process */
+    hs_advise_allgather_fn allgather;   /* needed when size > 1 */
+    void *gather_ctx;
+} hs_advise_exec_t;
+
+/* As hs_advise_ring, run as ex says (NULL: one silent process). */
+hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          int replay, uint32_t exact_max,
+                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
+                          hs_error_t *err);
+
+/* As hs_advise_batch, run as ex says (NULL: one silent process). */
+hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           uint64_t global_batch, const uint64_t *max_batch,
+                           int replay, const hs_advise_exec_t *ex,
+                           hs_advise_batch_t **out, hs_error_t *err);
+
+/* As hs_advise_mix, run as ex says (NULL: one silent process). */
+hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                         const hs_mixopt_type_t *types, hs_mix_goal_t goal,
+                         double budget, int64_t deadline_ns, int replay,
+                         const hs_advise_exec_t *ex, hs_advise_mix_t **out,
                          hs_error_t *err);
 
 #endif
