@@ -105,6 +105,7 @@ static int run_replay(unsigned n)
     }
     hs_replay_opts_from_scenario(s, &o);
     o.engine = 1;           /* this table measures the event engine */
+    o.force = 1;            /* its sizes are chosen: no budget */
     t0 = now_s();
     c0 = cpu_s();
     if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK) {
@@ -435,6 +436,7 @@ static int run_compare(unsigned n)
         hs_replay_opts_from_scenario(s, &o);
         eo = o;
         eo.engine = 1;
+        eo.force = 1;
         c0 = cpu_s();
         if (hs_replay_run(s, &eo, NULL, 0, &re, &err) != HS_OK) {
             fprintf(stderr, "bench: %s\n", err.msg);
@@ -600,6 +602,7 @@ static int run_nodes(unsigned n)
     xh = (double)n * (double)R;
     if (n <= 10000) {
         hs_replay_opts_from_scenario(s, &o);
+        o.force = 1;
         c0 = cpu_s();
         if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK)
             goto fail;

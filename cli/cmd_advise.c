@@ -550,7 +550,8 @@ int hs_cli_advise(int argc, char **argv)
 {
     hs__adv_opts_t o;
     hs_cli_replay_opts_t cro;
-    hs_opt_group_t groups[2];
+    hs_opt_group_t groups[3];
+    hs_cli_force_t fo = {0};
     const char *pos[2];
     size_t n_pos = 0;
     hs_scenario_t *s = NULL;
@@ -566,7 +567,8 @@ int hs_cli_advise(int argc, char **argv)
     hs_cli_replay_opts_init(&cro);
     groups[0] = (hs_opt_group_t){hs__adv_table, &o};
     groups[1] = (hs_opt_group_t){hs_cli_replay_table, &cro};
-    if (!hs_cli_parse(&hs__adv_cmd, groups, 2, argc, argv, pos, 2, &n_pos,
+    groups[2] = (hs_opt_group_t){hs_cli_force_table, &fo};
+    if (!hs_cli_parse(&hs__adv_cmd, groups, 3, argc, argv, pos, 2, &n_pos,
                       &code)) {
         if (code == 0)
             printf("\nMPI: %s\n", hs_sweep_mpi_built()
@@ -601,6 +603,9 @@ int hs_cli_advise(int argc, char **argv)
         goto done;
     }
     hs_cli_replay_apply(&cro, s, &ro);
+    /* the confirming replays past the budgets: refused (in the library)
+       unless --force */
+    ro.force = fo.force;
     if (strcmp(pos[0], "ring") == 0)
         rc = hs__ring(s, &ro, &o);
     else if (strcmp(pos[0], "batch") == 0)

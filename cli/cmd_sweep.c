@@ -106,7 +106,8 @@ static const hs_opt_cmd_t hs__sweep_cmd = {
         "usage: hetsim sweep [SCENARIO] --vary KEY=VALUES [--vary ...] [--zip]\n"
         "                    [--set KEY=VALUE ...] [--replay] [--steps K ...]\n"
         "                    [-o FILE] [--format F] [--json|--csv]\n"
-        "                    [--progress|--no-progress] [--rank-timeout D]\n",
+        "                    [--progress|--no-progress] [--rank-timeout D]\n"
+        "                    [--force]\n",
     .about =
         "Runs the closed form (the source's step and the extended step, epoch,\n"
         "total, bottleneck device and link) at every point of a what-if sweep\n"
@@ -180,8 +181,10 @@ int hs_cli_sweep(int argc, char **argv)
 {
     hs__sweep_opts_t o;
     hs_cli_replay_opts_t ro;
+    hs_cli_force_t fo = {0};
     const hs_opt_group_t groups[] = {{hs__sweep_table, &o},
-                                     {hs_cli_replay_table, &ro}};
+                                     {hs_cli_replay_table, &ro},
+                                     {hs_cli_force_table, &fo}};
     const char *scn = NULL, *rsets[8];
     char rbuf[512];
     size_t n_pos = 0, n_rsets, i;
@@ -205,7 +208,7 @@ int hs_cli_sweep(int argc, char **argv)
         code = hs_cli_fail(&err);
         goto done;
     }
-    if (!hs_cli_parse(&hs__sweep_cmd, groups, 2, argc, argv, &scn, 1,
+    if (!hs_cli_parse(&hs__sweep_cmd, groups, 3, argc, argv, &scn, 1,
                       &n_pos, &code)) {
         if (code == 0)
             printf("\nMPI: %s\n", hs_sweep_mpi_built()
@@ -257,8 +260,10 @@ int hs_cli_sweep(int argc, char **argv)
         rc = hs_sweep_set(sw, rsets[i], &err);
     for (i = 0; rc == HS_OK && i < o.n_set; i++)
         rc = hs_sweep_set(sw, o.set[i], &err);
-    if (rc == HS_OK)
+    if (rc == HS_OK) {
         hs_sweep_set_zip(sw, o.zip);
+        hs_sweep_set_force(sw, fo.force);
+    }
     for (i = 0; rc == HS_OK && i < o.n_vary; i++)
         rc = hs_sweep_vary(sw, o.vary[i], &err);
     if (rc == HS_OK)

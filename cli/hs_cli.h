@@ -116,11 +116,12 @@ void hs_cli_blame_steps(hs_error_t *err, uint32_t steps_opt);
 /*
  * The check every command runs before it replays s with opts: the budgets
  * of hs_scenario_check_budget (events, state memory; skipped when force),
- * the message blamed on --steps when ro gave the steps.  HS_OK when the
- * replay may start; else HS_ERR_RANGE with the estimate in err.
+ * the message blamed on --steps when ro gave the steps.  Sets
+ * opts->force from force (hs_replay_run checks the same budgets unless
+ * forced).  HS_OK when the replay may start; else HS_ERR_RANGE with the
+ * estimate in err.
  */
-hs_err_t hs_cli_replay_check(const hs_scenario_t *s,
-                             const hs_replay_opts_t *opts,
+hs_err_t hs_cli_replay_check(const hs_scenario_t *s, hs_replay_opts_t *opts,
                              const hs_cli_replay_opts_t *ro, int force,
                              hs_error_t *err);
 

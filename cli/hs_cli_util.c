@@ -180,13 +180,13 @@ void hs_cli_blame_steps(hs_error_t *err, uint32_t steps_opt)
     snprintf(err->msg, sizeof err->msg, "--steps %u: %s", steps_opt, rest);
 }
 
-hs_err_t hs_cli_replay_check(const hs_scenario_t *s,
-                             const hs_replay_opts_t *opts,
+hs_err_t hs_cli_replay_check(const hs_scenario_t *s, hs_replay_opts_t *opts,
                              const hs_cli_replay_opts_t *ro, int force,
                              hs_error_t *err)
 {
     hs_err_t rc;
 
+    opts->force = force != 0;
     if (force)
         return HS_OK;
     rc = hs_scenario_check_budget(s, opts->steps, opts->overlap, err);

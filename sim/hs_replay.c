@@ -775,6 +775,13 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                        o->n_stragglers, err);
     if (rc != HS_OK)
         return rc;
+    /* a replay that would not end in reasonable time or memory, unless
+       the caller forces it (every caller: simulate, validate, sweep,
+       advise) */
+    if (!o->force &&
+        (rc = hs_scenario_check_budget(s, o->steps, o->overlap, err)) !=
+            HS_OK)
+        return rc;
     /* the same figures without an event queue, where they can be had */
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
         hs_ringfast_supports(s, o, NULL, 0)) {

@@ -42,6 +42,10 @@ typedef struct hs_replay_opts_s {
                                  max-plus fast path (hs_ringfast.h) where
                                  it gives the same figures to the ns (no
                                  sinks, deterministic, ring, ...) */
+    int force;                /* 0: refuse a replay past the budgets of
+                                 hs_scenario_check_budget (2^32 events,
+                                 8 GiB); 1: run it anyway (--force).  The
+                                 event engine's own limits hold always */
 } hs_replay_opts_t;
 
 /* Fills *o with scenario s's simulate: section (the file's values and

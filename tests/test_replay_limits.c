@@ -109,6 +109,8 @@ static void test_engine_events_limit(void)
         HS_OK);
     hs_replay_opts_from_scenario(s, &o);
     o.engine = 1;       /* the event engine, not the fast path */
+    o.force = 1;        /* past the budgets, as --force: the engine's own
+                           limit is what refuses it */
     hs_error_clear(&err);
     t0 = time(NULL);
     CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
@@ -198,6 +200,7 @@ static void test_engine_capacity_limit(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     hs_replay_opts_from_scenario(s, &o);
     o.engine = 1;
+    o.force = 1;        /* past the budgets, as --force */
     hs_error_clear(&err);
     CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(r);
@@ -233,6 +236,85 @@ static void test_engine_states_limits(void)
     CU_ASSERT_PTR_NULL(e);
 }
 
+static const char hs__long[] =
+    "device_types:\n"
+    "  - name: g\n"
+    "    count: 200\n"
+    "    batch: 32\n"
+    "    profile: {t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 100MB}\n"
+    "network: {default_bandwidth: 25Gbps, latency: 10us}\n"
+    "simulate: {steps: 1000000}\n";
+
+/* The library refuses a replay past the budgets unless the options force
+   it, so sweep and advise (which replay through it) refuse it too, with
+   the estimate and the key, and take --force. */
+static void test_whatif_budget(void)
+{
+    char path[4096], want[4200];
+    hs_scenario_t *s = NULL;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    hs_run_t run;
+
+    snprintf(path, sizeof path, "%s",
+             hs_test_write_file("limits-long.yaml", hs__long));
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load(path, &s, &err), HS_OK);
+    hs_replay_opts_from_scenario(s, &o);
+    CU_ASSERT_EQUAL(o.force, 0);
+    CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
+    CU_ASSERT_PTR_NULL(r);
+    snprintf(want, sizeof want, "%s:7:19: simulate.steps: replaying "
+             "1000000 steps of 200 devices", path);
+    HS_ASSERT_STR_CONTAINS(err.msg, want);
+    HS_ASSERT_STR_CONTAINS(err.msg, "more than the budget of 4.29e+09");
+    /* NULL options: the scenario's own, not forced */
+    CU_ASSERT_EQUAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_ERR_RANGE);
+    CU_ASSERT_PTR_NULL(r);
+    /* the same scenario at 3 steps replays */
+    o.steps = 3;
+    CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL(r);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+
+    /* sweep --replay: refused, the estimate named; the closed form alone
+       runs */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "sweep", path, "--vary",
+                                        "device_types.g.count=100,200",
+                                        "--replay", "--json", NULL), 0);
+    /* a sweep records a failed point in its error column and exits 1 */
+    CU_ASSERT_EQUAL(run.status, 1);
+    HS_ASSERT_STR_CONTAINS(run.out, "\"n_failed\": 2");
+    HS_ASSERT_STR_CONTAINS(run.out, "simulate.steps: replaying 1000000 "
+                                    "steps of 100 devices");
+    HS_ASSERT_STR_CONTAINS(run.out, "pass --force");
+    hs_run_free(&run);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "sweep", path, "--vary",
+                                        "device_types.g.count=100,200",
+                                        "--json", NULL), 0);
+    CU_ASSERT_EQUAL(run.status, 0);
+    hs_run_free(&run);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "sweep", "--help", NULL), 0);
+    HS_ASSERT_STR_CONTAINS(run.out, "--force");
+    hs_run_free(&run);
+    /* advise: its confirming replays are refused the same way; without
+       them (--no-replay) it answers */
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "advise", "ring", path,
+                                        "--json", NULL), 0);
+    CU_ASSERT_EQUAL(run.status, 2);
+    HS_ASSERT_STR_CONTAINS(run.err, "simulate.steps: replaying 1000000 "
+                                    "steps of 200 devices");
+    hs_run_free(&run);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "advise", "ring", path,
+                                        "--json", "--no-replay", NULL), 0);
+    CU_ASSERT_EQUAL(run.status, 0);
+    hs_run_free(&run);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&run, "advise", "--help", NULL), 0);
+    HS_ASSERT_STR_CONTAINS(run.out, "--force");
+    hs_run_free(&run);
+}
+
 static int reg(void)
 {
     CU_pSuite s = CU_add_suite("replay limits", NULL, NULL);
@@ -244,6 +326,8 @@ static int reg(void)
     CU_add_test(s, "the engine's 2^24 - 1 pending refused before the replay",
                 test_engine_capacity_limit);
     CU_add_test(s, "the engine states its limits", test_engine_states_limits);
+    CU_add_test(s, "sweep and advise: the budgets through the library",
+                test_whatif_budget);
     return 0;
 }
 

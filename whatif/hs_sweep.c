@@ -53,6 +53,7 @@ struct hs_sweep_s {
     hs_scenario_t *base;    /* pristine copy, owned */
     hs_scenario_t *work;    /* the copy points are applied to, or NULL */
     int replay;
+    int force;              /* replays beyond the budgets (--force) */
     int zip;
     int planned;
     size_t n_axes;
@@ -753,6 +754,11 @@ void hs_sweep_set_zip(hs_sweep_t *sw, int zip)
     sw->zip = zip != 0;
 }
 
+void hs_sweep_set_force(hs_sweep_t *sw, int force)
+{
+    sw->force = force != 0;
+}
+
 hs_err_t hs_sweep_plan(hs_sweep_t *sw, hs_error_t *err)
 {
     size_t a, n = 1, len = 64;
@@ -862,6 +868,7 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
     hs_scenario_t *s;
     hs_prediction_t *pred = NULL;
     hs_replay_result_t *rr = NULL;
+    hs_replay_opts_t ro;
     size_t a;
     uint32_t lk, lk1;
     hs_err_t rc;
@@ -901,8 +908,11 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
     hs_prediction_free(pred);
     if (!sw->replay)
         return HS_OK;
-    /* options NULL: the point's own simulate: settings */
-    rc = hs_replay_run(s, NULL, NULL, 0, &rr, err);
+    /* the point's own simulate: settings; a point past the replay
+       budgets is refused (the key and the estimate in err) unless forced */
+    hs_replay_opts_from_scenario(s, &ro);
+    ro.force = sw->force;
+    rc = hs_replay_run(s, &ro, NULL, 0, &rr, err);
     if (rc != HS_OK)
         return rc;
     rec->replay_step_ns = rr->step_ns;

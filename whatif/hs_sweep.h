@@ -135,6 +135,11 @@ hs_err_t hs_sweep_set(hs_sweep_t *sw, const char *key_eq_value,
 /* zip != 0: pair the axes' values (equal lengths) instead of the product. */
 void hs_sweep_set_zip(hs_sweep_t *sw, int zip);
 
+/* force != 0: replay points even past the replay budgets (2^32 events,
+   8 GiB; hs_scenario_check_budget), as simulate --force; by default such a
+   point fails the sweep with the estimate in the message. */
+void hs_sweep_set_force(hs_sweep_t *sw, int force);
+
 /*
  * Fixes the points: the product of the axes (the first axis varies
  * slowest) or, with zip, the i-th value of every axis.  Fails with
