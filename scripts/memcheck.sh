@@ -6,7 +6,7 @@
 # is the embedded default's text): predict, simulate (4 steps) with --h5 and
 # --chrome to temporary files, validate (4 steps), and plot of the
 # simulated timeline (when gnuplot is there); then advise ring, batch and
-# mix and a replayed sweep once each.
+# mix, ring and batch on the nodes example, and a replayed sweep once each.
 #
 # A run fails on any memcheck error or definite leak (valgrind exits 9);
 # the command's own exit status is not judged here (validate exits 1 on a
@@ -82,6 +82,10 @@ run "advise ring validate-divergent" advise ring \
 run "advise batch default" advise batch --steps 3 -o "$tmp/adv.yaml"
 run "advise mix default" advise mix --price MLU370=1.2 --price A100=2.5 \
     --avail MLU370=8 --avail A100=8 --budget 1e6 --steps 3 --json
+run "advise ring nodes-example" advise ring scenarios/nodes-example.yaml \
+    --steps 3 -o "$tmp/adv.yaml" --progress
+run "advise batch nodes-example" advise batch scenarios/nodes-example.yaml \
+    --steps 3 -o "$tmp/adv.yaml"
 run "sweep validate-slow-owner" sweep scenarios/validate-slow-owner.yaml \
     --vary network.default_bandwidth=1GB/s,10GB/s --replay --steps 3 \
     -o "$tmp/sweep.csv"
