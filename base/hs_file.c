@@ -115,7 +115,8 @@ hs_err_t hs_file_read_bounded(const char *path, uint64_t max_bytes,
                               hs_error_t *err)
 {
     char *buf = NULL;
-    size_t cap = 0, n = 0;
+    size_t cap = 0, n = 0, first = 65536 * 2;
+    struct stat st;
     int fd;
 
     *out = NULL;
@@ -123,11 +124,16 @@ hs_err_t hs_file_read_bounded(const char *path, uint64_t max_bytes,
         max_bytes = (uint64_t)SIZE_MAX - 65536 - 1;
     if ((fd = hs__open_checked(path, max_bytes, flags, err)) < 0)
         return err != NULL ? err->code : HS_ERR_IO;
+    /* a small regular file: a first buffer of its size (plus the byte
+       that sees its end), not 128 KiB */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size + 2 < first)
+        first = (size_t)st.st_size + 2;
     for (;;) {
         ssize_t got;
-        if (n + 65536 + 1 > cap) {
+        if (n + 1 >= cap) {
             char *p;
-            cap = cap ? cap * 2 : 65536 * 2;
+            cap = cap ? cap * 2 : first;
             p = realloc(buf, cap);
             if (p == NULL) {
                 free(buf);
@@ -137,7 +143,7 @@ hs_err_t hs_file_read_bounded(const char *path, uint64_t max_bytes,
             }
             buf = p;
         }
-        got = read(fd, buf + n, 65536);
+        got = read(fd, buf + n, cap - n - 1 < 65536 ? cap - n - 1 : 65536);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {

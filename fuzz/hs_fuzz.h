@@ -3,8 +3,8 @@
  * and the regression replay (tests/test_fuzz_regress.c, the normal build)
  * share: one function per input parser, bytes in, the parser's verdict out.
  *
- * Each entry feeds `data` to exactly one public library call (writing it to
- * a temporary file first where the API reads files) and checks the
+ * Each entry feeds `data` to one public library call (from memory where the
+ * library takes text, else written to a temporary file first) and checks the
  * library's contract on the way out: a failure has a code in the enum and
  * a non-empty message; a success hands back a usable object, which is then
  * freed.  A broken contract calls abort(), which libFuzzer reports like a
@@ -41,15 +41,22 @@ hs_err_t hs_fuzz_units(const uint8_t *data, size_t size, hs_error_t *err);
 hs_err_t hs_fuzz_scenario(const uint8_t *data, size_t size, hs_error_t *err);
 
 /* data as the links_csv file of a fixed, valid 4-device scenario (devices
-   a0..a3 at 10.0.0.1..4), through hs_scenario_load. */
+   a0..a3 at 10.0.0.1..4), through hs_scenario_load_text (the scenario from
+   memory, the CSV from the temporary directory); the first non-empty input
+   of a process also through hs_scenario_load (from a file), which must
+   agree. */
 hs_err_t hs_fuzz_links_csv(const uint8_t *data, size_t size,
                            hs_error_t *err);
 
-/* data as a standalone profile file, through hs_profile_load. */
+/* data as a standalone profile, through hs_profile_load_text (from
+   memory); the first non-empty input of a process also through
+   hs_profile_load (from a file), which must agree. */
 hs_err_t hs_fuzz_profile(const uint8_t *data, size_t size, hs_error_t *err);
 
-/* data as the harness's sidecar of tests/data/ingest/legacy-rank{0,1}
-   (hs_ingest_opts_t.sidecar), then hs_ingest_profile. */
+/* data as the harness's sidecar (hs_ingest_opts_t.sidecar) of two small
+   traces, fuzz/data/tiny-rank0.json and tiny-rank1.json.gz (cut from
+   tests/data/ingest/legacy-rank{0,1} by fuzz/data/make_tiny.py), with a
+   warm-up of 1, then hs_ingest_profile. */
 hs_err_t hs_fuzz_sidecar(const uint8_t *data, size_t size, hs_error_t *err);
 
 /*

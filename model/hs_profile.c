@@ -489,34 +489,46 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
                         list);
 }
 
-hs_err_t hs_profile_read_file(const char *path, hs_profile_t *p,
-                              char ***warnings, size_t *n_warnings,
-                              hs_error_t *err)
+/* The profile document in text (len bytes, named `name` in messages and
+   in p->path) into *p: hs_profile_read_file's work once the bytes are in
+   memory, shared by hs_profile_load_text. */
+static hs_err_t hs__profile_read_text(const char *name, const char *text,
+                                      size_t len, hs_profile_t *p,
+                                      char ***warnings, size_t *n_warnings,
+                                      hs_error_t *err)
 {
     yaml_document_t doc;
-    char *text = NULL;
-    size_t len;
     hs_yaml_ctx_t c;
     hs_err_t rc;
 
-    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+    rc = hs_yaml_load_doc(name, text, len, &doc, err);
+    if (rc != HS_OK)
         return rc;
-    rc = hs_yaml_load_doc(path, text, len, &doc, err);
-    if (rc != HS_OK) {
-        free(text);
-        return rc;
-    }
     memset(&c, 0, sizeof c);
-    c.file = path;
+    c.file = name;
     c.doc = &doc;
     c.err = err;
     c.warnings = warnings;
     c.n_warnings = n_warnings;
     rc = hs_profile_parse(&c, yaml_document_get_root_node(&doc),
                           "the profile", p);
-    if (rc == HS_OK && (p->path = strdup(path)) == NULL)
-        rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    if (rc == HS_OK && (p->path = strdup(name)) == NULL)
+        rc = hs_error_set(err, HS_ERR_NOMEM, name, 0, 0, "out of memory");
     yaml_document_delete(&doc);
+    return rc;
+}
+
+hs_err_t hs_profile_read_file(const char *path, hs_profile_t *p,
+                              char ***warnings, size_t *n_warnings,
+                              hs_error_t *err)
+{
+    char *text = NULL;
+    size_t len;
+    hs_err_t rc;
+
+    if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
+        return rc;
+    rc = hs__profile_read_text(path, text, len, p, warnings, n_warnings, err);
     free(text);
     return rc;
 }
@@ -528,6 +540,18 @@ hs_err_t hs_profile_load(const char *path, hs_profile_t *out,
 
     memset(out, 0, sizeof *out);
     rc = hs_profile_read_file(path, out, NULL, NULL, err);
+    if (rc != HS_OK)
+        hs_profile_clear(out);
+    return rc;
+}
+
+hs_err_t hs_profile_load_text(const char *text, size_t len, const char *name,
+                              hs_profile_t *out, hs_error_t *err)
+{
+    hs_err_t rc;
+
+    memset(out, 0, sizeof *out);
+    rc = hs__profile_read_text(name, text, len, out, NULL, NULL, err);
     if (rc != HS_OK)
         hs_profile_clear(out);
     return rc;

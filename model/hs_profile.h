@@ -127,6 +127,14 @@ hs_err_t hs_profile_load(const char *path, hs_profile_t *out,
                          hs_error_t *err);
 
 /*
+ * Like hs_profile_load on the len bytes at text, already in memory (the
+ * same parser; no file is read).  `name` stands for the file in messages
+ * and in out->path.  The text is not kept.
+ */
+hs_err_t hs_profile_load_text(const char *text, size_t len, const char *name,
+                              hs_profile_t *out, hs_error_t *err);
+
+/*
  * Like hs_profile_load, appending non-fatal notes (e.g. t_fwd against the
  * sum of fwd_ops) to *warnings / *n_warnings (both may be NULL: dropped).
  * Sets out->path.  *out must be zeroed; on failure it may hold part of the

@@ -172,12 +172,12 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
                                 "(letters, digits and '_', not starting "
                                 "with a digit)",
                                 key);
-        if (strpbrk(val, "\n\r") != NULL)
-            return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
-                                "env value of '%s' holds a line break", key);
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
                                 "env values must be strings");
+        if (strpbrk(val, "\n\r") != NULL)
+            return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
+                                "env value of '%s' holds a line break", key);
         len = strlen(key) + strlen(val) + 2;
         t->env[k] = malloc(len);
         if (t->env[k] == NULL)

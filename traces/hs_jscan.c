@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <zlib.h>
 
@@ -104,6 +105,9 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
     unsigned char *buf = NULL;
     hs_err_t rc = HS_OK;
     size_t plen = strlen(path);
+    size_t chunk = HS__CHUNK;
+    unsigned gzbuf = HS__GZBUF;
+    struct stat fst;
     int is_gz;
 
     memset(js, 0, sizeof *js);
@@ -117,6 +121,14 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
                             strerror(errno));
     nm = fread(magic, 1, 2, f);
+    /* a small file: buffers of its size, not 256 + 3 x 128 KiB (plain
+       JSON: the same single read; gzip: zlib's buffers only) */
+    if (fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode) &&
+        fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
+        gzbuf = fst.st_size < 4096 ? 4096u : (unsigned)fst.st_size;
+        if (!(nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
+            chunk = (size_t)fst.st_size + 1;
+    }
     fclose(f);
     is_gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (nm == 0)
@@ -132,8 +144,8 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
                             strerror(errno));
     }
-    gzbuffer(gz, HS__GZBUF);
-    buf = malloc(HS__CHUNK);
+    gzbuffer(gz, gzbuf);
+    buf = malloc(chunk);
     js->h = yajl_alloc(cb, NULL, ctx);
     if (buf == NULL || js->h == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -143,7 +155,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
     for (;;) {
-        int n = gzread(gz, buf, HS__CHUNK);
+        int n = gzread(gz, buf, (unsigned)chunk);
         yajl_status st;
 
         if (n <= 0) {
