@@ -776,15 +776,21 @@ def iperf(tb, src, dst, secs=2, omit=1, port=5301):
                 "-t", str(secs), "-O", str(omit)]), stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, universal_newlines=True,
                 timeout=30 + secs + omit)
-            if r.returncode == 0:
-                break
-            if "refused" not in r.stdout + r.stderr or time.time() > deadline:
+            # iperf3 3.12 -J can exit 0 with {"error": ...} (a server not
+            # listening yet): success is a result, not the exit status
+            try:
+                js = json.loads(r.stdout)
+            except ValueError:
+                js = {}
+            got = js.get("end", {}).get("sum_received", {}).get(
+                "bits_per_second")
+            if r.returncode == 0 and got is not None and "error" not in js:
+                return float(got)
+            why = js.get("error") or r.stderr or r.stdout
+            if "refused" not in why or time.time() > deadline:
                 raise TestbedError("iperf3 %s -> %s: exit %d: %s"
-                                   % (src, dst, r.returncode,
-                                      (r.stderr or r.stdout)[-300:]))
+                                   % (src, dst, r.returncode, why[-300:]))
             time.sleep(0.1)
-        return float(json.loads(r.stdout)["end"]["sum_received"]
-                     ["bits_per_second"])
     finally:
         try:
             srv.wait(timeout=5)
