@@ -234,3 +234,38 @@ int hs_test_main(int (*register_fn)(void))
     CU_cleanup_registry();
     return failures != 0 ? 1 : 0;
 }
+
+const char *hs_test_find_mpirun(void)
+{
+    static char path[1024];
+    const char *p = getenv("PATH");
+
+    while (p != NULL && *p != '\0') {
+        size_t n = strcspn(p, ":");
+        snprintf(path, sizeof path, "%.*s/mpirun", (int)n, p);
+        if (access(path, X_OK) == 0)
+            return path;
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return NULL;
+}
+
+int hs_test_mpi_ready(const char *cmd, const char *test)
+{
+    hs_run_t r;
+    int built;
+
+    if (hs_test_find_mpirun() == NULL) {
+        hs_test_skip(test, "mpirun is not installed");
+        return 0;
+    }
+    if (hs_run_hetsim(&r, cmd, "--help", NULL) != 0)
+        return 0;
+    built = r.out != NULL && strstr(r.out, "MPI: built in") != NULL;
+    hs_run_free(&r);
+    if (!built)
+        hs_test_skip(test, "hetsim was built without MPI");
+    return built;
+}

@@ -84,6 +84,14 @@ int hs_test_require_root(const char *why);
 /* Prints "SKIP: <test>: <reason>" so CI logs say why a check did not run. */
 void hs_test_skip(const char *test, const char *reason);
 
+/* The path of mpirun on PATH (a static buffer), or NULL. */
+const char *hs_test_find_mpirun(void);
+
+/* 1 when `hetsim CMD` can be tested under mpirun (mpirun on PATH, and
+   `hetsim CMD --help` says "MPI: built in"); else prints why not as a
+   skip of `test` and returns 0. */
+int hs_test_mpi_ready(const char *cmd, const char *test);
+
 int hs_test_main(int (*register_fn)(void));
 
 #define HS_TEST_MAIN(register_fn)                                           \

@@ -103,43 +103,6 @@ static const char *hs__scn(const char *at)
     return nodes;
 }
 
-/* The path of mpirun on PATH, or NULL. */
-static const char *find_mpirun(void)
-{
-    static char path[1024];
-    const char *p = getenv("PATH");
-
-    while (p != NULL && *p != '\0') {
-        size_t n = strcspn(p, ":");
-        snprintf(path, sizeof path, "%.*s/mpirun", (int)n, p);
-        if (access(path, X_OK) == 0)
-            return path;
-        p += n;
-        if (*p == ':')
-            p++;
-    }
-    return NULL;
-}
-
-/* 1 when MPI runs can be tested; else prints why not. */
-static int mpi_ready(const char *test)
-{
-    hs_run_t r;
-    int built;
-
-    if (find_mpirun() == NULL) {
-        hs_test_skip(test, "mpirun is not installed");
-        return 0;
-    }
-    if (hs_run_hetsim(&r, "advise", "--help", NULL) != 0)
-        return 0;
-    built = r.out != NULL && strstr(r.out, "MPI: built in") != NULL;
-    hs_run_free(&r);
-    if (!built)
-        hs_test_skip(test, "hetsim was built without MPI");
-    return built;
-}
-
 /* Runs hetsim advise for case c (k = 0: alone, else mpirun -n k) with
    --json and -o out (and extra, NULL-ended, before them); 0 or -1. */
 static int advise(const hs__case_t *c, int k, const char *out,
@@ -159,7 +122,7 @@ static int advise(const hs__case_t *c, int k, const char *out,
 
         snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%sdetect_leaks=0",
                  a != NULL ? a : "", a != NULL && *a ? ":" : "");
-        argv[n++] = (char *)find_mpirun();
+        argv[n++] = (char *)hs_test_find_mpirun();
         if (geteuid() == 0)
             argv[n++] = "--allow-run-as-root";
         argv[n++] = "--oversubscribe";
@@ -203,7 +166,7 @@ static void test_mpi_equals_serial(void)
 {
     const char *dir;
     size_t i;
-    int mpi = mpi_ready("advise_mpi_equals_serial");
+    int mpi = hs_test_mpi_ready("advise", "advise_mpi_equals_serial");
 
     if (!mpi)
         return;

@@ -126,43 +126,6 @@ static void test_exit_status(void)
     hs_run_free(&r);
 }
 
-/* The path of mpirun on PATH, or NULL. */
-static const char *find_mpirun(void)
-{
-    static char path[1024];
-    const char *p = getenv("PATH");
-
-    while (p != NULL && *p != '\0') {
-        size_t n = strcspn(p, ":");
-        snprintf(path, sizeof path, "%.*s/mpirun", (int)n, p);
-        if (access(path, X_OK) == 0)
-            return path;
-        p += n;
-        if (*p == ':')
-            p++;
-    }
-    return NULL;
-}
-
-/* 1 when MPI runs can be tested; else prints why not. */
-static int mpi_ready(const char *test)
-{
-    hs_run_t r;
-    int built;
-
-    if (find_mpirun() == NULL) {
-        hs_test_skip(test, "mpirun is not installed");
-        return 0;
-    }
-    if (hs_run_hetsim(&r, "sweep", "--help", NULL) != 0)
-        return 0;
-    built = r.out != NULL && strstr(r.out, "MPI: built in") != NULL;
-    hs_run_free(&r);
-    if (!built)
-        hs_test_skip(test, "hetsim was built without MPI");
-    return built;
-}
-
 /* Runs `mpirun -n K hetsim sweep SCENARIO ARGS... -o out` (extra: NULL or
    one more argument before -o); returns the exit status. */
 static int mpi_sweep(int k, const char *out, const char *extra,
@@ -173,7 +136,7 @@ static int mpi_sweep(int k, const char *out, const char *extra,
     int n = 0;
 
     snprintf(kbuf, sizeof kbuf, "%d", k);
-    argv[n++] = (char *)find_mpirun();
+    argv[n++] = (char *)hs_test_find_mpirun();
     if (geteuid() == 0)
         argv[n++] = "--allow-run-as-root";
     argv[n++] = "--oversubscribe";
@@ -231,7 +194,7 @@ static void test_mpi_equals_serial(void)
     const char *dir;
     size_t i;
 
-    if (!mpi_ready("mpi_equals_serial"))
+    if (!hs_test_mpi_ready("sweep", "mpi_equals_serial"))
         return;
     setenv("HETSIM_SWEEP_TEST_HANG_RANK", "-1", 1);
     setenv("HETSIM_SWEEP_TEST_DIE_RANK", "-1", 1);
@@ -270,7 +233,7 @@ static void test_mpi_hung_rank(void)
     char out[600];
     hs_run_t r;
 
-    if (!mpi_ready("mpi_hung_rank"))
+    if (!hs_test_mpi_ready("sweep", "mpi_hung_rank"))
         return;
     snprintf(out, sizeof out, "%s/hung.csv", hs_test_tmpdir("sweep_hang"));
     setenv("HETSIM_SWEEP_TEST_HANG_RANK", "1", 1);
@@ -325,7 +288,7 @@ static void test_mpi_dead_rank(void)
     char out[600];
     hs_run_t r;
 
-    if (!mpi_ready("mpi_dead_rank"))
+    if (!hs_test_mpi_ready("sweep", "mpi_dead_rank"))
         return;
     snprintf(out, sizeof out, "%s/dead.csv", hs_test_tmpdir("sweep_dead"));
     setenv("HETSIM_SWEEP_TEST_HANG_RANK", "-1", 1);
