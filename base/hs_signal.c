@@ -67,6 +67,20 @@ static void hs__unlink_all(void)
             (void)unlink(hs__file_path[i]);
 }
 
+/* 1 when a registered group still has a process.  Visits every group
+   (hs__group_alive reaps what exited in each), not only up to the first
+   alive one. */
+static int hs__any_group_alive(void)
+{
+    int i, any = 0;
+
+    for (i = 0; i < HS_SIGNAL_SLOTS; i++)
+        if (atomic_load(&hs__pg_state[i]) == HS__LIVE &&
+            hs__group_alive(hs__pg_id[i]))
+            any = 1;
+    return any;
+}
+
 /* Ends every registered group: SIGTERM, the grace, SIGKILL. */
 static void hs__end_groups(void)
 {
@@ -80,11 +94,7 @@ static void hs__end_groups(void)
     while (any && waited_ms < grace_ms) {
         hs__nap_ms(10);
         waited_ms += 10;
-        any = 0;
-        for (i = 0; i < HS_SIGNAL_SLOTS; i++)
-            if (atomic_load(&hs__pg_state[i]) == HS__LIVE &&
-                hs__group_alive(hs__pg_id[i]))
-                any = 1;
+        any = hs__any_group_alive();
     }
     if (!any)
         return;
@@ -93,11 +103,7 @@ static void hs__end_groups(void)
             (void)kill(-hs__pg_id[i], SIGKILL);
     /* Reap what was ours; init reaps the rest. */
     for (waited_ms = 0; waited_ms < 100; waited_ms += 10) {
-        any = 0;
-        for (i = 0; i < HS_SIGNAL_SLOTS; i++)
-            if (atomic_load(&hs__pg_state[i]) == HS__LIVE &&
-                hs__group_alive(hs__pg_id[i]))
-                any = 1;
+        any = hs__any_group_alive();
         if (!any)
             break;
         hs__nap_ms(10);
