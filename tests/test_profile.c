@@ -104,13 +104,37 @@ static yajl_val hs__load_json(const char *path)
     return v;
 }
 
-static void hs__check_trace(const char *path)
+/* The trace of one rank: as many ProfilerStep windows as profiled
+   iterations, numbered from the first profiled one.  The harness runs,
+   in this order, the warm-up, the plain iterations (no profiler) and the
+   profiled ones (live/harness/hetsim_harness.py), so the legacy
+   profiler's steps are #(warmup + plain) .. #(iterations + plain - 1);
+   warmup, plain and iterations come from the rank's sidecar. */
+static void hs__check_trace(const char *path, const char *sidecar)
 {
+    static const char *p_it[] = {"iterations", NULL};
+    static const char *p_wu[] = {"warmup", NULL};
+    static const char *p_pl[] = {"plain_iterations", NULL};
+    yajl_val side = hs__load_json(sidecar), v_it, v_wu, v_pl;
+    long n_it, n_wu, n_pl;
     static const char *p_ev[] = {"traceEvents", NULL};
     yajl_val root = hs__load_json(path), evs;
     size_t i, n_step = 0, n_dl = 0, n_bwd = 0;
     long first = -1, last = -1;
 
+    CU_ASSERT_PTR_NOT_NULL_FATAL(side);
+    v_it = yajl_tree_get(side, p_it, yajl_t_number);
+    v_wu = yajl_tree_get(side, p_wu, yajl_t_number);
+    v_pl = yajl_tree_get(side, p_pl, yajl_t_number);
+    CU_ASSERT_FATAL(v_it != NULL && v_wu != NULL && v_pl != NULL);
+    n_it = (long)YAJL_GET_INTEGER(v_it);
+    n_wu = (long)YAJL_GET_INTEGER(v_wu);
+    n_pl = (long)YAJL_GET_INTEGER(v_pl);
+    yajl_tree_free(side);
+    /* live-mlp.yaml: 30 iterations, 10 warm-up; plain: the default */
+    HS_ASSERT_I64_EQ(n_it, 30);
+    HS_ASSERT_I64_EQ(n_wu, 10);
+    HS_ASSERT_I64_EQ(n_pl, 10);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     evs = yajl_tree_get(root, p_ev, yajl_t_array);
     CU_ASSERT_PTR_NOT_NULL_FATAL(evs);
@@ -138,24 +162,33 @@ static void hs__check_trace(const char *path)
     printf("\n  %s: %zu ProfilerStep (#%ld..#%ld), %zu DataLoader "
            "__next__, %zu backward ops", path, n_step, first, last, n_dl,
            n_bwd);
-    HS_ASSERT_I64_EQ(n_step, 20);
-    HS_ASSERT_I64_EQ(first, 10);
-    HS_ASSERT_I64_EQ(last, 29);
+    HS_ASSERT_I64_EQ(n_step, n_it - n_wu);
+    HS_ASSERT_I64_EQ(first, n_wu + n_pl);
+    HS_ASSERT_I64_EQ(last, n_it + n_pl - 1);
     CU_ASSERT(n_dl >= 20);
     CU_ASSERT(n_bwd >= 20 * 3);     /* 3 Linear layers and more per step */
     yajl_tree_free(root);
 }
 
-/* Mean of the harness's own per-step forward time (sidecar). */
-static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes)
+/* Mean of the harness's own per-step forward time (sidecar) over its
+   plain steps (run without the profiler: the ones the profile's compute
+   means come from).  *plain_first: 1 when every plain step comes before
+   every profiled one (the harness times the plain steps before the
+   profiler has ever run), else 0. */
+static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes,
+                                 int *plain_first)
 {
     static const char *p_steps[] = {"steps", NULL};
     static const char *p_fwd[] = {"t_fwd_ns", NULL};
+    static const char *p_prof[] = {"profiled", NULL};
+    size_t n_plain = 0;
+    int seen_prof = 0;
     static const char *p_grad[] = {"grad_bytes", NULL};
     yajl_val root = hs__load_json(path), st, g;
     double sum = 0;
     size_t i, n;
 
+    *plain_first = 1;
     if (root == NULL)
         return -1;
     g = yajl_tree_get(root, p_grad, yajl_t_number);
@@ -163,12 +196,21 @@ static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes)
     st = yajl_tree_get(root, p_steps, yajl_t_array);
     n = st ? YAJL_GET_ARRAY(st)->len : 0;
     for (i = 0; i < n; i++) {
-        yajl_val f = yajl_tree_get(YAJL_GET_ARRAY(st)->values[i], p_fwd,
-                                   yajl_t_number);
+        yajl_val e = YAJL_GET_ARRAY(st)->values[i];
+        yajl_val f = yajl_tree_get(e, p_fwd, yajl_t_number);
+        yajl_val pr = yajl_tree_get(e, p_prof, yajl_t_any);
+
+        if (pr == NULL || YAJL_IS_TRUE(pr)) {
+            seen_prof = 1;
+            continue;
+        }
+        if (seen_prof)
+            *plain_first = 0;
         sum += f ? (double)YAJL_GET_INTEGER(f) : 0;
+        n_plain++;
     }
     yajl_tree_free(root);
-    return n ? sum / (double)n : -1;
+    return n_plain ? sum / (double)n_plain : -1;
 }
 
 static void test_profile_mlp(void)
@@ -182,6 +224,7 @@ static void test_profile_mlp(void)
     hs_error_t err;
     uint64_t bsum = 0;
     double side_fwd;
+    int plain_first = 0;
     size_t k;
 
     if (!hs__python())
@@ -201,8 +244,12 @@ static void test_profile_mlp(void)
     hs_run_free(&r);
 
     for (k = 0; k < 2; k++) {
+        char side[4096];
+
         snprintf(path, sizeof path, "%s/cpu/rank%zu.json", outdir, k);
-        hs__check_trace(path);
+        snprintf(side, sizeof side, "%s/cpu/rank%zu.sidecar.json", outdir,
+                 k);
+        hs__check_trace(path, side);
     }
     /* the profile: D = M for n = 2, buckets add up to M */
     snprintf(path, sizeof path, "%s/cpu.profile.yaml", outdir);
@@ -228,10 +275,12 @@ static void test_profile_mlp(void)
        on a free core here; a wide bound, the machine is shared) */
     printf("\n  comm_ns_per_byte %.3f", prof.comm_ns_per_byte);
     CU_ASSERT(prof.comm_ns_per_byte > 0.02 && prof.comm_ns_per_byte < 50);
-    /* the harness's own clock and the ingested trace agree */
+    /* the profile's forward (both ranks' plain steps, pooled) and rank
+       0's own plain steps agree; the plain steps ran first */
     snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
-    side_fwd = hs__sidecar_fwd_ns(path, &side_grad);
+    side_fwd = hs__sidecar_fwd_ns(path, &side_grad, &plain_first);
     HS_ASSERT_I64_EQ(side_grad, m_bytes);
+    HS_ASSERT_I64_EQ(plain_first, 1);
     printf("\n  t_fwd: trace %.3f ms, harness clock %.3f ms; t_b1 %.3f ms;"
            " t_dl %.3f ms; D %llu B; %zu buckets",
            (double)prof.t_fwd.mean_ns / 1e6, side_fwd / 1e6,

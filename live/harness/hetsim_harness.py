@@ -84,8 +84,9 @@ def _parse_args(argv):
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--plain", type=int, default=-1,
-                   help="iterations run after the profiled ones, without "
-                        "the profiler: their wall-clock phases (as "
+                   help="iterations run after the warm-up and before the "
+                        "profiled ones, without the profiler (which has "
+                        "not run yet): their wall-clock phases (as "
                         "bench/testbed/ddp_run.py measures a real run) give "
                         "the compute means and the bucket ready times, the "
                         "profiled ones the operators and buckets (default: "
@@ -431,37 +432,43 @@ def main(argv):
     prof = None
     legacy_step_rf = None
     last_hooks = []
-    if kineto:
-        # torch.profiler with a schedule: the warm-up iterations are
-        # skipped (wait), one more lets the profiler settle (warmup), the
-        # rest are recorded (active).
-        import torch.profiler as tp
-        acts = [tp.ProfilerActivity.CPU]
-        if use_cuda:
-            acts.append(tp.ProfilerActivity.CUDA)
-        wait = max(a.warmup - 1, 0)
-        prof = tp.profile(activities=acts, record_shapes=True,
-                          schedule=tp.schedule(
-                              wait=wait, warmup=a.warmup - wait,
-                              active=a.iters - a.warmup, repeat=1))
-        prof.__enter__()
+    # The order of the iterations: the warm-up (not recorded), then the
+    # plain ones (no profiler, timed as bench/testbed/ddp_run.py times a
+    # real run), then the profiled ones.  The plain iterations come BEFORE
+    # the profiler has ever run: the profiler leaves the process changed
+    # (glibc's malloc raises its mmap threshold when the profiler frees its
+    # large blocks, so afterwards the model's tensors come from the heap
+    # instead of fresh zeroed pages), and on CPU devices the iterations
+    # after it ran up to 2-3x faster than the same process's before it
+    # (issue 11: the profile's forward 68.8 ms against 93-116 ms in the
+    # real run).  A real run never has a profiler in it, so its state is
+    # the one before.
+    p0 = a.warmup + a.plain            # the profiler starts here
+    # torch.profiler: one iteration to let it settle (not recorded)
+    n_settle = 1 if kineto else 0
+    n_prof = a.iters - a.warmup        # profiled, recorded
+    total = p0 + n_settle + n_prof
     it = iter(loader)
-    for i in range(a.iters + a.plain):
+    for i in range(total):
         _STAGE["step"] = str(i)
-        if i == a.iters:
-            # the plain iterations: the profiler off (its trace is exported
-            # after them)
-            try:
-                prof.__exit__(None, None, None)
-            except Exception as e:  # noqa: BLE001
-                _fail(rank, 1, "stopping the profiler: %s" % e)
-        if i == a.warmup and not kineto:
+        if i == p0 and kineto:
+            # torch.profiler with a schedule: one settle iteration
+            # (warmup), the rest recorded (active).
+            import torch.profiler as tp
+            acts = [tp.ProfilerActivity.CPU]
+            if use_cuda:
+                acts.append(tp.ProfilerActivity.CUDA)
+            prof = tp.profile(activities=acts, record_shapes=True,
+                              schedule=tp.schedule(wait=0, warmup=1,
+                                                   active=n_prof, repeat=1))
+            prof.__enter__()
+        if i == p0 and not kineto:
             # The legacy profiler (no Kineto) has no schedule: start it
-            # after the warm-up and mark each step as torch.profiler does.
+            # now and mark each step as torch.profiler does.
             prof = torch.autograd.profiler.profile(
                 record_shapes=True, use_cuda=use_cuda)
             prof.__enter__()
-        if prof is not None and not kineto and i < a.iters:
+        if prof is not None and not kineto:
             legacy_step_rf = torch.autograd.profiler.record_function(
                 "ProfilerStep#%d" % i)
             legacy_step_rf.__enter__()
@@ -509,19 +516,19 @@ def main(argv):
         if legacy_step_rf is not None:
             legacy_step_rf.__exit__(None, None, None)
             legacy_step_rf = None
-        if prof is not None and kineto and i < a.iters:
+        if prof is not None and kineto:
             prof.step()
         # And one when the step is done.
         sys.stdout.write("hetsim-harness: rank %d: step %d done: %.3f ms\n"
                          % (rank, i, (t4 - t0) / 1e6))
         sys.stdout.flush()
-        if i >= a.warmup:
+        if i >= a.warmup and not (kineto and i == p0):
             steps.append({"step": i, "t_dl_ns": t1 - t0,
                           "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
                           "t_comm_ns": t3b - t3,
                           "t_opt_ns": t4 - t3b, "t_step_ns": t4 - t0,
                           "cpu_fwd_ns": c2 - c1, "cpu_step_ns": c4 - c0,
-                          "profiled": i < a.iters,
+                          "profiled": i >= p0,
                           "loss": float(loss.item()),
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
         last_hooks = list(hook_log)
@@ -531,8 +538,10 @@ def main(argv):
     try:
         os.makedirs(out_dir, exist_ok=True)
         trace_path = os.path.join(out_dir, "rank%d.json" % rank)
-        if a.plain == 0:
+        try:
             prof.__exit__(None, None, None)
+        except Exception as e:  # noqa: BLE001
+            _fail(rank, 1, "stopping the profiler: %s" % e)
         if kineto:
             tmp = "%s.tmp.%d.json" % (trace_path, os.getpid())
             prof.export_chrome_trace(tmp)
