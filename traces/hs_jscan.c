@@ -17,6 +17,8 @@
 #define HS__CHUNK (256u * 1024u)
 #define HS__GZBUF (128u * 1024u)
 #define HS__GZBUF0 4096u
+#define HS__GZSMALL (16u * 1024u)
+#define HS__GZHINT (64u * 1024u)
 
 uint64_t hs_jscan_offset(const hs_jscan_t *js)
 {
@@ -91,8 +93,8 @@ static const char *hs__gzmsg(gzFile gz, const char *path)
 }
 
 /* gzread(gz, *buf, want), with *buf (of *cap bytes) grown only as the
-   data comes: read into what there is, and while every byte asked for
-   came, double it (up to want) and read on.  The same bytes, the same
+   data comes: read into what there is, and when every byte asked for
+   came, grow it to want and read on.  The same bytes, the same
    short count at the end and the same -1 on a zlib error as one gzread
    of want bytes (gzread keeps nothing back: a call that fills its buffer
    leaves the stream where the next call goes on; an error drops what the
@@ -115,7 +117,9 @@ static int hs__gzread_grow(gzFile gz, unsigned char **buf, size_t *cap,
         if ((size_t)n < ask || got == want)
             return (int)got;
         {
-            size_t nc = *cap * 2 < want ? *cap * 2 : want;
+            /* more than the hint: the full size at once (one copy, not a
+               copy per doubling) */
+            size_t nc = want;
             unsigned char *p = realloc(*buf, nc);
 
             if (p == NULL)
@@ -173,10 +177,14 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         nm += (size_t)r;
     }
     /* a small file: buffers of its size, not 256 + 3 x 128 KiB (plain
-       JSON: the same single read; gzip: zlib's buffers only) */
+       JSON: the same single read; gzip: zlib's buffers only, its input
+       buffer the file's size up to HS__GZSMALL -- zlib's output buffer
+       is twice that, and a read of more goes straight into ours) */
     if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) &&
         fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
-        gzbuf = fst.st_size < 4096 ? 4096u : (unsigned)fst.st_size;
+        gzbuf = fst.st_size < 4096            ? 4096u
+                : fst.st_size > HS__GZSMALL ? HS__GZSMALL
+                                              : (unsigned)fst.st_size;
         if (!(nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
             chunk = (size_t)fst.st_size + 1;
     }
@@ -213,10 +221,13 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
     cap = chunk;
     if (is_gz) {
         /* room for all the data and the byte that sees its end, when the
-           hint is right: one read */
+           hint is right: one read; a damaged trailer can claim up to
+           4 GiB, so no more than HS__GZHINT before any data came */
         size_t want = (size_t)isize + 1;
 
         cap = want < HS__GZBUF0 ? HS__GZBUF0 : want;
+        if (cap > HS__GZHINT)
+            cap = HS__GZHINT;
         if (cap > chunk)
             cap = chunk;
     }
