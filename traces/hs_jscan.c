@@ -137,15 +137,32 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
     return hs_jscan_file_where(js, path, cb, ctx, NULL, err);
 }
 
+void hs_jscan_buf_free(hs_jscan_buf_t *b)
+{
+    if (b == NULL)
+        return;
+    free(b->p);
+    b->p = NULL;
+    b->cap = 0;
+}
+
 hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
                              const yajl_callbacks *cb, void *ctx,
                              hs_jscan_where_fn where, hs_error_t *err)
 {
+    return hs_jscan_file_buf(js, path, cb, ctx, where, NULL, err);
+}
+
+hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
+                           const yajl_callbacks *cb, void *ctx,
+                           hs_jscan_where_fn where, hs_jscan_buf_t *b,
+                           hs_error_t *err)
+{
+    hs_jscan_buf_t own = {NULL, 0};
     int fd;
     gzFile gz = NULL;
     unsigned char magic[2];
     size_t nm = 0;
-    unsigned char *buf = NULL;
     size_t cap;
     uint32_t isize = 0;
     hs_err_t rc = HS_OK;
@@ -231,9 +248,18 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         if (cap > chunk)
             cap = chunk;
     }
-    buf = malloc(cap);
+    /* the caller's buffer when it has room (an earlier pass's), else a
+       new one */
+    if (b == NULL)
+        b = &own;
+    if (b->cap < cap) {
+        free(b->p);
+        b->cap = 0;
+        if ((b->p = malloc(cap)) != NULL)
+            b->cap = cap;
+    }
     js->h = yajl_alloc(cb, NULL, ctx);
-    if (buf == NULL || js->h == NULL) {
+    if (b->p == NULL || js->h == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
         goto done;
     }
@@ -241,7 +267,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
     for (;;) {
-        int n = hs__gzread_grow(gz, &buf, &cap, chunk);
+        int n = hs__gzread_grow(gz, &b->p, &b->cap, chunk);
         yajl_status st;
 
         if (n == -2) {
@@ -269,7 +295,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
             }
             break;
         }
-        st = yajl_parse(js->h, buf, (size_t)n);
+        st = yajl_parse(js->h, b->p, (size_t)n);
         if (st == yajl_status_client_canceled) {
             rc = js->rc;
             goto done;
@@ -277,7 +303,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         if (st != yajl_status_ok) {
             char m[256], w[160];
             uint64_t off = hs_jscan_offset(js);
-            hs__yajl_msg(js->h, buf, (size_t)n, m, sizeof m);
+            hs__yajl_msg(js->h, b->p, (size_t)n, m, sizeof m);
             rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                               "byte %" PRIu64 ": %sinvalid JSON: %s", off,
                               hs__where(js, w, sizeof w), m);
@@ -321,7 +347,7 @@ done:
     if (js->h != NULL)
         yajl_free(js->h);
     js->h = NULL;
-    free(buf);
+    hs_jscan_buf_free(&own);
     gzclose(gz);
     return rc;
 }
