@@ -238,13 +238,14 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
     cap = chunk;
     if (is_gz) {
         /* room for all the data and the byte that sees its end, when the
-           hint is right: one read; a damaged trailer can claim up to
-           4 GiB, so no more than HS__GZHINT before any data came */
+           hint is right: one read; past HS__GZHINT, the full chunk at
+           once (the trailer may claim up to 4 GiB; the buffer never
+           grows past chunk) */
         size_t want = (size_t)isize + 1;
 
         cap = want < HS__GZBUF0 ? HS__GZBUF0 : want;
         if (cap > HS__GZHINT)
-            cap = HS__GZHINT;
+            cap = chunk;
         if (cap > chunk)
             cap = chunk;
     }
