@@ -197,7 +197,9 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
        JSON: the same single read; gzip: zlib's buffers only, its input
        buffer the file's size up to HS__GZSMALL -- zlib's output buffer
        is twice that, and a read of more goes straight into ours) */
-    if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) &&
+    if (fstat(fd, &fst) != 0)
+        memset(&fst, 0, sizeof fst);   /* not a regular file: no hints */
+    if (S_ISREG(fst.st_mode) &&
         fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
         gzbuf = fst.st_size < 4096            ? 4096u
                 : fst.st_size > HS__GZSMALL ? HS__GZSMALL
