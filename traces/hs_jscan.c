@@ -8,12 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
 #define HS__CHUNK (256u * 1024u)
 #define HS__GZBUF (128u * 1024u)
+#define HS__GZBUF0 4096u
+#define HS__GZSMALL (16u * 1024u)
+#define HS__GZHINT (64u * 1024u)
 
 uint64_t hs_jscan_offset(const hs_jscan_t *js)
 {
@@ -87,6 +92,44 @@ static const char *hs__gzmsg(gzFile gz, const char *path)
     return m;
 }
 
+/* gzread(gz, *buf, want), with *buf (of *cap bytes) grown only as the
+   data comes: read into what there is, and when every byte asked for
+   came, grow it to want and read on.  The same bytes, the same
+   short count at the end and the same -1 on a zlib error as one gzread
+   of want bytes (gzread keeps nothing back: a call that fills its buffer
+   leaves the stream where the next call goes on; an error drops what the
+   call had read, so an error in a later piece drops the earlier pieces
+   too).  So a trace of a few kB, gzipped, no longer takes a 256 KiB
+   buffer per pass.  Returns the count, -1 on a zlib error, -2 when out
+   of memory. */
+static int hs__gzread_grow(gzFile gz, unsigned char **buf, size_t *cap,
+                           size_t want)
+{
+    size_t got = 0;
+
+    for (;;) {
+        size_t ask = (*cap < want ? *cap : want) - got;
+        int n = gzread(gz, *buf + got, (unsigned)ask);
+
+        if (n < 0)
+            return -1;
+        got += (size_t)n;
+        if ((size_t)n < ask || got == want)
+            return (int)got;
+        {
+            /* more than the hint: the full size at once (one copy, not a
+               copy per doubling) */
+            size_t nc = want;
+            unsigned char *p = realloc(*buf, nc);
+
+            if (p == NULL)
+                return -2;
+            *buf = p;
+            *cap = nc;
+        }
+    }
+}
+
 hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
                        const yajl_callbacks *cb, void *ctx,
                        hs_error_t *err)
@@ -94,15 +137,34 @@ hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
     return hs_jscan_file_where(js, path, cb, ctx, NULL, err);
 }
 
+void hs_jscan_buf_free(hs_jscan_buf_t *b)
+{
+    if (b == NULL)
+        return;
+    free(b->p);
+    b->p = NULL;
+    b->cap = 0;
+}
+
 hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
                              const yajl_callbacks *cb, void *ctx,
                              hs_jscan_where_fn where, hs_error_t *err)
 {
-    FILE *f;
+    return hs_jscan_file_buf(js, path, cb, ctx, where, NULL, err);
+}
+
+hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
+                           const yajl_callbacks *cb, void *ctx,
+                           hs_jscan_where_fn where, hs_jscan_buf_t *b,
+                           hs_error_t *err)
+{
+    hs_jscan_buf_t own = {NULL, 0};
+    int fd;
     gzFile gz = NULL;
     unsigned char magic[2];
-    size_t nm;
-    unsigned char *buf = NULL;
+    size_t nm = 0;
+    size_t cap;
+    uint32_t isize = 0;
     hs_err_t rc = HS_OK;
     size_t plen = strlen(path);
     size_t chunk = HS__CHUNK;
@@ -116,20 +178,47 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
     js->where = where;
     js->ctx = ctx;
 
-    f = fopen(path, "rb");
-    if (f == NULL)
+    /* the magic bytes and the size (a plain descriptor: no stdio
+       buffer for two bytes) */
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
                             strerror(errno));
-    nm = fread(magic, 1, 2, f);
+    while (nm < 2) {
+        ssize_t r = read(fd, magic + nm, 2 - nm);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        nm += (size_t)r;
+    }
     /* a small file: buffers of its size, not 256 + 3 x 128 KiB (plain
-       JSON: the same single read; gzip: zlib's buffers only) */
-    if (fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode) &&
+       JSON: the same single read; gzip: zlib's buffers only, its input
+       buffer the file's size up to HS__GZSMALL -- zlib's output buffer
+       is twice that, and a read of more goes straight into ours) */
+    if (fstat(fd, &fst) != 0)
+        memset(&fst, 0, sizeof fst);   /* not a regular file: no hints */
+    if (S_ISREG(fst.st_mode) &&
         fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
-        gzbuf = fst.st_size < 4096 ? 4096u : (unsigned)fst.st_size;
+        gzbuf = fst.st_size < 4096            ? 4096u
+                : fst.st_size > HS__GZSMALL ? HS__GZSMALL
+                                              : (unsigned)fst.st_size;
         if (!(nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
             chunk = (size_t)fst.st_size + 1;
     }
-    fclose(f);
+    /* gzip: the trailer's ISIZE (the data's length mod 2^32, of the last
+       member) as the first size of the read buffer -- a hint only: the
+       buffer grows as the data comes (hs__gzread_grow) */
+    if (nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b &&
+        S_ISREG(fst.st_mode) && fst.st_size >= 18) {
+        unsigned char t[4];
+
+        if (pread(fd, t, 4, fst.st_size - 4) == 4)
+            isize = (uint32_t)t[0] | (uint32_t)t[1] << 8 |
+                    (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+    }
+    close(fd);
     is_gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (nm == 0)
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
@@ -145,9 +234,35 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
                             strerror(errno));
     }
     gzbuffer(gz, gzbuf);
-    buf = malloc(chunk);
+    /* gzip: the buffer starts at the data's size (the trailer's), at
+       least HS__GZBUF0, and grows to chunk only as the data comes
+       (hs__gzread_grow) */
+    cap = chunk;
+    if (is_gz) {
+        /* room for all the data and the byte that sees its end, when the
+           hint is right: one read; past HS__GZHINT, the full chunk at
+           once (the trailer may claim up to 4 GiB; the buffer never
+           grows past chunk) */
+        size_t want = (size_t)isize + 1;
+
+        cap = want < HS__GZBUF0 ? HS__GZBUF0 : want;
+        if (cap > HS__GZHINT)
+            cap = chunk;
+        if (cap > chunk)
+            cap = chunk;
+    }
+    /* the caller's buffer when it has room (an earlier pass's), else a
+       new one */
+    if (b == NULL)
+        b = &own;
+    if (b->cap < cap) {
+        free(b->p);
+        b->cap = 0;
+        if ((b->p = malloc(cap)) != NULL)
+            b->cap = cap;
+    }
     js->h = yajl_alloc(cb, NULL, ctx);
-    if (buf == NULL || js->h == NULL) {
+    if (b->p == NULL || js->h == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
         goto done;
     }
@@ -155,8 +270,14 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
     for (;;) {
-        int n = gzread(gz, buf, (unsigned)chunk);
+        int n = hs__gzread_grow(gz, &b->p, &b->cap, chunk);
         yajl_status st;
+
+        if (n == -2) {
+            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                              "out of memory");
+            goto done;
+        }
 
         if (n <= 0) {
             /* zlib reports a truncated gzip stream on the last read */
@@ -177,7 +298,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
             }
             break;
         }
-        st = yajl_parse(js->h, buf, (size_t)n);
+        st = yajl_parse(js->h, b->p, (size_t)n);
         if (st == yajl_status_client_canceled) {
             rc = js->rc;
             goto done;
@@ -185,7 +306,7 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
         if (st != yajl_status_ok) {
             char m[256], w[160];
             uint64_t off = hs_jscan_offset(js);
-            hs__yajl_msg(js->h, buf, (size_t)n, m, sizeof m);
+            hs__yajl_msg(js->h, b->p, (size_t)n, m, sizeof m);
             rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                               "byte %" PRIu64 ": %sinvalid JSON: %s", off,
                               hs__where(js, w, sizeof w), m);
@@ -229,7 +350,7 @@ done:
     if (js->h != NULL)
         yajl_free(js->h);
     js->h = NULL;
-    free(buf);
+    hs_jscan_buf_free(&own);
     gzclose(gz);
     return rc;
 }

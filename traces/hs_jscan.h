@@ -61,6 +61,24 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
                              const yajl_callbacks *cb, void *ctx,
                              hs_jscan_where_fn where, hs_error_t *err);
 
+/* A read buffer kept over several passes over one file (a reader's
+   hs_jscan_file_buf calls): the first pass allocates it, the next ones
+   reuse it, growing it when they need more.  All zero to start;
+   hs_jscan_buf_free frees it (and accepts NULL). */
+typedef struct hs_jscan_buf_s {
+    unsigned char *p;
+    size_t cap;
+} hs_jscan_buf_t;
+
+void hs_jscan_buf_free(hs_jscan_buf_t *b);
+
+/* hs_jscan_file_where reading through *b (NULL: a buffer of its own,
+   freed on return); the same callbacks, results and errors. */
+hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
+                           const yajl_callbacks *cb, void *ctx,
+                           hs_jscan_where_fn where, hs_jscan_buf_t *b,
+                           hs_error_t *err);
+
 /* The uncompressed byte offset the parse has reached. */
 uint64_t hs_jscan_offset(const hs_jscan_t *js);
 

@@ -579,14 +579,21 @@ static const yajl_callbacks hs__callbacks = {
 hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
                           hs_kev_scan_t *sc, hs_error_t *err)
 {
+    return hs_kev_scan_file_buf(path, on_event, user, sc, NULL, err);
+}
+
+hs_err_t hs_kev_scan_file_buf(const char *path, hs_kev_fn on_event,
+                              void *user, hs_kev_scan_t *sc,
+                              hs_jscan_buf_t *b, hs_error_t *err)
+{
     hs_err_t rc;
 
     memset(sc, 0, sizeof *sc);
     sc->on_event = on_event;
     sc->user = user;
     sc->di_rank = sc->di_world = -1;
-    rc = hs_jscan_file_where(&sc->js, path, &hs__callbacks, sc, hs__where,
-                             err);
+    rc = hs_jscan_file_buf(&sc->js, path, &hs__callbacks, sc, hs__where, b,
+                           err);
     if (rc == HS_OK && !sc->saw_events)
         rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
                           "no \"traceEvents\" array: not a PyTorch "

@@ -104,4 +104,10 @@ struct hs_kev_scan_s {
 hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
                           hs_kev_scan_t *sc, hs_error_t *err);
 
+/* hs_kev_scan_file reading through *b (hs_jscan_file_buf): a reader's
+   passes over one file share one read buffer. */
+hs_err_t hs_kev_scan_file_buf(const char *path, hs_kev_fn on_event,
+                              void *user, hs_kev_scan_t *sc,
+                              hs_jscan_buf_t *b, hs_error_t *err);
+
 #endif

@@ -146,6 +146,7 @@ typedef struct hs__ival_s {
 /* The reader's state for one file. */
 typedef struct hs__file_s {
     hs_rank_t *r;             /* the record being filled */
+    hs_jscan_buf_t rbuf;      /* the passes' one read buffer */
     const char *path;         /* r->path */
     uint64_t n_kernels_seen;  /* pass 1 */
     hs_kev_key_t main_pid, main_tid;
@@ -171,6 +172,7 @@ static void hs__file_clear(hs__file_t *f)
     }
     free(f->st);
     free(f->iv);
+    hs_jscan_buf_free(&f->rbuf);
 }
 
 /* Index of the step whose window holds t, or -1. */
@@ -722,7 +724,8 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     f.r = r;
     f.path = r->path;
     /* pass 1 */
-    if ((rc = hs_kev_scan_file(path, hs__pass1, &f, &sc, err)) != HS_OK)
+    if ((rc = hs_kev_scan_file_buf(path, hs__pass1, &f, &sc, &f.rbuf,
+                                   err)) != HS_OK)
         goto fail;
     r->passes = 1;
     r->form = sc.root == 'a' ? HS_INGEST_LEGACY : HS_INGEST_KINETO;
@@ -737,17 +740,20 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
         (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
         goto fail;
     /* pass 2 */
-    if ((rc = hs_kev_scan_file(path, hs__pass2, &f, &sc, err)) != HS_OK)
+    if ((rc = hs_kev_scan_file_buf(path, hs__pass2, &f, &sc,
+                                       &f.rbuf, err)) != HS_OK)
         goto fail;
     r->passes++;
     if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK)
         goto fail;
     if (f.n_kernels_seen > 0) {
-        if ((rc = hs_kev_scan_file(path, hs__pass3, &f, &sc, err)) != HS_OK)
+        if ((rc = hs_kev_scan_file_buf(path, hs__pass3, &f, &sc,
+                                       &f.rbuf, err)) != HS_OK)
             goto fail;
         if ((rc = hs__build_ivals(&f, err)) != HS_OK)
             goto fail;
-        if ((rc = hs_kev_scan_file(path, hs__pass4, &f, &sc, err)) != HS_OK)
+        if ((rc = hs_kev_scan_file_buf(path, hs__pass4, &f, &sc,
+                                       &f.rbuf, err)) != HS_OK)
             goto fail;
         r->passes += 2;
         if (f.iv_overlap && o->notes != NULL)
