@@ -72,8 +72,24 @@ PERIOD_US = 10000
 # One compute thread per process: a quota of q cores then means "a device
 # q times as fast as one core".  Without OPENBLAS_NUM_THREADS, BLAS worker
 # threads spin inside the quota and the speed is no longer proportional.
+#
+# And a fixed allocator: glibc's malloc otherwise moves its mmap threshold
+# as a process frees large blocks, so whether a step's tensors come from
+# memory the process already has or from fresh pages depends on its
+# history, and a fresh page is dear here (in this VM 50 MB of new pages
+# cost 139 ms of CPU, the same 50 MB reused 1.8 ms).  With the thresholds
+# free to move, the same model's forward took 32-49 ms of CPU in one process
+# and another, and 30-36 ms after a profiler had run against 68-94 ms
+# before (2026-12-01, docs/accuracy.md): a device's speed was its
+# process's allocator history, not its quota.  Fixed thresholds (never
+# mmap, never trim, below 1 GiB) make it the quota's again; an emulated
+# device, like a real one, then has one speed.  Every process the testbed
+# starts (profiling ranks through the scenario's env, full runs, the
+# calibration) gets the same.
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "OPENBLAS_NUM_THREADS": "1"}
+              "OPENBLAS_NUM_THREADS": "1",
+              "MALLOC_MMAP_THRESHOLD_": "1073741824",
+              "MALLOC_TRIM_THRESHOLD_": "1073741824"}
 
 
 class TestbedError(Exception):
