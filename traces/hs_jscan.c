@@ -19,6 +19,9 @@
 #define HS__GZBUF0 4096u
 #define HS__GZSMALL (16u * 1024u)
 #define HS__GZHINT (64u * 1024u)
+#if HS__GZHINT >= HS__CHUNK
+#error "HS__GZHINT must stay below HS__CHUNK (hs_jscan_file_buf's cap)"
+#endif
 
 uint64_t hs_jscan_offset(const hs_jscan_t *js)
 {
@@ -193,6 +196,7 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
             break;
         nm += (size_t)r;
     }
+    is_gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     /* a small file: buffers of its size, not 256 + 3 x 128 KiB (plain
        JSON: the same single read; gzip: zlib's buffers only, its input
        buffer the file's size up to HS__GZSMALL -- zlib's output buffer
@@ -204,14 +208,13 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
         gzbuf = fst.st_size < 4096            ? 4096u
                 : fst.st_size > HS__GZSMALL ? HS__GZSMALL
                                               : (unsigned)fst.st_size;
-        if (!(nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
+        if (!is_gz)
             chunk = (size_t)fst.st_size + 1;
     }
     /* gzip: the trailer's ISIZE (the data's length mod 2^32, of the last
        member) as the first size of the read buffer -- a hint only: the
        buffer grows as the data comes (hs__gzread_grow) */
-    if (nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b &&
-        S_ISREG(fst.st_mode) && fst.st_size >= 18) {
+    if (is_gz && S_ISREG(fst.st_mode) && fst.st_size >= 18) {
         unsigned char t[4];
 
         if (pread(fd, t, 4, fst.st_size - 4) == 4)
@@ -219,7 +222,6 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
                     (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
     }
     close(fd);
-    is_gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (nm == 0)
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "the file is empty: expected a JSON trace");
@@ -242,13 +244,12 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
         /* room for all the data and the byte that sees its end, when the
            hint is right: one read; past HS__GZHINT, the full chunk at
            once (the trailer may claim up to 4 GiB; the buffer never
-           grows past chunk) */
+           grows past chunk, and HS__GZHINT < HS__CHUNK, a gzip file's
+           chunk) */
         size_t want = (size_t)isize + 1;
 
         cap = want < HS__GZBUF0 ? HS__GZBUF0 : want;
         if (cap > HS__GZHINT)
-            cap = chunk;
-        if (cap > chunk)
             cap = chunk;
     }
     /* the caller's buffer when it has room (an earlier pass's), else a
