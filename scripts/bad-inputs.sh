@@ -66,53 +66,52 @@ row() {
     printf '| %s | `%s` | %s | `%s` |\n' "$what" "${1}" "$st" "${msg:0:240}"
 }
 
+# scen FILE LINE_COL WHAT CMD SED_EXPR... : the base scenario edited by
+# SED_EXPR into FILE, then `hetsim CMD FILE` as a row that must exit 2 and
+# name FILE:LINE_COL ("" for the file alone, with its colon).
+scen() {
+    local f=$1 at=$2 what=$3 cmd=$4
+    shift 4
+    base "$@" >"$f"
+    row "$what" 2 "$f:$at" "$cmd" "$f"
+}
+
 echo "| bad input | command | exit | message (first line) |"
 echo "|---|---|---|---|"
 
 # -- the issue's own examples --
-base -e 's/compute_scale: 1}/compute_scale: 1e12}/' >s1.yaml
-row "compute_scale 1e12" 2 "s1.yaml:14:" predict s1.yaml
-base -e 's/allreduce_bytes: 100MB/allreduce_bytes: 1TB/' \
-     -e 's/default_bandwidth: 25Gbps/default_bandwidth: 1bps/' >s2.yaml
-row "a 1 TB payload on a 1 bit/s link" 2 "s2.yaml:" predict s2.yaml
-base -e 's/latency: 10us/latency: 2500000h/' >s3.yaml
-row "a latency of 2,500,000 h" 2 "s3.yaml:16:" simulate s3.yaml
-base -e 's/allreduce_bytes: 100MB/allreduce_bytes: 10000PB/' >s4.yaml
-row "an all-reduce of 10,000 PB" 2 "s4.yaml:12:" predict s4.yaml
-base -e 's/factor: 2}/factor: 1e300}/' >s5.yaml
-row "a straggler factor of 1e300" 2 "s5.yaml:19:" simulate s5.yaml
-base -e 's/addr: 10.0.0.1,/addr: "-oProxyCommand=x",/' >s6.yaml
-row "an addr that starts with '-'" 2 "s6.yaml:14:" predict s6.yaml
+scen s1.yaml "14:" "compute_scale 1e12" predict -e 's/compute_scale: 1}/compute_scale: 1e12}/'
+scen s2.yaml "" "a 1 TB payload on a 1 bit/s link" predict \
+    -e 's/allreduce_bytes: 100MB/allreduce_bytes: 1TB/' \
+    -e 's/default_bandwidth: 25Gbps/default_bandwidth: 1bps/'
+scen s3.yaml "16:" "a latency of 2,500,000 h" simulate -e 's/latency: 10us/latency: 2500000h/'
+scen s4.yaml "12:" "an all-reduce of 10,000 PB" predict -e 's/allreduce_bytes: 100MB/allreduce_bytes: 10000PB/'
+scen s5.yaml "19:" "a straggler factor of 1e300" simulate -e 's/factor: 2}/factor: 1e300}/'
+scen s6.yaml "14:" "an addr that starts with '-'" predict \
+    -e 's/addr: 10.0.0.1,/addr: "-oProxyCommand=x",/'
 
 # -- YAML and schema --
 printf 'name: x\njob: [1, 2\n' >y1.yaml
 row "YAML syntax error (unclosed flow)" 2 "y1.yaml:" predict y1.yaml
-base -e 's/^  epochs: 1/  epochs: 1\n  colour: red/' >y2.yaml
-row "an unknown key" 2 "y2.yaml:5:3:" predict y2.yaml
-base -e 's/batch: 32/batch: lots/' >y3.yaml
-row "a count that is not a number" 2 "y3.yaml:7:" predict y3.yaml
-base -e 's/t_fwd: 10ms/t_fwd: 10 parsecs/' >y4.yaml
-row "an unknown unit" 2 "y4.yaml:9:" predict y4.yaml
-base -e 's/batch: 32/batch: 0/' >y5.yaml
-row "a batch of 0" 2 "y5.yaml:7:" predict y5.yaml
-base -e 's/type: g, addr: 10.0.0.2/type: h, addr: 10.0.0.2/' >y6.yaml
-row "a device of an unknown type" 2 "y6.yaml:15:" predict y6.yaml
-base -e 's/{name: d1,/{name: d0,/' >y7.yaml
-row "two devices with one name" 2 "y7.yaml:15:" predict y7.yaml
-base -e 's/epochs: 1/epochs: -1/' >y8.yaml
-row "a negative epoch count" 2 "y8.yaml:4:" predict y8.yaml
+scen y2.yaml "5:3:" "an unknown key" predict -e 's/^  epochs: 1/  epochs: 1\n  colour: red/'
+scen y3.yaml "7:" "a count that is not a number" predict -e 's/batch: 32/batch: lots/'
+scen y4.yaml "9:" "an unknown unit" predict -e 's/t_fwd: 10ms/t_fwd: 10 parsecs/'
+scen y5.yaml "7:" "a batch of 0" predict -e 's/batch: 32/batch: 0/'
+scen y6.yaml "15:" "a device of an unknown type" predict \
+    -e 's/type: g, addr: 10.0.0.2/type: h, addr: 10.0.0.2/'
+scen y7.yaml "15:" "two devices with one name" predict -e 's/{name: d1,/{name: d0,/'
+scen y8.yaml "4:" "a negative epoch count" predict -e 's/epochs: 1/epochs: -1/'
 printf '' >y9.yaml
 row "an empty file" 2 "y9.yaml" predict y9.yaml
 printf '\xff\xfe\x00garbage' >y10.yaml
 row "binary garbage" 2 "y10.yaml" predict y10.yaml
-base -e 's/name: g$/name: "g h"/' -e 's/type: g,/type: "g h",/g' >y11.yaml
-row "a type name with white space" 2 "y11.yaml:6:" predict y11.yaml
-base -e 's/^name: bad/name: \&x [*x]/' >y12.yaml
-row "a self-referencing YAML alias" 2 "y12.yaml:1:" predict y12.yaml
+scen y11.yaml "6:" "a type name with white space" predict \
+    -e 's/name: g$/name: "g h"/' -e 's/type: g,/type: "g h",/g'
+scen y12.yaml "1:" "a self-referencing YAML alias" predict -e 's/^name: bad/name: \&x [*x]/'
 
 # -- network --
-base -e 's/network: {default_bandwidth: 25Gbps, latency: 10us}/network: {latency: 10us}/' >n1.yaml
-row "a ring link without bandwidth" 2 "n1.yaml" predict n1.yaml
+scen n1.yaml "16:" "a ring link without bandwidth" predict \
+    -e 's/network: {default_bandwidth: 25Gbps, latency: 10us}/network: {latency: 10us}/'
 printf '10.0.0.1,10.0.0.2,fast\n' >n2.csv
 base -e 's/network: {default_bandwidth: 25Gbps, latency: 10us}/network: {links_csv: n2.csv}/' >n2.yaml
 row "a links CSV with a bad rate" 2 "n2.csv:1:" predict n2.yaml
