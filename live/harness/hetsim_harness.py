@@ -436,8 +436,9 @@ def main(argv):
     # plain ones (no profiler, timed as bench/testbed/ddp_run.py times a
     # real run), then the profiled ones.  The plain iterations come BEFORE
     # the profiler has ever run: the profiler leaves the process changed
-    # (glibc's malloc raises its mmap threshold when the profiler frees its
-    # large blocks, so afterwards the model's tensors come from the heap
+    # (the allocator's state: with glibc's malloc thresholds fixed the
+    # difference goes away, so most likely its large frees raise the mmap
+    # threshold and afterwards the model's tensors come from the heap
     # instead of fresh zeroed pages), and on CPU devices the iterations
     # after it ran up to 2-3x faster than the same process's before it
     # (issue 11: the profile's forward 68.8 ms against 93-116 ms in the
