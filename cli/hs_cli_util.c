@@ -94,9 +94,10 @@ void hs_cli_replay_opts_init(hs_cli_replay_opts_t *o)
 }
 
 static const char *const hs__overlap_names[] = {"patent", "buckets", "none",
-                                                NULL};
+                                                "last_bucket", NULL};
 static const int hs__overlap_values[] = {
-    HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS, HS_OVERLAP_NONE};
+    HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS, HS_OVERLAP_NONE,
+    HS_OVERLAP_LAST_BUCKET};
 static const char *const hs__send_names[] = {"rendezvous", "eager", NULL};
 static const int hs__send_values[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
 
@@ -115,9 +116,10 @@ const hs_opt_t hs_cli_replay_table[] = {
      HS_OPT_AT(hs_cli_replay_opts_t, overlap), .choices = hs__overlap_names,
      .values = hs__overlap_values,
      HS_OPT_SEEN_AT(hs_cli_replay_opts_t, have_overlap), .metavar = "MODE",
-     .help = "patent | buckets | none: when the ring starts\n"
-             "(after the first backward op; per gradient bucket;\n"
-             "after the whole backward; default: the scenario's)"},
+     .help = "patent | buckets | none | last_bucket: when the\n"
+             "ring starts (after the first backward op; per gradient\n"
+             "bucket; after the whole backward; one ring when the last\n"
+             "bucket is ready; default: the scenario's)"},
     {.name = "send", .kind = HS_OPT_ENUM,
      HS_OPT_AT(hs_cli_replay_opts_t, send), .choices = hs__send_names,
      .values = hs__send_values,

@@ -129,10 +129,11 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
 /*
  * The replay mode hetsim profile recommends and writes into the scenario
  * it produces (simulate.overlap), from the scenario and the measured
- * profiles (issue 11; the rule was chosen on the tuning draw of
- * bench/accuracy, see docs/accuracy.md): `none` when every type's backend
- * is gloo; else `buckets` when every type has timed gradient buckets, else
- * `patent`.  Types without a new profile in res use s's.  Writes a
+ * profiles (issue 11; the rule was chosen on tuning draws of
+ * bench/accuracy, see docs/accuracy.md): when every type's backend is
+ * gloo, `last_bucket` if every type has timed gradient buckets, else
+ * `none`; otherwise `buckets` if every type has timed gradient buckets,
+ * else `patent`.  Types without a new profile in res use s's.  Writes a
  * one-line reason into why (len bytes).
  */
 hs_overlap_t hs_prun_recommend_overlap(const hs_scenario_t *s,

@@ -796,7 +796,8 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     if (v[K_OVERLAP] != NULL &&
         hs_overlap_parse(hs_yaml_scalar(v[K_OVERLAP]), &s->overlap) != 0)
         return hs_yaml_fail(c, v[K_OVERLAP], HS_ERR_SCHEMA,
-                            "simulate.overlap must be patent, buckets or none");
+                            "simulate.overlap must be patent, buckets, "
+                            "none or last_bucket");
     if (v[K_SEND] != NULL &&
         hs_send_parse(hs_yaml_scalar(v[K_SEND]), &s->send) != 0)
         return hs_yaml_fail(c, v[K_SEND], HS_ERR_SCHEMA,

@@ -76,7 +76,10 @@ typedef enum hs_overlap_e {
     HS_OVERLAP_PATENT = 0,  /* ring starts after the first backward op and
                                carries the whole payload */
     HS_OVERLAP_BUCKETS = 1, /* one ring per gradient bucket, as it is ready */
-    HS_OVERLAP_NONE = 2     /* ring after the whole backward */
+    HS_OVERLAP_NONE = 2,    /* ring after the whole backward */
+    HS_OVERLAP_LAST_BUCKET = 3 /* one ring of the whole payload, opened when
+                               the last gradient bucket is ready (as none
+                               when no profile lists buckets) */
 } hs_overlap_t;
 
 typedef enum hs_send_e {

@@ -215,8 +215,10 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         fwd = hs__dmax(&p->t_fwd);
         b1x = hs__dmax(&p->t_b1);
         bwd = hs__dmax(&p->t_bwd);
-        rdy = overlap == HS_OVERLAP_BUCKETS ? hs__ready_max(s, dv->type)
-                                               : 0;
+        rdy = overlap == HS_OVERLAP_BUCKETS ||
+                      overlap == HS_OVERLAP_LAST_BUCKET
+                  ? hs__ready_max(s, dv->type)
+                  : 0;
         opt = hs__dmax(&p->t_opt);
         tail = b1x > bwd ? b1x : bwd;
         if (rdy > tail)

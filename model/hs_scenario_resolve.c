@@ -435,6 +435,7 @@ const char *hs_overlap_name(hs_overlap_t o)
     case HS_OVERLAP_PATENT: return "patent";
     case HS_OVERLAP_BUCKETS: return "buckets";
     case HS_OVERLAP_NONE: return "none";
+    case HS_OVERLAP_LAST_BUCKET: return "last_bucket";
     }
     return "unknown";
 }
@@ -451,7 +452,8 @@ const char *hs_send_name(hs_send_t m)
 int hs_overlap_parse(const char *name, hs_overlap_t *out)
 {
     static const hs_overlap_t all[] = {HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS,
-                                       HS_OVERLAP_NONE};
+                                       HS_OVERLAP_NONE,
+                                       HS_OVERLAP_LAST_BUCKET};
     size_t i;
 
     for (i = 0; name != NULL && i < sizeof all / sizeof all[0]; i++)

@@ -289,7 +289,7 @@ static hs_err_t hs__set_simulate(hs_yaml_ctx_t *c, hs_scenario_t *s,
     } else if (strcmp(k, "overlap") == 0) {
         if (hs_overlap_parse(hs_yaml_scalar(n), &s->overlap) != 0)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                                "must be patent, buckets or none");
+                                "must be patent, buckets, none or last_bucket");
     } else if (strcmp(k, "send") == 0) {
         if (hs_send_parse(hs_yaml_scalar(n), &s->send) != 0)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,

@@ -59,6 +59,15 @@
  *            where a backward is unknown), with a note.  When no type lists
  *            any, buckets mode replays one ring after the whole backward
  *            (as none) and says so in a note.
+ *   last_bucket  one ring of M that opens when the type's LAST bucket is
+ *            ready (backward start + max_b ready_b * c), the rest of the
+ *            backward beside it: buckets mode on the same layout gathered
+ *            into one bucket (hs_replay_bucket_gather).  What gloo on CPU
+ *            devices showed on the accuracy draws (docs/accuracy.md): the
+ *            early buckets' rings make little headway while the backward
+ *            holds the device's cores, but the ring does not wait for the
+ *            backward's tail after the last gradient.  As none when no
+ *            type lists buckets (a note says so).
  *
  * Send semantics (o->send): who must be ready for a chunk to move.
  *   eager       a chunk leaves as soon as the sender is in that round (own
@@ -976,7 +985,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         goto fail;
     }
     res->steps = (uint32_t)m.steps;
-    res->overlap = m.overlap;
+    res->overlap = m.overlap == HS_OVERLAP_BUCKETS &&
+                           o->overlap == HS_OVERLAP_LAST_BUCKET
+                       ? HS_OVERLAP_LAST_BUCKET
+                       : m.overlap;
     res->overlap_asked = o->overlap;
     res->collective = coll->name;
     res->send = o->send;

@@ -162,6 +162,16 @@ hs_err_t hs_replay_bucket_layout(const hs_scenario_t *s,
                                  double *ready, double *bytes,
                                  hs_replay_result_t *res, hs_error_t *err);
 
+/*
+ * last_bucket mode: gathers a layout of nb buckets per type (as
+ * hs_replay_bucket_layout fills it) into one bucket per type, in place:
+ * ready[t] becomes the type's last ready time, bytes[t] the sum of its
+ * buckets (its payload M).  The first n_types entries of each array then
+ * hold the layout; the rest is stale.  No allocation.
+ */
+void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
+                             double *bytes);
+
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err);
 

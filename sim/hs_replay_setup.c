@@ -80,6 +80,26 @@ hs_err_t hs_replay_bucket_layout(const hs_scenario_t *s,
     return HS_OK;
 }
 
+void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
+                             double *bytes)
+{
+    size_t t, b;
+
+    /* in place: entry t is written after entries t nb .. t nb + nb - 1
+       are read, and t <= t nb, so no entry is overwritten unread */
+    for (t = 0; t < n_types; t++) {
+        double last = 0, sum = 0;
+
+        for (b = 0; b < nb; b++) {
+            if (ready[t * nb + b] > last)
+                last = ready[t * nb + b];
+            sum += bytes[t * nb + b];
+        }
+        ready[t] = last;
+        bytes[t] = sum;
+    }
+}
+
 /* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
    per-type bucket bytes into *bytes_out ([type * nb + b]). */
 hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
@@ -92,7 +112,11 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
 
     *bytes_out = NULL;
     m->overlap = m->o->overlap;
-    if (m->o->overlap == HS_OVERLAP_BUCKETS) {
+    /* last_bucket is buckets mode with the layout gathered into one
+       bucket (below) */
+    if (m->overlap == HS_OVERLAP_LAST_BUCKET)
+        m->overlap = HS_OVERLAP_BUCKETS;
+    if (m->overlap == HS_OVERLAP_BUCKETS) {
         for (t = 0; t < s->n_types && ref == NULL; t++) {
             if (s->types[t].profile.n_buckets > 0) {
                 ref = &s->types[t].profile;
@@ -112,9 +136,10 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
                     nb, s->types[t].name, k);
         }
         if (ref == NULL) {
-            hs__note(res, "overlap buckets: no profile lists gradient "
+            hs__note(res, "overlap %s: no profile lists gradient "
                           "buckets; one ring after the whole backward "
-                          "(as overlap none)");
+                          "(as overlap none)",
+                     hs_overlap_name(m->o->overlap));
             m->overlap = HS_OVERLAP_NONE;
         }
     }
@@ -138,6 +163,11 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
         if (rc != HS_OK) {
             free(bytes);
             return rc;
+        }
+        if (m->o->overlap == HS_OVERLAP_LAST_BUCKET) {
+            hs_replay_bucket_gather(s->n_types, nb, m->ready, bytes);
+            m->nb = 1;
+            nb = 1;
         }
         for (t = 0; t < s->n_types * nb; t++)
             m->chunk_bytes[t] = (uint64_t)llround(bytes[t] / m->parts);

@@ -163,7 +163,8 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
         no = "stochastic mode draws per-step times in event order";
     else if (o->overlap != HS_OVERLAP_PATENT &&
              o->overlap != HS_OVERLAP_NONE &&
-             o->overlap != HS_OVERLAP_BUCKETS)
+             o->overlap != HS_OVERLAP_BUCKETS &&
+             o->overlap != HS_OVERLAP_LAST_BUCKET)
         no = "unknown overlap mode";
     else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
         no = "unknown send mode";
@@ -171,13 +172,15 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
         no = "eager sends with the communication's own cost: a chunk may "
              "be processed before its receiver opens its ring, and the "
              "order of such equal-time events is the engine's";
-    if (no == NULL && o->overlap == HS_OVERLAP_BUCKETS) {
+    if (no == NULL && (o->overlap == HS_OVERLAP_BUCKETS ||
+                       o->overlap == HS_OVERLAP_LAST_BUCKET)) {
         int bad;
         const hs_profile_t *ref = hs__bucket_ref(s, &bad);
         if (bad)
             no = "the profiles' gradient buckets do not match (the replay "
                  "reports that)";
-        else if (ref != NULL && ref->n_buckets > 1 && o->streams > 1)
+        else if (ref != NULL && ref->n_buckets > 1 && o->streams > 1 &&
+                 o->overlap == HS_OVERLAP_BUCKETS)
             no = "overlap buckets on several streams: the streams share "
                  "each link chunk by chunk, first come, first served";
         else if (ref != NULL && hs__comm(s))
@@ -531,12 +534,14 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
     /* the rings of a step: buckets mode as hs_replay.c decides it */
     m.nb = 1;
-    if (o->overlap == HS_OVERLAP_BUCKETS) {
+    if (o->overlap == HS_OVERLAP_BUCKETS ||
+        o->overlap == HS_OVERLAP_LAST_BUCKET) {
         ref = hs__bucket_ref(s, &bad);
         if (ref == NULL) {
-            hs__note(res, "overlap buckets: no profile lists gradient "
+            hs__note(res, "overlap %s: no profile lists gradient "
                           "buckets; one ring after the whole backward "
-                          "(as overlap none)");
+                          "(as overlap none)",
+                     hs_overlap_name(o->overlap));
         } else {
             m.buckets = 1;
             m.patent = 1; /* as patent: the ring may beat the backward */
@@ -559,6 +564,12 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                      err);
         if (rc != HS_OK)
             goto fail;
+        if (o->overlap == HS_OVERLAP_LAST_BUCKET) {
+            /* one bucket per type: the arrays stay nb-sized, only
+               their first entries are used from here on */
+            hs_replay_bucket_gather(nt, m.nb, m.ready, bbytes);
+            m.nb = 1;
+        }
     }
 
     for (j = 0; j < s->n_types; j++)
@@ -630,7 +641,8 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (rc != HS_OK)
         goto fail;
     res->steps = steps;
-    res->overlap = o->overlap == HS_OVERLAP_BUCKETS && !m.buckets
+    res->overlap = (o->overlap == HS_OVERLAP_BUCKETS ||
+                    o->overlap == HS_OVERLAP_LAST_BUCKET) && !m.buckets
                        ? HS_OVERLAP_NONE
                        : o->overlap;
     res->overlap_asked = o->overlap;

@@ -301,8 +301,10 @@ static void test_profile_mlp(void)
     else {
         HS_ASSERT_I64_EQ(s->types[0].profile.ar_bytes, m_bytes);
         HS_ASSERT_I64_EQ(s->n_devices, 2);
-        /* the recommended replay mode (gloo: none), issue 11 */
-        HS_ASSERT_I64_EQ(s->overlap, HS_OVERLAP_NONE);
+        /* the recommended replay mode (gloo with timed buckets:
+           last_bucket), issue 11 */
+        CU_ASSERT(s->types[0].profile.n_buckets > 0);
+        HS_ASSERT_I64_EQ(s->overlap, HS_OVERLAP_LAST_BUCKET);
         hs_scenario_free(s);
     }
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, NULL), 0);
@@ -627,6 +629,66 @@ static void test_rewrite_yaml(void)
     free(out);
 }
 
+/* The recommended replay mode (issue 11), each branch of the rule on a
+   scenario typed in: gloo everywhere with timed buckets -> last_bucket;
+   a gloo type without buckets -> none; an nccl type, timed buckets ->
+   buckets; an nccl type, a type without buckets -> patent. */
+static hs_overlap_t rule_on(const char *backend_b, const char *buckets_b,
+                            char *why, size_t len)
+{
+    char text[1024];
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    hs_overlap_t o = HS_OVERLAP_PATENT;
+
+    snprintf(text, sizeof text,
+             "name: x\n"
+             "job: {model: m, dataset: {samples: 100}}\n"
+             "device_types:\n"
+             "  - name: a\n"
+             "    count: 2\n"
+             "    batch: 4\n"
+             "    backend: gloo\n"
+             "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
+             "              t_bwd: 2ms, allreduce_bytes: 1MB,\n"
+             "              buckets: [{bytes: 1MB, ready: 1ms}]}\n"
+             "  - name: b\n"
+             "    count: 2\n"
+             "    batch: 4\n"
+             "    backend: %s\n"
+             "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
+             "              t_bwd: 2ms, allreduce_bytes: 1MB%s}\n"
+             "network: {default_bandwidth: 1GB/s}\n",
+             backend_b, buckets_b);
+    hs_error_clear(&err);
+    CU_ASSERT_EQUAL(hs_scenario_load_text(text, strlen(text), "r.yaml", NULL,
+                                          &s, &err), HS_OK);
+    if (s == NULL) {
+        fprintf(stderr, "\n%s\n", err.msg);
+        return (hs_overlap_t)-1;
+    }
+    o = hs_prun_recommend_overlap(s, NULL, why, len);
+    hs_scenario_free(s);
+    return o;
+}
+
+static void test_recommend_rule(void)
+{
+    const char *bk = ",\n              buckets: [{bytes: 1MB, ready: 1ms}]";
+    char why[512];
+
+    HS_ASSERT_I64_EQ(rule_on("gloo", bk, why, sizeof why),
+                     HS_OVERLAP_LAST_BUCKET);
+    HS_ASSERT_STR_CONTAINS(why, "last_bucket: every type is gloo");
+    HS_ASSERT_I64_EQ(rule_on("gloo", "", why, sizeof why), HS_OVERLAP_NONE);
+    HS_ASSERT_STR_CONTAINS(why, "type b has no timed gradient buckets");
+    HS_ASSERT_I64_EQ(rule_on("nccl", bk, why, sizeof why),
+                     HS_OVERLAP_BUCKETS);
+    HS_ASSERT_I64_EQ(rule_on("nccl", "", why, sizeof why),
+                     HS_OVERLAP_PATENT);
+    HS_ASSERT_STR_CONTAINS(why, "type b has no timed gradient buckets");
+}
+
 /* Issue 13: --batches profiles the type at each listed batch size and its
    own (added when missing), one profile with batch_points in order; the
    cost in device-seconds is reported; the scenario written loads and
@@ -751,6 +813,7 @@ static int hs__register(void)
     if (u == NULL || p == NULL || b == NULL)
         return -1;
     CU_add_test(u, "scenario rewrite", test_rewrite_yaml);
+    CU_add_test(u, "the recommended replay mode", test_recommend_rule);
     CU_add_test(p, "2-rank gloo MLP: traces, profile, scenario",
                 test_profile_mlp);
     CU_add_test(p, "--batches: two batch sizes, batch_points",

@@ -328,6 +328,26 @@ static void test_overlap_modes(void)
     /* patent with that short backward: 11 -> 15, optimizer: 17 ms */
     HS_ASSERT_I64_EQ(overlap_step("2ms", b2_early, "patent", NULL),
                      17 * MS);
+    /* last_bucket: one ring of M (4 x 1 ms) when the last bucket is
+       ready, 10 + 7 = 17 ms -> 21 ms; the backward ended at 18;
+       optimizer: 23 ms (between buckets' 21.67 and none's 24) */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2, "last_bucket", &notes),
+                     23 * MS);
+    HS_ASSERT_I64_EQ(notes, 0);
+    /* sizes summing to M/2 are scaled to M as in buckets mode */
+    HS_ASSERT_I64_EQ(overlap_step("8ms", b2_half, "last_bucket", &notes),
+                     23 * MS);
+    HS_ASSERT_I64_EQ(notes, 1);
+    /* the ring beats a short backward: opens at 11.5, ends 15.5 (the
+       backward ended at 12); optimizer: 17.5 ms */
+    HS_ASSERT_I64_EQ(overlap_step("2ms", b2_early, "last_bucket", NULL),
+                     17 * MS + MS / 2);
+    /* the last bucket ready when the backward ends: as none (24 ms) */
+    HS_ASSERT_I64_EQ(overlap_step("8ms",
+                                  "        - {bytes: 1MB, ready: 2ms}\n"
+                                  "        - {bytes: 2MB, ready: 8ms}\n",
+                                  "last_bucket", NULL),
+                     overlap_step("8ms", b2, "none", NULL));
 }
 
 /* ---- eager vs rendezvous: every chunk against a hand timeline ---- */
@@ -840,6 +860,15 @@ static void test_bucket_layouts(void)
     CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
     CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_BUCKETS);
     HS_ASSERT_I64_EQ(r->n_buckets, 1);
+    hs_replay_result_free(r);
+    /* last_bucket likewise: as none, its note names the mode asked */
+    s->overlap = HS_OVERLAP_LAST_BUCKET;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->n_notes, 1);
+    HS_ASSERT_STR_CONTAINS(r->notes[0], "overlap last_bucket: no profile");
+    HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
+    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
+    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_LAST_BUCKET);
     hs_replay_result_free(r);
     s->types[0].profile.n_buckets = 1; /* give it back to the free */
     hs_scenario_free(s);

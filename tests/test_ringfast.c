@@ -124,16 +124,18 @@ static int compare(hs_scenario_t *s, const char *what)
     return ok;
 }
 
-/* Every combination of patent/none/buckets and rendezvous/eager on s. */
+/* Every combination of patent/none/buckets/last_bucket and
+   rendezvous/eager on s. */
 static int compare_modes(hs_scenario_t *s, const char *name)
 {
-    static const hs_overlap_t ov[3] = {HS_OVERLAP_PATENT, HS_OVERLAP_NONE,
-                                       HS_OVERLAP_BUCKETS};
+    static const hs_overlap_t ov[4] = {HS_OVERLAP_PATENT, HS_OVERLAP_NONE,
+                                       HS_OVERLAP_BUCKETS,
+                                       HS_OVERLAP_LAST_BUCKET};
     static const hs_send_t sd[2] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
     char what[600];
     int i, j, ok = 1;
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         for (j = 0; j < 2; j++) {
             s->overlap = ov[i];
             s->send = sd[j];
@@ -417,7 +419,7 @@ static void test_two_devices(void)
     CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(y, strlen(y), "two", NULL,
                                                 &s, &err), HS_OK);
     compare_modes(s, "two devices");
-    CU_ASSERT_EQUAL(n_compared - before, 6);
+    CU_ASSERT_EQUAL(n_compared - before, 8); /* 4 overlaps x 2 sends */
     hs_scenario_free(s);
 }
 

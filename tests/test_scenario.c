@@ -107,7 +107,7 @@ static void test_types_and_units(void)
     expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps}\n"
                             "simulate: {overlap: sometimes}\n",
                  HS_ERR_SCHEMA, "t.yaml:11:21:",
-                 "overlap must be patent, buckets or none");
+                 "overlap must be patent, buckets, none or last_bucket");
     /* bucket rings at once: 1..8 */
     expect_error(BASE_TYPES "network: {default_bandwidth: 1Gbps}\n"
                             "simulate: {streams: 0}\n",

@@ -384,7 +384,8 @@ static void test_set_errors(void)
     expect_set_error(s, "simulate.streams", "9", HS_ERR_RANGE,
                      "simulate.streams: '9' is more than 8", 1);
     expect_set_error(s, "simulate.overlap", "some", HS_ERR_SCHEMA,
-                     "simulate.overlap: must be patent, buckets or none", 1);
+                     "simulate.overlap: must be patent, buckets, none or "
+                     "last_bucket", 1);
     expect_set_error(s, "job.dataset.sizes", "1GB", HS_ERR_SCHEMA,
                      "job.dataset.sizes: unknown key; valid: samples, size, "
                      "sample_bytes",

@@ -138,7 +138,7 @@ static const char *hs__class_example(hs_sweep_class_t c)
     case HS_SWEEP_BANDWIDTH: return "25Gbps";
     case HS_SWEEP_SIZE: return "1GB or 5000";
     case HS_SWEEP_TIME_OR_UNKNOWN: return "20ms or unknown";
-    case HS_SWEEP_OVERLAP: return "patent, buckets or none";
+    case HS_SWEEP_OVERLAP: return "patent, buckets, none or last_bucket";
     case HS_SWEEP_SEND: return "rendezvous or eager";
     case HS_SWEEP_BOOL: return "true or false";
     case HS_SWEEP_RING: return "listing, grouped, interleave or [a, b]";
