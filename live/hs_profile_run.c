@@ -827,7 +827,11 @@ static int hs__all_timed(const hs_scenario_t *s, const hs_prun_result_t *res,
  * backward runs (buckets under-predicted the residual CNNs by 24%), but
  * the ring does not wait for the backward's tail after the last gradient
  * (none over-predicted the MLPs whose last bucket is ready well before
- * the backward's end by 15%).  Without timed buckets in every type:
+ * the backward's end by 15%).  On the 16 blind cases drawn after it was
+ * frozen (seeds 2839532648, 68626319) it missed by 11.2%, none by 11.6%
+ * and buckets by 9.7%: no better than none beyond the noise, and the
+ * overlap turned out model-dependent (docs/accuracy.md, "Pooled: the
+ * fifth and sixth blind draws").  Without timed buckets in every type:
  * `none` (the earlier rule, chosen on the tuning draw of seed 413).
  * Where a type is not gloo (nccl on GPUs: the communication has its own
  * engine) the draws say nothing; the rule keeps `buckets` there when

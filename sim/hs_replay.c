@@ -62,12 +62,14 @@
  *   last_bucket  one ring of M that opens when the type's LAST bucket is
  *            ready (backward start + max_b ready_b * c), the rest of the
  *            backward beside it: buckets mode on the same layout gathered
- *            into one bucket (hs_replay_bucket_gather).  What gloo on CPU
- *            devices showed on the accuracy draws (docs/accuracy.md): the
- *            early buckets' rings make little headway while the backward
- *            holds the device's cores, but the ring does not wait for the
- *            backward's tail after the last gradient.  As none when no
- *            type lists buckets (a note says so).
+ *            into one bucket (hs_replay_bucket_gather).  Chosen on
+ *            tuning draws of gloo on CPU devices, where the early
+ *            buckets' rings made little headway while the backward held
+ *            the device's cores but the ring did not wait for the
+ *            backward's tail after the last gradient; the blind draws
+ *            after it showed that overlap to depend on the model
+ *            (docs/accuracy.md).  As none when no type lists buckets (a
+ *            note says so).
  *
  * Send semantics (o->send): who must be ready for a chunk to move.
  *   eager       a chunk leaves as soon as the sender is in that round (own
