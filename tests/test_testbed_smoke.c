@@ -29,8 +29,10 @@
  * needed; where the machine lacks one, the script says so (exit 77,
  * "SKIP: why") and the test prints the reason.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <dirent.h>
+#include <sched.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -454,6 +456,43 @@ static void test_accuracy_smoke(void)
         CU_ASSERT(isfinite(num(res, ep)) && num(res, ep) > -0.32 &&
                   num(res, ep) < -0.05);
         CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.30);
+    }
+    /* the last_bucket replay ran, and is what hetsim profile recommended
+       for this all-gloo cluster with timed buckets (issue 11) */
+    {
+        const char *pl[] = {"replay_ns", "last_bucket", NULL};
+        const char *pr[] = {"replay_ns", "recommended", NULL};
+
+        CU_ASSERT(isfinite(num(res, pl)) && num(res, pl) > 0);
+        CU_ASSERT(num(res, pr) == num(res, pl));
+    }
+    /* the host-speed canary: a reading per online CPU at every checkpoint
+       (before and after the profile, after the one full run), each a
+       plausible CPU time per piece of work (10 us .. 100 ms) */
+    {
+        static const char *cps[] = {"before_profile", "after_profile",
+                                    "after_full0"};
+        cpu_set_t set;
+        size_t i, ncpu = 0;
+
+        CU_ASSERT_FATAL(sched_getaffinity(0, sizeof set, &set) == 0);
+        ncpu = (size_t)CPU_COUNT(&set);
+        for (i = 0; i < 3; i++) {
+            const char *cp[] = {"canary_ns", cps[i], NULL};
+            yajl_val o = yajl_tree_get(res, cp, yajl_t_object);
+            size_t j;
+
+            CU_ASSERT_FATAL(o != NULL);
+            HS_ASSERT_I64_EQ(YAJL_GET_OBJECT(o)->len, ncpu);
+            for (j = 0; j < YAJL_GET_OBJECT(o)->len; j++) {
+                yajl_val v = YAJL_GET_OBJECT(o)->values[j];
+                double ns = YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1;
+
+                printf("  canary %s cpu %s: %.0f us\n", cps[i],
+                       YAJL_GET_OBJECT(o)->keys[j], ns / 1e3);
+                CU_ASSERT(ns > 1e4 && ns < 1e8);
+            }
+        }
     }
     /* measure-bw found the tbf rates: the smoke ring is f0 (300 Mbit/s)
        -> s0 -> f1 -> s1 -> f0, the others at 1 Gbit/s */
