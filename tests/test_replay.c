@@ -817,6 +817,7 @@ static void test_bucket_layouts(void)
     hs_scenario_t *s;
     hs_replay_result_t *r = NULL;
     hs_error_t err;
+    int i;
 
     /* two types of one model with different bucket counts: an error */
     snprintf(text, sizeof text, buckets_yaml, "10ms",
@@ -849,27 +850,30 @@ static void test_bucket_layouts(void)
     HS_ASSERT_I64_EQ(r->step_ns, 28 * MS);
     hs_replay_result_free(r);
 
-    /* no type lists any: as none, with a note: backward ends at 11 ms
-       (a) and 21 ms (b): 27 ms */
+    /* no type lists any: buckets and last_bucket both replay as none,
+       with a note naming the mode asked: backward ends at 11 ms (a) and
+       21 ms (b): 27 ms */
     s->types[0].profile.n_buckets = 0;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
-    HS_ASSERT_I64_EQ(r->n_notes, 1);
-    HS_ASSERT_STR_CONTAINS(r->notes[0], "as overlap none");
-    HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
-    /* the result says what was replayed, and what was asked */
-    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
-    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_BUCKETS);
-    HS_ASSERT_I64_EQ(r->n_buckets, 1);
-    hs_replay_result_free(r);
-    /* last_bucket likewise: as none, its note names the mode asked */
-    s->overlap = HS_OVERLAP_LAST_BUCKET;
-    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err), HS_OK);
-    HS_ASSERT_I64_EQ(r->n_notes, 1);
-    HS_ASSERT_STR_CONTAINS(r->notes[0], "overlap last_bucket: no profile");
-    HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
-    CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
-    CU_ASSERT_EQUAL(r->overlap_asked, HS_OVERLAP_LAST_BUCKET);
-    hs_replay_result_free(r);
+    for (i = 0; i < 2; i++) {
+        hs_overlap_t asked = i == 0 ? HS_OVERLAP_BUCKETS
+                                    : HS_OVERLAP_LAST_BUCKET;
+        char want[64];
+
+        s->overlap = asked;
+        snprintf(want, sizeof want, "overlap %s: no profile",
+                 hs_overlap_name(asked));
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &r, &err),
+                              HS_OK);
+        HS_ASSERT_I64_EQ(r->n_notes, 1);
+        HS_ASSERT_STR_CONTAINS(r->notes[0], want);
+        HS_ASSERT_STR_CONTAINS(r->notes[0], "as overlap none");
+        HS_ASSERT_I64_EQ(r->step_ns, 27 * MS);
+        /* the result says what was replayed, and what was asked */
+        CU_ASSERT_EQUAL(r->overlap, HS_OVERLAP_NONE);
+        CU_ASSERT_EQUAL(r->overlap_asked, asked);
+        HS_ASSERT_I64_EQ(r->n_buckets, 1);
+        hs_replay_result_free(r);
+    }
     s->types[0].profile.n_buckets = 1; /* give it back to the free */
     hs_scenario_free(s);
 }
