@@ -22,8 +22,9 @@
  *    prediction are positive and finite, the measured ring bandwidths are
  *    within 15% of the tbf rates, the replay's error (patent and buckets
  *    modes) and the closed form's are within bands measured from this
- *    case's own spread (see test_accuracy_smoke), and nothing of the
- *    testbed is left.
+ *    case's own spread (see test_accuracy_smoke), the host-speed canary
+ *    and the host monitor (a factor per phase from samples on every CPU)
+ *    gave plausible readings, and nothing of the testbed is left.
  * Root, cgroup v1 or v2 with the cpu controller (the test and the testbed
  * print which one they used), iproute2, iperf3 and python3-torch are
  * needed; where the machine lacks one, the script says so (exit 77,
@@ -492,6 +493,55 @@ static void test_accuracy_smoke(void)
                        YAJL_GET_OBJECT(o)->keys[j], ns / 1e3);
                 CU_ASSERT(ns > 1e4 && ns < 1e8);
             }
+        }
+    }
+    /* the host monitor: a host factor for the profile and the full run,
+       from samples on every online CPU (a sampler pinned to each, samples
+       whose thread was switched out dropped), each factor plausible (the
+       fastest reading is its base: >= 0.9; the VM's slow spells reach
+       ~2.3x); the run's held flag says whether measured_ns is its value */
+    {
+        static const char *phs[] = {"profile0", "full0"};
+        cpu_set_t set;
+        size_t i, ncpu;
+
+        CU_ASSERT_FATAL(sched_getaffinity(0, sizeof set, &set) == 0);
+        ncpu = (size_t)CPU_COUNT(&set);
+        for (i = 0; i < 2; i++) {
+            const char *fp[] = {"monitor", phs[i], "factor", NULL};
+            const char *cp[] = {"monitor", phs[i], "cpus", NULL};
+            yajl_val cpus = yajl_tree_get(res, cp, yajl_t_object);
+            double f = num(res, fp);
+            size_t j;
+
+            printf("  host factor %s: %.2f\n", phs[i], f);
+            CU_ASSERT(isfinite(f) && f >= 0.9 && f < 5.0);
+            CU_ASSERT_FATAL(cpus != NULL);
+            HS_ASSERT_I64_EQ(YAJL_GET_OBJECT(cpus)->len, ncpu);
+            for (j = 0; j < YAJL_GET_OBJECT(cpus)->len; j++) {
+                const char *np[] = {"n", NULL};
+                double n = num(YAJL_GET_OBJECT(cpus)->values[j], np);
+
+                printf("    cpu %s: %.0f samples\n",
+                       YAJL_GET_OBJECT(cpus)->keys[j], n);
+                CU_ASSERT(n >= 1);
+            }
+        }
+        {
+            const char *hp[] = {"runs_held", NULL};
+            const char *rp[] = {"measured_runs_ns", NULL};
+            const char *mp[] = {"measured_ns", NULL};
+            yajl_val held = yajl_tree_get(res, hp, yajl_t_array);
+            yajl_val runs = yajl_tree_get(res, rp, yajl_t_array);
+
+            CU_ASSERT_FATAL(held != NULL && runs != NULL);
+            HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(held)->len, 1);
+            HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(runs)->len, 1);
+            CU_ASSERT(YAJL_IS_TRUE(YAJL_GET_ARRAY(held)->values[0]) ||
+                      YAJL_IS_FALSE(YAJL_GET_ARRAY(held)->values[0]));
+            /* one run: the measured step is that run, held or not */
+            CU_ASSERT(num(res, mp) ==
+                      YAJL_GET_DOUBLE(YAJL_GET_ARRAY(runs)->values[0]));
         }
     }
     /* measure-bw found the tbf rates: the smoke ring is f0 (300 Mbit/s)
