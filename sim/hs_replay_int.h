@@ -172,6 +172,18 @@ hs_err_t hs_replay_bucket_layout(const hs_scenario_t *s,
 void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
                              double *bytes);
 
+/*
+ * The bucket layout's reference: the profile of the first type of s that
+ * lists gradient buckets (its index in *ref_t), or NULL when none does
+ * (*ref_t is then s->n_types).  *odd_t is the first type whose profile
+ * lists a non-zero number of buckets other than the reference's
+ * (s->n_types when every type agrees).  The pointer borrows from s.
+ * Shared by the engine's setup (hs__replay_buckets) and the max-plus fast
+ * path (hs_ringfast.c), so both judge a layout alike.
+ */
+const hs_profile_t *hs_replay_bucket_ref(const hs_scenario_t *s,
+                                         size_t *ref_t, size_t *odd_t);
+
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err);
 

@@ -100,6 +100,30 @@ void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
     }
 }
 
+const hs_profile_t *hs_replay_bucket_ref(const hs_scenario_t *s,
+                                         size_t *ref_t, size_t *odd_t)
+{
+    const hs_profile_t *ref = NULL;
+    size_t t;
+
+    *ref_t = s->n_types;
+    *odd_t = s->n_types;
+    for (t = 0; t < s->n_types && ref == NULL; t++) {
+        if (s->types[t].profile.n_buckets > 0) {
+            ref = &s->types[t].profile;
+            *ref_t = t;
+        }
+    }
+    for (t = 0; ref != NULL && t < s->n_types; t++) {
+        size_t k = s->types[t].profile.n_buckets;
+        if (k != 0 && k != ref->n_buckets) {
+            *odd_t = t;
+            break;
+        }
+    }
+    return ref;
+}
+
 /* Decides the bucket layout; fills m->nb, m->ready, m->chunk_bytes and
    per-type bucket bytes into *bytes_out ([type * nb + b]). */
 hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
@@ -107,7 +131,7 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
 {
     const hs_scenario_t *s = m->s;
     const hs_profile_t *ref = NULL; /* first profile with buckets */
-    size_t t, nb = 1, ref_t = 0;
+    size_t t, nb = 1, ref_t = 0, odd_t = 0;
     double *bytes = NULL;
 
     *bytes_out = NULL;
@@ -117,24 +141,18 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
     if (m->overlap == HS_OVERLAP_LAST_BUCKET)
         m->overlap = HS_OVERLAP_BUCKETS;
     if (m->overlap == HS_OVERLAP_BUCKETS) {
-        for (t = 0; t < s->n_types && ref == NULL; t++) {
-            if (s->types[t].profile.n_buckets > 0) {
-                ref = &s->types[t].profile;
-                ref_t = t;
-                nb = ref->n_buckets;
-            }
-        }
-        for (t = 0; ref != NULL && t < s->n_types; t++) {
-            size_t k = s->types[t].profile.n_buckets;
-            if (k != 0 && k != nb)
-                return hs_error_setf(
-                    err, HS_ERR_RANGE,
-                    "%s: buckets mode needs the same number of gradient "
-                    "buckets in every type's profile (the same model): "
-                    "type '%s' has %zu, type '%s' has %zu",
-                    s->file ? s->file : "scenario", s->types[ref_t].name,
-                    nb, s->types[t].name, k);
-        }
+        ref = hs_replay_bucket_ref(s, &ref_t, &odd_t);
+        if (ref != NULL && odd_t < s->n_types)
+            return hs_error_setf(
+                err, HS_ERR_RANGE,
+                "%s: buckets mode needs the same number of gradient "
+                "buckets in every type's profile (the same model): "
+                "type '%s' has %zu, type '%s' has %zu",
+                s->file ? s->file : "scenario", s->types[ref_t].name,
+                ref->n_buckets, s->types[odd_t].name,
+                s->types[odd_t].profile.n_buckets);
+        if (ref != NULL)
+            nb = ref->n_buckets;
         if (ref == NULL) {
             hs__note(res, "overlap %s: no profile lists gradient "
                           "buckets; one ring after the whole backward "

@@ -123,19 +123,14 @@ static int hs__comm(const hs_scenario_t *s)
    bytes (the replay fails on both). */
 static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
 {
-    const hs_profile_t *ref = NULL;
-    size_t t, b;
+    size_t t, b, ref_t, odd_t;
+    const hs_profile_t *ref = hs_replay_bucket_ref(s, &ref_t, &odd_t);
 
-    *bad = 0;
-    for (t = 0; t < s->n_types && ref == NULL; t++)
-        if (s->types[t].profile.n_buckets > 0)
-            ref = &s->types[t].profile;
+    *bad = ref != NULL && odd_t < s->n_types;
     for (t = 0; ref != NULL && t < s->n_types; t++) {
         const hs_profile_t *p = &s->types[t].profile;
         const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
         double sum = 0;
-        if (p->n_buckets != 0 && p->n_buckets != ref->n_buckets)
-            *bad = 1;
         for (b = 0; b < src->n_buckets; b++)
             sum += (double)src->buckets[b].bytes;
         if (sum <= 0)
