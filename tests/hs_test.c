@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <yajl/yajl_tree.h>
+
 extern char **environ;
 
 typedef struct hs__buf_s {
@@ -268,4 +270,37 @@ int hs_test_mpi_ready(const char *cmd, const char *test)
     if (!built)
         hs_test_skip(test, "hetsim was built without MPI");
     return built;
+}
+
+struct yajl_val_s *hs_test_run_json(const char *test, char *const argv[],
+                                    const char *json_path)
+{
+    hs_run_t r;
+    char *text;
+    char eb[256];
+    yajl_val root;
+
+    if (hs_run(argv, &r) != 0) {
+        CU_FAIL("the script could not be started");
+        return NULL;
+    }
+    printf("\n%s\n", r.out);
+    if (r.status == 77) {
+        hs_test_skip(test, r.out);
+        hs_run_free(&r);
+        return NULL;
+    }
+    if (r.status != 0)
+        fprintf(stderr, "%s failed (%d):\n%s\n", argv[0], r.status, r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    hs_run_free(&r);
+    text = hs_test_slurp(json_path);
+    if (text == NULL) {
+        CU_FAIL("no JSON written");
+        return NULL;
+    }
+    root = yajl_tree_parse(text, eb, sizeof eb);
+    free(text);
+    CU_ASSERT(root != NULL);
+    return root;
 }

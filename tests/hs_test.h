@@ -75,6 +75,14 @@ int hs_test_write(const char *path, const char *text);
 /* The whole file at path, NUL-terminated (malloc'd), or NULL. */
 char *hs_test_slurp(const char *path);
 
+/* Runs a script (argv, NULL-ended) that writes JSON to json_path and
+   prints its output.  Exit 77 (the machine cannot run it): prints the skip
+   for `test` and returns NULL.  Otherwise asserts exit 0 and returns the
+   parsed JSON (a yajl_val: free with yajl_tree_free), NULL after a failed
+   assertion. */
+struct yajl_val_s *hs_test_run_json(const char *test, char *const argv[],
+                                    const char *json_path);
+
 /* A unique scratch directory under HS_TEST_TMP (created); static storage. */
 const char *hs_test_tmpdir(const char *tag);
 

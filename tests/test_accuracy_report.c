@@ -89,10 +89,6 @@ static double get(yajl_val root, const char *a, const char *b,
 static yajl_val run_report(const char *fix, const char *out)
 {
     char *argv[6];
-    char eb[256];
-    hs_run_t r;
-    char *text;
-    yajl_val root;
 
     argv[0] = ACCURACY;
     argv[1] = "--report";
@@ -100,24 +96,7 @@ static yajl_val run_report(const char *fix, const char *out)
     argv[3] = "--json";
     argv[4] = (char *)out;
     argv[5] = NULL;
-    if (hs_run(argv, &r) != 0) {
-        CU_FAIL("bench/accuracy could not be started");
-        return NULL;
-    }
-    if (r.status != 0)
-        fprintf(stderr, "bench/accuracy --report failed (%d):\n%s\n%s\n",
-                r.status, r.out, r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
-    hs_run_free(&r);
-    text = hs_test_slurp(out);
-    if (text == NULL) {
-        CU_FAIL("no summary JSON");
-        return NULL;
-    }
-    root = yajl_tree_parse(text, eb, sizeof eb);
-    free(text);
-    CU_ASSERT(root != NULL);
-    return root;
+    return hs_test_run_json("accuracy report", argv, out);
 }
 
 static void test_report_summary(void)

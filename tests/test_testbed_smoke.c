@@ -3,7 +3,7 @@
  * (issue 7): a real heterogeneous cluster on this machine, and hetsim's
  * prediction error against it.
  *
- * Five checks: the cgroup v1 and v2 backends on fake trees, then four
+ * Six checks: the cgroup v1 and v2 backends on fake trees, then five
  * against the real testbed (bench/testbed/):
  *  - teardown on interrupt: `testbed.py up` builds two hosts (namespaces,
  *    bridge, tbf, CPU-quota cgroups); the test sees them exist with the
@@ -24,7 +24,9 @@
  *    modes) and the closed form's are within bands measured from this
  *    case's own spread (see test_accuracy_smoke), the host-speed canary
  *    and the host monitor (a factor per phase from samples on every CPU)
- *    gave plausible readings, and nothing of the testbed is left.
+ *    gave plausible readings, and nothing of the testbed is left;
+ *  - a ring all-reduce beside compute (`bench/hopwait`): slower than idle
+ *    under a 0.2-core quota, and more so than under 0.5 core.
  * Root, cgroup v1 or v2 with the cpu controller (the test and the testbed
  * print which one they used), iproute2, iperf3 and python3-torch are
  * needed; where the machine lacks one, the script says so (exit 77,
@@ -350,10 +352,7 @@ static void test_accuracy_smoke(void)
     const char *dir = hs_test_tmpdir("testbed-smoke");
     char json_path[512], work[512];
     char *argv[12];
-    hs_run_t r;
-    char *text;
     yajl_val root, res, links;
-    char eb[256];
     int before, k;
 
     if (skip_reason() != NULL) {
@@ -372,25 +371,11 @@ static void test_accuracy_smoke(void)
     argv[6] = "--json";
     argv[7] = json_path;
     argv[8] = NULL;
-    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
-    printf("\n%s\n", r.out);
-    if (r.status == 77) {
-        hs_test_skip("accuracy smoke", r.out);
-        hs_run_free(&r);
-        return;
-    }
-    if (r.status != 0)
-        fprintf(stderr, "bench/accuracy failed (%d):\n%s\n", r.status, r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
-    hs_run_free(&r);
+    root = hs_test_run_json("accuracy smoke", argv, json_path);
     /* everything the testbed made is gone */
     HS_ASSERT_I64_EQ(count_prefixed("hetsim-testbed-"), before);
-
-    text = read_file(json_path);
-    CU_ASSERT_FATAL(text != NULL);
-    root = yajl_tree_parse(text, eb, sizeof eb);
-    free(text);
-    CU_ASSERT_FATAL(root != NULL);
+    if (root == NULL)
+        return;   /* skipped, or a failed assertion above */
     {
         const char *rp[] = {"results", NULL};
         yajl_val arr = yajl_tree_get(root, rp, yajl_t_array);
@@ -567,6 +552,69 @@ static void test_accuracy_smoke(void)
     yajl_tree_free(root);
 }
 
+/* ---- a ring all-reduce beside compute (bench/hopwait) -------------------- */
+/* The mechanism behind the replay's under-prediction of overlapped rings
+ * (issue 11, docs/accuracy.md "Eighth round"): under a CPU quota, gloo's
+ * thread waits for the quota's next period while the compute has used it.
+ * On 2026-12-01 (this VM, 1 MB, 2 ranks) the all-reduce took 6 ms idle and
+ * 12 ms beside compute without a quota, 18-20 ms at 0.5 core and 43-44 ms
+ * at 0.2 core.  Checked: beside compute is slower than idle at 0.2 core on
+ * both ranks, and the extra at 0.2 core exceeds the extra at 0.5 core (3x
+ * apart when measured: wide enough for a loaded machine). */
+static void test_hopwait(void)
+{
+    const char *dir = hs_test_tmpdir("hopwait");
+    char json_path[512];
+    char *argv[10];
+    yajl_val root, rows;
+    double extra[2] = {0, 0};
+    int n[2] = {0, 0};
+    size_t i;
+
+    if (skip_reason() != NULL) {
+        hs_test_skip("hopwait", skip_reason());
+        return;
+    }
+    snprintf(json_path, sizeof json_path, "%s/hopwait.json", dir);
+    argv[0] = HS_TEST_SRC "/bench/hopwait";
+    argv[1] = "--quotas";
+    argv[2] = "0.5,0.2";
+    argv[3] = "--trials";
+    argv[4] = "5";
+    argv[5] = "--json";
+    argv[6] = json_path;
+    argv[7] = NULL;
+    root = hs_test_run_json("hopwait", argv, json_path);
+    if (root == NULL)
+        return;   /* skipped, or a failed assertion above */
+    {
+        const char *rp[] = {"rows", NULL};
+        rows = yajl_tree_get(root, rp, yajl_t_array);
+    }
+    CU_ASSERT_FATAL(rows != NULL);
+    HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(rows)->len, 4);
+    for (i = 0; i < YAJL_GET_ARRAY(rows)->len; i++) {
+        yajl_val row = YAJL_GET_ARRAY(rows)->values[i];
+        const char *qp[] = {"quota", NULL}, *ip[] = {"idle_ns", NULL};
+        const char *bp[] = {"beside_ns", NULL}, *xp[] = {"extra_ns", NULL};
+        double q = num(row, qp), idle = num(row, ip), beside = num(row, bp);
+        int k = q < 0.3;
+
+        CU_ASSERT(idle > 0 && beside > 0);
+        HS_ASSERT_DBL_NEAR(num(row, xp), beside - idle, 1.0);
+        if (k)
+            CU_ASSERT(beside > idle);
+        extra[k] += beside - idle;
+        n[k]++;
+    }
+    HS_ASSERT_I64_EQ(n[0], 2);
+    HS_ASSERT_I64_EQ(n[1], 2);
+    printf("  mean extra beside compute: %.2f ms at 0.5 core, %.2f ms at "
+           "0.2 core\n", extra[0] / 2e6, extra[1] / 2e6);
+    CU_ASSERT(extra[1] > extra[0]);
+    yajl_tree_free(root);
+}
+
 static int register_tests(void)
 {
     CU_pSuite s = CU_add_suite("testbed_smoke", NULL, NULL);
@@ -578,6 +626,8 @@ static int register_tests(void)
     CU_add_test(s, "CPU quota differentiates speed", test_quota_speed);
     CU_add_test(s, "directed pair rate", test_pair_rate);
     CU_add_test(s, "accuracy smoke case", test_accuracy_smoke);
+    CU_add_test(s, "all-reduce beside compute under a quota",
+                test_hopwait);
     return 0;
 }
 
