@@ -131,7 +131,7 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
 {
     const hs_scenario_t *s = m->s;
     const hs_profile_t *ref = NULL; /* first profile with buckets */
-    size_t t, nb = 1, ref_t = 0, odd_t = 0;
+    size_t t, nb = 1, ref_t, odd_t;
     double *bytes = NULL;
 
     *bytes_out = NULL;
@@ -151,9 +151,9 @@ hs_err_t hs__replay_buckets(hs__model_t *m, hs_replay_result_t *res,
                 s->file ? s->file : "scenario", s->types[ref_t].name,
                 ref->n_buckets, s->types[odd_t].name,
                 s->types[odd_t].profile.n_buckets);
-        if (ref != NULL)
+        if (ref != NULL) {
             nb = ref->n_buckets;
-        if (ref == NULL) {
+        } else {
             hs__note(res, "overlap %s: no profile lists gradient "
                           "buckets; one ring after the whole backward "
                           "(as overlap none)",

@@ -132,6 +132,34 @@ def _write(path, text):
         f.write(text)
 
 
+def write_json(path, obj):
+    """obj to path as JSON (indented), through a temporary file and a
+    rename: a reader never sees half of it, and an interrupted write
+    leaves the previous file as it was."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
+def skip_reason(progs=("ip", "tc", "bridge")):
+    """Why this machine cannot run a testbed with torch.distributed ranks
+    in it (root, a cgroup CPU controller, the programs progs, Debian's
+    python3-torch with torch.distributed), or None."""
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, tc, cgroups)"
+    if cgroup_problem():
+        return cgroup_problem()
+    for prog in progs:
+        if shutil.which(prog) is None:
+            return "%s not installed" % prog
+    r = subprocess.run([PYTHON, "-c", "import torch.distributed as d; "
+                        "assert d.is_available()"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if r.returncode != 0:
+        return "%s cannot import torch.distributed" % PYTHON
+    return None
+
+
 def _read_stat(path):
     """A cgroup "key value" file (cpu.stat) as a dict; {} when unreadable."""
     st = {}
