@@ -119,6 +119,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
         hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
         hs_cli_kv_dbl(g, "comm_ns_per_byte",
                       s->types[i].profile.comm_ns_per_byte);
+        hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);
         hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
         hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
         hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
@@ -188,6 +189,17 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
                    s->types[i].profile.comm_ns_per_byte);
         printf(" sent (chunks processed on the device, suspending its "
                "compute)");
+    }
+    for (i = 0; i < r->n_types; i++)
+        if (s->types[i].profile.t_hop_wait_ns > 0)
+            break;
+    if (i < r->n_types) {
+        /* the hop wait, where the profiles give it */
+        printf("\nhop wait:");
+        for (i = 0; i < r->n_types; i++)
+            printf("%s %s %.3f ms", i ? "," : "", s->types[i].name,
+                   (double)s->types[i].profile.t_hop_wait_ns / 1e6);
+        printf(" per chunk that reaches the device in its backward");
     }
     printf("\n\n%-14s %7s %14s %14s %14s %10s\n", "type", "count",
            "closed T(i)", "closed T_ext", "simulated", "vs T(i)");

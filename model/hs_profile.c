@@ -46,6 +46,7 @@ typedef enum hs__kind_e {
     HS__K_BYTES,    /* uint64_t with a size unit */
     HS__K_ARSRC,    /* hs_ar_source_t by name */
     HS__K_COMM,     /* double in [0, 1e6], written when > 0 */
+    HS__K_WAIT,     /* int64_t duration >= 0, written when > 0 */
     HS__K_BUCKETS,  /* n_buckets, buckets */
     HS__K_POINTS    /* n_points, points (batch_points) */
 } hs__kind_t;
@@ -73,6 +74,7 @@ static const hs__key_t hs__keys[] = {
     {"allreduce_bytes", HS__K_BYTES, HS__OFF(ar_bytes), 1},
     {"allreduce_source", HS__K_ARSRC, HS__OFF(ar_source), 0},
     {"comm_ns_per_byte", HS__K_COMM, HS__OFF(comm_ns_per_byte), 1},
+    {"t_hop_wait", HS__K_WAIT, HS__OFF(t_hop_wait_ns), 1},
     {"buckets", HS__K_BUCKETS, 0, 0},
     {"batch_points", HS__K_POINTS, 0, 0},
 };
@@ -401,6 +403,15 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
                                 *x);
         return HS_OK;
     }
+    case HS__K_WAIT: {
+        int64_t *x = HS__FIELD(p, k, int64_t);
+        if ((rc = hs_yaml_get_time(c, n, w, x)) != HS_OK)
+            return rc;
+        if (*x < 0)
+            return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                                "%s must not be negative", w);
+        return HS_OK;
+    }
     case HS__K_BUCKETS:
         return hs__get_buckets(c, n, p);
     case HS__K_POINTS:
@@ -708,6 +719,13 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
             return 1;
         snprintf(b, sizeof b, "%.4g", x);
         return hs_yamlemit_kv(em, k->name, b);
+    }
+    case HS__K_WAIT: {
+        int64_t x = *HS__CFIELD(p, k, int64_t);
+        if (x <= 0)
+            return 1;
+        return hs_yamlemit_scalar(em, k->name, YAML_PLAIN_SCALAR_STYLE) &&
+               hs_yamlemit_time(em, x);
     }
     case HS__K_BUCKETS:
         return hs__buckets_emit(em, k->name, p);

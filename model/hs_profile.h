@@ -82,6 +82,12 @@ typedef struct hs_profile_s {
                            the ring (gloo on CPU devices: sends, receives
                            and reductions share the cores with the
                            compute); 0 = none (NCCL on a GPU, or unknown) */
+    int64_t t_hop_wait_ns; /* the wait of a ring hop that reaches the
+                           device while it computes (its backward): on CPU
+                           devices under a CPU quota the thread that takes
+                           the chunk waits for the quota's next period once
+                           the compute has used it up; the harness's
+                           hop-wait probe measures it.  0 = none */
     unsigned steps_kept; /* how many steps the means come from, 0 if typed */
     char *source;       /* free text: where the figures come from; may be
                            NULL */

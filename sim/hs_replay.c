@@ -620,7 +620,11 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
         d->cdebt_ns += w;
     d->proc_free_ns = ps + w;
     m->pend[ry] = ps + w > arrive_ns ? ps + w : arrive_ns;
-    if (m->tracing) {
+    /* the hop wait: the chunk reaches y while y computes */
+    if (m->hopw != NULL && d->step >= 0 && !d->bwd_done &&
+        arrive_ns < d->bwd_end_ns + d->cdebt_ns)
+        m->pend[ry] += m->hopw[m->s->devices[y].type];
+    if (m->tracing && w > 0) {
         int64_t gs = g % m->gs[st];
         hs__iv(m, y, g / m->gs[st], HS_PH_RING_REDUCE, gs % m->rounds,
                m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
@@ -695,6 +699,7 @@ static void hs__model_clear(hs__model_t *m)
     free(m->dur);
     free(m->bytes);
     free(m->proc);
+    free(m->hopw);
     free(m->pend);
     free(m->trc);
     free(m->chunk_bytes);
@@ -845,8 +850,15 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         goto fail;
     }
     for (i = 0; i < s->n_types; i++)
-        if (s->types[i].profile.comm_ns_per_byte > 0)
+        if (s->types[i].profile.comm_ns_per_byte > 0 ||
+            s->types[i].profile.t_hop_wait_ns > 0)
             m.comm = 1;
+    for (i = 0; i < s->n_types && m.hopw == NULL; i++)
+        if (s->types[i].profile.t_hop_wait_ns > 0 &&
+            (m.hopw = calloc(s->n_types, sizeof *m.hopw)) == NULL)
+            goto nomem;
+    for (i = 0; m.hopw != NULL && i < s->n_types; i++)
+        m.hopw[i] = s->types[i].profile.t_hop_wait_ns;
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
        wire and one being processed */
@@ -1008,6 +1020,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
         (m.comm ? s->n_types * m.nb * sizeof(int64_t) +
                       (size_t)m.n * m.k * sizeof(int64_t) : 0) +
+        (m.hopw != NULL ? s->n_types * sizeof(int64_t) : 0) +
         (m.tracing ? (size_t)m.n * m.k * 2 * sizeof(int64_t) : 0) +
         (size_t)m.steps * sizeof(int64_t) +
         (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +

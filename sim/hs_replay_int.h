@@ -84,8 +84,10 @@ typedef struct hs__model_s {
                                nothing to send, start of its send */
     int64_t *dur;           /* [x * nb + b] when nb > 1 */
     double *bytes;          /* [type * nb + b] bucket payloads, bytes */
-    int comm;               /* some type has comm_ns_per_byte > 0 */
+    int comm;               /* some type has comm_ns_per_byte > 0 or a
+                               t_hop_wait > 0 */
     int64_t *proc;          /* [type * nb + b]: processing one chunk */
+    int64_t *hopw;          /* [type]: t_hop_wait; NULL when all are 0 */
     uint64_t *chunk_bytes;  /* [type * nb + b], for intervals */
     double *ready;          /* [type * nb + b] bucket ready, unscaled ns */
     int64_t *closed;        /* T(i) per device */

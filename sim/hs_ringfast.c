@@ -117,6 +117,17 @@ static int hs__comm(const hs_scenario_t *s)
     return 0;
 }
 
+/* Some type has a hop wait (t_hop_wait > 0). */
+static int hs__hopwait(const hs_scenario_t *s)
+{
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++)
+        if (s->types[t].profile.t_hop_wait_ns > 0)
+            return 1;
+    return 0;
+}
+
 /* Buckets mode: the first profile listing buckets (the reference), or
    NULL when none does (the replay then runs overlap none).  *bad is set
    when types list different numbers, or some type's buckets hold 0
@@ -167,6 +178,12 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
         no = "eager sends with the communication's own cost: a chunk may "
              "be processed before its receiver opens its ring, and the "
              "order of such equal-time events is the engine's";
+    else if (hs__hopwait(s) && (o->overlap != HS_OVERLAP_NONE ||
+                                o->send == HS_SEND_EAGER))
+        no = "a hop wait (t_hop_wait) with a ring beside the compute: a "
+             "chunk waits when it reaches a device still in its backward, "
+             "which the engine tracks (overlap none under rendezvous sends "
+             "never has one)";
     if (no == NULL && (o->overlap == HS_OVERLAP_BUCKETS ||
                        o->overlap == HS_OVERLAP_LAST_BUCKET)) {
         int bad;

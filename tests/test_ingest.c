@@ -718,6 +718,88 @@ static void test_comm_probe(void)
     hs_ingest_free(ing);
 }
 
+static int has_note(const hs_ingest_t *ing, const char *what);
+
+/* The hop wait from the harness's hop_probe: (median beside - median
+   idle) / hops, written and read back; 0 when the all-reduce was not
+   slower beside the backward; malformed probes are errors. */
+static void test_hop_probe(void)
+{
+    const char *files[] = {DATA "legacy-rank0.json.gz",
+                           DATA "legacy-rank1.json.gz", NULL};
+    static const struct {
+        const char *probe;
+        int64_t wait_ns;    /* -1: an error naming hop_probe */
+    } cases[] = {
+        /* medians: idle 60 ms (odd count), beside 90 ms: 30 ms / 2 hops */
+        {"{\"hops\": 2, \"idle_ns\": [70000000, 50000000, 60000000], "
+         "\"beside_ns\": [90000000, 200000000, 80000000]}", 15000000},
+        /* even count: the middle two's mean; idle 55 ms, beside 100 ms,
+           6 hops: 7.5 ms */
+        {"{\"hops\": 6, \"idle_ns\": [50000000, 60000000, 40000000, "
+         "70000000], \"beside_ns\": [90000000, 110000000, 300000000, "
+         "10000000]}", 7500000},
+        /* faster beside than idle: no wait */
+        {"{\"hops\": 2, \"idle_ns\": [9], \"beside_ns\": [5]}", 0},
+        {"null", 0},
+        {"{\"hops\": 0, \"idle_ns\": [1], \"beside_ns\": [2]}", -1},
+        {"{\"hops\": 2, \"idle_ns\": [], \"beside_ns\": []}", -1},
+        {"{\"hops\": 2, \"idle_ns\": [1, 2], \"beside_ns\": [2]}", -1},
+        {"{\"hops\": 2, \"idle_ns\": [1], \"beside_ns\": [-2]}", -1},
+        {"{\"hops\": 2, \"idle_ns\": [1.5], \"beside_ns\": [2]}", -1},
+        {"[1, 2]", -1},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512], path[1024];
+        const char *side;
+        hs_error_t err;
+        hs_err_t rc;
+        hs_ingest_t *ing;
+        hs_profile_t p, q;
+
+        snprintf(text, sizeof text,
+                 "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
+                 "\"grad_bytes\": 1138728, \"hop_probe\": %s}",
+                 cases[i].probe);
+        side = hs_test_write_file("hop.sidecar.json", text);
+        ing = ingest(20, side, files, &rc, &err);
+        if (rc == HS_OK) {
+            rc = hs_ingest_profile(ing, &p, &err);
+            if (rc == HS_OK && cases[i].wait_ns < 0)
+                hs_profile_clear(&p);
+        }
+        if (cases[i].wait_ns < 0) {
+            HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
+            HS_ASSERT_STR_CONTAINS(err.msg, "hop.sidecar.json");
+            HS_ASSERT_STR_CONTAINS(err.msg, "hop_probe");
+            hs_ingest_free(ing);
+            continue;
+        }
+        HS_ASSERT_I64_EQ(rc, HS_OK);
+        if (rc != HS_OK) {
+            fprintf(stderr, "\ncase %zu: %s\n", i, err.msg);
+            hs_ingest_free(ing);
+            continue;
+        }
+        HS_ASSERT_I64_EQ(p.t_hop_wait_ns, cases[i].wait_ns);
+        CU_ASSERT_EQUAL(has_note(ing, "hop wait"), cases[i].wait_ns >= 0 &&
+                        strcmp(cases[i].probe, "null") != 0);
+        snprintf(path, sizeof path, "%s/hop.profile.yaml",
+                 hs_test_tmpdir("ingest-hop"));
+        HS_ASSERT_I64_EQ(hs_profile_write(&p, path,
+                                          &(const hs_profile_info_t){"cpu",
+                                                                     NULL},
+                                          &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
+        HS_ASSERT_I64_EQ(q.t_hop_wait_ns, cases[i].wait_ns);
+        hs_profile_clear(&q);
+        hs_profile_clear(&p);
+        hs_ingest_free(ing);
+    }
+}
+
 /* Whether one of the ingestion's notes contains what. */
 static int has_note(const hs_ingest_t *ing, const char *what)
 {
@@ -1217,6 +1299,8 @@ static int register_ingest(void)
         CU_add_test(s, "legacy fixture vs reference", test_legacy_fixture) ==
             NULL ||
         CU_add_test(s, "D for n = 4", test_d_for_four_ranks) == NULL ||
+        CU_add_test(s, "hop wait from the hop probe", test_hop_probe) ==
+            NULL ||
         CU_add_test(s, "communication cost from the probe", test_comm_probe) ==
             NULL ||
         CU_add_test(s, "plain phases, clamped ready, rank use, alone",

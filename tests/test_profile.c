@@ -13,6 +13,8 @@
  *     operators; 20 steps are kept;
  *   - the ingested forward time agrees with the harness's own clock
  *     (sidecar) within 35%;
+ *   - the hop-wait probe: 16 trials pooled, and the profile's t_hop_wait
+ *     recomputed from them;
  *   - the written scenario loads, carries the profile, and `hetsim
  *     predict` runs on it.
  * Bad input: a model that fails to import, a rank that crashes (the type
@@ -213,6 +215,63 @@ static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes,
     return n_plain ? sum / (double)n_plain : -1;
 }
 
+static int hs__cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of a JSON list of integers (n <= 64), -1 if not one. */
+static long long hs__median(yajl_val v)
+{
+    long long x[64];
+    size_t n, i;
+
+    if (v == NULL || !YAJL_IS_ARRAY(v) || YAJL_GET_ARRAY(v)->len == 0 ||
+        YAJL_GET_ARRAY(v)->len > 64)
+        return -1;
+    n = YAJL_GET_ARRAY(v)->len;
+    for (i = 0; i < n; i++) {
+        if (!YAJL_IS_INTEGER(YAJL_GET_ARRAY(v)->values[i]))
+            return -1;
+        x[i] = YAJL_GET_INTEGER(YAJL_GET_ARRAY(v)->values[i]);
+    }
+    qsort(x, n, sizeof x[0], hs__cmp_ll);
+    return n % 2 ? x[n / 2] : x[n / 2 - 1] + (x[n / 2] - x[n / 2 - 1]) / 2;
+}
+
+/* The sidecar's hop-wait probe (CPU devices): 8 trials per rank, both
+   ranks' pooled, 2 hops; the profile's t_hop_wait is its medians'
+   difference over the hops (0 when negative), recomputed here. */
+static void hs__check_hop_probe(const char *sidecar, int64_t t_hop_wait_ns)
+{
+    const char *p_h[] = {"hop_probe", NULL}, *p_hops[] = {"hops", NULL},
+               *p_i[] = {"idle_ns", NULL}, *p_b[] = {"beside_ns", NULL};
+    yajl_val root = hs__load_json(sidecar), h, hops;
+    long long mi, mb, expect;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    h = yajl_tree_get(root, p_h, yajl_t_object);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    hops = yajl_tree_get(h, p_hops, yajl_t_number);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hops);
+    HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(hops), 2);
+    HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(yajl_tree_get(h, p_i,
+                                                  yajl_t_array))->len, 16);
+    HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(yajl_tree_get(h, p_b,
+                                                  yajl_t_array))->len, 16);
+    mi = hs__median(yajl_tree_get(h, p_i, yajl_t_array));
+    mb = hs__median(yajl_tree_get(h, p_b, yajl_t_array));
+    CU_ASSERT(mi > 0 && mb > 0);
+    expect = mb > mi ? (mb - mi) / 2 : 0;
+    printf("\n  hop probe: all-reduce %.3f ms idle, %.3f ms beside the "
+           "backward: t_hop_wait %.3f ms", mi / 1e6, mb / 1e6,
+           t_hop_wait_ns / 1e6);
+    HS_ASSERT_I64_EQ(t_hop_wait_ns, expect);
+    yajl_tree_free(root);
+}
+
 static void test_profile_mlp(void)
 {
     const char *dir;
@@ -275,6 +334,8 @@ static void test_profile_mlp(void)
        on a free core here; a wide bound, the machine is shared) */
     printf("\n  comm_ns_per_byte %.3f", prof.comm_ns_per_byte);
     CU_ASSERT(prof.comm_ns_per_byte > 0.02 && prof.comm_ns_per_byte < 50);
+    snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
+    hs__check_hop_probe(path, prof.t_hop_wait_ns);
     /* the profile's forward (both ranks' plain steps, pooled) and rank
        0's own plain steps agree; the plain steps ran first */
     snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
@@ -301,10 +362,12 @@ static void test_profile_mlp(void)
     else {
         HS_ASSERT_I64_EQ(s->types[0].profile.ar_bytes, m_bytes);
         HS_ASSERT_I64_EQ(s->n_devices, 2);
-        /* the recommended replay mode (gloo with timed buckets:
-           last_bucket), issue 11 */
+        /* the recommended replay mode (gloo with timed buckets: buckets
+           with a hop wait, else last_bucket), issue 11 */
         CU_ASSERT(s->types[0].profile.n_buckets > 0);
-        HS_ASSERT_I64_EQ(s->overlap, HS_OVERLAP_LAST_BUCKET);
+        HS_ASSERT_I64_EQ(s->overlap, s->types[0].profile.t_hop_wait_ns > 0
+                                         ? HS_OVERLAP_BUCKETS
+                                         : HS_OVERLAP_LAST_BUCKET);
         hs_scenario_free(s);
     }
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, NULL), 0);
@@ -543,6 +606,7 @@ static void test_single_device(void)
     HS_ASSERT_STR_CONTAINS(prof.source, "not measured");
     HS_ASSERT_STR_CONTAINS(prof.source, "without the profiler");
     CU_ASSERT(prof.comm_ns_per_byte == 0);
+    CU_ASSERT(prof.t_hop_wait_ns == 0);     /* no peer: no probe */
     hs_profile_clear(&prof);
     /* a spare device of the type */
     scen = hs__solo_scenario(dir, ", spare_devices: [{name: x0, type: solo,"
@@ -630,11 +694,29 @@ static void test_rewrite_yaml(void)
 }
 
 /* The recommended replay mode (issue 11), each branch of the rule on a
-   scenario typed in: gloo everywhere with timed buckets -> last_bucket;
+   scenario typed in: gloo everywhere with timed buckets and hop waits ->
+   buckets; the same with a type without a hop wait -> last_bucket;
    a gloo type without buckets -> none; an nccl type, timed buckets ->
    buckets; an nccl type, a type without buckets -> patent. */
+static hs_overlap_t rule_on2(const char *a_extra, const char *backend_b,
+                             const char *buckets_b, char *why, size_t len);
+
 static hs_overlap_t rule_on(const char *backend_b, const char *buckets_b,
                             char *why, size_t len)
+{
+    return rule_on2("", backend_b, buckets_b, why, len);
+}
+
+/* The same with a hop wait in type a too. */
+static hs_overlap_t rule_on_wait(const char *backend_b,
+                                 const char *buckets_b, char *why, size_t len)
+{
+    return rule_on2(",\n              t_hop_wait: 7ms", backend_b, buckets_b,
+                    why, len);
+}
+
+static hs_overlap_t rule_on2(const char *a_extra, const char *backend_b,
+                             const char *buckets_b, char *why, size_t len)
 {
     char text[1024];
     hs_scenario_t *s = NULL;
@@ -651,7 +733,7 @@ static hs_overlap_t rule_on(const char *backend_b, const char *buckets_b,
              "    backend: gloo\n"
              "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
              "              t_bwd: 2ms, allreduce_bytes: 1MB,\n"
-             "              buckets: [{bytes: 1MB, ready: 1ms}]}\n"
+             "              buckets: [{bytes: 1MB, ready: 1ms}]%s}\n"
              "  - name: b\n"
              "    count: 2\n"
              "    batch: 4\n"
@@ -659,7 +741,7 @@ static hs_overlap_t rule_on(const char *backend_b, const char *buckets_b,
              "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
              "              t_bwd: 2ms, allreduce_bytes: 1MB%s}\n"
              "network: {default_bandwidth: 1GB/s}\n",
-             backend_b, buckets_b);
+             a_extra, backend_b, buckets_b);
     hs_error_clear(&err);
     CU_ASSERT_EQUAL(hs_scenario_load_text(text, strlen(text), "r.yaml", NULL,
                                           &s, &err), HS_OK);
@@ -677,9 +759,20 @@ static void test_recommend_rule(void)
     const char *bk = ",\n              buckets: [{bytes: 1MB, ready: 1ms}]";
     char why[512];
 
+    const char *bkw = ",\n              buckets: [{bytes: 1MB, ready: 1ms}],"
+                      "\n              t_hop_wait: 5ms";
+
+    /* a hop wait in type b only: the earlier rule, naming type a */
     HS_ASSERT_I64_EQ(rule_on("gloo", bk, why, sizeof why),
                      HS_OVERLAP_LAST_BUCKET);
     HS_ASSERT_STR_CONTAINS(why, "last_bucket: every type is gloo");
+    HS_ASSERT_I64_EQ(rule_on("gloo", bkw, why, sizeof why),
+                     HS_OVERLAP_LAST_BUCKET);
+    HS_ASSERT_STR_CONTAINS(why, "type a has no hop wait");
+    HS_ASSERT_I64_EQ(rule_on_wait("gloo", bkw, why, sizeof why),
+                     HS_OVERLAP_BUCKETS);
+    HS_ASSERT_STR_CONTAINS(why, "buckets: every type is gloo");
+    HS_ASSERT_STR_CONTAINS(why, "measured hop wait");
     HS_ASSERT_I64_EQ(rule_on("gloo", "", why, sizeof why), HS_OVERLAP_NONE);
     HS_ASSERT_STR_CONTAINS(why, "type b has no timed gradient buckets");
     HS_ASSERT_I64_EQ(rule_on("nccl", bk, why, sizeof why),

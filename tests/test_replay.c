@@ -14,7 +14,9 @@
  *   - the communication's own cost (comm_ns_per_byte): a homogeneous ring
  *     after the backward equals 2(N-1) max(alpha + M/(N B), c M/N); a ring
  *     hidden in a long backward stretches the compute by 2(N-1) c M/N; the
- *     processing intervals in the trace.
+ *     processing intervals in the trace;
+ *   - the hop wait (t_hop_wait): a ring beside the backward, chunk by chunk
+ *     by hand; none when the ring runs after it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -661,6 +663,81 @@ static void test_comm_trace(void)
     }
 }
 
+/* ---- the hop wait ---- */
+
+/* A ring beside the backward (patent: it opens after the first backward
+   operator), t_hop_wait L = 2 ms, no communication cost: a chunk that
+   reaches its receiver before the receiver's backward ends is usable L
+   after it arrives; the others at once.  With t_bwd = 40 ms and rounds of
+   R = 17 us + 24.69 MB at 3.3 GB/s (7.50 ms), chunks 1-4 arrive at 7.5,
+   17.0, 26.5 and 36.0 ms after the ring opens (the backward has 39.67 ms
+   left then) and wait; chunks 5-8 arrive after it and do not: the ring
+   takes 8 R + 4 L.  Overlap none (the ring after the backward) never
+   waits: 8 R. */
+static void test_hop_wait(void)
+{
+    const char *modes[2] = {"rendezvous", "eager"};
+    const uint32_t n = 5;
+    const int64_t L = 2 * MS, bwd = 40 * MS, open = 7777777 + 333000;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r;
+        int64_t R, t, waits = 0;
+        uint32_t i;
+
+        snprintf(text, sizeof text, homog_yaml, "      t_bwd: 40ms\n",
+                 "      t_hop_wait: 2ms\n", "3.3GB/s", modes[k], "patent");
+        s = load_text(text);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        HS_ASSERT_I64_EQ(s->types[0].profile.t_hop_wait_ns, L);
+        R = 17000 + hs_xfer_ns(hs_profile_payload_bytes(&s->types[0].profile)
+                               / n, 3.3e9);
+        /* the reference: round by round */
+        for (t = open, i = 0; i < 2 * (n - 1); i++) {
+            t += R;
+            if (t < 7777777 + bwd) {
+                t += L;
+                waits++;
+            }
+        }
+        HS_ASSERT_I64_EQ(waits, 4);
+        HS_ASSERT_I64_EQ(t, open + 8 * R + 4 * L);
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, open + 8 * R + 4 * L);
+        for (i = 0; i < n; i++)
+            HS_ASSERT_I64_EQ(r->dev_step_ns[i], open + 8 * R + 4 * L);
+        /* the closed form knows nothing of it */
+        HS_ASSERT_I64_EQ(r->closed_step_ns, open + 8 * R);
+        hs_replay_result_free(r);
+        /* a backward that outlasts the ring: every chunk waits, and the
+           step is the backward's */
+        s->types[0].profile.t_bwd.mean_ns = 900 * MS;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, 7777777 + 900 * MS);
+        hs_replay_result_free(r);
+        s->types[0].profile.t_bwd.mean_ns = bwd;
+        /* overlap none: the ring after the backward, no chunk waits */
+        s->overlap = HS_OVERLAP_NONE;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, 7777777 + bwd + 8 * R);
+        hs_replay_result_free(r);
+        /* without the wait the patent ring takes 8 R from its opening */
+        s->overlap = HS_OVERLAP_PATENT;
+        s->types[0].profile.t_hop_wait_ns = 0;
+        r = replay(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->step_ns, open + 8 * R);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
 /* ---- stragglers ---- */
 
 static void test_stragglers(void)
@@ -1162,6 +1239,7 @@ static int register_tests(void)
         CU_add_test(s, "stragglers", test_stragglers) == NULL ||
         CU_add_test(s, "communication cost: formulas", test_comm_cost) ==
             NULL ||
+        CU_add_test(s, "hop wait by hand", test_hop_wait) == NULL ||
         CU_add_test(s, "communication cost: trace", test_comm_trace) ==
             NULL ||
         CU_add_test(s, "bucket rings at once (streams)", test_streams) ==

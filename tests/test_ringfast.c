@@ -5,7 +5,8 @@
  * scenario that has profiles, and on random rings (random N, types,
  * bandwidths, latencies, compute scales, extra compute, the
  * communication's cost, stragglers, t_dl-bound steps, the optimizer, both
- * send modes, patent and none), every figure of hs_ringfast_run must equal
+ * send modes, patent and none; hop waits under overlap none), every
+ * figure of hs_ringfast_run must equal
  * the replay's to the nanosecond, and so must the number of events and
  * the time of the last one.  Also: what the predicate declines.
  */
@@ -263,6 +264,9 @@ static char *random_yaml(uint64_t *r, int with_comm)
         if (with_comm && rnd(r, 0, 2) != 0)
             put(&b, "      comm_ns_per_byte: %.3f\n",
                 (double)rnd(r, 0, 3000) / 1000.0);
+        if (with_comm == 2 && rnd(r, 0, 2) != 0)
+            put(&b, "      t_hop_wait: %lluns\n",
+                (unsigned long long)rnd(r, 1, 30000000));
         if (nbk > 0 && (t == 0 || rnd(r, 0, 2) != 0)) {
             /* gradient buckets (other types borrow type 0's); ready
                times mostly increasing, sizes not summing to M */
@@ -374,6 +378,18 @@ static void test_random_comm(void)
     CU_ASSERT_TRUE(n_compared - before >= 2 * 80);
 }
 
+/* With hop waits (t_hop_wait) the fast path replays overlap none under
+   rendezvous sends (no chunk reaches a device in its backward there) and
+   declines the rest; the engine is the reference for what it replays. */
+static void test_random_hopwait(void)
+{
+    int before = n_compared, dec = n_declined;
+
+    random_rings(0x2545F4914F6CDD1DULL, 80, 2);
+    printf("(%d runs, %d declined) ", n_compared - before, n_declined - dec);
+    CU_ASSERT_TRUE(n_compared - before >= 80);
+}
+
 /* A bigger ring, many steps, a straggler in the middle: both modes. */
 static void test_bigger_ring(void)
 {
@@ -452,6 +468,17 @@ static void test_declines(void)
     HS_ASSERT_STR_CONTAINS(why, "eager");
     s->types[0].profile.comm_ns_per_byte = 0;
     o.send = HS_SEND_RENDEZVOUS;
+    /* a hop wait: only overlap none under rendezvous */
+    s->types[0].profile.t_hop_wait_ns = 5000000;
+    CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, why, sizeof why));
+    HS_ASSERT_STR_CONTAINS(why, "hop wait");
+    o.overlap = HS_OVERLAP_NONE;
+    CU_ASSERT_TRUE(hs_ringfast_supports(s, &o, why, sizeof why));
+    o.send = HS_SEND_EAGER;
+    CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, why, sizeof why));
+    o.send = HS_SEND_RENDEZVOUS;
+    o.overlap = HS_OVERLAP_PATENT;
+    s->types[0].profile.t_hop_wait_ns = 0;
     o.steps = 0;
     CU_ASSERT_FALSE(hs_ringfast_supports(s, &o, NULL, 0));
     hs_scenario_free(s);
@@ -466,6 +493,8 @@ static int register_tests(void)
     if (CU_add_test(s, "shipped scenarios", test_shipped) == NULL ||
         CU_add_test(s, "random rings", test_random_rings) == NULL ||
         CU_add_test(s, "random rings with comm cost", test_random_comm) ==
+            NULL ||
+        CU_add_test(s, "random rings with hop waits", test_random_hopwait) ==
             NULL ||
         CU_add_test(s, "a bigger ring", test_bigger_ring) == NULL ||
         CU_add_test(s, "two devices", test_two_devices) == NULL ||

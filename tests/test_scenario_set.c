@@ -106,6 +106,7 @@ static void same_scenario(const hs_scenario_t *a, const hs_scenario_t *b)
         HS_ASSERT_I64_EQ(x->profile.ar_bytes, y->profile.ar_bytes);
         HS_ASSERT_DBL_NEAR(x->profile.comm_ns_per_byte,
                            y->profile.comm_ns_per_byte, 0);
+        HS_ASSERT_I64_EQ(x->profile.t_hop_wait_ns, y->profile.t_hop_wait_ns);
     }
     HS_ASSERT_DBL_NEAR(a->default_bw_bytes_per_s, b->default_bw_bytes_per_s,
                        0);
@@ -163,6 +164,8 @@ static const set_case_t cases[] = {
     {"device_types.a.profile.comm_ns_per_byte", "0.5", S_APROF,
      "t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB, comm_ns_per_byte: 0.5",
      0},
+    {"device_types.a.profile.t_hop_wait", "15ms", S_APROF,
+     "t_fwd: 10ms, t_b1: 1ms, allreduce_bytes: 4MB, t_hop_wait: 15ms", 0},
     {"job.epochs", "3", S_EPOCHS, "3", 0},
     {"job.dataset.samples", "500", S_DATASET,
      "samples: 500, sample_bytes: 1KB", 0},
@@ -373,7 +376,7 @@ static void test_set_errors(void)
                      HS_ERR_SCHEMA,
                      "device_types.a.profile.fwd_ops: unknown key; valid: "
                      "t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes, "
-                     "comm_ns_per_byte",
+                     "comm_ns_per_byte, t_hop_wait",
                      1);
     expect_set_error(s, "simulate.stepz", "3", HS_ERR_SCHEMA,
                      "simulate.stepz: unknown key; valid: steps, seed, "
@@ -659,6 +662,7 @@ static void same_profile(const hs_profile_t *a, const hs_profile_t *b)
         HS_ASSERT_I64_EQ(a->buckets[k].ready_ns, b->buckets[k].ready_ns);
     }
     HS_ASSERT_DBL_NEAR(a->comm_ns_per_byte, b->comm_ns_per_byte, 0);
+    HS_ASSERT_I64_EQ(a->t_hop_wait_ns, b->t_hop_wait_ns);
     HS_ASSERT_I64_EQ(a->steps_kept, b->steps_kept);
     CU_ASSERT_EQUAL(a->source == NULL, b->source == NULL);
     if (a->source != NULL && b->source != NULL)

@@ -443,14 +443,33 @@ static void test_accuracy_smoke(void)
                   num(res, ep) < -0.05);
         CU_ASSERT(isfinite(num(res, eb2)) && fabs(num(res, eb2)) < 0.30);
     }
-    /* the last_bucket replay ran, and is what hetsim profile recommended
-       for this all-gloo cluster with timed buckets (issue 11) */
+    /* the last_bucket replay ran; hetsim profile recommended buckets for
+       this all-gloo cluster with timed buckets where every type's profile
+       has a hop wait (the harness's hop probe), else last_bucket (issue
+       11); every type's hop wait is a plausible one (0 to 1 s a hop) */
     {
         const char *pl[] = {"replay_ns", "last_bucket", NULL};
+        const char *pb_[] = {"replay_ns", "buckets", NULL};
         const char *pr[] = {"replay_ns", "recommended", NULL};
+        const char *pp_[] = {"profile", NULL};
+        yajl_val prof = yajl_tree_get(res, pp_, yajl_t_object);
+        size_t t;
+        int waits = prof != NULL && YAJL_GET_OBJECT(prof)->len > 0;
 
         CU_ASSERT(isfinite(num(res, pl)) && num(res, pl) > 0);
-        CU_ASSERT(num(res, pr) == num(res, pl));
+        CU_ASSERT_PTR_NOT_NULL(prof);
+        for (t = 0; prof != NULL && t < YAJL_GET_OBJECT(prof)->len; t++) {
+            const char *pw[] = {"t_hop_wait_ns", NULL};
+            yajl_val w = yajl_tree_get(YAJL_GET_OBJECT(prof)->values[t], pw,
+                                       yajl_t_number);
+            double w_ns = w != NULL ? YAJL_GET_DOUBLE(w) : -1;
+            printf("  type %s: t_hop_wait %.3f ms\n",
+                   YAJL_GET_OBJECT(prof)->keys[t], w_ns / 1e6);
+            CU_ASSERT(w_ns >= 0 && w_ns < 1e9);
+            if (!(w_ns > 0))
+                waits = 0;
+        }
+        CU_ASSERT(num(res, pr) == num(res, waits ? pb_ : pl));
     }
     /* the host-speed canary: a reading per online CPU at every checkpoint
        (before and after the profile, after the one full run), each a

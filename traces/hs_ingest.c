@@ -616,7 +616,8 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
         hs_notes_add(&ing->notes,
                      "profiled alone (one rank, no peer): the payload M is "
                      "the model's gradient bytes, D = M for n = 2; the "
-                     "communication's own cost was not measured");
+                     "communication's own cost and the hop wait were not "
+                     "measured");
     } else if (world > 0)
         n = (unsigned)world;
     else if (ing->sc.loaded)
@@ -717,6 +718,18 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      "(the sidecar's comm_probe: CPU time of the all-reduces "
                      "at the forward's %.3f cores)",
                      ing->sc.comm_ns_per_byte, ing->sc.comm_cpu_rate);
+    }
+    if (ing->sc.loaded && ing->sc.hop_wait_ns >= 0) {
+        out->t_hop_wait_ns = ing->sc.hop_wait_ns;
+        hs_notes_add(&ing->notes,
+                     "hop wait %.3f ms per ring hop that reaches a computing "
+                     "device (the sidecar's hop_probe: median all-reduce "
+                     "%.3f ms beside the backward, %.3f ms idle, %u hops, "
+                     "%u trials)",
+                     (double)ing->sc.hop_wait_ns / 1e6,
+                     (double)ing->sc.hop_beside_ns / 1e6,
+                     (double)ing->sc.hop_idle_ns / 1e6, ing->sc.hop_hops,
+                     ing->sc.hop_n);
     }
     if ((rc = hs__plain_phases(ing, out)) != HS_OK)
         goto nomem;

@@ -87,6 +87,81 @@ static hs_err_t hs__sc_comm(const char *path, yajl_val root,
     return HS_OK;
 }
 
+static int hs__cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of the non-negative integers in the JSON list v (n >= 1):
+   0 ok, -1 an element is not one, -2 out of memory. */
+static int hs__sc_median(yajl_val v, int64_t *out)
+{
+    size_t n = YAJL_GET_ARRAY(v)->len, i;
+    int64_t *x = malloc(n * sizeof *x);
+
+    if (x == NULL)
+        return -2;
+    for (i = 0; i < n; i++) {
+        yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+        if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0) {
+            free(x);
+            return -1;
+        }
+        x[i] = (int64_t)YAJL_GET_INTEGER(e);
+    }
+    qsort(x, n, sizeof *x, hs__cmp_i64);
+    *out = n % 2 ? x[n / 2] : x[n / 2 - 1] + (x[n / 2] - x[n / 2 - 1]) / 2;
+    free(x);
+    return 0;
+}
+
+/* The harness's "hop_probe" (issue 11): per trial an all-reduce of the
+   first bucket idle ("idle_ns") and the same beside the backward
+   ("beside_ns"), pooled over the ranks, and the ring's "hops".  The wait
+   per hop while the receiver computes: (median beside - median idle) /
+   hops, 0 when negative.  Absent or null: hop_wait_ns = -1. */
+static hs_err_t hs__sc_hop(const char *path, yajl_val root,
+                           hs_sidecar_t *out, hs_error_t *err)
+{
+    static const char *const what =
+        "must be an object with a positive integer hops and two non-empty "
+        "lists idle_ns and beside_ns of the same length of non-negative "
+        "integers (ns)";
+    const char *pp[2] = {"hop_probe", NULL}, *pi[2] = {"idle_ns", NULL},
+               *pb[2] = {"beside_ns", NULL};
+    yajl_val probe = yajl_tree_get(root, pp, yajl_t_any), vi, vb;
+    uint64_t hops = 0;
+    int ri, rb;
+
+    out->hop_wait_ns = -1;
+    if (probe == NULL || YAJL_IS_NULL(probe))
+        return HS_OK;
+    if (!YAJL_IS_OBJECT(probe) || hs__sc_u64(probe, "hops", 0, &hops) != 1 ||
+        hops == 0 || hops > UINT_MAX)
+        return hs__sc_bad(path, err, "hop_probe", what);
+    vi = yajl_tree_get(probe, pi, yajl_t_array);
+    vb = yajl_tree_get(probe, pb, yajl_t_array);
+    if (vi == NULL || vb == NULL || YAJL_GET_ARRAY(vi)->len == 0 ||
+        YAJL_GET_ARRAY(vi)->len != YAJL_GET_ARRAY(vb)->len ||
+        YAJL_GET_ARRAY(vi)->len > UINT_MAX)
+        return hs__sc_bad(path, err, "hop_probe", what);
+    ri = hs__sc_median(vi, &out->hop_idle_ns);
+    rb = ri == 0 ? hs__sc_median(vb, &out->hop_beside_ns) : 0;
+    if (ri == -2 || rb == -2)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    if (ri < 0 || rb < 0)
+        return hs__sc_bad(path, err, "hop_probe", what);
+    out->hop_hops = (unsigned)hops;
+    out->hop_n = (unsigned)YAJL_GET_ARRAY(vi)->len;
+    out->hop_wait_ns = out->hop_beside_ns > out->hop_idle_ns
+                           ? (out->hop_beside_ns - out->hop_idle_ns) /
+                                 (int64_t)hops
+                           : 0;
+    return HS_OK;
+}
+
 static double hs__sc_num(yajl_val obj, const char *key)
 {
     const char *path[2] = {key, NULL};
@@ -325,6 +400,8 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         }
     }
     if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
+        goto done;
+    if ((rc = hs__sc_hop(path, root, out, err)) != HS_OK)
         goto done;
     if ((rc = hs__sc_plain(path, root, out, err)) != HS_OK)
         goto done;

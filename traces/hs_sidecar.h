@@ -4,8 +4,8 @@
  * (world_size), the gradient payload (grad_bytes, or bucket_bytes that add
  * up to it), optionally the bucket ready times the harness's comm hook
  * measured ("buckets": [{"bytes", "ready_ns"}]), whether the harness ran
- * the all-reduces after the backward ("comm": "after") and its
- * communication probe ("comm_probe").  The ingestion uses it where the
+ * the all-reduces after the backward ("comm": "after"), its
+ * communication probe ("comm_probe") and its hop-wait probe ("hop_probe").  The ingestion uses it where the
  * traces fall short.
  */
 #ifndef HS_SIDECAR_H
@@ -31,6 +31,13 @@ typedef struct hs_sidecar_s {
                                   trace's calls do not time the buckets */
     double comm_ns_per_byte;   /* from "comm_probe", 0 when absent */
     double comm_cpu_rate;      /* cores the forward ran at */
+    /* "hop_probe": the wait of a ring hop whose receiver computes: the
+       median of the all-reduces beside the backward minus the median of
+       the same idle, over the ring's hops (0 when that is negative);
+       -1 when absent */
+    int64_t hop_wait_ns;
+    int64_t hop_idle_ns, hop_beside_ns;   /* the two medians */
+    unsigned hop_hops, hop_n;             /* hops; samples of each kind */
     int alone;                 /* "alone": true: one rank, no peer */
     /* "plain": the wall-clock phases of the iterations run without the
        profiler, pooled over the ranks (n_plain samples each; t_dl, t_fwd,

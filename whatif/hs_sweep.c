@@ -86,6 +86,7 @@ static const hs__key_t hs__keys[] = {
     {"device_types.*.profile.t_opt", HS_SWEEP_TIME_OR_UNKNOWN},
     {"device_types.*.profile.allreduce_bytes", HS_SWEEP_BYTES},
     {"device_types.*.profile.comm_ns_per_byte", HS_SWEEP_NUMBER},
+    {"device_types.*.profile.t_hop_wait", HS_SWEEP_TIME},
     {"job.epochs", HS_SWEEP_COUNT},
     {"job.dataset.size", HS_SWEEP_SIZE},
     {"job.dataset.samples", HS_SWEEP_COUNT},

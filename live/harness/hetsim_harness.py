@@ -106,6 +106,10 @@ def _parse_args(argv):
                         "the device's alone (on CPU devices gloo's threads "
                         "would otherwise share its cores); overlap: DDP's "
                         "own overlap")
+    p.add_argument("--hop-trials", type=int, default=8,
+                   help="trials of the hop-wait probe (an all-reduce of the "
+                        "first bucket idle, then beside the backward; CPU "
+                        "devices only; 0: no probe)")
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--workers", type=int, default=0,
                    help="DataLoader worker processes")
@@ -250,6 +254,70 @@ def _use_figures(rank, steps):
             "compute_mean_ns": int(mean), "compute_sd_ns": int(sd),
             "compute_median_ns": int(t[len(t) // 2]),
             "compute_max_ns": int(t[-1])}
+
+
+# The hop probe's payload at most: the wait does not grow with the bytes
+# (bench/hopwait: the same extra at 1 and 4 MB), while a large payload's
+# reduction work, shared with the backward's thread beside it, would add
+# its own slowdown (a 15.8 MB bucket of a wide MLP at 0.2 core: 70 ms a
+# hop against 8-19 ms for the 1 MB buckets of the other models).
+HOP_PROBE_MAX_BYTES = 1 << 20
+
+
+def _hop_probe(model, loss_fn, loader, device, buckets, world, trials,
+               dist, torch):
+    """The wait a ring hop gets when its receiver computes (issue 11,
+    bench/hopwait): on CPU devices the thread that takes each incoming
+    segment and sends the next shares the device with the compute, and
+    under a CPU quota it waits for the quota's next period once the
+    compute has used it up.  Per trial, every rank (after a barrier)
+    all-reduces the first bucket's bytes, at most HOP_PROBE_MAX_BYTES,
+    with nothing else running (idle), then, after another barrier,
+    starts the same all-reduce and
+    runs the model's backward beside it (the unwrapped module, so no DDP
+    hook fires; the graph is kept and the backward run again until the
+    all-reduce is done) while a thread waits for it (beside).  Trials
+    alternate the two, so a drift of the host's speed falls on both.
+    Returns the lists of ns of every rank, pooled, and the hops
+    (2(world-1)); the ingestion takes the medians' difference over the
+    hops."""
+    import threading
+    now = time.perf_counter_ns
+    nbytes = min(buckets[0]["bytes"], HOP_PROBE_MAX_BYTES)
+    t = torch.ones(max(nbytes // 4, 1))
+    x, y = next(iter(loader))
+    x = x.to(device)
+    y = y.to(device)
+    loss = loss_fn(model(x), y)
+    for _ in range(2):
+        dist.all_reduce(t)
+    idle, beside = [], []
+    for _ in range(trials):
+        dist.barrier()
+        s = now()
+        dist.all_reduce(t)
+        idle.append(now() - s)
+        dist.barrier()
+        done = [None]
+        s = now()
+        work = dist.all_reduce(t, async_op=True)
+
+        def waiter():
+            work.wait()
+            done[0] = now() - s
+        th = threading.Thread(target=waiter)
+        th.start()
+        while done[0] is None:
+            loss.backward(retain_graph=True)
+        th.join()
+        beside.append(done[0])
+        del th, waiter, work
+    model.zero_grad(set_to_none=True)
+    every = [None] * world
+    dist.all_gather_object(every, (idle, beside))
+    return {"bytes": nbytes, "hops": 2 * (world - 1), "trials": trials,
+            "idle_ns": [v for r_ in every for v in r_[0]],
+            "beside_ns": [v for r_ in every for v in r_[1]]}
 
 
 def _write_json(path, obj):
@@ -632,6 +700,15 @@ def main(argv):
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "communication CPU probe: %s" % e)
 
+    hop_probe = None
+    if device_type == "cpu" and world > 1 and buckets and a.hop_trials > 0:
+        _STAGE["step"] = "hop-wait probe"
+        try:
+            hop_probe = _hop_probe(model, loss_fn, loader, device, buckets,
+                                   world, a.hop_trials, dist, torch)
+        except Exception as e:  # noqa: BLE001
+            _fail(rank, 1, "hop-wait probe: %s" % e)
+
     side = {
         "hetsim_sidecar": SIDECAR_FORMAT,
         "rank": rank, "world_size": world, "local_rank": local_rank,
@@ -652,6 +729,7 @@ def main(argv):
         "trace": os.path.basename(trace_path),
         "steps": steps,
         "comm_probe": comm_probe,
+        "hop_probe": hop_probe,
         "alone": world == 1,
         "plain_iterations": a.plain,
         "plain": plain_all,
@@ -663,11 +741,20 @@ def main(argv):
     except Exception as e:  # noqa: BLE001
         _fail(rank, 1, "writing the sidecar: %s" % e)
     try:
-        dist.barrier()
+        if a.backend == "gloo":
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=60))
+        else:
+            dist.barrier()
         dist.destroy_process_group()
     except Exception:  # noqa: BLE001 -- results are written already
         pass
-    return 0
+    # os._exit, as in _fail: the results are written and closed, and
+    # gloo's threads must not hang the interpreter's shutdown (a rank
+    # waited there 300 s after writing its sidecar, once in ~20 runs
+    # with the hop probe's asynchronous all-reduces).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
