@@ -106,6 +106,13 @@
  * suspended (processing in it only happens under eager, for chunks of the
  * next step).  With c = 0 for every type none of this runs.
  *
+ * The hop wait (a type's t_hop_wait L > 0; CPU devices under a quota,
+ * where the thread that takes a chunk waits for the quota's next period
+ * once the compute has used it up): a chunk that arrives at y before y's
+ * backward has ended (its planned end plus the compute debt) is usable L
+ * after the later of its arrival and its processing.  It does not suspend
+ * the compute.  With L = 0 for every type nothing changes.
+ *
  * Rounds are numbered per device and stream (a lane, or ring index, rx =
  * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
  * collective (the ring: 2(N-1)), B_s the rings
@@ -606,7 +613,9 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
    backward) suspends it: the compute's remaining milestones move later by
    w (cdebt_ns, see hs__later).  Chunks reach y in order over one edge and
    x sends g+1 only after g arrived, so one chunk per device is in flight
-   and they are processed, and become usable, in order. */
+   and they are processed, and become usable, in order.  A chunk that
+   arrives while y computes (before the end of its backward) becomes usable
+   the type's t_hop_wait later (the hop wait). */
 static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
                            int64_t now, int64_t arrive_ns)
 {

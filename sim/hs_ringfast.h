@@ -34,8 +34,10 @@
  * share each link first come, first served); the communication's cost
  * under eager or with buckets (there processing can move a compute
  * milestone at the very time another event fires, and the engine orders
- * such equal-time events by sequence number); profiles whose buckets do
- * not match (the replay reports those).
+ * such equal-time events by sequence number); a hop wait (t_hop_wait)
+ * except under overlap none with rendezvous sends, where no chunk reaches
+ * a device in its backward; profiles whose buckets do not match (the
+ * replay reports those).
  */
 int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len);
