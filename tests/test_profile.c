@@ -381,8 +381,20 @@ static void test_profile_mlp(void)
 
 static const char hs__bad_model[] =
     "import os, time\n"
+    "import torch\n"
     "import torch.nn as nn\n"
     "SYNTHETIC = '16/4'\n"
+    "class Once(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, x):\n"
+    "        ctx.used = False\n"
+    "        return x.clone()\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, g):\n"
+    "        if ctx.used:\n"
+    "            raise RuntimeError('backward twice on one graph')\n"
+    "        ctx.used = True\n"
+    "        return g\n"
     "class M(nn.Module):\n"
     "    def __init__(self):\n"
     "        super().__init__()\n"
@@ -396,6 +408,8 @@ static const char hs__bad_model[] =
     "                raise RuntimeError('injected failure')\n"
     "            if mode == 'hang':\n"
     "                time.sleep(3600)\n"
+    "        if mode == 'once':\n"
+    "            return Once.apply(self.l(x))\n"
     "        return self.l(x)\n"
     "def build_model():\n"
     "    return M()\n";
@@ -509,6 +523,49 @@ static void test_hang(void)
                                   "127.0.0.1) did not finish within 20 s");
     HS_ASSERT_STR_CONTAINS(r.err, "hung in step 2 (forward)");
     hs_run_free(&r);
+}
+
+/* A model whose backward cannot run twice on one graph (mode once, type
+   bad; type good is the plain model): the profile succeeds, type bad's
+   hop-wait probe is skipped on both ranks (the sidecar says why, the
+   profile's source notes it, no t_hop_wait), type good's runs. */
+static void test_hop_probe_skipped(void)
+{
+    const char *dir, *scen;
+    char out[2048], path[4096];
+    hs_profile_t prof;
+    hs_error_t err;
+    hs_run_t r;
+
+    if (!hs__python())
+        return;
+    dir = hs_test_tmpdir("profile-once");
+    scen = hs__bad_scenario(dir, hs__bad_model, "once", "60s");
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--python", hs__py, NULL), 0);
+    if (r.status != 0)
+        fprintf(stderr, "\nprofile: exit %d\n%s\n", r.status, r.err);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.out, "type bad: note: the hop-wait probe was "
+                                  "skipped (rank 0: the backward cannot run "
+                                  "twice on one graph (RuntimeError: "
+                                  "backward twice on one graph))");
+    hs_run_free(&r);
+    snprintf(path, sizeof path, "%s/bad.profile.yaml", out);
+    hs_error_clear(&err);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    HS_ASSERT_I64_EQ(prof.t_hop_wait_ns, 0);
+    HS_ASSERT_STR_CONTAINS(prof.source, "hop-wait probe was skipped");
+    hs_profile_clear(&prof);
+    snprintf(path, sizeof path, "%s/good.profile.yaml", out);
+    memset(&prof, 0, sizeof prof);
+    CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+    CU_ASSERT(prof.source != NULL &&
+              strstr(prof.source, "hop-wait probe was skipped") == NULL);
+    CU_ASSERT(prof.source != NULL && strstr(prof.source, "hop wait") != NULL);
+    hs_profile_clear(&prof);
 }
 
 /* A scenario in dir with a type "solo" of a single device s0 and a type
@@ -915,6 +972,8 @@ static int hs__register(void)
     CU_add_test(b, "crashing rank, measured type kept",
                 test_crash_keeps_measured);
     CU_add_test(b, "hung rank times out", test_hang);
+    CU_add_test(b, "backward not repeatable: hop probe skipped",
+                test_hop_probe_skipped);
     CU_add_test(b, "python missing", test_python_missing);
     CU_add_test(b, "single-device type: refused, alone, spare",
                 test_single_device);

@@ -731,6 +731,11 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      (double)ing->sc.hop_idle_ns / 1e6, ing->sc.hop_hops,
                      ing->sc.hop_n);
     }
+    if (ing->sc.loaded && ing->sc.hop_skipped[0] != '\0')
+        hs_notes_add(&ing->notes,
+                     "the hop-wait probe was skipped (%s): no t_hop_wait, "
+                     "so the replay adds no wait for this type",
+                     ing->sc.hop_skipped);
     if ((rc = hs__plain_phases(ing, out)) != HS_OK)
         goto nomem;
     if ((rc = hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR)) !=

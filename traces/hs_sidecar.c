@@ -121,7 +121,8 @@ static int hs__sc_median(yajl_val v, int64_t *out)
    first bucket idle ("idle_ns") and the same beside the backward
    ("beside_ns"), pooled over the ranks, and the ring's "hops".  The wait
    per hop while the receiver computes: (median beside - median idle) /
-   hops, 0 when negative.  Absent or null: hop_wait_ns = -1. */
+   hops, 0 when negative.  Absent or null: hop_wait_ns = -1.  Also
+   "hop_probe_skipped": why the harness did not run it (a string). */
 static hs_err_t hs__sc_hop(const char *path, yajl_val root,
                            hs_sidecar_t *out, hs_error_t *err)
 {
@@ -130,12 +131,21 @@ static hs_err_t hs__sc_hop(const char *path, yajl_val root,
         "lists idle_ns and beside_ns of the same length of non-negative "
         "integers (ns)";
     const char *pp[2] = {"hop_probe", NULL}, *pi[2] = {"idle_ns", NULL},
-               *pb[2] = {"beside_ns", NULL};
+               *pb[2] = {"beside_ns", NULL},
+               *ps[2] = {"hop_probe_skipped", NULL};
     yajl_val probe = yajl_tree_get(root, pp, yajl_t_any), vi, vb;
+    yajl_val skipped = yajl_tree_get(root, ps, yajl_t_any);
     uint64_t hops = 0;
     int ri, rb;
 
     out->hop_wait_ns = -1;
+    if (skipped != NULL && !YAJL_IS_NULL(skipped)) {
+        if (!YAJL_IS_STRING(skipped))
+            return hs__sc_bad(path, err, "hop_probe_skipped",
+                              "must be a string or null");
+        snprintf(out->hop_skipped, sizeof out->hop_skipped, "%s",
+                 YAJL_GET_STRING(skipped));
+    }
     if (probe == NULL || YAJL_IS_NULL(probe))
         return HS_OK;
     if (!YAJL_IS_OBJECT(probe) || hs__sc_u64(probe, "hops", 0, &hops) != 1 ||

@@ -38,6 +38,9 @@ typedef struct hs_sidecar_s {
     int64_t hop_wait_ns;
     int64_t hop_idle_ns, hop_beside_ns;   /* the two medians */
     unsigned hop_hops, hop_n;             /* hops; samples of each kind */
+    char hop_skipped[256];  /* "hop_probe_skipped": why the harness did
+                               not run the probe ("" when it did or the
+                               key is absent or null; truncated) */
     int alone;                 /* "alone": true: one rank, no peer */
     /* "plain": the wall-clock phases of the iterations run without the
        profiler, pooled over the ranks (n_plain samples each; t_dl, t_fwd,

@@ -278,9 +278,10 @@ def _hop_probe(model, loss_fn, loader, device, buckets, world, trials,
     hook fires; the graph is kept and the backward run again until the
     all-reduce is done) while a thread waits for it (beside).  Trials
     alternate the two, so a drift of the host's speed falls on both.
-    Returns the lists of ns of every rank, pooled, and the hops
-    (2(world-1)); the ingestion takes the medians' difference over the
-    hops."""
+    Returns (probe, None) with the lists of ns of every rank, pooled,
+    and the hops (2(world-1)) -- the ingestion takes the medians'
+    difference over the hops -- or (None, why) when some rank's backward
+    cannot run twice on one graph."""
     import threading
     now = time.perf_counter_ns
     nbytes = min(buckets[0]["bytes"], HOP_PROBE_MAX_BYTES)
@@ -289,6 +290,24 @@ def _hop_probe(model, loss_fn, loader, device, buckets, world, trials,
     x = x.to(device)
     y = y.to(device)
     loss = loss_fn(model(x), y)
+    # The probe runs the backward again on one graph: a model that cannot
+    # (a custom autograd function that frees its state, say) skips the
+    # probe on every rank, said in the sidecar, instead of failing the
+    # profile; the ranks agree first, so none waits in a collective alone.
+    why = ""
+    try:
+        loss.backward(retain_graph=True)
+        loss.backward(retain_graph=True)
+    except Exception as e:  # noqa: BLE001 -- the user's model, any error
+        why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]
+                          if str(e) else "")
+    every = [None] * world
+    dist.all_gather_object(every, why)
+    bad = [(r_, w_) for r_, w_ in enumerate(every) if w_]
+    if bad:
+        model.zero_grad(set_to_none=True)
+        return None, ("rank %d: the backward cannot run twice on one graph "
+                      "(%s)" % bad[0])
     for _ in range(2):
         dist.all_reduce(t)
     idle, beside = [], []
@@ -317,7 +336,7 @@ def _hop_probe(model, loss_fn, loader, device, buckets, world, trials,
     dist.all_gather_object(every, (idle, beside))
     return {"bytes": nbytes, "hops": 2 * (world - 1), "trials": trials,
             "idle_ns": [v for r_ in every for v in r_[0]],
-            "beside_ns": [v for r_ in every for v in r_[1]]}
+            "beside_ns": [v for r_ in every for v in r_[1]]}, None
 
 
 def _write_json(path, obj):
@@ -700,12 +719,13 @@ def main(argv):
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "communication CPU probe: %s" % e)
 
-    hop_probe = None
+    hop_probe, hop_skipped = None, None
     if device_type == "cpu" and world > 1 and buckets and a.hop_trials > 0:
         _STAGE["step"] = "hop-wait probe"
         try:
-            hop_probe = _hop_probe(model, loss_fn, loader, device, buckets,
-                                   world, a.hop_trials, dist, torch)
+            hop_probe, hop_skipped = _hop_probe(
+                model, loss_fn, loader, device, buckets, world,
+                a.hop_trials, dist, torch)
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "hop-wait probe: %s" % e)
 
@@ -730,6 +750,7 @@ def main(argv):
         "steps": steps,
         "comm_probe": comm_probe,
         "hop_probe": hop_probe,
+        "hop_probe_skipped": hop_skipped,
         "alone": world == 1,
         "plain_iterations": a.plain,
         "plain": plain_all,
