@@ -792,19 +792,26 @@ static hs_err_t hs__run_points(const hs_scenario_t *s, size_t t,
     return rc;
 }
 
-/* 1: every type's profile (res's where it profiled the type, else the
-   scenario's) lists gradient buckets with ready times (the last may be
-   0: ready when the backward ends). */
+/* Type t's profile: res's where it profiled the type, else the
+   scenario's. */
+static const hs_profile_t *hs__type_profile(const hs_scenario_t *s,
+                                            const hs_prun_result_t *res,
+                                            size_t t)
+{
+    return res != NULL && t < res->n_types && res->types[t].ok
+               ? &res->types[t].profile
+               : &s->types[t].profile;
+}
+
+/* 1: every type's profile (hs__type_profile) lists gradient buckets with
+   ready times (the last may be 0: ready when the backward ends). */
 static int hs__all_timed(const hs_scenario_t *s, const hs_prun_result_t *res,
                          size_t *bad_type)
 {
     size_t t, k;
 
     for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = res != NULL && t < res->n_types &&
-                                        res->types[t].ok
-                                    ? &res->types[t].profile
-                                    : &s->types[t].profile;
+        const hs_profile_t *p = hs__type_profile(s, res, t);
         int timed = p->n_buckets > 0;
 
         for (k = 0; k < p->n_buckets; k++)
@@ -856,14 +863,10 @@ hs_overlap_t hs_prun_recommend_overlap(const hs_scenario_t *s,
     int all_gloo = 1, timed = hs__all_timed(s, res, &bad), waits = 1;
 
     for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = res != NULL && t < res->n_types &&
-                                        res->types[t].ok
-                                    ? &res->types[t].profile
-                                    : &s->types[t].profile;
         if (s->types[t].backend != NULL &&
             strcmp(s->types[t].backend, "gloo") != 0)
             all_gloo = 0;
-        if (p->t_hop_wait_ns <= 0 && waits) {
+        if (hs__type_profile(s, res, t)->t_hop_wait_ns <= 0 && waits) {
             waits = 0;
             nowait = t;
         }

@@ -858,16 +858,17 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            "(at most %lld)", m.nb, (long long)HS__ARG_BUCKET);
         goto fail;
     }
-    for (i = 0; i < s->n_types; i++)
-        if (s->types[i].profile.comm_ns_per_byte > 0 ||
-            s->types[i].profile.t_hop_wait_ns > 0)
+    for (i = 0; i < s->n_types; i++) {
+        const hs_profile_t *p = &s->types[i].profile;
+        if (p->comm_ns_per_byte > 0 || p->t_hop_wait_ns > 0)
             m.comm = 1;
-    for (i = 0; i < s->n_types && m.hopw == NULL; i++)
-        if (s->types[i].profile.t_hop_wait_ns > 0 &&
+        if (p->t_hop_wait_ns <= 0)
+            continue;
+        if (m.hopw == NULL &&
             (m.hopw = calloc(s->n_types, sizeof *m.hopw)) == NULL)
             goto nomem;
-    for (i = 0; m.hopw != NULL && i < s->n_types; i++)
-        m.hopw[i] = s->types[i].profile.t_hop_wait_ns;
+        m.hopw[i] = p->t_hop_wait_ns;
+    }
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
        wire and one being processed */

@@ -633,6 +633,21 @@ static void test_d_for_four_ranks(void)
     hs_ingest_free(ing);
 }
 
+/* Writes p as a profile of type cpu into a file `name` under a fresh
+   temporary directory `dir` and reads it back into *q (asserted). */
+static void write_read(const hs_profile_t *p, const char *dir,
+                       const char *name, hs_profile_t *q)
+{
+    char path[1024];
+    hs_error_t err;
+
+    snprintf(path, sizeof path, "%s/%s", hs_test_tmpdir(dir), name);
+    HS_ASSERT_I64_EQ(hs_profile_write(p, path,
+                                      &(const hs_profile_info_t){"cpu", NULL},
+                                      &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_profile_load(path, q, &err), HS_OK);
+}
+
 /* The communication's own cost from the harness's comm_probe: CPU time
    per all-reduce / the forward's CPU rate / bytes sent. */
 static void test_comm_probe(void)
@@ -651,7 +666,6 @@ static void test_comm_probe(void)
         "\"comm_probe\": {\"reps\": 4, \"bytes_sent\": 1000, "
         "\"cpu_ns\": 8000, \"wall_ns\": 99999}}");
     const char *bad;
-    char path[1024];
     hs_error_t err;
     hs_err_t rc;
     hs_ingest_t *ing = ingest(20, side, files, &rc, &err);
@@ -665,13 +679,7 @@ static void test_comm_probe(void)
     if (rc == HS_OK) {
         HS_ASSERT_DBL_NEAR(p.comm_ns_per_byte, 4.0, 1e-12);
         /* written and read back */
-        snprintf(path, sizeof path, "%s/comm.profile.yaml",
-                 hs_test_tmpdir("ingest-comm"));
-        HS_ASSERT_I64_EQ(hs_profile_write(&p, path,
-                                          &(const hs_profile_info_t){"cpu",
-                                                                     NULL},
-                                          &err), HS_OK);
-        HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
+        write_read(&p, "ingest-comm", "comm.profile.yaml", &q);
         HS_ASSERT_DBL_NEAR(q.comm_ns_per_byte, 4.0, 1e-12);
         hs_profile_clear(&q);
         hs_profile_clear(&p);
@@ -756,7 +764,7 @@ static void test_hop_probe(void)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[512], path[1024];
+        char text[512];
         const char *side;
         hs_error_t err;
         hs_err_t rc;
@@ -802,13 +810,7 @@ static void test_hop_probe(void)
         HS_ASSERT_I64_EQ(p.t_hop_wait_ns, cases[i].wait_ns);
         CU_ASSERT_EQUAL(has_note(ing, "hop wait"), cases[i].wait_ns >= 0 &&
                         strcmp(cases[i].probe, "null") != 0);
-        snprintf(path, sizeof path, "%s/hop.profile.yaml",
-                 hs_test_tmpdir("ingest-hop"));
-        HS_ASSERT_I64_EQ(hs_profile_write(&p, path,
-                                          &(const hs_profile_info_t){"cpu",
-                                                                     NULL},
-                                          &err), HS_OK);
-        HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
+        write_read(&p, "ingest-hop", "hop.profile.yaml", &q);
         HS_ASSERT_I64_EQ(q.t_hop_wait_ns, cases[i].wait_ns);
         hs_profile_clear(&q);
         hs_profile_clear(&p);
