@@ -79,6 +79,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_str(g, "overlap_asked", hs_overlap_name(r->overlap_asked));
     hs_cli_kv_str(g, "collective", r->collective);
     hs_cli_kv_str(g, "send", hs_send_name(r->send));
+    hs_cli_kv_str(g, "hop_wait", hs_hop_wait_name(r->hop_wait));
     hs_cli_js(g, "stochastic");
     yajl_gen_bool(g, r->stochastic);
     hs_cli_kv_i64(g, "seed", (int64_t)r->seed);
@@ -120,6 +121,8 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
         hs_cli_kv_dbl(g, "comm_ns_per_byte",
                       s->types[i].profile.comm_ns_per_byte);
         hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);
+        hs_cli_kv_i64(g, "hop_wait_ns",
+                      hs_replay_hop_wait_ns(s, i, r->hop_wait));
         hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
         hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
         hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
@@ -198,8 +201,12 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
         printf("\nhop wait:");
         for (i = 0; i < r->n_types; i++)
             printf("%s %s %.3f ms", i ? "," : "", s->types[i].name,
-                   (double)s->types[i].profile.t_hop_wait_ns / 1e6);
-        printf(" per chunk that reaches the device in its backward");
+                   (double)hs_replay_hop_wait_ns(s, i, r->hop_wait) / 1e6);
+        printf(" per chunk that reaches the device in its backward (%s)",
+               r->hop_wait == HS_HOP_WAIT_PROBE
+                   ? "as probed in each type's sub-system"
+                   : "grown to this ring's size from each type's probe and "
+                     "CPU quota");
     }
     printf("\n\n%-14s %7s %14s %14s %14s %10s\n", "type", "count",
            "closed T(i)", "closed T_ext", "simulated", "vs T(i)");

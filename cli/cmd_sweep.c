@@ -171,6 +171,8 @@ static size_t hs__replay_sets(const hs_cli_replay_opts_t *r, char *buf,
         HS__PUT("simulate.overlap=%s", hs_overlap_name(r->overlap));
     if (r->have_send)
         HS__PUT("simulate.send=%s", hs_send_name(r->send));
+    if (r->have_hop_wait)
+        HS__PUT("simulate.hop_wait=%s", hs_hop_wait_name(r->hop_wait));
     if (r->stochastic)
         HS__PUT("simulate.stochastic=true");
 #undef HS__PUT

@@ -80,10 +80,11 @@ double hs_cli_pct(int64_t value, int64_t ref);
 typedef struct hs_cli_replay_opts_s {
     uint32_t steps;         /* 0: the scenario's */
     uint32_t streams;       /* 0: the scenario's */
-    int have_seed, stochastic, have_overlap, have_send;
+    int have_seed, stochastic, have_overlap, have_send, have_hop_wait;
     uint64_t seed;
     hs_overlap_t overlap;
     hs_send_t send;
+    hs_hop_wait_t hop_wait;
     int engine;             /* 1: --engine events */
 } hs_cli_replay_opts_t;
 

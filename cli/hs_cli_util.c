@@ -101,6 +101,10 @@ static const int hs__overlap_values[] = {
 static const char *const hs__send_names[] = {"rendezvous", "eager", NULL};
 static const int hs__send_values[] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
 
+static const char *const hs__hop_wait_names[] = {"ring", "probe", NULL};
+static const int hs__hop_wait_values[] = {HS_HOP_WAIT_RING,
+                                          HS_HOP_WAIT_PROBE};
+
 static const char *const hs__engine_names[] = {"auto", "events", NULL};
 
 const hs_opt_t hs_cli_replay_table[] = {
@@ -127,6 +131,13 @@ const hs_opt_t hs_cli_replay_table[] = {
      .help = "rendezvous | eager: a chunk moves when both ends\n"
              "reached its round, or as soon as the sender did\n"
              "(default: the scenario's)"},
+    {.name = "hop-wait", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs_cli_replay_opts_t, hop_wait), .choices = hs__hop_wait_names,
+     .values = hs__hop_wait_values,
+     HS_OPT_SEEN_AT(hs_cli_replay_opts_t, have_hop_wait), .metavar = "HOW",
+     .help = "ring | probe: each type's hop wait (t_hop_wait) grown\n"
+             "to the ring's size, or as probed in its 2-device\n"
+             "sub-system (default: the scenario's, ring)"},
     {.name = "streams", .kind = HS_OPT_U64,
      HS_OPT_AT(hs_cli_replay_opts_t, streams), .u_lo = 1,
      .u_hi = HS_MAX_STREAMS, .metavar = "K",
@@ -160,6 +171,8 @@ void hs_cli_replay_apply(const hs_cli_replay_opts_t *o,
         out->overlap = o->overlap;
     if (o->have_send)
         out->send = o->send;
+    if (o->have_hop_wait)
+        out->hop_wait = o->hop_wait;
     out->engine = o->engine;
 }
 

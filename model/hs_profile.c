@@ -47,6 +47,7 @@ typedef enum hs__kind_e {
     HS__K_ARSRC,    /* hs_ar_source_t by name */
     HS__K_COMM,     /* double in [0, 1e6], written when > 0 */
     HS__K_WAIT,     /* int64_t duration >= 0, written when > 0 */
+    HS__K_CORES,    /* double in [0, 4096] cores, written when > 0 */
     HS__K_BUCKETS,  /* n_buckets, buckets */
     HS__K_POINTS    /* n_points, points (batch_points) */
 } hs__kind_t;
@@ -75,6 +76,8 @@ static const hs__key_t hs__keys[] = {
     {"allreduce_source", HS__K_ARSRC, HS__OFF(ar_source), 0},
     {"comm_ns_per_byte", HS__K_COMM, HS__OFF(comm_ns_per_byte), 1},
     {"t_hop_wait", HS__K_WAIT, HS__OFF(t_hop_wait_ns), 1},
+    {"cpu_quota_cores", HS__K_CORES, HS__OFF(cpu_quota_cores), 1},
+    {"t_cpu_period", HS__K_WAIT, HS__OFF(t_cpu_period_ns), 1},
     {"buckets", HS__K_BUCKETS, 0, 0},
     {"batch_points", HS__K_POINTS, 0, 0},
 };
@@ -87,6 +90,25 @@ _Static_assert(HS__NKEYS <= HS_PROFILE_NKEYS,
 /* The names of hs_ar_source_t, by value. */
 static const char *const hs__ar_names[] = {"given", "param_comms", "shapes",
                                            "sidecar"};
+
+int64_t hs_profile_hop_wait_ns(const hs_profile_t *p, size_t ring_n)
+{
+    unsigned r = p->subsys_n >= 2 ? p->subsys_n : 2;
+    double grown, ceil_ns;
+
+    if (p->t_hop_wait_ns <= 0)
+        return 0;
+    if (ring_n <= r || !(p->cpu_quota_cores > 0) ||
+        p->cpu_quota_cores >= 1.0 || p->t_cpu_period_ns <= 0)
+        return p->t_hop_wait_ns;
+    grown = (double)p->t_hop_wait_ns * (double)(ring_n - 1) / (double)(r - 1);
+    ceil_ns = (double)p->t_cpu_period_ns / (2.0 * p->cpu_quota_cores);
+    if (ceil_ns < (double)p->t_hop_wait_ns)
+        ceil_ns = (double)p->t_hop_wait_ns;
+    if (grown > ceil_ns)
+        grown = ceil_ns;
+    return grown < 1e18 ? (int64_t)llround(grown) : (int64_t)1e18;
+}
 
 const char *hs_ar_source_name(hs_ar_source_t s)
 {
@@ -403,6 +425,16 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
                                 *x);
         return HS_OK;
     }
+    case HS__K_CORES: {
+        double *x = HS__FIELD(p, k, double);
+        if ((rc = hs_yaml_get_double(c, n, w, 0.0, x)) != HS_OK)
+            return rc;
+        if (*x > 4096)
+            return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                                "%s must be at most 4096 (cores), not %g", w,
+                                *x);
+        return HS_OK;
+    }
     case HS__K_WAIT: {
         int64_t *x = HS__FIELD(p, k, int64_t);
         if ((rc = hs_yaml_get_time(c, n, w, x)) != HS_OK)
@@ -713,7 +745,8 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
         return hs_yamlemit_kv(em, k->name,
                               hs_ar_source_name(a));
     }
-    case HS__K_COMM: {
+    case HS__K_COMM:
+    case HS__K_CORES: {
         double x = *HS__CFIELD(p, k, double);
         if (!(x > 0))
             return 1;

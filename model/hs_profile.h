@@ -17,7 +17,7 @@
 #include "hs_error.h"
 
 /* Room for the positions of a profile's keys (its key table has 15). */
-#define HS_PROFILE_NKEYS 16
+#define HS_PROFILE_NKEYS 18
 
 /* A measured time: its mean, its spread and, optionally, the samples. */
 typedef struct hs_dist_s {
@@ -87,7 +87,13 @@ typedef struct hs_profile_s {
                            devices under a CPU quota the thread that takes
                            the chunk waits for the quota's next period once
                            the compute has used it up; the harness's
-                           hop-wait probe measures it.  0 = none */
+                           hop-wait probe measures it, in its sub-system
+                           of subsys_n devices (hs_profile_hop_wait_ns
+                           gives it for a longer ring).  0 = none */
+    double cpu_quota_cores; /* the CPU quota the device ran under (its
+                           cgroup's limit, in cores), read by the harness;
+                           0 = none or unknown */
+    int64_t t_cpu_period_ns; /* the quota's period; 0 = unknown */
     unsigned steps_kept; /* how many steps the means come from, 0 if typed */
     char *source;       /* free text: where the figures come from; may be
                            NULL */
@@ -116,6 +122,21 @@ typedef struct hs_profile_info_s {
     const char *comment;    /* first-line comment text after "# ";
                                NULL = "hetsim profile" */
 } hs_profile_info_t;
+
+/*
+ * The hop wait of this type's devices in a ring of ring_n devices (ns):
+ * the profile's t_hop_wait was probed in its sub-system of subsys_n
+ * devices; a longer ring waits longer a hop, up to a ceiling
+ * (docs/method.md "The hop wait in a longer ring", from bench/hopwait):
+ *   t_hop_wait                        ring_n <= subsys_n, no quota known
+ *                                     (cpu_quota_cores or t_cpu_period 0)
+ *                                     or a quota of 1 core or more;
+ *   min(t_hop_wait (ring_n-1)/(subsys_n-1), max(t_hop_wait, P / (2 q)))
+ *                                     otherwise, q = cpu_quota_cores and
+ *                                     P = t_cpu_period.
+ * 0 when t_hop_wait is 0.  Pure; no allocation.
+ */
+int64_t hs_profile_hop_wait_ns(const hs_profile_t *p, size_t ring_n);
 
 /* The profile file's name of an all-reduce source: "given",
    "param_comms", "shapes" or "sidecar" (static). */

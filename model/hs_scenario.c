@@ -773,12 +773,12 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                                    hs__names_t *nm)
 {
     enum { K_STEPS, K_SEED, K_OVERLAP, K_SEND, K_STOCH, K_STRAG,
-           K_STREAMS };
+           K_STREAMS, K_HOPW };
     static const char *const keys[] = {"steps", "seed", "overlap", "send",
                                        "stochastic", "stragglers", "streams",
-                                       NULL};
+                                       "hop_wait", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[7];
+    yaml_node_t *v[8];
     hs_err_t rc;
 
     if ((rc = hs_yaml_map(c, n, "simulate", keys, v)) != HS_OK)
@@ -802,6 +802,10 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
         hs_send_parse(hs_yaml_scalar(v[K_SEND]), &s->send) != 0)
         return hs_yaml_fail(c, v[K_SEND], HS_ERR_SCHEMA,
                             "simulate.send must be rendezvous or eager");
+    if (v[K_HOPW] != NULL &&
+        hs_hop_wait_parse(hs_yaml_scalar(v[K_HOPW]), &s->hop_wait) != 0)
+        return hs_yaml_fail(c, v[K_HOPW], HS_ERR_SCHEMA,
+                            "simulate.hop_wait must be ring or probe");
     if (v[K_STREAMS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_STREAMS], "simulate.streams", 1,
                               HS_MAX_STREAMS, &s->streams)) != HS_OK)
@@ -1145,6 +1149,7 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     s->seed = 1;
     s->overlap = HS_OVERLAP_PATENT;
     s->send = HS_SEND_RENDEZVOUS;
+    s->hop_wait = HS_HOP_WAIT_RING;
     s->prof_iters = 100;
     s->prof_warmup = 20;
     s->prof_timeout_ns = 600LL * 1000000000LL;

@@ -88,6 +88,13 @@ typedef enum hs_send_e {
                                that round */
 } hs_send_t;
 
+/* How a type's probed hop wait (its profile's t_hop_wait) is replayed. */
+typedef enum hs_hop_wait_e {
+    HS_HOP_WAIT_RING = 0,   /* grown to the ring's size
+                               (hs_profile_hop_wait_ns), the default */
+    HS_HOP_WAIT_PROBE = 1   /* as probed, in the 2-device sub-system */
+} hs_hop_wait_t;
+
 /* How the ring order is derived (the YAML's `ring:`). */
 typedef enum hs_ring_mode_e {
     HS_RING_LISTING = 0,    /* the devices' listing order (the default) */
@@ -139,6 +146,7 @@ typedef struct hs_scenario_s {
     /* simulation */
     hs_overlap_t overlap;
     hs_send_t send;
+    hs_hop_wait_t hop_wait; /* simulate.hop_wait, default ring */
     uint32_t sim_steps;     /* steps to replay, default 10 */
     uint32_t streams;       /* buckets mode: bucket rings run at once,
                                1..HS_MAX_STREAMS; default 2 when every
@@ -241,6 +249,10 @@ const char *hs_send_name(hs_send_t m);
 /* The mode named `name` into *out; 0, or -1 when it names none. */
 int hs_overlap_parse(const char *name, hs_overlap_t *out);
 int hs_send_parse(const char *name, hs_send_t *out);
+
+/* "ring" or "probe" (static), and back: 0 and *out set, or -1. */
+const char *hs_hop_wait_name(hs_hop_wait_t m);
+int hs_hop_wait_parse(const char *name, hs_hop_wait_t *out);
 
 /*
  * Sets one setting of a loaded scenario from the text a user would type in

@@ -477,6 +477,24 @@ int hs_send_parse(const char *name, hs_send_t *out)
     return -1;
 }
 
+const char *hs_hop_wait_name(hs_hop_wait_t m)
+{
+    return m == HS_HOP_WAIT_PROBE ? "probe" : "ring";
+}
+
+int hs_hop_wait_parse(const char *name, hs_hop_wait_t *out)
+{
+    if (name != NULL && strcmp(name, "ring") == 0) {
+        *out = HS_HOP_WAIT_RING;
+        return 0;
+    }
+    if (name != NULL && strcmp(name, "probe") == 0) {
+        *out = HS_HOP_WAIT_PROBE;
+        return 0;
+    }
+    return -1;
+}
+
 hs_err_t hs_scenario_require_profiles(const hs_scenario_t *s,
                                       hs_error_t *err)
 {

@@ -740,12 +740,22 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r);
 }
 
+int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
+                              hs_hop_wait_t how)
+{
+    const hs_profile_t *p = &s->types[t].profile;
+
+    return how == HS_HOP_WAIT_PROBE ? p->t_hop_wait_ns
+                                    : hs_profile_hop_wait_ns(p, s->n_devices);
+}
+
 void hs_replay_opts_from_scenario(const hs_scenario_t *s,
                                   hs_replay_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->overlap = s->overlap;
     o->send = s->send;
+    o->hop_wait = s->hop_wait;
     o->steps = s->sim_steps;
     o->streams = s->streams;
     o->seed = s->seed;
@@ -867,7 +877,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         if (m.hopw == NULL &&
             (m.hopw = calloc(s->n_types, sizeof *m.hopw)) == NULL)
             goto nomem;
-        m.hopw[i] = p->t_hop_wait_ns;
+        m.hopw[i] = hs_replay_hop_wait_ns(s, i, o->hop_wait);
     }
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
@@ -1016,6 +1026,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     res->overlap_asked = o->overlap;
     res->collective = coll->name;
     res->send = o->send;
+    res->hop_wait = o->hop_wait;
     res->stochastic = o->stochastic;
     res->seed = o->seed;
     res->n_buckets = m.nb;

@@ -27,6 +27,9 @@ typedef struct hs_replay_opts_s {
     hs_overlap_t overlap;     /* when a ring opens (asked; buckets may be
                                  downgraded, see the result) */
     hs_send_t send;           /* who must be ready for a chunk to move */
+    hs_hop_wait_t hop_wait;   /* each type's hop wait grown to the ring's
+                                 size (ring, hs_profile_hop_wait_ns) or as
+                                 probed (probe) */
     uint32_t steps;           /* steps to replay, >= 1 */
     uint32_t streams;         /* buckets mode: bucket rings at once,
                                  1..HS_MAX_STREAMS (asked) */
@@ -48,6 +51,13 @@ typedef struct hs_replay_opts_s {
                                  event engine's own limits hold always */
 } hs_replay_opts_t;
 
+/* The hop wait the replay gives a chunk that reaches a device of type t
+   while it computes: the profile's t_hop_wait as probed (how = probe), or
+   grown to the ring of all s's devices (ring: hs_profile_hop_wait_ns).
+   Pure. */
+int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
+                              hs_hop_wait_t how);
+
 /* Fills *o with scenario s's simulate: section (the file's values and
    defaults); o->stragglers then points into s.  No allocation. */
 void hs_replay_opts_from_scenario(const hs_scenario_t *s,
@@ -62,6 +72,7 @@ typedef struct hs_replay_result_s {
                                   type lists buckets */
     hs_overlap_t overlap_asked;
     hs_send_t send;
+    hs_hop_wait_t hop_wait;    /* as asked */
     const char *collective;    /* name of the collective used (static) */
     int stochastic;
     uint64_t seed;

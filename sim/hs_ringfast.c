@@ -660,6 +660,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     res->overlap_asked = o->overlap;
     res->collective = "ring";
     res->send = o->send;
+    res->hop_wait = o->hop_wait;
     res->stochastic = 0;
     res->seed = o->seed;
     res->n_buckets = m.nb;

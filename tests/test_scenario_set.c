@@ -376,7 +376,8 @@ static void test_set_errors(void)
                      HS_ERR_SCHEMA,
                      "device_types.a.profile.fwd_ops: unknown key; valid: "
                      "t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes, "
-                     "comm_ns_per_byte, t_hop_wait",
+                     "comm_ns_per_byte, t_hop_wait, cpu_quota_cores, "
+                     "t_cpu_period",
                      1);
     expect_set_error(s, "simulate.stepz", "3", HS_ERR_SCHEMA,
                      "simulate.stepz: unknown key; valid: steps, seed, "

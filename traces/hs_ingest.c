@@ -731,6 +731,15 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      (double)ing->sc.hop_idle_ns / 1e6, ing->sc.hop_hops,
                      ing->sc.hop_n);
     }
+    if (ing->sc.loaded && ing->sc.cpu_quota_cores > 0) {
+        out->cpu_quota_cores = ing->sc.cpu_quota_cores;
+        out->t_cpu_period_ns = ing->sc.cpu_period_ns;
+        hs_notes_add(&ing->notes,
+                     "CPU quota %.3g cores per %.3f ms period (the sidecar's "
+                     "cpu_quota: the rank's cgroup)",
+                     ing->sc.cpu_quota_cores,
+                     (double)ing->sc.cpu_period_ns / 1e6);
+    }
     if (ing->sc.loaded && ing->sc.hop_skipped[0] != '\0')
         hs_notes_add(&ing->notes,
                      "the hop-wait probe was skipped (%s): no t_hop_wait, "

@@ -172,6 +172,33 @@ static hs_err_t hs__sc_hop(const char *path, yajl_val root,
     return HS_OK;
 }
 
+/* The harness's "cpu_quota": {"cores": q > 0, "period_ns": P > 0, ...}
+   (the tightest limit of the rank's cgroup and those above it), or null
+   when it had none or could not read it. */
+static hs_err_t hs__sc_quota(const char *path, yajl_val root,
+                             hs_sidecar_t *out, hs_error_t *err)
+{
+    const char *pq[2] = {"cpu_quota", NULL}, *pc[2] = {"cores", NULL};
+    yajl_val q = yajl_tree_get(root, pq, yajl_t_any), c;
+    uint64_t period = 0;
+
+    out->cpu_quota_cores = 0;
+    out->cpu_period_ns = 0;
+    if (q == NULL || YAJL_IS_NULL(q))
+        return HS_OK;
+    c = YAJL_IS_OBJECT(q) ? yajl_tree_get(q, pc, yajl_t_any) : NULL;
+    if (c == NULL || !YAJL_IS_NUMBER(c) || !(YAJL_GET_DOUBLE(c) > 0) ||
+        YAJL_GET_DOUBLE(c) > 4096 ||
+        hs__sc_u64(q, "period_ns", 0, &period) != 1 || period == 0 ||
+        period > (uint64_t)INT64_MAX)
+        return hs__sc_bad(path, err, "cpu_quota",
+                          "must be null or an object with a number cores in "
+                          "(0, 4096] and a positive integer period_ns");
+    out->cpu_quota_cores = YAJL_GET_DOUBLE(c);
+    out->cpu_period_ns = (int64_t)period;
+    return HS_OK;
+}
+
 static double hs__sc_num(yajl_val obj, const char *key)
 {
     const char *path[2] = {key, NULL};
@@ -410,6 +437,8 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         }
     }
     if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
+        goto done;
+    if ((rc = hs__sc_quota(path, root, out, err)) != HS_OK)
         goto done;
     if ((rc = hs__sc_hop(path, root, out, err)) != HS_OK)
         goto done;

@@ -41,6 +41,10 @@ typedef struct hs_sidecar_s {
     char hop_skipped[256];  /* "hop_probe_skipped": why the harness did
                                not run the probe ("" when it did or the
                                key is absent or null; truncated) */
+    /* "cpu_quota": the CPU limit the rank ran under (its cgroup's, read
+       by the harness): cores and period; 0 when absent or null */
+    double cpu_quota_cores;
+    int64_t cpu_period_ns;
     int alone;                 /* "alone": true: one rank, no peer */
     /* "plain": the wall-clock phases of the iterations run without the
        profiler, pooled over the ranks (n_plain samples each; t_dl, t_fwd,

@@ -87,6 +87,8 @@ static const hs__key_t hs__keys[] = {
     {"device_types.*.profile.allreduce_bytes", HS_SWEEP_BYTES},
     {"device_types.*.profile.comm_ns_per_byte", HS_SWEEP_NUMBER},
     {"device_types.*.profile.t_hop_wait", HS_SWEEP_TIME},
+    {"device_types.*.profile.cpu_quota_cores", HS_SWEEP_NUMBER},
+    {"device_types.*.profile.t_cpu_period", HS_SWEEP_TIME},
     {"job.epochs", HS_SWEEP_COUNT},
     {"job.dataset.size", HS_SWEEP_SIZE},
     {"job.dataset.samples", HS_SWEEP_COUNT},

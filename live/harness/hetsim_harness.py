@@ -256,6 +256,80 @@ def _use_figures(rank, steps):
             "compute_max_ns": int(t[-1])}
 
 
+def _cgroup_mounts(mountinfo="/proc/self/mountinfo"):
+    """[(kind, mount point, root in the hierarchy)] of the cgroup2 mount
+    and the cgroup v1 mount that has the cpu controller."""
+    out = []
+    try:
+        with open(mountinfo) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        pre, sep, post = ln.partition(" - ")
+        f1, f2 = pre.split(), post.split()
+        if not sep or len(f1) < 5 or len(f2) < 3:
+            continue
+        if f2[0] == "cgroup2":
+            out.append(("v2", f1[4], f1[3]))
+        elif f2[0] == "cgroup" and "cpu" in f2[2].split(","):
+            out.append(("v1", f1[4], f1[3]))
+    return out
+
+
+def _cpu_quota(proc_cgroup="/proc/self/cgroup",
+               mountinfo="/proc/self/mountinfo"):
+    """The CPU limit this process runs under, from its cgroup and every
+    cgroup above it (the tightest, in cores): {"cores": q, "period_ns": P,
+    "cgroup": dir}, or None when there is none or it cannot be read.
+    cgroup v2: cpu.max ("max P" or "Q P", us); v1: the cpu controller's
+    cpu.cfs_quota_us (-1 = none) and cpu.cfs_period_us.  The replay grows
+    the hop wait to a longer ring with it (docs/method.md)."""
+    try:
+        with open(proc_cgroup) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    paths = {}
+    for ln in lines:
+        parts = ln.split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[1] == "":
+            paths["v2"] = parts[2]
+        elif "cpu" in parts[1].split(","):
+            paths["v1"] = parts[2]
+    best = None
+    for kind, mnt, mroot in _cgroup_mounts(mountinfo):
+        path = paths.get(kind)
+        if path is None:
+            continue
+        rel = os.path.relpath(path, mroot) if path.startswith(mroot) else "."
+        d = os.path.normpath(os.path.join(mnt, rel))
+        while d.startswith(mnt):
+            q = p = None
+            try:
+                if kind == "v2":
+                    with open(os.path.join(d, "cpu.max")) as f:
+                        w = f.read().split()
+                    if len(w) == 2 and w[0] != "max":
+                        q, p = int(w[0]), int(w[1])
+                else:
+                    with open(os.path.join(d, "cpu.cfs_quota_us")) as f:
+                        q = int(f.read().strip())
+                    with open(os.path.join(d, "cpu.cfs_period_us")) as f:
+                        p = int(f.read().strip())
+            except (OSError, ValueError):
+                q = p = None
+            if q is not None and p and q > 0 and p > 0 and (
+                    best is None or q / p < best["cores"]):
+                best = {"cores": q / p, "period_ns": p * 1000, "cgroup": d}
+            if d == mnt:
+                break
+            d = os.path.dirname(d)
+    return best
+
+
 # The hop probe's payload at most: the wait does not grow with the bytes
 # (bench/hopwait: the same extra at 1 and 4 MB), while a large payload's
 # reduction work, shared with the backward's thread beside it, would add
@@ -729,6 +803,11 @@ def main(argv):
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "hop-wait probe: %s" % e)
 
+    cpu_quota = None
+    if device_type == "cpu":
+        _STAGE["step"] = "CPU quota"
+        cpu_quota = _cpu_quota()
+
     side = {
         "hetsim_sidecar": SIDECAR_FORMAT,
         "rank": rank, "world_size": world, "local_rank": local_rank,
@@ -751,6 +830,7 @@ def main(argv):
         "comm_probe": comm_probe,
         "hop_probe": hop_probe,
         "hop_probe_skipped": hop_skipped,
+        "cpu_quota": cpu_quota,
         "alone": world == 1,
         "plain_iterations": a.plain,
         "plain": plain_all,
