@@ -98,6 +98,8 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
         hs_cli_kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
         hs_cli_kv_dbl(g, "comm_ns_per_byte", t->profile.comm_ns_per_byte);
         hs_cli_kv_i64(g, "t_hop_wait_ns", t->profile.t_hop_wait_ns);
+        hs_cli_kv_dbl(g, "cpu_quota_cores", t->profile.cpu_quota_cores);
+        hs_cli_kv_i64(g, "t_cpu_period_ns", t->profile.t_cpu_period_ns);
         hs_cli_kv_dbl(g, "payload_bytes", tp->payload_bytes);
         hs_cli_kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
         hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);

@@ -80,6 +80,11 @@ static const hs_opt_t hs__profile_table[] = {
      .help = "profile every type at these batch sizes too (its\n"
              "own batch added): the profile gets batch_points for\n"
              "advise batch to interpolate"},
+    {.name = "hop-trials", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs__profile_cli_t, o.hop_trials), .u_lo = 0, .u_hi = 1000,
+     HS_OPT_SEEN_AT(hs__profile_cli_t, o.have_hop_trials), .metavar = "K",
+     .help = "trials of the hop-wait probe per rank on CPU\n"
+             "devices (default 8; 0: no probe, no t_hop_wait)"},
     {.name = "python", .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__profile_cli_t, o.python), .metavar = "PROGRAM",
      .help = "the interpreter (default: profiling.python)"},
@@ -94,8 +99,8 @@ static const hs_opt_cmd_t hs__profile_cmd = {
     .usage =
         "usage: hetsim profile SCENARIO -o OUTDIR [--iterations K] [--warmup W]\n"
         "                      [--timeout DURATION] [--type NAME] [--alone TYPE]\n"
-        "                      [--batches B[,B...]] [--python PROGRAM]\n"
-        "                      [--harness FILE]\n",
+        "                      [--batches B[,B...]] [--hop-trials K]\n"
+        "                      [--python PROGRAM] [--harness FILE]\n",
     .about =
         "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
         "devices of that type train the scenario's model (job.model: {file,\n"

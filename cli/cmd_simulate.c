@@ -48,6 +48,7 @@ static const hs_opt_cmd_t hs__simulate_cmd = {
     .usage =
         "usage: hetsim simulate [SCENARIO] [--json] [--per-device] [--steps K]\n"
         "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+        "                       [--hop-wait HOW]\n"
         "                       [--streams K] [--stochastic] [--h5 FILE]\n"
         "                       [--chrome FILE] [--force]\n",
     .about =

@@ -44,6 +44,7 @@ static const hs_opt_cmd_t hs__validate_cmd = {
         "usage: hetsim validate [SCENARIO] [--tolerance PCT] [--json]\n"
         "                       [--formula extended|source] [--steps K]\n"
         "                       [--seed S] [--overlap MODE] [--send MODE]\n"
+        "                       [--hop-wait HOW]\n"
         "                       [--streams K] [--stochastic] [--force]\n",
     .about =
         "Runs the closed form and the discrete-event replay on SCENARIO (a\n"

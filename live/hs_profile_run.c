@@ -408,6 +408,10 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         hs_strv_addf(&cmd, "%s", ty->name);
         hs_strv_addf(&cmd, "--timeout");
         hs_strv_addf(&cmd, "%lld", (long long)(timeout_ns / 1000000000 + 1));
+        if (o->have_hop_trials) {
+            hs_strv_addf(&cmd, "--hop-trials");
+            hs_strv_addf(&cmd, "%u", (unsigned)o->hop_trials);
+        }
         if (env.oom || cmd.oom) {
             hs_strv_free(&env);
             hs_strv_free(&cmd);

@@ -80,6 +80,10 @@ typedef struct hs_prun_opts_s {
                                 matter); NULL or n_batches 0: its own
                                 batch only, no batch_points */
     size_t n_batches;
+    int have_hop_trials;     /* 1: pass hop_trials to the harness
+                                (--hop-trials); 0: the harness's default */
+    uint32_t hop_trials;     /* the hop-wait probe's trials per rank; 0
+                                turns the probe off (no t_hop_wait) */
 } hs_prun_opts_t;
 
 /* What happened to one type. */

@@ -624,15 +624,34 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
     size_t b = hs__bucket(m, st, g);
     int64_t w = m->proc[(size_t)m->s->devices[y].type * m->nb + b];
     int64_t ps = d->proc_free_ns > now ? d->proc_free_ns : now;
+    int64_t prev = m->pend[ry], usable;
 
     if (d->step >= 0 && !d->bwd_done && ps < d->bwd_end_ns + d->cdebt_ns)
         d->cdebt_ns += w;
     d->proc_free_ns = ps + w;
-    m->pend[ry] = ps + w > arrive_ns ? ps + w : arrive_ns;
+    usable = ps + w > arrive_ns ? ps + w : arrive_ns;
+    m->pend[ry] = usable;
     /* the hop wait: the chunk reaches y while y computes */
     if (m->hopw != NULL && d->step >= 0 && !d->bwd_done &&
-        arrive_ns < d->bwd_end_ns + d->cdebt_ns)
+        arrive_ns < d->bwd_end_ns + d->cdebt_ns) {
+        /* traced from the later of its arrival and processing, or the
+           lane's previous chunk's wait (eager sends), to when it is
+           usable: a lane's waits never overlap */
+        int64_t from = usable > prev ? usable : prev;
         m->pend[ry] += m->hopw[m->s->devices[y].type];
+        if (m->tracing && m->pend[ry] > from) {
+            int64_t gs = g % m->gs[st];
+            hs__iv(m, y, g / m->gs[st], HS_PH_HOP_WAIT, gs % m->rounds,
+                   m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
+                   (int64_t)x, from, m->pend[ry], 0);
+        }
+    }
+    /* a lane's chunks become usable in order: one thread takes them, and
+       the collective counts them in order.  Under eager sends chunk g+1
+       may arrive while g still waits (a hop wait), and, arriving after the
+       backward's end, would otherwise be usable first */
+    if (m->pend[ry] < prev)
+        m->pend[ry] = prev;
     if (m->tracing && w > 0) {
         int64_t gs = g % m->gs[st];
         hs__iv(m, y, g / m->gs[st], HS_PH_RING_REDUCE, gs % m->rounds,

@@ -12,7 +12,8 @@ const char *hs_phase_name(hs_phase_t ph)
         "ring_send",      /* HS_PH_RING_SEND */
         "ring_wait",      /* HS_PH_RING_WAIT */
         "data_wait",      /* HS_PH_DATA_WAIT */
-        "ring_reduce"     /* HS_PH_RING_REDUCE */
+        "ring_reduce",    /* HS_PH_RING_REDUCE */
+        "hop_wait"        /* HS_PH_HOP_WAIT */
     };
 
     if ((unsigned)ph >= HS_PH_COUNT)

@@ -29,7 +29,10 @@ typedef enum hs_phase_e {
                                  (the communication's own cost,
                                  comm_ns_per_byte; it suspends the
                                  compute) */
-    HS_PH_COUNT = 9
+    HS_PH_HOP_WAIT = 9,       /* a chunk from `peer` waits before it is
+                                 usable: it reached the device while it
+                                 computed (the hop wait, t_hop_wait) */
+    HS_PH_COUNT = 10
 } hs_phase_t;
 
 /* Static lowercase name of a phase ("data_load", "ring_send", ...). */

@@ -25,7 +25,8 @@ static const hs_synth_type_t hs__types[2] = {
 
 static const char *hs__phase[] = {"data_load", "forward", "backward_first",
                                   "backward_rest", "optimizer", "ring_send",
-                                  "ring_wait", "data_wait", "ring_reduce"};
+                                  "ring_wait", "data_wait", "ring_reduce",
+                                  "hop_wait"};
 
 static yajl_val hs__get(yajl_val obj, const char *key)
 {
@@ -210,26 +211,29 @@ static int hs__count_ph(void *ctx, const hs_interval_t *iv, size_t n)
     return 0;
 }
 
-static void test_simulate_chrome(void)
+/* The slices of scn's Chrome trace against its HDF5 trace, phase by
+   phase; the counts in *want. */
+static void hs__chrome_vs_h5(const char *scn, const char *tag,
+                             hs__ph_t *want)
 {
-    char scn[4096], h5[4200], js[4200], ebuf[256];
+    char h5[4200], js[4200], ebuf[256];
     hs_run_t out;
-    hs__ph_t want = {{0}}, got = {{0}};
+    hs__ph_t got = {{0}};
     hs_error_t err;
     yajl_val root, evs;
     char *text;
     size_t i, k;
 
-    snprintf(scn, sizeof scn, "%s/scenarios/example-full.yaml", HS_TEST_SRC);
-    snprintf(h5, sizeof h5, "%s/ex.h5", hs_test_tmpdir("chrome"));
-    snprintf(js, sizeof js, "%s/ex.json", hs_test_tmpdir("chrome"));
+    memset(want, 0, sizeof *want);
+    snprintf(h5, sizeof h5, "%s/%s.h5", hs_test_tmpdir("chrome"), tag);
+    snprintf(js, sizeof js, "%s/%s.json", hs_test_tmpdir("chrome"), tag);
     CU_ASSERT_FATAL(hs_run_hetsim(&out, "simulate", scn, "--h5", h5,
                                   "--chrome", js, NULL) == 0);
     if (out.status != 0)
         fprintf(stderr, "%s%s", out.out, out.err);
     HS_ASSERT_I64_EQ(out.status, 0);
     hs_run_free(&out);
-    CU_ASSERT_FATAL(hs_h5_events_each(h5, hs__count_ph, &want, &err) ==
+    CU_ASSERT_FATAL(hs_h5_events_each(h5, hs__count_ph, want, &err) ==
                     HS_OK);
     text = hs_test_slurp(js);
     CU_ASSERT_FATAL(text != NULL);
@@ -248,10 +252,39 @@ static void test_simulate_chrome(void)
                 got.n[k]++;
     }
     for (k = 0; k < HS_PH_COUNT; k++)
-        HS_ASSERT_I64_EQ(got.n[k], want.n[k]);
-    CU_ASSERT(want.n[HS_PH_RING_SEND] > 0);
+        HS_ASSERT_I64_EQ(got.n[k], want->n[k]);
+    CU_ASSERT(want->n[HS_PH_RING_SEND] > 0);
     yajl_tree_free(root);
     free(text);
+}
+
+static void test_simulate_chrome(void)
+{
+    char scn[4096];
+    hs__ph_t want;
+    /* 4 CPU devices with a hop wait (grown to the ring: 4 ms x 3 < 25 ms),
+       a backward long enough for chunks to reach it, two buckets */
+    static const char hop_yaml[] =
+        "name: hop\n"
+        "job: {model: x, dataset: {samples: 1000}, epochs: 1}\n"
+        "device_types:\n"
+        "  - name: c\n"
+        "    count: 4\n"
+        "    batch: 10\n"
+        "    backend: gloo\n"
+        "    profile: {t_fwd: 20ms, t_b1: 1ms, t_bwd: 200ms,\n"
+        "              allreduce_bytes: 3MB, t_hop_wait: 4ms,\n"
+        "              cpu_quota_cores: 0.2, t_cpu_period: 10ms,\n"
+        "              buckets: [{bytes: 1MB, ready: 50ms},\n"
+        "                        {bytes: 1MB, ready: 200ms}]}\n"
+        "network: {default_bandwidth: 1Gbps, latency: 50us}\n"
+        "simulate: {steps: 4, overlap: buckets}\n";
+
+    snprintf(scn, sizeof scn, "%s/scenarios/example-full.yaml", HS_TEST_SRC);
+    hs__chrome_vs_h5(scn, "ex", &want);
+    HS_ASSERT_I64_EQ(want.n[HS_PH_HOP_WAIT], 0);
+    hs__chrome_vs_h5(hs_test_write_file("hop.yaml", hop_yaml), "hop", &want);
+    CU_ASSERT(want.n[HS_PH_HOP_WAIT] > 0);
 }
 
 static int hs__register(void)

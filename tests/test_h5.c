@@ -171,7 +171,7 @@ static void hs__check_file(const char *path, const hs_scenario_t *s,
     {
         static const char *names[] = {"data_load", "forward",
             "backward_first", "backward_rest", "optimizer", "ring_send",
-            "ring_wait", "data_wait", "ring_reduce"};
+            "ring_wait", "data_wait", "ring_reduce", "hop_wait"};
         for (i = 0; i < HS_PH_COUNT; i++) {
             char nm[64] = "";
             uint8_t val = (uint8_t)i;
@@ -195,7 +195,7 @@ static void hs__check_file(const char *path, const hs_scenario_t *s,
         for (k = 0; k < HS_PH_COUNT; k++) {
             static const char *names[] = {"data_load", "forward",
                 "backward_first", "backward_rest", "optimizer", "ring_send",
-                "ring_wait", "data_wait", "ring_reduce"};
+                "ring_wait", "data_wait", "ring_reduce", "hop_wait"};
             uint8_t val = (uint8_t)k;
             H5Tenum_insert(e, names[k], &val);
         }

@@ -818,6 +818,77 @@ static void test_hop_probe(void)
     }
 }
 
+/* The CPU quota from the harness's cpu_quota: the profile's
+   cpu_quota_cores and t_cpu_period, with a note, written and read back;
+   null or absent: none; malformed: an error naming the file and key. */
+static void test_cpu_quota(void)
+{
+    const char *files[] = {DATA "legacy-rank0.json.gz",
+                           DATA "legacy-rank1.json.gz", NULL};
+    static const struct {
+        const char *quota;
+        double cores;       /* -1: an error naming cpu_quota */
+        int64_t period_ns;
+    } cases[] = {
+        {"{\"cores\": 0.3, \"period_ns\": 10000000, \"cgroup\": \"/x\"}",
+         0.3, 10000000},
+        {"{\"cores\": 2, \"period_ns\": 100000000}", 2.0, 100000000},
+        {"null", 0, 0},
+        {"{\"cores\": 0, \"period_ns\": 10000000}", -1, 0},
+        {"{\"cores\": -0.5, \"period_ns\": 10000000}", -1, 0},
+        {"{\"cores\": 5000, \"period_ns\": 10000000}", -1, 0},
+        {"{\"cores\": \"0.3\", \"period_ns\": 10000000}", -1, 0},
+        {"{\"cores\": 0.3}", -1, 0},
+        {"{\"cores\": 0.3, \"period_ns\": 0}", -1, 0},
+        {"{\"cores\": 0.3, \"period_ns\": 1.5}", -1, 0},
+        {"0.3", -1, 0},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        const char *side;
+        hs_error_t err;
+        hs_err_t rc;
+        hs_ingest_t *ing;
+        hs_profile_t p, q;
+
+        snprintf(text, sizeof text,
+                 "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
+                 "\"grad_bytes\": 1138728, \"cpu_quota\": %s}",
+                 cases[i].quota);
+        side = hs_test_write_file("quota.sidecar.json", text);
+        ing = ingest(20, side, files, &rc, &err);
+        if (rc == HS_OK) {
+            rc = hs_ingest_profile(ing, &p, &err);
+            if (rc == HS_OK && cases[i].cores < 0)
+                hs_profile_clear(&p);
+        }
+        if (cases[i].cores < 0) {
+            HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
+            HS_ASSERT_STR_CONTAINS(err.msg, "quota.sidecar.json");
+            HS_ASSERT_STR_CONTAINS(err.msg, "cpu_quota");
+            hs_ingest_free(ing);
+            continue;
+        }
+        HS_ASSERT_I64_EQ(rc, HS_OK);
+        if (rc != HS_OK) {
+            fprintf(stderr, "\ncase %zu: %s\n", i, err.msg);
+            hs_ingest_free(ing);
+            continue;
+        }
+        HS_ASSERT_DBL_NEAR(p.cpu_quota_cores, cases[i].cores, 1e-12);
+        HS_ASSERT_I64_EQ(p.t_cpu_period_ns, cases[i].period_ns);
+        CU_ASSERT_EQUAL(has_note(ing, "CPU quota"), cases[i].cores > 0);
+        write_read(&p, "ingest-quota", "quota.profile.yaml", &q);
+        HS_ASSERT_DBL_NEAR(q.cpu_quota_cores, cases[i].cores, 1e-12);
+        HS_ASSERT_I64_EQ(q.t_cpu_period_ns, cases[i].period_ns);
+        hs_profile_clear(&q);
+        hs_profile_clear(&p);
+        hs_ingest_free(ing);
+    }
+}
+
 /* Whether one of the ingestion's notes contains what. */
 static int has_note(const hs_ingest_t *ing, const char *what)
 {
@@ -1317,6 +1388,8 @@ static int register_ingest(void)
         CU_add_test(s, "legacy fixture vs reference", test_legacy_fixture) ==
             NULL ||
         CU_add_test(s, "D for n = 4", test_d_for_four_ranks) == NULL ||
+        CU_add_test(s, "CPU quota from the sidecar", test_cpu_quota) ==
+            NULL ||
         CU_add_test(s, "hop wait from the hop probe", test_hop_probe) ==
             NULL ||
         CU_add_test(s, "communication cost from the probe", test_comm_probe) ==

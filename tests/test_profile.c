@@ -106,6 +106,124 @@ static yajl_val hs__load_json(const char *path)
     return v;
 }
 
+/* Writes text to path, making its directories first. */
+static void hs__put(const char *path, const char *text)
+{
+    char d[1024];
+    char *sl;
+    FILE *f;
+
+    snprintf(d, sizeof d, "%s", path);
+    for (sl = strchr(d + 1, '/'); sl != NULL; sl = strchr(sl + 1, '/')) {
+        *sl = '\0';
+        mkdir(d, 0755);
+        *sl = '/';
+    }
+    f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The harness's _cpu_quota over a cgroup tree made here (a mountinfo
+   naming a v1 cpu hierarchy and a v2 one under the test's directory, and
+   a /proc/self/cgroup): the tightest limit of the process's groups and
+   every group above them, in cores, with its period; None without one. */
+static void test_cpu_quota_reader(void)
+{
+    static const struct {
+        const char *cgroup;     /* /proc/self/cgroup */
+        double cores;           /* 0: None */
+        long long period_ns;
+    } cases[] = {
+        /* v1 leaf 0.3 (its parent unlimited) beats v2's 0.5 */
+        {"1:cpu,cpuacct:/tb/h0\n0::/app/leaf\n", 0.3, 100000000},
+        /* v2 only: the parent's 0.5, the leaf says max */
+        {"0::/app/leaf\n", 0.5, 100000000},
+        /* v1: the parent's 0.2 beats the leaf's 0.25 */
+        {"1:cpu,cpuacct:/tb2/h1\n", 0.2, 10000000},
+        /* no limit anywhere */
+        {"0::/free\n", 0, 0},
+        /* a group that is not there */
+        {"1:cpu,cpuacct:/gone\n0::/gone\n", 0, 0},
+    };
+    const char *dir = hs_test_tmpdir("cpu-quota");
+    char p[1024], mi[4096], code[1024];
+    size_t i;
+
+    if (!hs__python())
+        return;
+    snprintf(mi, sizeof mi,
+             "31 30 0:28 / %s/cg1 rw,relatime - cgroup cgroup "
+             "rw,cpu,cpuacct\n"
+             "32 30 0:29 / %s/mem rw,relatime - cgroup cgroup rw,memory\n"
+             "40 30 0:37 / %s/cg2 rw,relatime - cgroup2 cgroup2 rw\n",
+             dir, dir, dir);
+    snprintf(p, sizeof p, "%s/mountinfo", dir);
+    hs__put(p, mi);
+#define HS__CG(rel, text)                                                   \
+    do {                                                                    \
+        snprintf(p, sizeof p, "%s/%s", dir, rel);                           \
+        hs__put(p, text);                                                   \
+    } while (0)
+    HS__CG("cg1/tb/cpu.cfs_quota_us", "-1\n");
+    HS__CG("cg1/tb/cpu.cfs_period_us", "100000\n");
+    HS__CG("cg1/tb/h0/cpu.cfs_quota_us", "30000\n");
+    HS__CG("cg1/tb/h0/cpu.cfs_period_us", "100000\n");
+    HS__CG("cg1/tb2/cpu.cfs_quota_us", "2000\n");
+    HS__CG("cg1/tb2/cpu.cfs_period_us", "10000\n");
+    HS__CG("cg1/tb2/h1/cpu.cfs_quota_us", "2500\n");
+    HS__CG("cg1/tb2/h1/cpu.cfs_period_us", "10000\n");
+    HS__CG("cg2/cpu.max", "max 100000\n");
+    HS__CG("cg2/app/cpu.max", "50000 100000\n");
+    HS__CG("cg2/app/leaf/cpu.max", "max 100000\n");
+    HS__CG("cg2/free/cpu.max", "max 100000\n");
+#undef HS__CG
+    snprintf(code, sizeof code,
+             "import json, sys; sys.path.insert(0, '%s/live/harness'); "
+             "import hetsim_harness as h; "
+             "print(json.dumps(h._cpu_quota(sys.argv[1], sys.argv[2])))",
+             HS_TEST_SRC);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cg[1024], mpath[1024], ebuf[128];
+        char *argv[] = {hs__py, "-c", code, cg, mpath, NULL};
+        const char *pc[] = {"cores", NULL}, *pp[] = {"period_ns", NULL};
+        hs_run_t r;
+        yajl_val v;
+
+        snprintf(cg, sizeof cg, "%s/cgroup%zu", dir, i);
+        hs__put(cg, cases[i].cgroup);
+        snprintf(mpath, sizeof mpath, "%s/mountinfo", dir);
+        CU_ASSERT_EQUAL_FATAL(hs_run(argv, &r), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        v = yajl_tree_parse(r.out, ebuf, sizeof ebuf);
+        printf("\n  case %zu: %s", i, r.out);
+        CU_ASSERT_PTR_NOT_NULL(v);
+        if (cases[i].cores == 0) {
+            CU_ASSERT(v != NULL && YAJL_IS_NULL(v));
+        } else if (v != NULL) {
+            yajl_val c = yajl_tree_get(v, pc, yajl_t_number);
+            yajl_val q = yajl_tree_get(v, pp, yajl_t_number);
+            CU_ASSERT(c != NULL && q != NULL);
+            if (c != NULL && q != NULL) {
+                HS_ASSERT_DBL_NEAR(YAJL_GET_DOUBLE(c), cases[i].cores, 1e-12);
+                HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(q), cases[i].period_ns);
+            }
+        }
+        yajl_tree_free(v);
+        hs_run_free(&r);
+    }
+    /* no /proc/self/cgroup to read: None */
+    {
+        char *argv[] = {hs__py, "-c", code, "/nonexistent/cgroup", p, NULL};
+        hs_run_t r;
+        CU_ASSERT_EQUAL_FATAL(hs_run(argv, &r), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        HS_ASSERT_STR_CONTAINS(r.out, "null");
+        hs_run_free(&r);
+    }
+}
+
 /* The trace of one rank: as many ProfilerStep windows as profiled
    iterations, numbered from the first profiled one.  The harness runs,
    in this order, the warm-up, the plain iterations (no profiler) and the
@@ -568,6 +686,74 @@ static void test_hop_probe_skipped(void)
     hs_profile_clear(&prof);
 }
 
+/* --hop-trials K reaches the harness: 3 trials per rank give 6 pooled
+   samples of each kind in the sidecar and a wait in the profile; 0 runs
+   no probe (the sidecar's hop_probe null) and the profile has no wait. */
+static void test_hop_trials_option(void)
+{
+    static const char *const trials[2] = {"3", "0"};
+    const char *dir, *scen;
+    int k;
+
+    if (!hs__python())
+        return;
+    dir = hs_test_tmpdir("profile-hop-trials");
+    scen = hs__bad_scenario(dir, hs__bad_model, "once", "60s");
+    for (k = 0; k < 2; k++) {
+        char out[2048], path[4096];
+        const char *p_h[] = {"hop_probe", NULL}, *p_i[] = {"idle_ns", NULL},
+                   *p_b[] = {"beside_ns", NULL};
+        hs_profile_t prof;
+        hs_error_t err;
+        hs_run_t r;
+        yajl_val root, h;
+
+        snprintf(out, sizeof out, "%s/out%d", dir, k);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                            "--type", "good", "--hop-trials",
+                                            trials[k], "--python", hs__py,
+                                            NULL), 0);
+        if (r.status != 0)
+            fprintf(stderr, "\nprofile: exit %d\n%s\n", r.status, r.err);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        hs_run_free(&r);
+        snprintf(path, sizeof path, "%s/good/rank0.sidecar.json", out);
+        root = hs__load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+        h = yajl_tree_get(root, p_h, yajl_t_any);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+        if (k == 0) {
+            yajl_val vi = yajl_tree_get(h, p_i, yajl_t_array);
+            yajl_val vb = yajl_tree_get(h, p_b, yajl_t_array);
+            CU_ASSERT(vi != NULL && YAJL_GET_ARRAY(vi)->len == 6);
+            CU_ASSERT(vb != NULL && YAJL_GET_ARRAY(vb)->len == 6);
+        } else {
+            CU_ASSERT(YAJL_IS_NULL(h));
+        }
+        yajl_tree_free(root);
+        snprintf(path, sizeof path, "%s/good.profile.yaml", out);
+        hs_error_clear(&err);
+        memset(&prof, 0, sizeof prof);
+        CU_ASSERT_EQUAL_FATAL(hs_profile_load(path, &prof, &err), HS_OK);
+        CU_ASSERT(prof.source != NULL &&
+                  (strstr(prof.source, "6 trials") != NULL) == (k == 0));
+        if (k == 1)
+            HS_ASSERT_I64_EQ(prof.t_hop_wait_ns, 0);
+        hs_profile_clear(&prof);
+    }
+    /* out of range: a usage error */
+    {
+        hs_run_t r;
+        char out[2048];
+        snprintf(out, sizeof out, "%s/out-bad", dir);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                            "--hop-trials", "1001", NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 2);
+        HS_ASSERT_STR_CONTAINS(r.err, "--hop-trials");
+        hs_run_free(&r);
+    }
+}
+
 /* A scenario in dir with a type "solo" of a single device s0 and a type
    "duo" of two (the tiny model, no failure mode), and `extra` appended to
    its profiling map. */
@@ -964,6 +1150,8 @@ static int hs__register(void)
         return -1;
     CU_add_test(u, "scenario rewrite", test_rewrite_yaml);
     CU_add_test(u, "the recommended replay mode", test_recommend_rule);
+    CU_add_test(u, "the harness reads the CPU quota of its cgroups",
+                test_cpu_quota_reader);
     CU_add_test(p, "2-rank gloo MLP: traces, profile, scenario",
                 test_profile_mlp);
     CU_add_test(p, "--batches: two batch sizes, batch_points",
@@ -972,6 +1160,8 @@ static int hs__register(void)
     CU_add_test(b, "crashing rank, measured type kept",
                 test_crash_keeps_measured);
     CU_add_test(b, "hung rank times out", test_hang);
+    CU_add_test(b, "--hop-trials reaches the harness",
+                test_hop_trials_option);
     CU_add_test(b, "backward not repeatable: hop probe skipped",
                 test_hop_probe_skipped);
     CU_add_test(b, "python missing", test_python_missing);

@@ -738,6 +738,173 @@ static void test_hop_wait(void)
     }
 }
 
+/* The hop wait in a longer ring (hs_profile_hop_wait_ns): figures worked
+   by hand from min(w (N-1)/(n-1), max(w, P/(2q))), w the probe's wait in
+   its sub-system of n, q the quota in cores, P its period. */
+static void test_hop_wait_growth_table(void)
+{
+    static const struct {
+        int64_t w_ns;
+        unsigned subsys;
+        double q;
+        int64_t p_ns;
+        size_t ring_n;
+        int64_t want_ns;
+    } c[] = {
+        {5 * MS, 2, 0.3, 10 * MS, 2, 5 * MS},      /* the probe's own ring */
+        {5 * MS, 2, 0.3, 10 * MS, 3, 10 * MS},     /* 5 x 2 */
+        {5 * MS, 2, 0.3, 10 * MS, 4, 15 * MS},     /* 5 x 3 < 16.667 */
+        {5 * MS, 2, 0.3, 10 * MS, 5, 16666667},    /* the ceiling 10/0.6 */
+        {5 * MS, 2, 0.3, 10 * MS, 200, 16666667},
+        {23 * MS, 2, 0.15, 10 * MS, 3, 33333333},  /* 46 > 10/0.3 */
+        {40 * MS, 2, 0.3, 10 * MS, 6, 40 * MS},    /* above the ceiling: w */
+        {6 * MS, 4, 0.2, 10 * MS, 7, 12 * MS},     /* 6 x 6/3, < 25 */
+        {6 * MS, 4, 0.2, 10 * MS, 3, 6 * MS},      /* shorter than n */
+        {5 * MS, 2, 0.3, 100 * MS, 5, 20 * MS},    /* 5 x 4 < 166.7 */
+        {5 * MS, 2, 0.0, 10 * MS, 5, 5 * MS},      /* no quota known */
+        {5 * MS, 2, 0.3, 0, 5, 5 * MS},            /* no period known */
+        {5 * MS, 2, 1.0, 10 * MS, 5, 5 * MS},      /* a whole core */
+        {5 * MS, 2, 2.5, 10 * MS, 5, 5 * MS},
+        {0, 2, 0.3, 10 * MS, 5, 0},                /* no wait */
+        {1, 2, 1e-9, 10 * MS, 1000000, 999999},    /* no overflow */
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        hs_profile_t p;
+        int64_t got;
+
+        memset(&p, 0, sizeof p);
+        p.t_hop_wait_ns = c[i].w_ns;
+        p.subsys_n = c[i].subsys;
+        p.cpu_quota_cores = c[i].q;
+        p.t_cpu_period_ns = c[i].p_ns;
+        got = hs_profile_hop_wait_ns(&p, c[i].ring_n);
+        if (got != c[i].want_ns)
+            printf("\n  case %zu: got %lld want %lld", i, (long long)got,
+                   (long long)c[i].want_ns);
+        HS_ASSERT_I64_EQ(got, c[i].want_ns);
+    }
+}
+
+/* The replay uses the grown wait: the ring of test_hop_wait (5 devices)
+   with a probe's 2 ms and a quota of 0.3 cores per 10 ms waits 8 ms a hop
+   (2 x 4 < 16.7); the reference is the same round-by-round walk with 8 ms.
+   simulate.hop_wait: probe replays the 2 ms, and a profile that replays
+   8 ms as probed gives the grown ring's figures to the ns. */
+static void test_hop_wait_growth_replay(void)
+{
+    const uint32_t n = 5;
+    const int64_t L = 8 * MS, bwd = 40 * MS, open = 7777777 + 333000;
+    char text[2048];
+    hs_scenario_t *s;
+    hs_replay_result_t *r;
+    hs_replay_opts_t o;
+    int64_t R, t, waits = 0, grown;
+    uint32_t i;
+
+    snprintf(text, sizeof text, homog_yaml, "      t_bwd: 40ms\n",
+             "      t_hop_wait: 2ms\n      cpu_quota_cores: 0.3\n"
+             "      t_cpu_period: 10ms\n", "3.3GB/s", "rendezvous",
+             "patent");
+    s = load_text(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT(s->hop_wait == HS_HOP_WAIT_RING);
+    CU_ASSERT_DOUBLE_EQUAL(s->types[0].profile.cpu_quota_cores, 0.3, 1e-12);
+    HS_ASSERT_I64_EQ(s->types[0].profile.t_cpu_period_ns, 10 * MS);
+    HS_ASSERT_I64_EQ(hs_replay_hop_wait_ns(s, 0, HS_HOP_WAIT_RING), L);
+    HS_ASSERT_I64_EQ(hs_replay_hop_wait_ns(s, 0, HS_HOP_WAIT_PROBE), 2 * MS);
+    R = 17000 + hs_xfer_ns(hs_profile_payload_bytes(&s->types[0].profile) /
+                           n, 3.3e9);
+    for (t = open, i = 0; i < 2 * (n - 1); i++) {
+        t += R;
+        if (t < 7777777 + bwd) {
+            t += L;
+            waits++;
+        }
+    }
+    HS_ASSERT_I64_EQ(waits, 3);
+    r = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->step_ns, t);
+    CU_ASSERT(r->hop_wait == HS_HOP_WAIT_RING);
+    grown = r->step_ns;
+    hs_replay_result_free(r);
+    /* traced: per device and step the 3 waits, each a hop_wait interval of
+       L from the later of the chunk's arrival and processing, from the
+       device before it in the ring, within the step's rounds 0..2 */
+    {
+        hs_trace_sink_t sink;
+        hs_error_t err;
+        cap_t *c = calloc(1, sizeof *c);
+        size_t j, nw = 0, bad = 0;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        c->fail_after = -1;
+        sink.ctx = c;
+        sink.write = cap_write;
+        sink.steps = cap_steps;
+        r = NULL;
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, &sink, 1, &r, &err),
+                              HS_OK);
+        for (j = 0; j < c->n; j++) {
+            const hs_interval_t *v = &c->iv[j];
+            if (v->phase != HS_PH_HOP_WAIT)
+                continue;
+            nw++;
+            bad += v->end_ns - v->start_ns != L || v->round > 2 ||
+                   v->round < 0 ||
+                   v->peer != (int32_t)hs_scenario_prev(s, v->device);
+        }
+        HS_ASSERT_I64_EQ(nw, (size_t)3 * n * s->sim_steps);
+        HS_ASSERT_I64_EQ(bad, 0);
+        CU_ASSERT_STRING_EQUAL(hs_phase_name(HS_PH_HOP_WAIT), "hop_wait");
+        hs_replay_result_free(r);
+        free(c);
+    }
+    /* as probed: test_hop_wait's figure, 8 R + 4 x 2 ms */
+    hs_replay_opts_from_scenario(s, &o);
+    o.hop_wait = HS_HOP_WAIT_PROBE;
+    r = NULL;
+    {
+        hs_error_t e;
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &e), HS_OK);
+    }
+    HS_ASSERT_I64_EQ(r->step_ns, open + 8 * R + 4 * 2 * MS);
+    CU_ASSERT(r->hop_wait == HS_HOP_WAIT_PROBE);
+    hs_replay_result_free(r);
+    /* the grown wait typed in and replayed as probed: the same step */
+    s->types[0].profile.t_hop_wait_ns = L;
+    s->types[0].profile.cpu_quota_cores = 0;
+    s->hop_wait = HS_HOP_WAIT_PROBE;
+    r = replay(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->step_ns, grown);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    /* simulate.hop_wait in the file; a bad value is named */
+    snprintf(text, sizeof text, homog_yaml, "      t_bwd: 40ms\n",
+             "      t_hop_wait: 2ms\n", "3.3GB/s", "rendezvous", "patent");
+    {
+        char *at = strstr(text, "simulate: {");
+        char t2[2300];
+        hs_error_t e;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        snprintf(t2, sizeof t2, "%.*ssimulate: {hop_wait: probe, %s",
+                 (int)(at - text), text, at + strlen("simulate: {"));
+        s = load_text(t2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT(s->hop_wait == HS_HOP_WAIT_PROBE);
+        hs_scenario_free(s);
+        snprintf(t2, sizeof t2, "%.*ssimulate: {hop_wait: grown, %s",
+                 (int)(at - text), text, at + strlen("simulate: {"));
+        CU_ASSERT(hs_scenario_load_text(t2, strlen(t2), "t.yaml", NULL, &s,
+                                        &e) != HS_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "simulate.hop_wait must be "
+                                             "ring or probe"));
+    }
+}
+
 /* ---- stragglers ---- */
 
 static void test_stragglers(void)
@@ -1240,6 +1407,10 @@ static int register_tests(void)
         CU_add_test(s, "communication cost: formulas", test_comm_cost) ==
             NULL ||
         CU_add_test(s, "hop wait by hand", test_hop_wait) == NULL ||
+        CU_add_test(s, "hop wait grown: the law's figures",
+                    test_hop_wait_growth_table) == NULL ||
+        CU_add_test(s, "hop wait grown: the replay",
+                    test_hop_wait_growth_replay) == NULL ||
         CU_add_test(s, "communication cost: trace", test_comm_trace) ==
             NULL ||
         CU_add_test(s, "bucket rings at once (streams)", test_streams) ==

@@ -267,6 +267,10 @@ static char *random_yaml(uint64_t *r, int with_comm)
         if (with_comm == 2 && rnd(r, 0, 2) != 0)
             put(&b, "      t_hop_wait: %lluns\n",
                 (unsigned long long)rnd(r, 1, 30000000));
+        if (with_comm == 2 && rnd(r, 0, 1) != 0)
+            put(&b, "      cpu_quota_cores: %.3f\n      t_cpu_period: %lluns\n",
+                (double)rnd(r, 50, 1200) / 1000.0,
+                (unsigned long long)rnd(r, 1000000, 100000000));
         if (nbk > 0 && (t == 0 || rnd(r, 0, 2) != 0)) {
             /* gradient buckets (other types borrow type 0's); ready
                times mostly increasing, sizes not summing to M */
@@ -390,6 +394,105 @@ static void test_random_hopwait(void)
     CU_ASSERT_TRUE(n_compared - before >= 80);
 }
 
+/* The event engine on random hop-wait rings, every overlap mode, both
+   send modes, the wait grown and as probed: every replay ends (a lane's
+   chunks become usable in order even when, under eager sends, a chunk
+   that waits is followed by one that does not: the tenth blind draw's
+   buckets-eager replays of two cases stalled on that), and a
+   replay with hop waits is never faster than the same without them. */
+static void test_random_hopwait_engine(void)
+{
+    static const hs_overlap_t ov[4] = {HS_OVERLAP_PATENT, HS_OVERLAP_BUCKETS,
+                                       HS_OVERLAP_NONE,
+                                       HS_OVERLAP_LAST_BUCKET};
+    static const hs_send_t sd[2] = {HS_SEND_RENDEZVOUS, HS_SEND_EAGER};
+    uint64_t r = 0x94D049BB133111EBULL;
+    int i, runs = 0, failed = 0, faster = 0, checked = 0;
+
+    for (i = 0; i < 120; i++) {
+        char *y = random_yaml(&r, 2);
+        hs_scenario_t *s = NULL;
+        hs_error_t err;
+        int a, b, h, comm = 0;
+        size_t t;
+
+        if (hs_scenario_load_text(y, strlen(y), "random", NULL, &s, &err) !=
+            HS_OK) {
+            CU_FAIL("random scenario did not load");
+            free(y);
+            continue;
+        }
+        for (t = 0; t < s->n_types; t++)
+            comm |= s->types[t].profile.comm_ns_per_byte > 0;
+        for (a = 0; a < 4; a++)
+            for (b = 0; b < 2; b++)
+                for (h = 0; h < 3; h++) {
+                    hs_replay_opts_t o;
+                    hs_replay_result_t *res = NULL;
+                    hs_err_t rc;
+                    int64_t with = 0;
+
+                    hs_replay_opts_from_scenario(s, &o);
+                    o.overlap = ov[a];
+                    o.send = sd[b];
+                    o.engine = 1;
+                    o.hop_wait = h == 1 ? HS_HOP_WAIT_PROBE
+                                        : HS_HOP_WAIT_RING;
+                    if (h == 2) {
+                        /* the same without any hop wait: a lower bound */
+                        hs_replay_opts_t o2 = o;
+                        hs_scenario_t *s2 = NULL;
+                        hs_replay_result_t *r2 = NULL;
+                        if (hs_scenario_load_text(y, strlen(y), "random",
+                                                  NULL, &s2, &err) != HS_OK)
+                            continue;
+                        for (t = 0; t < s2->n_types; t++)
+                            s2->types[t].profile.t_hop_wait_ns = 0;
+                        o2.stragglers = s2->stragglers;
+                        rc = hs_replay_run(s, &o, NULL, 0, &res, &err);
+                        if (rc == HS_OK)
+                            with = res->step_ns;
+                        /* a max-plus system: monotone where no
+                           processing suspends the compute and one stream
+                           under rendezvous orders each link's chunks (a
+                           wait may otherwise move processing out of the
+                           backward or reorder two streams on a link, and
+                           the step may end a little earlier) */
+                        if (rc == HS_OK && o.send == HS_SEND_RENDEZVOUS &&
+                            o.streams == 1 && !comm &&
+                            hs_replay_run(s2, &o2, NULL, 0, &r2, &err) ==
+                                HS_OK) {
+                            checked++;
+                            if (r2->step_ns > with && faster++ < 2)
+                                fprintf(stderr, "\nfaster with hop waits: "
+                                        "ring %d %s: %lld < %lld ns\n%s\n",
+                                        i, hs_overlap_name(ov[a]),
+                                        (long long)with,
+                                        (long long)r2->step_ns, y);
+                        }
+                        hs_replay_result_free(r2);
+                        hs_scenario_free(s2);
+                    } else {
+                        rc = hs_replay_run(s, &o, NULL, 0, &res, &err);
+                    }
+                    runs++;
+                    if (rc != HS_OK && failed++ < 3)
+                        fprintf(stderr, "\nrandom hop-wait ring %d (%s, %s, "
+                                "%s): %s\n%s\n", i,
+                                hs_overlap_name(ov[a]), hs_send_name(sd[b]),
+                                h == 1 ? "probe" : "ring", err.msg, y);
+                    hs_replay_result_free(res);
+                }
+        hs_scenario_free(s);
+        free(y);
+    }
+    printf("(%d runs, %d checked against no wait) ", runs, checked);
+    HS_ASSERT_I64_EQ(failed, 0);
+    HS_ASSERT_I64_EQ(faster, 0);
+    CU_ASSERT_TRUE(checked >= 40);
+    CU_ASSERT_TRUE(runs == 120 * 4 * 2 * 3);
+}
+
 /* A bigger ring, many steps, a straggler in the middle: both modes. */
 static void test_bigger_ring(void)
 {
@@ -494,6 +597,8 @@ static int register_tests(void)
         CU_add_test(s, "random rings", test_random_rings) == NULL ||
         CU_add_test(s, "random rings with comm cost", test_random_comm) ==
             NULL ||
+        CU_add_test(s, "random hop-wait rings, the engine in every mode",
+                    test_random_hopwait_engine) == NULL ||
         CU_add_test(s, "random rings with hop waits", test_random_hopwait) ==
             NULL ||
         CU_add_test(s, "a bigger ring", test_bigger_ring) == NULL ||

@@ -468,6 +468,21 @@ static void test_accuracy_smoke(void)
             CU_ASSERT(w_ns >= 0 && w_ns < 1e9);
             if (!(w_ns > 0))
                 waits = 0;
+            /* the harness read the quota the testbed gave this type's
+               hosts from their cgroup, and its 10 ms period */
+            {
+                const char *pq[] = {"cpu_quota_cores", NULL};
+                const char *pper[] = {"t_cpu_period_ns", NULL};
+                const char *pt[] = {"types", YAJL_GET_OBJECT(prof)->keys[t],
+                                    "quota", NULL};
+                yajl_val vt = YAJL_GET_OBJECT(prof)->values[t];
+                double q = num(vt, pq), want = num(res, pt);
+                printf("  type %s: cpu quota %.3f cores (testbed %.3f), "
+                       "period %.1f ms\n", YAJL_GET_OBJECT(prof)->keys[t], q,
+                       want, num(vt, pper) / 1e6);
+                CU_ASSERT(isfinite(want) && fabs(q - want) < 1e-6);
+                CU_ASSERT(num(vt, pper) == 10e6);
+            }
         }
         CU_ASSERT(num(res, pr) == num(res, waits ? pb_ : pl));
     }

@@ -10,8 +10,10 @@
  *   tid 3 "ring send"           ring_send
  *   tid 4 "ring receive/wait"   ring_wait
  *   tid 5 "ring reduce"         ring_reduce (only with comm_ns_per_byte)
+ *   tid 6 "ring hop wait"       hop_wait (only with t_hop_wait)
  * and, in the buckets overlap mode, where the rings of several buckets may
- * overlap, tid 10 + 2b / 11 + 2b "bucket b send" / "bucket b receive/wait".
+ * overlap, tid 10 + 2b / 11 + 2b "bucket b send" / "bucket b receive/wait"
+ * and tid 5000 + b "bucket b hop wait".
  * A thread never holds partially overlapping slices (Perfetto cannot draw
  * those).  Every interval is one complete event ph:"X" whose ts and dur are
  * microseconds printed exactly from the integer nanoseconds ("12.345").
@@ -109,6 +111,8 @@ static long hs__chr_tid(const hs_interval_t *iv)
         return iv->bucket >= 0 ? 11 + 2L * iv->bucket : 4;
     case HS_PH_RING_REDUCE:
         return 5;
+    case HS_PH_HOP_WAIT:
+        return iv->bucket >= 0 ? 5000 + (long)iv->bucket : 6;
     default:
         return 2;
     }
@@ -123,6 +127,7 @@ static const char *hs__chr_cat(uint8_t ph)
     case HS_PH_RING_SEND:
     case HS_PH_RING_WAIT:
     case HS_PH_RING_REDUCE:
+    case HS_PH_HOP_WAIT:
         return "ring";
     default:
         return "compute";
@@ -202,11 +207,14 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s,
     yajl_gen g = w->g;
     char buf[512];
     size_t i;
-    int comm = 0;
+    int comm = 0, hopw = 0;
 
-    for (i = 0; i < s->n_types; i++)
+    for (i = 0; i < s->n_types; i++) {
         if (s->types[i].profile.comm_ns_per_byte > 0)
             comm = 1;
+        if (s->types[i].profile.t_hop_wait_ns > 0)
+            hopw = 1;
+    }
 
     yajl_gen_map_open(g);
     HS__S(g, "displayTimeUnit");
@@ -239,6 +247,8 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s,
         hs__chr_meta(g, "thread_name", (long)i, 4, "ring receive/wait", 0);
         if (comm)
             hs__chr_meta(g, "thread_name", (long)i, 5, "ring reduce", 0);
+        if (hopw)
+            hs__chr_meta(g, "thread_name", (long)i, 6, "ring hop wait", 0);
         if (o->overlap == HS_OVERLAP_BUCKETS && d->type < s->n_types)
             nb = s->types[d->type].profile.n_buckets;
         for (b = 0; b < nb; b++) {
@@ -248,6 +258,11 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s,
             snprintf(buf, sizeof buf, "bucket %zu receive/wait", b);
             hs__chr_meta(g, "thread_name", (long)i, 11 + 2 * (long)b, buf,
                          0);
+            if (hopw) {
+                snprintf(buf, sizeof buf, "bucket %zu hop wait", b);
+                hs__chr_meta(g, "thread_name", (long)i, 5000 + (long)b, buf,
+                             0);
+            }
         }
     }
 }

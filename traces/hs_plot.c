@@ -55,21 +55,22 @@ static const char *const hs__pl_title[HS_PH_COUNT] = {
     "data loading, next batch (CPU)", "forward", "backward, first op",
     "backward, rest", "optimizer", "ring all-reduce: send (1 box = 1 round)",
     "ring: waiting for peer", "waiting for data",
-    "ring: processing a chunk (suspends compute)"};
+    "ring: processing a chunk (suspends compute)",
+    "ring: hop wait (chunk reached a computing device)"};
 static const char *const hs__pl_color[HS_PH_COUNT] = {
     "#4daf4a", "#377eb8", "#e41a1c", "#ff9f40",
-    "#984ea3", "#a65628", "#c8c8c8", "#f781bf", "#000000"};
+    "#984ea3", "#a65628", "#c8c8c8", "#f781bf", "#000000", "#ffd92f"};
 /* Lane of each phase within a device: 0 CPU, 1 compute, 2 ring. */
-static const int hs__pl_lane[HS_PH_COUNT] = {0, 1, 1, 1, 1, 2, 2, 1, 2};
+static const int hs__pl_lane[HS_PH_COUNT] = {0, 1, 1, 1, 1, 2, 2, 1, 2, 2};
 /* Box half-height of each phase. */
 static const double hs__pl_half[HS_PH_COUNT] = {0.32, 0.32, 0.32, 0.32,
                                                 0.32, 0.32, 0.14, 0.2,
-                                                0.08};
+                                                0.08, 0.11};
 /* Order the phases are drawn (and listed in the legend). */
 static const int hs__pl_order[HS_PH_COUNT] = {
     HS_PH_DATA_LOAD, HS_PH_FORWARD, HS_PH_BACKWARD_FIRST,
     HS_PH_BACKWARD_REST, HS_PH_OPTIMIZER, HS_PH_RING_SEND, HS_PH_RING_WAIT,
-    HS_PH_DATA_WAIT, HS_PH_RING_REDUCE};
+    HS_PH_DATA_WAIT, HS_PH_RING_REDUCE, HS_PH_HOP_WAIT};
 
 #define HS__PL_LANES 4      /* 3 lanes + a gap per device */
 
