@@ -648,6 +648,43 @@ static void write_read(const hs_profile_t *p, const char *dir,
     HS_ASSERT_I64_EQ(hs_profile_load(path, q, &err), HS_OK);
 }
 
+/* Ingests the two legacy ranks' traces with a sidecar file `name` whose
+   `key` holds `value` (JSON text, spliced in) into *p; *ing is the
+   ingestion, for the caller to free.  bad: the value is malformed, so the
+   result must be a schema error naming the file and the key (asserted;
+   a profile that came out anyway is cleared) and 0 is returned.  Else the
+   result must be HS_OK (asserted, the message printed otherwise) and 1 is
+   returned with *p filled, 0 on a failure. */
+static int ingest_key(const char *name, const char *key, const char *value,
+                      int bad, hs_ingest_t **ing, hs_profile_t *p)
+{
+    const char *files[] = {DATA "legacy-rank0.json.gz",
+                           DATA "legacy-rank1.json.gz", NULL};
+    char text[512];
+    hs_error_t err;
+    hs_err_t rc;
+
+    snprintf(text, sizeof text,
+             "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
+             "\"grad_bytes\": 1138728, \"%s\": %s}", key, value);
+    *ing = ingest(20, hs_test_write_file(name, text), files, &rc, &err);
+    if (rc == HS_OK) {
+        rc = hs_ingest_profile(*ing, p, &err);
+        if (rc == HS_OK && bad)
+            hs_profile_clear(p);
+    }
+    if (bad) {
+        HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
+        HS_ASSERT_STR_CONTAINS(err.msg, name);
+        HS_ASSERT_STR_CONTAINS(err.msg, key);
+        return 0;
+    }
+    HS_ASSERT_I64_EQ(rc, HS_OK);
+    if (rc != HS_OK)
+        fprintf(stderr, "\n%s %s: %s\n", key, value, err.msg);
+    return rc == HS_OK;
+}
+
 /* The communication's own cost from the harness's comm_probe: CPU time
    per all-reduce / the forward's CPU rate / bytes sent. */
 static void test_comm_probe(void)
@@ -733,8 +770,6 @@ static int has_note(const hs_ingest_t *ing, const char *what);
    slower beside the backward; malformed probes are errors. */
 static void test_hop_probe(void)
 {
-    const char *files[] = {DATA "legacy-rank0.json.gz",
-                           DATA "legacy-rank1.json.gz", NULL};
     static const struct {
         const char *probe;
         int64_t wait_ns;    /* -1: an error naming hop_probe */
@@ -764,46 +799,20 @@ static void test_hop_probe(void)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[512];
-        const char *side;
-        hs_error_t err;
-        hs_err_t rc;
         hs_ingest_t *ing;
         hs_profile_t p, q;
 
-        snprintf(text, sizeof text,
-                 "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
-                 "\"grad_bytes\": 1138728, \"hop_probe\": %s}",
-                 cases[i].probe);
-        side = hs_test_write_file("hop.sidecar.json", text);
-        ing = ingest(20, side, files, &rc, &err);
-        if (rc == HS_OK) {
-            rc = hs_ingest_profile(ing, &p, &err);
-            if (rc == HS_OK && cases[i].wait_ns == -1)
-                hs_profile_clear(&p);
+        if (!ingest_key("hop.sidecar.json", "hop_probe", cases[i].probe,
+                        cases[i].wait_ns == -1, &ing, &p)) {
+            hs_ingest_free(ing);
+            continue;
         }
         if (cases[i].wait_ns == -2) {
-            HS_ASSERT_I64_EQ(rc, HS_OK);
-            if (rc == HS_OK) {
-                HS_ASSERT_I64_EQ(p.t_hop_wait_ns, 0);
-                CU_ASSERT_TRUE(has_note(ing, "the hop-wait probe was skipped "
-                                             "(rank 1: the backward cannot "
-                                             "run twice on one graph)"));
-                hs_profile_clear(&p);
-            }
-            hs_ingest_free(ing);
-            continue;
-        }
-        if (cases[i].wait_ns < 0) {
-            HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
-            HS_ASSERT_STR_CONTAINS(err.msg, "hop.sidecar.json");
-            HS_ASSERT_STR_CONTAINS(err.msg, "hop_probe");
-            hs_ingest_free(ing);
-            continue;
-        }
-        HS_ASSERT_I64_EQ(rc, HS_OK);
-        if (rc != HS_OK) {
-            fprintf(stderr, "\ncase %zu: %s\n", i, err.msg);
+            HS_ASSERT_I64_EQ(p.t_hop_wait_ns, 0);
+            CU_ASSERT_TRUE(has_note(ing, "the hop-wait probe was skipped "
+                                         "(rank 1: the backward cannot "
+                                         "run twice on one graph)"));
+            hs_profile_clear(&p);
             hs_ingest_free(ing);
             continue;
         }
@@ -823,8 +832,6 @@ static void test_hop_probe(void)
    null or absent: none; malformed: an error naming the file and key. */
 static void test_cpu_quota(void)
 {
-    const char *files[] = {DATA "legacy-rank0.json.gz",
-                           DATA "legacy-rank1.json.gz", NULL};
     static const struct {
         const char *quota;
         double cores;       /* -1: an error naming cpu_quota */
@@ -846,34 +853,11 @@ static void test_cpu_quota(void)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char text[512];
-        const char *side;
-        hs_error_t err;
-        hs_err_t rc;
         hs_ingest_t *ing;
         hs_profile_t p, q;
 
-        snprintf(text, sizeof text,
-                 "{\"hetsim_sidecar\": 1, \"world_size\": 2, "
-                 "\"grad_bytes\": 1138728, \"cpu_quota\": %s}",
-                 cases[i].quota);
-        side = hs_test_write_file("quota.sidecar.json", text);
-        ing = ingest(20, side, files, &rc, &err);
-        if (rc == HS_OK) {
-            rc = hs_ingest_profile(ing, &p, &err);
-            if (rc == HS_OK && cases[i].cores < 0)
-                hs_profile_clear(&p);
-        }
-        if (cases[i].cores < 0) {
-            HS_ASSERT_I64_EQ(rc, HS_ERR_SCHEMA);
-            HS_ASSERT_STR_CONTAINS(err.msg, "quota.sidecar.json");
-            HS_ASSERT_STR_CONTAINS(err.msg, "cpu_quota");
-            hs_ingest_free(ing);
-            continue;
-        }
-        HS_ASSERT_I64_EQ(rc, HS_OK);
-        if (rc != HS_OK) {
-            fprintf(stderr, "\ncase %zu: %s\n", i, err.msg);
+        if (!ingest_key("quota.sidecar.json", "cpu_quota", cases[i].quota,
+                        cases[i].cores < 0, &ing, &p)) {
             hs_ingest_free(ing);
             continue;
         }

@@ -665,6 +665,30 @@ static void test_comm_trace(void)
 
 /* ---- the hop wait ---- */
 
+/* The reference for a homog_yaml ring beside the backward, round by
+   round: a round takes R = 17 us + the chunk M/n at 3.3 GB/s (*r_ns); a
+   chunk that arrives before the backward's end (bwd_end) waits L more
+   (*waits counts them).  Returns when the ring ends, from its opening. */
+static int64_t hop_ref(const hs_scenario_t *s, uint32_t n, int64_t open,
+                       int64_t bwd_end, int64_t L, int64_t *r_ns,
+                       int64_t *waits)
+{
+    int64_t t = open;
+    uint32_t i;
+
+    *r_ns = 17000 + hs_xfer_ns(hs_profile_payload_bytes(
+                                   &s->types[0].profile) / n, 3.3e9);
+    *waits = 0;
+    for (i = 0; i < 2 * (n - 1); i++) {
+        t += *r_ns;
+        if (t < bwd_end) {
+            t += L;
+            (*waits)++;
+        }
+    }
+    return t;
+}
+
 /* A ring beside the backward (patent: it opens after the first backward
    operator), t_hop_wait L = 2 ms, no communication cost: a chunk that
    reaches its receiver before the receiver's backward ends is usable L
@@ -685,7 +709,7 @@ static void test_hop_wait(void)
         char text[2048];
         hs_scenario_t *s;
         hs_replay_result_t *r;
-        int64_t R, t, waits = 0;
+        int64_t R, t, waits;
         uint32_t i;
 
         snprintf(text, sizeof text, homog_yaml, "      t_bwd: 40ms\n",
@@ -693,16 +717,8 @@ static void test_hop_wait(void)
         s = load_text(text);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         HS_ASSERT_I64_EQ(s->types[0].profile.t_hop_wait_ns, L);
-        R = 17000 + hs_xfer_ns(hs_profile_payload_bytes(&s->types[0].profile)
-                               / n, 3.3e9);
         /* the reference: round by round */
-        for (t = open, i = 0; i < 2 * (n - 1); i++) {
-            t += R;
-            if (t < 7777777 + bwd) {
-                t += L;
-                waits++;
-            }
-        }
+        t = hop_ref(s, n, open, 7777777 + bwd, L, &R, &waits);
         HS_ASSERT_I64_EQ(waits, 4);
         HS_ASSERT_I64_EQ(t, open + 8 * R + 4 * L);
         r = replay(s);
@@ -800,8 +816,7 @@ static void test_hop_wait_growth_replay(void)
     hs_scenario_t *s;
     hs_replay_result_t *r;
     hs_replay_opts_t o;
-    int64_t R, t, waits = 0, grown;
-    uint32_t i;
+    int64_t R, t, waits, grown;
 
     snprintf(text, sizeof text, homog_yaml, "      t_bwd: 40ms\n",
              "      t_hop_wait: 2ms\n      cpu_quota_cores: 0.3\n"
@@ -814,15 +829,7 @@ static void test_hop_wait_growth_replay(void)
     HS_ASSERT_I64_EQ(s->types[0].profile.t_cpu_period_ns, 10 * MS);
     HS_ASSERT_I64_EQ(hs_replay_hop_wait_ns(s, 0, HS_HOP_WAIT_RING), L);
     HS_ASSERT_I64_EQ(hs_replay_hop_wait_ns(s, 0, HS_HOP_WAIT_PROBE), 2 * MS);
-    R = 17000 + hs_xfer_ns(hs_profile_payload_bytes(&s->types[0].profile) /
-                           n, 3.3e9);
-    for (t = open, i = 0; i < 2 * (n - 1); i++) {
-        t += R;
-        if (t < 7777777 + bwd) {
-            t += L;
-            waits++;
-        }
-    }
+    t = hop_ref(s, n, open, 7777777 + bwd, L, &R, &waits);
     HS_ASSERT_I64_EQ(waits, 3);
     r = replay(s);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
