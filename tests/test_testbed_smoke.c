@@ -381,7 +381,7 @@ static void test_accuracy_smoke(void)
 {
     const char *dir = hs_test_tmpdir("testbed-smoke");
     char json_path[512], work[512];
-    char *argv[12];
+    char *argv[14];
     yajl_val root, res, links;
     int before, k;
 
@@ -404,7 +404,10 @@ static void test_accuracy_smoke(void)
        done again, up to twice, as in the draws */
     argv[8] = "--retry";
     argv[9] = "2";
-    argv[10] = NULL;
+    /* each attempt waits at most 20 s for a steady host (the draws: 120) */
+    argv[10] = "--steady-wait";
+    argv[11] = "20";
+    argv[12] = NULL;
     root = hs_test_run_json("accuracy smoke", argv, json_path);
     /* everything the testbed made is gone */
     HS_ASSERT_I64_EQ(count_prefixed("hetsim-testbed-"), before);
@@ -501,6 +504,63 @@ static void test_accuracy_smoke(void)
                 CU_ASSERT(isfinite(num(res, eb2)) &&
                           fabs(num(res, eb2)) < 0.30);
             }
+        }
+    }
+    /* the profile attempts: each waited for a steady host at most the 20
+       s given; the predictions used the one that held, or, when none did,
+       the one with the lowest host factor, and the others are kept beside
+       it (prof.attemptN) */
+    {
+        const char *pa[] = {"profile_attempts", NULL};
+        const char *pu[] = {"profile_used", NULL};
+        const char *kf[] = {"factor", NULL};
+        const char *kw[] = {"waited_s", NULL};
+        const char *kp[] = {"phase", NULL};
+        const char *kb[] = {"flagged", NULL};
+        yajl_val att = yajl_tree_get(res, pa, yajl_t_array);
+        yajl_val used = yajl_tree_get(res, pu, yajl_t_string);
+        size_t j, n = att != NULL ? YAJL_GET_ARRAY(att)->len : 0;
+        double fmin = INFINITY, fused = NAN;
+        int nused = 0, held = 0;
+
+        const char *us = used != NULL ? YAJL_GET_STRING(used) : NULL;
+        const char *last = NULL;
+
+        CU_ASSERT_FATAL(att != NULL && us != NULL && n >= 1 && n <= 3);
+        for (j = 0; j < n; j++) {
+            yajl_val a = YAJL_GET_ARRAY(att)->values[j];
+            yajl_val ph = yajl_tree_get(a, kp, yajl_t_string);
+            yajl_val fl = yajl_tree_get(a, kb, yajl_t_any);
+            const char *phs = ph != NULL ? YAJL_GET_STRING(ph) : NULL;
+            double f = num(a, kf), w = num(a, kw);
+            char kept[600];
+            struct stat st;
+
+            CU_ASSERT(isfinite(w) && w >= 0 && w < 20 + 5);
+            CU_ASSERT_FATAL(phs != NULL && fl != NULL);
+            held |= YAJL_IS_TRUE(fl) ? 0 : 1;
+            /* only the last attempt may hold */
+            CU_ASSERT(YAJL_IS_TRUE(fl) || j == n - 1);
+            if (isfinite(f) && f < fmin)
+                fmin = f;
+            last = phs;
+            if (strcmp(phs, us) == 0) {
+                nused++;
+                fused = f;
+            } else {
+                /* an attempt not used is kept under prof.attempt<j> */
+                snprintf(kept, sizeof kept, "%s/smoke/prof.attempt%zu/"
+                         "scenario.yaml", work, j);
+                CU_ASSERT(stat(kept, &st) == 0);
+            }
+        }
+        printf("  profile attempts %zu, used %s (host factor %.2f)\n", n,
+               us, fused);
+        CU_ASSERT(nused == 1);
+        if (held) {
+            CU_ASSERT(last != NULL && strcmp(us, last) == 0);
+        } else if (isfinite(fmin)) {
+            CU_ASSERT(fused == fmin);
         }
     }
     /* the last_bucket replay ran; hetsim profile recommended buckets for
