@@ -222,6 +222,31 @@ static void test_teardown_on_signal(void)
     }
 }
 
+/* The number at path in v, NAN when it is missing or not a number. */
+static double num(yajl_val v, const char **path)
+{
+    yajl_val x = yajl_tree_get(v, path, yajl_t_number);
+
+    return x ? YAJL_GET_DOUBLE(x) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (the mean of the middle two for even n; NAN for
+   n = 0); sorts v in place. */
+static double median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---- quota differentiates speed ----------------------------------------
  * Both quotas run at the same time on the same core (testbed.py
  * quota-check), so a noisy neighbour slows both alike; the checks are the
@@ -234,57 +259,52 @@ static void test_teardown_on_signal(void)
  * per window 1.08 1.36 1.99 1.99 2.03; CI, 2026-12-01 22:14 UTC). */
 static void test_quota_speed(void)
 {
-    char *argv[] = {PYTHON, TB_PY, "quota-check", NULL};
-    hs_run_t r;
-    double q, rate, cores, ratio = 0, qa, qb;
-    double used50 = -1, used25 = -1;
-    const char *p;
+    const char *dir = hs_test_tmpdir("testbed-quota");
+    char json_path[512];
+    char *argv[] = {PYTHON, TB_PY, "quota-check", "--json", json_path, NULL};
+    const char *pq[] = {"quotas", NULL}, *pr[] = {"ratios", NULL};
+    const char *kq[] = {"quota", NULL}, *kc[] = {"cores_median", NULL};
+    const char *kb[] = {"b", NULL}, *kw[] = {"per_window", NULL};
+    double ratio = NAN, used50 = -1, used25 = -1, v[32];
+    yajl_val root, qs, rs;
+    size_t i, k;
 
     if (skip_reason() != NULL) {
         hs_test_skip("testbed quota", skip_reason());
         return;
     }
-    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
-    HS_ASSERT_I64_EQ(r.status, 0);
-    for (p = r.out; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
-                                                         : NULL) {
-        if (sscanf(p, "quota %lf cores: %lf matmul/s, %lf cores used", &q,
-                   &rate, &cores) == 3) {
-            if (fabs(q - 0.5) < 1e-9)
-                used50 = cores;
-            if (fabs(q - 0.25) < 1e-9)
-                used25 = cores;
-        }
-        if (sscanf(p, "ratio %lf/%lf: %lf of the median rates", &qa, &qb,
-                   &rate) == 3) {
-            /* "(per window: r1 r2 ...)": their median */
-            const char *w = strstr(p, "(per window:");
-            const char *eol = strchr(p, '\n');
-            double v[32];
-            int k = 0, a, b;
-            char *end;
+    snprintf(json_path, sizeof json_path, "%s/quota.json", dir);
+    root = hs_test_run_json("testbed quota", argv, json_path);
+    if (root == NULL)
+        return;
+    qs = yajl_tree_get(root, pq, yajl_t_array);
+    rs = yajl_tree_get(root, pr, yajl_t_array);
+    CU_ASSERT_FATAL(qs != NULL && rs != NULL);
+    for (i = 0; i < YAJL_GET_ARRAY(qs)->len; i++) {
+        yajl_val e = YAJL_GET_ARRAY(qs)->values[i];
 
-            for (w = w ? w + 12 : NULL; w != NULL && k < 32 &&
-                                        (eol == NULL || w < eol);
-                 w = end) {
-                double x = strtod(w, &end);
-                if (end == w)
-                    break;
-                v[k++] = x;
-            }
-            for (a = 1; a < k; a++)
-                for (b = a; b > 0 && v[b - 1] > v[b]; b--) {
-                    double t = v[b];
-                    v[b] = v[b - 1];
-                    v[b - 1] = t;
-                }
-            if (k > 0)
-                ratio = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-            printf("\n  median of the per-window ratios (%d windows): %.3f",
-                   k, ratio);
-        }
+        if (fabs(num(e, kq) - 0.5) < 1e-9)
+            used50 = num(e, kc);
+        if (fabs(num(e, kq) - 0.25) < 1e-9)
+            used25 = num(e, kc);
     }
-    printf("\n%s", r.out ? r.out : "");
+    /* the 0.5 quota's rate over the 0.25 quota's, window by window (both
+       ran at once): their median */
+    for (i = 0; i < YAJL_GET_ARRAY(rs)->len; i++) {
+        yajl_val e = YAJL_GET_ARRAY(rs)->values[i];
+        yajl_val w = yajl_tree_get(e, kw, yajl_t_array);
+
+        if (fabs(num(e, kb) - 0.25) > 1e-9 || w == NULL)
+            continue;
+        for (k = 0; k < YAJL_GET_ARRAY(w)->len && k < 32; k++)
+            v[k] = YAJL_IS_NUMBER(YAJL_GET_ARRAY(w)->values[k])
+                       ? YAJL_GET_DOUBLE(YAJL_GET_ARRAY(w)->values[k])
+                       : NAN;
+        ratio = median(v, k);
+        printf("  median of the per-window ratios (%zu windows): %.3f\n", k,
+               ratio);
+    }
+    yajl_tree_free(root);
     /* CFS bandwidth control: never more than the quota (plus slack of one
      * period), and some of it even on a loaded machine */
     CU_ASSERT(used50 > 0.1 && used50 < 0.5 * 1.15);
@@ -294,7 +314,6 @@ static void test_quota_speed(void)
      * window, hence the looser bound) */
     CU_ASSERT(used25 > 0 && used50 / used25 > 1.6 && used50 / used25 < 2.4);
     CU_ASSERT(ratio > 1.4 && ratio < 3.0);
-    hs_run_free(&r);
 }
 
 /* ---- a directed pair rate ------------------------------------------------
@@ -305,32 +324,37 @@ static void test_quota_speed(void)
  * on exit (and the check below sees none left). */
 static void test_pair_rate(void)
 {
-    char *argv[] = {PYTHON, TB_PY, "pair-check", NULL};
+    const char *dir = hs_test_tmpdir("testbed-pair");
+    char json_path[512];
+    char *argv[] = {PYTHON, TB_PY, "pair-check", "--json", json_path, NULL};
     static const char *label[3] = {"a->b", "a->c", "b->a"};
-    hs_run_t r;
-    double want, got, seen[3] = {-1, -1, -1};
-    char lab[16], id[128] = "";
-    const char *p;
+    const char *pp[] = {"pairs", NULL}, *pt[] = {"testbed", NULL};
+    const char *kp[] = {"pair", NULL}, *ks[] = {"set_bps", NULL};
+    const char *km[] = {"measured_bps", NULL};
+    double seen[3] = {-1, -1, -1};
+    yajl_val root, pairs, tid;
+    size_t i;
     int k;
 
     if (skip_reason() != NULL) {
         hs_test_skip("testbed pair rate", skip_reason());
         return;
     }
-    CU_ASSERT_FATAL(hs_run(argv, &r) == 0);
-    printf("\n%s%s", r.out ? r.out : "", r.err ? r.err : "");
-    HS_ASSERT_I64_EQ(r.status, 0);
-    for (p = r.out; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
-                                                         : NULL) {
-        if (sscanf(p, "testbed %127s", id) == 1)
-            continue;
-        if (sscanf(p, "pair %15s set %lf Mbit/s, measured %lf Mbit/s", lab,
-                   &want, &got) == 3) {
-            lab[strcspn(lab, ":")] = '\0';
-            for (k = 0; k < 3; k++)
-                if (strcmp(lab, label[k]) == 0)
-                    seen[k] = got / want;
-        }
+    snprintf(json_path, sizeof json_path, "%s/pair.json", dir);
+    root = hs_test_run_json("testbed pair rate", argv, json_path);
+    if (root == NULL)
+        return;
+    pairs = yajl_tree_get(root, pp, yajl_t_array);
+    tid = yajl_tree_get(root, pt, yajl_t_string);
+    CU_ASSERT_FATAL(pairs != NULL);
+    for (i = 0; i < YAJL_GET_ARRAY(pairs)->len; i++) {
+        yajl_val e = YAJL_GET_ARRAY(pairs)->values[i];
+        yajl_val l = yajl_tree_get(e, kp, yajl_t_string);
+        const char *ls = l != NULL ? YAJL_GET_STRING(l) : NULL;
+
+        for (k = 0; ls != NULL && k < 3; k++)
+            if (strcmp(ls, label[k]) == 0)
+                seen[k] = num(e, km) / num(e, ks);
     }
     /* a -> b at the pair rate (60); the others at the host rate (300):
        the pair class caught a -> b alone */
@@ -341,10 +365,10 @@ static void test_pair_rate(void)
         CU_ASSERT(seen[k] > 0.85 && seen[k] < 1.15);
     }
     /* the testbed (namespaces, cgroups) is gone */
-    CU_ASSERT(id[0] != '\0');
-    if (id[0] != '\0')
-        CU_ASSERT(count_prefixed(id) == 0);
-    hs_run_free(&r);
+    CU_ASSERT(tid != NULL);
+    if (tid != NULL)
+        CU_ASSERT(count_prefixed(YAJL_GET_STRING(tid)) == 0);
+    yajl_tree_free(root);
 }
 
 /* ---- both cgroup versions ----------------------------------------------
@@ -370,13 +394,6 @@ static void test_cgroup_backends(void)
 }
 
 /* ---- one accuracy case end to end --------------------------------------- */
-static double num(yajl_val v, const char **path)
-{
-    yajl_val x = yajl_tree_get(v, path, yajl_t_number);
-
-    return x ? YAJL_GET_DOUBLE(x) : NAN;
-}
-
 static void test_accuracy_smoke(void)
 {
     const char *dir = hs_test_tmpdir("testbed-smoke");
@@ -794,17 +811,8 @@ static void test_hopwait(void)
     HS_ASSERT_I64_EQ(n[1], 8);
     if (n[0] != 8 || n[1] != 8)
         return;
-    for (run = 0; run < 2; run++) {
-        /* the median of 8: the mean of the middle two (insertion sort) */
-        size_t a, b;
-        for (a = 1; a < 8; a++)
-            for (b = a; b > 0 && extra[run][b - 1] > extra[run][b]; b--) {
-                double t = extra[run][b];
-                extra[run][b] = extra[run][b - 1];
-                extra[run][b - 1] = t;
-            }
-        med[run] = (extra[run][3] + extra[run][4]) / 2;
-    }
+    for (run = 0; run < 2; run++)
+        med[run] = median(extra[run], 8);   /* the mean of the middle two */
     printf("  median extra beside compute (8 rows each): %.2f ms at 0.5 "
            "core, %.2f ms at 0.2 core\n", med[0] / 1e6, med[1] / 1e6);
     CU_ASSERT(med[1] > med[0]);

@@ -42,11 +42,16 @@ Command line (root):
   testbed.py up HOST:RATE[:QUOTA[:DELAY]] ... [--pair SRC:DST:RATE ...]
                                                 build, print the id, wait for ^C
   testbed.py cleanup                            remove leftovers of dead runs
-  testbed.py quota-check                        does the quota differentiate speed?
-  testbed.py pair-check                         is a directed pair rate applied?
+  testbed.py quota-check [--json FILE]          does the quota differentiate speed?
+  testbed.py pair-check [--json FILE]           is a directed pair rate applied?
   testbed.py cgroup-selftest                    both cgroup backends on fake trees
 RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms;
 --pair f0:s1:60mbit shapes what f0 sends to s1 (only that direction).
+--json FILE also writes the check's figures as JSON (what tests read):
+  quota-check {"cgroup", "quotas": [{"quota", "rate_median", "cores_median",
+              "rates"}], "ratios": [{"a", "b", "median_rates_ratio",
+              "per_window"}]} (rates in matmuls per second);
+  pair-check  {"testbed", "pairs": [{"pair", "set_bps", "measured_bps"}]}.
 """
 
 import json
@@ -767,15 +772,28 @@ for _ in range(windows):
 """
 
 
-def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5):
+def json_arg(args):
+    """The FILE of "--json FILE" in args, or None; raises ValueError when
+    --json has no FILE or args hold anything else."""
+    if not args:
+        return None
+    if len(args) != 2 or args[0] != "--json":
+        raise ValueError("expected [--json FILE], got %s" % " ".join(args))
+    return args[1]
+
+
+def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5, info=None):
     """Runs the same matmul loop under each quota, all at the same time and
     on the same core (so that a noisy neighbour slows them alike; the quotas
     must add up to less than one core), in testbed hosts; each reports
     matmuls per second and cores used per window.  Returns
-    [(quota, median matmuls per s, median cores used, [per-window rates])]."""
+    [(quota, median matmuls per s, median cores used, [per-window rates])];
+    info (a dict), when given, gets the testbed's "cgroup" version."""
     hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
     out = []
     with Testbed(hosts) as tb:
+        if info is not None:
+            info["cgroup"] = tb.cgroup_version
         print(cgroup_line(tb))
         sys.stdout.flush()
         env = dict(os.environ)
@@ -843,16 +861,19 @@ def iperf(tb, src, dst, secs=2, omit=1, port=5301):
             srv.wait()
 
 
-def pair_check(host_rate="300mbit", pair_rate="60mbit", secs=2):
+def pair_check(host_rate="300mbit", pair_rate="60mbit", secs=2, info=None):
     """Three hosts a, b, c at host_rate, a's link to b alone at pair_rate
     (directed).  Measures a -> b (the pair rate), a -> c (a's default
     class: the host rate) and b -> a (the other direction: b's own tbf,
-    the host rate).  Returns [(label, set bit/s, measured bit/s)]."""
+    the host rate).  Returns [(label, set bit/s, measured bit/s)]; info (a
+    dict), when given, gets the testbed's id ("testbed")."""
     hr, pr = parse_rate(host_rate), parse_rate(pair_rate)
     hosts = [Host("a", hr, pair_rates={"b": pr}), Host("b", hr),
              Host("c", hr)]
     out = []
     with Testbed(hosts, tag="pair") as tb:
+        if info is not None:
+            info["testbed"] = tb.id
         print("testbed %s" % tb.id)
         sys.stdout.flush()
         for k, (src, dst, want) in enumerate((("a", "b", pr),
@@ -979,9 +1000,20 @@ def main(argv):
         print("cgroup-selftest: v1 and v2 backends %s; this machine: %s"
               % ("FAILED" if problems else "ok", here))
         return 1 if problems else 0
+    if argv[0] in ("quota-check", "pair-check"):
+        try:
+            jpath = json_arg(argv[1:])
+        except ValueError as e:
+            sys.stderr.write("%s: %s\n" % (argv[0], e))
+            return 2
     if argv[0] == "quota-check":
-        res = quota_check()
+        info = {}
+        res = quota_check(info=info)
         base = res[0][1]
+        info["quotas"] = [{"quota": q, "rate_median": rate,
+                           "cores_median": cores, "rates": rates}
+                          for q, rate, cores, rates in res]
+        info["ratios"] = []
         for q, rate, cores, rates in res:
             print("quota %.2f cores: %.1f matmul/s, %.3f cores used "
                   "(%.3f of quota %.2f's rate)" % (q, rate, cores, rate / base,
@@ -995,12 +1027,23 @@ def main(argv):
                 print("ratio %.2f/%.2f: %.3f of the median rates (per "
                       "window: %s)" % (res[0][0], q, base / rate,
                                        " ".join("%.2f" % r for r in ratios)))
+                info["ratios"].append({"a": res[0][0], "b": q,
+                                       "median_rates_ratio": base / rate,
+                                       "per_window": ratios})
+        if jpath:
+            write_json(jpath, info)
         return 0
     if argv[0] == "pair-check":
-        for label, want, got in pair_check():
+        info = {}
+        res = pair_check(info=info)
+        for label, want, got in res:
             print("pair %s: set %.1f Mbit/s, measured %.1f Mbit/s (%+.1f%%)"
                   % (label, want / 1e6, got / 1e6,
                      100 * (got - want) / want))
+        info["pairs"] = [{"pair": label, "set_bps": want, "measured_bps": got}
+                         for label, want, got in res]
+        if jpath:
+            write_json(jpath, info)
         return 0
     if argv[0] == "up":
         hosts = []
