@@ -247,6 +247,24 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Runs `testbed.py CMD --json <tmpdir>/FILE` for test and returns its
+   JSON (the caller frees it), or NULL: skipped (printed, with the reason)
+   or failed (the assertions of hs_test_run_json). */
+static yajl_val run_tb_json(const char *test, const char *cmd,
+                            const char *file)
+{
+    char json_path[512];
+    char *argv[] = {PYTHON, TB_PY, (char *)cmd, "--json", json_path, NULL};
+
+    if (skip_reason() != NULL) {
+        hs_test_skip(test, skip_reason());
+        return NULL;
+    }
+    snprintf(json_path, sizeof json_path, "%s/%s",
+             hs_test_tmpdir("testbed-check"), file);
+    return hs_test_run_json(test, argv, json_path);
+}
+
 /* ---- quota differentiates speed ----------------------------------------
  * Both quotas run at the same time on the same core (testbed.py
  * quota-check), so a noisy neighbour slows both alike; the checks are the
@@ -259,9 +277,6 @@ static double median(double *v, size_t n)
  * per window 1.08 1.36 1.99 1.99 2.03; CI, 2026-12-01 22:14 UTC). */
 static void test_quota_speed(void)
 {
-    const char *dir = hs_test_tmpdir("testbed-quota");
-    char json_path[512];
-    char *argv[] = {PYTHON, TB_PY, "quota-check", "--json", json_path, NULL};
     const char *pq[] = {"quotas", NULL}, *pr[] = {"ratios", NULL};
     const char *kq[] = {"quota", NULL}, *kc[] = {"cores_median", NULL};
     const char *kb[] = {"b", NULL}, *kw[] = {"per_window", NULL};
@@ -269,12 +284,7 @@ static void test_quota_speed(void)
     yajl_val root, qs, rs;
     size_t i, k;
 
-    if (skip_reason() != NULL) {
-        hs_test_skip("testbed quota", skip_reason());
-        return;
-    }
-    snprintf(json_path, sizeof json_path, "%s/quota.json", dir);
-    root = hs_test_run_json("testbed quota", argv, json_path);
+    root = run_tb_json("testbed quota", "quota-check", "quota.json");
     if (root == NULL)
         return;
     qs = yajl_tree_get(root, pq, yajl_t_array);
@@ -324,9 +334,6 @@ static void test_quota_speed(void)
  * on exit (and the check below sees none left). */
 static void test_pair_rate(void)
 {
-    const char *dir = hs_test_tmpdir("testbed-pair");
-    char json_path[512];
-    char *argv[] = {PYTHON, TB_PY, "pair-check", "--json", json_path, NULL};
     static const char *label[3] = {"a->b", "a->c", "b->a"};
     const char *pp[] = {"pairs", NULL}, *pt[] = {"testbed", NULL};
     const char *kp[] = {"pair", NULL}, *ks[] = {"set_bps", NULL};
@@ -336,12 +343,7 @@ static void test_pair_rate(void)
     size_t i;
     int k;
 
-    if (skip_reason() != NULL) {
-        hs_test_skip("testbed pair rate", skip_reason());
-        return;
-    }
-    snprintf(json_path, sizeof json_path, "%s/pair.json", dir);
-    root = hs_test_run_json("testbed pair rate", argv, json_path);
+    root = run_tb_json("testbed pair rate", "pair-check", "pair.json");
     if (root == NULL)
         return;
     pairs = yajl_tree_get(root, pp, yajl_t_array);
