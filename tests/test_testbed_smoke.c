@@ -625,6 +625,50 @@ static void test_accuracy_smoke(void)
         }
         CU_ASSERT(num(res, pr) == num(res, waits ? pb_ : pl));
     }
+    /* the compute-drift diagnostic (bench/accuracy compute_drift): per
+       type, the full run's compute over the profile's, a plausible ratio
+       (a full run 5x faster or slower than its profile is a broken
+       measurement, not drift), and the recommended replay redone with
+       every device's compute scaled by it */
+    {
+        const char *pd[] = {"compute_drift", NULL};
+        const char *pt[] = {"types", NULL};
+        const char *pr[] = {"drift_replay_ns", NULL};
+        const char *pe[] = {"err_drift_replay", NULL};
+        const char *pm[] = {"measured_ns", NULL};
+        yajl_val dr = yajl_tree_get(res, pd, yajl_t_object);
+        yajl_val ty = yajl_tree_get(res, pt, yajl_t_object);
+        double v = num(res, pr), m = num(res, pm);
+        size_t t;
+
+        CU_ASSERT_FATAL(dr != NULL && ty != NULL);
+        HS_ASSERT_I64_EQ(YAJL_GET_OBJECT(dr)->len, YAJL_GET_OBJECT(ty)->len);
+        for (t = 0; t < YAJL_GET_OBJECT(dr)->len; t++) {
+            yajl_val x = YAJL_GET_OBJECT(dr)->values[t];
+            double k = YAJL_IS_NUMBER(x) ? YAJL_GET_DOUBLE(x) : NAN;
+
+            const char *kn = YAJL_GET_OBJECT(dr)->keys[t];
+            const char *pf[] = {"compute_drift_parts", kn, "fwd", NULL};
+            const char *pb[] = {"compute_drift_parts", kn, "bwd", NULL};
+            const char *pa[] = {"compute_drift_parts", kn, "ar_tail_ns",
+                                NULL};
+            double f = num(res, pf), b = num(res, pb), a = num(res, pa);
+
+            printf("  type %s: compute drift x%.3f (forward x%.3f, "
+                   "backward x%.3f; %.1f ms waiting for the all-reduces "
+                   "after the last gradient)\n", kn, k, f, b, a / 1e6);
+            CU_ASSERT(isfinite(k) && k > 0.2 && k < 5);
+            /* ddp_run.py timed the backward's last gradient, so the
+               drift is the forward's and the backward's together: a
+               weighted mean of the two ratios lies between them */
+            CU_ASSERT(isfinite(f) && isfinite(b) && isfinite(a) && a >= 0);
+            CU_ASSERT(k >= fmin(f, b) - 1e-9 && k <= fmax(f, b) + 1e-9);
+        }
+        printf("  drift replay %.1f ms (%+.1f%%)\n", v / 1e6,
+               100 * num(res, pe));
+        CU_ASSERT(isfinite(v) && v > 0);
+        CU_ASSERT(fabs(num(res, pe) - (v - m) / m) < 1e-9);
+    }
     /* the host-speed canary: a reading per online CPU at every checkpoint
        (before and after the profile, after the one full run), each a
        plausible CPU time per piece of work (10 us .. 100 ms) */

@@ -7,7 +7,9 @@ The environment carries RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (and
 GLOO_SOCKET_IFNAME, OMP_NUM_THREADS).  The training loop is the one of the
 profiling harness (live/harness/hetsim_harness.py) -- same model file,
 synthetic data, DataLoader, loss, SGD with momentum, DDP bucket cap -- minus
-the profiler and the comm hook: the run being predicted is real training.
+the profiler and the comm hook: the run being predicted is real training
+(its one addition, a hook on each parameter's gradient, only reads the
+clock).
 
 It writes --out/rank<R>.json:
   {"rank", "world_size", "host", "iters", "warmup",
@@ -15,6 +17,10 @@ It writes --out/rank<R>.json:
                                  (after a barrier before step 0), plus one
                                  final entry at the end of the last step
    "t_dl_ns", "t_fwd_ns", "t_bwd_ns", "t_opt_ns": [...] per step,
+   "t_grad_ns": [...] per step, from the backward's start to the last
+                                 parameter gradient computed (its compute;
+                                 t_bwd - t_grad is DDP waiting for the
+                                 all-reduces after it),
    "cpu_ns": process CPU time of the measured window,
    "param_bytes", "torch_version"}
 The mean step time after warm-up is
@@ -102,7 +108,18 @@ def main(argv):
         opt = torch.optim.SGD(ddp.parameters(), lr=a.lr, momentum=0.9)
 
     now = time.perf_counter_ns
-    starts, t_dl, t_fwd, t_bwd, t_opt = [], [], [], [], []
+    # When the backward's compute ends: a hook on every parameter's
+    # gradient keeps the time of the latest (about 1 us a parameter per
+    # step); what loss.backward() takes after it is DDP waiting for its
+    # all-reduces.
+    last_grad = [0]
+
+    def mark(_grad):
+        last_grad[0] = now()
+
+    for p in params:
+        p.register_hook(mark)
+    starts, t_dl, t_fwd, t_bwd, t_opt, t_grad = [], [], [], [], [], []
     it = iter(loader)
     dist.barrier()
     cpu0 = None
@@ -119,6 +136,7 @@ def main(argv):
         t1 = now()
         loss = loss_fn(ddp(x), y)
         t2 = now()
+        last_grad[0] = t2
         loss.backward()
         t3 = now()
         opt.step()
@@ -130,12 +148,14 @@ def main(argv):
         t_fwd.append(t2 - t1)
         t_bwd.append(t3 - t2)
         t_opt.append(t4 - t3)
+        t_grad.append(last_grad[0] - t2)
     starts.append(now())
     cpu_ns = time.process_time_ns() - cpu0
     res = {"rank": rank, "world_size": world, "host": a.host,
            "iters": a.iters, "warmup": a.warmup, "batch": a.batch,
            "step_start_ns": starts, "t_dl_ns": t_dl, "t_fwd_ns": t_fwd,
-           "t_bwd_ns": t_bwd, "t_opt_ns": t_opt, "cpu_ns": cpu_ns,
+           "t_bwd_ns": t_bwd, "t_opt_ns": t_opt, "t_grad_ns": t_grad,
+           "cpu_ns": cpu_ns,
            "param_bytes": param_bytes, "torch_version": torch.__version__}
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "rank%d.json" % rank)

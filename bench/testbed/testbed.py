@@ -732,9 +732,11 @@ def run_cluster(tb, ring, model, batch_of, iters, warmup, out_dir,
         mean = (s[-1] - s[warmup]) / k
         steps = [s[i + 1] - s[i] for i in range(warmup, len(s) - 1)]
         ph = {}
-        for key in ("t_dl_ns", "t_fwd_ns", "t_bwd_ns", "t_opt_ns"):
-            v = r[key][warmup:]
-            ph[key] = sum(v) / len(v)
+        for key in ("t_dl_ns", "t_fwd_ns", "t_bwd_ns", "t_opt_ns",
+                    "t_grad_ns"):
+            v = r.get(key, [])[warmup:]
+            if v:
+                ph[key] = sum(v) / len(v)
         c1 = tb.cpu_ns(h)
         thr1 = tb.throttled(h)
         res["ranks"][h] = {
