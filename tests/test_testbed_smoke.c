@@ -644,15 +644,14 @@ static void test_accuracy_smoke(void)
         CU_ASSERT_FATAL(dr != NULL && ty != NULL);
         HS_ASSERT_I64_EQ(YAJL_GET_OBJECT(dr)->len, YAJL_GET_OBJECT(ty)->len);
         for (t = 0; t < YAJL_GET_OBJECT(dr)->len; t++) {
-            yajl_val x = YAJL_GET_OBJECT(dr)->values[t];
-            double k = YAJL_IS_NUMBER(x) ? YAJL_GET_DOUBLE(x) : NAN;
-
             const char *kn = YAJL_GET_OBJECT(dr)->keys[t];
+            const char *pk[] = {"compute_drift", kn, NULL};
             const char *pf[] = {"compute_drift_parts", kn, "fwd", NULL};
             const char *pb[] = {"compute_drift_parts", kn, "bwd", NULL};
             const char *pa[] = {"compute_drift_parts", kn, "ar_tail_ns",
                                 NULL};
-            double f = num(res, pf), b = num(res, pb), a = num(res, pa);
+            double k = num(res, pk), f = num(res, pf), b = num(res, pb),
+                   a = num(res, pa);
 
             printf("  type %s: compute drift x%.3f (forward x%.3f, "
                    "backward x%.3f; %.1f ms waiting for the all-reduces "
