@@ -124,6 +124,19 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
         hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);
         hs_cli_kv_i64(g, "hop_wait_ns",
                       hs_replay_hop_wait_ns(s, i, r->hop_wait));
+        {
+            /* the hierarchical collective's own rings */
+            size_t rn[2];
+
+            if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
+                hs_cli_kv_i64(g, "hop_wait_intra_ns",
+                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                         rn[0]));
+                hs_cli_kv_i64(g, "hop_wait_inter_ns",
+                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                         rn[1]));
+            }
+        }
         hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
         hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
         hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
@@ -199,13 +212,24 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
             break;
     if (i < r->n_types) {
         /* the hop wait, where the profiles give it */
+        size_t rn[2], nr = hs_replay_hop_rings(s, r->collective, rn);
+
         printf("\nhop wait:");
-        for (i = 0; i < r->n_types; i++)
+        for (i = 0; i < r->n_types; i++) {
             printf("%s %s %.3f ms", i ? "," : "", s->types[i].name,
-                   (double)hs_replay_hop_wait_ns(s, i, r->hop_wait) / 1e6);
+                   (double)hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                      rn[0]) / 1e6);
+            if (nr == 2)
+                printf(" in a node, %.3f ms across nodes",
+                       (double)hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                          rn[1]) / 1e6);
+        }
         printf(" per chunk that reaches the device in its backward (%s)",
                r->hop_wait == HS_HOP_WAIT_PROBE
                    ? "as probed in each type's sub-system"
+                   : nr == 2 ? "grown to each ring's size (a node's "
+                               "devices, the nodes) from each type's probe "
+                               "and CPU quota"
                    : "grown to this ring's size from each type's probe and "
                      "CPU quota");
     }

@@ -60,7 +60,8 @@ static int64_t hs__hier_rounds_of(const hs_scenario_t *s)
    phase. */
 static inline int64_t hs__hier_peer(const hs_scenario_t *s, uint32_t x,
                                     int64_t r, int dir, uint32_t *peer,
-                                    uint32_t *edge, uint32_t *parts)
+                                    uint32_t *edge, uint32_t *parts,
+                                    uint32_t *ring_n)
 {
     uint32_t N = (uint32_t)s->n_devices, L = s->nodes->local;
     uint32_t K = N / L, n = x / L, j = x - n * L;
@@ -70,21 +71,24 @@ static inline int64_t hs__hier_peer(const hs_scenario_t *s, uint32_t x,
         *peer = n * L + (dir > 0 ? (j + 1) % L : (j + L - 1) % L);
         *edge = N + x;
         *parts = L;
+        *ring_n = L;
         return r < A ? 0 : A + B;
     }
     *peer = (dir > 0 ? (n + 1) % K : (n + K - 1) % K) * L + j;
     *edge = 2 * N + x;
     *parts = N;
+    *ring_n = K;
     return A;
 }
 
 static void hs__hier_round(const hs_scenario_t *s, uint32_t x, int64_t r,
                            hs_coll_round_t *out)
 {
-    uint32_t from, e, p;
+    uint32_t from, e, p, n;
 
-    hs__hier_peer(s, x, r, 1, &out->to, &out->edge, &out->parts);
-    hs__hier_peer(s, x, r, -1, &from, &e, &p);
+    hs__hier_peer(s, x, r, 1, &out->to, &out->edge, &out->parts,
+                  &out->ring_n);
+    hs__hier_peer(s, x, r, -1, &from, &e, &p, &n);
     out->from = from;
 }
 
@@ -179,10 +183,10 @@ static void hs__hier_lane_init(const hs_scenario_t *s, uint32_t x,
 static inline uint32_t hs__hier_lane(const hs_coll_host_t *h, uint32_t lx,
                                      int64_t g, int dir, int64_t *ph)
 {
-    uint32_t k = h->k, x = lx / k, st = lx - x * k, peer, e, p;
+    uint32_t k = h->k, x = lx / k, st = lx - x * k, peer, e, p, n;
     int64_t r = g % h->rounds;
 
-    *ph = g - r + hs__hier_peer(h->s, x, r, dir, &peer, &e, &p);
+    *ph = g - r + hs__hier_peer(h->s, x, r, dir, &peer, &e, &p, &n);
     return peer * k + st;
 }
 

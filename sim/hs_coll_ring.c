@@ -35,6 +35,7 @@ static void hs__ring_round(const hs_scenario_t *s, uint32_t x, int64_t r,
     out->from = hs_scenario_prev(s, x);
     out->edge = s->devices[x].ring_pos;
     out->parts = (uint32_t)s->n_devices;
+    out->ring_n = (uint32_t)s->n_devices;
 }
 
 static int64_t hs__ring_allreduce_ns(const hs_scenario_t *s, uint32_t d)

@@ -140,6 +140,11 @@ typedef struct hs_coll_round_s {
                               intra- and inter-node edges of the
                               hierarchical all-reduce (hs_nodes.h) */
     uint32_t parts;        /* the chunk is payload / parts bytes */
+    uint32_t ring_n;       /* devices in the ring this round runs along
+                              (the flat ring: N; the hierarchical one: L
+                              in its node phases, K across nodes): the
+                              hop wait grows with it
+                              (hs_replay_hop_wait_ring_ns) */
 } hs_coll_round_t;
 
 typedef struct hs_collective_s {

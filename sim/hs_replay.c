@@ -189,10 +189,12 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_coll_hier.h"
 #include "hs_coll_ring.h"
 #include "hs_collective.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
+#include "hs_nodes.h"
 #include "hs_notes.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
@@ -638,7 +640,19 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
            lane's previous chunk's wait (eager sends), to when it is
            usable: a lane's waits never overlap */
         int64_t from = usable > prev ? usable : prev;
-        m->pend[ry] += m->hopw[m->s->devices[y].type];
+        size_t ty = m->s->devices[y].type;
+        int64_t hw = m->hopw[ty];
+
+        if (!m->uniform && hw > 0) {
+            /* grown to the ring this round runs along (the hierarchical
+               collective: a node's L devices, or K nodes) */
+            hs_coll_round_t rd;
+
+            m->coll->round(m->s, y, g % m->rounds, &rd);
+            hw = hs_replay_hop_wait_ring_ns(m->s, ty, m->o->hop_wait,
+                                            rd.ring_n);
+        }
+        m->pend[ry] += hw;
         if (m->tracing && m->pend[ry] > from) {
             int64_t gs = g % m->gs[st];
             hs__iv(m, y, g / m->gs[st], HS_PH_HOP_WAIT, gs % m->rounds,
@@ -759,13 +773,32 @@ void hs_replay_result_free(hs_replay_result_t *r)
     free(r);
 }
 
-int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
-                              hs_hop_wait_t how)
+int64_t hs_replay_hop_wait_ring_ns(const hs_scenario_t *s, size_t t,
+                                   hs_hop_wait_t how, size_t ring_n)
 {
     const hs_profile_t *p = &s->types[t].profile;
 
     return how == HS_HOP_WAIT_PROBE ? p->t_hop_wait_ns
-                                    : hs_profile_hop_wait_ns(p, s->n_devices);
+                                    : hs_profile_hop_wait_ns(p, ring_n);
+}
+
+int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
+                              hs_hop_wait_t how)
+{
+    return hs_replay_hop_wait_ring_ns(s, t, how, s->n_devices);
+}
+
+size_t hs_replay_hop_rings(const hs_scenario_t *s, const char *collective,
+                           size_t ring_n[2])
+{
+    if (collective != NULL && strcmp(collective, hs_coll_hier.name) == 0 &&
+        s->nodes != NULL && s->nodes->local > 0) {
+        ring_n[0] = s->nodes->local;
+        ring_n[1] = s->n_devices / s->nodes->local;
+        return 2;
+    }
+    ring_n[0] = s->n_devices;
+    return 1;
 }
 
 void hs_replay_opts_from_scenario(const hs_scenario_t *s,

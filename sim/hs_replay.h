@@ -52,11 +52,26 @@ typedef struct hs_replay_opts_s {
 } hs_replay_opts_t;
 
 /* The hop wait the replay gives a chunk that reaches a device of type t
-   while it computes: the profile's t_hop_wait as probed (how = probe), or
-   grown to the ring of all s's devices (ring: hs_profile_hop_wait_ns).
-   Pure. */
+   while it computes, in a ring of ring_n devices: the profile's
+   t_hop_wait as probed (how = probe), or grown to ring_n
+   (ring: hs_profile_hop_wait_ns).  The flat ring's ring_n is every device
+   of s; the hierarchical collective's is a node's devices L in its node
+   phases and the nodes K across them (hs_coll_round_t.ring_n).  Pure. */
+int64_t hs_replay_hop_wait_ring_ns(const hs_scenario_t *s, size_t t,
+                                   hs_hop_wait_t how, size_t ring_n);
+
+/* hs_replay_hop_wait_ring_ns in the ring of all s's devices (the flat
+   ring's hop wait).  Pure. */
 int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
                               hs_hop_wait_t how);
+
+/* The sizes of the rings a replay of s with the named collective (NULL =
+   "ring") runs its chunks along, for reporting the hop wait: 1 with
+   ring_n[0] = N for the flat ring; 2 for the hierarchical collective on
+   nodes of L devices, ring_n = {L, K = N / L} (in a node, across nodes).
+   Returns how many it filled.  Pure. */
+size_t hs_replay_hop_rings(const hs_scenario_t *s, const char *collective,
+                           size_t ring_n[2]);
 
 /* Fills *o with scenario s's simulate: section (the file's values and
    defaults); o->stragglers then points into s.  No allocation. */

@@ -199,6 +199,59 @@ static void test_simulate_json(void)
         hs_run_free(&r);
     }
 
+    /* the hop wait of a hierarchical collective, per ring: nodes of 4
+       CPU devices, 3 nodes, a probe's 2 ms at 0.3 core per 10 ms grows
+       to 6 ms in a node's ring (4) and 4 ms across the nodes (3); the
+       flat ring's 16.667 ms (12) stays in hop_wait_ns */
+    {
+        const char *path = hs_test_write_file(
+            "hierhop.yaml",
+            "name: hierhop\n"
+            "job: {model: x, dataset: {samples: 100000}}\n"
+            "device_types:\n"
+            "  - name: cpu\n"
+            "    batch: 100\n"
+            "    profile: {t_dl: 5ms, t_fwd: 30ms, t_b1: 1ms, t_bwd: 5s,\n"
+            "              allreduce_bytes: 12MB, t_hop_wait: 2ms,\n"
+            "              cpu_quota_cores: 0.3, t_cpu_period: 10ms}\n"
+            "nodes:\n"
+            "  kinds:\n"
+            "    - {name: n, type: cpu, devices: 4, count: 3,\n"
+            "       intra_bandwidth: 40GB/s}\n"
+            "  inter_bandwidth: 2GB/s\n"
+            "collective: hierarchical\n"
+            "simulate: {steps: 2, overlap: patent}\n");
+        static const char *const keys[3] = {"hop_wait_ns",
+                                            "hop_wait_intra_ns",
+                                            "hop_wait_inter_ns"};
+        static const long long want[3] = {16666667, 6000000, 4000000};
+        size_t k;
+
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", path, "--json",
+                                            NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        j = parse(r.out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        types = get_arr(j, "types");
+        CU_ASSERT_TRUE_FATAL(types != NULL &&
+                             YAJL_GET_ARRAY(types)->len == 1);
+        for (k = 0; k < 3; k++) {
+            const char *tp[2] = {keys[k], NULL};
+            yajl_val v = yajl_tree_get(YAJL_GET_ARRAY(types)->values[0], tp,
+                                       yajl_t_number);
+
+            CU_ASSERT_TRUE_FATAL(v != NULL && YAJL_IS_INTEGER(v));
+            HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(v), want[k]);
+        }
+        yajl_tree_free(j);
+        hs_run_free(&r);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", path, NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        HS_ASSERT_STR_CONTAINS(r.out, "hop wait: cpu 6.000 ms in a node, "
+                                      "4.000 ms across nodes");
+        hs_run_free(&r);
+    }
+
     /* the embedded default runs without a SCENARIO */
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", "--json", "--steps",
                                         "3", NULL), 0);

@@ -4,7 +4,8 @@
  * cluster checked by hand (devices, names, ring, every ring edge, the
  * hierarchical edges, pair queries), the hierarchical closed form by
  * hand, the replay against the closed form where they must agree
- * (homogeneous, everyone ready at once), settings and clones, the errors
+ * (homogeneous, everyone ready at once), the hop wait per ring (a node's,
+ * the nodes'), settings and clones, the errors
  * with their file:line:col, and the time of a 100,000-device predict
  * (printed, not asserted).
  */
@@ -349,6 +350,129 @@ static void test_replay_late_devices(void)
     }
 }
 
+/* Counts the hop_wait intervals of a traced replay by the ring they
+   belong to (hs_coll_hier.c's phases) and checks each one's length. */
+typedef struct hop_tally_s {
+    int64_t L, K;             /* node size, nodes */
+    int64_t want_in_ns, want_out_ns;
+    size_t n_in, n_out, bad;
+} hop_tally_t;
+
+static hs_err_t hop_write(void *ctx, const hs_interval_t *iv, size_t n,
+                          hs_error_t *err)
+{
+    hop_tally_t *c = ctx;
+    size_t i;
+
+    (void)err;
+    for (i = 0; i < n; i++) {
+        int64_t r = iv[i].round, A = c->L - 1, B = 2 * (c->K - 1);
+        int in;
+
+        if (iv[i].phase != HS_PH_HOP_WAIT)
+            continue;
+        in = r < A || r >= A + B;
+        if (in)
+            c->n_in++;
+        else
+            c->n_out++;
+        c->bad += iv[i].end_ns - iv[i].start_ns !=
+                  (in ? c->want_in_ns : c->want_out_ns);
+    }
+    return HS_OK;
+}
+
+static hs_err_t hop_steps(void *ctx, const hs_step_rec_t *rec, size_t n,
+                          hs_error_t *err)
+{
+    (void)ctx;
+    (void)rec;
+    (void)n;
+    (void)err;
+    return HS_OK;
+}
+
+/* The hop wait (t_hop_wait, docs/method.md) in the hierarchical
+   collective grows with the ring each round runs along, not with every
+   device: nodes of L = 4 devices, K = 3 nodes (N = 12), a probe's 2 ms
+   in a sub-system of 2 under 0.3 cores per 10 ms.  The wait is
+   min(w (n-1)/(2-1), max(w, 10/0.6 ms)): 6 ms in a node's ring (n = 4),
+   4 ms in the ring across nodes (n = 3), against 16.667 ms for the flat
+   ring of 12.  A backward of 5 s outlasts the all-reduce (patent: it
+   opens after the first backward operator), so every chunk reaches a
+   computing device and waits: per device and step 2(L-1) = 6 waits of
+   6 ms and 2(K-1) = 4 of 4 ms.  simulate.hop_wait: probe waits 2 ms in
+   both. */
+static void test_hier_hop_wait(void)
+{
+    const int64_t MS = 1000000;
+    int probe;
+
+    for (probe = 0; probe < 2; probe++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r = NULL;
+        hs_replay_opts_t o;
+        hs_error_t err;
+        hs_trace_sink_t sink;
+        hop_tally_t c;
+        size_t rn[2];
+
+        snprintf(text, sizeof text,
+                 "name: hierhop\n"
+                 "job: {model: x, dataset: {samples: 100000}}\n"
+                 "device_types:\n"
+                 "  - name: cpu\n"
+                 "    batch: 100\n"
+                 "    profile: {subsystem_size: 2, t_dl: 5ms, t_fwd: 30ms,\n"
+                 "              t_b1: 1ms, t_bwd: 5s, allreduce_bytes: 12MB,\n"
+                 "              t_hop_wait: 2ms, cpu_quota_cores: 0.3,\n"
+                 "              t_cpu_period: 10ms}\n"
+                 "nodes:\n"
+                 "  kinds:\n"
+                 "    - {name: n, type: cpu, devices: 4, count: 3,\n"
+                 "       intra_bandwidth: 40GB/s, intra_latency: 3us}\n"
+                 "  inter_bandwidth: 2GB/s\n"
+                 "  inter_latency: 11us\n"
+                 "collective: hierarchical\n"
+                 "simulate: {steps: 2, overlap: patent, hop_wait: %s}\n",
+                 probe ? "probe" : "ring");
+        s = load(text);
+        HS_ASSERT_I64_EQ(s->n_devices, 12);
+        HS_ASSERT_I64_EQ(hs_replay_hop_rings(s, "hierarchical", rn), 2);
+        HS_ASSERT_I64_EQ(rn[0], 4);
+        HS_ASSERT_I64_EQ(rn[1], 3);
+        HS_ASSERT_I64_EQ(hs_replay_hop_rings(s, "ring", rn), 1);
+        HS_ASSERT_I64_EQ(rn[0], 12);
+        HS_ASSERT_I64_EQ(hs_replay_hop_rings(s, NULL, rn), 1);
+        memset(&c, 0, sizeof c);
+        c.L = 4;
+        c.K = 3;
+        c.want_in_ns = probe ? 2 * MS : 6 * MS;
+        c.want_out_ns = probe ? 2 * MS : 4 * MS;
+        HS_ASSERT_I64_EQ(hs_replay_hop_wait_ring_ns(s, 0, s->hop_wait, 4),
+                         c.want_in_ns);
+        HS_ASSERT_I64_EQ(hs_replay_hop_wait_ring_ns(s, 0, s->hop_wait, 3),
+                         c.want_out_ns);
+        /* the flat ring's, as simulate --json's hop_wait_ns */
+        HS_ASSERT_I64_EQ(hs_replay_hop_wait_ns(s, 0, s->hop_wait),
+                         probe ? 2 * MS : 16666667);
+        sink.ctx = &c;
+        sink.write = hop_write;
+        sink.steps = hop_steps;
+        hs_replay_opts_from_scenario(s, &o);
+        if (hs_replay_run(s, &o, &sink, 1, &r, &err) != HS_OK)
+            fprintf(stderr, "\nhier hop: %s\n", err.msg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_STRING_EQUAL(r->collective, "hierarchical");
+        HS_ASSERT_I64_EQ(c.n_in, (size_t)12 * 2 * 6);
+        HS_ASSERT_I64_EQ(c.n_out, (size_t)12 * 2 * 4);
+        HS_ASSERT_I64_EQ(c.bad, 0);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
 static const char bad_head[] =
     "name: bad\n"
     "device_types:\n"
@@ -537,6 +661,8 @@ static int register_tests(void)
                     test_replay_equals_closed) == NULL ||
         CU_add_test(s, "hierarchical replay with late devices",
                     test_replay_late_devices) == NULL ||
+        CU_add_test(s, "hierarchical hop wait grows per ring",
+                    test_hier_hop_wait) == NULL ||
         CU_add_test(s, "errors at file:line:col", test_errors) == NULL ||
         CU_add_test(s, "predict on 100,000 devices (timed)",
                     test_predict_100k) == NULL)
