@@ -111,7 +111,10 @@
  * once the compute has used it up): a chunk that arrives at y before y's
  * backward has ended (its planned end plus the compute debt) is usable L
  * after the later of its arrival and its processing.  It does not suspend
- * the compute.  With L = 0 for every type nothing changes.
+ * the compute.  With L = 0 for every type nothing changes.  L is the probe's
+ * wait grown to the ring the chunk's round runs along (hop_wait: ring,
+ * hs_replay_hop_wait_ring_ns): every device for the flat ring, a node's
+ * devices or the nodes for the hierarchical collective's rounds.
  *
  * Rounds are numbered per device and stream (a lane, or ring index, rx =
  * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
