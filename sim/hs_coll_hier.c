@@ -92,6 +92,18 @@ static void hs__hier_round(const hs_scenario_t *s, uint32_t x, int64_t r,
     out->from = from;
 }
 
+/* The node's ring of L devices, then the ring of the K nodes. */
+static size_t hs__hier_rings(const hs_scenario_t *s, size_t ring_n[2])
+{
+    if (s->nodes == NULL || s->nodes->local == 0) {
+        ring_n[0] = s->n_devices;     /* not runnable: check says why */
+        return 1;
+    }
+    ring_n[0] = s->nodes->local;
+    ring_n[1] = s->n_devices / s->nodes->local;
+    return 2;
+}
+
 static int64_t hs__hier_allreduce_ns(const hs_scenario_t *s, uint32_t x)
 {
     const hs_profile_t *p = &s->types[s->devices[x].type].profile;
@@ -273,5 +285,6 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_arrive,
     hs__hier_received,
     hs__hier_check,
-    hs__hier_rounds_of
+    hs__hier_rounds_of,
+    hs__hier_rings
 };

@@ -141,5 +141,6 @@ const hs_collective_t hs_coll_ring = {
     hs__ring_arrive,
     hs__ring_received,
     NULL,   /* check: any scenario */
-    NULL    /* rounds_of: rounds(n) */
+    NULL,   /* rounds_of: rounds(n) */
+    NULL    /* rings: one, of every device */
 };

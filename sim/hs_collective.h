@@ -179,6 +179,10 @@ typedef struct hs_collective_s {
     /* Optional: the rounds on scenario s when they depend on more than N
        (then rounds(n) is not used by the replay). */
     int64_t (*rounds_of)(const hs_scenario_t *s);
+    /* Optional (NULL: one ring of all N devices).  The sizes of the rings
+       its rounds run along (hs_coll_round_t.ring_n), in the order the
+       rounds first use them, into ring_n; returns how many (1 or 2). */
+    size_t (*rings)(const hs_scenario_t *s, size_t ring_n[2]);
 } hs_collective_t;
 
 /*

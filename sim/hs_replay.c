@@ -192,12 +192,10 @@
 #include <string.h>
 
 #include "hs_closed.h"
-#include "hs_coll_hier.h"
 #include "hs_coll_ring.h"
 #include "hs_collective.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
-#include "hs_nodes.h"
 #include "hs_notes.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
@@ -299,7 +297,7 @@ static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
 static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
-                           int64_t now, int64_t arrive_ns);
+                           int64_t now, int64_t arrive_ns, uint32_t ring_n);
 
 static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t k, int64_t now)
@@ -501,15 +499,17 @@ void hs_coll_lane_done(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
 }
 
 /* Transfer time of device x's chunk of stream st's round g when the
-   collective's rounds differ (not uniform). */
+   collective's rounds differ (not uniform); the round's ring size into
+   *ring_n. */
 static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
-                            int64_t g)
+                            int64_t g, uint32_t *ring_n)
 {
     const hs_scenario_t *s = m->s;
     hs_coll_round_t rd;
     size_t b = hs__bucket(m, st, g);
 
     m->coll->round(s, x, g % m->rounds, &rd);
+    *ring_n = rd.ring_n;
     return s->ring_lat_ns[rd.edge] +
            hs_xfer_ns(m->bytes[(size_t)s->devices[x].type * m->nb + b] /
                           rd.parts,
@@ -525,7 +525,7 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
     hs__model_t *m = (hs__model_t *)h;
     hs_coll_lane_t *r = &m->h.lane[rx];
     int64_t dur, start = now;
-    uint32_t x = rx, st = 0;
+    uint32_t x = rx, st = 0, ring_n = m->n;
 
     if (m->k > 1) {
         x = rx / m->k;
@@ -533,7 +533,7 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
     }
     r->busy = 1;
     if (!m->uniform)
-        dur = hs__round_ns(m, x, st, g);
+        dur = hs__round_ns(m, x, st, g, &ring_n);
     else if (m->nb == 1)
         dur = r->dur0;
     else
@@ -548,7 +548,7 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
     }
     hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
     if (m->comm)
-        hs__start_proc(m, ry, x, g, start, start + dur);
+        hs__start_proc(m, ry, x, g, start, start + dur, ring_n);
     if (m->tracing) {
         int64_t gs = g % m->gs[st];
         m->trc[rx][1] = start;
@@ -620,9 +620,11 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
    x sends g+1 only after g arrived, so one chunk per device is in flight
    and they are processed, and become usable, in order.  A chunk that
    arrives while y computes (before the end of its backward) becomes usable
-   the type's t_hop_wait later (the hop wait). */
+   the type's t_hop_wait later (the hop wait), grown to ring_n, the size of
+   the ring round g runs along (every device but in the hierarchical
+   collective). */
 static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
-                           int64_t now, int64_t arrive_ns)
+                           int64_t now, int64_t arrive_ns, uint32_t ring_n)
 {
     uint32_t y = m->k == 1 ? ry : ry / m->k, st = ry - y * m->k;
     hs__dev_t *d = &m->dev[y];
@@ -644,17 +646,10 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
            usable: a lane's waits never overlap */
         int64_t from = usable > prev ? usable : prev;
         size_t ty = m->s->devices[y].type;
-        int64_t hw = m->hopw[ty];
+        int64_t hw = m->hopw[ty];   /* grown to every device */
 
-        if (!m->uniform && hw > 0) {
-            /* grown to the ring this round runs along (the hierarchical
-               collective: a node's L devices, or K nodes) */
-            hs_coll_round_t rd;
-
-            m->coll->round(m->s, y, g % m->rounds, &rd);
-            hw = hs_replay_hop_wait_ring_ns(m->s, ty, m->o->hop_wait,
-                                            rd.ring_n);
-        }
+        if (ring_n != m->n && hw > 0)
+            hw = hs_replay_hop_wait_ring_ns(m->s, ty, m->o->hop_wait, ring_n);
         m->pend[ry] += hw;
         if (m->tracing && m->pend[ry] > from) {
             int64_t gs = g % m->gs[st];
@@ -794,12 +789,12 @@ int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
 size_t hs_replay_hop_rings(const hs_scenario_t *s, const char *collective,
                            size_t ring_n[2])
 {
-    if (collective != NULL && strcmp(collective, hs_coll_hier.name) == 0 &&
-        s->nodes != NULL && s->nodes->local > 0) {
-        ring_n[0] = s->nodes->local;
-        ring_n[1] = s->n_devices / s->nodes->local;
-        return 2;
-    }
+    const hs_collective_t *coll = NULL;
+    hs_error_t err;
+
+    if (hs_collective_find(collective, &coll, &err) == HS_OK &&
+        coll->rings != NULL)
+        return coll->rings(s, ring_n);
     ring_n[0] = s->n_devices;
     return 1;
 }
