@@ -140,7 +140,7 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
             /* the replay cannot run this scenario: the extended form
                answers, and says why */
             snprintf(a->why, sizeof a->why,
-                     "the replay cannot run this scenario: %s", rerr.msg);
+                     "the replay cannot run this scenario: %.250s", rerr.msg);
             rc = HS_OK;
         } else {
             hs_estimate_t *r = &a->est[HS_PREDICTOR_REPLAY];
