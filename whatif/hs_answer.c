@@ -152,8 +152,8 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
             }
             a->recommended = HS_PREDICTOR_REPLAY;
             snprintf(a->why, sizeof a->why,
-                     "the replay of %u steps (%s) sees what the closed forms "
-                     "cannot; it was the most accurate predictor on the "
+                     "the replay (%u steps, %s) sees what the closed forms "
+                     "cannot, and was the most accurate predictor on the "
                      "blind draws (docs/accuracy.md)",
                      a->replay->steps,
                      a->replay->fast_path ? "max-plus fast path"
