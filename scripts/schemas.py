@@ -5,7 +5,7 @@ Every JSON document, CSV column and HDF5 member hetsim writes is named
 here once, with its type, unit and meaning.  From this table come
   schemas/*.schema.json   a JSON Schema (draft-07) per JSON output, and
   docs/output.md          the reference of every field,
-so the two cannot drift from each other; tests/test_outputs.py checks that
+so the two cannot drift from each other; tests/test_output_schemas.py checks that
 the files in the repository are what this script makes (--check) and that
 every command's JSON validates against its schema.
 
