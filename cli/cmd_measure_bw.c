@@ -111,7 +111,7 @@ int hs_cli_measure_bw(int argc, char **argv)
         return hs_cli_usage_error(cmd, "which scenario?");
     hs_error_clear(&err);
     /* device types need no profile to be measured between */
-    if ((rc = hs_scenario_load(path, &s, &err)) != HS_OK)
+    if ((rc = hs_cli_load_scenario(path, &s, &err)) != HS_OK)
         return hs_cli_fail(&err);
     printf("measuring %zu %s of %zu devices with iperf3 (%g s each)\n",
            s->n_devices == 2 && !o.all_pairs ? (size_t)2

@@ -160,6 +160,12 @@ int hs_cli_profile(int argc, char **argv)
         return hs_cli_usage_error(cmd, "which scenario?");
     if (o.out_dir == NULL)
         return hs_cli_usage_error(cmd, "-o OUTDIR is required");
+    /* the profiled copy is the scenario file's text, rewritten */
+    if (strcmp(path, "-") == 0)
+        return hs_cli_usage_error(cmd, "the scenario must be a file, not "
+                                  "standard input: OUTDIR/scenario.yaml "
+                                  "is written from it, with its relative "
+                                  "paths kept");
     hs_error_clear(&err);
     if ((rc = hs_scenario_load(path, &s, &err)) != HS_OK)
         return hs_cli_fail(&err);

@@ -396,9 +396,12 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 goto done;
             }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
+                char hint[HS__HINT_LEN];
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                                  "device '%s' has unknown type '%s'", nm,
-                                  ty ? ty : "");
+                                  "device '%s' has unknown type '%s'%s", nm,
+                                  ty ? ty : "",
+                                  hs__type_hint(s, ty ? ty : "", hint,
+                                                sizeof hint));
                 goto done;
             }
             ad = nm;
@@ -579,9 +582,11 @@ static hs_err_t hs__parse_ring(hs_yaml_ctx_t *c, yaml_node_t *n,
         yaml_node_t *en = hs_yaml_item(c, n, i);
         const char *name = s->ring_names[i];
         long d = hs__hash_find(&nm->by_name, s, 0, name);
+        char hint[HS__HINT_LEN];
         if (d < 0)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names unknown device '%s'", name);
+                              "ring names unknown device '%s'%s", name,
+                              hs__device_hint(s, name, hint, sizeof hint));
         else if (seen[d])
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                               "ring names device '%s' twice", name);
@@ -648,10 +653,14 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
         yaml_node_t *en = hs_yaml_item(c, rn, (size_t)i);
         const char *tn = hs_yaml_scalar(en);
         t[i] = tn ? hs__type_index(s, tn) : -1;
-        if (t[i] < 0)
+        if (t[i] < 0) {
+            char hint[HS__HINT_LEN];
             return hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                                "type_links names unknown device type '%s'",
-                                tn ? tn : "");
+                                "type_links names unknown device type '%s'%s",
+                                tn ? tn : "",
+                                hs__type_hint(s, tn ? tn : "", hint,
+                                              sizeof hint));
+        }
     }
     if ((rc = hs_yaml_get_bw(c, hs_yaml_item(c, rn, 2),
                              "type_links bandwidth", &bw)) != HS_OK)
@@ -747,11 +756,14 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                 f[i] = hs_yaml_item(c, rn, i);
             for (i = 0; i < 2; i++) {
                 const char *e = hs_yaml_scalar(f[i]);
+                char hint[HS__HINT_LEN];
                 if (e == NULL || !hs__endpoint_known(nm, s, e))
                     return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
                                         "'%s' is neither a device name nor "
-                                        "a device address",
-                                        e ? e : "");
+                                        "a device address%s",
+                                        e ? e : "",
+                                        hs__device_hint(s, e ? e : "", hint,
+                                                        sizeof hint));
             }
             if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
                 HS_OK)
@@ -845,10 +857,14 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                 return rc;
             dn = hs_yaml_scalar(sv[0]);
             d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
-            if (d < 0)
+            if (d < 0) {
+                char hint[HS__HINT_LEN];
                 return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
-                                    "straggler names unknown device '%s'",
-                                    dn ? dn : "");
+                                    "straggler names unknown device '%s'%s",
+                                    dn ? dn : "",
+                                    hs__device_hint(s, dn ? dn : "", hint,
+                                                    sizeof hint));
+            }
             g->device = (uint32_t)d;
             if ((s->straggler_names[k] = strdup(dn)) == NULL)
                 return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
