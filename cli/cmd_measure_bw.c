@@ -56,7 +56,7 @@ static const hs_opt_cmd_t hs__mbw_cmd = {
         "                         [--iperf3 PROGRAM]\n",
     .about =
         "Measures the bandwidth between the devices of SCENARIO with iperf3\n"
-        "(METHOD.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
+        "(docs/method.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
         "measured pair to the output file, which a scenario includes with\n"
         "`network: {links_csv: links.csv}`.\n\n"
         "By default the ring edges are measured, each in the direction the ring\n"

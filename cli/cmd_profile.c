@@ -102,7 +102,7 @@ static const hs_opt_cmd_t hs__profile_cmd = {
         "                      [--batches B[,B...]] [--hop-trials K]\n"
         "                      [--python PROGRAM] [--harness FILE]\n",
     .about =
-        "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
+        "docs/method.md S200-S300 for real: for each device type of SCENARIO, two\n"
         "devices of that type train the scenario's model (job.model: {file,\n"
         "entry}) data-parallel with DistributedDataParallel for K iterations\n"
         "under the PyTorch profiler, each on the type's data share sampled at\n"
