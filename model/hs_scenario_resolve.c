@@ -322,6 +322,18 @@ const char *hs__type_hint(const hs_scenario_t *s, const char *name,
     return buf;
 }
 
+const char *hs_scenario_type_hint(const hs_scenario_t *s, const char *name,
+                                  char *buf, size_t cap)
+{
+    return hs__type_hint(s, name, buf, cap);
+}
+
+const char *hs_scenario_device_hint(const hs_scenario_t *s,
+                                    const char *name, char *buf, size_t cap)
+{
+    return hs__device_hint(s, name, buf, cap);
+}
+
 /* Applies the devices.<name>.* settings again to generated devices. */
 hs_err_t hs__apply_overrides(hs_scenario_t *s, hs__names_t *nm,
                                     hs_error_t *err)

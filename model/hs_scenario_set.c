@@ -438,9 +438,12 @@ static hs_err_t hs__set_nodes(hs_yaml_ctx_t *c, hs_scenario_t *s,
                             "the scenario has no nodes: section");
     if (nc != 3 || strcmp(comp[2], "count") != 0)
         return hs__unknown(c->err, key_path, keys);
-    if ((k = hs_nodes_find_kind(nd, comp[1])) < 0)
+    if ((k = hs_nodes_find_kind(nd, comp[1])) < 0) {
+        char hint[HS__HINT_LEN];
+        hs_nodes_kind_hint(nd, comp[1], hint, sizeof hint);
         return hs_error_set(c->err, HS_ERR_SCHEMA, key_path, 0, 0,
-                            "unknown node kind '%s'", comp[1]);
+                            "unknown node kind '%s'%s", comp[1], hint);
+    }
     if ((rc = hs__count(c, n, 0, UINT32_MAX - 1, &x)) != HS_OK)
         return rc;
     nd->kinds[k].count = (uint32_t)x;

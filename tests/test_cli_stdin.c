@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yajl/yajl_tree.h>
 
@@ -224,15 +225,36 @@ static void test_did_you_mean(void)
         {"sweep --vary simulate.stepz=2,3",
          "valid: steps, seed, overlap, send, streams, stochastic; did you "
          "mean 'steps'?"},
+        {"sweep scenarios/nodes-example.yaml --vary nodes.a10.count=1,2",
+         "unknown node kind 'a10'; did you mean 'a100'? (kinds: a100, "
+         "v100)"},
+        {"profile scenarios/example-full.yaml -o never --type fsat",
+         "no device type 'fsat'; did you mean 'fast'? (types: fast, slow)"},
+        {"profile scenarios/example-full.yaml -o never --alone fast,slwo",
+         "--alone: no device type 'slwo'; did you mean 'slow'? (types: "
+         "fast, slow)"},
     };
+    char dir[4096], link[4200];
     size_t i;
     hs_run_t r;
 
+    /* a scratch folder where scenarios/ is the repository's */
+    snprintf(dir, sizeof dir, "%s", hs_test_tmpdir("cli_dym"));
+    snprintf(link, sizeof link, "%s/scenarios", dir);
+    CU_ASSERT(symlink(HS_TEST_SRC "/scenarios", link) == 0 ||
+              errno == EEXIST);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        CU_ASSERT_EQUAL_FATAL(run_in(&r, ".", cases[i].args, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(run_in(&r, dir, cases[i].args, NULL), 0);
         HS_ASSERT_I64_EQ(r.status, 2);
         HS_ASSERT_STR_CONTAINS(r.err, cases[i].want);
         hs_run_free(&r);
+    }
+    /* profile refused before it made its output folder */
+    {
+        char never[4200];
+        struct stat st;
+        snprintf(never, sizeof never, "%s/never", dir);
+        CU_ASSERT_NOT_EQUAL(stat(never, &st), 0);
     }
     /* nothing near: no guess */
     CU_ASSERT_EQUAL_FATAL(run_in(&r, ".", "frobnicate", NULL), 0);
