@@ -281,6 +281,11 @@ static void test_did_you_mean_scenario(void)
                        "factor: 2}]}\nnetwork: {",
          "straggler names unknown device 'fast-2'; did you mean 'fast-0'? "
          "(devices: fast-0, fast-1, slow-0, slow-1)"},
+        {"network: {", "simulate: {overlap: bukets}\nnetwork: {",
+         "<stdin>:9:21: simulate.overlap must be patent, buckets, none or "
+         "last_bucket; did you mean 'buckets'?"},
+        {"network: {", "ring: interleeve\nnetwork: {",
+         "not 'interleeve'; did you mean 'interleave'?"},
         {"10Gbps}", "10Gbps, type_links: [[fast, sloow, 1Gbps]]}",
          "type_links names unknown device type 'sloow'; did you mean "
          "'slow'? (types: fast, slow)"},
