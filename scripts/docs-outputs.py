@@ -23,16 +23,25 @@ nothing:
     <!-- file: two-types.yaml -->        the next fenced block, written to
                                          that file before later commands
 
+A command whose output is Markdown itself (a table) is quoted raw, without
+a fence or a "$" line, between two markers:
+
+    <!-- output-raw: bash scripts/bad-inputs.sh build/hetsim -->
+    ...its output, as is...
+    <!-- end output -->
+
 Every command of a page runs with /bin/sh -c, in order, in one scratch
 directory made for that page, so the repository is never written to.  The
 scratch directory holds symbolic links to the repository's scenarios/,
-live/ and tests/ folders and to the build directory (as build/, so
+live/, scripts/ and tests/ folders and to the build directory (as build/, so
 `build/hetsim` works), and the build directory is first on PATH (so a bare
-`hetsim` works too).  LC_ALL=C, TZ=UTC.
+`hetsim` works too).  LC_ALL=C, TZ=UTC, TMPDIR=/tmp.
 
 What truly varies from run to run is normalised, and nothing else is:
   * the scratch directory's absolute path becomes /path/to/hetsim (where
     the user's clone would be) in what is written and compared;
+  * the name of the temporary folder scripts/bad-inputs.sh makes
+    (hetsim-bad.XXXXXX, mktemp's) is compared as a placeholder too;
   * the CPU time advise's searches took ("search: exact, 0.012 s;",
     "searched N mixes, ..., 0.049 s", "search_cpu_s") is compared as a
     placeholder, so a quote that differs only there is left as it is, and
@@ -56,7 +65,8 @@ import subprocess
 import sys
 import tempfile
 
-MARK = re.compile(r'^<!--\s*(output|run|file):\s*(.*?)\s*-->\s*$')
+MARK = re.compile(r'^<!--\s*(output|output-raw|run|file):\s*(.*?)\s*-->\s*$')
+END_RAW = '<!-- end output -->'
 FENCE = re.compile(r'^(`{3,}|~{3,})(.*)$')
 PLACEHOLDER = '/path/to/hetsim'
 # (pattern, replacement) of the figures that differ between two runs of the
@@ -65,6 +75,7 @@ VARYING = [
     (re.compile(r'^(search: \w+, )\d+\.\d+( s;)'), r'\1#.###\2'),
     (re.compile(r'^(searched .*, )\d+\.\d+( s)$'), r'\1#.###\2'),
     (re.compile(r'("search_cpu_s": )[-+0-9.eE]+'), r'\1#'),
+    (re.compile(r'(hetsim-bad\.)[A-Za-z0-9]{6}'), r'\1XXXXXX'),
 ]
 TIMEOUT_S = 300
 
@@ -81,7 +92,7 @@ def fence_end(lines, i):
 
 def scratch_dir(root, build):
     d = tempfile.mkdtemp(prefix='hetsim-docs-')
-    for name in ('scenarios', 'live', 'tests'):
+    for name in ('scenarios', 'live', 'scripts', 'tests'):
         os.symlink(os.path.join(root, name), os.path.join(d, name))
     os.symlink(build, os.path.join(d, 'build'))
     return d
@@ -104,7 +115,7 @@ def comparable(lines):
 
 
 def run(cmd, cwd, build):
-    env = dict(os.environ, LC_ALL='C', TZ='UTC',
+    env = dict(os.environ, LC_ALL='C', TZ='UTC', TMPDIR='/tmp',
                PATH=build + os.pathsep + os.environ.get('PATH', ''))
     env.pop('COLUMNS', None)
     p = subprocess.run(['/bin/sh', '-c', cmd], cwd=cwd, env=env,
@@ -155,6 +166,30 @@ def process(path, root, build, update):
                           (rel, i + 1, arg, rc, text))
                     bad += 1
                 i += 1
+                continue
+            if kind == 'output-raw':
+                try:
+                    end = lines.index(END_RAW, i + 1)
+                except ValueError:
+                    print('%s:%d: no "%s" after the marker' %
+                          (rel, i + 1, END_RAW))
+                    return bad + 1
+                body = lines[i + 1:end]
+                _, text = run(arg, scratch, build)
+                want = normalise(text, scratch).rstrip('\n').split('\n')
+                if comparable(body) != comparable(want):
+                    bad += 1
+                    if update:
+                        lines[i + 1:end] = want
+                        end = i + 1 + len(want)
+                        print('%s:%d: updated `%s`' % (rel, i + 1, arg))
+                    else:
+                        sys.stdout.writelines(difflib.unified_diff(
+                            [b + '\n' for b in body],
+                            [w + '\n' for w in want],
+                            '%s:%d (quoted)' % (rel, i + 2),
+                            '`%s` (now)' % arg))
+                i = end + 1
                 continue
             # output and file: the fenced block right after the marker
             j = i + 1
