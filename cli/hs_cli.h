@@ -51,7 +51,13 @@ int hs_cli_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
 /* The exit status when writing stdout failed (3), else 0: flushes it. */
 int hs_cli_stdout_status(void);
 
-/* Loads the scenario at path, or the embedded default when path is NULL. */
+/*
+ * Loads the scenario at path, the embedded default when path is NULL, or
+ * the YAML read from standard input when path is "-": it is named
+ * "<stdin>" in errors ("<stdin>:3:5: ...") and in outputs, and relative
+ * paths inside it (profiles, links_csv) resolve against the current
+ * directory.
+ */
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
                               hs_error_t *err);
 

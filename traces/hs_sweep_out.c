@@ -1103,6 +1103,10 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
             if (k == 0 || xv[k] > xmax)
                 xmax = xv[k];
         }
+        info->x_integer = kind == 0;
+        for (k = 0; k < nxs && info->x_integer; k++)
+            if (xv[k] != floor(xv[k]))
+                info->x_integer = 0;
         info->logx = xmin > 0 && xmax / xmin >= 50;
         if (info->logx) {
             info->xlo = xmin / 1.25;
