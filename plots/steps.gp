@@ -19,8 +19,8 @@ set xtics nomirror scale 0
 set rmargin at screen 0.68
 set key at screen 0.695, graph 1 left top vertical Left reverse samplen 2 \
     spacing 1.3 font ",9"
-plot dat using 2:xtic(1) title "closed form: max T(i)" lc rgb "#377eb8", \
-     '' using 3 title "replay: simulated step (mean over steps)" \
+plot dat using 2:xtic(1) title "source formula (S400): max T(i)" lc rgb "#377eb8", \
+     '' using 3 title "replay (recommended): simulated step" \
          lc rgb "#e41a1c", \
      keyentry with points ps 0 \
          title "T(i) = max(t_dl, T_fwd + t_b1 + T_ar(i))", \

@@ -37,12 +37,12 @@ lab(i, what) = strlen(sname(i)) > 0 ? sname(i)."  ".what : what
 nrep = replay ? nser - 1 : -1
 if (numx) {
   plot for [i=0:nser-1] dat index i using 1:3 with linespoints pt 7 ps 0.8 \
-           lw 2 lc i + 1 title lab(i, "closed form"), \
+           lw 2 lc i + 1 title lab(i, "source formula, max T(i)"), \
        for [i=0:nrep] dat index i using 1:4 with linespoints pt 5 ps 0.8 \
-           lw 2 dt 2 lc i + 1 title lab(i, "replay")
+           lw 2 dt 2 lc i + 1 title lab(i, "replay (recommended)")
 } else {
   plot for [i=0:nser-1] dat index i using 1:3:xtic(2) with linespoints \
-           pt 7 ps 0.8 lw 2 lc i + 1 title lab(i, "closed form"), \
+           pt 7 ps 0.8 lw 2 lc i + 1 title lab(i, "source formula, max T(i)"), \
        for [i=0:nrep] dat index i using 1:4 with linespoints pt 5 ps 0.8 \
-           lw 2 dt 2 lc i + 1 title lab(i, "replay")
+           lw 2 dt 2 lc i + 1 title lab(i, "replay (recommended)")
 }
