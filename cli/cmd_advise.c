@@ -152,14 +152,6 @@ static const hs_opt_cmd_t hs__adv_cmd = {
     .pos_name = "QUESTION and SCENARIO",
     .max_pos = 2};
 
-static void hs__ms(char *buf, size_t n, int64_t ns)
-{
-    if (ns < 0)
-        snprintf(buf, n, "-");
-    else
-        hs_fmt_time(ns, buf, n);
-}
-
 /* The value a TYPE=V list gives type `name`, or dflt. */
 static double hs__kv_get(const hs__kv_t *kv, const char *name, double dflt,
                          int *found)
@@ -217,13 +209,223 @@ static int hs__fail(const hs__adv_opts_t *o, hs_error_t *err)
     return code;
 }
 
+/* ---- the output vocabulary (docs/commands.md, schemas/advise-*.json) ---- */
+
+static const char *const hs__qname[3] = {"step", "epoch", "total"};
+
+/* The value or null. */
+static void hs__kv_ns(yajl_gen g, const char *key, int64_t ns)
+{
+    hs_cli_js(g, key);
+    if (ns >= 0)
+        yajl_gen_integer(g, (long long)ns);
+    else
+        yajl_gen_null(g);
+}
+
+/* A configuration's figures: <quantity>_<predictor>_ns for step, epoch,
+   total by source, extended, replay and recommended; the recommended
+   predictor and why. */
+static void hs__json_fig(yajl_gen g, const hs_advise_fig_t *f)
+{
+    static const char *const pn[HS_PREDICTORS] = {"source", "extended",
+                                                  "replay"};
+    char key[48];
+    int q, p;
+
+    for (q = 0; q < 3; q++) {
+        for (p = 0; p <= HS_PREDICTORS; p++) {
+            const hs_estimate_t *e = &f->est[p < HS_PREDICTORS
+                                                 ? p
+                                                 : (int)f->recommended];
+            int64_t v = q == 0 ? e->step_ns : q == 1 ? e->epoch_ns
+                                                     : e->total_ns;
+
+            snprintf(key, sizeof key, "%s_%s_ns", hs__qname[q],
+                     p < HS_PREDICTORS ? pn[p] : "recommended");
+            hs__kv_ns(g, key, v);
+        }
+    }
+    hs_cli_kv_str(g, "predictor_recommended",
+                  hs_predictor_name(f->recommended));
+    hs_cli_kv_str(g, "predictor_why", f->why);
+}
+
+/* The head every advise document starts with. */
+static void hs__json_head(yajl_gen g, const char *question,
+                          const hs_scenario_t *s)
+{
+    char fmt[32];
+
+    snprintf(fmt, sizeof fmt, "hetsim.advise.%s", question);
+    hs_cli_kv_str(g, "format", fmt);
+    hs_cli_kv_i64(g, "format_version", 2);
+    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_kv_str(g, "question", question);
+    hs_cli_kv_str(g, "scenario", s->file);
+}
+
+/* What the answer was judged on, given against recommended (c NULL: no
+   recommendation). */
+static void hs__json_judged(yajl_gen g, const hs_advise_fig_t *given,
+                            const hs_advise_fig_t *c, int want_total,
+                            hs_advise_outcome_t outcome)
+{
+    int64_t vg, vc;
+    hs_predictor_t p;
+    int q;
+
+    hs_advise_fig_pair(c != NULL ? c : given, given, want_total, &vc, &vg,
+                       &p, &q);
+    hs_cli_kv_str(g, "outcome", hs_advise_outcome_name(outcome));
+    hs_cli_kv_str(g, "predictor_recommended",
+                  hs_predictor_name(given->recommended));
+    hs_cli_kv_str(g, "predictor_why", given->why);
+    hs_cli_js(g, "judged");
+    yajl_gen_map_open(g);
+    hs_cli_kv_str(g, "predictor", hs_predictor_name(p));
+    hs_cli_kv_str(g, "quantity", hs__qname[q]);
+    hs__kv_ns(g, "given_ns", vg);
+    hs__kv_ns(g, "recommended_ns", c != NULL ? vc : -1);
+    hs_cli_js(g, "change_pct");
+    if (c != NULL && vg > 0)
+        yajl_gen_double(g, 100.0 * (double)(vc - vg) / (double)vg);
+    else
+        yajl_gen_null(g);
+    yajl_gen_map_close(g);
+}
+
+/* "12.345" (ms) or "-". */
+static void hs__ms(char *buf, size_t n, int64_t ns)
+{
+    if (ns < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", (double)ns / 1e6);
+}
+
+/* "12.345" (s) or "-". */
+static void hs__sec(char *buf, size_t n, int64_t ns)
+{
+    if (ns < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", (double)ns / 1e9);
+}
+
+/* The judge, in a line: which predictor, and why. */
+static void hs__print_judge(const hs_advise_fig_t *given,
+                            const hs__adv_opts_t *o)
+{
+    printf("judged by the %s predictor%s: %s\n",
+           given->recommended == HS_PREDICTOR_REPLAY ? "replay"
+                                                     : "extended closed-form",
+           o->no_replay ? " (--no-replay)" : " (the recommended one)",
+           given->why);
+}
+
+/* The table's header: the three steps, then the judge's epoch (or total)
+   when known; name is the first column's header. */
+static void hs__print_head(const char *name, const hs_advise_fig_t *given,
+                           int want_total)
+{
+    char last[48] = "";
+    const hs_estimate_t *e = &given->est[given->recommended];
+
+    if (want_total && e->total_ns >= 0)
+        snprintf(last, sizeof last, "%s total (s)",
+                 hs_predictor_name(given->recommended));
+    else if (e->epoch_ns >= 0)
+        snprintf(last, sizeof last, "%s epoch (s)",
+                 hs_predictor_name(given->recommended));
+    printf("%-14s %17s %19s %17s %18s\n", name, "source step (ms)",
+           "extended step (ms)", "replay step (ms)", last);
+}
+
+/* One row: label, the three steps, the judge's epoch or total (marked
+   with its predictor when it is not the given one's). */
+static void hs__print_row(const char *label, const hs_advise_fig_t *f,
+                          const hs_advise_fig_t *given, int want_total)
+{
+    char a[32], b[32], c[32], d[48];
+    const hs_estimate_t *e = &f->est[f->recommended];
+    const hs_estimate_t *ge = &given->est[given->recommended];
+
+    hs__ms(a, sizeof a, f->est[HS_PREDICTOR_SOURCE].step_ns);
+    hs__ms(b, sizeof b, f->est[HS_PREDICTOR_EXTENDED].step_ns);
+    hs__ms(c, sizeof c, f->est[HS_PREDICTOR_REPLAY].step_ns);
+    d[0] = '\0';
+    if (want_total && ge->total_ns >= 0)
+        hs__sec(d, sizeof d, e->total_ns);
+    else if (ge->epoch_ns >= 0)
+        hs__sec(d, sizeof d, e->epoch_ns);
+    if (d[0] != '\0' && f->recommended != given->recommended)
+        snprintf(d + strlen(d), sizeof d - strlen(d), " (%s)",
+                 hs_predictor_name(f->recommended));
+    printf("%-14s %17s %19s %17s %18s", label, a, b, c, d);
+}
+
+/* The verdict: the recommendation and its gain by the judge, or "no
+   better configuration found". */
+static void hs__print_verdict(const char *what, const hs_advise_fig_t *given,
+                              const hs_advise_fig_t *c, const char *label,
+                              int want_total)
+{
+    int64_t vg, vc;
+    hs_predictor_t p;
+    int q;
+    char a[32], b[32];
+
+    hs_advise_fig_pair(c != NULL ? c : given, given, want_total, &vc, &vg,
+                       &p, &q);
+    hs_fmt_time(vg, a, sizeof a);
+    if (c == NULL) {
+        printf("no better configuration found: no candidate's %s %s is "
+               "shorter than the given %s's (%s); the given %s stays\n",
+               hs_predictor_name(p), hs__qname[q], what, a, what);
+        return;
+    }
+    hs_fmt_time(vc, b, sizeof b);
+    printf("recommended: %s -- %s %s %s -> %s (%+.2f%%)\n", label,
+           hs_predictor_name(p), hs__qname[q], a, b,
+           vg > 0 ? 100.0 * (double)(vc - vg) / (double)vg : 0.0);
+}
+
+/* Writes the recommendation (-o), or says why nothing was written. */
+static int hs__write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
+                     const hs_advise_batch_t *batch,
+                     const hs_advise_mix_t *mix, int none,
+                     const hs__adv_opts_t *o, int *written)
+{
+    hs_error_t err;
+
+    *written = 0;
+    if (o->out == NULL || none)
+        return 0;
+    if (hs_advise_write(s, ring, batch, mix, o->out, &err) != HS_OK)
+        return hs_cli_fail(&err);
+    *written = 1;
+    return 0;
+}
+
+static void hs__print_written(const hs__adv_opts_t *o, int written)
+{
+    if (o->out == NULL)
+        return;
+    if (written)
+        printf("scenario written: %s\n", o->out);
+    else
+        printf("nothing written to %s (no better configuration found)\n",
+               o->out);
+}
+
 static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                     const hs__adv_opts_t *o)
 {
     hs_advise_ring_t *r = NULL;
     hs_error_t err;
     size_t k;
-    char a[32], b[32];
+    int none, written, rc;
 
     if (hs_advise_ring_x(s, ro, !o->no_replay, o->exact_max, o->ex, &r,
                          &err) != HS_OK)
@@ -233,21 +435,25 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         return 0;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, r, NULL, NULL, o->out, &err) != HS_OK) {
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, r, NULL, NULL, none, o, &written)) != 0) {
         hs_advise_ring_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "ring");
+        hs__json_head(g, "ring", s);
         hs_cli_kv_i64(g, "n_devices", r->n);
+        hs__json_judged(g, &r->cands[0].fig,
+                        none ? NULL : &r->cands[r->chosen].fig, 0,
+                        r->outcome);
+        hs_cli_kv_str(g, "recommended",
+                      none ? NULL : r->cands[r->chosen].label);
         hs_cli_kv_str(g, "search", r->exact ? "exact" : "heuristic");
-        hs_cli_kv_i64(g, "lower_bound_ns", r->lower_bound_ns);
+        hs_cli_kv_i64(g, "lower_bound_step_source_ns", r->lower_bound_ns);
         hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
-        hs_cli_kv_str(g, "chosen", r->cands[r->chosen].label);
         hs_cli_js(g, "candidates");
         yajl_gen_array_open(g);
         for (k = 0; k < r->n_cands; k++) {
@@ -256,12 +462,12 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
 
             yajl_gen_map_open(g);
             hs_cli_kv_str(g, "label", c->label);
-            hs_cli_kv_i64(g, "closed_step_ns", c->closed_ns);
-            hs_cli_js(g, "replay_step_ns");
-            if (c->replay_ns >= 0)
-                yajl_gen_integer(g, c->replay_ns);
-            else
-                yajl_gen_null(g);
+            hs_cli_kv_str(g, "same_as", c->same_as >= 0
+                                            ? r->cands[c->same_as].label
+                                            : NULL);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs__json_fig(g, &c->fig);
             hs_cli_js(g, "ring");
             yajl_gen_array_open(g);
             for (i = 0; i < r->n; i++)
@@ -270,36 +476,33 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", o->out);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        const hs_advise_ring_cand_t *given = &r->cands[0];
         const hs_advise_ring_cand_t *best = &r->cands[r->chosen];
-        int64_t g0 = best->replay_ns >= 0 ? given->replay_ns
-                                          : given->closed_ns;
-        int64_t g1 = best->replay_ns >= 0 ? best->replay_ns
-                                          : best->closed_ns;
+        char a[32];
 
-        printf("hetsim %s -- advise ring: %s (%u devices)\n\n", HS_VERSION,
+        printf("hetsim %s -- advise ring: %s (%u devices)\n", HS_VERSION,
                s->file, r->n);
-        printf("%-11s %14s %14s\n", "order", "closed form", "replay");
+        hs__print_judge(&r->cands[0].fig, o);
+        printf("\n");
+        hs__print_head("order", &r->cands[0].fig, 0);
         for (k = 0; k < r->n_cands; k++) {
             const hs_advise_ring_cand_t *c = &r->cands[k];
 
-            hs__ms(a, sizeof a, c->closed_ns);
-            hs__ms(b, sizeof b, c->replay_ns);
-            printf("%-11s %14s %14s%s%s\n", c->label, a, b,
-                   k == r->chosen ? "   <- recommended" : "",
+            hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
+            printf("%s%s\n", !none && k == r->chosen ? "   <- recommended"
+                                                     : "",
                    c->same_as >= 0 ? "   (same order as above)" : "");
         }
-        hs__ms(a, sizeof a, r->lower_bound_ns);
-        printf("\nsearch: %s, %.3f s; no order's closed-form step is below "
-               "%s\n", r->exact ? "exact" : "heuristic", r->search_s, a);
-        printf("gain over the given order: %.2f%% (%s)\n",
-               g0 > 0 ? 100.0 * (double)(g0 - g1) / (double)g0 : 0.0,
-               best->replay_ns >= 0 ? "replayed" : "closed form");
-        if (r->n <= 64) {
+        hs_fmt_time(r->lower_bound_ns, a, sizeof a);
+        printf("\nsearch: %s, %.3f s; no order's source closed-form step is "
+               "below %s\n", r->exact ? "exact" : "heuristic", r->search_s,
+               a);
+        hs__print_verdict("order", &r->cands[0].fig,
+                          none ? NULL : &best->fig, best->label, 0);
+        if (!none && r->n <= 64) {
             uint32_t i;
 
             printf("recommended ring:");
@@ -307,8 +510,7 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                 printf(" %s", s->devices[best->order[i]].name);
             printf("\n");
         }
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        hs__print_written(o, written);
     }
     hs_advise_ring_free(r);
     return hs_cli_stdout_status();
@@ -320,9 +522,8 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     hs_advise_batch_t *r = NULL;
     uint64_t *maxb;
     hs_error_t err;
-    size_t t;
-    char a[32], b[32];
-    int rc;
+    size_t t, k;
+    int rc, none, written;
 
     if ((rc = hs__kv_check(&o->max_batch, "max-batch", s)) != 0)
         return rc;
@@ -341,16 +542,21 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         return 0;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, NULL, r, NULL, o->out, &err) != HS_OK) {
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, NULL, r, NULL, none, o, &written)) != 0) {
         hs_advise_batch_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "batch");
+        hs__json_head(g, "batch", s);
+        hs__json_judged(g, &r->cands[0].fig,
+                        none ? NULL : &r->cands[r->chosen].fig, 0,
+                        r->outcome);
+        hs_cli_kv_str(g, "recommended",
+                      none ? NULL : r->cands[r->chosen].label);
         hs_cli_kv_str(g, "scaling", r->scaling);
         hs_cli_kv_i64(g, "global_batch_asked", (int64_t)r->global_batch_asked);
         hs_cli_kv_i64(g, "global_batch", (int64_t)r->global_batch);
@@ -360,28 +566,46 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
             yajl_gen_map_open(g);
             hs_cli_kv_str(g, "name", s->types[t].name);
             hs_cli_kv_i64(g, "count", (int64_t)s->types[t].count);
-            hs_cli_kv_i64(g, "batch_before", (int64_t)r->batch_before[t]);
-            hs_cli_kv_i64(g, "batch_after", (int64_t)r->batch_after[t]);
-            hs_cli_kv_i64(g, "shard_after", (int64_t)r->shard_after[t]);
+            hs_cli_kv_i64(g, "batch_given", (int64_t)r->batch_before[t]);
+            hs_cli_kv_i64(g, "batch_recommended", (int64_t)r->batch_after[t]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_i64(g, "closed_step_before_ns", r->closed_before_ns);
-        hs_cli_kv_i64(g, "closed_step_after_ns", r->closed_after_ns);
-        hs_cli_kv_i64(g, "closed_epoch_before_ns", r->epoch_before_ns);
-        hs_cli_kv_i64(g, "closed_epoch_after_ns", r->epoch_after_ns);
-        hs_cli_kv_i64(g, "replay_step_before_ns", r->replay_before_ns);
-        hs_cli_kv_i64(g, "replay_step_after_ns", r->replay_after_ns);
-        hs_cli_kv_i64(g, "replay_epoch_before_ns", r->replay_epoch_before_ns);
-        hs_cli_kv_i64(g, "replay_epoch_after_ns", r->replay_epoch_after_ns);
-        hs_cli_kv_str(g, "scenario_written", o->out);
+        hs_cli_js(g, "candidates");
+        yajl_gen_array_open(g);
+        for (k = 0; k < r->n_cands; k++) {
+            const hs_advise_batch_cand_t *c = &r->cands[k];
+
+            yajl_gen_map_open(g);
+            hs_cli_kv_str(g, "label", c->label);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs_cli_kv_i64(g, "global_batch", (int64_t)c->global_batch);
+            hs_cli_js(g, "batch");
+            yajl_gen_map_open(g);
+            for (t = 0; t < r->n_types; t++)
+                hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->batch[t]);
+            yajl_gen_map_close(g);
+            hs_cli_js(g, "shard_samples");
+            yajl_gen_map_open(g);
+            for (t = 0; t < r->n_types; t++)
+                if (c->shard[t] != 0)
+                    hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->shard[t]);
+            yajl_gen_map_close(g);
+            hs__json_fig(g, &c->fig);
+            yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        printf("hetsim %s -- advise batch: %s\n\n", HS_VERSION, s->file);
-        printf("%-12s %6s %8s %8s\n", "type", "count", "batch", "advised");
+        printf("hetsim %s -- advise batch: %s\n", HS_VERSION, s->file);
+        hs__print_judge(&r->cands[0].fig, o);
+        printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
+               "recommended");
         for (t = 0; t < r->n_types; t++)
-            printf("%-12s %6llu %8llu %8llu\n", s->types[t].name,
+            printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
                    (unsigned long long)s->types[t].count,
                    (unsigned long long)r->batch_before[t],
                    (unsigned long long)r->batch_after[t]);
@@ -391,26 +615,62 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                    ? " (the counts cannot make the one asked; nearest above)"
                    : "");
         printf("scaling: %s\n\n", r->scaling);
-        printf("%-18s %14s %14s\n", "", "before", "after");
-        hs__ms(a, sizeof a, r->closed_before_ns);
-        hs__ms(b, sizeof b, r->closed_after_ns);
-        printf("%-18s %14s %14s\n", "step, closed form", a, b);
-        hs__ms(a, sizeof a, r->epoch_before_ns);
-        hs__ms(b, sizeof b, r->epoch_after_ns);
-        printf("%-18s %14s %14s\n", "epoch, closed form", a, b);
-        if (r->replay_before_ns >= 0) {
-            hs__ms(a, sizeof a, r->replay_before_ns);
-            hs__ms(b, sizeof b, r->replay_after_ns);
-            printf("%-18s %14s %14s\n", "step, replay", a, b);
-            hs__ms(a, sizeof a, r->replay_epoch_before_ns);
-            hs__ms(b, sizeof b, r->replay_epoch_after_ns);
-            printf("%-18s %14s %14s\n", "epoch, replay", a, b);
+        hs__print_head("candidate", &r->cands[0].fig, 0);
+        for (k = 0; k < r->n_cands; k++) {
+            const hs_advise_batch_cand_t *c = &r->cands[k];
+
+            hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
+            printf("   ");
+            for (t = 0; t < r->n_types; t++)
+                printf("%s%s=%llu", t ? " " : "", s->types[t].name,
+                       (unsigned long long)c->batch[t]);
+            printf("%s\n", !none && k == r->chosen ? "   <- recommended"
+                                                   : "");
         }
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        printf("\n");
+        hs__print_verdict(r->cands[0].label[0] == 'p' ? "proportional split"
+                                                      : "batches",
+                          &r->cands[0].fig,
+                          none ? NULL : &r->cands[r->chosen].fig,
+                          r->cands[r->chosen].label, 0);
+        hs__print_written(o, written);
     }
     hs_advise_batch_free(r);
     return hs_cli_stdout_status();
+}
+
+/* "a x2 + b x1" into buf. */
+static void hs__mix_name(const hs_scenario_t *s, const uint64_t *counts,
+                         char *buf, size_t len)
+{
+    size_t t, at = 0;
+
+    buf[0] = '\0';
+    for (t = 0; t < s->n_types && at < len; t++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s x%llu",
+                               t ? " + " : "", s->types[t].name,
+                               (unsigned long long)counts[t]);
+}
+
+static void hs__json_mix(yajl_gen g, const hs_scenario_t *s,
+                         const uint64_t *counts, const hs_advise_fig_t *f,
+                         double cost, int ok)
+{
+    size_t t;
+
+    hs_cli_js(g, "counts");
+    yajl_gen_map_open(g);
+    for (t = 0; t < s->n_types; t++)
+        hs_cli_kv_i64(g, s->types[t].name, (int64_t)counts[t]);
+    yajl_gen_map_close(g);
+    hs__json_fig(g, f);
+    hs_cli_js(g, "cost_recommended");
+    if (cost >= 0)
+        yajl_gen_double(g, cost);
+    else
+        yajl_gen_null(g);
+    hs_cli_js(g, "meets_constraint");
+    yajl_gen_bool(g, ok);
 }
 
 static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
@@ -420,7 +680,7 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     hs_mixopt_type_t *ty;
     hs_error_t err;
     size_t t, k;
-    int rc;
+    int rc, none, written;
 
     if (o->has_budget == o->has_deadline)
         return hs_cli_usage_error("advise", "mix needs exactly one of "
@@ -451,97 +711,124 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                          o->budget, o->deadline_ns, !o->no_replay, o->ex, &r,
                          &err);
     free(ty);
-    ty = NULL;
     if (rc != HS_OK)
         return hs__fail(o, &err);
     if (o->rank != 0) {
-        rc = !o->no_replay && !r->replay_met
-                 ? hs_err_exit_code(HS_ERR_TOLERANCE)
-                 : 0;
+        rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE) : 0;
         hs_advise_mix_free(r);
         return rc;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, NULL, NULL, r, o->out, &err) != HS_OK) {
-        free(ty);
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, NULL, NULL, r, none, o, &written)) != 0) {
         hs_advise_mix_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "mix");
+        hs__json_head(g, "mix", s);
         hs_cli_kv_str(g, "goal", o->has_budget ? "fastest within budget"
                                                : "cheapest within deadline");
+        hs_cli_js(g, "budget");
+        if (o->has_budget)
+            yajl_gen_double(g, o->budget);
+        else
+            yajl_gen_null(g);
+        hs__kv_ns(g, "deadline_ns", o->has_deadline ? o->deadline_ns : -1);
+        hs__json_judged(g, &r->given, none ? NULL : &r->fig[r->chosen], 1,
+                        r->outcome);
+        hs_cli_js(g, "recommended");
+        if (none)
+            yajl_gen_null(g);
+        else
+            yajl_gen_integer(g, (long long)r->chosen + 1);
+        hs_cli_js(g, "constraint_met");
+        yajl_gen_bool(g, r->met);
+        hs_cli_js(g, "shards_derived");
+        yajl_gen_bool(g, r->shards_derived);
         hs_cli_kv_i64(g, "mixes_visited", (int64_t)r->search->visited);
         hs_cli_kv_i64(g, "mixes_evaluated", (int64_t)r->search->evaluated);
-        hs_cli_kv_i64(g, "chosen", (int64_t)r->chosen);
-        hs_cli_js(g, "best");
+        hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
+        hs_cli_js(g, "given");
+        yajl_gen_map_open(g);
+        hs__json_mix(g, s, r->given_counts, &r->given, r->given_cost,
+                     r->given_ok);
+        hs_cli_js(g, "within_limits");
+        yajl_gen_bool(g, r->given_allowed);
+        yajl_gen_map_close(g);
+        hs_cli_js(g, "candidates");
         yajl_gen_array_open(g);
         for (k = 0; k < r->search->n_top; k++) {
             const hs_mixopt_entry_t *e = &r->search->top[k];
 
             yajl_gen_map_open(g);
-            hs_cli_js(g, "counts");
-            yajl_gen_map_open(g);
-            for (t = 0; t < s->n_types; t++)
-                hs_cli_kv_i64(g, s->types[t].name, (int64_t)e->counts[t]);
-            yajl_gen_map_close(g);
-            hs_cli_kv_i64(g, "closed_total_ns", e->total_ns);
-            hs_cli_kv_dbl(g, "closed_cost", e->cost);
-            hs_cli_kv_i64(g, "replay_total_ns", r->replay_total_ns[k]);
-            if (r->replay_total_ns[k] >= 0)
-                hs_cli_kv_dbl(g, "replay_cost", r->replay_cost[k]);
+            hs_cli_kv_i64(g, "rank", (int64_t)k + 1);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs__json_mix(g, s, e->counts, &r->fig[k], r->cost[k], r->ok[k]);
+            hs_cli_kv_dbl(g, "cost_extended", e->cost);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", o->out);
-        hs_cli_js(g, "replay_meets_constraint");
-        if (o->no_replay)
-            yajl_gen_null(g);
-        else
-            yajl_gen_bool(g, r->replay_met);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        printf("hetsim %s -- advise mix: %s\n\n", HS_VERSION, s->file);
-        printf("goal: %s\n", o->has_budget ? "the fastest mix within the "
-                                             "budget"
-                                           : "the cheapest mix within the "
-                                             "deadline");
+        char name[512];
+
+        printf("hetsim %s -- advise mix: %s\n", HS_VERSION, s->file);
+        if (o->has_budget)
+            printf("goal: the fastest mix within the budget (%.6g)\n",
+                   o->budget);
+        else {
+            char a[32];
+
+            hs_fmt_time(o->deadline_ns, a, sizeof a);
+            printf("goal: the cheapest mix within the deadline (%s)\n", a);
+        }
+        hs__print_judge(&r->given, o);
         if (r->shards_derived)
             printf("every mix trains the whole training set: the scenario's "
-                   "shards are replaced by shards that follow the batches\n");
+                   "shards are replaced by shards that follow the batches "
+                   "(the given counts too)\n");
         printf("searched %llu mixes, evaluated %llu (the others ruled out "
                "by a lower bound), %.3f s\n\n",
                (unsigned long long)r->search->visited,
                (unsigned long long)r->search->evaluated, r->search_s);
+        hs__print_head("mix", &r->given, 1);
+        hs__print_row("given", &r->given, &r->given, 1);
+        hs__mix_name(s, r->given_counts, name, sizeof name);
+        printf("   cost %.4g%s   %s\n", r->given_cost,
+               !r->given_allowed ? ", outside --min/--avail"
+               : r->given_ok     ? ""
+                                 : ", misses the constraint",
+               name);
         for (k = 0; k < r->search->n_top; k++) {
-            const hs_mixopt_entry_t *e = &r->search->top[k];
-            char a[32], b[32];
+            char label[16];
 
-            for (t = 0; t < s->n_types; t++)
-                printf("%s%s x%llu", t ? " + " : "", s->types[t].name,
-                       (unsigned long long)e->counts[t]);
-            hs__ms(a, sizeof a, e->total_ns);
-            hs__ms(b, sizeof b, r->replay_total_ns[k]);
-            printf(": total %s (closed, extended), %s (replay), cost %.4g%s\n", a, b,
-                   r->replay_total_ns[k] >= 0 ? r->replay_cost[k] : e->cost,
-                   k == r->chosen ? "   <- recommended" : "");
+            snprintf(label, sizeof label, "%zu", k + 1);
+            hs__print_row(label, &r->fig[k], &r->given, 1);
+            hs__mix_name(s, r->search->top[k].counts, name, sizeof name);
+            printf("   cost %.4g%s   %s%s\n", r->cost[k],
+                   r->ok[k] ? "" : ", misses the constraint", name,
+                   !none && k == r->chosen ? "   <- recommended" : "");
         }
-        if (!o->no_replay && !r->replay_met)
-            printf("\nthe replay says none of these meets the %s: the "
-                   "closed form's best is shown; widen the constraint\n",
+        printf("\n");
+        if (!r->met)
+            printf("the %s predictor says none of these meets the %s; "
+                   "widen the constraint\n",
+                   hs_predictor_name(r->given.recommended),
                    o->has_budget ? "budget" : "deadline");
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        else
+            hs__print_verdict("mix", &r->given,
+                              none ? NULL : &r->fig[r->chosen],
+                              "the mix marked", 1);
+        hs__print_written(o, written);
     }
-    rc = !o->no_replay && !r->replay_met
-             ? hs_err_exit_code(HS_ERR_TOLERANCE)
-             : hs_cli_stdout_status();
-    free(ty);
+    rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE)
+                 : hs_cli_stdout_status();
     hs_advise_mix_free(r);
     return rc;
 }
