@@ -338,7 +338,7 @@ static void hs__print_head(const char *name, const hs_advise_fig_t *given,
     else if (e->epoch_ns >= 0)
         snprintf(last, sizeof last, "%s epoch (s)",
                  hs_predictor_name(given->recommended));
-    printf("%-14s %17s %19s %17s %18s\n", name, "source step (ms)",
+    printf("%-14s %17s %19s %17s %19s\n", name, "source step (ms)",
            "extended step (ms)", "replay step (ms)", last);
 }
 
@@ -362,7 +362,7 @@ static void hs__print_row(const char *label, const hs_advise_fig_t *f,
     if (d[0] != '\0' && f->recommended != given->recommended)
         snprintf(d + strlen(d), sizeof d - strlen(d), " (%s)",
                  hs_predictor_name(f->recommended));
-    printf("%-14s %17s %19s %17s %18s", label, a, b, c, d);
+    printf("%-14s %17s %19s %17s %19s", label, a, b, c, d);
 }
 
 /* The verdict: the recommendation and its gain by the judge, or "no
@@ -673,6 +673,51 @@ static void hs__json_mix(yajl_gen g, const hs_scenario_t *s,
     yajl_gen_bool(g, ok);
 }
 
+/* The mix's verdict: the goal's figure first, given against
+   recommended, or why nothing beats the given mix. */
+static void hs__mix_verdict(const hs_advise_mix_t *r, const hs__adv_opts_t *o)
+{
+    const hs_advise_fig_t *c = r->outcome == HS_ADVISE_NONE
+                                   ? NULL
+                                   : &r->fig[r->chosen];
+    const char *lim = o->has_budget ? "budget" : "deadline";
+    int64_t vg, vc;
+    hs_predictor_t p;
+    char a[32], b[32], d[32];
+
+    hs_advise_fig_pair(c != NULL ? c : &r->given, &r->given, 1, &vc, &vg, &p,
+                       NULL);
+    hs_fmt_time(vg, a, sizeof a);
+    if (c == NULL) {
+        printf("no better configuration found: no mix within the %s %s "
+               "than the given one (%s total %s, cost %.4g); the given mix "
+               "stays\n", lim,
+               o->has_budget ? "trains faster" : "costs less",
+               hs_predictor_name(p), a, r->given_cost);
+        return;
+    }
+    hs_fmt_time(vc, b, sizeof b);
+    if (o->has_budget)
+        printf("recommended: mix %zu -- %s total %s -> %s (%+.2f%%), cost "
+               "%.4g -> %.4g (budget %.4g)%s\n", r->chosen + 1,
+               hs_predictor_name(p), a, b,
+               vg > 0 ? 100.0 * (double)(vc - vg) / (double)vg : 0.0,
+               r->given_cost, r->cost[r->chosen], o->budget,
+               r->given_ok ? "" : "; the given mix is not within the budget "
+                                  "or the limits");
+    else
+        printf("recommended: mix %zu -- cost %.4g -> %.4g (%+.2f%%), %s "
+               "total %s -> %s (deadline %s)%s\n", r->chosen + 1,
+               r->given_cost, r->cost[r->chosen],
+               r->given_cost > 0 ? 100.0 * (r->cost[r->chosen] -
+                                            r->given_cost) / r->given_cost
+                                 : 0.0,
+               hs_predictor_name(p), a, b,
+               hs_fmt_time(o->deadline_ns, d, sizeof d),
+               r->given_ok ? "" : "; the given mix is not within the "
+                                  "deadline or the limits");
+}
+
 static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                    const hs__adv_opts_t *o)
 {
@@ -822,9 +867,7 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                    hs_predictor_name(r->given.recommended),
                    o->has_budget ? "budget" : "deadline");
         else
-            hs__print_verdict("mix", &r->given,
-                              none ? NULL : &r->fig[r->chosen],
-                              "the mix marked", 1);
+            hs__mix_verdict(r, o);
         hs__print_written(o, written);
     }
     rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE)
