@@ -1,8 +1,10 @@
 /*
  * cmd_advise.c -- `hetsim advise ring|batch|mix [SCENARIO] ...`: the ring
  * order, the batch per type, the device mix that the closed form finds
- * and the replay confirms (whatif/hs_advise.h), as a short report or
- * JSON, and the recommendation written as a scenario file (-o).
+ * and the recommended predictor judges against the given configuration
+ * (whatif/hs_advise.h), as a short report with units in its headers or as
+ * JSON (schemas/advise-*.schema.json), and the recommendation written as
+ * a scenario file (-o; nothing when no better configuration is found).
  * Progress goes to stderr (a terminal, or --progress); under mpirun the
  * work is split over the ranks (hs_advise_exec_t) and rank 0 alone
  * prints and writes, the same bytes as one process.
@@ -77,15 +79,17 @@ static int hs__p_price(const char *t, void *b)
 
 static const hs_opt_t hs__adv_table[] = {
     {.name = "json", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__adv_opts_t, json),
-     .help = "print the result as JSON (times in ns)"},
+     .help = "print the result as JSON (times in ns; the fields:\n"
+             "schemas/advise-QUESTION.schema.json)"},
     {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__adv_opts_t, out), .metavar = "FILE",
      .help = "write the recommendation as a scenario file (and, for batch,\n"
-             "each type's scaled profile beside it)"},
+             "each type's scaled profile beside it); nothing when no\n"
+             "better configuration is found"},
     {.name = "no-replay", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__adv_opts_t, no_replay),
-     .help = "closed form only: do not confirm the candidates with the\n"
-             "replay"},
+     .help = "judge the candidates by the extended closed form, not by\n"
+             "the replay"},
     {.name = "exact-max", .kind = HS_OPT_U64,
      HS_OPT_AT(hs__adv_opts_t, exact_max), .u_lo = 2, .u_hi = 16,
      .metavar = "N", .help = "ring: exact search up to N devices (default "
@@ -134,21 +138,29 @@ static const hs_opt_cmd_t hs__adv_cmd = {
         "Answers a sizing question for SCENARIO (default: the embedded one):\n"
         "  ring   the ring order with the least step (exact search up to 16\n"
         "         devices, a heuristic with a stated lower bound beyond);\n"
-        "  batch  per-type batches that even out the devices' compute at the\n"
+        "  batch  per-type batches that even out the devices' work at the\n"
         "         same global batch (linear from each profile, or\n"
         "         interpolated over its batch_points);\n"
         "  mix    the device counts that train soonest within --budget, or\n"
         "         most cheaply within --deadline (--price for every type).\n"
-        "The closed form searches; the replay confirms the best candidates.\n"
+        "A closed form searches; the recommended predictor (the replay when\n"
+        "it fits the answer budget, else the extended closed form) judges\n"
+        "every candidate and the given configuration, and a candidate is\n"
+        "recommended only when it beats the given one (by epoch when known,\n"
+        "else step; mix: the goal within the constraint).  Otherwise: \"no\n"
+        "better configuration found\", exit 0, and -o writes nothing.\n"
+        "--force replays every candidate whatever it costs.\n"
         "Scenarios with nodes: ring keeps each node's devices together and\n"
         "orders the nodes; mix counts whole nodes of each type's node kind.\n"
         "\n"
         "Under MPI (mpirun -n K hetsim advise ...): the mixes, and the\n"
-        "replays that confirm every question's candidates, are split over\n"
-        "the ranks; rank 0 prints and writes the same answer as one process.\n",
-    .after = "exit status: 0 ok; 1 mix: the replay says none of the closed "
-             "form's best\nmixes meets the constraint; 2 bad scenario or "
-             "options, or no mix meets it.\n",
+        "judging of every question's candidates, are split over the ranks;\n"
+        "rank 0 prints and writes the same answer as one process.\n",
+    .after = "exit status: 0 ok (a recommendation, or no better configuration "
+             "found); 1 mix:\nthe recommended predictor says neither the "
+             "given mix nor any of the closed\nform's best meets the "
+             "constraint; 2 bad scenario or options, or no mix\nmeets it "
+             "by the closed form.\n",
     .pos_name = "QUESTION and SCENARIO",
     .max_pos = 2};
 
@@ -703,8 +715,10 @@ static void hs__mix_verdict(const hs_advise_mix_t *r, const hs__adv_opts_t *o)
                hs_predictor_name(p), a, b,
                vg > 0 ? 100.0 * (double)(vc - vg) / (double)vg : 0.0,
                r->given_cost, r->cost[r->chosen], o->budget,
-               r->given_ok ? "" : "; the given mix is not within the budget "
-                                  "or the limits");
+               r->given_ok         ? ""
+               : r->given_allowed ? "; the given mix is over the budget"
+                                  : "; the given mix is outside --min/"
+                                    "--avail");
     else
         printf("recommended: mix %zu -- cost %.4g -> %.4g (%+.2f%%), %s "
                "total %s -> %s (deadline %s)%s\n", r->chosen + 1,
@@ -714,8 +728,10 @@ static void hs__mix_verdict(const hs_advise_mix_t *r, const hs__adv_opts_t *o)
                                  : 0.0,
                hs_predictor_name(p), a, b,
                hs_fmt_time(o->deadline_ns, d, sizeof d),
-               r->given_ok ? "" : "; the given mix is not within the "
-                                  "deadline or the limits");
+               r->given_ok         ? ""
+               : r->given_allowed ? "; the given mix misses the deadline"
+                                  : "; the given mix is outside --min/"
+                                    "--avail");
 }
 
 static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,

@@ -258,7 +258,8 @@ static void test_batch_by_hand(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(text);
         HS_ASSERT_STR_CONTAINS(text, "profile: \"advise-batch.fast."
                                      "profile.yaml\"");
-        HS_ASSERT_STR_CONTAINS(text, "scaled to the new batches");
+        HS_ASSERT_STR_CONTAINS(text, "scaled to its new batch, not "
+                                     "measured at it");
         HS_ASSERT_STR_CONTAINS(text, "fast: batch 24 -> 32, profile "
                                      "advise-batch.fast.profile.yaml (linear "
                                      "from one profile at batch 24)");

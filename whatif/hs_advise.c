@@ -1181,10 +1181,11 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                             sizeof judged);
             if (hs__cat(&header, "written by hetsim advise batch from %s: "
                         "each type's batch (and shard, where it gave one) "
-                        "is the recommendation ('%s');\nthe profiles are "
-                        "the measured ones scaled to the new batches, "
-                        "written beside this file -- profile each type at "
-                        "its new batch to confirm:\n%s;\n%s", s->file,
+                        "is the recommendation ('%s');\nthe profiles, "
+                        "written beside this file, are each type's profile "
+                        "in that scenario scaled to its new batch, not "
+                        "measured at it (profile each type at its new batch "
+                        "to confirm):\n%s;\n%s", s->file,
                         batch->cands[batch->chosen].label,
                         types != NULL ? types : "", judged) != 0) {
                 free(types);
