@@ -393,8 +393,11 @@ static void hs__print_verdict(const char *what, const hs_advise_fig_t *given,
     hs_fmt_time(vg, a, sizeof a);
     if (c == NULL) {
         printf("no better configuration found: no candidate's %s %s is "
-               "shorter than the given %s's (%s); the given %s stays\n",
-               hs_predictor_name(p), hs__qname[q], what, a, what);
+               "shorter than the %s's (%s)%s\n", hs_predictor_name(p),
+               hs__qname[q], what, a,
+               strncmp(what, "given", 5) == 0 ? "; the given configuration "
+                                                "stays"
+                                              : "");
         return;
     }
     hs_fmt_time(vc, b, sizeof b);
@@ -512,7 +515,7 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         printf("\nsearch: %s, %.3f s; no order's source closed-form step is "
                "below %s\n", r->exact ? "exact" : "heuristic", r->search_s,
                a);
-        hs__print_verdict("order", &r->cands[0].fig,
+        hs__print_verdict("given order", &r->cands[0].fig,
                           none ? NULL : &best->fig, best->label, 0);
         if (!none && r->n <= 64) {
             uint32_t i;
@@ -640,8 +643,10 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                                                    : "");
         }
         printf("\n");
-        hs__print_verdict(r->cands[0].label[0] == 'p' ? "proportional split"
-                                                      : "batches",
+        hs__print_verdict(r->cands[0].label[0] == 'p'
+                              ? "proportional split (the given batches "
+                                "scaled to the global batch asked)"
+                              : "given batches",
                           &r->cands[0].fig,
                           none ? NULL : &r->cands[r->chosen].fig,
                           r->cands[r->chosen].label, 0);
