@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yajl/yajl_tree.h>
@@ -508,6 +509,100 @@ static void test_rewrite(void)
     HS_ASSERT_STR_CONTAINS(e.msg, "no device_types item named 'zz'");
 }
 
+/* The rebased rewrite: the original's relative paths written relative to
+   the new file's directory (a sibling, a child, the same), absolute ones
+   kept, an edited value as given; the written file loads its profile
+   from wherever it is read. */
+static void test_rewrite_rebased(void)
+{
+    static const char in[] =
+        "job: {model: {file: m.py}, dataset: {samples: 100}}\n"
+        "device_types:\n"
+        "  - {name: a, count: 2, batch: 4, profile: prof/a.yaml}\n"
+        "  - {name: b, count: 2, batch: 4, profile: /abs/b.yaml}\n"
+        "network: {default_bandwidth: 1Gbps}\n";
+    static const char prof[] =
+        "t_fwd: 3ms\nt_b1: 1ms\nallreduce_bytes: 1MB\n";
+    const char *root = hs_test_tmpdir("rebase");
+    char orig[1024], sib[1024], child[1024], path[1200], *text;
+    hs_rewrite_edit_t ed[] = {{"device_types.b.profile", "\"b.yaml\""}};
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    snprintf(orig, sizeof orig, "%s/orig", root);
+    snprintf(sib, sizeof sib, "%s/out", root);
+    snprintf(child, sizeof child, "%s/orig/deep/er", root);
+    CU_ASSERT_EQUAL_FATAL(mkdir(orig, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(sib, 0755), 0);
+    snprintf(path, sizeof path, "%s/prof", orig);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/orig/deep", root);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(child, 0755), 0);
+    snprintf(path, sizeof path, "%s/prof/a.yaml", orig);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(path, prof), 0);
+    /* a sibling directory */
+    snprintf(path, sizeof path, "%s/w.yaml", sib);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, "# head", path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: ../orig/m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: ../orig/prof/a.yaml");
+    HS_ASSERT_STR_CONTAINS(text, "profile: \"b.yaml\"");
+    free(text);
+    /* the profile a loads from the written file's place, whatever the
+       current directory (b's is replaced: a profile that does not exist
+       is not looked at until the scenario needs it) */
+    {
+        hs_rewrite_edit_t ed2[] = {
+            {"device_types.b.profile", "{t_fwd: 1ms, t_b1: 1ms, "
+                                       "allreduce_bytes: 1MB}"},
+            {"job.model", "x"}};
+
+        HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml",
+                                                 ed2, 2, orig, NULL, path,
+                                                 &e), HS_OK);
+        HS_ASSERT_I64_EQ(hs_scenario_load(path, &s, &e), HS_OK);
+        if (s != NULL)
+            HS_ASSERT_I64_EQ(s->types[0].profile.t_fwd.mean_ns, 3000000);
+        hs_scenario_free(s);
+    }
+    /* a directory below the original's, and the original's own */
+    snprintf(path, sizeof path, "%s/w.yaml", child);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, NULL, path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: ../../m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: ../../prof/a.yaml");
+    HS_ASSERT_STR_CONTAINS(text, "profile: \"b.yaml\"");
+    free(text);
+    snprintf(path, sizeof path, "%s/w.yaml", orig);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, NULL, path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: prof/a.yaml");
+    free(text);
+    /* absolute paths stay */
+    {
+        hs_rewrite_edit_t none[1];
+
+        HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml",
+                                                 none, 0, orig, NULL, path,
+                                                 &e), HS_OK);
+        text = hs_test_slurp(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        HS_ASSERT_STR_CONTAINS(text, "profile: /abs/b.yaml");
+        free(text);
+    }
+}
+
 /* The command: JSON read back as data, the scenario it writes, and the
    exit statuses of bad calls. */
 static void test_cli(void)
@@ -672,6 +767,8 @@ static int reg(void)
                 test_mix_brute_force);
     CU_add_test(s, "bad inputs", test_bad_inputs);
     CU_add_test(s, "scenario rewrite by key path", test_rewrite);
+    CU_add_test(s, "rewrite: relative paths rebased for the new file",
+                test_rewrite_rebased);
     CU_add_test(s, "the command: JSON, written scenario, exit statuses",
                 test_cli);
     return 0;
