@@ -333,7 +333,8 @@ static void test_never_slower(void)
                     pair(&w, &given, 0, &va, &vb);
                     if (va >= vb) {   /* recommended: strictly faster */
                         ring.violations++;
-                        fprintf(stderr, "\ndraw %u: ring %s: %lld, given %lld\n",
+                        fprintf(stderr,
+                                "\ndraw %u: ring %s: %lld, given %lld\n",
                                 i, r->cands[r->chosen].label, (long long)va,
                                 (long long)vb);
                     }
@@ -359,7 +360,8 @@ static void test_never_slower(void)
                     pair(&w, &given, 0, &va, &vb);
                     if (va >= vb) {   /* recommended: strictly faster */
                         batch.violations++;
-                        fprintf(stderr, "\ndraw %u: batch %s: %lld, given %lld\n",
+                        fprintf(stderr,
+                                "\ndraw %u: batch %s: %lld, given %lld\n",
                                 i, r->cands[r->chosen].label, (long long)va,
                                 (long long)vb);
                     }

@@ -1,6 +1,22 @@
-/* hs_advise.c -- ring order, batch per type, the recommendation written
-   (hs_advise.h); the device mix is hs_advise_mix.c, the replays and
-   their split over processes hs_advise_run.c. */
+/*
+ * hs_advise.c -- ring order, batch per type, the recommendation written
+ * (hs_advise.h); the device mix is hs_advise_mix.c, the judge and the
+ * judging split over processes hs_advise_run.c.
+ *
+ * Each question proposes a handful of candidates (ring: 4 orders; batch:
+ * up to 7 splits) and judges them all, with the given configuration, by
+ * the recommended predictor.  The searches optimise a closed form, which
+ * is fast but can be wrong about what the replay sees: the batch search
+ * evens out each device's T_ext(i), charging each device the all-reduce
+ * over its own link, while in a ring every device waits for the slowest
+ * link, so a split that evens T_ext(i) can leave the ring waiting for the
+ * device given the most work (scenarios/example-full.yaml: +19.5% by the
+ * replay).  Hence the fallbacks -- the same search with the ring's
+ * slowest all-reduce for every device ("paced"), with compute only
+ * ("compute"), and points part of the way from the given split -- and
+ * the rule that nothing is recommended unless the judge finds it strictly
+ * faster than the given configuration.
+ */
 #include "hs_advise.h"
 #include "hs_advise_int.h"
 
