@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS="cmake gcc make pkg-config libgsl-dev libyaml-dev libhdf5-dev hdf5-tools
 gnuplot-nox libcunit1-dev libyajl-dev zlib1g-dev iperf3 iproute2 python3
-python3-torch libsimgrid-dev libopenmpi-dev openmpi-bin valgrind"
+python3-torch libsimgrid-dev libopenmpi-dev openmpi-bin valgrind python3-jsonschema"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
