@@ -42,7 +42,8 @@
 #include "hs_error.h"
 #include "hs_sweep.h"
 
-#define HS_SWEEP_FORMAT "hetsim-sweep-1"
+#define HS_SWEEP_FORMAT "hetsim.sweep"
+#define HS_SWEEP_FORMAT_VERSION 2
 
 /* Output formats, for hs_sweep_write. */
 typedef enum hs_sweep_fmt_e {
