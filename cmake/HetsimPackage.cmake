@@ -31,5 +31,5 @@ set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, python3-torch, iperf3, iproute2")
 # the copyright file goes to /usr/share/doc/hetsim/ with the rest of DOCDIR
 # (`cpack --config CPackSourceConfig.cmake`: the sources, less build trees)
-set(CPACK_SOURCE_IGNORE_FILES "/\\.git/" "/build[^/]*/" "__pycache__")
+set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/build[^/]*/" "__pycache__")
 include(CPack)

@@ -83,8 +83,9 @@ done
 ok "every installed header compiles alone"
 
 # 3. a program against the installed tree
-json_step() { # FILE.json: the cluster step
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_ns"])' "$1"
+json_step() { # FILE.json: the cluster step of the source's closed form
+    python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print(d["step_source_ns"] if "step_source_ns" in d else d["step_ns"])' "$1"
 }
 "$P/bin/hetsim" predict --json >"$T/default.json"
 "$P/bin/hetsim" predict --json "$P/share/hetsim/scenarios/fig3-compute-bound.yaml" \
