@@ -11,7 +11,8 @@
 #                     iproute2.
 #   setup.sh          everything test.sh needs: the above, the test tools
 #                     (CUnit, SimGrid, valgrind, Open MPI, hdf5-tools) and
-#                     the packaging checks' (dpkg-dev, file, groff-base);
+#                     the packaging checks' (dpkg-dev, file, groff-base,
+#                     man-db);
 #                     builds all of build/ with the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ TOOL="cmake gcc make pkg-config libgsl-dev libyaml-dev libyajl-dev
 libhdf5-dev zlib1g-dev gnuplot-nox"
 LIVE="python3 python3-torch iperf3 iproute2"
 TEST="libcunit1-dev hdf5-tools libsimgrid-dev libopenmpi-dev openmpi-bin
-valgrind dpkg-dev file groff-base"
+valgrind dpkg-dev file groff-base man-db"
 case "${1:-}" in
     --tool) PKGS=$TOOL ;;
     --live) PKGS="$TOOL $LIVE" ;;
