@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS="cmake gcc make pkg-config libgsl-dev libyaml-dev libhdf5-dev hdf5-tools
-gnuplot-nox libcunit1-dev libyajl-dev zlib1g-dev iperf3 iproute2 python3
+gnuplot-nox libcunit1-dev libyajl-dev zlib1g-dev libisal-dev iperf3 iproute2 python3
 python3-torch libsimgrid-dev libopenmpi-dev openmpi-bin valgrind"
 missing=""
 for p in $PKGS; do
