@@ -24,8 +24,9 @@
  * needs them:
  *   marks:    per step, the CPU-side marks: DataLoader, first and last
  *             backward operator, optimizer, all-reduce calls (with sizes);
- *   ops:      per step, the top-level aten operators (cpu_op) of the main
- *             thread that start in the forward window;
+ *   ops:      per step, the top-level aten operators (cpu_op; in a legacy
+ *             trace, events without a cat) of the main thread that start
+ *             in the forward window;
  *   runtime:  (device traces only) every runtime call (cudaLaunchKernel...)
  *             is charged by its CPU time to a (step, phase), and in the
  *             forward to the top-level operator that holds it; per (step,
@@ -451,7 +452,11 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
             HS_OK)
             return rc;
     }
-    if (cat[0] == 'c' && strcmp(cat, "cpu_op") == 0) {
+    /* operators: Kineto's cpu_op events; a legacy trace's carry no cat,
+       and its step and DataLoader windows are told apart by name */
+    if ((cat[0] == 'c' && strcmp(cat, "cpu_op") == 0) ||
+        (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
+         !hs__starts(e->name, "enumerate(DataLoader)#"))) {
         hs__orec_t o;
         long id = hs__intern(f, e->name);
         if (id < 0)
