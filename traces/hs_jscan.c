@@ -373,6 +373,52 @@ static int hs__read_grow(hs__src_t *s, unsigned char **buf, size_t *cap,
     }
 }
 
+hs_err_t hs_jscan_read_only(const char *path, uint64_t *bytes,
+                            hs_error_t *err)
+{
+    unsigned char magic[2];
+    hs__src_t src;
+    unsigned char *buf;
+    hs_err_t rc = HS_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    *bytes = 0;
+    if (fd < 0)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    if ((buf = malloc(HS__CHUNK)) == NULL) {
+        close(fd);
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    magic[0] = magic[1] = 0;
+    if (hs__read_full(fd, magic, 2) < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+        free(buf);
+        close(fd);
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    }
+    if ((rc = hs__src_open(&src, fd, magic[0] == 0x1f && magic[1] == 0x8b,
+                           HS__GZBUF, path, err)) == HS_OK) {
+        for (;;) {
+            int n = hs__src_read(&src, buf, HS__CHUNK);
+            if (n < 0 || (n == 0 && hs__src_bad_end(&src))) {
+                long coff;
+                const char *m = hs__src_msg(&src, &coff);
+                rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                                  "gzip error at compressed byte %ld: %s",
+                                  coff, m);
+                break;
+            }
+            if (n == 0)
+                break;
+            *bytes += (uint64_t)n;
+        }
+    }
+    hs__src_close(&src);
+    free(buf);
+    return rc;
+}
+
 hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
                        const yajl_callbacks *cb, void *ctx,
                        hs_error_t *err)
