@@ -31,7 +31,8 @@
  *             is charged by its CPU time to a (step, phase), and in the
  *             forward to the top-level operator that holds it; per (step,
  *             phase) and per operator the range of correlation ids it used
- *             is kept;
+ *             is kept, and the ids of the forward's launches no operator
+ *             holds (another thread's: their kernels are the other's);
  *   kernels:  (device traces only) every kernel is charged, by its
  *             correlation id, to the (step, phase) whose range holds it,
  *             and in the forward to its operator.
@@ -39,8 +40,9 @@
  * over the text that this reader made before, so the record is the same.
  * Correlation ids are handed out by CUPTI/roctracer in launch order, so the
  * ranges of consecutive phases do not overlap (checked; a note is added if
- * they do).  State in memory is O(steps) (plus the all-reduce calls and
- * top-level forward operators of each step and the logs' budget): it does
+ * they do).  State in memory is O(steps) (plus the all-reduce calls,
+ * top-level forward operators and loose forward launches of each step and
+ * the logs' budget): it does
  * not grow with the events or the file size; the spilled records do, on
  * disk (16 to 48 bytes per kept event).
  *
@@ -152,6 +154,12 @@ typedef struct hs__step_s {
     size_t n_ops, cap_ops;
     size_t *op_by_corr;     /* indices of ops with launches, by corr_lo */
     size_t n_op_by_corr;
+    uint64_t *loose;        /* the forward's launches no top-level operator
+                               of the main thread holds (another thread's,
+                               or between operators), sorted: their
+                               kernels are the other's even when their ids
+                               fall in an operator's range */
+    size_t n_loose, cap_loose;
 } hs__step_t;
 
 /* A top-level operator of a step's forward. */
@@ -241,6 +249,7 @@ static void hs__file_clear(hs__file_t *f)
     for (i = 0; i < f->n_st; i++) {
         free(f->st[i].ops);
         free(f->st[i].op_by_corr);
+        free(f->st[i].loose);
     }
     free(f->st);
     free(f->iv);
@@ -758,11 +767,23 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
         if (r.corr > s->corr_hi[p])
             s->corr_hi[p] = r.corr;
     }
-    if (p == HS__P_FWD && r.tid_kind == f->main_tid.kind &&
-        r.tid_v == f->main_tid.v) {
+    if (p == HS__P_FWD) {
         /* a launch from the main thread: its top-level operator's */
-        long o = hs__op_at(s, r.ts_ns);
-        if (o >= 0) {
+        long o = r.tid_kind == f->main_tid.kind && r.tid_v == f->main_tid.v
+                     ? hs__op_at(s, r.ts_ns)
+                     : -1;
+        if (o < 0) {
+            if (s->n_loose == s->cap_loose) {
+                size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
+                uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
+                if (nl == NULL)
+                    return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                        "out of memory");
+                s->loose = nl;
+                s->cap_loose = cap;
+            }
+            s->loose[s->n_loose++] = r.corr;
+        } else {
             hs__op_t *op = &s->ops[o];
             if (!op->has_corr) {
                 op->has_corr = 1;
@@ -830,9 +851,19 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     f->st[iv->step].k_n[iv->phase]++;
     if (iv->phase == HS__P_FWD) {
         hs__step_t *s = &f->st[iv->step];
-        long o = hs__op_of_corr(s, e.corr);
-        if (o >= 0)
-            s->ops[o].k_sum += e.dur_ns;
+        size_t a = 0, b = s->n_loose;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (s->loose[mid] < e.corr)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a == s->n_loose || s->loose[a] != e.corr) {
+            long o = hs__op_of_corr(s, e.corr);
+            if (o >= 0)
+                s->ops[o].k_sum += e.dur_ns;
+        }
     }
     if (iv->phase == HS__P_B1 || iv->phase == HS__P_BWD) {
         hs__step_t *s = &f->st[iv->step];
@@ -877,6 +908,13 @@ static void hs__sort_ops_by_corr(hs__step_t *s)
     }
 }
 
+static int hs__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
 {
     size_t i, n = 0;
@@ -908,10 +946,14 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
     for (i = 1; i < f->n_iv; i++)
         if (f->iv[i].lo <= f->iv[i - 1].hi)
             f->iv_overlap = 1;
-    /* per step, the operators that launched, by their first id */
+    /* per step, the operators that launched, by their first id; the
+       loose launches by id */
     for (i = 0; i < f->n_st; i++) {
         hs__step_t *s = &f->st[i];
         size_t j, n = 0;
+
+        if (s->n_loose > 1)
+            qsort(s->loose, s->n_loose, sizeof *s->loose, hs__cmp_u64);
         for (j = 0; j < s->n_ops; j++)
             n += s->ops[j].has_corr != 0;
         if (n == 0)
