@@ -3,7 +3,8 @@
  * ingestion (traces/hs_ingest.c and the reader it drives, hs_kineto.c)
  * beside Python's json.load of the same file, and where the time goes.
  *
- * usage: bench_ingest [--reps N] [--warmup W] [--no-python] --trace FILE...
+ * usage: bench_ingest [--reps N] [--python-reps K] [--warmup W] [--no-python]
+ *                     --trace FILE...
  *        bench_ingest [--reps N] [SMALL_MB [LARGE_MB]]  (synthetic: 120, 600)
  *
  * --trace: the given traces (plain or gzip), e.g. a real one repeated to
@@ -25,7 +26,8 @@
  *   hetsim   the whole ingestion: hs_ingest_add_file + hs_ingest_profile
  *            (the one read, the records, their replays, the profile);
  *   python   /usr/bin/python3's json.load of the same file (gzip.open for
- *            a .gz), the reference.
+ *            a .gz), the reference (in the first K repetitions only with
+ *            --python-reps K: it takes minutes and GBs on a 1 GB trace).
  * It prints per stage the medians of wall time, CPU time and MB/s of JSON
  * (the uncompressed text's bytes) by both, peak RSS, and the time each
  * layer adds (inflate, tokenizing, callbacks, the work per event), the
@@ -377,6 +379,8 @@ static const char *const st_name[ST_N] = {"read", "yajl", "decode",
 #define MAXREP 15
 
 /* Measures one trace: reps x the five stages; prints the medians. */
+static int g_py_reps = MAXREP;
+
 static int bench_file(const char *path, int reps, int python)
 {
     double wall[ST_N][MAXREP], cpu[ST_N][MAXREP];
@@ -404,7 +408,7 @@ static int bench_file(const char *path, int reps, int python)
     for (k = 0; k < reps; k++) {
         for (i = 0; i < ST_N; i++) {
             run_t r;
-            if (i == ST_PY && !python)
+            if (i == ST_PY && (!python || k >= g_py_reps))
                 continue;
             g_verbose = k == 0;
             r = in_child(fn[i], path);
@@ -424,8 +428,11 @@ static int bench_file(const char *path, int reps, int python)
     for (i = 0; i < ST_N; i++) {
         if (i == ST_PY && !python)
             continue;
-        mw[i] = median(wall[i], reps);
-        mc[i] = median(cpu[i], reps);
+        {
+            int nr = i == ST_PY && g_py_reps < reps ? g_py_reps : reps;
+            mw[i] = median(wall[i], nr);
+            mc[i] = median(cpu[i], nr);
+        }
         printf("  %-7s %9.3f %9.3f %11.1f %11.1f %10.1f\n", st_name[i],
                mw[i], mc[i], mb / mw[i], mb / mc[i], rss[i] / 1024.0);
     }
@@ -466,6 +473,10 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "--warmup") == 0 && a + 1 < argc) {
             g_warmup = (unsigned)atoi(argv[++a]);
             have_warmup = 1;
+        } else if (strcmp(argv[a], "--python-reps") == 0 && a + 1 < argc) {
+            g_py_reps = atoi(argv[++a]);
+            if (g_py_reps < 1)
+                g_py_reps = 1;
         } else if (strcmp(argv[a], "--no-python") == 0) {
             python = 0;
         } else if (strcmp(argv[a], "--trace") == 0) {
