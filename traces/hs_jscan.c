@@ -260,18 +260,13 @@ static hs_err_t hs__src_open(hs__src_t *s, int fd, int is_gz, unsigned gzbuf,
     s->st->avail_in = 0;
     return HS_OK;
 #else
-    {
-        int fd2 = dup(fd);
-
-        if (fd2 < 0 || (s->gz = gzdopen(fd2, "rb")) == NULL) {
-            if (fd2 >= 0)
-                close(fd2);
-            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                "cannot open: %s", strerror(errno));
-        }
-        gzbuffer(s->gz, gzbuf);
-        return HS_OK;
-    }
+    /* by name: zlib's messages then start with the path, which
+       hs__gzmsg takes off */
+    if ((s->gz = gzopen(path, "rb")) == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    gzbuffer(s->gz, gzbuf);
+    return HS_OK;
 #endif
 }
 
@@ -404,9 +399,11 @@ hs_err_t hs_jscan_read_only(const char *path, uint64_t *bytes,
             if (n < 0 || (n == 0 && hs__src_bad_end(&src))) {
                 long coff;
                 const char *m = hs__src_msg(&src, &coff);
-                rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                                  "gzip error at compressed byte %ld: %s",
-                                  coff, m);
+                rc = src.is_gz ? hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                                              "gzip error at compressed "
+                                              "byte %ld: %s", coff, m)
+                               : hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                              "%s", m);
                 break;
             }
             if (n == 0)
