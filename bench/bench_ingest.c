@@ -26,8 +26,9 @@
  *   hetsim   the whole ingestion: hs_ingest_add_file + hs_ingest_profile
  *            (the one read, the records, their replays, the profile);
  *   python   /usr/bin/python3's json.load of the same file (gzip.open for
- *            a .gz), the reference (in the first K repetitions only with
- *            --python-reps K: it takes minutes and GBs on a 1 GB trace).
+ *            a .gz), the reference, in the first K repetitions
+ *            (--python-reps K, default 1: it takes minutes and GBs on a
+ *            1 GB trace).
  * It prints per stage the medians of wall time, CPU time and MB/s of JSON
  * (the uncompressed text's bytes) by both, peak RSS, and the time each
  * layer adds (inflate, tokenizing, callbacks, the work per event), the
@@ -379,7 +380,7 @@ static const char *const st_name[ST_N] = {"read", "yajl", "decode",
 #define MAXREP 15
 
 /* Measures one trace: reps x the five stages; prints the medians. */
-static int g_py_reps = MAXREP;
+static int g_py_reps = 1;
 
 static int bench_file(const char *path, int reps, int python)
 {
