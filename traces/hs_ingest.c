@@ -4,7 +4,7 @@
  *
  * The pieces.  hs_jscan.c streams a plain or gzipped JSON file into yajl;
  * hs_kev.c decodes the PyTorch profiler's trace events from it; the
- * reader, hs_kineto.c, makes its passes over one trace and fills one
+ * reader, hs_kineto.c, reads one trace once and fills one
  * format-neutral per-rank record (hs_rank.h); hs_sidecar.c reads the
  * harness's sidecar.  This file keeps the records of all ranks and
  * averages them: it drops each rank's warm-up, takes the mean per rank

@@ -9,15 +9,17 @@
  * empty args, PyTorch 1.x built without Kineto).  One file is one rank of
  * one measuring sub-system.
  *
- * Traces can be hundreds of MB.  They are read streaming (yajl_parse
- * callbacks over zlib gzread chunks) in a few passes over the file, and
- * only per-step aggregates are kept: memory grows with the number of
- * ProfilerStep windows, never with the number of events or the file size.
- * No DOM of the trace is ever built.
+ * Traces can be hundreds of MB.  Each is read once, streaming (yajl_parse
+ * callbacks over read() or igzip/zlib-inflated chunks); what the reasoning
+ * needs after the read is kept as compact records in bounded memory,
+ * spilled to a temporary file past a budget (hs_reclog.h), and only
+ * per-step aggregates stay: memory grows with the number of ProfilerStep
+ * windows, never with the number of events or the file size.  No DOM of
+ * the trace is ever built.
  *
  * The layers (each its own file): hs_jscan (a plain or gzipped JSON file
  * streamed into yajl), hs_kev (PyTorch trace events decoded from it),
- * hs_kineto (the reader: its passes and step table, one per-rank record,
+ * hs_kineto (the reader: its one read, its replays and step table, one per-rank record,
  * hs_rank.h, per file), hs_sidecar (the harness's sidecar), hs_ingest.c
  * (the aggregation over ranks); the profile YAML is written by the
  * profile module (model/hs_profile.h, hs_profile_write), which owns the
@@ -121,7 +123,7 @@ typedef struct hs_ingest_file_s {
     int ar_known;           /* 0: no payload source for this file */
     uint64_t n_events;      /* trace events seen (one pass) */
     uint64_t json_bytes;    /* uncompressed JSON bytes (one pass) */
-    unsigned passes;        /* passes made over the file */
+    unsigned passes;        /* passes made over the file (1) */
     size_t n_steps;
     const hs_ingest_step_t *steps;  /* in start-time order */
 } hs_ingest_file_t;
