@@ -94,12 +94,13 @@ typedef struct hs__src_s {
     int fd;
     int is_gz;
     const char *path;
-    uint64_t cin;               /* compressed bytes consumed */
+    uint64_t cin_bytes;         /* compressed bytes consumed */
     char msg[96];               /* the last error */
 #ifdef HS_HAVE_ISAL
     struct inflate_state *st;   /* 87 KB: on the heap */
     unsigned char *in;
-    size_t in_cap, in_len;      /* in[0, in_len) read, not yet inflated */
+    size_t in_cap, in_len;      /* bytes: in[0, in_len) read, not yet
+                                   inflated */
     int in_eof;
     int done;                   /* the last member ended */
 #else
@@ -199,7 +200,7 @@ static int hs__isal_read(hs__src_t *s, unsigned char *p, size_t n)
         st->avail_out = (uint32_t)(n - got);
         before = st->avail_in;
         rc = isal_inflate(st);
-        s->cin += before - st->avail_in;
+        s->cin_bytes += before - st->avail_in;
         got = n - st->avail_out;
         if (rc < 0) {
             snprintf(s->msg, sizeof s->msg, "%s", hs__isal_msg(rc));
@@ -306,7 +307,7 @@ static int hs__src_read(hs__src_t *s, unsigned char *p, size_t n)
 static const char *hs__src_msg(hs__src_t *s, long *coff)
 {
 #ifdef HS_HAVE_ISAL
-    *coff = (long)s->cin;
+    *coff = (long)s->cin_bytes;
     return s->msg;
 #else
     if (!s->is_gz) {

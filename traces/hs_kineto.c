@@ -164,7 +164,7 @@ typedef struct hs__step_s {
 
 /* A top-level operator of a step's forward. */
 typedef struct hs__op_s {
-    int64_t ts, end;
+    int64_t ts_ns, end_ns;  /* its CPU span */
     uint32_t name;          /* index in the file's names */
     int has_corr;
     uint64_t corr_lo, corr_hi;  /* its launches' correlation ids */
@@ -636,14 +636,14 @@ static hs_err_t hs__op_keep(hs__file_t *f, hs__step_t *s, int64_t ts,
                            and ends before end */
         size_t mid = lo + (hi - lo) / 2;
         const hs__op_t *o = &s->ops[mid];
-        if (o->ts < ts || (o->ts == ts && o->end >= end))
+        if (o->ts_ns < ts || (o->ts_ns == ts && o->end_ns >= end))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo > 0 && s->ops[lo - 1].ts <= ts && s->ops[lo - 1].end >= end)
+    if (lo > 0 && s->ops[lo - 1].ts_ns <= ts && s->ops[lo - 1].end_ns >= end)
         return HS_OK;   /* inside an operator already kept */
-    for (j = lo; j < s->n_ops && s->ops[j].end <= end; j++)
+    for (j = lo; j < s->n_ops && s->ops[j].end_ns <= end; j++)
         ;
     if (j > lo) {       /* it holds ops[lo, j): they go */
         memmove(&s->ops[lo + 1], &s->ops[j],
@@ -664,8 +664,8 @@ static hs_err_t hs__op_keep(hs__file_t *f, hs__step_t *s, int64_t ts,
         s->n_ops++;
     }
     memset(&s->ops[lo], 0, sizeof s->ops[lo]);
-    s->ops[lo].ts = ts;
-    s->ops[lo].end = end;
+    s->ops[lo].ts_ns = ts;
+    s->ops[lo].end_ns = end;
     s->ops[lo].name = name;
     return HS_OK;
 }
@@ -697,12 +697,12 @@ static long hs__op_at(const hs__step_t *s, int64_t t)
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->ops[mid].ts <= t)
+        if (s->ops[mid].ts_ns <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0 || t >= s->ops[lo - 1].end)
+    if (lo == 0 || t >= s->ops[lo - 1].end_ns)
         return -1;
     return (long)lo - 1;
 }
@@ -1164,8 +1164,8 @@ static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
         if (gpu) {
             ns = op->k_sum;
         } else {
-            int64_t a = op->ts > prev ? op->ts : prev;
-            int64_t b = op->end < s->b0 ? op->end : s->b0;
+            int64_t a = op->ts_ns > prev ? op->ts_ns : prev;
+            int64_t b = op->end_ns < s->b0 ? op->end_ns : s->b0;
             ns = b > a ? b - a : 0;
             if (b > prev)
                 prev = b;
