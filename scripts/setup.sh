@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOL="cmake gcc make pkg-config libgsl-dev libyaml-dev libyajl-dev
-libhdf5-dev zlib1g-dev gnuplot-nox"
+libhdf5-dev zlib1g-dev libisal-dev gnuplot-nox"
 LIVE="python3 python3-torch iperf3 iproute2"
 TEST="libcunit1-dev hdf5-tools libsimgrid-dev libopenmpi-dev openmpi-bin
 valgrind dpkg-dev file groff-base man-db python3-jsonschema"
