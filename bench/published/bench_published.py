@@ -36,7 +36,7 @@ compute by hand), an optional t_b1 (else written), `collective: nccl_ring|tree|a
 
 Usage:
   bench_published.py [--hetsim PATH] [--json FILE] [--runs c1,c2,...] [--split fold|phases]
-                     [--keep DIR] [--no-nodes]
+                     [--keep DIR] [--no-nodes] [--intra B_PER_S]
   bench_published.py --held-apart --frozen COMMIT ...   (the final, one-time report only)
 
 Exit status: 0 ok, 2 bad arguments or a refused mode, 1 hetsim failed on a scenario.
@@ -224,7 +224,7 @@ def build_scenario(r, m_bytes, bw, form, collective, opts, feats):
                     devs.append({'name': n, 'type': ty, 'addr': host})
             for a, b in zip(names_h, names_h[1:] + names_h[:1]):
                 if a != b:
-                    links.append([a, b, '%dB/s' % INTRA_BYTES_PER_S])
+                    links.append([a, b, '%dB/s' % opts.intra])
         doc['devices'] = devs
         doc['network'] = {'default_bandwidth': '%dB/s' % round(bw), 'latency': '0ns'}
         if links:
@@ -248,7 +248,7 @@ def build_scenario(r, m_bytes, bw, form, collective, opts, feats):
             k = {'name': '%s-x%d' % (ty, g), 'type': ty, 'devices': g, 'count': kinds[(ty, g)],
                  'nics': 1, 'nic_bandwidth': '%dB/s' % round(bw)}
             if g > 1:
-                k['intra_bandwidth'] = '%dB/s' % INTRA_BYTES_PER_S
+                k['intra_bandwidth'] = '%dB/s' % opts.intra
             kl.append(k)
         doc['nodes'] = {'kinds': kl, 'inter_bandwidth': '%dB/s' % round(bw), 'inter_latency': '0ns'}
         if collective != 'ring':
@@ -341,6 +341,8 @@ def main(argv):
     ap.add_argument('--split', choices=['fold', 'phases'], default='fold')
     ap.add_argument('--keep', metavar='DIR', help='write the scenarios there (else a temp dir)')
     ap.add_argument('--no-nodes', action='store_true', help='the devices: form only')
+    ap.add_argument('--intra', type=float, default=INTRA_BYTES_PER_S, metavar='B_PER_S',
+                    help='intra-host link bandwidth, bytes/s (default 10e9)')
     ap.add_argument('--held-apart', action='store_true',
                     help='score the held-apart clusters (final, one-time report; needs --frozen)')
     ap.add_argument('--frozen', metavar='COMMIT', help="the commit of hetsim's model being judged")
@@ -443,7 +445,7 @@ def main(argv):
     doc = {'format': 'hetsim.bench.published', 'format_version': 1, 'hetsim_version': version,
            'hetsim': os.path.abspath(opts.hetsim), 'set': sets[0], 'frozen_commit': commit,
            'command': 'bench/published/bench_published.py ' + ' '.join(argv),
-           'split': opts.split, 'intra_bandwidth_bytes_per_s': INTRA_BYTES_PER_S,
+           'split': opts.split, 'intra_bandwidth_bytes_per_s': opts.intra,
            'features': feats.as_dict(), 'notes': notes, 'hetsim_calls': pr.calls,
            'not_scenarios': NOT_SCENARIOS, 'groups': groups, 'runs': rows, 'summary': summary}
     print_table(doc)
