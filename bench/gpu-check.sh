@@ -77,7 +77,8 @@ echo "gpu-check: $nranks rank(s), backend $backend, model $MODEL, batch $BATCH, 
 t_start=$(date +%s)
 
 # The real run and the bandwidth probe: one rank of plain DDP (the harness's loop without
-# its profiler and hooks: same synthetic data, DataLoader, loss, SGD with momentum).
+# its profiler and hooks: same synthetic data, DataLoader, loss, SGD with momentum;
+# NCCL_ALGO=Ring as hetsim profile sets it).
 cat >"$OUT/real_run.py" <<'PYEOF'
 import importlib.util, json, os, sys, time
 import torch
@@ -161,7 +162,7 @@ run_ranks() {
     local pids=() r
     for ((r = 0; r < nranks; r++)); do
         RANK=$r WORLD_SIZE=$nranks LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT \
-            OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
+            OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} NCCL_ALGO=Ring \
             timeout 120 "$PY" "$OUT/real_run.py" "$1" "$MODEL" "$BATCH" "$3" "$4" "$device" "$2" \
             >"$OUT/real_${1}_rank$r.log" 2>&1 &
         pids+=($!)
@@ -194,11 +195,16 @@ fi
     echo "  model: {file: $MODEL, entry: build_model}"
     echo "  dataset: {samples: $((BATCH * 64))}"
     echo "device_types:"
-    echo "  - {name: gpu, count: $nranks, batch: $BATCH, backend: $backend}"
+    # a ring needs two devices: with one GPU the second is listed but never started
+    # (--alone), and the placeholder link is not used by the comparison
+    echo "  - {name: gpu, count: 2, batch: $BATCH, backend: $backend}"
     echo "devices:"
-    for ((r = 0; r < nranks; r++)); do echo "  - {name: gpu-$r, type: gpu, addr: 127.0.0.1}"; done
+    echo "  - {name: gpu-0, type: gpu, addr: 127.0.0.1}"
+    echo "  - {name: gpu-1, type: gpu, addr: 127.0.0.1}"
     if [ -n "$bw" ]; then
         printf '%s\n' "network: {default_bandwidth: $(printf '%.0f' "$bw")B/s, latency: 0ns}"
+    else
+        echo "network: {default_bandwidth: 1GB/s, latency: 0ns}"
     fi
     echo "profiling: {python: $PY, iterations: $ITERS, warmup: $WARMUP, timeout: 120s, master_port: $PORT}"
 } >"$OUT/scenario.yaml"
@@ -259,8 +265,11 @@ import sys
 rec, why, src, ext, rep, real = float(sys.argv[1]), sys.argv[2], *map(float, sys.argv[3:7])
 print("gpu-check: %s rank(s), %s" % (sys.argv[7], sys.argv[8]))
 print("  real run, mean step        %10.3f ms" % (real * 1e3))
-for name, v in (("recommended (%s)" % why, rec), ("source", src), ("extended", ext), ("replay", rep)):
-    print("  %-27s %10.3f ms   error %+6.1f%%   predicted/real %.3f"
+rows = [("recommended (%s)" % why, rec), ("source", src), ("extended", ext), ("replay", rep)]
+if why == "profile-compute":      # one GPU: the profile's compute against a lone rank's step
+    rows = [("profile t_dl+t_fwd+t_bwd+t_opt", rec)]
+for name, v in rows:
+    print("  %-31s %10.3f ms   error %+6.1f%%   predicted/real %.3f"
           % (name, v * 1e3, 100 * (v - real) / real, v / real))
 PYEOF
 echo "gpu-check: done in $(( $(date +%s) - t_start )) s; files in $OUT"

@@ -87,6 +87,26 @@ NOT_SCENARIOS = {
     'NT-nccl-tests-*': 'collective checks on 2 nodes, not training steps',
 }
 PREDICTORS = ['source', 'extended', 'replay']
+MAPPING = {
+    'devices': 'each GPU a device <host>-g<j>, address = its host; hosts in the order the run lists '
+               'them, a host\'s GPUs adjacent in the ring (ring: listing)',
+    'nodes': 'one kind per (device type, GPUs per host), nodes in listing order, 1 NIC per host at '
+             'the inter-host bandwidth; refused when a host holds two types or kinds interleave',
+    'compute': 'micro_batches x t(type, micro-batch size): the standalone single-GPU step (VirtualFlow '
+               'm runs: forward + backward + one optimizer update), linear between the two sizes '
+               'measured (check_models.t_micro)',
+    'split_fold': 't_b1 = t_bwd = 2/3 t(micro), t_fwd = V t(micro) - t_bwd: the all-reduce after the '
+                  'whole compute in every predictor (VirtualFlow reduces after the last micro-batch)',
+    'split_phases': 't_fwd = (V-1) t + t/3, t_bwd = 2t/3, t_b1 = t_bwd/50 (left out where hetsim '
+                    'accepts no t_b1), overlap none',
+    'payload': 'allreduce_bytes D = the model gradient bytes with subsystem_size 2 (M = D n/(2(n-1)) = D)',
+    'accumulation': 'device_types[].micro_batches when hetsim accepts it (profile per micro-batch), '
+                    'else multiplied into t_fwd by hand',
+    'links': 'inter-host: one bandwidth per cluster and model, bisected so that the predictor\'s '
+             'mean signed error over the calibration runs is 0; intra-host: --intra (10 GB/s); '
+             'latency 0',
+    'naive': 'max compute + the calibration runs\' mean (step - max compute)',
+}
 
 
 def die(msg, code=2):
@@ -198,7 +218,10 @@ def build_scenario(r, m_bytes, bw, form, collective, opts, feats):
             reps, t_bwd = 1, 2.0 * tm / 3.0
             t_b1, t_fwd = t_bwd, v * tm - t_bwd
         prof = {'subsystem_size': 2, 't_fwd': ns(t_fwd)}
-        if not (feats.t_b1_optional and t_b1 == t_bwd and opts.split == 'fold' and feats.micro_batches):
+        # t_b1 is a modelling choice in `fold` (= t_bwd: no overlap in any predictor) and a
+        # guess in `phases` (nothing measured it): the guess is left out where hetsim
+        # accepts a profile without t_b1
+        if opts.split == 'fold' or not feats.t_b1_optional:
             prof['t_b1'] = ns(t_b1)
         prof['t_bwd'] = ns(t_bwd)
         prof['allreduce_bytes'] = '%dB' % m_bytes          # n = 2: M = D
@@ -446,7 +469,7 @@ def main(argv):
            'hetsim': os.path.abspath(opts.hetsim), 'set': sets[0], 'frozen_commit': commit,
            'command': 'bench/published/bench_published.py ' + ' '.join(argv),
            'split': opts.split, 'intra_bandwidth_bytes_per_s': opts.intra,
-           'features': feats.as_dict(), 'notes': notes, 'hetsim_calls': pr.calls,
+           'features': feats.as_dict(), 'mapping': MAPPING, 'notes': notes, 'hetsim_calls': pr.calls,
            'not_scenarios': NOT_SCENARIOS, 'groups': groups, 'runs': rows, 'summary': summary}
     print_table(doc)
     if opts.json:
