@@ -20,7 +20,7 @@ TOOL="cmake gcc make pkg-config libgsl-dev libyaml-dev libyajl-dev
 libhdf5-dev zlib1g-dev libisal-dev gnuplot-nox"
 LIVE="python3 python3-torch iperf3 iproute2"
 TEST="libcunit1-dev hdf5-tools libsimgrid-dev libopenmpi-dev openmpi-bin
-valgrind dpkg-dev file groff-base man-db python3-jsonschema"
+valgrind dpkg-dev file groff-base man-db python3-jsonschema python3-yaml"
 case "${1:-}" in
     --tool) PKGS=$TOOL ;;
     --live) PKGS="$TOOL $LIVE" ;;
