@@ -498,7 +498,7 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                            const char *path, hs_error_t *err)
 {
     const hs_scenario_t *s = hs_sweep_base(sw);
-    hs_atomic_t af = {NULL, NULL, NULL};
+    hs_atomic_t af = {NULL, NULL, NULL, 0};
     hs__h5_layout_t lay;
     hid_t file = -1, fcpl = -1, dcpl = -1, ft = -1, mt = -1, sp = -1,
           ds = -1;
@@ -511,8 +511,10 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
     if (hs_sweep_n_axes(sw) > 64)
         return hs_error_set(err, HS_ERR_USAGE, path, 0, 0,
                             "HDF5 output takes at most 64 varied keys");
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    rc = hs_atomic_open(&af, path, err);
+    hs_h5_init();
+    rc = hs_atomic_check_target(path, 0, err);
+    if (rc == HS_OK)
+        rc = hs_atomic_open(&af, path, err);
     if (rc != HS_OK)
         return rc;
     hs_atomic_detach(&af);
@@ -543,13 +545,17 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
         hs_h5_attr_str(ds, "time_unit", "ns") < 0 ||
         hs_h5_attr_u64(ds, "n_failed", r->n_failed) < 0)
         goto done;
+    if (H5Fflush(file, H5F_SCOPE_LOCAL) < 0)
+        goto done;
     ok = 1;
 done:
+    if (!ok)
+        hs_h5_abandon(af.tmp_path);
     if (ds >= 0 && H5Dclose(ds) < 0)
         ok = 0;
     if (sp >= 0)
         H5Sclose(sp);
-    if (file >= 0 && H5Fclose(file) < 0)
+    if (file >= 0 && hs_h5_file_close(file, af.tmp_path, ok) < 0)
         ok = 0;
     if (ft >= 0)
         H5Tclose(ft);
@@ -592,7 +598,7 @@ hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                         hs_sweep_fmt_t fmt, const char *path,
                         hs_error_t *err)
 {
-    hs_atomic_t af = {NULL, NULL, NULL};
+    hs_atomic_t af = {NULL, NULL, NULL, 0};
     hs_err_t rc;
 
     if (fmt == HS_SWEEP_FMT_H5)
