@@ -11,6 +11,7 @@
  * (stdout) and each end's stderr, which explain a failure.
  */
 #include "hs_netmeasure.h"
+#include "hs_jcheck.h"
 #include "hs_atomic.h"
 
 #include <errno.h>
@@ -233,6 +234,14 @@ static int hs__nm_parse(const char *path, double *bps, char *why,
         snprintf(why, why_len, "no report");
         free(text);
         return 0;
+    }
+    {
+        hs_error_t jerr;
+        if (hs_json_check(path, text, strlen(text), &jerr) != HS_OK) {
+            snprintf(why, why_len, "unreadable JSON report: %.150s", jerr.msg);
+            free(text);
+            return 0;
+        }
     }
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     free(text);

@@ -19,6 +19,7 @@
 #include "hs_file.h"
 #include "hs_hash.h"
 #include "hs_units.h"
+#include "hs_valid.h"
 
 static uint64_t hs__pair_hash(const char *a, const char *b)
 {
@@ -211,9 +212,9 @@ static hs_err_t hs__csv_quantity_fail(hs_error_t *err, const char *path,
 
     if (range)
         return hs_error_set(err, HS_ERR_RANGE, path, lineno, col, "'%s' %s",
-                            text, why);
+                            hs_ex(text), why);
     return hs_error_set(err, HS_ERR_UNIT, path, lineno, col, "'%s' is not %s",
-                        text, good);
+                        hs_ex(text), good);
 }
 
 hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
@@ -280,7 +281,7 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
                 hs_err_t e = hs_error_set(
                     err, HS_ERR_NETWORK, path, lineno, col,
                     "'%s' is neither a device name nor a device address",
-                    f[i]);
+                    hs_ex(f[i]));
                 free(text);
                 return e;
             }

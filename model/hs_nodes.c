@@ -24,6 +24,7 @@
 #include "hs_collective.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_valid.h"
 #include "hs_yaml.h"
 
 #define HS__S(c) ((hs_scenario_t *)(c)->user)
@@ -96,7 +97,7 @@ static hs_err_t hs__kind(hs_yaml_ctx_t *c, yaml_node_t *n, hs_nodes_t *nd,
     if (t < 0)
         return hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                             "node kind '%s' names unknown device type '%s'",
-                            k->name, tn ? tn : "");
+                            hs_ex(k->name), hs_ex(tn ? tn : ""));
     k->type = (uint32_t)t;
     if ((rc = hs_yaml_need(c, n, v[K_DEV], "devices", "a node kind")) !=
             HS_OK ||
@@ -255,7 +256,7 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
                     return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
                                         "kind_links names unknown node "
                                         "kind '%s'",
-                                        kn ? kn : "");
+                                        hs_ex(kn ? kn : ""));
             }
             l->a = (uint32_t)ki[0];
             l->b = (uint32_t)ki[1];
@@ -286,7 +287,7 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
                     return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
                                         "nodes.links names unknown node "
                                         "'%s' (nodes are <kind>-<i>)",
-                                        nn ? nn : "");
+                                        hs_ex(nn ? nn : ""));
                 if ((j ? (r->b = strdup(nn)) : (r->a = strdup(nn))) == NULL)
                     return hs_error_setf(c->err, HS_ERR_NOMEM,
                                          "out of memory");
@@ -386,8 +387,8 @@ static hs_err_t hs__node_links(hs_scenario_t *s, hs_error_t *err)
             free(tmp);
             return hs_error_setf(err, HS_ERR_SCHEMA,
                                  "%s: nodes.links names unknown node '%s'",
-                                 s->file, a < 0 ? nd->rows[i].a
-                                                : nd->rows[i].b);
+                                 s->file, hs_ex(a < 0 ? nd->rows[i].a
+                                                      : nd->rows[i].b));
         }
         tmp[i].l.a = (uint32_t)a;
         tmp[i].l.b = (uint32_t)b;

@@ -171,13 +171,14 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
                                 "env name '%s' is not a variable name "
                                 "(letters, digits and '_', not starting "
                                 "with a digit)",
-                                key);
+                                hs_ex(key));
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
                                 "env values must be strings");
         if (strpbrk(val, "\n\r") != NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
-                                "env value of '%s' holds a line break", key);
+                                "env value of '%s' holds a line break",
+                                hs_ex(key));
         len = strlen(key) + strlen(val) + 2;
         t->env[k] = malloc(len);
         if (t->env[k] == NULL)
@@ -398,7 +399,7 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                                   "device '%s' has unknown type '%s'", nm,
-                                  ty ? ty : "");
+                                  hs_ex(ty ? ty : ""));
                 goto done;
             }
             ad = nm;
@@ -526,7 +527,7 @@ hs_err_t hs__ring_spec(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "ring must be listing, grouped, interleave or a "
                             "list of device names, not '%s'",
-                            m);
+                            hs_ex(m));
     else if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "ring must be a list of device names or one of "
@@ -581,10 +582,12 @@ static hs_err_t hs__parse_ring(hs_yaml_ctx_t *c, yaml_node_t *n,
         long d = hs__hash_find(&nm->by_name, s, 0, name);
         if (d < 0)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names unknown device '%s'", name);
+                              "ring names unknown device '%s'",
+                              hs_ex(name));
         else if (seen[d])
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names device '%s' twice", name);
+                              "ring names device '%s' twice",
+                              hs_ex(name));
         else if (k == N)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                               "ring lists more entries than devices");
@@ -651,7 +654,7 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
         if (t[i] < 0)
             return hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                                 "type_links names unknown device type '%s'",
-                                tn ? tn : "");
+                                hs_ex(tn ? tn : ""));
     }
     if ((rc = hs_yaml_get_bw(c, hs_yaml_item(c, rn, 2),
                              "type_links bandwidth", &bw)) != HS_OK)
@@ -751,7 +754,7 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                     return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
                                         "'%s' is neither a device name nor "
                                         "a device address",
-                                        e ? e : "");
+                                        hs_ex(e ? e : ""));
             }
             if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
                 HS_OK)
@@ -848,7 +851,7 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
             if (d < 0)
                 return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
                                     "straggler names unknown device '%s'",
-                                    dn ? dn : "");
+                                    hs_ex(dn ? dn : ""));
             g->device = (uint32_t)d;
             if ((s->straggler_names[k] = strdup(dn)) == NULL)
                 return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
@@ -940,7 +943,8 @@ static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
         if (hs_scenario_find_type(s, s->spares[3 * k + 1]) < 0)
             return hs_yaml_fail(c, v[1], HS_ERR_SCHEMA,
                                 "spare device '%s': no device type '%s'",
-                                s->spares[3 * k], s->spares[3 * k + 1]);
+                                hs_ex(s->spares[3 * k]),
+                                hs_ex(s->spares[3 * k + 1]));
     }
     return HS_OK;
 }

@@ -3,6 +3,8 @@
  * A sidecar is a few hundred bytes, so it is read whole with yajl_tree.
  */
 #include "hs_sidecar.h"
+#include "hs_jcheck.h"
+#include "hs_limits.h"
 #include "hs_file.h"
 
 #include <inttypes.h>
@@ -290,6 +292,12 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "the sidecar is empty");
     }
+    /* depth, duplicate keys and NUL bytes first: the tree parse recurses
+       per level and keeps the first of two equal keys */
+    if ((rc = hs_json_check(path, text, len, err)) != HS_OK) {
+        free(text);
+        return rc;
+    }
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     free(text);
     if (root == NULL) {
@@ -317,8 +325,15 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
         goto done;
     }
-    if (u < 1 || u > LONG_MAX) {
+    if (u < 1) {
         rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
+        goto done;
+    }
+    if (u > HS_LIMIT_DEVICES) {
+        char m[96];
+        snprintf(m, sizeof m, "%" PRIu64 " is past the limit of %" PRIu32
+                 " ranks", u, HS_LIMIT_DEVICES);
+        rc = hs__sc_bad(path, err, "world_size", m);
         goto done;
     }
     out->world_size = (long)u;
