@@ -148,6 +148,11 @@
 /* The longest line of a CSV file (links, a sweep read back), in bytes. */
 #define HS_LIMIT_CSV_LINE 65536
 
+/* The most devices (or nodes) `advise ring` searches over without
+   --force: the heuristic's passes cost O(n^2) pair costs each and take
+   seconds at 4,096 devices here, minutes past 16,384. */
+#define HS_LIMIT_RINGOPT_DEVICES 4096u
+
 /* The longest name (a device, a type, a profile), in bytes. */
 #define HS_LIMIT_NAME_LEN 128
 

@@ -18,6 +18,7 @@
 
 #include "hs_file.h"
 #include "hs_hash.h"
+#include "hs_limits.h"
 #include "hs_units.h"
 #include "hs_valid.h"
 
@@ -228,7 +229,31 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
 
     if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
-    for (line = text; line != NULL && *line; line = save) {
+    /* a NUL byte would end the row (or the file) early and drop the rest
+       without a word: refused where it is */
+    {
+        const char *nul = memchr(text, '\0', len);
+        if (nul != NULL) {
+            unsigned long ln = 1, col = 1;
+            const char *q;
+            for (q = text; q < nul; q++) {
+                if (*q == '\n') {
+                    ln++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            }
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, ln, col,
+                                "a NUL byte: a links CSV is text");
+        }
+    }
+    line = text;
+    /* a UTF-8 byte order mark (spreadsheets write one) is not data */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        line += 3;
+    for (; line != NULL && *line; line = save) {
         char *nl = strchr(line, '\n'), *f[5];
         int nf = 0;
         char *p;
@@ -239,6 +264,13 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
         if (nl)
             *nl = '\0';
         lineno++;
+        if (strlen(line) > HS_LIMIT_CSV_LINE) {
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                                HS_LIMIT_CSV_LINE + 1,
+                                "the line is longer than %d bytes (the "
+                                "limit)", HS_LIMIT_CSV_LINE);
+        }
         p = hs__trim(line);
         if (*p == '\0' || *p == '#')
             continue;
@@ -285,6 +317,15 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
                 free(text);
                 return e;
             }
+        }
+        if (strcmp(f[0], f[1]) == 0) {
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_NETWORK, path, lineno,
+                (unsigned long)(f[1] - line) + 1,
+                "a link from '%s' to itself: a ring link joins two "
+                "devices", hs_ex(f[0]));
+            free(text);
+            return e;
         }
         if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0) {
             free(text);

@@ -23,6 +23,7 @@
 
 #include "hs_collective.h"
 #include "hs_scenario.h"
+#include "hs_limits.h"
 #include "hs_scenario_int.h"
 #include "hs_valid.h"
 #include "hs_yaml.h"
@@ -106,9 +107,15 @@ static hs_err_t hs__kind(hs_yaml_ctx_t *c, yaml_node_t *n, hs_nodes_t *nd,
         return rc;
     if ((rc = hs_yaml_need(c, n, v[K_COUNT], "count", "a node kind")) !=
             HS_OK ||
-        (rc = hs_yaml_get_u32(c, v[K_COUNT], "count", 0, UINT32_MAX - 1,
+        (rc = hs_yaml_get_u32(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
                               &k->count)) != HS_OK)
         return rc;
+    {
+        char key[HS_LIMIT_NAME_LEN + 32];
+        snprintf(key, sizeof key, "nodes.%s.count", k->name);
+        if (hs__where_node(c, key, v[K_COUNT]) != 0)
+            return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
+    }
     if (v[K_IBW] != NULL &&
         (rc = hs_yaml_get_bw(c, v[K_IBW], "intra_bandwidth",
                              &k->intra_bw_bytes_per_s)) != HS_OK)
@@ -424,12 +431,26 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
         need += (size_t)k->count * ((nl + 22) + (size_t)k->devices *
                                                     (nl + 44));
     }
-    if (cnt > UINT32_MAX / 3 - 1)
-        return hs_error_setf(err, HS_ERR_RANGE, "%s: too many devices",
-                             s->file);
-    if (cnt < 2)
-        return hs_error_setf(err, HS_ERR_SCHEMA,
-                             "%s: a ring needs at least 2 devices", s->file);
+    if (cnt > HS_LIMIT_DEVICES || cnt < 2) {
+        /* blame the count of the kind with the most devices */
+        char key[HS_LIMIT_NAME_LEN + 32];
+        size_t big = 0;
+        for (i = 1; i < nd->n_kinds; i++)
+            if ((uint64_t)nd->kinds[i].devices * nd->kinds[i].count >
+                (uint64_t)nd->kinds[big].devices * nd->kinds[big].count)
+                big = i;
+        snprintf(key, sizeof key, "nodes.%s.count",
+                 nd->n_kinds ? nd->kinds[big].name : "?");
+        if (cnt < 2)
+            return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
+                                    "the node kinds make %zu device%s: a "
+                                    "ring needs at least 2", cnt,
+                                    cnt == 1 ? "" : "s");
+        return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
+                                "the node kinds make %zu devices; a ring "
+                                "has at most %lu (the limit)", cnt,
+                                (unsigned long)HS_LIMIT_DEVICES);
+    }
     if ((p = realloc(s->devices, cnt * sizeof *s->devices)) == NULL)
         goto nomem;
     s->devices = p;

@@ -756,6 +756,12 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                         "a device address",
                                         hs_ex(e ? e : ""));
             }
+            if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
+                hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
+                return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
+                                    "a link from '%s' to itself: a ring "
+                                    "link joins two devices",
+                                    hs_ex(hs_yaml_scalar(f[0])));
             if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
                 HS_OK)
                 return rc;

@@ -157,6 +157,7 @@ typedef struct hs__file_s {
     hs__ival_t *iv;
     size_t n_iv;
     int iv_overlap;
+    size_t st_clipped;        /* step windows cut at the next one's start */
 } hs__file_t;
 
 /* Frees what f owns (not f->r). */
@@ -276,9 +277,12 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
         s->opt_s = INT64_MAX;
         s->opt_e = INT64_MIN;
         s->dl_end = INT64_MIN;
-        /* windows of one thread do not overlap; clip if they do */
-        if (i + 1 < f->n_st && s->e > f->st[i + 1].s)
+        /* windows of one thread do not overlap; clip if they do (and
+           say so: hs_kineto_read adds a note) */
+        if (i + 1 < f->n_st && s->e > f->st[i + 1].s) {
             s->e = f->st[i + 1].s;
+            f->st_clipped++;
+        }
     }
     return HS_OK;
 }
@@ -736,6 +740,15 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     r->json_bytes = sc.js.base;
     if ((rc = hs__settle_steps(&f, err)) != HS_OK)
         goto fail;
+    if (f.st_clipped > 0 && o->notes != NULL)
+        hs_notes_add(o->notes,
+                     "%s: %zu ProfilerStep window%s overlapped the next "
+                     "one on the main thread and %s cut at its start "
+                     "(windows of one thread cannot overlap: a broken or "
+                     "merged trace?)",
+                     hs__basename(path), f.st_clipped,
+                     f.st_clipped == 1 ? "" : "s",
+                     f.st_clipped == 1 ? "was" : "were");
     if (o->check_rank != NULL &&
         (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
         goto fail;

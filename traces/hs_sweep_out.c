@@ -16,6 +16,7 @@
 
 #include "hs_atomic.h"
 #include "hs_h5_attr.h"
+#include "hs_limits.h"
 #include "hs_hash.h"
 #include "hs_plot.h"
 #include "hs_units.h"
@@ -716,6 +717,19 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
     while ((len = getline(&line, &cap, in)) >= 0) {
         size_t r;
         lineno++;
+        if (len > HS_LIMIT_CSV_LINE) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              HS_LIMIT_CSV_LINE + 1,
+                              "the line is longer than %d bytes (the limit)",
+                              HS_LIMIT_CSV_LINE);
+            goto done;
+        }
+        if (strlen(line) != (size_t)len) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              (unsigned long)strlen(line) + 1,
+                              "a NUL byte: a sweep CSV is text");
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (line[0] == '#' || line[0] == '\0')
