@@ -958,12 +958,13 @@ static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
 static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_HARNESS, K_PYTHON, K_ITERS, K_WARM, K_TIMEOUT, K_PORT,
-           K_LAUNCHER, K_SPARES };
+           K_LAUNCHER, K_SPARES, K_TFACTOR };
     static const char *const keys[] = {"harness", "python", "iterations",
                                        "warmup", "timeout", "master_port",
-                                       "launcher", "spare_devices", NULL};
+                                       "launcher", "spare_devices",
+                                       "timeout_factor", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[8];
+    yaml_node_t *v[9];
     hs_err_t rc;
 
     if ((rc = hs_yaml_map(c, n, "profiling", keys, v)) != HS_OK)
@@ -993,6 +994,16 @@ static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
         (rc = hs_yaml_get_time(c, v[K_TIMEOUT], "profiling.timeout",
                                &s->prof_timeout_ns)) != HS_OK)
         return rc;
+    if (v[K_TFACTOR] != NULL) {
+        if ((rc = hs_yaml_get_double(c, v[K_TFACTOR],
+                                     "profiling.timeout_factor", 1.0,
+                                     &s->prof_timeout_factor)) != HS_OK)
+            return rc;
+        if (s->prof_timeout_factor > 100.0)
+            return hs_yaml_fail(c, v[K_TFACTOR], HS_ERR_RANGE,
+                                "profiling.timeout_factor must be from 1 "
+                                "to 100");
+    }
     if (v[K_PORT] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_PORT], "profiling.master_port", 1, 65535,
                               &s->master_port)) != HS_OK)
@@ -1163,6 +1174,7 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     s->prof_iters = 100;
     s->prof_warmup = 20;
     s->prof_timeout_ns = 600LL * 1000000000LL;
+    s->prof_timeout_factor = 3.0;
     s->master_port = 29500;
     if ((rc = hs_yaml_load_doc(name, s->text, len, &doc, err)) != HS_OK)
         goto fail;
