@@ -537,6 +537,87 @@ static void test_launcher_quoting(void)
     free(cmd[3]);
 }
 
+/* An ssh-like launcher at dir/name: drops the host and runs the rest
+   joined with spaces by /bin/sh -c, as ssh does on the remote side. */
+static const char *hs__fake_launcher(const char *name)
+{
+    static char path[4096];
+
+    snprintf(path, sizeof path, "%s",
+             hs__puts(name, "#!/bin/sh\nshift\nexec /bin/sh -c \"$*\"\n"));
+    chmod(path, 0755);
+    return path;
+}
+
+static const char *hs__fake_python(void);
+
+/* `hetsim profile` through launcher with an env value that would run a
+   command in a shell; returns the run (the caller frees it). */
+static void hs__launch_profile(const char *launcher, const char *mark,
+                               const char *envout, hs_run_t *r)
+{
+    char text[20000], out[4200];
+    const char *scen, *py = hs__fake_python();
+
+    hs__puts("model.py", "def build_model():\n    return None\n");
+    snprintf(text, sizeof text,
+             "name: fake\n"
+             "job: {model: {file: %s/model.py}, dataset: {samples: 1000}}\n"
+             "device_types:\n"
+             "  - {name: cpu, count: 2, batch: 8,"
+             " env: {HS_FAKE_MS: \"1\", HS_FAKE_EXPORT_S: \"0\","
+             " HS_FAKE_ENVOUT: \"%s\","
+             " X: \"a b;touch %s;$(touch %s)`touch %s`\"}}\n"
+             "devices:\n"
+             "  - {name: c0, type: cpu, addr: 127.0.0.1}\n"
+             "  - {name: c1, type: cpu, addr: 127.0.0.1}\n"
+             "network: {default_bandwidth: 1Gbps}\n"
+             "profiling: {iterations: 4, warmup: 1, timeout: 20s, "
+             "python: %s, harness: %s/live/harness/hetsim_harness.py, "
+             "launcher: [%s, \"{host}\"], master_port: %d}\n",
+             hs__d(), envout, mark, mark, mark, py, SRC, launcher,
+             29950 + (int)(getpid() % 40));
+    scen = hs__puts("launch.yaml", text);
+    snprintf(out, sizeof out, "%s/launch-out", hs__d());
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(r, "profile", scen, "-o", out, NULL),
+                          0);
+    printf("\n  profile through %s: exit %d: %.200s", strrchr(launcher, '/'),
+           r->status, r->err);
+}
+
+static void test_launcher_profile(void)
+{
+    char mark[4200], envout[4200];
+    char *got;
+    hs_run_t r;
+
+    snprintf(mark, sizeof mark, "%s/pwned-profile", hs__d());
+    snprintf(envout, sizeof envout, "%s/envout", hs__d());
+    /* named ssh: every word quoted; the value arrives whole, nothing
+       runs */
+    unlink(mark);
+    unlink(envout);
+    hs__launch_profile(hs__fake_launcher("ssh"), mark, envout, &r);
+    hs_run_free(&r);
+    CU_ASSERT(access(mark, F_OK) != 0);
+    got = hs_test_slurp(envout);
+    CU_ASSERT_PTR_NOT_NULL(got);
+    if (got != NULL) {
+        char want[16384];
+        snprintf(want, sizeof want, "a b;touch %s;$(touch %s)`touch %s`",
+                 mark, mark, mark);
+        CU_ASSERT_STRING_EQUAL(got, want);
+    }
+    free(got);
+    /* any other name: refused before anything runs */
+    unlink(mark);
+    hs__launch_profile(hs__fake_launcher("launch"), mark, envout, &r);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "a shell would read");
+    hs_run_free(&r);
+    CU_ASSERT(access(mark, F_OK) != 0);
+}
+
 /* ---- the live pipeline's limit -------------------------------------- */
 
 static void test_prun_limit(void)
@@ -615,6 +696,8 @@ static const char *hs__fake_python(void)
         "  echo \"hetsim-harness: rank $r: step $i done: $HS_FAKE_MS ms\"\n"
         "done\n"
         "echo \"hetsim-harness: rank $r: after training: write trace\"\n"
+        "if [ -n \"$HS_FAKE_ENVOUT\" ]; then printf '%s' \"$X\" > "
+        "\"$HS_FAKE_ENVOUT\"; fi\n"
         "sleep $HS_FAKE_EXPORT_S\n"
         "exit 0\n";
 
@@ -685,6 +768,7 @@ static int hs__register(void)
     CU_add_test(su, "excerpt", test_excerpt);
     CU_add_test(su, "measure_bw_limits", test_measure_bw_limits);
     CU_add_test(su, "launcher_quoting", test_launcher_quoting);
+    CU_add_test(su, "launcher_profile", test_launcher_profile);
     CU_add_test(su, "prun_limit", test_prun_limit);
     CU_add_test(su, "profile_limit", test_profile_limit);
     return 0;
