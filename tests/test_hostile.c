@@ -240,6 +240,28 @@ static void test_sidecar_dup_and_world(void)
     HS_ASSERT_STR_CONTAINS(r.err, "world_size: 4294967298 is past the "
                                   "limit");
     hs_run_free(&r);
+    /* a double narrowed to an integer: checked, not converted */
+    {
+        char *side = hs_test_slurp(DATA "legacy.sidecar.json");
+        char *end = side ? strrchr(side, '}') : NULL;
+        char text[65536];
+        const char *p;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+        *end = '\0';
+        snprintf(text, sizeof text, "%s, \"rank_use\": [{\"rank\": 0, "
+                 "\"steps\": 1e300, \"compute_mean_ns\": 1e300}]}\n", side);
+        free(side);
+        p = hs__puts("wide.sidecar.json", text);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "ingest", "--summary",
+                                            "--sidecar", p,
+                                            DATA "legacy-rank0.json.gz",
+                                            DATA "legacy-rank1.json.gz",
+                                            NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 2);
+        HS_ASSERT_STR_CONTAINS(r.err, "rank_use[0]: rank must be below");
+        hs_run_free(&r);
+    }
 }
 
 static void test_links_csv(void)

@@ -3,6 +3,7 @@
  * A sidecar is a few hundred bytes, so it is read whole with yajl_tree.
  */
 #include "hs_sidecar.h"
+#include "hs_checked.h"
 #include "hs_jcheck.h"
 #include "hs_limits.h"
 #include "hs_file.h"
@@ -256,17 +257,48 @@ static hs_err_t hs__sc_plain(const char *path, yajl_val root,
     for (i = 0; i < YAJL_GET_ARRAY(v)->len; i++) {
         yajl_val e = YAJL_GET_ARRAY(v)->values[i];
         struct hs_sidecar_use_s *u = &out->use[out->n_use];
+        double rank, steps;
+        static const char *const tk[4] = {"compute_mean_ns",
+                                          "compute_sd_ns",
+                                          "compute_median_ns",
+                                          "compute_max_ns"};
+        int64_t *tv[4];
+        int k;
+
         if (!YAJL_IS_OBJECT(e) || hs__sc_num(e, "steps") < 1)
             continue;
-        u->rank = (long)hs__sc_num(e, "rank");
-        u->steps = (unsigned)hs__sc_num(e, "steps");
+        /* every number narrowed to an integer is checked first: a double
+           past the target's range is undefined behaviour, not a value */
+        rank = hs__sc_num(e, "rank");
+        steps = hs__sc_num(e, "steps");
+        if (!(rank >= -1 && rank < HS_LIMIT_DEVICES) ||
+            !(steps <= HS_LIMIT_STEPS))
+            return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                "rank_use[%zu]: rank must be below %" PRIu32
+                                " and steps at most %" PRIu32, i,
+                                HS_LIMIT_DEVICES, HS_LIMIT_STEPS);
+        u->rank = (long)rank;
+        u->steps = (unsigned)steps;
         u->cpu_mean = hs__sc_num(e, "cpu_share_mean");
         u->cpu_min = hs__sc_num(e, "cpu_share_min");
         u->cpu_max = hs__sc_num(e, "cpu_share_max");
-        u->compute_mean_ns = (int64_t)hs__sc_num(e, "compute_mean_ns");
-        u->compute_sd_ns = (int64_t)hs__sc_num(e, "compute_sd_ns");
-        u->compute_median_ns = (int64_t)hs__sc_num(e, "compute_median_ns");
-        u->compute_max_ns = (int64_t)hs__sc_num(e, "compute_max_ns");
+        tv[0] = &u->compute_mean_ns;
+        tv[1] = &u->compute_sd_ns;
+        tv[2] = &u->compute_median_ns;
+        tv[3] = &u->compute_max_ns;
+        for (k = 0; k < 4; k++) {
+            double x = hs__sc_num(e, tk[k]);
+            if (x < 0) {
+                *tv[k] = -1;    /* absent, as before */
+                continue;
+            }
+            if (x > (double)HS_LIMIT_TIME_NS ||
+                hs_checked_dbl_to_i64(x, tv[k]) != 0)
+                return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                    "rank_use[%zu]: %s: %g is past the "
+                                    "limit of %" PRId64 " ns", i, tk[k], x,
+                                    (int64_t)HS_LIMIT_TIME_NS);
+        }
         out->n_use++;
     }
     return HS_OK;
