@@ -7,6 +7,7 @@
 
 #include "hs_cli.h"
 #include "hs_signal.h"
+#include "hs_suggest.h"
 
 typedef struct hs__cmd_s {
     const char *name;
@@ -47,7 +48,8 @@ static void hs__usage(FILE *f)
     fprintf(f,
             "\n`hetsim COMMAND --help` describes a command.  Without a\n"
             "SCENARIO argument, commands use the embedded default (the\n"
-            "source's 100 MLU370 + 100 A100 ResNet-50 example).\n\n"
+            "source's 100 MLU370 + 100 A100 ResNet-50 example); a\n"
+            "SCENARIO of - reads the YAML from standard input.\n\n"
             "exit status: 0 success; 1 validation beyond tolerance, some\n"
             "sweep points failed, or an internal failure; 2 bad input\n"
             "(usage, YAML, schema, units, network description, trace);\n"
@@ -127,7 +129,17 @@ int main(int argc, char **argv)
             return hs__cmds[i].run(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "hetsim: unknown command '%s' (see hetsim --help)\n",
-            argv[1]);
+    {
+        char hint[HS_SUGGEST_HINT_LEN];
+        hs_suggest_t sg;
+
+        hs_suggest_init(&sg, argv[1]);
+        for (i = 0; hs__cmds[i].name != NULL; i++)
+            hs_suggest_add(&sg, hs__cmds[i].name);
+        hs_suggest_add(&sg, "--help");
+        hs_suggest_add(&sg, "--version");
+        fprintf(stderr, "hetsim: unknown command '%s'%s (see hetsim --help)\n",
+                argv[1], hs_suggest_hint(&sg, hint, sizeof hint));
+    }
     return hs_err_exit_code(HS_ERR_USAGE);
 }

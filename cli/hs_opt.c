@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_suggest.h"
 #include "hs_units.h"
 
 /* The option of the groups named by a long name of len bytes, or by a
@@ -122,7 +123,7 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
     int64_t i;
     double d;
     size_t k;
-    char buf[256];
+    char buf[256], hint[HS_SUGGEST_HINT_LEN];
 
     switch (o->kind) {
     case HS_OPT_FLAG:
@@ -172,9 +173,11 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
             if (strcmp(o->choices[k], text) == 0)
                 break;
         if (o->choices[k] == NULL)
-            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s",
+            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s%s",
                                  shown, text,
-                                 hs__opt_choices(o, buf, sizeof buf));
+                                 hs__opt_choices(o, buf, sizeof buf),
+                                 hs_suggest_hint_list(text, o->choices, hint,
+                                                      sizeof hint));
         hs__opt_store_i(dst, o->size, o->values ? o->values[k] : (int)k);
         break;
     case HS_OPT_TIME:
@@ -221,6 +224,38 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
     if (o->has_seen)
         *(int *)((char *)base + o->seen_off) = 1;
     return HS_OK;
+}
+
+/* "unknown option '--x'", with the nearest long option (or --help) when
+   one is close: the text is a[0..len). */
+static hs_err_t hs__opt_unknown(const hs_opt_group_t *groups,
+                                size_t n_groups, const char *a, size_t len,
+                                hs_error_t *err)
+{
+    char word[HS_SUGGEST_MAX_LEN + 1], names[HS_SUGGEST_MAX_LEN + 3];
+    char hint[HS_SUGGEST_HINT_LEN];
+    hs_suggest_t sg;
+    const hs_opt_t *o;
+    size_t k, skip = a[1] == '-' ? 2 : 1;
+
+    hint[0] = '\0';
+    /* "-step" and "--step" are both compared by their name */
+    if (len > skip && len - skip <= HS_SUGGEST_MAX_LEN) {
+        memcpy(word, a + skip, len - skip);
+        word[len - skip] = '\0';
+        hs_suggest_init(&sg, word);
+        for (k = 0; k < n_groups; k++)
+            for (o = groups[k].opts; o->name != NULL; o++)
+                hs_suggest_add(&sg, o->name);
+        hs_suggest_add(&sg, "help");
+        if (sg.best != NULL) {
+            snprintf(names, sizeof names, "--%s", sg.best);
+            sg.best = names;
+            hs_suggest_hint(&sg, hint, sizeof hint);
+        }
+    }
+    return hs_error_setf(err, HS_ERR_USAGE, "unknown option '%.*s'%s",
+                         (int)len, a, hint);
 }
 
 hs_err_t hs_opt_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
@@ -274,9 +309,10 @@ hs_err_t hs_opt_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
                              : NULL;
         }
         if (o == NULL)
-            return hs_error_setf(err, HS_ERR_USAGE, "unknown option '%.*s'",
-                                 (int)(v != NULL ? v - 1 - a
-                                                 : (long)strlen(a)), a);
+            return hs__opt_unknown(groups, n_groups, a,
+                                   v != NULL ? (size_t)(v - 1 - a)
+                                             : strlen(a),
+                                   err);
         if (a[1] == '-')
             snprintf(shown, sizeof shown, "--%s", o->name);
         else

@@ -496,7 +496,7 @@ static void test_cli(void)
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", out, "--json", NULL),
                           0);
     HS_ASSERT_I64_EQ(r.status, 0);
-    HS_ASSERT_STR_CONTAINS(r.out, "\"step_ns\": 1060000000");
+    HS_ASSERT_STR_CONTAINS(r.out, "\"step_replay_ns\": 1060000000");
     hs_run_free(&r);
     CU_ASSERT_EQUAL(hs_scenario_load(out, &w, &e), HS_OK);
     hs_scenario_free(w);

@@ -74,6 +74,13 @@ static const int hs__pl_order[HS_PH_COUNT] = {
 
 #define HS__PL_LANES 4      /* 3 lanes + a gap per device */
 
+/* A box on the CPU or compute lane shorter than the drawn span over this
+   is drawn this wide (about 4 pixels of the 1280-pixel figure's plot
+   area), so a phase of 40 us in a 450 ms step is still seen; its legend
+   entry says so.  The ring lane's rounds keep their width: their borders
+   show them. */
+#define HS__PL_MIN_WIDTH_DIV 250
+
 void hs_plot_opts_init(hs_plot_opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -511,6 +518,8 @@ typedef struct hs__tl_s {
     int windowed;           /* keep what overlaps [win_lo, win_hi) */
     int64_t win_lo, win_hi;
     unsigned present;       /* bit per phase */
+    unsigned widened;       /* bit per phase: a box drawn at min_w */
+    int64_t min_w;          /* the least width drawn (ns), 0 = none */
     int32_t max_round;
     uint64_t kept;
     double unit;
@@ -570,6 +579,15 @@ static int hs__tl_pass2(void *ctx, const hs_interval_t *iv, size_t n)
                 a = t->win_lo;
             if (b > t->win_hi)
                 b = t->win_hi;
+        }
+        /* too short to see: grown to the left, over the phase before it
+           (drawn earlier), keeping its end; at the left edge, rightwards */
+        if (hs__pl_lane[v->phase] != 2 && b - a < t->min_w) {
+            if (b - t->min_w >= t->t_min)
+                a = b - t->min_w;
+            else
+                b = a + t->min_w;
+            t->widened |= 1u << v->phase;
         }
         if (fprintf(t->f[v->phase], "%.9g %.9g %g %g %d\n",
                     (double)(a - t->origin) / t->unit,
@@ -742,6 +760,7 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
     }
     tunit = hs_plot_time_unit(t.t_max - t.t_min, &t.unit);
     t.origin = t.t_min;
+    t.min_w = (t.t_max - t.t_min) / HS__PL_MIN_WIDTH_DIV;
     for (ph = 0; ph < HS_PH_COUNT; ph++) {
         if (!(t.present & (1u << ph)))
             continue;
@@ -791,8 +810,10 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
         fclose(in);
         if (p->own_dir)
             unlink(path);
-        if (hs__pl_defs(p, "%s\"%s\"", nblk ? " " : "", hs__pl_title[ph]) <
-            0)
+        if (hs__pl_defs(p, "%s\"%s%s\"", nblk ? " " : "", hs__pl_title[ph],
+                        t.widened & (1u << ph)
+                            ? " (drawn wider to be seen)"
+                            : "") < 0)
             goto nomem;
         nblk++;
     }
@@ -907,9 +928,12 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
                         (t.max_round + 1) * (int64_t)(t.last - t.first + 1)
                             <= 60) < 0)
             goto nomem;
-        rc = hs__pl_common(p, 1280, (unsigned)(150 + 22 * (lanes_h - 1) +
-                                               (nblk > 4 ? 40 : 20)),
-                           title, err);
+        /* the legend is one block right of the lanes: tall enough for
+           its entries too */
+        unsigned h = (unsigned)(150 + 22 * (lanes_h - 1));
+        if (h < (unsigned)(110 + 17 * nblk))
+            h = (unsigned)(110 + 17 * nblk);
+        rc = hs__pl_common(p, 1280, h, title, err);
         if (rc == HS_OK)
             rc = hs__pl_run(p, "timeline", err);
     }
@@ -1054,7 +1078,7 @@ static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
                  "(%zu devices, steps %u-%u)",
                  r->name[0] ? r->name : "hetsim", nd, (unsigned)first,
                  (unsigned)max_step);
-        rc = hs__pl_common(p, 900, 520, title, err);
+        rc = hs__pl_common(p, 1100, 520, title, err);
     }
     if (rc == HS_OK)
         rc = hs__pl_run(p, "steps", err);
@@ -1114,8 +1138,9 @@ static hs_err_t hs__pl_sweep(hs__pl_t *p, hs_error_t *err)
                                      : info.xlabel) < 0 ||
         hs__pl_str(p, "fixed", info.fixed) < 0 ||
         hs__pl_defs(p, "nser=%zu;replay=%d;numx=%d;logx=%d;xlo=%.9g;"
-                    "xhi=%.9g;", info.n_series, info.has_replay,
-                    info.x_numeric, info.logx, info.xlo, info.xhi) < 0) {
+                    "xhi=%.9g;intx=%d;", info.n_series, info.has_replay,
+                    info.x_numeric, info.logx, info.xlo, info.xhi,
+                    info.x_integer || legacy) < 0) {
         rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         goto done;
     }
