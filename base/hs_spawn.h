@@ -3,7 +3,9 @@
  * the profiling harness) for the live pipeline (issue 5).
  *
  * Programs always run from an argv array through posix_spawnp, never
- * through a shell: no scenario value is ever parsed as shell syntax.  A
+ * through a local shell.  A launcher may hand its words to a shell on the
+ * other side (ssh joins them for the remote shell): hs_launch_argv quotes
+ * them for ssh-like launchers and refuses shell syntax for the others.  A
  * remote or namespaced host is reached through a launcher template, an
  * argv prefix such as [ssh, "{host}"] or [ip, netns, exec, "{name}"], in
  * which the placeholders "{host}" (the device's address) and "{name}" (the
