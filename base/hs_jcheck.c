@@ -136,9 +136,12 @@ static int hs__jc_end_map(void *ctx)
 {
     hs__jc_t *c = ctx;
     size_t from = c->map_start[--c->n_maps], i, n = c->n_keys - from;
-    hs__jkey_t *k = c->keys + from;
+    hs__jkey_t *k;
 
     c->depth--;
+    if (n == 0)
+        return 1;       /* an empty object (and maybe no key array yet) */
+    k = c->keys + from;
     if (n > 1) {
         qsort(k, n, sizeof *k, hs__jc_cmp);
         for (i = 1; i < n; i++)
