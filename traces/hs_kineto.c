@@ -239,6 +239,26 @@ static int hs__cmp_step(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;
 }
 
+/* (pid, tid) order of window indices into hs__thread_sort_st (qsort has
+   no context argument; the reader is single-threaded). */
+static const hs__step_t *hs__thread_sort_st;
+
+static int hs__key_cmp(hs_kev_key_t a, hs_kev_key_t b)
+{
+    if (a.kind != b.kind)
+        return a.kind < b.kind ? -1 : 1;
+    return a.v < b.v ? -1 : a.v > b.v;
+}
+
+static int hs__cmp_thread(const void *a, const void *b)
+{
+    const hs__step_t *x = &hs__thread_sort_st[*(const size_t *)a],
+                     *y = &hs__thread_sort_st[*(const size_t *)b];
+    int c = hs__key_cmp(x->pid, y->pid);
+
+    return c != 0 ? c : hs__key_cmp(x->tid, y->tid);
+}
+
 /* Keeps the steps of the thread that has most of them, sorted. */
 static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
 {
@@ -249,18 +269,34 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                             "no ProfilerStep#N window: profile with "
                             "torch.profiler.profile(schedule=...) and call "
                             "prof.step() once per iteration");
-    for (i = 0; i < f->n_st; i++) {
-        size_t n = 0;
-        for (j = 0; j < f->n_st; j++)
-            if (hs_kev_key_eq(f->st[i].pid, f->st[j].pid) &&
-                hs_kev_key_eq(f->st[i].tid, f->st[j].tid))
-                n++;
-        if (n > best_n) {
-            best_n = n;
-            best = i;
+    /* the thread with most windows: sorted by (pid, tid), the longest run
+       (n log n; counting per window was quadratic, minutes for a hostile
+       trace of 10^5 windows on as many threads); ties go to the thread
+       of the earliest window, as the first-found rule did */
+    {
+        size_t *ix = malloc(f->n_st * sizeof *ix), k, run = 0;
+        if (ix == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        for (i = 0; i < f->n_st; i++)
+            ix[i] = i;
+        hs__thread_sort_st = f->st;
+        qsort(ix, f->n_st, sizeof *ix, hs__cmp_thread);
+        for (k = 0; k < f->n_st; k = j) {
+            size_t first = ix[k];
+            for (j = k; j < f->n_st &&
+                        hs_kev_key_eq(f->st[ix[j]].pid, f->st[ix[k]].pid) &&
+                        hs_kev_key_eq(f->st[ix[j]].tid, f->st[ix[k]].tid);
+                 j++)
+                if (ix[j] < first)
+                    first = ix[j];
+            run = j - k;
+            if (run > best_n || (run == best_n && first < best)) {
+                best_n = run;
+                best = first;
+            }
         }
-        if (best_n * 2 > f->n_st)
-            break;
+        free(ix);
     }
     f->main_pid = f->st[best].pid;
     f->main_tid = f->st[best].tid;
