@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hdf5.h>
 #include <yajl/yajl_gen.h>
@@ -760,6 +761,17 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
     if (in == NULL)
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
                             strerror(errno));
+    {
+        /* a line is read whole: the file's size bounds it (a regular file
+           of at most HS_LIMIT_FILE_BYTES, as every file read whole) */
+        struct stat st;
+        if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
+            (uint64_t)st.st_size > HS_LIMIT_FILE_BYTES) {
+            fclose(in);
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "not a regular file of at most 1 GiB");
+        }
+    }
     t = calloc(1, sizeof *t);
     if (t == NULL)
         goto nomem;
