@@ -482,6 +482,14 @@ def make_doc():
       "figures are empty (0 in HDF5, with its `code`)." %
       ", ".join("`%s`" % c["name"] for c in SWEEP_COLS))
     w("")
+    w("## The Chrome trace (`simulate --chrome`)")
+    w("")
+    w("Chrome's trace-event JSON (Perfetto and chrome://tracing read it); "
+      "its `otherData` carries `format` (`hetsim.chrome`), "
+      "`format_version` (%d), `generator`, `scenario` and `seed`; the "
+      "events and their lanes are in [traces.md](traces.md)." %
+      FORMAT_VERSION)
+    w("")
     w("## The HDF5 trace (`simulate --h5`)")
     w("")
     w("Format `hetsim.trace`, version %d: the datasets and attributes of "

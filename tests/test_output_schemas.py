@@ -152,6 +152,15 @@ def main():
                 continue
             doc = json.loads(out)
             valid(sv, doc, "%s: advise %s --json" % (name, q))
+            if q in ("ring", "batch"):
+                # the given configuration, judged as predict answers it
+                given = [c for c in doc["candidates"]
+                         if c["label"] == "given"]
+                if given:
+                    check(answer(given[0]) == answer(pred),
+                          "%s: advise %s's given configuration has "
+                          "predict's recommended figures: %s vs %s" %
+                          (name, q, answer(given[0]), answer(pred)))
         n += 1
     check(n >= 10, "%d scenarios answered (at least 10 expected)" % n)
     if failures:

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_datadir.h"
 #include "hs_h5.h"
 #include "hs_sweep_out.h"
 #include "hs_spawn.h"
@@ -45,10 +46,6 @@
    figure of a large trace takes seconds). */
 #define HS__PLOT_TIMEOUT_NS (600LL * 1000000000LL)
 #include "hs_trace.h"
-
-#ifndef HS_SOURCE_DIR
-#define HS_SOURCE_DIR "."
-#endif
 
 /* Legend title and colour of each phase (index = hs_phase_t). */
 static const char *const hs__pl_title[HS_PH_COUNT] = {
@@ -383,7 +380,7 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
     const char *prog = o->gnuplot;
     const char *sdir = o->script_dir;
     const char *term = hs__pl_term(o->output);
-    char script[4200], errpath[4200], imgpath[4200], tail[512];
+    char script[4200], errpath[4200], imgpath[4200], tail[512], datadir[4096];
     hs_atomic_t af;
     char *argv[5];
     hs_child_t child;
@@ -396,15 +393,21 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         prog = "gnuplot";
     if (sdir == NULL)
         sdir = getenv("HETSIM_PLOTS_DIR");
-    if (sdir == NULL || *sdir == '\0')
-        sdir = HS_SOURCE_DIR "/plots";
+    if (sdir == NULL || *sdir == '\0') {
+        /* the installed (or build tree's) plots/: hs_datadir.h */
+        if ((ret = hs_datadir_path("plots", datadir, sizeof datadir,
+                                   err)) != HS_OK)
+            return ret;
+        sdir = datadir;
+    }
     /* gnuplot has no "--": a script path must not look like an option */
     snprintf(script, sizeof script, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
              sdir, name);
     if (access(script, R_OK) != 0)
         return hs_error_set(err, HS_ERR_IO, script, 0, 0,
                             "cannot read the gnuplot script (%s); set "
-                            "HETSIM_PLOTS_DIR to the plots/ directory",
+                            "HETSIM_PLOTS_DIR to the plots/ directory "
+                            "(or HETSIM_DATADIR to the data directory)",
                             strerror(errno));
     if ((ret = hs_atomic_check_target(o->output, 0, err)) != HS_OK ||
         (ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
