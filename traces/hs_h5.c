@@ -434,7 +434,7 @@ static hs_err_t hs__h5_flush(hs_h5_writer_t *w, hid_t ds, hid_t mtype,
         return HS_OK;
     if (hs__h5_append(ds, mtype, buf, *n, rows) < 0) {
         w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, what);
+        return hs__h5_fail(err, HS_ERR_IO, w->af.path, what);
     }
     *n = 0;
     return HS_OK;
@@ -459,7 +459,7 @@ static hs_err_t hs__h5_sink_write(void *ctx, const hs_interval_t *iv,
     hs_err_t rc;
 
     if (w->failed)
-        return hs_error_set(err, HS_ERR_IO, w->af.tmp_path, 0, 0,
+        return hs_error_set(err, HS_ERR_IO, w->af.path, 0, 0,
                             "an earlier write failed");
     while (n > 0) {
         if (w->ev_n == 0 && n >= HS_H5_CHUNK_ROWS) {
@@ -467,7 +467,7 @@ static hs_err_t hs__h5_sink_write(void *ctx, const hs_interval_t *iv,
             if (hs__h5_append(w->ev_ds, w->ev_mtype, iv, whole,
                               &w->ev_rows) < 0) {
                 w->failed = 1;
-                return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+                return hs__h5_fail(err, HS_ERR_IO, w->af.path,
                                    "cannot append /events");
             }
             iv += whole;
@@ -497,7 +497,7 @@ static hs_err_t hs__h5_sink_steps(void *ctx, const hs_step_rec_t *rec,
     hs_err_t rc;
 
     if (w->failed)
-        return hs_error_set(err, HS_ERR_IO, w->af.tmp_path, 0, 0,
+        return hs_error_set(err, HS_ERR_IO, w->af.path, 0, 0,
                             "an earlier write failed");
     while (n > 0) {
         size_t k = HS__H5_STEP_CHUNK - w->st_n;
@@ -699,7 +699,7 @@ hs_err_t hs_h5_writer_open_opts(const char *path, const hs_scenario_t *s,
     return HS_OK;
 
 fail_h5:
-    rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+    rc = hs__h5_fail(err, HS_ERR_IO, w->af.path,
                      "cannot create HDF5 trace");
     goto fail;
 fail_nomem:
@@ -736,7 +736,7 @@ hs_err_t hs_h5_writer_close(hs_h5_writer_t *w, int commit, hs_error_t *err)
     }
     hs__h5_close_handles(w, commit && rc == HS_OK && !w->failed);
     if (commit && rc == HS_OK && w->failed)
-        rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+        rc = hs__h5_fail(err, HS_ERR_IO, w->af.path,
                          "cannot finish the HDF5 trace");
     if (commit && rc == HS_OK)
         rc = hs_atomic_commit(&w->af, err);
