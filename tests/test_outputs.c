@@ -10,7 +10,9 @@
  *    on stdout), refused with exit 3 for the HDF5 writers and the plot;
  *  - a small tmpfs mounted for the test, filled to the last page or left
  *    with room for only part of the file: exit 3 (never a signal), and no
- *    temporary file left on it.  The tmpfs is always unmounted.
+ *    temporary file left on it.  The tmpfs is always unmounted;
+ *  - plot --keep-data into a folder holding a planted symbolic link: not
+ *    written through (exit 3, the link's target unchanged).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -321,6 +323,49 @@ static void test_plot_full_fs(void)
     hs__umount(dir);
 }
 
+/* plot --keep-data writes its data files into a folder the user names:
+   a symbolic link planted there is not written through. */
+static void test_plot_keep_symlink(void)
+{
+    char dir[900], h5[1024], link[1024], victim[1024], png[1024];
+    char *text;
+    hs_run_t r;
+
+    if (access("/usr/bin/gnuplot", X_OK) != 0) {
+        hs_test_skip("plot_keep_symlink", "gnuplot is not installed");
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s", hs_test_tmpdir("outputs-keep"));
+    snprintf(h5, sizeof h5, "%s/run.h5", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(png, sizeof png, "%s/t.png", dir);
+    snprintf(link, sizeof link, "%s/keep", dir);
+    mkdir(link, 0700);
+    snprintf(link, sizeof link, "%s/keep/events.dat", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", SCEN, "--steps", "3",
+                                        "--h5", h5, NULL), 0);
+    hs_run_free(&r);
+    {
+        FILE *f = fopen(victim, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs("precious\n", f);
+        fclose(f);
+    }
+    unlink(link);
+    CU_ASSERT_EQUAL_FATAL(symlink(victim, link), 0);
+    snprintf(link, sizeof link, "%s/keep", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "plot", h5, "-o", png,
+                                        "--keep-data", link, NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 3);
+    HS_ASSERT_STR_CONTAINS(r.err, "events.dat: cannot write");
+    hs_run_free(&r);
+    text = hs_test_slurp(victim);
+    CU_ASSERT_PTR_NOT_NULL(text);
+    if (text != NULL)
+        CU_ASSERT_STRING_EQUAL(text, "precious\n");
+    free(text);
+}
+
 static int hs__register(void)
 {
     CU_pSuite su = CU_add_suite("outputs", NULL, NULL);
@@ -332,6 +377,7 @@ static int hs__register(void)
     CU_add_test(su, "full_fs", test_full_fs);
     CU_add_test(su, "small_fs", test_small_fs);
     CU_add_test(su, "plot_full_fs", test_plot_full_fs);
+    CU_add_test(su, "plot_keep_symlink", test_plot_keep_symlink);
     return 0;
 }
 

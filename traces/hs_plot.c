@@ -28,6 +28,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,13 +201,37 @@ static void hs__pl_path(const hs__pl_t *p, const char *name, char *out,
     snprintf(out, len, "%s/%s", p->dir, name);
 }
 
+/* fopen(path, "w") for a regular file only: a symbolic link, FIFO or
+   device planted in a --keep-dir folder is not written through (errno
+   ELOOP, ENXIO or EINVAL). */
+static FILE *hs__pl_fopen_w(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+                            O_CLOEXEC, 0666);
+    FILE *f;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        ftruncate(fd, 0) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    if ((f = fdopen(fd, "w")) == NULL)
+        close(fd);
+    return f;
+}
+
 static hs_err_t hs__pl_open(hs__pl_t *p, const char *name, FILE **f,
                             hs_error_t *err)
 {
     char path[4200];
 
     hs__pl_path(p, name, path, sizeof path);
-    *f = fopen(path, "w");
+    *f = hs__pl_fopen_w(path);
     if (*f == NULL)
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot write: %s",
                             strerror(errno));
@@ -421,7 +446,7 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         FILE *f;
         char cmd[4200];
         hs__pl_path(p, "gnuplot-command.txt", cmd, sizeof cmd);
-        f = fopen(cmd, "w");
+        f = hs__pl_fopen_w(cmd);
         if (f != NULL) {
             fprintf(f, "%s -e \"%s\" %s\n", prog, p->defs, script);
             fclose(f);
