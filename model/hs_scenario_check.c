@@ -51,6 +51,7 @@
 
 #include "hs_checked.h"
 #include "hs_limits.h"
+#include "hs_phases.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
 
@@ -223,7 +224,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         tail = b1x > bwd ? b1x : bwd;
         if (rdy > tail)
             tail = rdy;
-        cd = dv->compute_scale * fac[d] * (fwd + tail + opt) + extra[d];
+        cd = hs_phases_bound(dv->compute_scale * fac[d], extra[d], fwd, tail,
+                             opt);
         if (!(cd <= HS__LIM)) {
             if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
                 size_t g;

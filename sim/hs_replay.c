@@ -30,7 +30,8 @@
  * c is the device's compute_scale times any straggler factor for step k
  * (it scales t_opt too, as the closed form does); extra is its
  * extra_compute_ns plus any straggler extra_ns (a late device is late
- * before its first backward op).  t_dl is not scaled.
+ * before its first backward op).  t_dl is not scaled.  The phases come
+ * from hs_phases_derive (model/hs_phases.h), as the closed form's do.
  * M_i is the payload of i's type, D n / (2(n-1)).
  *
  * Overlap (o->overlap): when the ring opens on a device.
@@ -197,6 +198,7 @@
 #include "hs_engine.h"
 #include "hs_limits.h"
 #include "hs_notes.h"
+#include "hs_phases.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
@@ -306,20 +308,11 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     const hs_device_t *dv = &s->devices[x];
     const hs_profile_t *p = &s->types[dv->type].profile;
     hs__dev_t *d = &m->dev[x];
-    double c = dv->compute_scale;
-    int64_t extra = dv->extra_compute_ns;
-    int64_t dl, fwd_b, b1_b, bwd_b, opt_b, fwd, b1, rest, t1, t2, t3;
-    size_t i;
+    hs_phase_times_t raw;
+    hs_phases_t ph;
+    int64_t dl, fwd, b1, rest, t1, t2, t3;
     uint32_t st;
 
-    for (i = 0; i < m->o->n_stragglers; i++) {
-        const hs_straggler_t *st = &m->o->stragglers[i];
-        if (st->device == x && (int64_t)st->first_step <= k &&
-            k <= (int64_t)st->last_step) {
-            c *= st->factor;
-            extra += st->extra_ns;
-        }
-    }
     d->step = k;
     d->start_ns = now;
     d->dev_done = 0;
@@ -340,16 +333,17 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
         hs__iv(m, x, k + 1, HS_PH_DATA_LOAD, -1, -1, -1, now, now + dl, 0);
     d->dl_ready_ns = now + dl;
 
-    fwd_b = hs__val(m, &p->t_fwd);
-    b1_b = hs__val(m, &p->t_b1);
-    bwd_b = p->t_bwd.known ? hs__val(m, &p->t_bwd) : -1;
-    opt_b = hs__val(m, &p->t_opt);
-    d->opt_ns = llround((double)opt_b * c);
-    fwd = llround((double)fwd_b * c) + extra;
-    b1 = llround((double)b1_b * c);
-    rest = bwd_b > b1_b ? llround((double)bwd_b * c) - b1 : 0;
-    if (rest < 0)
-        rest = 0;
+    /* drawn in this order (the stochastic mode's sequence of draws) */
+    raw.fwd_ns = hs__val(m, &p->t_fwd);
+    raw.b1_ns = hs__val(m, &p->t_b1);
+    raw.bwd_ns = p->t_bwd.known ? hs__val(m, &p->t_bwd) : -1;
+    raw.opt_ns = hs__val(m, &p->t_opt);
+    hs_phases_derive(s, x, k, m->o->stragglers, m->o->n_stragglers, &raw,
+                     &ph);
+    d->opt_ns = ph.opt_ns;
+    fwd = ph.fwd_ns;
+    b1 = ph.b1_ns;
+    rest = ph.rest_ns;
     t1 = now + fwd;
     t2 = t1 + b1;
     t3 = t2 + rest;
@@ -357,7 +351,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
         const double *rd = &m->ready[(size_t)dv->type * m->nb];
         uint32_t b;
         for (b = 0; b < m->nb; b++) {
-            int64_t at = t1 + llround(rd[b] * c);
+            int64_t at = t1 + hs_phases_ready_ns(rd[b], ph.scale);
             if (at > t3)
                 t3 = at;
             hs_engine_schedule(e, at, HS__EV_RING_OPEN, x, b);
