@@ -39,6 +39,7 @@
 
 #include <stdio.h>
 
+#include "hs_edge.h"
 #include "hs_nodes.h"
 #include "hs_units.h"
 
@@ -69,13 +70,13 @@ static inline int64_t hs__hier_peer(const hs_scenario_t *s, uint32_t x,
 
     if (r < A || r >= A + B) {
         *peer = n * L + (dir > 0 ? (j + 1) % L : (j + L - 1) % L);
-        *edge = N + x;
+        *edge = hs_edge_index(N, HS_EDGE_INTRA, x);
         *parts = L;
         *ring_n = L;
         return r < A ? 0 : A + B;
     }
     *peer = (dir > 0 ? (n + 1) % K : (n + K - 1) % K) * L + j;
-    *edge = 2 * N + x;
+    *edge = hs_edge_index(N, HS_EDGE_INTER, x);
     *parts = N;
     *ring_n = K;
     return A;
@@ -114,12 +115,12 @@ static int64_t hs__hier_allreduce_ns(const hs_scenario_t *s, uint32_t x)
 
     if (L > 1)
         t += 2 * (L - 1) *
-             (s->ring_lat_ns[N + x] +
-              hs_xfer_ns(m / (double)L, s->ring_bw_bytes_per_s[N + x]));
+             hs_edge_chunk_ns(s, hs_edge_index(N, HS_EDGE_INTRA, x), m,
+                              (double)L);
     if (K > 1)
         t += 2 * (K - 1) *
-             (s->ring_lat_ns[2 * N + x] +
-              hs_xfer_ns(m / (double)N, s->ring_bw_bytes_per_s[2 * N + x]));
+             hs_edge_chunk_ns(s, hs_edge_index(N, HS_EDGE_INTER, x), m,
+                              (double)N);
     return t;
 }
 
@@ -153,26 +154,28 @@ static hs_err_t hs__hier_check(const hs_scenario_t *s, hs_error_t *err)
         double m = hs_profile_payload_bytes(
             &s->types[s->devices[i].type].profile);
         double t = 0;
-        if (nd->local > 1 && s->ring_bw_bytes_per_s[N + i] > 0)
-            t += 2 * (L - 1) * ((double)s->ring_lat_ns[N + i] +
-                                m / L * 1e9 / s->ring_bw_bytes_per_s[N + i]);
-        if (nd->local < N && s->ring_bw_bytes_per_s[2 * N + i] > 0)
+        uint32_t in = hs_edge_index(N, HS_EDGE_INTRA, (uint32_t)i);
+        uint32_t out = hs_edge_index(N, HS_EDGE_INTER, (uint32_t)i);
+        if (nd->local > 1 && s->ring_bw_bytes_per_s[in] > 0)
+            t += 2 * (L - 1) * ((double)s->ring_lat_ns[in] +
+                                m / L * 1e9 / s->ring_bw_bytes_per_s[in]);
+        if (nd->local < N && s->ring_bw_bytes_per_s[out] > 0)
             t += 2 * (K - 1) *
-                 ((double)s->ring_lat_ns[2 * N + i] +
-                  m / (double)N * 1e9 / s->ring_bw_bytes_per_s[2 * N + i]);
+                 ((double)s->ring_lat_ns[out] +
+                  m / (double)N * 1e9 / s->ring_bw_bytes_per_s[out]);
         if (!(t < 4.6e18))
             return hs_error_setf(err, HS_ERR_RANGE,
                                  "hierarchical: one all-reduce of device "
                                  "%s would take %.3g s, beyond the 2^62 ns "
                                  "the replay handles",
                                  s->devices[i].name, t * 1e-9);
-        if ((nd->local > 1 && s->ring_bw_bytes_per_s[N + i] <= 0) ||
-            (nd->local < N && s->ring_bw_bytes_per_s[2 * N + i] <= 0))
+        if ((nd->local > 1 && s->ring_bw_bytes_per_s[in] <= 0) ||
+            (nd->local < N && s->ring_bw_bytes_per_s[out] <= 0))
             return hs_error_setf(err, HS_ERR_NETWORK,
                                  "hierarchical: device %s has no %s "
                                  "bandwidth to its peer",
                                  s->devices[i].name,
-                                 s->ring_bw_bytes_per_s[N + i] <= 0 &&
+                                 s->ring_bw_bytes_per_s[in] <= 0 &&
                                          nd->local > 1
                                      ? "intra-node"
                                      : "inter-node");

@@ -20,6 +20,7 @@
  */
 #include "hs_coll_ring.h"
 
+#include "hs_edge.h"
 #include "hs_units.h"
 
 static int64_t hs__ring_rounds(uint32_t n)
@@ -42,10 +43,8 @@ static int64_t hs__ring_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 {
     const hs_profile_t *p = &s->types[s->devices[d].type].profile;
     uint32_t k = s->devices[d].ring_pos;
-    double n = (double)s->n_devices;
-    double chunk_bytes = hs_profile_payload_bytes(p) / n;
-    int64_t per_round = s->ring_lat_ns[k] +
-                        hs_xfer_ns(chunk_bytes, s->ring_bw_bytes_per_s[k]);
+    int64_t per_round = hs_edge_chunk_ns(s, k, hs_profile_payload_bytes(p),
+                                         (double)s->n_devices);
 
     return 2 * (int64_t)(s->n_devices - 1) * per_round;
 }

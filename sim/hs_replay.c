@@ -195,6 +195,7 @@
 #include "hs_closed.h"
 #include "hs_coll_ring.h"
 #include "hs_collective.h"
+#include "hs_edge.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
 #include "hs_notes.h"
@@ -504,10 +505,9 @@ static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
 
     m->coll->round(s, x, g % m->rounds, &rd);
     *ring_n = rd.ring_n;
-    return s->ring_lat_ns[rd.edge] +
-           hs_xfer_ns(m->bytes[(size_t)s->devices[x].type * m->nb + b] /
-                          rd.parts,
-                      s->ring_bw_bytes_per_s[rd.edge]);
+    return hs_edge_chunk_ns(
+        s, rd.edge, m->bytes[(size_t)s->devices[x].type * m->nb + b],
+        rd.parts);
 }
 
 /* hs_coll_send beyond one stream, one bucket, no cost, no tracing: the
@@ -1008,16 +1008,16 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
             hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
             coll->lane_init(s, x, st, m.k, r);
             r->enter_g = -1;
-            r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
-                                             rd.parts, bw);
+            r->dur0 = hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb],
+                                  rd.parts);
         }
         m.dev[x].step = -1;
         m.dev[x].dl_ready_ns = INT64_MAX;
         m.dev[x].dev_done = 1;
         for (b = 0; m.nb > 1 && b < m.nb; b++)
             m.dur[(size_t)x * m.nb + b] =
-                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] /
-                                     rd.parts, bw);
+                hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb + b],
+                            rd.parts);
         m.closed[x] = hs_closed_device_coll_ns(s, coll, x);
     }
     m.bytes = bytes;   /* the model owns them now */

@@ -90,6 +90,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_edge.h"
 #include "hs_notes.h"
 #include "hs_phases.h"
 #include "hs_units.h"
@@ -581,13 +582,10 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         uint32_t x = s->ring[j], t = s->devices[x].type, b;
         const hs_profile_t *p = &s->types[t].profile;
         m.type[j] = t;
-        m.d[j] = s->ring_lat_ns[j] +
-                 hs_xfer_ns(payload[t] / (double)n, s->ring_bw_bytes_per_s[j]);
+        m.d[j] = hs_edge_chunk_ns(s, j, payload[t], (double)n);
         for (b = 0; m.buckets && b < m.nb; b++)
-            m.db[(size_t)b * n + j] =
-                s->ring_lat_ns[j] +
-                hs_xfer_ns(bbytes[(size_t)t * m.nb + b] / (double)n,
-                           s->ring_bw_bytes_per_s[j]);
+            m.db[(size_t)b * n + j] = hs_edge_chunk_ns(
+                s, j, bbytes[(size_t)t * m.nb + b], (double)n);
         m.w[j] = m.comm ? llround(p->comm_ns_per_byte * payload[t] /
                                   (double)n) : 0;
         hs__compute(s, o, x, -1, &base[j]);

@@ -29,6 +29,7 @@
 
 #include "hs_batchopt.h"
 #include "hs_closed.h"
+#include "hs_edge.h"
 #include "hs_file.h"
 #include "hs_nodes.h"
 #include "hs_phases.h"
@@ -46,7 +47,7 @@ static hs_err_t hs__ring_cost(void *ctx, uint32_t i, uint32_t j,
     const hs_device_t *dv = &s->devices[i];
     const hs_profile_t *p = &s->types[dv->type].profile;
     int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0, pre, round, dev;
-    double bw, chunk = hs_profile_payload_bytes(p) / (double)s->n_devices;
+    double bw;
     int64_t lat;
     hs_phases_t ph;
     hs_err_t rc;
@@ -55,7 +56,8 @@ static hs_err_t hs__ring_cost(void *ctx, uint32_t i, uint32_t j,
         return rc;
     hs_phases_derive(s, i, -1, NULL, 0, NULL, &ph);
     pre = ph.fwd_ns + ph.b1_ns;
-    round = lat + hs_xfer_ns(chunk, bw);
+    round = hs_chunk_ns(lat, bw, hs_profile_payload_bytes(p),
+                        (double)s->n_devices);
     dev = pre + 2 * (int64_t)(s->n_devices - 1) * round;
     *cost_ns = dl > dev ? dl : dev;
     return HS_OK;
