@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "hs_checked.h"
-#include "hs_coll_ring.h"
 #include "hs_notes.h"
 #include "hs_phases.h"
 #include "hs_units.h"

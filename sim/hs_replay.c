@@ -15,7 +15,8 @@
  *                                                    (0 when t_bwd unknown)
  *   ring:    the collective (o->collective, "ring" by default; its rounds,
  *            peers, closed form and round-by-round progress live behind
- *            hs_collective.h, the ring in hs_coll_ring.c; everything else
+ *            hs_collective.h and hs_coll_engine.h, the ring in
+ *            hs_coll_ring_shape.c and hs_coll_ring.c; everything else
  *            here is generic over it).  The ring:
  *            2(N-1) rounds per ring (reduce-scatter then all-gather).  In
  *            round r device i sends a chunk of M_i/N bytes to next(i) over
@@ -118,7 +119,7 @@
  * devices or the nodes for the hierarchical collective's rounds.
  *
  * Rounds are numbered per device and stream (a lane, or ring index, rx =
- * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
+ * x K + s; hs_coll_engine.h): g = (k * B_s + j) * R + r with R rounds per
  * collective (the ring: 2(N-1)), B_s the rings
  * of stream s per step and j = b / K the bucket's place on its stream (K =
  * 1: g = (k * B + b) * R + r).  Each ring index keeps counters instead of
@@ -193,8 +194,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
-#include "hs_coll_ring.h"
-#include "hs_collective.h"
+#include "hs_coll_engine.h"
 #include "hs_edge.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
@@ -471,7 +471,7 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-/* The services the collective calls (hs_collective.h). */
+/* The services the collective calls (hs_coll_engine.h). */
 
 /* Lane lx's counters reached the end of the step: the device's
    collectives are done when every stream of it is (all its collectives
@@ -598,7 +598,7 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
         for (t = 0; t < m->k; t++)
             m->h.lane[(size_t)x * m->k + t].armed = 1;
     hs_coll_check(e, &m->h, rx, now);
-    m->coll->poll(e, &m->h, rx, now);
+    m->eng->poll(e, &m->h, rx, now);
 }
 
 /* The communication's own cost: chunk g from x to y starts on the wire
@@ -821,6 +821,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_engine_t *e = NULL;
     double *bytes = NULL;
     const hs_collective_t *coll;
+    const hs_coll_engine_t *eng;
     hs_coll_round_t rd;
     hs_err_t rc;
     size_t i, cap;
@@ -848,6 +849,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_collective_find(o->collective, &coll, err);
     if (rc != HS_OK)
         return rc;
+    if ((eng = hs_coll_engine_of(coll)) == NULL)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "replay: collective '%s' has no replay",
+                             coll->name);
     /* every time below is bounded: nothing can overflow, nor reach the
        event engine's internal checks (issue 15) */
     rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
@@ -878,6 +883,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.s = s;
     m.o = o;
     m.coll = coll;
+    m.eng = eng;
     m.n = (uint32_t)s->n_devices;
     m.rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m.n);
     m.h.s = s;
@@ -1006,7 +1012,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         lat = s->ring_lat_ns[rd.edge];
         for (st = 0; st < m.k; st++) {
             hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
-            coll->lane_init(s, x, st, m.k, r);
+            eng->lane_init(s, x, st, m.k, r);
             r->enter_g = -1;
             r->dur0 = hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb],
                                   rd.parts);
@@ -1026,9 +1032,9 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     handlers[HS__EV_DL_DONE] = hs__on_dl;
     handlers[HS__EV_RING_OPEN] = hs__on_open;
     handlers[HS__EV_BWD_DONE] = hs__on_bwd;
-    handlers[HS__EV_ARRIVE] = coll->arrive;
+    handlers[HS__EV_ARRIVE] = eng->arrive;
     handlers[HS__EV_OPT_DONE] = hs__on_opt;
-    handlers[HS__EV_PROC_DONE] = coll->received;
+    handlers[HS__EV_PROC_DONE] = eng->received;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;

@@ -80,7 +80,7 @@
  */
 #include "hs_ringfast.h"
 
-#include "hs_coll_ring.h"
+#include "hs_collective.h"
 #include "hs_replay_int.h"
 
 #include <math.h>
