@@ -1,5 +1,5 @@
 /*
- * hs_closed.c -- the closed-form model (hs_closed.h, METHOD.md S400).
+ * hs_closed.c -- the closed-form model (hs_closed.h, docs/method.md S400).
  *
  * One pass over the devices: each T(i) needs only its type's means and its
  * own ring edge, so the cost is O(N) time and O(N) memory (one small record

@@ -1,6 +1,6 @@
 /*
  * hs_scenario_check.c -- refusing at load what would overflow later
- * (hs_scenario_check_ranges, issue 15).
+ * (hs_scenario_check_ranges).
  *
  * Every value a scenario holds is within the limits of base/hs_limits.h
  * once loaded, but valid values can still combine into a time that does

@@ -1,6 +1,6 @@
 /*
- * hs_coll_ring.h -- the ring all-reduce (docs/method.md, S400 and "What
- * hetsim adds") in the replay: the engine of model/hs_collective.h's
+ * hs_coll_ring.h -- the ring all-reduce (docs/method.md, S400 and "The
+ * replay") in the replay: the engine of model/hs_collective.h's
  * hs_coll_ring.
  */
 #ifndef HS_COLL_RING_H

@@ -854,7 +854,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              "replay: collective '%s' has no replay",
                              coll->name);
     /* every time below is bounded: nothing can overflow, nor reach the
-       event engine's internal checks (issue 15) */
+       event engine's internal checks (hs_scenario_check_ranges) */
     rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
                                        o->n_stragglers, err);
     if (rc != HS_OK)
