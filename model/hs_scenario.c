@@ -969,7 +969,8 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     return HS_OK;
 }
 
-/* profiling.spare_devices: [{name, type, addr}, ...] (issue 11). */
+/* profiling.spare_devices: [{name, type, addr}, ...]: devices outside the
+   ring a one-device type's sub-system may borrow as its second. */
 static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"name", "type", "addr", NULL};

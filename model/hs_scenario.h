@@ -45,7 +45,7 @@ typedef struct hs_type_s {
                                replay reject it, see
                                hs_scenario_require_profiles) */
     hs_profile_t profile;
-    /* profiling (issue 5): how to run this type's sub-system */
+    /* profiling: how hetsim profile runs this type's sub-system */
     char *backend;          /* "gloo" or "nccl"; NULL = gloo */
     size_t n_env;           /* extra environment for its ranks */
     char **env;             /* "KEY=VALUE" strings */
@@ -157,7 +157,7 @@ typedef struct hs_scenario_s {
     int stochastic;         /* draw per-op times from distributions */
     size_t n_stragglers;
     hs_straggler_t *stragglers;
-    /* profiling (issue 5) */
+    /* profiling: how hetsim profile and measure-bw run */
     char *harness;          /* path of the harness script, NULL = built-in */
     char *python;           /* interpreter, NULL = "python3" */
     uint32_t prof_iters;    /* iterations to profile, default 100 */
@@ -172,7 +172,8 @@ typedef struct hs_scenario_s {
     uint32_t master_port;   /* default 29500 */
     size_t n_spares;        /* profiling.spare_devices: devices outside the
                                ring a type's sub-system may use as its
-                               second device (issue 11) */
+                               second device (a sub-system of a type
+                               with one device) */
     char **spares;          /* 3 * n_spares: name, type, addr of each */
     /* internal: string arena for generated names and addresses */
     char *arena;

@@ -1,6 +1,6 @@
 /*
  * hs_scenario_check.c -- refusing at load what would overflow later
- * (hs_scenario_check_ranges, issue 15).
+ * (hs_scenario_check_ranges).
  *
  * Every value a scenario holds is within the limits of base/hs_limits.h
  * once loaded, but valid values can still combine into a time that does
@@ -51,6 +51,7 @@
 
 #include "hs_checked.h"
 #include "hs_limits.h"
+#include "hs_phases.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
 
@@ -223,7 +224,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         tail = b1x > bwd ? b1x : bwd;
         if (rdy > tail)
             tail = rdy;
-        cd = dv->compute_scale * fac[d] * (fwd + tail + opt) + extra[d];
+        cd = hs_phases_bound(dv->compute_scale * fac[d], extra[d], fwd, tail,
+                             opt);
         if (!(cd <= HS__LIM)) {
             if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
                 size_t g;
