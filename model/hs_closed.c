@@ -32,7 +32,7 @@ static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
     int64_t bwd, opt;
 
     hs_phases_derive(s, d, -1, NULL, 0, NULL, &ph);
-    r->t_dl_ns = p->t_dl.known ? p->t_dl.mean_ns : 0;
+    r->t_dl_ns = p->t_dl.known ? hs_phases_dl_ns(s, d, p->t_dl.mean_ns) : 0;
     r->t_fwd_ns = ph.fwd_ns;
     r->t_b1_ns = ph.b1_ns;
     r->t_ar_ns = c->allreduce_ns(s, d);

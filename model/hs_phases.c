@@ -54,4 +54,15 @@ void hs_phases_derive(const hs_scenario_t *s, uint32_t d, int64_t k,
                : 0;
     out->rest_ns = rest < 0 ? 0 : rest;
     out->opt_ns = hs_phases_scaled_ns(raw->opt_ns, c);
+    {
+        /* gradient accumulation: the micro-batches before the last run
+           their forward and whole backward with no communication (DDP's
+           no_sync) ahead of the last one's forward */
+        uint32_t mb = s->types[dv->type].micro_batches;
+
+        if (mb > 1)
+            out->fwd_ns += (int64_t)(mb - 1) *
+                           (hs_phases_scaled_ns(raw->fwd_ns, c) +
+                            out->b1_ns + out->rest_ns);
+    }
 }

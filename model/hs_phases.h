@@ -16,6 +16,15 @@
  *   rest  = max(round(t_bwd c) - b1, 0)   (0 when t_bwd is unknown)
  *   opt   = round(t_opt c)                (0 when t_opt is unknown)
  *
+ * With gradient accumulation (the type's micro_batches V > 1; the profile
+ * holds one micro-batch's times) the V - 1 micro-batches before the last
+ * run their forward and whole backward with no communication (DDP's
+ * no_sync), so fwd grows by (V - 1)(round(t_fwd c) + b1 + rest): the ring
+ * still opens in the last micro-batch's backward, and the optimizer runs
+ * once.  Data loading is t_dl per micro-batch, V t_dl a step
+ * (hs_phases_dl_ns).  In the stochastic replay a step's draw stands for
+ * each of its micro-batches (their spread is not drawn apart).
+ *
  * round() is to the nearest ns, half away from zero (llround), and a time
  * scaled by exactly 1.0 is the time itself (the same for every time read
  * from a file, which is below 2^53 ns).  t_dl is not scaled.  The closed
@@ -51,6 +60,17 @@ typedef struct hs_phases_s {
                            bucket ready times scale by it too) */
     int64_t extra_ns;   /* extra: what was added to fwd_ns */
 } hs_phases_t;
+
+/* A step's data loading on device d from the profile's t_dl of one
+   (micro-)batch: t_dl once per micro-batch (hs_type_t.micro_batches);
+   not scaled by the compute factor. */
+static inline int64_t hs_phases_dl_ns(const hs_scenario_t *s, uint32_t d,
+                                      int64_t t_dl_ns)
+{
+    uint32_t mb = s->types[s->devices[d].type].micro_batches;
+
+    return mb > 1 ? t_dl_ns * (int64_t)mb : t_dl_ns;
+}
 
 /* t_ns scaled by a compute factor, to the nearest ns; t_ns itself when
    the factor is 1.0. */

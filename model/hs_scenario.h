@@ -38,6 +38,13 @@ typedef struct hs_type_s {
                                this cluster, as a device mix may do) */
     int has_count;          /* count: was given */
     uint64_t batch;         /* samples per device per iteration */
+    uint32_t micro_batches; /* gradient accumulation: the step's batch is
+                               processed as this many micro-batches of
+                               batch / micro_batches samples, one forward
+                               and backward each, gradients added up
+                               (DDP's no_sync), then one all-reduce and
+                               one optimizer step; the profile holds one
+                               micro-batch's times.  1 = none */
     int shard_is_bytes;     /* shard given in bytes (1) or samples (0) */
     uint64_t shard;         /* per-device data per epoch, 0 = derive */
     int has_profile;        /* 0: not measured yet (`hetsim profile` and

@@ -216,6 +216,24 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         fwd = hs__dmax(&p->t_fwd);
         b1x = hs__dmax(&p->t_b1);
         bwd = hs__dmax(&p->t_bwd);
+        if (ty->micro_batches > 1) {
+            /* the micro-batches before the last: whole forwards and
+               backwards ahead of the last one's forward (hs_phases.h) */
+            double mb = (double)ty->micro_batches;
+
+            if (ty->batch % ty->micro_batches != 0) {
+                snprintf(key, sizeof key, "device_types.%s.micro_batches",
+                         ty->name);
+                rc = hs_scenario_fail(
+                    s, key, HS_ERR_RANGE, err,
+                    "micro_batches %u does not divide the batch %llu: a "
+                    "step's micro-batches are batch / micro_batches samples "
+                    "each",
+                    ty->micro_batches, (unsigned long long)ty->batch);
+                goto done;
+            }
+            fwd = mb * fwd + (mb - 1.0) * (b1x > bwd ? b1x : bwd);
+        }
         rdy = overlap == HS_OVERLAP_BUCKETS ||
                       overlap == HS_OVERLAP_LAST_BUCKET
                   ? hs__ready_max(s, dv->type)
@@ -255,7 +273,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
             c_max = cd;
             c_dev = d;
         }
-        dl = hs__dmax(&p->t_dl);
+        dl = hs__dmax(&p->t_dl) *
+             (ty->micro_batches > 1 ? (double)ty->micro_batches : 1.0);
         if (dl > dl_max) {
             dl_max = dl;
             dl_dev = d;

@@ -329,7 +329,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
 
     /* the CPU loads the next batch meanwhile; an event only if the
        device has to wait for it (hs__try_next) */
-    dl = hs__val(m, &p->t_dl);
+    dl = hs_phases_dl_ns(s, x, hs__val(m, &p->t_dl));
     if (m->tracing)
         hs__iv(m, x, k + 1, HS_PH_DATA_LOAD, -1, -1, -1, now, now + dl, 0);
     d->dl_ready_ns = now + dl;
@@ -1041,7 +1041,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     /* time 0: every CPU starts loading batch 0 */
     for (x = 0; x < m.n; x++) {
         const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-        int64_t dl = hs__val(&m, &p->t_dl);
+        int64_t dl = hs_phases_dl_ns(s, x, hs__val(&m, &p->t_dl));
         if (m.tracing)
             hs__iv(&m, x, 0, HS_PH_DATA_LOAD, -1, -1, -1, 0, dl, 0);
         m.dev[x].dl_ready_ns = dl;

@@ -229,7 +229,7 @@ static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
     raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
     hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
     out->c = ph.scale;
-    out->dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
+    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
     out->fwd = ph.fwd_ns;
     out->b1 = ph.b1_ns;
     out->rest = ph.rest_ns;
