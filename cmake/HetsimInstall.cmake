@@ -33,7 +33,7 @@ set(HS_PUBLIC_HEADERS
   traces/hs_ingest.h traces/hs_h5.h traces/hs_chrome.h traces/hs_plot.h
   traces/hs_sweep_out.h
   live/hs_profile_run.h live/hs_netmeasure.h
-  whatif/hs_sweep.h whatif/hs_advise.h whatif/hs_answer.h)
+  whatif/hs_sweep.h whatif/hs_advise.h whatif/hs_answer.h whatif/hs_capi.h)
 
 # hetsim.h: the version and every public header, in the order above
 set(HS_UMBRELLA_INCLUDES "")

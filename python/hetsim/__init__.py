@@ -1,0 +1,593 @@
+"""hetsim from Python: the C library libhetsim in a notebook.
+
+    import hetsim
+    s = hetsim.Scenario.load("scenarios/default.yaml")
+    s["device_types.A100.count"] = 64
+    s.predict()["step_recommended_ns"]
+
+A thin, typed layer: every figure comes from libhetsim (through the flat
+entry points of whatif/hs_capi.h), with the names of docs/output.md.
+"""
+import contextlib
+import ctypes
+import json
+import os
+import threading
+
+from . import _native as _n
+from ._native import (Error, ExternalError, InputError, InternalError,
+                      IOError_)
+
+__all__ = ["Scenario", "Timeline", "Error", "InputError", "IOError_",
+           "ExternalError", "InternalError", "sweep", "advise_ring",
+           "advise_batch", "advise_mix", "read_trace", "plot_timeline",
+           "PHASES", "INTERVAL_DTYPE"]
+
+_lib = _n.lib
+_MODE = {"auto": 0, "never": 1, "always": 2}
+
+# hs_phase_t's names, by value (sim/hs_trace.h)
+PHASES = tuple(_lib.hs_phase_name(i).decode() for i in range(10))
+
+
+def _b(x):
+    return x.encode() if isinstance(x, str) else x
+
+
+def _s(p):
+    return p.decode() if p is not None else None
+
+
+def _opt(v):
+    return None if v < 0 else int(v)
+
+
+@contextlib.contextmanager
+def _interruptible():
+    """Lets SIGINT (Ctrl-C) stop the C call at its next check: the
+    library's flag handler replaces Python's for the call's duration."""
+    armed = (threading.current_thread() is threading.main_thread()
+             and _lib.hs_capi_interrupt_arm() == 0)
+    try:
+        yield
+    finally:
+        if armed and _lib.hs_capi_interrupt_disarm():
+            raise KeyboardInterrupt("hetsim: interrupted")
+
+
+def _err():
+    return _n.hs_error_t()
+
+
+# ---- the timeline --------------------------------------------------------
+
+try:
+    import numpy as _np
+except ImportError:  # the arrays need NumPy; the rest does not
+    _np = None
+
+
+def _interval_dtype():
+    if _np is None:
+        return None
+    dt = _np.dtype([("device", "u4"), ("step", "u4"), ("phase", "u1"),
+                    ("round", "i4"), ("bucket", "i4"), ("peer", "i4"),
+                    ("start_ns", "i8"), ("end_ns", "i8"), ("bytes", "u8")],
+                   align=True)
+    if dt.itemsize != _lib.hs_capi_interval_size():
+        raise ImportError("hetsim: hs_interval_t is %d bytes, the dtype %d"
+                          % (_lib.hs_capi_interval_size(), dt.itemsize))
+    return dt
+
+
+INTERVAL_DTYPE = _interval_dtype()
+
+
+class _Buffer:
+    """Owns a C timeline (hs_capi_timeline_t); NumPy views its memory
+    through __array_interface__ (no copy) and keeps this object alive as
+    the array's base; freeing it frees the C buffer."""
+
+    def __init__(self):
+        self.ptr = ctypes.c_void_p()
+        err = _err()
+        _n.check(_lib.hs_capi_timeline_new(ctypes.byref(self.ptr), err), err)
+
+    def array(self):
+        n = ctypes.c_size_t()
+        data = _lib.hs_capi_timeline_data(self.ptr, ctypes.byref(n))
+        self.__array_interface__ = {
+            "shape": (n.value,), "typestr": "|V%d" % INTERVAL_DTYPE.itemsize,
+            "descr": INTERVAL_DTYPE.descr, "data": (data or 0, False),
+            "version": 3}
+        if n.value == 0:
+            return _np.zeros(0, dtype=INTERVAL_DTYPE)
+        return _np.asarray(self)
+
+    def __del__(self):
+        if getattr(self, "ptr", None):
+            _lib.hs_capi_timeline_free(self.ptr)
+            self.ptr = None
+
+
+class Timeline:
+    """The replay's intervals: .intervals is a NumPy structured array
+    (INTERVAL_DTYPE: device, step, phase, round, bucket, peer, start_ns,
+    end_ns, bytes) over the C buffer; .devices and .types name the
+    devices by index (listing order)."""
+
+    def __init__(self, intervals, devices, types):
+        self.intervals = intervals
+        self.devices = devices
+        self.types = types
+
+    def __len__(self):
+        return len(self.intervals)
+
+    def __repr__(self):
+        return "<hetsim.Timeline: %d intervals, %d devices>" % (
+            len(self.intervals), len(self.devices))
+
+
+def read_trace(path):
+    """The intervals of an HDF5 trace (`hetsim simulate --h5 PATH`) as a
+    NumPy structured array (INTERVAL_DTYPE)."""
+    if _np is None:
+        raise ImportError("hetsim.read_trace needs NumPy")
+    buf = _Buffer()
+    err = _err()
+    _n.check(_lib.hs_capi_read_trace(_b(os.fspath(path)), buf.ptr, err), err)
+    return buf.array()
+
+
+# ---- the scenario --------------------------------------------------------
+
+
+class Scenario:
+    """A loaded, resolved scenario (hs_scenario_t), as data.
+
+    Settings use the key paths and value texts of `hetsim sweep --vary`
+    (hs_scenario_set): s.set("device_types.A100.count", 64),
+    s["network.default_bandwidth"] = "100Gbps".  Freed with the object.
+    """
+
+    def __init__(self, ptr, edits=()):
+        self._ptr = ptr
+        self._edits = list(edits)   # (key, value text) for to_yaml()
+
+    # -- making one
+    @classmethod
+    def _load(cls, fn, *args):
+        ptr = ctypes.c_void_p()
+        err = _err()
+        _n.check(fn(*args, ctypes.byref(ptr), err), err)
+        return cls(ptr)
+
+    @classmethod
+    def load(cls, path):
+        """Loads the scenario file at path (profiles relative to it)."""
+        return cls._load(_lib.hs_scenario_load, _b(os.fspath(path)))
+
+    @classmethod
+    def default(cls):
+        """The embedded default (scenarios/default.yaml as built in)."""
+        return cls._load(_lib.hs_scenario_load_default)
+
+    @classmethod
+    def from_yaml(cls, text, name="<string>", base_dir=None):
+        """Loads scenario YAML text; base_dir resolves relative paths
+        (profiles, links_csv; None: the current directory)."""
+        raw = _b(text)
+        return cls._load(_lib.hs_scenario_load_text, raw, len(raw), _b(name),
+                         _b(os.fspath(base_dir)) if base_dir else None)
+
+    @classmethod
+    def from_dict(cls, d, name="<dict>", base_dir=None):
+        """Loads a scenario given as a dict (as the YAML would read);
+        written as JSON, which YAML reads."""
+        return cls.from_yaml(json.dumps(d), name, base_dir)
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            _lib.hs_scenario_free(self._ptr)
+            self._ptr = None
+
+    def close(self):
+        """Frees the C side now (also done when the object is freed)."""
+        self.__del__()
+
+    # -- settings
+    def set(self, key, value):
+        """Sets one setting (hs_scenario_set) from its YAML text; a bool
+        is written true/false, a list as a YAML flow list."""
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            text = "[" + ", ".join(str(v) for v in value) + "]"
+        else:
+            text = str(value)
+        err = _err()
+        _n.check(_lib.hs_scenario_set(self._ptr, _b(key), _b(text), err), err)
+        self._edits.append((key, text))
+        return self
+
+    __setitem__ = set
+
+    def _resolved(self):
+        err = _err()
+        _n.check(_lib.hs_scenario_resolve(self._ptr, err), err)
+        return self._ptr
+
+    def copy(self):
+        """A deep copy (hs_scenario_clone)."""
+        ptr = ctypes.c_void_p()
+        err = _err()
+        _n.check(_lib.hs_scenario_clone(self._ptr, ctypes.byref(ptr), err),
+                 err)
+        return Scenario(ptr, self._edits)
+
+    __copy__ = copy
+
+    def to_yaml(self):
+        """The scenario's YAML text with every set() applied
+        (hs_rewrite_yaml: comments and order kept)."""
+        text = _lib.hs_capi_scenario_text(self._ptr) or b""
+        if not self._edits:
+            return text.decode()
+        edits = (_n.hs_rewrite_edit_t * len(self._edits))(
+            *[_n.hs_rewrite_edit_t(_b(k), _b(v)) for k, v in self._edits])
+        out = ctypes.c_void_p()
+        err = _err()
+        _n.check(_lib.hs_rewrite_yaml(text, len(text), _b(self.file), edits,
+                                      len(self._edits), None,
+                                      ctypes.byref(out), err), err)
+        try:
+            return ctypes.string_at(out.value).decode()
+        finally:
+            _lib.hs_capi_free(out)
+
+    # -- what it holds
+    @property
+    def name(self):
+        return _s(_lib.hs_capi_scenario_name(self._ptr))
+
+    @property
+    def file(self):
+        return _s(_lib.hs_capi_scenario_file(self._ptr))
+
+    @property
+    def types(self):
+        """The device type names, in listing order."""
+        p = self._resolved()
+        return [_s(_lib.hs_capi_type_name(p, k))
+                for k in range(_lib.hs_capi_n_types(p))]
+
+    @property
+    def devices(self):
+        """The device names, in listing order (timeline indices)."""
+        p = self._resolved()
+        return [_s(_lib.hs_capi_device_name(p, i))
+                for i in range(_lib.hs_capi_n_devices(p))]
+
+    @property
+    def n_devices(self):
+        return _lib.hs_capi_n_devices(self._resolved())
+
+    def __repr__(self):
+        return "<hetsim.Scenario %r (%s): %d devices>" % (
+            self.name, self.file, self.n_devices)
+
+    # -- answers
+    def _answer(self, mode, sim=None, timeline=None):
+        p = self._resolved()
+        nt = _lib.hs_capi_n_types(p)
+        a = _n.hs_capi_answer_t()
+        types = (_n.hs_capi_type_t * max(nt, 1))()
+        err = _err()
+        with _interruptible():
+            rc = _lib.hs_capi_answer(p, mode,
+                                     ctypes.byref(sim) if sim else None,
+                                     timeline.ptr if timeline else None,
+                                     ctypes.byref(a), types, nt, err)
+        _n.check(rc, err)
+        return a, types, nt
+
+    def _head(self, a):
+        d = {"scenario": {"name": self.name, "file": self.file,
+                          "model": _s(_lib.hs_capi_scenario_model(
+                              self._ptr))},
+             "predictor_recommended": _n.PREDICTORS[a.recommended],
+             "predictor_why": a.why.decode()}
+        r = a.recommended
+        d["step_recommended_ns"] = _opt(a.step_ns[r])
+        d["epoch_recommended_ns"] = _opt(a.epoch_ns[r])
+        d["total_recommended_ns"] = _opt(a.total_ns[r])
+        for k, name in enumerate(_n.PREDICTORS):
+            d["step_%s_ns" % name] = _opt(a.step_ns[k])
+            d["epoch_%s_ns" % name] = _opt(a.epoch_ns[k])
+            d["total_%s_ns" % name] = _opt(a.total_ns[k])
+        d["iters_per_epoch"] = int(a.iters_per_epoch)
+        d["epochs"] = int(a.epochs)
+        d["n_devices"] = int(a.n_devices)
+        return d
+
+    def predict(self, closed_only=False):
+        """`hetsim predict --json`'s answer: the recommended predictor and
+        every predictor's step/epoch/total (ns), per type.  closed_only:
+        no replay (the extended form is then the recommended figure)."""
+        a, types, nt = self._answer(_MODE["never" if closed_only
+                                          else "auto"])
+        d = self._head(a)
+        if closed_only:
+            d["predictor_why"] = "--closed-only: the replay was not run"
+        d["latency_ns"] = int(a.latency_ns)
+        names = self.types
+        d["types"] = []
+        for k in range(nt):
+            t = types[k]
+            row = {"name": names[k]}
+            for f, _ in _n.hs_capi_type_t._fields_:
+                row[f] = getattr(t, f)
+            row["step_replay_ns"] = _opt(t.step_replay_ns)
+            d["types"].append(row)
+        return d
+
+    def simulate(self, steps=None, seed=None, overlap=None, timeline=False,
+                 force=False):
+        """`hetsim simulate --json`'s answer (the replay always runs):
+        steps, seed and overlap ("patent", "buckets", "none",
+        "last_bucket") override the scenario's simulate: section.  With
+        timeline=True also "timeline": a Timeline of every interval.
+        Ctrl-C stops a long replay (KeyboardInterrupt)."""
+        sim = _n.hs_capi_sim_t(steps or 0, seed is not None, seed or 0,
+                               -1 if overlap is None else
+                               _n.OVERLAPS.index(overlap), bool(force))
+        buf = _Buffer() if timeline else None
+        if timeline and _np is None:
+            raise ImportError("hetsim: timeline=True needs NumPy")
+        a, types, nt = self._answer(_MODE["always"], sim, buf)
+        d = self._head(a)
+        d["steps"] = int(a.steps)
+        d["overlap"] = _n.OVERLAPS[a.overlap]
+        d["seed"] = int(a.seed)
+        d["first_step_replay_ns"] = int(a.first_step_replay_ns)
+        d["step_stats"] = {"mean_ns": a.step_mean_ns, "sd_ns": a.step_sd_ns,
+                           "p50_ns": a.step_p50_ns, "p95_ns": a.step_p95_ns}
+        names = self.types
+        d["types"] = [{"name": names[k], "count": types[k].count,
+                       "step_replay_ns": types[k].step_replay_ns}
+                      for k in range(nt)]
+        d["engine"] = {"path": "max-plus" if a.fast_path else "events",
+                       "events": int(a.events)}
+        if buf is not None:
+            p = self._resolved()
+            d["timeline"] = Timeline(
+                buf.array(), self.devices,
+                [_s(_lib.hs_capi_device_type_name(p, i))
+                 for i in range(_lib.hs_capi_n_devices(p))])
+        return d
+
+    def validate(self, formula="extended", tolerance_pct=None):
+        """`hetsim validate --json`'s cluster comparison: the replay's step
+        against the closed form (formula "extended" or "source")."""
+        a, _, _ = self._answer(_MODE["always"])
+        d = self._head(a)
+        src, ext, rep = a.step_ns[0], a.step_ns[1], a.step_ns[2]
+        closed = src if formula == "source" else ext
+        pct = 100.0 * (rep - closed) / closed if closed else 0.0
+        d["formula"] = formula
+        d["cluster"] = {"step_source_ns": src, "step_extended_ns": ext,
+                        "step_replay_ns": rep, "diff_ns": rep - closed,
+                        "diff_pct": pct}
+        d["tolerance_pct"] = tolerance_pct
+        d["within_tolerance"] = (None if tolerance_pct is None
+                                 else abs(pct) <= tolerance_pct)
+        return d
+
+
+# ---- sweeps and advice ---------------------------------------------------
+
+
+def _strs(xs):
+    arr = (ctypes.c_char_p * max(len(xs), 1))(*[_b(x) for x in xs])
+    return arr, len(xs)
+
+
+def _value_text(v):
+    if isinstance(v, str):
+        return v
+    return ",".join(str(x) for x in v)
+
+
+def sweep(scenario, vary, set=None, zip=False, replay="auto",
+          as_json=False):
+    """`hetsim sweep --json`: vary maps a key path to its values (a list,
+    or the CLI's text "8,16,32" or "8:64:x2"); set maps key paths to one
+    value each.  replay: "auto", "never" (--closed-only) or "always"
+    (--replay).  Returns a pandas DataFrame when pandas is importable,
+    else a list of dicts (one per point: the varied keys, then the
+    figures); as_json=True returns the whole JSON document instead."""
+    va, nv = _strs(["%s=%s" % (k, _value_text(v)) for k, v in vary.items()])
+    sa, ns = _strs(["%s=%s" % (k, v) for k, v in (set or {}).items()])
+    out = ctypes.c_void_p()
+    err = _err()
+    p = scenario._resolved()
+    with _interruptible():
+        rc = _lib.hs_capi_sweep_json(p, _MODE[replay], sa, ns, va, nv,
+                                     bool(zip), ctypes.byref(out), err)
+    _n.check(rc, err)
+    try:
+        doc = json.loads(ctypes.string_at(out.value).decode())
+    finally:
+        _lib.hs_capi_free(out)
+    if as_json:
+        return doc
+    rows = []
+    for pt in doc["points"]:
+        row = dict(pt.get("values", {}))
+        row.update({k: v for k, v in pt.items() if k != "values"})
+        rows.append(row)
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def _fig(f):
+    d = {"predictor_recommended": _n.PREDICTORS[f.recommended],
+         "predictor_why": f.why.decode()}
+    r = f.recommended
+    d["step_recommended_ns"] = _opt(f.est[r].step_ns)
+    d["epoch_recommended_ns"] = _opt(f.est[r].epoch_ns)
+    d["total_recommended_ns"] = _opt(f.est[r].total_ns)
+    for k, name in enumerate(_n.PREDICTORS):
+        d["step_%s_ns" % name] = _opt(f.est[k].step_ns)
+        d["epoch_%s_ns" % name] = _opt(f.est[k].epoch_ns)
+        d["total_%s_ns" % name] = _opt(f.est[k].total_ns)
+    return d
+
+
+_OUTCOMES = ("improved", "fallback", "none")
+
+
+def _advice(question, adv):
+    none = adv.outcome == 2
+    return {"question": question, "outcome": _OUTCOMES[adv.outcome],
+            "recommended": None if none else adv.label.decode(),
+            "given": _fig(adv.given),
+            "chosen": None if none else _fig(adv.chosen)}
+
+
+def advise_ring(scenario, replay=True, exact_max=16):
+    """`hetsim advise ring`: the ring order with the least step.  "order"
+    holds the recommended ring's device names (the given ring's when no
+    better one is found)."""
+    p = scenario._resolved()
+    n = _lib.hs_capi_n_devices(p)
+    adv = _n.hs_capi_advice_t()
+    order = (ctypes.c_uint32 * max(n, 1))()
+    err = _err()
+    with _interruptible():
+        rc = _lib.hs_capi_advise_ring(p, bool(replay), exact_max,
+                                      ctypes.byref(adv), order, n, err)
+    _n.check(rc, err)
+    d = _advice("ring", adv)
+    names = scenario.devices
+    d["n_devices"] = n
+    d["lower_bound_step_source_ns"] = adv.lower_bound_step_source_ns
+    d["order"] = [names[order[i]] for i in range(n)]
+    return d
+
+
+def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
+    """`hetsim advise batch`: per-type batches that keep the global batch
+    (0: the scenario's); max_batch maps a type to its largest batch."""
+    p = scenario._resolved()
+    names = scenario.types
+    nt = len(names)
+    U = ctypes.c_uint64 * max(nt, 1)
+    mb = U(*[int((max_batch or {}).get(t, 0)) for t in names])
+    batch, shard = U(), U()
+    adv = _n.hs_capi_advice_t()
+    err = _err()
+    with _interruptible():
+        rc = _lib.hs_capi_advise_batch(p, bool(replay), int(global_batch),
+                                       mb, ctypes.byref(adv), batch, shard,
+                                       nt, err)
+    _n.check(rc, err)
+    d = _advice("batch", adv)
+    d["global_batch"] = int(adv.global_batch)
+    d["batch"] = {names[k]: int(batch[k]) for k in range(nt)}
+    d["shard_samples"] = {names[k]: int(shard[k]) for k in range(nt)}
+    return d
+
+
+def advise_mix(scenario, price, budget=None, deadline_ns=None, avail=None,
+               min=None, replay=True):
+    """`hetsim advise mix`: how many devices of each type; price maps
+    every type to its price per device-hour; exactly one of budget (the
+    fastest mix within it) and deadline_ns (the cheapest within it);
+    avail and min map types to counts (default: the scenario's count, 0).
+    """
+    if (budget is None) == (deadline_ns is None):
+        raise InputError("advise_mix needs exactly one of budget and "
+                         "deadline_ns", _n.HS_ERR_USAGE, "usage error", 2)
+    p = scenario._resolved()
+    names = scenario.types
+    nt = len(names)
+    missing = [t for t in names if t not in price]
+    if missing:
+        raise InputError("advise_mix needs a price for every type (%s)"
+                         % ", ".join(missing), _n.HS_ERR_USAGE,
+                         "usage error", 2)
+    base = scenario.predict(closed_only=True)["types"]
+    U = ctypes.c_uint64 * max(nt, 1)
+    av = U(*[int((avail or {}).get(t, base[k]["count"]))
+             for k, t in enumerate(names)])
+    mn = U(*[int((min or {}).get(t, 0)) for t in names])
+    pr = (ctypes.c_double * max(nt, 1))(*[float(price[t]) for t in names])
+    counts = U()
+    adv = _n.hs_capi_advice_t()
+    err = _err()
+    with _interruptible():
+        rc = _lib.hs_capi_advise_mix(p, bool(replay), av, mn, pr,
+                                     float(budget or 0), int(deadline_ns or 0),
+                                     ctypes.byref(adv), counts, nt, err)
+    _n.check(rc, err)
+    d = _advice("mix", adv)
+    d["met"] = bool(adv.met)
+    d["counts"] = {names[k]: int(counts[k]) for k in range(nt)}
+    return d
+
+
+# ---- the picture ---------------------------------------------------------
+
+# one colour per phase, as plots/timeline.gp draws them
+PHASE_COLORS = {"data_load": "#999999", "forward": "#1f77b4",
+                "backward_first": "#d62728", "backward_rest": "#ff9896",
+                "optimizer": "#9467bd", "ring_send": "#2ca02c",
+                "ring_wait": "#dddddd", "data_wait": "#cccccc",
+                "ring_reduce": "#bcbd22", "hop_wait": "#ff7f0e"}
+
+
+def plot_timeline(ax, timeline, devices=None, steps=None, phases=None,
+                  legend=True):
+    """Draws a replay's timeline on the matplotlib axes ax: one row per
+    device (ring order of the indices given, default all, at most 64),
+    a bar per interval coloured by phase, time in ms.  timeline: a
+    Timeline or an INTERVAL_DTYPE array; steps: (first, last) to show;
+    phases: names to draw (default all but the waits' background)."""
+    iv = timeline.intervals if isinstance(timeline, Timeline) else timeline
+    names = timeline.devices if isinstance(timeline, Timeline) else None
+    if devices is None:
+        devices = sorted(set(int(x) for x in _np.unique(iv["device"])))[:64]
+    if steps is not None:
+        iv = iv[(iv["step"] >= steps[0]) & (iv["step"] <= steps[1])]
+    row = {d: k for k, d in enumerate(devices)}
+    sel = _np.isin(iv["device"], list(devices))
+    iv = iv[sel]
+    t0 = iv["start_ns"].min() if len(iv) else 0
+    shown = set()
+    for ph in range(len(PHASES)):
+        name = PHASES[ph]
+        if phases is not None and name not in phases:
+            continue
+        part = iv[iv["phase"] == ph]
+        if not len(part):
+            continue
+        for d in _np.unique(part["device"]):
+            q = part[part["device"] == d]
+            spans = list(zip((q["start_ns"] - t0) / 1e6,
+                             (q["end_ns"] - q["start_ns"]) / 1e6))
+            ax.broken_barh(spans, (row[int(d)] - 0.4, 0.8),
+                           facecolors=PHASE_COLORS.get(name, "k"),
+                           label=name if name not in shown else None)
+            shown.add(name)
+    ax.set_yticks(range(len(devices)))
+    ax.set_yticklabels([names[d] if names else str(d) for d in devices])
+    ax.set_xlabel("time (ms)")
+    ax.invert_yaxis()
+    if legend and shown:
+        ax.legend(loc="upper right", fontsize="small")
+    return ax
