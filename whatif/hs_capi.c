@@ -15,6 +15,7 @@
 #include "hs_closed.h"
 #include "hs_h5.h"
 #include "hs_replay.h"
+#include "hs_ringfast.h"
 #include "hs_sweep.h"
 #include "hs_sweep_out.h"
 
@@ -256,8 +257,14 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
             return rc;
     }
     /* the sink (which makes the replay take the event engine) only when
-       it has something to do: keep intervals, or stop on SIGINT */
-    with_sink = mode == HS_ANSWER_REPLAY_ALWAYS && (tl != NULL || hs__armed);
+       it has something to do: keep intervals, or stop on SIGINT a replay
+       that takes the event engine anyway (the max-plus fast path is not
+       interrupted: it is O(steps N^2) adds, no events) */
+    with_sink = mode == HS_ANSWER_REPLAY_ALWAYS &&
+                (tl != NULL ||
+                 (hs__armed &&
+                  !(opts.engine == 0 &&
+                    hs_ringfast_supports(s, &opts, NULL, 0))));
     rc = hs_answer_run(s, &opts, (hs_answer_replay_t)mode,
                        with_sink ? &sink : NULL, with_sink ? 1 : 0, &a, err);
     if (rc != HS_OK)
@@ -476,7 +483,7 @@ hs_err_t hs_capi_advise_mix(const hs_scenario_t *s, int replay,
     if (none)
         snprintf(out->label, sizeof out->label, "given");
     else
-        snprintf(out->label, sizeof out->label, "mix %zu", r->chosen + 1);
+        snprintf(out->label, sizeof out->label, "%zu", r->chosen + 1);
     for (k = 0; counts != NULL && k < n_types && k < s->n_types; k++)
         counts[k] = none ? r->given_counts[k]
                          : r->search->top[r->chosen].counts[k];

@@ -98,11 +98,10 @@ class _Buffer:
         data = _lib.hs_capi_timeline_data(self.ptr, ctypes.byref(n))
         self.__array_interface__ = {
             "shape": (n.value,), "typestr": "|V%d" % INTERVAL_DTYPE.itemsize,
-            "descr": INTERVAL_DTYPE.descr, "data": (data or 0, False),
-            "version": 3}
+            "data": (data or 0, False), "version": 3}
         if n.value == 0:
             return _np.zeros(0, dtype=INTERVAL_DTYPE)
-        return _np.asarray(self)
+        return _np.asarray(self).view(INTERVAL_DTYPE)
 
     def __del__(self):
         if getattr(self, "ptr", None):
@@ -536,7 +535,9 @@ def advise_mix(scenario, price, budget=None, deadline_ns=None, avail=None,
                                      ctypes.byref(adv), counts, nt, err)
     _n.check(rc, err)
     d = _advice("mix", adv)
-    d["met"] = bool(adv.met)
+    if d["recommended"] is not None:  # the CLI's rank of the mix, from 1
+        d["recommended"] = int(d["recommended"])
+    d["constraint_met"] = bool(adv.met)
     d["counts"] = {names[k]: int(counts[k]) for k in range(nt)}
     return d
 
