@@ -45,14 +45,24 @@ def _opt(v):
 @contextlib.contextmanager
 def _interruptible():
     """Lets SIGINT (Ctrl-C) stop the C call at its next check: the
-    library's flag handler replaces Python's for the call's duration."""
+    library's flag handler replaces Python's for the call's duration.
+    Yields a list that holds True afterwards when SIGINT came; the caller
+    checks the call's own error first (_n.check), then _late()."""
     armed = (threading.current_thread() is threading.main_thread()
              and _lib.hs_capi_interrupt_arm() == 0)
+    came = [False]
     try:
-        yield
+        yield came
     finally:
-        if armed and _lib.hs_capi_interrupt_disarm():
-            raise KeyboardInterrupt("hetsim: interrupted")
+        if armed:
+            came[0] = bool(_lib.hs_capi_interrupt_disarm())
+
+
+def _late(came):
+    """SIGINT came after the call's last check (it finished): raise it
+    now, as Python would have."""
+    if came[0]:
+        raise KeyboardInterrupt("hetsim: interrupted")
 
 
 def _err():
@@ -283,12 +293,13 @@ class Scenario:
         a = _n.hs_capi_answer_t()
         types = (_n.hs_capi_type_t * max(nt, 1))()
         err = _err()
-        with _interruptible():
+        with _interruptible() as came:
             rc = _lib.hs_capi_answer(p, mode,
                                      ctypes.byref(sim) if sim else None,
                                      timeline.ptr if timeline else None,
                                      ctypes.byref(a), types, nt, err)
         _n.check(rc, err)
+        _late(came)
         return a, types, nt
 
     def _head(self, a):
@@ -411,10 +422,11 @@ def sweep(scenario, vary, set=None, zip=False, replay="auto",
     out = ctypes.c_void_p()
     err = _err()
     p = scenario._resolved()
-    with _interruptible():
+    with _interruptible() as came:
         rc = _lib.hs_capi_sweep_json(p, _MODE[replay], sa, ns, va, nv,
                                      bool(zip), ctypes.byref(out), err)
     _n.check(rc, err)
+    _late(came)
     try:
         doc = json.loads(ctypes.string_at(out.value).decode())
     finally:
@@ -467,10 +479,11 @@ def advise_ring(scenario, replay=True, exact_max=16):
     adv = _n.hs_capi_advice_t()
     order = (ctypes.c_uint32 * max(n, 1))()
     err = _err()
-    with _interruptible():
+    with _interruptible() as came:
         rc = _lib.hs_capi_advise_ring(p, bool(replay), exact_max,
                                       ctypes.byref(adv), order, n, err)
     _n.check(rc, err)
+    _late(came)
     d = _advice("ring", adv)
     names = scenario.devices
     d["n_devices"] = n
@@ -490,11 +503,12 @@ def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
     batch, shard = U(), U()
     adv = _n.hs_capi_advice_t()
     err = _err()
-    with _interruptible():
+    with _interruptible() as came:
         rc = _lib.hs_capi_advise_batch(p, bool(replay), int(global_batch),
                                        mb, ctypes.byref(adv), batch, shard,
                                        nt, err)
     _n.check(rc, err)
+    _late(came)
     d = _advice("batch", adv)
     d["global_batch"] = int(adv.global_batch)
     d["batch"] = {names[k]: int(batch[k]) for k in range(nt)}
@@ -529,11 +543,12 @@ def advise_mix(scenario, price, budget=None, deadline_ns=None, avail=None,
     counts = U()
     adv = _n.hs_capi_advice_t()
     err = _err()
-    with _interruptible():
+    with _interruptible() as came:
         rc = _lib.hs_capi_advise_mix(p, bool(replay), av, mn, pr,
                                      float(budget or 0), int(deadline_ns or 0),
                                      ctypes.byref(adv), counts, nt, err)
     _n.check(rc, err)
+    _late(came)
     d = _advice("mix", adv)
     if d["recommended"] is not None:  # the CLI's rank of the mix, from 1
         d["recommended"] = int(d["recommended"])

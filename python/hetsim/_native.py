@@ -78,6 +78,9 @@ class ExternalError(Error):
     """Exit status 4: an external program, host or rank failed."""
 
 
+for _c in (Error, InternalError, InputError, IOError_, ExternalError):
+    _c.__module__ = "hetsim"
+
 _BY_EXIT = {1: InternalError, 2: InputError, 3: IOError_, 4: ExternalError}
 
 HS_ERR_USAGE = 10
