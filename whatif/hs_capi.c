@@ -14,6 +14,7 @@
 
 #include "hs_closed.h"
 #include "hs_h5.h"
+#include "hs_nodes.h"
 #include "hs_replay.h"
 #include "hs_ringfast.h"
 #include "hs_sweep.h"
@@ -172,15 +173,61 @@ static int64_t hs__type_ext(const hs_scenario_t *s, const hs_prediction_t *p,
     return m;
 }
 
-static void hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
-                        hs_capi_answer_t *out, hs_capi_type_t *types,
-                        size_t n_types)
+/* Appends each of the n texts and a '\n' to the stream f. */
+static void hs__put_notes(FILE *f, char *const *t, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        fprintf(f, "%s\n", t[i]);
+}
+
+/* A profile time's mean, or -1 when not measured. */
+static int64_t hs__known(const hs_dist_t *t)
+{
+    return t->known ? t->mean_ns : -1;
+}
+
+static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
+                            hs_capi_answer_t *out, hs_capi_type_t *types,
+                            size_t n_types, hs_error_t *err)
 {
     const hs_replay_result_t *r = a->replay;
-    size_t k;
+    const hs_prediction_t *cp = a->closed;
+    uint32_t lk = cp->bottleneck_link;
+    char *notes = NULL;
+    size_t len = 0, k;
+    FILE *f;
     int p;
 
     memset(out, 0, sizeof *out);
+    out->bottleneck_device = cp->bottleneck_device;
+    out->bottleneck_bound = (int32_t)cp->bottleneck_bound;
+    out->link_pos = lk;
+    out->link_from = s->ring[lk];
+    out->link_to = s->ring[lk + 1 == s->n_devices ? 0 : lk + 1];
+    out->link_bandwidth_bytes_per_s = s->ring_bw_bytes_per_s[lk];
+    out->link_latency_ns = s->ring_lat_ns[lk];
+    out->link_t_ar_ns = cp->dev[s->ring[lk]].t_ar_ns;
+    out->shards_unbalanced = cp->shards_unbalanced != 0;
+    out->shard_coverage = cp->shard_coverage;
+    out->n_nodes = s->nodes != NULL ? s->nodes->n_nodes : 0;
+    f = open_memstream(&notes, &len);
+    if (f == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    hs__put_notes(f, s->warnings, s->n_warnings);
+    hs__put_notes(f, cp->warnings, cp->n_warnings);
+    if (r != NULL)
+        hs__put_notes(f, r->notes, r->n_notes);
+    if (fclose(f) != 0) {
+        free(notes);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    if (len == 0) {
+        free(notes);
+        notes = NULL;
+    }
+    out->notes = notes;
     for (p = 0; p < HS_PREDICTORS; p++) {
         out->step_ns[p] = a->est[p].step_ns;
         out->epoch_ns[p] = a->est[p].epoch_ns;
@@ -222,7 +269,18 @@ static void hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
         t->step_extended_max_ns = hs__type_ext(s, a->closed, k);
         t->step_replay_ns = r != NULL ? r->type_step_ns[k] : -1;
         t->payload_bytes = tp->payload_bytes;
+        t->t_dl_ns = hs__known(&s->types[k].profile.t_dl);
+        t->t_bwd_ns = hs__known(&s->types[k].profile.t_bwd);
+        t->t_opt_ns = hs__known(&s->types[k].profile.t_opt);
+        t->allreduce_bytes = s->types[k].profile.ar_bytes;
+        t->subsystem_size = s->types[k].profile.subsys_n;
+        t->comm_ns_per_byte = s->types[k].profile.comm_ns_per_byte;
+        t->t_hop_wait_ns = s->types[k].profile.t_hop_wait_ns;
+        t->cpu_quota_cores = s->types[k].profile.cpu_quota_cores;
+        t->t_cpu_period_ns = s->types[k].profile.t_cpu_period_ns;
+        t->slowest_device = tp->slowest_device;
     }
+    return HS_OK;
 }
 
 hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
@@ -269,9 +327,9 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
                        with_sink ? &sink : NULL, with_sink ? 1 : 0, &a, err);
     if (rc != HS_OK)
         return rc;
-    hs__flatten(s, a, out, types, n_types);
+    rc = hs__flatten(s, a, out, types, n_types, err);
     hs_answer_free(a);
-    return HS_OK;
+    return rc;
 }
 
 /* ---- the scenario as data ---------------------------------------------- */
@@ -319,6 +377,16 @@ const char *hs_capi_scenario_text(const hs_scenario_t *s)
 const char *hs_capi_scenario_model(const hs_scenario_t *s)
 {
     return s->model_label;
+}
+
+const char *hs_capi_scenario_collective(const hs_scenario_t *s)
+{
+    return s->collective;
+}
+
+const char *hs_capi_device_addr(const hs_scenario_t *s, size_t i)
+{
+    return i < s->n_devices ? s->devices[i].addr : NULL;
 }
 
 /* ---- sweeps ------------------------------------------------------------ */

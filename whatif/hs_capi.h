@@ -52,6 +52,20 @@ typedef struct hs_capi_answer_s {
     int64_t first_step_replay_ns;
     int64_t step_mean_ns, step_sd_ns, step_p50_ns, step_p95_ns;
     uint64_t events;
+    /* the closed form's bottleneck (predict's "bottleneck") */
+    uint32_t bottleneck_device;     /* device index, largest source T(i) */
+    int32_t bottleneck_bound;       /* hs_bound_t */
+    uint32_t link_pos;              /* ring position of the slowest edge */
+    uint32_t link_from, link_to;    /* its two devices (indices) */
+    double link_bandwidth_bytes_per_s;
+    int64_t link_latency_ns;
+    int64_t link_t_ar_ns;           /* T_ar(i) of its sending device */
+    int32_t shards_unbalanced;
+    double shard_coverage;
+    uint64_t n_nodes;               /* 0: no nodes: section */
+    /* the notes, the scenario's, the closed form's, the replay's, each
+       ended by '\n' (malloc'd, free with hs_capi_free; NULL: none) */
+    char *notes;
     char why[320];
 } hs_capi_answer_t;
 
@@ -64,6 +78,15 @@ typedef struct hs_capi_type_s {
     int64_t step_extended_max_ns;
     int64_t step_replay_ns;     /* -1: no replay */
     double payload_bytes;
+    /* its profile (-1: not measured) */
+    int64_t t_dl_ns, t_bwd_ns, t_opt_ns;
+    uint64_t allreduce_bytes, subsystem_size;
+    double comm_ns_per_byte;
+    int64_t t_hop_wait_ns;
+    double cpu_quota_cores;
+    int64_t t_cpu_period_ns;
+    uint32_t slowest_device;    /* device index, largest source T(i) */
+    uint32_t reserved;
 } hs_capi_type_t;
 
 /* A replay's overrides of the scenario's simulate: section; a field at
@@ -112,7 +135,8 @@ void hs_capi_timeline_free(hs_capi_timeline_t *tl);
  * runs with a sink that stops it at the next block after SIGINT.  Fills
  * *out and, when types is not NULL, types[0 .. min(n_types, s->n_types))
  * (caller-owned).  Fails as hs_answer_run does, HS_ERR_RANGE for a budget,
- * HS_ERR_USAGE "interrupted".
+ * HS_ERR_USAGE "interrupted".  out->notes is malloc'd: the caller frees
+ * it (hs_capi_free) after a success; NULL after a failure.
  */
 hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
                         const hs_capi_sim_t *sim, hs_capi_timeline_t *tl,
@@ -128,7 +152,7 @@ size_t hs_capi_n_devices(const hs_scenario_t *s);
 /* Names and text owned by s (NULL for an index out of range or a name
    not given): a type's, a device's, the type of device i, the scenario's
    name, file and YAML text (as loaded; hs_scenario_set does not change
-   it), job.model. */
+   it), job.model, the `collective:` given, a device's address. */
 const char *hs_capi_type_name(const hs_scenario_t *s, size_t k);
 const char *hs_capi_device_name(const hs_scenario_t *s, size_t i);
 const char *hs_capi_device_type_name(const hs_scenario_t *s, size_t i);
@@ -136,6 +160,8 @@ const char *hs_capi_scenario_name(const hs_scenario_t *s);
 const char *hs_capi_scenario_file(const hs_scenario_t *s);
 const char *hs_capi_scenario_text(const hs_scenario_t *s);
 const char *hs_capi_scenario_model(const hs_scenario_t *s);
+const char *hs_capi_scenario_collective(const hs_scenario_t *s);
+const char *hs_capi_device_addr(const hs_scenario_t *s, size_t i);
 
 /* ---- sweeps and advice ------------------------------------------------ */
 

@@ -299,13 +299,18 @@ class Scenario:
                                      timeline.ptr if timeline else None,
                                      ctypes.byref(a), types, nt, err)
         _n.check(rc, err)
+        notes = []
+        if a.notes:
+            notes = ctypes.string_at(a.notes).decode().split("\n")[:-1]
+            _lib.hs_capi_free(a.notes)
         _late(came)
-        return a, types, nt
+        return a, types, nt, notes
 
-    def _head(self, a):
-        d = {"scenario": {"name": self.name, "file": self.file,
-                          "model": _s(_lib.hs_capi_scenario_model(
-                              self._ptr))},
+    def _head(self, a, model=True):
+        sc = {"name": self.name, "file": self.file}
+        if model:
+            sc["model"] = _s(_lib.hs_capi_scenario_model(self._ptr))
+        d = {"scenario": sc,
              "predictor_recommended": _n.PREDICTORS[a.recommended],
              "predictor_why": a.why.decode()}
         r = a.recommended
@@ -322,24 +327,64 @@ class Scenario:
         return d
 
     def predict(self, closed_only=False):
-        """`hetsim predict --json`'s answer: the recommended predictor and
-        every predictor's step/epoch/total (ns), per type.  closed_only:
-        no replay (the extended form is then the recommended figure)."""
-        a, types, nt = self._answer(_MODE["never" if closed_only
-                                          else "auto"])
+        """`hetsim predict --json`'s document, less its format head and
+        --per-device: the recommended predictor and every predictor's
+        step/epoch/total (ns), per type, the bottleneck, the notes.
+        closed_only: no replay (the extended form is then the
+        recommended figure)."""
+        a, types, nt, notes = self._answer(
+            _MODE["never" if closed_only else "auto"])
+        p = self._ptr
         d = self._head(a)
         if closed_only:
             d["predictor_why"] = "--closed-only: the replay was not run"
         d["latency_ns"] = int(a.latency_ns)
         names = self.types
+        dev = lambda i: _s(_lib.hs_capi_device_name(p, i))
         d["types"] = []
         for k in range(nt):
             t = types[k]
-            row = {"name": names[k]}
-            for f, _ in _n.hs_capi_type_t._fields_:
-                row[f] = getattr(t, f)
-            row["step_replay_ns"] = _opt(t.step_replay_ns)
-            d["types"].append(row)
+            d["types"].append({
+                "name": names[k], "count": t.count, "batch": t.batch,
+                "t_dl_ns": _opt(t.t_dl_ns), "t_fwd_ns": t.t_fwd_ns,
+                "t_b1_ns": t.t_b1_ns, "t_bwd_ns": _opt(t.t_bwd_ns),
+                "t_opt_ns": _opt(t.t_opt_ns),
+                "allreduce_bytes": t.allreduce_bytes,
+                "subsystem_size": t.subsystem_size,
+                "comm_ns_per_byte": t.comm_ns_per_byte,
+                "t_hop_wait_ns": t.t_hop_wait_ns,
+                "cpu_quota_cores": t.cpu_quota_cores,
+                "t_cpu_period_ns": t.t_cpu_period_ns,
+                "payload_bytes": t.payload_bytes,
+                "t_ar_min_ns": t.t_ar_min_ns, "t_ar_max_ns": t.t_ar_max_ns,
+                "step_source_min_ns": t.step_source_min_ns,
+                "step_source_max_ns": t.step_source_max_ns,
+                "step_extended_max_ns": t.step_extended_max_ns,
+                "step_replay_ns": _opt(t.step_replay_ns),
+                "slowest_device": dev(t.slowest_device),
+                "shard_samples": t.shard_samples,
+                "iters_per_epoch": t.iters_per_epoch})
+        d["bottleneck"] = {
+            "device": dev(a.bottleneck_device),
+            "type": _s(_lib.hs_capi_device_type_name(p,
+                                                     a.bottleneck_device)),
+            "bound": "data_loading" if a.bottleneck_bound == 0 else "device",
+            "link": {"ring_pos": a.link_pos, "from": dev(a.link_from),
+                     "to": dev(a.link_to),
+                     "from_addr": _s(_lib.hs_capi_device_addr(p,
+                                                             a.link_from)),
+                     "to_addr": _s(_lib.hs_capi_device_addr(p, a.link_to)),
+                     "bandwidth_bytes_per_s": a.link_bandwidth_bytes_per_s,
+                     "latency_ns": a.link_latency_ns,
+                     "t_ar_ns": a.link_t_ar_ns}}
+        coll = _s(_lib.hs_capi_scenario_collective(p))
+        if coll is not None:
+            d["collective"] = coll
+        if a.n_nodes:
+            d["nodes"] = int(a.n_nodes)
+        d["shards_unbalanced"] = bool(a.shards_unbalanced)
+        d["shard_coverage"] = a.shard_coverage
+        d["notes"] = notes
         return d
 
     def simulate(self, steps=None, seed=None, overlap=None, timeline=False,
@@ -355,8 +400,8 @@ class Scenario:
         buf = _Buffer() if timeline else None
         if timeline and _np is None:
             raise ImportError("hetsim: timeline=True needs NumPy")
-        a, types, nt = self._answer(_MODE["always"], sim, buf)
-        d = self._head(a)
+        a, types, nt, notes = self._answer(_MODE["always"], sim, buf)
+        d = self._head(a, model=False)
         d["steps"] = int(a.steps)
         d["overlap"] = _n.OVERLAPS[a.overlap]
         d["seed"] = int(a.seed)
@@ -369,6 +414,7 @@ class Scenario:
                       for k in range(nt)]
         d["engine"] = {"path": "max-plus" if a.fast_path else "events",
                        "events": int(a.events)}
+        d["notes"] = notes
         if buf is not None:
             p = self._resolved()
             d["timeline"] = Timeline(
@@ -380,8 +426,8 @@ class Scenario:
     def validate(self, formula="extended", tolerance_pct=None):
         """`hetsim validate --json`'s cluster comparison: the replay's step
         against the closed form (formula "extended" or "source")."""
-        a, _, _ = self._answer(_MODE["always"])
-        d = self._head(a)
+        a, _, _, notes = self._answer(_MODE["always"])
+        d = self._head(a, model=False)
         src, ext, rep = a.step_ns[0], a.step_ns[1], a.step_ns[2]
         closed = src if formula == "source" else ext
         pct = 100.0 * (rep - closed) / closed if closed else 0.0
@@ -392,6 +438,7 @@ class Scenario:
         d["tolerance_pct"] = tolerance_pct
         d["within_tolerance"] = (None if tolerance_pct is None
                                  else abs(pct) <= tolerance_pct)
+        d["notes"] = notes
         return d
 
 

@@ -136,6 +136,18 @@ class hs_capi_answer_t(ctypes.Structure):
                 ("step_p50_ns", ctypes.c_int64),
                 ("step_p95_ns", ctypes.c_int64),
                 ("events", ctypes.c_uint64),
+                ("bottleneck_device", ctypes.c_uint32),
+                ("bottleneck_bound", ctypes.c_int32),
+                ("link_pos", ctypes.c_uint32),
+                ("link_from", ctypes.c_uint32),
+                ("link_to", ctypes.c_uint32),
+                ("link_bandwidth_bytes_per_s", ctypes.c_double),
+                ("link_latency_ns", ctypes.c_int64),
+                ("link_t_ar_ns", ctypes.c_int64),
+                ("shards_unbalanced", ctypes.c_int32),
+                ("shard_coverage", ctypes.c_double),
+                ("n_nodes", ctypes.c_uint64),
+                ("notes", ctypes.c_void_p),
                 ("why", ctypes.c_char * 320)]
 
 
@@ -146,7 +158,17 @@ class hs_capi_type_t(ctypes.Structure):
                 ("t_fwd_ns", "t_b1_ns", "t_ar_min_ns", "t_ar_max_ns",
                  "step_source_min_ns", "step_source_max_ns",
                  "step_extended_max_ns", "step_replay_ns")] + \
-               [("payload_bytes", ctypes.c_double)]
+               [("payload_bytes", ctypes.c_double),
+                ("t_dl_ns", ctypes.c_int64), ("t_bwd_ns", ctypes.c_int64),
+                ("t_opt_ns", ctypes.c_int64),
+                ("allreduce_bytes", ctypes.c_uint64),
+                ("subsystem_size", ctypes.c_uint64),
+                ("comm_ns_per_byte", ctypes.c_double),
+                ("t_hop_wait_ns", ctypes.c_int64),
+                ("cpu_quota_cores", ctypes.c_double),
+                ("t_cpu_period_ns", ctypes.c_int64),
+                ("slowest_device", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32)]
 
 
 class hs_capi_sim_t(ctypes.Structure):
@@ -205,8 +227,10 @@ for _n in ("hs_capi_n_types", "hs_capi_n_devices"):
 for _n in ("hs_capi_type_name", "hs_capi_device_name",
            "hs_capi_device_type_name"):
     _sig(_n, _cp, _vp, _sz)
+_sig("hs_capi_device_addr", _cp, _vp, _sz)
 for _n in ("hs_capi_scenario_name", "hs_capi_scenario_file",
-           "hs_capi_scenario_text", "hs_capi_scenario_model"):
+           "hs_capi_scenario_text", "hs_capi_scenario_model",
+           "hs_capi_scenario_collective"):
     _sig(_n, _cp, _vp)
 _sig("hs_capi_answer", ctypes.c_int, _vp, ctypes.c_int,
      ctypes.POINTER(hs_capi_sim_t), _vp, ctypes.POINTER(hs_capi_answer_t),
