@@ -228,6 +228,9 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
         notes = NULL;
     }
     out->notes = notes;
+    out->n_notes_scenario = (uint32_t)s->n_warnings;
+    out->n_notes_closed = (uint32_t)cp->n_warnings;
+    out->n_notes_replay = r != NULL ? (uint32_t)r->n_notes : 0;
     for (p = 0; p < HS_PREDICTORS; p++) {
         out->step_ns[p] = a->est[p].step_ns;
         out->epoch_ns[p] = a->est[p].epoch_ns;
@@ -240,6 +243,33 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
     out->latency_ns = s->latency_ns;
     snprintf(out->why, sizeof out->why, "%s", a->why);
     if (r != NULL) {
+        out->overlap_asked = (int32_t)r->overlap_asked;
+        out->send = (int32_t)r->send;
+        out->hop_wait = (int32_t)r->hop_wait;
+        out->stochastic = r->stochastic != 0;
+        out->n_buckets = r->n_buckets;
+        out->streams = r->streams;
+        out->streams_asked = r->streams_asked;
+        out->replay_step_ns = r->step_ns;
+        out->closed_step_ns = r->closed_step_ns;
+        out->closed_ext_step_ns = r->closed_ext_step_ns;
+        out->epoch_lo_ns = r->epoch_lo_ns;
+        out->epoch_hi_ns = r->epoch_hi_ns;
+        out->total_lo_ns = r->total_lo_ns;
+        out->total_hi_ns = r->total_hi_ns;
+        out->end_ns = r->end_ns;
+        out->queue_high_water = r->queue_high_water;
+        out->state_bytes = r->state_bytes;
+        out->collective = r->collective;
+        out->cluster_step_ns = malloc((r->steps ? r->steps : 1) *
+                                      sizeof *out->cluster_step_ns);
+        if (out->cluster_step_ns == NULL) {
+            free(out->notes);
+            out->notes = NULL;
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+        memcpy(out->cluster_step_ns, r->cluster_step_ns,
+               r->steps * sizeof *out->cluster_step_ns);
         out->replay_ran = 1;
         out->steps = r->steps;
         out->overlap = (int32_t)r->overlap;
@@ -279,6 +309,21 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
         t->cpu_quota_cores = s->types[k].profile.cpu_quota_cores;
         t->t_cpu_period_ns = s->types[k].profile.t_cpu_period_ns;
         t->slowest_device = tp->slowest_device;
+        t->replay_step_source_ns = r != NULL ? r->type_closed_ns[k] : -1;
+        t->replay_step_extended_ns =
+            r != NULL ? r->type_closed_ext_ns[k] : -1;
+        t->hop_wait_ns = t->hop_wait_intra_ns = t->hop_wait_inter_ns = -1;
+        if (r != NULL) {
+            size_t rn[2];
+
+            t->hop_wait_ns = hs_replay_hop_wait_ns(s, k, r->hop_wait);
+            if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
+                t->hop_wait_intra_ns =
+                    hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[0]);
+                t->hop_wait_inter_ns =
+                    hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[1]);
+            }
+        }
     }
     return HS_OK;
 }

@@ -52,6 +52,20 @@ typedef struct hs_capi_answer_s {
     int64_t first_step_replay_ns;
     int64_t step_mean_ns, step_sd_ns, step_p50_ns, step_p95_ns;
     uint64_t events;
+    /* more of the replay (simulate's document) */
+    int32_t overlap_asked;      /* hs_overlap_t */
+    int32_t send;               /* hs_send_t */
+    int32_t hop_wait;           /* hs_hop_wait_t */
+    int32_t stochastic;
+    uint32_t n_buckets, streams, streams_asked, reserved;
+    int64_t replay_step_ns;     /* the replay's own steady step */
+    int64_t closed_step_ns, closed_ext_step_ns; /* as the replay saw them */
+    int64_t epoch_lo_ns, epoch_hi_ns, total_lo_ns, total_hi_ns;
+    int64_t end_ns;
+    uint64_t queue_high_water, state_bytes;
+    const char *collective;     /* the collective replayed (static) */
+    int64_t *cluster_step_ns;   /* steps entries (malloc'd, free with
+                                   hs_capi_free; NULL without a replay) */
     /* the closed form's bottleneck (predict's "bottleneck") */
     uint32_t bottleneck_device;     /* device index, largest source T(i) */
     int32_t bottleneck_bound;       /* hs_bound_t */
@@ -66,6 +80,7 @@ typedef struct hs_capi_answer_s {
     /* the notes, the scenario's, the closed form's, the replay's, each
        ended by '\n' (malloc'd, free with hs_capi_free; NULL: none) */
     char *notes;
+    uint32_t n_notes_scenario, n_notes_closed, n_notes_replay, reserved2;
     char why[320];
 } hs_capi_answer_t;
 
@@ -87,6 +102,11 @@ typedef struct hs_capi_type_s {
     int64_t t_cpu_period_ns;
     uint32_t slowest_device;    /* device index, largest source T(i) */
     uint32_t reserved;
+    /* the replay's (when it ran, else -1): the closed forms it compared
+       with, and the hop wait it gave (intra and inter: the hierarchical
+       collective's own rings, else -1) */
+    int64_t replay_step_source_ns, replay_step_extended_ns;
+    int64_t hop_wait_ns, hop_wait_intra_ns, hop_wait_inter_ns;
 } hs_capi_type_t;
 
 /* A replay's overrides of the scenario's simulate: section; a field at
@@ -135,8 +155,9 @@ void hs_capi_timeline_free(hs_capi_timeline_t *tl);
  * runs with a sink that stops it at the next block after SIGINT.  Fills
  * *out and, when types is not NULL, types[0 .. min(n_types, s->n_types))
  * (caller-owned).  Fails as hs_answer_run does, HS_ERR_RANGE for a budget,
- * HS_ERR_USAGE "interrupted".  out->notes is malloc'd: the caller frees
- * it (hs_capi_free) after a success; NULL after a failure.
+ * HS_ERR_USAGE "interrupted".  out->notes and out->cluster_step_ns are
+ * malloc'd: the caller frees them (hs_capi_free) after a success; NULL
+ * after a failure.
  */
 hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
                         const hs_capi_sim_t *sim, hs_capi_timeline_t *tl,

@@ -69,6 +69,12 @@ def _err():
     return _n.hs_error_t()
 
 
+def _pct(value, ref):
+    """value against ref in percent, as the command line prints it (not a
+    model formula: a difference of two of the library's figures)."""
+    return 100.0 * (value - ref) / ref if ref != 0 else 0.0
+
+
 # ---- the timeline --------------------------------------------------------
 
 try:
@@ -303,6 +309,14 @@ class Scenario:
         if a.notes:
             notes = ctypes.string_at(a.notes).decode().split("\n")[:-1]
             _lib.hs_capi_free(a.notes)
+        a.notes = None
+        ns, nc = a.n_notes_scenario, a.n_notes_closed
+        # predict: all; simulate, validate: the scenario's and the replay's
+        self._notes_replay = notes[:ns] + notes[ns + nc:]
+        a.steps_replay_ns = []
+        if a.cluster_step_ns:
+            a.steps_replay_ns = [a.cluster_step_ns[i] for i in range(a.steps)]
+            _lib.hs_capi_free(a.cluster_step_ns)
         _late(came)
         return a, types, nt, notes
 
@@ -400,20 +414,54 @@ class Scenario:
         buf = _Buffer() if timeline else None
         if timeline and _np is None:
             raise ImportError("hetsim: timeline=True needs NumPy")
-        a, types, nt, notes = self._answer(_MODE["always"], sim, buf)
+        a, types, nt, _ = self._answer(_MODE["always"], sim, buf)
+        notes = self._notes_replay
+        p = self._ptr
         d = self._head(a, model=False)
+        d["n_devices"] = int(a.n_devices)
         d["steps"] = int(a.steps)
         d["overlap"] = _n.OVERLAPS[a.overlap]
+        d["overlap_asked"] = _n.OVERLAPS[a.overlap_asked]
+        d["collective"] = _s(a.collective)
+        d["send"] = _n.SENDS[a.send]
+        d["hop_wait"] = _n.HOP_WAITS[a.hop_wait]
+        d["stochastic"] = bool(a.stochastic)
         d["seed"] = int(a.seed)
+        d["n_buckets"] = int(a.n_buckets)
+        d["streams"] = int(a.streams)
+        d["streams_asked"] = int(a.streams_asked)
         d["first_step_replay_ns"] = int(a.first_step_replay_ns)
+        d["replay_vs_source_pct"] = _pct(a.replay_step_ns, a.closed_step_ns)
+        d["replay_vs_extended_pct"] = _pct(a.replay_step_ns,
+                                           a.closed_ext_step_ns)
         d["step_stats"] = {"mean_ns": a.step_mean_ns, "sd_ns": a.step_sd_ns,
-                           "p50_ns": a.step_p50_ns, "p95_ns": a.step_p95_ns}
+                           "p50_ns": a.step_p50_ns, "p95_ns": a.step_p95_ns,
+                           "epoch_lo_ns": a.epoch_lo_ns,
+                           "epoch_hi_ns": a.epoch_hi_ns,
+                           "total_lo_ns": a.total_lo_ns,
+                           "total_hi_ns": a.total_hi_ns}
+        d["steps_replay_ns"] = a.steps_replay_ns
         names = self.types
-        d["types"] = [{"name": names[k], "count": types[k].count,
-                       "step_replay_ns": types[k].step_replay_ns}
-                      for k in range(nt)]
+        d["types"] = []
+        for k in range(nt):
+            t = types[k]
+            row = {"name": names[k], "count": t.count,
+                   "comm_ns_per_byte": t.comm_ns_per_byte,
+                   "t_hop_wait_ns": t.t_hop_wait_ns,
+                   "hop_wait_ns": t.hop_wait_ns}
+            if t.hop_wait_intra_ns >= 0:
+                row["hop_wait_intra_ns"] = t.hop_wait_intra_ns
+                row["hop_wait_inter_ns"] = t.hop_wait_inter_ns
+            row.update({"step_source_ns": t.replay_step_source_ns,
+                        "step_extended_ns": t.replay_step_extended_ns,
+                        "step_replay_ns": t.step_replay_ns,
+                        "replay_vs_source_pct": _pct(
+                            t.step_replay_ns, t.replay_step_source_ns)})
+            d["types"].append(row)
         d["engine"] = {"path": "max-plus" if a.fast_path else "events",
-                       "events": int(a.events)}
+                       "events": int(a.events), "end_ns": a.end_ns,
+                       "queue_high_water": int(a.queue_high_water),
+                       "state_bytes": int(a.state_bytes)}
         d["notes"] = notes
         if buf is not None:
             p = self._resolved()
@@ -423,21 +471,50 @@ class Scenario:
                  for i in range(_lib.hs_capi_n_devices(p))])
         return d
 
-    def validate(self, formula="extended", tolerance_pct=None):
-        """`hetsim validate --json`'s cluster comparison: the replay's step
-        against the closed form (formula "extended" or "source")."""
-        a, _, _, notes = self._answer(_MODE["always"])
+    def validate(self, formula="extended", tolerance_pct=None, steps=None,
+                 seed=None, overlap=None):
+        """`hetsim validate --json`'s document, less its format head: the
+        replay against the closed form (formula "extended" or "source"),
+        per type and for the cluster; within_tolerance when tolerance_pct
+        is given (the CLI then exits 1 when it is False)."""
+        if formula not in ("extended", "source"):
+            raise InputError("formula: extended or source, not %r" % formula,
+                             _n.HS_ERR_USAGE, "usage error", 2)
+        sim = _n.hs_capi_sim_t(steps or 0, seed is not None, seed or 0,
+                               -1 if overlap is None else
+                               _n.OVERLAPS.index(overlap), 0)
+        a, types, nt, _ = self._answer(_MODE["always"], sim)
+        notes = self._notes_replay
+        src = formula == "source"
         d = self._head(a, model=False)
-        src, ext, rep = a.step_ns[0], a.step_ns[1], a.step_ns[2]
-        closed = src if formula == "source" else ext
-        pct = 100.0 * (rep - closed) / closed if closed else 0.0
+        del d["n_devices"]
         d["formula"] = formula
-        d["cluster"] = {"step_source_ns": src, "step_extended_ns": ext,
-                        "step_replay_ns": rep, "diff_ns": rep - closed,
-                        "diff_pct": pct}
-        d["tolerance_pct"] = tolerance_pct
-        d["within_tolerance"] = (None if tolerance_pct is None
-                                 else abs(pct) <= tolerance_pct)
+        d["overlap"] = _n.OVERLAPS[a.overlap]
+        d["overlap_asked"] = _n.OVERLAPS[a.overlap_asked]
+        d["send"] = _n.SENDS[a.send]
+        d["steps"] = int(a.steps)
+
+        def row(source, ext, rep):
+            closed = source if src else ext
+            return {"step_source_ns": source, "step_extended_ns": ext,
+                    "step_replay_ns": rep, "diff_ns": rep - closed,
+                    "diff_pct": _pct(rep, closed)}
+
+        names = self.types
+        d["types"] = []
+        for k in range(nt):
+            t = types[k]
+            r = {"name": names[k], "count": t.count}
+            r.update(row(t.replay_step_source_ns, t.replay_step_extended_ns,
+                         t.step_replay_ns))
+            d["types"].append(r)
+        d["cluster"] = row(a.closed_step_ns, a.closed_ext_step_ns,
+                           a.replay_step_ns)
+        d["tolerance_pct"] = (None if tolerance_pct is None
+                              else float(tolerance_pct))
+        d["within_tolerance"] = (
+            None if tolerance_pct is None
+            else abs(d["cluster"]["diff_pct"]) <= tolerance_pct)
         d["notes"] = notes
         return d
 

@@ -114,6 +114,8 @@ def check(rc, err):
 P = 3  # HS_PREDICTORS
 PREDICTORS = ("source", "extended", "replay")
 OVERLAPS = ("patent", "buckets", "none", "last_bucket")
+SENDS = ("rendezvous", "eager")
+HOP_WAITS = ("ring", "probe")
 
 
 class hs_capi_answer_t(ctypes.Structure):
@@ -136,6 +138,26 @@ class hs_capi_answer_t(ctypes.Structure):
                 ("step_p50_ns", ctypes.c_int64),
                 ("step_p95_ns", ctypes.c_int64),
                 ("events", ctypes.c_uint64),
+                ("overlap_asked", ctypes.c_int32),
+                ("send", ctypes.c_int32),
+                ("hop_wait", ctypes.c_int32),
+                ("stochastic", ctypes.c_int32),
+                ("n_buckets", ctypes.c_uint32),
+                ("streams", ctypes.c_uint32),
+                ("streams_asked", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32),
+                ("replay_step_ns", ctypes.c_int64),
+                ("closed_step_ns", ctypes.c_int64),
+                ("closed_ext_step_ns", ctypes.c_int64),
+                ("epoch_lo_ns", ctypes.c_int64),
+                ("epoch_hi_ns", ctypes.c_int64),
+                ("total_lo_ns", ctypes.c_int64),
+                ("total_hi_ns", ctypes.c_int64),
+                ("end_ns", ctypes.c_int64),
+                ("queue_high_water", ctypes.c_uint64),
+                ("state_bytes", ctypes.c_uint64),
+                ("collective", ctypes.c_char_p),
+                ("cluster_step_ns", ctypes.POINTER(ctypes.c_int64)),
                 ("bottleneck_device", ctypes.c_uint32),
                 ("bottleneck_bound", ctypes.c_int32),
                 ("link_pos", ctypes.c_uint32),
@@ -148,6 +170,10 @@ class hs_capi_answer_t(ctypes.Structure):
                 ("shard_coverage", ctypes.c_double),
                 ("n_nodes", ctypes.c_uint64),
                 ("notes", ctypes.c_void_p),
+                ("n_notes_scenario", ctypes.c_uint32),
+                ("n_notes_closed", ctypes.c_uint32),
+                ("n_notes_replay", ctypes.c_uint32),
+                ("reserved2", ctypes.c_uint32),
                 ("why", ctypes.c_char * 320)]
 
 
@@ -168,7 +194,12 @@ class hs_capi_type_t(ctypes.Structure):
                 ("cpu_quota_cores", ctypes.c_double),
                 ("t_cpu_period_ns", ctypes.c_int64),
                 ("slowest_device", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32)]
+                ("reserved", ctypes.c_uint32),
+                ("replay_step_source_ns", ctypes.c_int64),
+                ("replay_step_extended_ns", ctypes.c_int64),
+                ("hop_wait_ns", ctypes.c_int64),
+                ("hop_wait_intra_ns", ctypes.c_int64),
+                ("hop_wait_inter_ns", ctypes.c_int64)]
 
 
 class hs_capi_sim_t(ctypes.Structure):

@@ -83,12 +83,15 @@ def test_simulate_matches_cli(path):
     if rc != 0:
         pytest.skip("the CLI refuses it")
     py = s.simulate(steps=4, seed=7)
-    same(py, ref, FIGS + ["steps", "overlap", "seed", "first_step_replay_ns",
-                          "n_devices", "iters_per_epoch"])
-    for k in ("mean_ns", "sd_ns", "p50_ns", "p95_ns"):
-        assert py["step_stats"][k] == ref["step_stats"][k]
-    for pt, rt in zip(py["types"], ref["types"]):
-        same(pt, rt, ["name", "count", "step_replay_ns"])
+    # the whole document, less its format head: every field, in order;
+    # an event-engine replay from Python holds one trace block more (the
+    # sink that lets Ctrl-C stop it), which state_bytes counts
+    for k in ("format", "format_version", "hetsim_version"):
+        del ref[k]
+    assert list(py) == list(ref)
+    assert py["engine"].pop("state_bytes") >= ref["engine"].pop(
+        "state_bytes")
+    assert py == ref
 
 
 def test_simulate_overlap_and_timeline():
@@ -137,12 +140,18 @@ def test_validate_matches_cli(path):
     if rc != 0:
         pytest.skip("the CLI refuses it")
     py = hetsim.Scenario.load(rel(path)).validate()
-    same(py, ref, FIGS + ["formula"])
-    for k in ("step_source_ns", "step_extended_ns", "step_replay_ns",
-              "diff_ns"):
-        assert py["cluster"][k] == ref["cluster"][k]
-    assert py["cluster"]["diff_pct"] == pytest.approx(
-        ref["cluster"]["diff_pct"], rel=1e-12, abs=1e-12)
+    for k in ("format", "format_version", "hetsim_version"):
+        del ref[k]
+    assert list(py) == list(ref)
+    assert py == ref
+    ref, rc, _ = cli("validate", rel(path), "--json", "--formula", "source",
+                     "--tolerance", "5")
+    py = hetsim.Scenario.load(rel(path)).validate(formula="source",
+                                                   tolerance_pct=5)
+    assert rc == (0 if py["within_tolerance"] else 1)
+    for k in ("format", "format_version", "hetsim_version"):
+        del ref[k]
+    assert py == ref
 
 
 def test_sweep_matches_cli():
