@@ -3,7 +3,7 @@ cut to NODES nodes of 8 devices (default 1250: 10,000 devices), the
 hierarchical collective, 2 steps.  Prints the intervals, their bytes and
 the peak resident size before and after, so that one sees the intervals
 come back once (the C buffer grown by realloc, viewed by NumPy), not
-copied a second time.  Takes ~75 s and ~4.6 GB at 10,000 devices.
+copied a second time.  Takes 10-75 s and ~4.6 GB at 10,000 devices.
 
     python3 bench/bench_python_timeline.py [NODES]
 (HETSIM_LIBRARY=BUILD/libhetsim.so when the build is not build/)
