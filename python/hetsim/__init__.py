@@ -535,9 +535,9 @@ def _value_text(v):
 
 def sweep(scenario, vary, set=None, zip=False, replay="auto",
           as_json=False):
-    """`hetsim sweep --json`: vary maps a key path to its values (a list,
-    or the CLI's text "8,16,32" or "8:64:x2"); set maps key paths to one
-    value each.  replay: "auto", "never" (--closed-only) or "always"
+    """`hetsim sweep --json`: vary maps a key path to its values (a
+    list, or the CLI's text "8,16,32", "8..64:8", "8..64*2"); set maps
+    key paths to one value each.  replay: "auto", "never" (--closed-only) or "always"
     (--replay).  Returns a pandas DataFrame when pandas is importable,
     else a list of dicts (one per point: the varied keys, then the
     figures); as_json=True returns the whole JSON document instead."""

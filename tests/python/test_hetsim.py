@@ -308,6 +308,23 @@ def test_ctrl_c_stops_a_long_replay():
     assert s.predict(closed_only=True)["n_devices"] == 500
 
 
+def test_ctrl_c_stops_a_sweep():
+    """SIGINT during a sweep of 3,000 points (each a closed-form answer of
+    ~1,000 devices) stops it between points."""
+    s = hetsim.Scenario.load("scenarios/default.yaml")
+    s["device_types.MLU370.count"] = 1000
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            hetsim.sweep(s, vary={"device_types.A100.count": "1..3000:1"},
+                         replay="never")
+    finally:
+        timer.cancel()
+    assert e.traceback[-1].name == "check"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_scenarios_are_freed():
     """Scenarios (100,000 devices: ~10 MiB of C memory each) and timelines
     (~2 MiB each) made and dropped 40 times: the C side is freed with them,
