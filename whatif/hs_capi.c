@@ -506,6 +506,7 @@ hs_err_t hs_capi_advise_ring(const hs_scenario_t *s, int replay,
 {
     hs_advise_ring_t *r = NULL;
     const hs_advise_ring_cand_t *c;
+    size_t k, i;
     hs_err_t rc;
 
     memset(out, 0, sizeof *out);
@@ -519,8 +520,27 @@ hs_err_t hs_capi_advise_ring(const hs_scenario_t *s, int replay,
     out->chosen = c->fig;
     snprintf(out->label, sizeof out->label, "%s", c->label);
     out->lower_bound_step_source_ns = r->lower_bound_ns;
+    out->exact = r->exact != 0;
     if (order != NULL && n_order >= r->n)
         memcpy(order, c->order, r->n * sizeof *order);
+    out->n_cands = r->n_cands < HS_CAPI_ADVISE_CANDS ? r->n_cands
+                                                     : HS_CAPI_ADVISE_CANDS;
+    out->width = r->n;
+    out->values = malloc((out->n_cands * r->n + 1) * sizeof *out->values);
+    if (out->values == NULL) {
+        hs_advise_ring_free(r);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (k = 0; k < out->n_cands; k++) {
+        hs_capi_cand_t *o = &out->cands[k];
+
+        snprintf(o->label, sizeof o->label, "%s", r->cands[k].label);
+        o->same_as = r->cands[k].same_as;
+        o->recommended = r->outcome != HS_ADVISE_NONE && k == r->chosen;
+        o->fig = r->cands[k].fig;
+        for (i = 0; i < r->n; i++)
+            out->values[k * r->n + i] = r->cands[k].order[i];
+    }
     hs_advise_ring_free(r);
     return HS_OK;
 }
@@ -534,7 +554,7 @@ hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
 {
     hs_advise_batch_t *r = NULL;
     const hs_advise_batch_cand_t *c;
-    size_t k;
+    size_t k, j;
     hs_err_t rc;
 
     memset(out, 0, sizeof *out);
@@ -549,11 +569,35 @@ hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
     snprintf(out->label, sizeof out->label, "%s", c->label);
     out->lower_bound_step_source_ns = -1;
     out->global_batch = r->global_batch;
+    out->global_batch_asked = r->global_batch_asked;
     for (k = 0; k < n_types && k < r->n_types; k++) {
         if (batch != NULL)
             batch[k] = c->batch[k];
         if (shard != NULL)
             shard[k] = c->shard[k];
+    }
+    out->n_cands = r->n_cands < HS_CAPI_ADVISE_CANDS ? r->n_cands
+                                                     : HS_CAPI_ADVISE_CANDS;
+    out->width = 2 * r->n_types;
+    out->values = malloc((out->n_cands * out->width + 1) *
+                         sizeof *out->values);
+    if (out->values == NULL) {
+        hs_advise_batch_free(r);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (j = 0; j < out->n_cands; j++) {
+        hs_capi_cand_t *o = &out->cands[j];
+
+        snprintf(o->label, sizeof o->label, "%s", r->cands[j].label);
+        o->same_as = -1;
+        o->recommended = r->outcome != HS_ADVISE_NONE && j == r->chosen;
+        o->global_batch = r->cands[j].global_batch;
+        o->fig = r->cands[j].fig;
+        for (k = 0; k < r->n_types; k++) {
+            out->values[j * out->width + k] = r->cands[j].batch[k];
+            out->values[j * out->width + r->n_types + k] =
+                r->cands[j].shard[k];
+        }
     }
     hs_advise_batch_free(r);
     return HS_OK;
@@ -568,7 +612,7 @@ hs_err_t hs_capi_advise_mix(const hs_scenario_t *s, int replay,
 {
     hs_mixopt_type_t *ty;
     hs_advise_mix_t *r = NULL;
-    size_t k;
+    size_t k, j;
     int none;
     hs_err_t rc;
 
@@ -600,6 +644,36 @@ hs_err_t hs_capi_advise_mix(const hs_scenario_t *s, int replay,
     for (k = 0; counts != NULL && k < n_types && k < s->n_types; k++)
         counts[k] = none ? r->given_counts[k]
                          : r->search->top[r->chosen].counts[k];
+    out->given_ok = r->given_ok != 0;
+    out->given_allowed = r->given_allowed != 0;
+    out->shards_derived = r->shards_derived != 0;
+    out->given_cost = r->given_cost;
+    out->mixes_visited = r->search->visited;
+    out->mixes_evaluated = r->search->evaluated;
+    out->n_cands = r->search->n_top < HS_CAPI_ADVISE_CANDS
+                       ? r->search->n_top
+                       : HS_CAPI_ADVISE_CANDS;
+    out->width = s->n_types;
+    out->values = malloc(((out->n_cands + 1) * s->n_types + 1) *
+                         sizeof *out->values);
+    if (out->values == NULL) {
+        hs_advise_mix_free(r);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (j = 0; j < out->n_cands; j++) {
+        hs_capi_cand_t *o = &out->cands[j];
+
+        o->same_as = -1;
+        o->recommended = !none && j == r->chosen;
+        o->cost = r->cost[j];
+        o->cost_extended = r->search->top[j].cost;
+        o->meets = r->ok[j] != 0;
+        o->fig = r->fig[j];
+        for (k = 0; k < s->n_types; k++)
+            out->values[j * s->n_types + k] = r->search->top[j].counts[k];
+    }
+    for (k = 0; k < s->n_types; k++)
+        out->values[out->n_cands * s->n_types + k] = r->given_counts[k];
     hs_advise_mix_free(r);
     return HS_OK;
 }

@@ -200,24 +200,58 @@ hs_err_t hs_capi_sweep_json(const hs_scenario_t *s, int mode,
                             const char *const *vary, size_t n_vary, int zip,
                             char **json, hs_error_t *err);
 
+/* Candidates an answer lists, at most (ring 4, batch 8, mix 8). */
+#define HS_CAPI_ADVISE_CANDS 8
+
+/* One candidate of a question, as judged. */
+typedef struct hs_capi_cand_s {
+    char label[32];             /* ring, batch: its label; mix: "" */
+    int32_t same_as;            /* ring: an identical earlier one, -1 */
+    int32_t recommended;        /* 1: the recommendation */
+    uint64_t global_batch;      /* batch: its global batch */
+    double cost;                /* mix: by its judge's total, -1 unknown */
+    double cost_extended;       /* mix: the search's own figure */
+    int32_t meets;              /* mix: meets the constraint, judged */
+    int32_t reserved;
+    hs_advise_fig_t fig;
+} hs_capi_cand_t;
+
 /* One question's verdict: the given configuration's and the
    recommended one's figures (the same as the given one when the outcome
-   is HS_ADVISE_NONE), the recommended candidate's label. */
+   is HS_ADVISE_NONE), the recommended candidate's label, every
+   candidate.  values (malloc'd, free with hs_capi_free) holds width
+   numbers per candidate, in candidate order: ring, the order's device
+   indices (width n_devices); batch, each type's batch then each type's
+   shard (0: none; width 2 n_types); mix, each type's count (width
+   n_types), and after the candidates one row more: the given counts. */
 typedef struct hs_capi_advice_s {
     int32_t outcome;            /* hs_advise_outcome_t */
     int32_t met;                /* mix: something meets the constraint */
     hs_advise_fig_t given;
     hs_advise_fig_t chosen;
-    char label[32];             /* "searched", "grouped", "mix 0", ... */
+    char label[32];             /* "searched", "grouped"; mix: the rank
+                                   of the mix, from 1 */
     int64_t lower_bound_step_source_ns;     /* ring; -1 otherwise */
     uint64_t global_batch;      /* batch; 0 otherwise */
+    uint64_t global_batch_asked;            /* batch */
+    int32_t exact;              /* ring: the search was exact */
+    int32_t given_ok;           /* mix: the given mix meets it, judged */
+    int32_t given_allowed;      /* mix: within min and avail */
+    int32_t shards_derived;     /* mix */
+    double given_cost;          /* mix, -1 unknown */
+    uint64_t mixes_visited, mixes_evaluated;    /* mix */
+    size_t n_cands;
+    hs_capi_cand_t cands[HS_CAPI_ADVISE_CANDS];
+    size_t width;
+    uint64_t *values;
 } hs_capi_advice_t;
 
 /*
  * `hetsim advise ring`: into *out, and the recommended ring order (device
  * indices) into order[0 .. n_devices) when order is not NULL and n_order
  * >= s->n_devices.  exact_max 0: the library's default.  Fails as
- * hs_advise_ring does.
+ * hs_advise_ring does.  On success out->values is the caller's to free
+ * (this and the two below); NULL after a failure.
  */
 hs_err_t hs_capi_advise_ring(const hs_scenario_t *s, int replay,
                              uint32_t exact_max, hs_capi_advice_t *out,

@@ -570,87 +570,158 @@ def sweep(scenario, vary, set=None, zip=False, replay="auto",
 
 
 def _fig(f):
-    d = {"predictor_recommended": _n.PREDICTORS[f.recommended],
-         "predictor_why": f.why.decode()}
-    r = f.recommended
-    d["step_recommended_ns"] = _opt(f.est[r].step_ns)
-    d["epoch_recommended_ns"] = _opt(f.est[r].epoch_ns)
-    d["total_recommended_ns"] = _opt(f.est[r].total_ns)
-    for k, name in enumerate(_n.PREDICTORS):
-        d["step_%s_ns" % name] = _opt(f.est[k].step_ns)
-        d["epoch_%s_ns" % name] = _opt(f.est[k].epoch_ns)
-        d["total_%s_ns" % name] = _opt(f.est[k].total_ns)
+    """An hs_advise_fig_t as advise --json writes one."""
+    d = {}
+    for q in ("step", "epoch", "total"):
+        for k, name in enumerate(_n.PREDICTORS + ("recommended",)):
+            e = f.est[k if k < 3 else f.recommended]
+            d["%s_%s_ns" % (q, name)] = _opt(getattr(e, q + "_ns"))
+    d["predictor_recommended"] = _n.PREDICTORS[f.recommended]
+    d["predictor_why"] = f.why.decode()
     return d
 
 
 _OUTCOMES = ("improved", "fallback", "none")
+_QUANTITIES = ("step", "epoch", "total")
 
 
-def _advice(question, adv):
+def _advice(question, scenario, adv, want_total):
+    """The head every advise answer starts with, and what the answer was
+    judged on (hs_advise_fig_pair, as the command line calls it)."""
     none = adv.outcome == 2
-    return {"question": question, "outcome": _OUTCOMES[adv.outcome],
-            "recommended": None if none else adv.label.decode(),
-            "given": _fig(adv.given),
-            "chosen": None if none else _fig(adv.chosen)}
+    chosen = None if none else adv.chosen
+    vc, vg = ctypes.c_int64(), ctypes.c_int64()
+    pred, qty = ctypes.c_int(), ctypes.c_int()
+    _lib.hs_advise_fig_pair(ctypes.byref(chosen if chosen else adv.given),
+                            ctypes.byref(adv.given), want_total,
+                            ctypes.byref(vc), ctypes.byref(vg),
+                            ctypes.byref(pred), ctypes.byref(qty))
+    return {"question": question, "scenario": scenario.file,
+            "outcome": _OUTCOMES[adv.outcome],
+            "predictor_recommended": _n.PREDICTORS[adv.given.recommended],
+            "predictor_why": adv.given.why.decode(),
+            "judged": {"predictor": _n.PREDICTORS[pred.value],
+                       "quantity": _QUANTITIES[qty.value],
+                       "given_ns": _opt(vg.value),
+                       "recommended_ns": None if none else _opt(vc.value),
+                       "change_pct": (100.0 * (vc.value - vg.value)
+                                      / vg.value
+                                      if not none and vg.value > 0
+                                      else None)}}
+
+
+def _values(adv, k):
+    """Candidate k's row of adv.values."""
+    w = adv.width
+    return [adv.values[k * w + i] for i in range(w)]
+
+
+def _advise_call(fn, scenario, *args):
+    adv = _n.hs_capi_advice_t()
+    err = _err()
+    with _interruptible() as came:
+        rc = fn(scenario._resolved(), *args[:-1], ctypes.byref(adv),
+                *args[-1], err)
+    _n.check(rc, err)
+    return adv, came
 
 
 def advise_ring(scenario, replay=True, exact_max=16):
-    """`hetsim advise ring`: the ring order with the least step.  "order"
-    holds the recommended ring's device names (the given ring's when no
-    better one is found)."""
+    """`hetsim advise ring --json`'s document, less its format head,
+    search_cpu_s and scenario_written: the ring order with the least
+    step.  "order" (not in the CLI's document) holds the recommended
+    ring's device names (the given ring's when no better one is found)."""
     p = scenario._resolved()
     n = _lib.hs_capi_n_devices(p)
-    adv = _n.hs_capi_advice_t()
     order = (ctypes.c_uint32 * max(n, 1))()
-    err = _err()
-    with _interruptible() as came:
-        rc = _lib.hs_capi_advise_ring(p, bool(replay), exact_max,
-                                      ctypes.byref(adv), order, n, err)
-    _n.check(rc, err)
+    adv, came = _advise_call(_lib.hs_capi_advise_ring, scenario,
+                             bool(replay), exact_max, (order, n))
+    try:
+        names = scenario.devices
+        d = _advice("ring", scenario, adv, 0)
+        d = dict([("question", d.pop("question")),
+                  ("scenario", d.pop("scenario")), ("n_devices", n)]
+                 + list(d.items()))
+        d["recommended"] = None if adv.outcome == 2 else adv.label.decode()
+        d["search"] = "exact" if adv.exact else "heuristic"
+        d["lower_bound_step_source_ns"] = adv.lower_bound_step_source_ns
+        d["candidates"] = []
+        for k in range(adv.n_cands):
+            c = adv.cands[k]
+            row = {"label": c.label.decode(),
+                   "same_as": (adv.cands[c.same_as].label.decode()
+                               if c.same_as >= 0 else None),
+                   "recommended": bool(c.recommended)}
+            row.update(_fig(c.fig))
+            row["ring"] = [names[i] for i in _values(adv, k)]
+            d["candidates"].append(row)
+        d["order"] = [names[order[i]] for i in range(n)]
+    finally:
+        _lib.hs_capi_free(ctypes.cast(adv.values, ctypes.c_void_p))
     _late(came)
-    d = _advice("ring", adv)
-    names = scenario.devices
-    d["n_devices"] = n
-    d["lower_bound_step_source_ns"] = adv.lower_bound_step_source_ns
-    d["order"] = [names[order[i]] for i in range(n)]
     return d
 
 
 def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
-    """`hetsim advise batch`: per-type batches that keep the global batch
-    (0: the scenario's); max_batch maps a type to its largest batch."""
-    p = scenario._resolved()
+    """`hetsim advise batch --json`'s document, less its format head,
+    scaling and scenario_written: per-type batches that keep the global
+    batch (0: the scenario's); max_batch maps a type to its largest
+    batch.  "batch" and "shard_samples" (not in the CLI's document) map
+    each type to the recommended batch and shard."""
     names = scenario.types
     nt = len(names)
+    given = [t["batch"] for t in scenario.predict(closed_only=True)["types"]]
     U = ctypes.c_uint64 * max(nt, 1)
     mb = U(*[int((max_batch or {}).get(t, 0)) for t in names])
     batch, shard = U(), U()
-    adv = _n.hs_capi_advice_t()
-    err = _err()
-    with _interruptible() as came:
-        rc = _lib.hs_capi_advise_batch(p, bool(replay), int(global_batch),
-                                       mb, ctypes.byref(adv), batch, shard,
-                                       nt, err)
-    _n.check(rc, err)
+    adv, came = _advise_call(_lib.hs_capi_advise_batch, scenario,
+                             bool(replay), int(global_batch), mb,
+                             (batch, shard, nt))
+    try:
+        d = _advice("batch", scenario, adv, 0)
+        d["recommended"] = None if adv.outcome == 2 else adv.label.decode()
+        d["global_batch_asked"] = int(adv.global_batch_asked)
+        d["global_batch"] = int(adv.global_batch)
+        d["types"] = [{"name": names[k], "count": None,
+                       "batch_given": given[k],
+                       "batch_recommended": int(batch[k])}
+                      for k in range(nt)]
+        counts = [t["count"] for t in
+                  scenario.predict(closed_only=True)["types"]]
+        for k in range(nt):
+            d["types"][k]["count"] = counts[k]
+        d["candidates"] = []
+        for j in range(adv.n_cands):
+            c = adv.cands[j]
+            v = _values(adv, j)
+            row = {"label": c.label.decode(),
+                   "recommended": bool(c.recommended),
+                   "global_batch": int(c.global_batch),
+                   "batch": {names[k]: v[k] for k in range(nt)},
+                   "shard_samples": {names[k]: v[nt + k] for k in range(nt)
+                                     if v[nt + k] != 0}}
+            row.update(_fig(c.fig))
+            d["candidates"].append(row)
+        d["batch"] = {names[k]: int(batch[k]) for k in range(nt)}
+        d["shard_samples"] = {names[k]: int(shard[k]) for k in range(nt)}
+    finally:
+        _lib.hs_capi_free(ctypes.cast(adv.values, ctypes.c_void_p))
     _late(came)
-    d = _advice("batch", adv)
-    d["global_batch"] = int(adv.global_batch)
-    d["batch"] = {names[k]: int(batch[k]) for k in range(nt)}
-    d["shard_samples"] = {names[k]: int(shard[k]) for k in range(nt)}
     return d
 
 
 def advise_mix(scenario, price, budget=None, deadline_ns=None, avail=None,
                min=None, replay=True):
-    """`hetsim advise mix`: how many devices of each type; price maps
-    every type to its price per device-hour; exactly one of budget (the
-    fastest mix within it) and deadline_ns (the cheapest within it);
-    avail and min map types to counts (default: the scenario's count, 0).
-    """
+    """`hetsim advise mix --json`'s document, less its format head,
+    search_cpu_s and scenario_written: how many devices of each type;
+    price maps every type to its price per device-hour; exactly one of
+    budget (the fastest mix within it) and deadline_ns (the cheapest
+    within it); avail and min map types to counts (default: the
+    scenario's count, 0).  "counts" (not in the CLI's document) maps each
+    type to the recommended count."""
     if (budget is None) == (deadline_ns is None):
         raise InputError("advise_mix needs exactly one of budget and "
                          "deadline_ns", _n.HS_ERR_USAGE, "usage error", 2)
-    p = scenario._resolved()
     names = scenario.types
     nt = len(names)
     missing = [t for t in names if t not in price]
@@ -665,19 +736,46 @@ def advise_mix(scenario, price, budget=None, deadline_ns=None, avail=None,
     mn = U(*[int((min or {}).get(t, 0)) for t in names])
     pr = (ctypes.c_double * max(nt, 1))(*[float(price[t]) for t in names])
     counts = U()
-    adv = _n.hs_capi_advice_t()
-    err = _err()
-    with _interruptible() as came:
-        rc = _lib.hs_capi_advise_mix(p, bool(replay), av, mn, pr,
-                                     float(budget or 0), int(deadline_ns or 0),
-                                     ctypes.byref(adv), counts, nt, err)
-    _n.check(rc, err)
+    adv, came = _advise_call(_lib.hs_capi_advise_mix, scenario,
+                             bool(replay), av, mn, pr, float(budget or 0),
+                             int(deadline_ns or 0), (counts, nt))
+    try:
+        d = _advice("mix", scenario, adv, 1)
+        d = dict([("question", d.pop("question")),
+                  ("scenario", d.pop("scenario")),
+                  ("goal", "fastest within budget" if budget is not None
+                   else "cheapest within deadline"),
+                  ("budget", float(budget) if budget is not None else None),
+                  ("deadline_ns", int(deadline_ns) if deadline_ns is not None
+                   else None)] + list(d.items()))
+        d["recommended"] = (None if adv.outcome == 2
+                            else int(adv.label.decode()))
+        d["constraint_met"] = bool(adv.met)
+        d["shards_derived"] = bool(adv.shards_derived)
+        d["mixes_visited"] = int(adv.mixes_visited)
+        d["mixes_evaluated"] = int(adv.mixes_evaluated)
+
+        def mix(row_counts, fig, cost, ok):
+            m = {"counts": {names[k]: row_counts[k] for k in range(nt)}}
+            m.update(_fig(fig))
+            m["cost_recommended"] = cost if cost >= 0 else None
+            m["meets_constraint"] = bool(ok)
+            return m
+
+        d["given"] = mix(_values(adv, adv.n_cands), adv.given,
+                         adv.given_cost, adv.given_ok)
+        d["given"]["within_limits"] = bool(adv.given_allowed)
+        d["candidates"] = []
+        for j in range(adv.n_cands):
+            c = adv.cands[j]
+            row = {"rank": j + 1, "recommended": bool(c.recommended)}
+            row.update(mix(_values(adv, j), c.fig, c.cost, c.meets))
+            row["cost_extended"] = c.cost_extended
+            d["candidates"].append(row)
+        d["counts"] = {names[k]: int(counts[k]) for k in range(nt)}
+    finally:
+        _lib.hs_capi_free(ctypes.cast(adv.values, ctypes.c_void_p))
     _late(came)
-    d = _advice("mix", adv)
-    if d["recommended"] is not None:  # the CLI's rank of the mix, from 1
-        d["recommended"] = int(d["recommended"])
-    d["constraint_met"] = bool(adv.met)
-    d["counts"] = {names[k]: int(counts[k]) for k in range(nt)}
     return d
 
 

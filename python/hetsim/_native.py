@@ -218,12 +218,32 @@ class hs_advise_fig_t(ctypes.Structure):
                 ("why", ctypes.c_char * 320)]
 
 
+class hs_capi_cand_t(ctypes.Structure):
+    _fields_ = [("label", ctypes.c_char * 32), ("same_as", ctypes.c_int32),
+                ("recommended", ctypes.c_int32),
+                ("global_batch", ctypes.c_uint64),
+                ("cost", ctypes.c_double), ("cost_extended", ctypes.c_double),
+                ("meets", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("fig", hs_advise_fig_t)]
+
+
 class hs_capi_advice_t(ctypes.Structure):
     _fields_ = [("outcome", ctypes.c_int32), ("met", ctypes.c_int32),
                 ("given", hs_advise_fig_t), ("chosen", hs_advise_fig_t),
                 ("label", ctypes.c_char * 32),
                 ("lower_bound_step_source_ns", ctypes.c_int64),
-                ("global_batch", ctypes.c_uint64)]
+                ("global_batch", ctypes.c_uint64),
+                ("global_batch_asked", ctypes.c_uint64),
+                ("exact", ctypes.c_int32), ("given_ok", ctypes.c_int32),
+                ("given_allowed", ctypes.c_int32),
+                ("shards_derived", ctypes.c_int32),
+                ("given_cost", ctypes.c_double),
+                ("mixes_visited", ctypes.c_uint64),
+                ("mixes_evaluated", ctypes.c_uint64),
+                ("n_cands", ctypes.c_size_t),
+                ("cands", hs_capi_cand_t * 8),
+                ("width", ctypes.c_size_t),
+                ("values", ctypes.POINTER(ctypes.c_uint64))]
 
 
 class hs_rewrite_edit_t(ctypes.Structure):
@@ -290,6 +310,10 @@ _sig("hs_capi_interrupt_arm", ctypes.c_int)
 _sig("hs_capi_interrupt_disarm", ctypes.c_int)
 _sig("hs_capi_free", None, _vp)
 _sig("hs_phase_name", _cp, ctypes.c_int)
+_sig("hs_advise_fig_pair", None, ctypes.POINTER(hs_advise_fig_t),
+     ctypes.POINTER(hs_advise_fig_t), ctypes.c_int,
+     ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))
 
 if lib.hs_capi_version() != 1:
     raise ImportError("hetsim: %s has C API version %d, this package wants 1"

@@ -174,58 +174,66 @@ def test_sweep_matches_cli():
             pt["values"]["device_types.A100.count"]
 
 
-def _cand(ref, label):
-    for c in ref["candidates"]:
-        if c["label"] == label:
-            return c
-    raise KeyError(label)
+# what advise --json has that the Python answer leaves out (a CPU time,
+# where a file was written, the batch's scaling sentence), and what the
+# Python answer adds (the recommendation itself, by name)
+ADVISE_ONLY_CLI = {"format", "format_version", "hetsim_version",
+                   "search_cpu_s", "scenario_written", "scaling"}
+ADVISE_ONLY_PY = {"order", "batch", "shard_samples", "counts"}
+
+
+def same_advice(py, ref):
+    assert set(ref) - set(py) <= ADVISE_ONLY_CLI
+    assert set(py) - set(ref) <= ADVISE_ONLY_PY
+    keys = [k for k in ref if k in py]
+    assert [k for k in py if k in ref] == keys      # in the CLI's order
+    for k in keys:
+        assert py[k] == ref[k], k
 
 
 @pytest.mark.parametrize("name", ["default", "fig3-compute-bound",
-                                  "validate-slow-owner"])
+                                  "validate-slow-owner", "example-full"])
 def test_advise_ring_matches_cli(name):
     path = "scenarios/%s.yaml" % name
     ref, rc, _ = cli("advise", "ring", path, "--json")
     assert rc == 0
     py = hetsim.advise_ring(hetsim.Scenario.load(path))
-    assert py["outcome"] == ref["outcome"]
-    assert py["recommended"] == ref["recommended"]
-    assert py["lower_bound_step_source_ns"] == \
-        ref["lower_bound_step_source_ns"]
-    same(py["given"], _cand(ref, "given"), FIGS)
-    chosen = _cand(ref, ref["recommended"] or "given")
-    assert py["order"] == chosen["ring"]
-    if py["chosen"] is not None:
-        same(py["chosen"], chosen, FIGS)
+    same_advice(py, ref)
+    chosen = [c for c in ref["candidates"] if c["recommended"]]
+    assert py["order"] == (chosen[0] if chosen else
+                           ref["candidates"][0])["ring"]
 
 
-def test_advise_batch_matches_cli():
-    ref, rc, _ = cli("advise", "batch", "scenarios/default.yaml", "--json")
+@pytest.mark.parametrize("args,kw", [
+    ((), {}),
+    (("--global-batch", "40000", "--max-batch", "A100=300"),
+     {"global_batch": 40000, "max_batch": {"A100": 300}}),
+    (("--no-replay",), {"replay": False})])
+def test_advise_batch_matches_cli(args, kw):
+    ref, rc, _ = cli("advise", "batch", "scenarios/default.yaml", "--json",
+                     *args)
     assert rc == 0
-    py = hetsim.advise_batch(hetsim.Scenario.load("scenarios/default.yaml"))
-    assert py["outcome"] == ref["outcome"]
-    assert py["recommended"] == ref["recommended"]
-    assert py["global_batch"] == ref["global_batch"]
-    same(py["given"], ref["candidates"][0], FIGS)
-    same(py["chosen"], _cand(ref, ref["recommended"]), FIGS)
+    py = hetsim.advise_batch(hetsim.Scenario.load("scenarios/default.yaml"),
+                             **kw)
+    same_advice(py, ref)
     for t in ref["types"]:
         assert py["batch"][t["name"]] == t["batch_recommended"]
 
 
-def test_advise_mix_matches_cli():
+@pytest.mark.parametrize("args,kw", [
+    (("--budget", "1000"), {"budget": 1000}),
+    (("--deadline", "3h", "--avail", "A100=150"),
+     {"deadline_ns": 3 * 3600 * 10**9, "avail": {"A100": 150}})])
+def test_advise_mix_matches_cli(args, kw):
     ref, rc, _ = cli("advise", "mix", "scenarios/default.yaml", "--json",
-                     "--price", "A100=3", "--price", "MLU370=1",
-                     "--budget", "1000")
-    assert rc == 0
+                     "--price", "A100=3", "--price", "MLU370=1", *args)
+    assert rc in (0, 1)
     py = hetsim.advise_mix(hetsim.Scenario.load("scenarios/default.yaml"),
-                           price={"A100": 3, "MLU370": 1}, budget=1000)
-    assert py["outcome"] == ref["outcome"]
-    assert py["recommended"] == ref["recommended"]
-    assert py["constraint_met"] == ref["constraint_met"]
-    same(py["given"], ref["given"], FIGS)
-    top = ref["candidates"][ref["recommended"] - 1]
-    same(py["chosen"], top, FIGS)
-    assert py["counts"] == top["counts"]
+                           price={"A100": 3, "MLU370": 1}, **kw)
+    same_advice(py, ref)
+    if ref["recommended"] is not None:
+        assert py["counts"] == \
+            ref["candidates"][ref["recommended"] - 1]["counts"]
 
 
 def test_scenario_as_data():
