@@ -41,6 +41,12 @@ int hs_capi_interrupt_arm(void)
 {
     struct sigaction sa;
 
+    /* an ignored SIGINT (nohup, a background job) stays ignored */
+    if (sigaction(SIGINT, NULL, &sa) != 0)
+        return -1;
+    hs__interrupted = 0;
+    if (sa.sa_handler == SIG_IGN)
+        return 0;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = hs__on_int;
     sigemptyset(&sa.sa_mask);

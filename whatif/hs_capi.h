@@ -286,7 +286,8 @@ hs_err_t hs_capi_advise_mix(const hs_scenario_t *s, int replay,
 /* ---- interruption and memory ------------------------------------------ */
 
 /* Installs the SIGINT flag handler (saving the current action) and clears
-   the flag; 0, or -1 when sigaction fails.  Not nested. */
+   the flag; 0, or -1 when sigaction fails.  An ignored SIGINT stays
+   ignored (nothing is installed).  Not nested. */
 int hs_capi_interrupt_arm(void);
 
 /* Restores the saved SIGINT action; 1 when SIGINT came while armed. */

@@ -296,7 +296,16 @@ def test_errors_carry_position_and_class():
     assert e.value.exit_status == rc and e.value.message in err
 
 
-def test_ctrl_c_stops_a_long_replay():
+@pytest.fixture
+def python_sigint():
+    """SIGINT handled by Python as in a terminal or a notebook (a test run
+    in the background may inherit it ignored); restored afterwards."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_stops_a_long_replay(python_sigint):
     """SIGINT during an event-engine replay (stochastic: no max-plus path)
     of 2,000 steps of 500 devices (~40 s) stops it in the library: the
     KeyboardInterrupt comes from the call's own error, not after it."""
@@ -316,7 +325,7 @@ def test_ctrl_c_stops_a_long_replay():
     assert s.predict(closed_only=True)["n_devices"] == 500
 
 
-def test_ctrl_c_stops_a_sweep():
+def test_ctrl_c_stops_a_sweep(python_sigint):
     """SIGINT during a sweep of 3,000 points (each a closed-form answer of
     ~1,000 devices) stops it between points."""
     s = hetsim.Scenario.load("scenarios/default.yaml")
@@ -331,6 +340,24 @@ def test_ctrl_c_stops_a_sweep():
         timer.cancel()
     assert e.traceback[-1].name == "check"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ignored_sigint_stays_ignored():
+    """A process that ignores SIGINT (nohup) keeps ignoring it during a
+    call: the library does not arm its handler."""
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        s = hetsim.Scenario.load("scenarios/default.yaml")
+        s["device_types.MLU370.count"] = 1000
+        rows = hetsim.sweep(s, vary={"device_types.A100.count": "1..2000:1"},
+                            replay="never", as_json=True)
+        timer.join()
+        assert rows["n_points"] == 2000 and rows["n_failed"] == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_scenarios_are_freed():
