@@ -792,7 +792,7 @@ PHASE_COLORS = {"data_load": "#999999", "forward": "#1f77b4",
 def plot_timeline(ax, timeline, devices=None, steps=None, phases=None,
                   legend=True):
     """Draws a replay's timeline on the matplotlib axes ax: one row per
-    device (ring order of the indices given, default all, at most 64),
+    device (the indices given, default all in listing order, at most 64),
     a bar per interval coloured by phase, time in ms.  timeline: a
     Timeline or an INTERVAL_DTYPE array; steps: (first, last) to show;
     phases: names to draw (default all but the waits' background)."""
