@@ -17,6 +17,9 @@
 #   DATADIR/bash-completion/completions/hetsim, both written by the built
 #         tool from its option tables (cmake/hs_gen_docs.cmake)
 #   DOCDIR/                           copyright, LICENSE, README.md
+#   HETSIM_PYTHON_DIR/hetsim/         the Python package (python/), with
+#         _paths.py naming the installed libhetsim.so relative to itself;
+#         default lib/python3/dist-packages, Debian's path for /usr
 
 # ---- the public headers ------------------------------------------------
 # What a program using the library needs: scenarios, the closed form, the
@@ -33,7 +36,7 @@ set(HS_PUBLIC_HEADERS
   traces/hs_ingest.h traces/hs_h5.h traces/hs_chrome.h traces/hs_plot.h
   traces/hs_sweep_out.h
   live/hs_profile_run.h live/hs_netmeasure.h
-  whatif/hs_sweep.h whatif/hs_advise.h whatif/hs_answer.h)
+  whatif/hs_sweep.h whatif/hs_advise.h whatif/hs_answer.h capi/hs_capi.h)
 
 # hetsim.h: the version and every public header, in the order above
 set(HS_UMBRELLA_INCLUDES "")
@@ -102,6 +105,22 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/live/harness/
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/copyright ${CMAKE_SOURCE_DIR}/LICENSE
               ${CMAKE_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# the Python package: a ctypes layer over the shared library, found from
+# the package's own place (_paths.py), so a moved tree works
+set(HETSIM_PYTHON_DIR lib/python3/dist-packages CACHE STRING
+    "where cmake --install puts the Python package hetsim (under the prefix)")
+file(RELATIVE_PATH HS_PY_TO_LIB /prefix/${HETSIM_PYTHON_DIR}/hetsim
+     /prefix/${CMAKE_INSTALL_LIBDIR})
+file(WRITE ${CMAKE_BINARY_DIR}/python/_paths.py
+     "# written by cmake/HetsimInstall.cmake: the installed shared library,\n"
+     "# relative to this package\n"
+     "LIBRARY = \"${HS_PY_TO_LIB}/libhetsim.so.${HETSIM_SOVERSION}\"\n")
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/hetsim/
+        DESTINATION ${HETSIM_PYTHON_DIR}/hetsim
+        PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
+install(FILES ${CMAKE_BINARY_DIR}/python/_paths.py
+        DESTINATION ${HETSIM_PYTHON_DIR}/hetsim)
 
 # pkg-config: prefix from the .pc file's own place, so a moved tree works
 file(RELATIVE_PATH HS_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig

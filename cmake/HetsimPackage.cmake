@@ -28,7 +28,7 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, python3-torch, iperf3, iproute2")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, python3-numpy, python3-torch, iperf3, iproute2")
 # the copyright file goes to /usr/share/doc/hetsim/ with the rest of DOCDIR
 # (`cpack --config CPackSourceConfig.cmake`: the sources, less build trees)
 set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/build[^/]*/" "__pycache__")

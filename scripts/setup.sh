@@ -20,7 +20,8 @@ TOOL="cmake gcc make pkg-config libgsl-dev libyaml-dev libyajl-dev
 libhdf5-dev zlib1g-dev libisal-dev gnuplot-nox"
 LIVE="python3 python3-torch iperf3 iproute2"
 TEST="libcunit1-dev hdf5-tools libsimgrid-dev libopenmpi-dev openmpi-bin
-valgrind dpkg-dev file groff-base man-db python3-jsonschema python3-yaml"
+valgrind dpkg-dev file groff-base man-db python3-jsonschema python3-yaml
+python3-pytest python3-numpy python3-matplotlib jupyter-nbconvert python3-ipykernel"
 case "${1:-}" in
     --tool) PKGS=$TOOL ;;
     --live) PKGS="$TOOL $LIVE" ;;

@@ -93,7 +93,12 @@ if command -v gnuplot >/dev/null; then
         -o "$T/run.png" >/dev/null || fail "the unpacked tool cannot plot"
     [ -s "$T/run.png" ] || fail "no plot"
 fi
-ok "unpacked in $R: no source or build path inside, predicts and plots from $T/cwd"
+got=$(env -u HETSIM_LIBRARY PYTHONPATH="$R/usr/lib/python3/dist-packages" python3 -c \
+    "import hetsim; print(hetsim.Scenario.default().predict()['step_source_ns'])") ||
+    fail "import hetsim from the unpacked package failed"
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_source_ns"])' "$T/want.json")
+[ "$got" = "$want" ] || fail "hetsim (Python) from the package predicts $got, the tool $want"
+ok "unpacked in $R: no source or build path inside, predicts and plots from $T/cwd, import hetsim too"
 
 # 3. dpkg -i / dpkg -r on this machine
 if [ "$(id -u)" != 0 ]; then

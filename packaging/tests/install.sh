@@ -164,5 +164,14 @@ if command -v gnuplot >/dev/null; then
         -o "$T/y.png" >/dev/null || fail "HETSIM_DATADIR=the data dir: plot failed"
 fi
 ok "HETSIM_DATADIR overrides the lookup"
+
+# the Python package, from the moved installed tree only (no build tree, no
+# HETSIM_LIBRARY): the same step as the installed tool
+pydir=$(ls -d "$M"/lib/python3/dist-packages 2>/dev/null || true)
+[ -n "$pydir" ] && [ -f "$pydir/hetsim/__init__.py" ] || fail "no Python package hetsim"
+got=$(cd "$T" && env -u HETSIM_LIBRARY PYTHONPATH="$pydir" python3 -c "import hetsim; print(hetsim.Scenario.load('$M/share/hetsim/scenarios/fig3-compute-bound.yaml').predict()['step_source_ns'])") ||
+    fail "import hetsim from the installed tree failed"
+[ "$got" = "$want_fig3" ] || fail "hetsim (Python) predicts $got, the tool $want_fig3"
+ok "import hetsim from $pydir predicts as the tool"
 echo "test_install: passed in $(awk -v a="$t0" -v b="$(date +%s.%N)" \
     'BEGIN { printf "%.1f", b - a }') s"
