@@ -413,8 +413,11 @@ static void test_pair_rate(void)
         printf("  %s: set %.0f Mbit/s, measured %.1f Mbit/s (%.3f of it)\n",
                label[k], set[k] / 1e6, got[k] / 1e6, got[k] / set[k]);
         HS_ASSERT_DBL_NEAR(set[k], cap, 1.0);
-        /* no more than the class's rate (15% for iperf3's reading) */
-        CU_ASSERT(isfinite(got[k]) && got[k] > 0 && got[k] <= 1.15 * cap);
+        /* no more than the class's rate (15% for iperf3's reading), and
+           more than a quarter of it (a unit slip, bytes for bits, reads
+           an eighth) */
+        CU_ASSERT(isfinite(got[k]) && got[k] > 0.25 * cap &&
+                  got[k] <= 1.15 * cap);
         /* a -> c and b -> a are not held to the pair class's rate */
         if (k > 0)
             CU_ASSERT(got[k] > 1.15 * pair_bps);
@@ -705,7 +708,8 @@ static void test_accuracy_smoke(void)
                                          : all / (double)nr)) < 1.0);
     }
     /* measure-bw measured the ring inside the testbed, each edge within
-       its tbf rate (15% for iperf3's reading): the smoke ring is f0
+       its tbf rate (15% for iperf3's reading) and above a quarter of it
+       (a unit slip, bytes for bits, reads an eighth): the smoke ring is f0
        (300 Mbit/s) -> s0 -> f1 -> s1 -> f0, the others at 1 Gbit/s */
     {
         const char *lp[] = {"links", NULL};
@@ -722,7 +726,7 @@ static void test_accuracy_smoke(void)
                 v = c && strstr(c, "Gbit/s") ? strtod(c + 1, NULL) * 1e9 : 0;
             printf("  link %d: %s (tbf %.0f Mbit/s)\n", k, row ? row : "?",
                    want[k] / 1e6);
-            CU_ASSERT(v > 0 && v <= 1.15 * want[k]);
+            CU_ASSERT(v > 0.25 * want[k] && v <= 1.15 * want[k]);
         }
     }
     yajl_tree_free(root);
