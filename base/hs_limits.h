@@ -119,6 +119,14 @@
 #define HS_LIMIT_EVENTS (UINT64_C(1) << 32)
 #define HS_LIMIT_STATE_BYTES (UINT64_C(8) << 30)
 
+/* The answer budget (whatif/hs_answer.h): a command that prints a
+   recommended figure replays the scenario when the replay takes about a
+   second or less, measured on one core of a 2-vCPU VM (2026-12): the
+   max-plus fast path about 1e9 ring rounds a second, the event engine
+   about 5e7 events a second. */
+#define HS_LIMIT_ANSWER_FAST_EVENTS 1e9
+#define HS_LIMIT_ANSWER_ENGINE_EVENTS 5e7
+
 /* A replay's normal draw of a time (mean, sd) is truncated to
    [0, mean + HS_DRAW_SD_MAX sd]: a bound the range check can rely on (a
    draw beyond 16 sd has a probability near 1e-58: no figure changes). */

@@ -280,8 +280,12 @@ int main(int argc, char **argv)
                    (double)best3,
                r->exact ? "exact" : "heuristic");
         if (replay)
-            printf("       replayed: given %.1f ms, found %.1f ms\n",
-                   r->cands[0].replay_ns / 1e6, r->cands[3].replay_ns / 1e6);
+            printf("       judged (%s): given %.1f ms, found %.1f ms\n",
+                   hs_predictor_name(r->cands[0].fig.recommended),
+                   r->cands[0].fig.est[r->cands[0].fig.recommended].step_ns /
+                       1e6,
+                   r->cands[3].fig.est[r->cands[3].fig.recommended].step_ns /
+                       1e6);
         hs_advise_ring_free(r);
         hs_scenario_free(s);
     }

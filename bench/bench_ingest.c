@@ -1,22 +1,41 @@
 /*
  * bench_ingest.c -- throughput and peak memory of hetsim's trace
  * ingestion (traces/hs_ingest.c and the reader it drives, hs_kineto.c)
- * beside Python's json.load of the same file, at two trace sizes.
+ * beside Python's json.load of the same file, and where the time goes.
  *
- * usage: bench_ingest [SMALL_MB [LARGE_MB]]     (defaults 120 and 600)
+ * usage: bench_ingest [--reps N] [--python-reps K] [--warmup W] [--no-python]
+ *                     --trace FILE...
+ *        bench_ingest [--reps N] [SMALL_MB [LARGE_MB]]  (synthetic: 120, 600)
  *
- * For each size it writes, in a fresh temporary directory (removed after),
- * a synthetic Kineto-form GPU trace with yajl's generator: per step a
+ * --trace: the given traces (plain or gzip), e.g. a real one repeated to
+ * 100 MB - 1 GB by bench/repeat_trace.py (warm-up W, default 1).  Else,
+ * for each size, in a fresh temporary directory (removed after),
+ * a synthetic Kineto-form GPU trace written with yajl's generator: per step a
  * ProfilerStep window, a DataLoader call, forward operators with
  * cudaLaunchKernel calls, a backward on a second thread (evaluate_function
  * operators, record_param_comms all-reduce buckets), an optimizer step,
  * and, after all CPU events as Kineto writes them, the GPU kernels with
- * their correlation ids.  Then, each in a child process so that peak RSS
- * (ru_maxrss from wait4) is its own:
- *   - hetsim: hs_ingest_add_file + hs_ingest_profile (4 passes);
- *   - /usr/bin/python3: json.load of the same file.
- * It prints MB/s (file bytes over wall time) and peak RSS for both and
- * their ratios.  A benchmark, not a test: it asserts nothing.
+ * their correlation ids (warm-up 20).
+ *
+ * Each file is measured N times (default 3); each repetition runs, each in
+ * a child process so that its peak RSS (ru_maxrss from wait4) and CPU time
+ * (user + system, from wait4) are its own, one after the other:
+ *   read     the JSON text only (hs_jscan_read_only: read(), or inflate);
+ *   yajl     + yajl's tokenizer with no callbacks (hs_jscan_file);
+ *   decode   + hs_kev's callbacks: every event decoded (a no-op handler);
+ *   hetsim   the whole ingestion: hs_ingest_add_file + hs_ingest_profile
+ *            (the one read, the records, their replays, the profile);
+ *   python   /usr/bin/python3's json.load of the same file (gzip.open for
+ *            a .gz), the reference, in the first K repetitions
+ *            (--python-reps K, default 1: it takes minutes and GBs on a
+ *            1 GB trace).
+ * It prints per stage the medians of wall time, CPU time and MB/s of JSON
+ * (the uncompressed text's bytes) by both, peak RSS, and the time each
+ * layer adds (inflate, tokenizing, callbacks, the work per event), the
+ * ratio hetsim/python, and the load average before and after (the machine
+ * may be shared: wall times then stretch; CPU times much less).  All of it
+ * on one core: hetsim reads, inflates and parses in one thread.  A
+ * benchmark, not a test: it asserts nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +52,8 @@
 #include <yajl/yajl_gen.h>
 
 #include "hs_ingest.h"
+#include "hs_jscan.h"
+#include "hs_kev.h"
 
 static void hs__print(void *ctx, const char *s, size_t n)
 {
@@ -208,22 +229,86 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs fn in a child; returns its wall time, sets *rss_kb. */
-static double in_child(int (*fn)(const char *), const char *arg,
-                       long *rss_kb, int *status)
+/* One stage's run: wall and CPU seconds, peak RSS in kB, exit status. */
+typedef struct run_s {
+    double wall, cpu;
+    long rss_kb;
+    int status;
+} run_t;
+
+/* Runs fn(arg) in a child; its wall time, CPU time (user + system) and
+   peak RSS. */
+static run_t in_child(int (*fn)(const char *), const char *arg)
 {
     double t0 = now_s();
-    pid_t pid = fork();
+    pid_t pid;
     struct rusage ru;
     int st = 0;
+    run_t r;
 
+    fflush(stdout);
+    pid = fork();
     if (pid == 0)
         _exit(fn(arg));
     wait4(pid, &st, 0, &ru);
-    *rss_kb = ru.ru_maxrss;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return now_s() - t0;
+    r.wall = now_s() - t0;
+    r.cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    r.rss_kb = ru.ru_maxrss;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
 }
+
+static unsigned g_warmup = 20;
+
+static int run_read(const char *path)
+{
+    uint64_t n;
+    hs_error_t err;
+
+    if (hs_jscan_read_only(path, &n, &err) != HS_OK) {
+        fprintf(stderr, "bench_ingest: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static int run_yajl(const char *path)
+{
+    static const yajl_callbacks none = {NULL, NULL, NULL, NULL, NULL, NULL,
+                                        NULL, NULL, NULL, NULL, NULL};
+    hs_jscan_t js;
+    hs_error_t err;
+
+    if (hs_jscan_file(&js, path, &none, NULL, &err) != HS_OK) {
+        fprintf(stderr, "bench_ingest: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static hs_err_t noop_event(hs_kev_scan_t *sc, const hs_kev_t *e)
+{
+    (void)sc;
+    (void)e;
+    return HS_OK;
+}
+
+static int run_decode(const char *path)
+{
+    hs_kev_scan_t *sc = malloc(sizeof *sc);
+    hs_error_t err;
+
+    if (sc == NULL || hs_kev_scan_file(path, noop_event, NULL, sc, &err) !=
+                          HS_OK) {
+        fprintf(stderr, "bench_ingest: %s\n", sc ? err.msg : "no memory");
+        return 1;
+    }
+    free(sc);
+    return 0;
+}
+
+static int g_verbose = 1;
 
 static int run_hs(const char *path)
 {
@@ -233,16 +318,20 @@ static int run_hs(const char *path)
     hs_profile_t p;
 
     hs_ingest_opts_default(&o);
+    o.warmup = g_warmup;
     ing = hs_ingest_new(&o);
     if (hs_ingest_add_file(ing, path, &err) != HS_OK ||
         hs_ingest_profile(ing, &p, &err) != HS_OK) {
         fprintf(stderr, "bench_ingest: %s\n", err.msg);
         return 1;
     }
-    printf("    hetsim profile: t_fwd %.3f ms (kernels), t_bwd %.3f ms, "
-           "D %" PRIu64 " B, %u steps kept, %u passes\n",
-           (double)p.t_fwd.mean_ns / 1e6, (double)p.t_bwd.mean_ns / 1e6,
-           p.ar_bytes, p.steps_kept, hs_ingest_file(ing, 0)->passes);
+    if (g_verbose)
+        printf("    hetsim profile: t_fwd %.3f ms, t_bwd %.3f ms, "
+               "D %" PRIu64 " B, %u steps kept, %u pass(es), %zu fwd_ops; "
+               "%" PRIu64 " events\n",
+               (double)p.t_fwd.mean_ns / 1e6, (double)p.t_bwd.mean_ns / 1e6,
+               p.ar_bytes, p.steps_kept, hs_ingest_file(ing, 0)->passes,
+               p.n_fwd_ops, hs_ingest_file(ing, 0)->n_events);
     fflush(stdout);
     hs_profile_clear(&p);
     hs_ingest_free(ing);
@@ -252,26 +341,161 @@ static int run_hs(const char *path)
 static int run_py(const char *path)
 {
     execl("/usr/bin/python3", "python3", "-c",
-          "import json,sys\n"
-          "with open(sys.argv[1]) as f: d = json.load(f)\n"
-          "print('    python: %d events' % len(d['traceEvents']))\n",
+          "import gzip,json,sys\n"
+          "p = sys.argv[1]\n"
+          "with (gzip.open(p, 'rt') if p.endswith('.gz') else open(p)) as f:"
+          " d = json.load(f)\n",
           path, (char *)NULL);
     return 127;
+}
+
+static void loadavg(char *buf, size_t cap)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+
+    buf[0] = '\0';
+    if (f != NULL) {
+        if (fgets(buf, (int)cap, f) == NULL)
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum { ST_READ = 0, ST_YAJL, ST_DECODE, ST_HS, ST_PY, ST_N };
+static const char *const st_name[ST_N] = {"read", "yajl", "decode",
+                                          "hetsim", "python"};
+#define MAXREP 15
+
+/* Measures one trace: reps x the five stages; prints the medians. */
+static int g_py_reps = 1;
+
+static int bench_file(const char *path, int reps, int python)
+{
+    double wall[ST_N][MAXREP], cpu[ST_N][MAXREP];
+    long rss[ST_N];
+    int (*fn[ST_N])(const char *) = {run_read, run_yajl, run_decode, run_hs,
+                                      run_py};
+    uint64_t json = 0;
+    hs_error_t err;
+    struct stat st;
+    double mw[ST_N], mc[ST_N], mb;
+    char la0[128], la1[128];
+    int i, k, failed = 0;
+
+    if (stat(path, &st) != 0 || hs_jscan_read_only(path, &json, &err) !=
+                                    HS_OK) {
+        fprintf(stderr, "bench_ingest: cannot read %s\n", path);
+        return 1;
+    }
+    mb = (double)json / 1e6;
+    loadavg(la0, sizeof la0);
+    printf("\n%s: %.1f MB of JSON (%.1f MB on disk), %d repetitions, load "
+           "average before: %s\n",
+           path, mb, (double)st.st_size / 1e6, reps, la0);
+    memset(rss, 0, sizeof rss);
+    for (k = 0; k < reps; k++) {
+        for (i = 0; i < ST_N; i++) {
+            run_t r;
+            if (i == ST_PY && (!python || k >= g_py_reps))
+                continue;
+            g_verbose = k == 0;
+            r = in_child(fn[i], path);
+            wall[i][k] = r.wall;
+            cpu[i][k] = r.cpu;
+            if (r.rss_kb > rss[i])
+                rss[i] = r.rss_kb;
+            if (r.status != 0) {
+                printf("  %s FAILED (status %d)\n", st_name[i], r.status);
+                failed = 1;
+            }
+        }
+    }
+    loadavg(la1, sizeof la1);
+    printf("  %-7s %9s %9s %11s %11s %10s\n", "stage", "wall_s", "cpu_s",
+           "MB/s(wall)", "MB/s(cpu)", "peak_MB");
+    for (i = 0; i < ST_N; i++) {
+        if (i == ST_PY && !python)
+            continue;
+        {
+            int nr = i == ST_PY && g_py_reps < reps ? g_py_reps : reps;
+            mw[i] = median(wall[i], nr);
+            mc[i] = median(cpu[i], nr);
+        }
+        printf("  %-7s %9.3f %9.3f %11.1f %11.1f %10.1f\n", st_name[i],
+               mw[i], mc[i], mb / mw[i], mb / mc[i], rss[i] / 1024.0);
+    }
+    printf("  where the CPU time goes (medians, differences of the "
+           "stages): read/inflate %.3f s, tokenizing %.3f s, callbacks + "
+           "decoding %.3f s, records + replays + profile %.3f s\n",
+           mc[ST_READ], mc[ST_YAJL] - mc[ST_READ],
+           mc[ST_DECODE] - mc[ST_YAJL], mc[ST_HS] - mc[ST_DECODE]);
+    printf("  yajl alone (no callbacks): %.1f MB/s of CPU time -- the "
+           "ceiling of a yajl reader on this machine\n",
+           mb / mc[ST_YAJL]);
+    if (python)
+        printf("  hetsim vs python json.load: x%.2f faster by wall time, "
+               "x%.2f by CPU time; peak memory x%.4f\n",
+               mw[ST_PY] / mw[ST_HS], mc[ST_PY] / mc[ST_HS],
+               (double)rss[ST_HS] / (double)rss[ST_PY]);
+    printf("  load average after: %s\n", la1);
+    fflush(stdout);
+    return failed;
 }
 
 int main(int argc, char **argv)
 {
     long sizes[2] = {120, 600};
+    int ns = 0, reps = 3, python = 1, a, rc = 0, have_warmup = 0;
     const char *tmp = getenv("TMPDIR");
     char base[512], path[600];
-    int i;
-    double hs_rate[2] = {0, 0};
-    long hs_rss[2] = {0, 0};
+    const char *traces[64];
+    int nt = 0, trace_mode = 0, i;
 
-    if (argc > 1)
-        sizes[0] = atol(argv[1]);
-    if (argc > 2)
-        sizes[1] = atol(argv[2]);
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc) {
+            reps = atoi(argv[++a]);
+            if (reps < 1)
+                reps = 1;
+            if (reps > MAXREP)
+                reps = MAXREP;
+        } else if (strcmp(argv[a], "--warmup") == 0 && a + 1 < argc) {
+            g_warmup = (unsigned)atoi(argv[++a]);
+            have_warmup = 1;
+        } else if (strcmp(argv[a], "--python-reps") == 0 && a + 1 < argc) {
+            g_py_reps = atoi(argv[++a]);
+            if (g_py_reps < 1)
+                g_py_reps = 1;
+        } else if (strcmp(argv[a], "--no-python") == 0) {
+            python = 0;
+        } else if (strcmp(argv[a], "--trace") == 0) {
+            trace_mode = 1;
+        } else if (trace_mode && nt < 64) {
+            traces[nt++] = argv[a];
+        } else if (ns < 2) {
+            sizes[ns++] = atol(argv[a]);
+        }
+    }
+    if (trace_mode) {
+        if (!have_warmup)
+            g_warmup = 1;
+        printf("bench_ingest: %d trace(s), warm-up %u\n", nt, g_warmup);
+        for (i = 0; i < nt; i++)
+            rc |= bench_file(traces[i], reps, python);
+        return rc;
+    }
     snprintf(base, sizeof base, "%s/hetsim-bench-ingest-XXXXXX",
              tmp != NULL ? tmp : "/tmp");
     if (mkdtemp(base) == NULL) {
@@ -281,42 +505,21 @@ int main(int argc, char **argv)
     printf("bench_ingest: synthetic Kineto GPU traces in %s\n", base);
     for (i = 0; i < 2; i++) {
         long long bytes;
-        double t_hs, t_py, mb, t0;
-        long rss_hs, rss_py;
-        int st_hs, st_py;
+        double t0;
 
         snprintf(path, sizeof path, "%s/trace-%ldMB.json", base, sizes[i]);
         t0 = now_s();
         bytes = gen_trace(path, sizes[i]);
         if (bytes < 0) {
             fprintf(stderr, "bench_ingest: cannot write %s\n", path);
+            rc = 1;
             break;
         }
-        mb = (double)bytes / 1e6;
-        printf("\n%s: %.1f MB (generated in %.1f s)\n", path, mb,
-               now_s() - t0);
-        fflush(stdout);
-        t_hs = in_child(run_hs, path, &rss_hs, &st_hs);
-        t_py = in_child(run_py, path, &rss_py, &st_py);
-        hs_rate[i] = mb / t_hs;
-        hs_rss[i] = rss_hs;
-        printf("  hetsim ingest : %7.2f s  %7.1f MB/s  peak RSS %8.1f MB%s\n",
-               t_hs, mb / t_hs, rss_hs / 1024.0,
-               st_hs ? "  (FAILED)" : "");
-        printf("  python json.load: %5.2f s  %7.1f MB/s  peak RSS %8.1f MB%s\n",
-               t_py, mb / t_py, rss_py / 1024.0,
-               st_py ? "  (FAILED)" : "");
-        printf("  ratio hetsim/python: speed x%.2f, peak memory x%.4f\n",
-               (mb / t_hs) / (mb / t_py), (double)rss_hs / (double)rss_py);
-        fflush(stdout);
+        printf("\n%s: %.1f MB (generated in %.1f s)\n", path,
+               (double)bytes / 1e6, now_s() - t0);
+        rc |= bench_file(path, reps, python);
         unlink(path);
     }
     rmdir(base);
-    if (hs_rss[0] > 0 && hs_rss[1] > 0)
-        printf("\nhetsim peak RSS at %ld MB: %.1f MB, at %ld MB: %.1f MB "
-               "(x%.3f for x%.1f the size); throughput %.1f vs %.1f MB/s\n",
-               sizes[0], hs_rss[0] / 1024.0, sizes[1], hs_rss[1] / 1024.0,
-               (double)hs_rss[1] / (double)hs_rss[0],
-               (double)sizes[1] / (double)sizes[0], hs_rate[0], hs_rate[1]);
-    return 0;
+    return rc;
 }

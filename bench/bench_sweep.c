@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hs_scenario.h"
+#include "hs_answer.h"
 #include "hs_sweep.h"
 
 static double now_s(void)
@@ -85,7 +86,8 @@ static double rate(unsigned long n, size_t points, int replay,
     snprintf(vary_lat, sizeof vary_lat, "network.latency=0us..3us:1us");
     if (hs_scenario_load_text(yaml, strlen(yaml), "bench.yaml", NULL, &s,
                               &e) != HS_OK ||
-        hs_sweep_new(s, replay, &sw, &e) != HS_OK ||
+        hs_sweep_new(s, replay ? HS_ANSWER_REPLAY_ALWAYS
+                                : HS_ANSWER_REPLAY_NEVER, &sw, &e) != HS_OK ||
         hs_sweep_vary(sw, vary_bw, &e) != HS_OK ||
         hs_sweep_vary(sw, vary_lat, &e) != HS_OK ||
         hs_sweep_plan(sw, &e) != HS_OK ||

@@ -1,8 +1,10 @@
 /*
  * cmd_advise.c -- `hetsim advise ring|batch|mix [SCENARIO] ...`: the ring
  * order, the batch per type, the device mix that the closed form finds
- * and the replay confirms (whatif/hs_advise.h), as a short report or
- * JSON, and the recommendation written as a scenario file (-o).
+ * and the recommended predictor judges against the given configuration
+ * (whatif/hs_advise.h), as a short report with units in its headers or as
+ * JSON (schemas/advise-*.schema.json), and the recommendation written as
+ * a scenario file (-o; nothing when no better configuration is found).
  * Progress goes to stderr (a terminal, or --progress); under mpirun the
  * work is split over the ranks (hs_advise_exec_t) and rank 0 alone
  * prints and writes, the same bytes as one process.
@@ -77,15 +79,17 @@ static int hs__p_price(const char *t, void *b)
 
 static const hs_opt_t hs__adv_table[] = {
     {.name = "json", .kind = HS_OPT_FLAG, HS_OPT_AT(hs__adv_opts_t, json),
-     .help = "print the result as JSON (times in ns)"},
+     .help = "print the result as JSON (times in ns; the fields:\n"
+             "schemas/advise-QUESTION.schema.json)"},
     {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__adv_opts_t, out), .metavar = "FILE",
      .help = "write the recommendation as a scenario file (and, for batch,\n"
-             "each type's scaled profile beside it)"},
+             "each type's scaled profile beside it); nothing when no\n"
+             "better configuration is found"},
     {.name = "no-replay", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__adv_opts_t, no_replay),
-     .help = "closed form only: do not confirm the candidates with the\n"
-             "replay"},
+     .help = "judge the candidates by the extended closed form, not by\n"
+             "the replay"},
     {.name = "exact-max", .kind = HS_OPT_U64,
      HS_OPT_AT(hs__adv_opts_t, exact_max), .u_lo = 2, .u_hi = 16,
      .metavar = "N", .help = "ring: exact search up to N devices (default "
@@ -134,31 +138,31 @@ static const hs_opt_cmd_t hs__adv_cmd = {
         "Answers a sizing question for SCENARIO (default: the embedded one):\n"
         "  ring   the ring order with the least step (exact search up to 16\n"
         "         devices, a heuristic with a stated lower bound beyond);\n"
-        "  batch  per-type batches that even out the devices' compute at the\n"
+        "  batch  per-type batches that even out the devices' work at the\n"
         "         same global batch (linear from each profile, or\n"
         "         interpolated over its batch_points);\n"
         "  mix    the device counts that train soonest within --budget, or\n"
         "         most cheaply within --deadline (--price for every type).\n"
-        "The closed form searches; the replay confirms the best candidates.\n"
+        "A closed form searches; the recommended predictor (the replay when\n"
+        "it fits the answer budget, else the extended closed form) judges\n"
+        "every candidate and the given configuration, and a candidate is\n"
+        "recommended only when it beats the given one (by epoch when known,\n"
+        "else step; mix: the goal within the constraint).  Otherwise: \"no\n"
+        "better configuration found\", exit 0, and -o writes nothing.\n"
+        "--force replays every candidate whatever it costs.\n"
         "Scenarios with nodes: ring keeps each node's devices together and\n"
         "orders the nodes; mix counts whole nodes of each type's node kind.\n"
         "\n"
         "Under MPI (mpirun -n K hetsim advise ...): the mixes, and the\n"
-        "replays that confirm every question's candidates, are split over\n"
-        "the ranks; rank 0 prints and writes the same answer as one process.\n",
-    .after = "exit status: 0 ok; 1 mix: the replay says none of the closed "
-             "form's best\nmixes meets the constraint; 2 bad scenario or "
-             "options, or no mix meets it.\n",
+        "judging of every question's candidates, are split over the ranks;\n"
+        "rank 0 prints and writes the same answer as one process.\n",
+    .after = "exit status: 0 ok (a recommendation, or no better configuration "
+             "found); 1 mix:\nthe recommended predictor says neither the "
+             "given mix nor any of the closed\nform's best meets the "
+             "constraint; 2 bad scenario or options, or no mix\nmeets it "
+             "by the closed form.\n",
     .pos_name = "QUESTION and SCENARIO",
     .max_pos = 2};
-
-static void hs__ms(char *buf, size_t n, int64_t ns)
-{
-    if (ns < 0)
-        snprintf(buf, n, "-");
-    else
-        hs_fmt_time(ns, buf, n);
-}
 
 /* The value a TYPE=V list gives type `name`, or dflt. */
 static double hs__kv_get(const hs__kv_t *kv, const char *name, double dflt,
@@ -217,13 +221,226 @@ static int hs__fail(const hs__adv_opts_t *o, hs_error_t *err)
     return code;
 }
 
+/* ---- the output vocabulary (docs/commands.md, schemas/advise-*.json) ---- */
+
+static const char *const hs__qname[3] = {"step", "epoch", "total"};
+
+/* The value or null. */
+static void hs__kv_ns(yajl_gen g, const char *key, int64_t ns)
+{
+    hs_cli_js(g, key);
+    if (ns >= 0)
+        yajl_gen_integer(g, (long long)ns);
+    else
+        yajl_gen_null(g);
+}
+
+/* A configuration's figures: <quantity>_<predictor>_ns for step, epoch,
+   total by source, extended, replay and recommended; the recommended
+   predictor and why. */
+static void hs__json_fig(yajl_gen g, const hs_advise_fig_t *f)
+{
+    static const char *const pn[HS_PREDICTORS] = {"source", "extended",
+                                                  "replay"};
+    char key[48];
+    int q, p;
+
+    for (q = 0; q < 3; q++) {
+        for (p = 0; p <= HS_PREDICTORS; p++) {
+            const hs_estimate_t *e = &f->est[p < HS_PREDICTORS
+                                                 ? p
+                                                 : (int)f->recommended];
+            int64_t v = q == 0 ? e->step_ns : q == 1 ? e->epoch_ns
+                                                     : e->total_ns;
+
+            snprintf(key, sizeof key, "%s_%s_ns", hs__qname[q],
+                     p < HS_PREDICTORS ? pn[p] : "recommended");
+            hs__kv_ns(g, key, v);
+        }
+    }
+    hs_cli_kv_str(g, "predictor_recommended",
+                  hs_predictor_name(f->recommended));
+    hs_cli_kv_str(g, "predictor_why", f->why);
+}
+
+/* The head every advise document starts with. */
+static void hs__json_head(yajl_gen g, const char *question,
+                          const hs_scenario_t *s)
+{
+    char fmt[32];
+
+    snprintf(fmt, sizeof fmt, "hetsim.advise.%s", question);
+    hs_cli_kv_str(g, "format", fmt);
+    hs_cli_kv_i64(g, "format_version", 2);
+    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_kv_str(g, "question", question);
+    hs_cli_kv_str(g, "scenario", s->file);
+}
+
+/* What the answer was judged on, given against recommended (c NULL: no
+   recommendation). */
+static void hs__json_judged(yajl_gen g, const hs_advise_fig_t *given,
+                            const hs_advise_fig_t *c, int want_total,
+                            hs_advise_outcome_t outcome)
+{
+    int64_t vg, vc;
+    hs_predictor_t p;
+    int q;
+
+    hs_advise_fig_pair(c != NULL ? c : given, given, want_total, &vc, &vg,
+                       &p, &q);
+    hs_cli_kv_str(g, "outcome", hs_advise_outcome_name(outcome));
+    hs_cli_kv_str(g, "predictor_recommended",
+                  hs_predictor_name(given->recommended));
+    hs_cli_kv_str(g, "predictor_why", given->why);
+    hs_cli_js(g, "judged");
+    yajl_gen_map_open(g);
+    hs_cli_kv_str(g, "predictor", hs_predictor_name(p));
+    hs_cli_kv_str(g, "quantity", hs__qname[q]);
+    hs__kv_ns(g, "given_ns", vg);
+    hs__kv_ns(g, "recommended_ns", c != NULL ? vc : -1);
+    hs_cli_js(g, "change_pct");
+    if (c != NULL && vg > 0)
+        yajl_gen_double(g, 100.0 * (double)(vc - vg) / (double)vg);
+    else
+        yajl_gen_null(g);
+    yajl_gen_map_close(g);
+}
+
+/* "12.345" (ms) or "-". */
+static void hs__ms(char *buf, size_t n, int64_t ns)
+{
+    if (ns < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", (double)ns / 1e6);
+}
+
+/* "12.345" (s) or "-". */
+static void hs__sec(char *buf, size_t n, int64_t ns)
+{
+    if (ns < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", (double)ns / 1e9);
+}
+
+/* The judge, in a line: which predictor, and why. */
+static void hs__print_judge(const hs_advise_fig_t *given,
+                            const hs__adv_opts_t *o)
+{
+    printf("judged by the %s predictor%s: %s\n",
+           given->recommended == HS_PREDICTOR_REPLAY ? "replay"
+                                                     : "extended closed-form",
+           o->no_replay ? " (--no-replay)" : " (the recommended one)",
+           given->why);
+}
+
+/* The table's header: the three steps, then the judge's epoch (or total)
+   when known; name is the first column's header. */
+static void hs__print_head(const char *name, const hs_advise_fig_t *given,
+                           int want_total)
+{
+    char last[48] = "";
+    const hs_estimate_t *e = &given->est[given->recommended];
+
+    if (want_total && e->total_ns >= 0)
+        snprintf(last, sizeof last, "%s total (s)",
+                 hs_predictor_name(given->recommended));
+    else if (e->epoch_ns >= 0)
+        snprintf(last, sizeof last, "%s epoch (s)",
+                 hs_predictor_name(given->recommended));
+    printf("%-14s %17s %19s %17s %19s\n", name, "source step (ms)",
+           "extended step (ms)", "replay step (ms)", last);
+}
+
+/* One row: label, the three steps, the judge's epoch or total (marked
+   with its predictor when it is not the given one's). */
+static void hs__print_row(const char *label, const hs_advise_fig_t *f,
+                          const hs_advise_fig_t *given, int want_total)
+{
+    char a[32], b[32], c[32], d[48];
+    const hs_estimate_t *e = &f->est[f->recommended];
+    const hs_estimate_t *ge = &given->est[given->recommended];
+
+    hs__ms(a, sizeof a, f->est[HS_PREDICTOR_SOURCE].step_ns);
+    hs__ms(b, sizeof b, f->est[HS_PREDICTOR_EXTENDED].step_ns);
+    hs__ms(c, sizeof c, f->est[HS_PREDICTOR_REPLAY].step_ns);
+    d[0] = '\0';
+    if (want_total && ge->total_ns >= 0)
+        hs__sec(d, sizeof d, e->total_ns);
+    else if (ge->epoch_ns >= 0)
+        hs__sec(d, sizeof d, e->epoch_ns);
+    if (d[0] != '\0' && f->recommended != given->recommended)
+        snprintf(d + strlen(d), sizeof d - strlen(d), " (%s)",
+                 hs_predictor_name(f->recommended));
+    printf("%-14s %17s %19s %17s %19s", label, a, b, c, d);
+}
+
+/* The verdict: the recommendation and its gain by the judge, or "no
+   better configuration found". */
+static void hs__print_verdict(const char *what, const hs_advise_fig_t *given,
+                              const hs_advise_fig_t *c, const char *label,
+                              int want_total)
+{
+    int64_t vg, vc;
+    hs_predictor_t p;
+    int q;
+    char a[32], b[32];
+
+    hs_advise_fig_pair(c != NULL ? c : given, given, want_total, &vc, &vg,
+                       &p, &q);
+    hs_fmt_time(vg, a, sizeof a);
+    if (c == NULL) {
+        printf("no better configuration found: no candidate's %s %s is "
+               "shorter than the %s's (%s)%s\n", hs_predictor_name(p),
+               hs__qname[q], what, a,
+               strncmp(what, "given", 5) == 0 ? "; the given configuration "
+                                                "stays"
+                                              : "");
+        return;
+    }
+    hs_fmt_time(vc, b, sizeof b);
+    printf("recommended: %s -- %s %s %s -> %s (%+.2f%%)\n", label,
+           hs_predictor_name(p), hs__qname[q], a, b,
+           vg > 0 ? 100.0 * (double)(vc - vg) / (double)vg : 0.0);
+}
+
+/* Writes the recommendation (-o), or says why nothing was written. */
+static int hs__write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
+                     const hs_advise_batch_t *batch,
+                     const hs_advise_mix_t *mix, int none,
+                     const hs__adv_opts_t *o, int *written)
+{
+    hs_error_t err;
+
+    *written = 0;
+    if (o->out == NULL || none)
+        return 0;
+    if (hs_advise_write(s, ring, batch, mix, o->out, &err) != HS_OK)
+        return hs_cli_fail(&err);
+    *written = 1;
+    return 0;
+}
+
+static void hs__print_written(const hs__adv_opts_t *o, int written)
+{
+    if (o->out == NULL)
+        return;
+    if (written)
+        printf("scenario written: %s\n", o->out);
+    else
+        printf("nothing written to %s (no better configuration found)\n",
+               o->out);
+}
+
 static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                     const hs__adv_opts_t *o)
 {
     hs_advise_ring_t *r = NULL;
     hs_error_t err;
     size_t k;
-    char a[32], b[32];
+    int none, written, rc;
 
     if (hs_advise_ring_x(s, ro, !o->no_replay, o->exact_max, o->ex, &r,
                          &err) != HS_OK)
@@ -233,21 +450,25 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         return 0;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, r, NULL, NULL, o->out, &err) != HS_OK) {
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, r, NULL, NULL, none, o, &written)) != 0) {
         hs_advise_ring_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "ring");
+        hs__json_head(g, "ring", s);
         hs_cli_kv_i64(g, "n_devices", r->n);
+        hs__json_judged(g, &r->cands[0].fig,
+                        none ? NULL : &r->cands[r->chosen].fig, 0,
+                        r->outcome);
+        hs_cli_kv_str(g, "recommended",
+                      none ? NULL : r->cands[r->chosen].label);
         hs_cli_kv_str(g, "search", r->exact ? "exact" : "heuristic");
-        hs_cli_kv_i64(g, "lower_bound_ns", r->lower_bound_ns);
+        hs_cli_kv_i64(g, "lower_bound_step_source_ns", r->lower_bound_ns);
         hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
-        hs_cli_kv_str(g, "chosen", r->cands[r->chosen].label);
         hs_cli_js(g, "candidates");
         yajl_gen_array_open(g);
         for (k = 0; k < r->n_cands; k++) {
@@ -256,12 +477,12 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
 
             yajl_gen_map_open(g);
             hs_cli_kv_str(g, "label", c->label);
-            hs_cli_kv_i64(g, "closed_step_ns", c->closed_ns);
-            hs_cli_js(g, "replay_step_ns");
-            if (c->replay_ns >= 0)
-                yajl_gen_integer(g, c->replay_ns);
-            else
-                yajl_gen_null(g);
+            hs_cli_kv_str(g, "same_as", c->same_as >= 0
+                                            ? r->cands[c->same_as].label
+                                            : NULL);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs__json_fig(g, &c->fig);
             hs_cli_js(g, "ring");
             yajl_gen_array_open(g);
             for (i = 0; i < r->n; i++)
@@ -270,36 +491,33 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", o->out);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        const hs_advise_ring_cand_t *given = &r->cands[0];
         const hs_advise_ring_cand_t *best = &r->cands[r->chosen];
-        int64_t g0 = best->replay_ns >= 0 ? given->replay_ns
-                                          : given->closed_ns;
-        int64_t g1 = best->replay_ns >= 0 ? best->replay_ns
-                                          : best->closed_ns;
+        char a[32];
 
-        printf("hetsim %s -- advise ring: %s (%u devices)\n\n", HS_VERSION,
+        printf("hetsim %s -- advise ring: %s (%u devices)\n", HS_VERSION,
                s->file, r->n);
-        printf("%-11s %14s %14s\n", "order", "closed form", "replay");
+        hs__print_judge(&r->cands[0].fig, o);
+        printf("\n");
+        hs__print_head("order", &r->cands[0].fig, 0);
         for (k = 0; k < r->n_cands; k++) {
             const hs_advise_ring_cand_t *c = &r->cands[k];
 
-            hs__ms(a, sizeof a, c->closed_ns);
-            hs__ms(b, sizeof b, c->replay_ns);
-            printf("%-11s %14s %14s%s%s\n", c->label, a, b,
-                   k == r->chosen ? "   <- recommended" : "",
+            hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
+            printf("%s%s\n", !none && k == r->chosen ? "   <- recommended"
+                                                     : "",
                    c->same_as >= 0 ? "   (same order as above)" : "");
         }
-        hs__ms(a, sizeof a, r->lower_bound_ns);
-        printf("\nsearch: %s, %.3f s; no order's closed-form step is below "
-               "%s\n", r->exact ? "exact" : "heuristic", r->search_s, a);
-        printf("gain over the given order: %.2f%% (%s)\n",
-               g0 > 0 ? 100.0 * (double)(g0 - g1) / (double)g0 : 0.0,
-               best->replay_ns >= 0 ? "replayed" : "closed form");
-        if (r->n <= 64) {
+        hs_fmt_time(r->lower_bound_ns, a, sizeof a);
+        printf("\nsearch: %s, %.3f s; no order's source closed-form step is "
+               "below %s\n", r->exact ? "exact" : "heuristic", r->search_s,
+               a);
+        hs__print_verdict("given order", &r->cands[0].fig,
+                          none ? NULL : &best->fig, best->label, 0);
+        if (!none && r->n <= 64) {
             uint32_t i;
 
             printf("recommended ring:");
@@ -307,8 +525,7 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                 printf(" %s", s->devices[best->order[i]].name);
             printf("\n");
         }
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        hs__print_written(o, written);
     }
     hs_advise_ring_free(r);
     return hs_cli_stdout_status();
@@ -320,9 +537,8 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     hs_advise_batch_t *r = NULL;
     uint64_t *maxb;
     hs_error_t err;
-    size_t t;
-    char a[32], b[32];
-    int rc;
+    size_t t, k;
+    int rc, none, written;
 
     if ((rc = hs__kv_check(&o->max_batch, "max-batch", s)) != 0)
         return rc;
@@ -341,16 +557,21 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         return 0;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, NULL, r, NULL, o->out, &err) != HS_OK) {
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, NULL, r, NULL, none, o, &written)) != 0) {
         hs_advise_batch_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "batch");
+        hs__json_head(g, "batch", s);
+        hs__json_judged(g, &r->cands[0].fig,
+                        none ? NULL : &r->cands[r->chosen].fig, 0,
+                        r->outcome);
+        hs_cli_kv_str(g, "recommended",
+                      none ? NULL : r->cands[r->chosen].label);
         hs_cli_kv_str(g, "scaling", r->scaling);
         hs_cli_kv_i64(g, "global_batch_asked", (int64_t)r->global_batch_asked);
         hs_cli_kv_i64(g, "global_batch", (int64_t)r->global_batch);
@@ -360,28 +581,46 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
             yajl_gen_map_open(g);
             hs_cli_kv_str(g, "name", s->types[t].name);
             hs_cli_kv_i64(g, "count", (int64_t)s->types[t].count);
-            hs_cli_kv_i64(g, "batch_before", (int64_t)r->batch_before[t]);
-            hs_cli_kv_i64(g, "batch_after", (int64_t)r->batch_after[t]);
-            hs_cli_kv_i64(g, "shard_after", (int64_t)r->shard_after[t]);
+            hs_cli_kv_i64(g, "batch_given", (int64_t)r->batch_before[t]);
+            hs_cli_kv_i64(g, "batch_recommended", (int64_t)r->batch_after[t]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_i64(g, "closed_step_before_ns", r->closed_before_ns);
-        hs_cli_kv_i64(g, "closed_step_after_ns", r->closed_after_ns);
-        hs_cli_kv_i64(g, "closed_epoch_before_ns", r->epoch_before_ns);
-        hs_cli_kv_i64(g, "closed_epoch_after_ns", r->epoch_after_ns);
-        hs_cli_kv_i64(g, "replay_step_before_ns", r->replay_before_ns);
-        hs_cli_kv_i64(g, "replay_step_after_ns", r->replay_after_ns);
-        hs_cli_kv_i64(g, "replay_epoch_before_ns", r->replay_epoch_before_ns);
-        hs_cli_kv_i64(g, "replay_epoch_after_ns", r->replay_epoch_after_ns);
-        hs_cli_kv_str(g, "scenario_written", o->out);
+        hs_cli_js(g, "candidates");
+        yajl_gen_array_open(g);
+        for (k = 0; k < r->n_cands; k++) {
+            const hs_advise_batch_cand_t *c = &r->cands[k];
+
+            yajl_gen_map_open(g);
+            hs_cli_kv_str(g, "label", c->label);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs_cli_kv_i64(g, "global_batch", (int64_t)c->global_batch);
+            hs_cli_js(g, "batch");
+            yajl_gen_map_open(g);
+            for (t = 0; t < r->n_types; t++)
+                hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->batch[t]);
+            yajl_gen_map_close(g);
+            hs_cli_js(g, "shard_samples");
+            yajl_gen_map_open(g);
+            for (t = 0; t < r->n_types; t++)
+                if (c->shard[t] != 0)
+                    hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->shard[t]);
+            yajl_gen_map_close(g);
+            hs__json_fig(g, &c->fig);
+            yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        printf("hetsim %s -- advise batch: %s\n\n", HS_VERSION, s->file);
-        printf("%-12s %6s %8s %8s\n", "type", "count", "batch", "advised");
+        printf("hetsim %s -- advise batch: %s\n", HS_VERSION, s->file);
+        hs__print_judge(&r->cands[0].fig, o);
+        printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
+               "recommended");
         for (t = 0; t < r->n_types; t++)
-            printf("%-12s %6llu %8llu %8llu\n", s->types[t].name,
+            printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
                    (unsigned long long)s->types[t].count,
                    (unsigned long long)r->batch_before[t],
                    (unsigned long long)r->batch_after[t]);
@@ -391,26 +630,113 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                    ? " (the counts cannot make the one asked; nearest above)"
                    : "");
         printf("scaling: %s\n\n", r->scaling);
-        printf("%-18s %14s %14s\n", "", "before", "after");
-        hs__ms(a, sizeof a, r->closed_before_ns);
-        hs__ms(b, sizeof b, r->closed_after_ns);
-        printf("%-18s %14s %14s\n", "step, closed form", a, b);
-        hs__ms(a, sizeof a, r->epoch_before_ns);
-        hs__ms(b, sizeof b, r->epoch_after_ns);
-        printf("%-18s %14s %14s\n", "epoch, closed form", a, b);
-        if (r->replay_before_ns >= 0) {
-            hs__ms(a, sizeof a, r->replay_before_ns);
-            hs__ms(b, sizeof b, r->replay_after_ns);
-            printf("%-18s %14s %14s\n", "step, replay", a, b);
-            hs__ms(a, sizeof a, r->replay_epoch_before_ns);
-            hs__ms(b, sizeof b, r->replay_epoch_after_ns);
-            printf("%-18s %14s %14s\n", "epoch, replay", a, b);
+        hs__print_head("candidate", &r->cands[0].fig, 0);
+        for (k = 0; k < r->n_cands; k++) {
+            const hs_advise_batch_cand_t *c = &r->cands[k];
+
+            hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
+            printf("   ");
+            for (t = 0; t < r->n_types; t++)
+                printf("%s%s=%llu", t ? " " : "", s->types[t].name,
+                       (unsigned long long)c->batch[t]);
+            printf("%s\n", !none && k == r->chosen ? "   <- recommended"
+                                                   : "");
         }
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        printf("\n");
+        hs__print_verdict(r->cands[0].label[0] == 'p'
+                              ? "proportional split (the given batches "
+                                "scaled to the global batch asked)"
+                              : "given batches",
+                          &r->cands[0].fig,
+                          none ? NULL : &r->cands[r->chosen].fig,
+                          r->cands[r->chosen].label, 0);
+        hs__print_written(o, written);
     }
     hs_advise_batch_free(r);
     return hs_cli_stdout_status();
+}
+
+/* "a x2 + b x1" into buf. */
+static void hs__mix_name(const hs_scenario_t *s, const uint64_t *counts,
+                         char *buf, size_t len)
+{
+    size_t t, at = 0;
+
+    buf[0] = '\0';
+    for (t = 0; t < s->n_types && at < len; t++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s x%llu",
+                               t ? " + " : "", s->types[t].name,
+                               (unsigned long long)counts[t]);
+}
+
+static void hs__json_mix(yajl_gen g, const hs_scenario_t *s,
+                         const uint64_t *counts, const hs_advise_fig_t *f,
+                         double cost, int ok)
+{
+    size_t t;
+
+    hs_cli_js(g, "counts");
+    yajl_gen_map_open(g);
+    for (t = 0; t < s->n_types; t++)
+        hs_cli_kv_i64(g, s->types[t].name, (int64_t)counts[t]);
+    yajl_gen_map_close(g);
+    hs__json_fig(g, f);
+    hs_cli_js(g, "cost_recommended");
+    if (cost >= 0)
+        yajl_gen_double(g, cost);
+    else
+        yajl_gen_null(g);
+    hs_cli_js(g, "meets_constraint");
+    yajl_gen_bool(g, ok);
+}
+
+/* The mix's verdict: the goal's figure first, given against
+   recommended, or why nothing beats the given mix. */
+static void hs__mix_verdict(const hs_advise_mix_t *r, const hs__adv_opts_t *o)
+{
+    const hs_advise_fig_t *c = r->outcome == HS_ADVISE_NONE
+                                   ? NULL
+                                   : &r->fig[r->chosen];
+    const char *lim = o->has_budget ? "budget" : "deadline";
+    int64_t vg, vc;
+    hs_predictor_t p;
+    char a[32], b[32], d[32];
+
+    hs_advise_fig_pair(c != NULL ? c : &r->given, &r->given, 1, &vc, &vg, &p,
+                       NULL);
+    hs_fmt_time(vg, a, sizeof a);
+    if (c == NULL) {
+        printf("no better configuration found: no mix within the %s %s "
+               "than the given one (%s total %s, cost %.4g); the given mix "
+               "stays\n", lim,
+               o->has_budget ? "trains faster" : "costs less",
+               hs_predictor_name(p), a, r->given_cost);
+        return;
+    }
+    hs_fmt_time(vc, b, sizeof b);
+    if (o->has_budget)
+        printf("recommended: mix %zu -- %s total %s -> %s (%+.2f%%), cost "
+               "%.4g -> %.4g (budget %.4g)%s\n", r->chosen + 1,
+               hs_predictor_name(p), a, b,
+               vg > 0 ? 100.0 * (double)(vc - vg) / (double)vg : 0.0,
+               r->given_cost, r->cost[r->chosen], o->budget,
+               r->given_ok         ? ""
+               : r->given_allowed ? "; the given mix is over the budget"
+                                  : "; the given mix is outside --min/"
+                                    "--avail");
+    else
+        printf("recommended: mix %zu -- cost %.4g -> %.4g (%+.2f%%), %s "
+               "total %s -> %s (deadline %s)%s\n", r->chosen + 1,
+               r->given_cost, r->cost[r->chosen],
+               r->given_cost > 0 ? 100.0 * (r->cost[r->chosen] -
+                                            r->given_cost) / r->given_cost
+                                 : 0.0,
+               hs_predictor_name(p), a, b,
+               hs_fmt_time(o->deadline_ns, d, sizeof d),
+               r->given_ok         ? ""
+               : r->given_allowed ? "; the given mix misses the deadline"
+                                  : "; the given mix is outside --min/"
+                                    "--avail");
 }
 
 static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
@@ -420,7 +746,7 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     hs_mixopt_type_t *ty;
     hs_error_t err;
     size_t t, k;
-    int rc;
+    int rc, none, written;
 
     if (o->has_budget == o->has_deadline)
         return hs_cli_usage_error("advise", "mix needs exactly one of "
@@ -451,97 +777,122 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                          o->budget, o->deadline_ns, !o->no_replay, o->ex, &r,
                          &err);
     free(ty);
-    ty = NULL;
     if (rc != HS_OK)
         return hs__fail(o, &err);
     if (o->rank != 0) {
-        rc = !o->no_replay && !r->replay_met
-                 ? hs_err_exit_code(HS_ERR_TOLERANCE)
-                 : 0;
+        rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE) : 0;
         hs_advise_mix_free(r);
         return rc;
     }
     hs_progress_end(o->ex->progress_ctx, stderr);
-    if (o->out != NULL &&
-        hs_advise_write(s, NULL, NULL, r, o->out, &err) != HS_OK) {
-        free(ty);
+    none = r->outcome == HS_ADVISE_NONE;
+    if ((rc = hs__write(s, NULL, NULL, r, none, o, &written)) != 0) {
         hs_advise_mix_free(r);
-        return hs_cli_fail(&err);
+        return rc;
     }
     if (o->json) {
         yajl_gen g = hs_cli_json_new();
 
         yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "question", "mix");
+        hs__json_head(g, "mix", s);
         hs_cli_kv_str(g, "goal", o->has_budget ? "fastest within budget"
                                                : "cheapest within deadline");
+        hs_cli_js(g, "budget");
+        if (o->has_budget)
+            yajl_gen_double(g, o->budget);
+        else
+            yajl_gen_null(g);
+        hs__kv_ns(g, "deadline_ns", o->has_deadline ? o->deadline_ns : -1);
+        hs__json_judged(g, &r->given, none ? NULL : &r->fig[r->chosen], 1,
+                        r->outcome);
+        hs_cli_js(g, "recommended");
+        if (none)
+            yajl_gen_null(g);
+        else
+            yajl_gen_integer(g, (long long)r->chosen + 1);
+        hs_cli_js(g, "constraint_met");
+        yajl_gen_bool(g, r->met);
+        hs_cli_js(g, "shards_derived");
+        yajl_gen_bool(g, r->shards_derived);
         hs_cli_kv_i64(g, "mixes_visited", (int64_t)r->search->visited);
         hs_cli_kv_i64(g, "mixes_evaluated", (int64_t)r->search->evaluated);
-        hs_cli_kv_i64(g, "chosen", (int64_t)r->chosen);
-        hs_cli_js(g, "best");
+        hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
+        hs_cli_js(g, "given");
+        yajl_gen_map_open(g);
+        hs__json_mix(g, s, r->given_counts, &r->given, r->given_cost,
+                     r->given_ok);
+        hs_cli_js(g, "within_limits");
+        yajl_gen_bool(g, r->given_allowed);
+        yajl_gen_map_close(g);
+        hs_cli_js(g, "candidates");
         yajl_gen_array_open(g);
         for (k = 0; k < r->search->n_top; k++) {
             const hs_mixopt_entry_t *e = &r->search->top[k];
 
             yajl_gen_map_open(g);
-            hs_cli_js(g, "counts");
-            yajl_gen_map_open(g);
-            for (t = 0; t < s->n_types; t++)
-                hs_cli_kv_i64(g, s->types[t].name, (int64_t)e->counts[t]);
-            yajl_gen_map_close(g);
-            hs_cli_kv_i64(g, "closed_total_ns", e->total_ns);
-            hs_cli_kv_dbl(g, "closed_cost", e->cost);
-            hs_cli_kv_i64(g, "replay_total_ns", r->replay_total_ns[k]);
-            if (r->replay_total_ns[k] >= 0)
-                hs_cli_kv_dbl(g, "replay_cost", r->replay_cost[k]);
+            hs_cli_kv_i64(g, "rank", (int64_t)k + 1);
+            hs_cli_js(g, "recommended");
+            yajl_gen_bool(g, !none && k == r->chosen);
+            hs__json_mix(g, s, e->counts, &r->fig[k], r->cost[k], r->ok[k]);
+            hs_cli_kv_dbl(g, "cost_extended", e->cost);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", o->out);
-        hs_cli_js(g, "replay_meets_constraint");
-        if (o->no_replay)
-            yajl_gen_null(g);
-        else
-            yajl_gen_bool(g, r->replay_met);
+        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
         yajl_gen_map_close(g);
         hs_cli_json_print(g);
     } else {
-        printf("hetsim %s -- advise mix: %s\n\n", HS_VERSION, s->file);
-        printf("goal: %s\n", o->has_budget ? "the fastest mix within the "
-                                             "budget"
-                                           : "the cheapest mix within the "
-                                             "deadline");
+        char name[512];
+
+        printf("hetsim %s -- advise mix: %s\n", HS_VERSION, s->file);
+        if (o->has_budget)
+            printf("goal: the fastest mix within the budget (%.6g)\n",
+                   o->budget);
+        else {
+            char a[32];
+
+            hs_fmt_time(o->deadline_ns, a, sizeof a);
+            printf("goal: the cheapest mix within the deadline (%s)\n", a);
+        }
+        hs__print_judge(&r->given, o);
         if (r->shards_derived)
             printf("every mix trains the whole training set: the scenario's "
-                   "shards are replaced by shards that follow the batches\n");
+                   "shards are replaced by shards that follow the batches "
+                   "(the given counts too)\n");
         printf("searched %llu mixes, evaluated %llu (the others ruled out "
                "by a lower bound), %.3f s\n\n",
                (unsigned long long)r->search->visited,
                (unsigned long long)r->search->evaluated, r->search_s);
+        hs__print_head("mix", &r->given, 1);
+        hs__print_row("given", &r->given, &r->given, 1);
+        hs__mix_name(s, r->given_counts, name, sizeof name);
+        printf("   cost %.4g%s   %s\n", r->given_cost,
+               !r->given_allowed ? ", outside --min/--avail"
+               : r->given_ok     ? ""
+                                 : ", misses the constraint",
+               name);
         for (k = 0; k < r->search->n_top; k++) {
-            const hs_mixopt_entry_t *e = &r->search->top[k];
-            char a[32], b[32];
+            char label[16];
 
-            for (t = 0; t < s->n_types; t++)
-                printf("%s%s x%llu", t ? " + " : "", s->types[t].name,
-                       (unsigned long long)e->counts[t]);
-            hs__ms(a, sizeof a, e->total_ns);
-            hs__ms(b, sizeof b, r->replay_total_ns[k]);
-            printf(": total %s (closed, extended), %s (replay), cost %.4g%s\n", a, b,
-                   r->replay_total_ns[k] >= 0 ? r->replay_cost[k] : e->cost,
-                   k == r->chosen ? "   <- recommended" : "");
+            snprintf(label, sizeof label, "%zu", k + 1);
+            hs__print_row(label, &r->fig[k], &r->given, 1);
+            hs__mix_name(s, r->search->top[k].counts, name, sizeof name);
+            printf("   cost %.4g%s   %s%s\n", r->cost[k],
+                   r->ok[k] ? "" : ", misses the constraint", name,
+                   !none && k == r->chosen ? "   <- recommended" : "");
         }
-        if (!o->no_replay && !r->replay_met)
-            printf("\nthe replay says none of these meets the %s: the "
-                   "closed form's best is shown; widen the constraint\n",
+        printf("\n");
+        if (!r->met)
+            printf("the %s predictor says none of these meets the %s; "
+                   "widen the constraint\n",
+                   hs_predictor_name(r->given.recommended),
                    o->has_budget ? "budget" : "deadline");
-        if (o->out != NULL)
-            printf("scenario written: %s\n", o->out);
+        else
+            hs__mix_verdict(r, o);
+        hs__print_written(o, written);
     }
-    rc = !o->no_replay && !r->replay_met
-             ? hs_err_exit_code(HS_ERR_TOLERANCE)
-             : hs_cli_stdout_status();
-    free(ty);
+    rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE)
+                 : hs_cli_stdout_status();
     hs_advise_mix_free(r);
     return rc;
 }

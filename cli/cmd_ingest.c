@@ -7,17 +7,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hs_cli.h"
 #include "hs_ingest.h"
 #include "hs_units.h"
 
-/* What ingest's own options fill (--warmup and --sidecar fill the
-   library's hs_ingest_opts_t). */
+/* The most --sidecar options one run takes. */
+#define HS__MAX_SIDECARS 4096
+
+/* What ingest's own options fill (--warmup and --stat fill the library's
+   hs_ingest_opts_t). */
 typedef struct hs__ingest_cli_s {
     const char *type, *outp;
     int summary;
+    const char *sidecars[HS__MAX_SIDECARS];   /* --sidecar, in order */
+    size_t n_sidecars;
 } hs__ingest_cli_t;
+
+/* --sidecar: one more (a rank's, or every rank's when given once). */
+static int hs__add_sidecar(const char *text, void *base)
+{
+    hs__ingest_cli_t *c = base;
+
+    if (text[0] == '\0' || c->n_sidecars == HS__MAX_SIDECARS)
+        return -1;
+    c->sidecars[c->n_sidecars++] = text;
+    return 0;
+}
+
+static const char *const hs__stat_names[] = {"mean", "median", "trimmed",
+                                             NULL};
+static const int hs__stat_values[] = {HS_INGEST_STAT_MEAN,
+                                      HS_INGEST_STAT_MEDIAN,
+                                      HS_INGEST_STAT_TRIMMED};
 
 static const hs_opt_t hs__ingest_table[] = {
     {.name = "type", .kind = HS_OPT_STRING,
@@ -30,6 +53,15 @@ static const hs_opt_t hs__ingest_table[] = {
      HS_OPT_AT(hs__ingest_cli_t, summary),
      .help = "print the per-step table of every rank and the\n"
              "averaged figures instead"},
+    {.name = "sidecar", .kind = HS_OPT_CUSTOM,
+     HS_OPT_AT(hs__ingest_cli_t, n_sidecars), .parse = hs__add_sidecar,
+     .valid = "a file or a directory", .metavar = "FILE|DIR",
+     .help = "the profiling harness's JSON sidecar: world size\n"
+             "and gradient bucket bytes when the trace lacks them.\n"
+             "Once: for every trace; once per TRACE: each\n"
+             "trace's own, in order; a directory: each TRACE's\n"
+             "DIR/NAME.sidecar.json (NAME: the trace's file name\n"
+             "less .json / .json.gz)"},
     HS_OPT_END};
 
 static const hs_opt_t hs__ingest_lib_table[] = {
@@ -37,18 +69,21 @@ static const hs_opt_t hs__ingest_lib_table[] = {
      HS_OPT_AT(hs_ingest_opts_t, warmup), .u_lo = 0, .u_hi = 1000000,
      .metavar = "W",
      .help = "steps dropped at the start of each trace (20)"},
-    {.name = "sidecar", .kind = HS_OPT_PATH,
-     HS_OPT_AT(hs_ingest_opts_t, sidecar), .metavar = "FILE",
-     .help = "the profiling harness's JSON sidecar: world size\n"
-             "and gradient bucket bytes when the trace lacks them"},
+    {.name = "stat", .kind = HS_OPT_ENUM,
+     HS_OPT_AT(hs_ingest_opts_t, stat), .choices = hs__stat_names,
+     .values = hs__stat_values, .metavar = "S",
+     .help = "the phase times' statistic over a rank's kept\n"
+             "steps: mean (the default), median or trimmed\n"
+             "(10% off each end)"},
     HS_OPT_END};
 
 static const hs_opt_cmd_t hs__ingest_cmd = {
     .name = "ingest",
     .usage =
-        "usage: hetsim ingest --type NAME [--warmup W] [--sidecar FILE]\n"
-        "                     TRACE... -o PROFILE.yaml\n"
-        "       hetsim ingest --summary [--warmup W] [--sidecar FILE] TRACE...\n",
+        "usage: hetsim ingest --type NAME [--warmup W] [--stat S]\n"
+        "                     [--sidecar FILE|DIR]... TRACE... -o PROFILE.yaml\n"
+        "       hetsim ingest --summary [--warmup W] [--stat S]\n"
+        "                     [--sidecar FILE|DIR]... TRACE...\n",
     .about =
         "Reads PyTorch profiler traces (Chrome trace JSON, .json or .json.gz,\n"
         "Kineto or legacy form), one file per rank of one device type's\n"
@@ -58,8 +93,10 @@ static const hs_opt_cmd_t hs__ingest_cmd = {
         "optimizer step and the all-reduce payload; on traces with GPU\n"
         "kernels the compute times are kernel times.  It drops the first W\n"
         "steps, averages per rank then over the ranks, and writes the profile\n"
-        "(t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes D = 2(n-1)/n * M,\n"
-        "subsystem_size n, buckets) that a scenario's type includes.\n",
+        "(t_dl, t_fwd, t_b1, t_bwd, t_opt, fwd_ops: the forward per top-level\n"
+        "operator, adding up to t_fwd; allreduce_bytes D = 2(n-1)/n * M,\n"
+        "subsystem_size n, buckets) that a scenario's type includes.  Each\n"
+        "trace is read once.\n",
     .after =
         "exit status: 0 ok; 2 bad input (unreadable JSON or gzip, wrong types,\n"
         "no steps, fewer steps than the warm-up, nothing to measure); 3 I/O.\n",
@@ -107,30 +144,53 @@ static void hs__print_table(const hs_ingest_file_t *f)
     }
 }
 
-static void hs__print_dist(const char *name, const hs_dist_t *d)
+static void hs__print_dist(const char *name, const hs_dist_t *d,
+                           const hs_ingest_robust_t *rb)
 {
-    char a[64], b[64];
+    char a[64], b[64], c[64], e[64], g[64];
 
     if (!d->known) {
         printf("  %-6s unknown\n", name);
         return;
     }
-    printf("  %-6s %s (sd %s, %zu samples)\n", name,
+    printf("  %-6s %s (sd %s, %zu samples)", name,
            hs_fmt_time(d->mean_ns, a, sizeof a),
            hs_fmt_time(d->sd_ns, b, sizeof b), d->n_samples);
+    if (rb != NULL && rb->known)
+        printf("; trace: mean %s, median %s, trimmed mean %s",
+               hs_fmt_time(rb->mean_ns, c, sizeof c),
+               hs_fmt_time(rb->median_ns, e, sizeof e),
+               hs_fmt_time(rb->trimmed_ns, g, sizeof g));
+    printf("\n");
 }
 
-static void hs__print_profile(const hs_profile_t *p)
+static void hs__print_profile(const hs_profile_t *p, const hs_ingest_t *ing)
 {
     char a[64];
     size_t i;
+    int64_t sum = 0;
 
     printf("profile: %s\n", p->source ? p->source : "");
-    hs__print_dist("t_dl", &p->t_dl);
-    hs__print_dist("t_fwd", &p->t_fwd);
-    hs__print_dist("t_b1", &p->t_b1);
-    hs__print_dist("t_bwd", &p->t_bwd);
-    hs__print_dist("t_opt", &p->t_opt);
+    hs__print_dist("t_dl", &p->t_dl, hs_ingest_robust(ing, HS_INGEST_PH_DL));
+    hs__print_dist("t_fwd", &p->t_fwd,
+                   hs_ingest_robust(ing, HS_INGEST_PH_FWD));
+    hs__print_dist("t_b1", &p->t_b1, hs_ingest_robust(ing, HS_INGEST_PH_B1));
+    hs__print_dist("t_bwd", &p->t_bwd,
+                   hs_ingest_robust(ing, HS_INGEST_PH_BWD));
+    hs__print_dist("t_opt", &p->t_opt,
+                   hs_ingest_robust(ing, HS_INGEST_PH_OPT));
+    for (i = 0; i < p->n_fwd_ops; i++) {
+        printf("  fwd_op %-40s %s\n",
+               p->fwd_op_names != NULL && p->fwd_op_names[i] != NULL
+                   ? p->fwd_op_names[i]
+                   : "?",
+               hs_fmt_time(p->fwd_ops_ns[i], a, sizeof a));
+        sum += p->fwd_ops_ns[i];
+    }
+    if (p->n_fwd_ops > 0)
+        printf("  fwd_ops: %zu operators, sum %s (t_fwd %s)\n", p->n_fwd_ops,
+               hs_fmt_time(sum, a, sizeof a),
+               hs_fmt_time(p->t_fwd.mean_ns, a + 32, 32));
     printf("  D      %" PRIu64 " B (%s) sent per device per step, n = %u, "
            "payload M = %.0f B, source %s\n",
            p->ar_bytes, hs_fmt_bytes(p->ar_bytes, a, sizeof a), p->subsys_n,
@@ -143,10 +203,40 @@ static void hs__print_profile(const hs_profile_t *p)
                hs_fmt_time(p->buckets[i].ready_ns, a, sizeof a));
 }
 
+static int hs__is_dir(const char *p)
+{
+    struct stat st;
+
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* DIR/NAME.sidecar.json for the trace at path (NAME: its file name less
+   .json.gz, .json or .gz), in buf. */
+static const char *hs__dir_sidecar(const char *dir, const char *path,
+                                   char *buf, size_t cap)
+{
+    const char *b = strrchr(path, '/');
+    size_t n;
+    static const char *const ext[] = {".json.gz", ".json", ".gz"};
+    size_t k;
+
+    b = b != NULL ? b + 1 : path;
+    n = strlen(b);
+    for (k = 0; k < 3; k++) {
+        size_t e = strlen(ext[k]);
+        if (n > e && strcmp(b + n - e, ext[k]) == 0) {
+            n -= e;
+            break;
+        }
+    }
+    snprintf(buf, cap, "%s/%.*s.sidecar.json", dir, (int)n, b);
+    return buf;
+}
+
 int hs_cli_ingest(int argc, char **argv)
 {
     hs_ingest_opts_t o;
-    hs__ingest_cli_t c = {NULL, NULL, 0};
+    static hs__ingest_cli_t c;
     const hs_opt_group_t groups[] = {{hs__ingest_table, &c},
                                      {hs__ingest_lib_table, &o}};
     const char *type, *outp;
@@ -161,6 +251,7 @@ int hs_cli_ingest(int argc, char **argv)
     const char *const *notes;
 
     hs_ingest_opts_default(&o);
+    memset(&c, 0, sizeof c);
     hs_error_clear(&err);
     memset(&prof, 0, sizeof prof);
     traces = calloc((size_t)argc, sizeof *traces);
@@ -190,6 +281,15 @@ int hs_cli_ingest(int argc, char **argv)
         return hs_cli_usage_error("ingest",
                                   "--type NAME is needed with -o");
     }
+    /* the sidecars: one for all, one per trace, or a directory of them */
+    if (c.n_sidecars == 1 && !hs__is_dir(c.sidecars[0]))
+        o.sidecar = c.sidecars[0];
+    else if (c.n_sidecars > 1 && c.n_sidecars != nt) {
+        free(traces);
+        return hs_cli_usage_error("ingest",
+                                  "give --sidecar once, once per TRACE "
+                                  "(in the same order) or a directory");
+    }
     ing = hs_ingest_new(&o);
     if (ing == NULL) {
         free(traces);
@@ -197,7 +297,15 @@ int hs_cli_ingest(int argc, char **argv)
         return hs_err_exit_code(HS_ERR_NOMEM);
     }
     for (i = 0; i < nt; i++) {
-        if (hs_ingest_add_file(ing, traces[i], &err) != HS_OK) {
+        char side[4096];
+        const char *sp = NULL;
+
+        if (c.n_sidecars > 1)
+            sp = c.sidecars[i];
+        else if (c.n_sidecars == 1 && o.sidecar == NULL)
+            sp = hs__dir_sidecar(c.sidecars[0], traces[i], side,
+                                 sizeof side);
+        if (hs_ingest_add_file_sidecar(ing, traces[i], sp, &err) != HS_OK) {
             rc = hs_cli_fail(&err);
             goto done;
         }
@@ -207,7 +315,7 @@ int hs_cli_ingest(int argc, char **argv)
             hs__print_table(hs_ingest_file(ing, k));
         prc = hs_ingest_profile(ing, &prof, &err);
         if (prc == HS_OK)
-            hs__print_profile(&prof);
+            hs__print_profile(&prof, ing);
         else
             printf("profile: not available: %s\n", err.msg);
     }

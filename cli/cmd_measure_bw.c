@@ -56,7 +56,7 @@ static const hs_opt_cmd_t hs__mbw_cmd = {
         "                         [--iperf3 PROGRAM]\n",
     .about =
         "Measures the bandwidth between the devices of SCENARIO with iperf3\n"
-        "(METHOD.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
+        "(docs/method.md, S100) and writes one row \"addr1,addr2,bandwidth\" per\n"
         "measured pair to the output file, which a scenario includes with\n"
         "`network: {links_csv: links.csv}`.\n\n"
         "By default the ring edges are measured, each in the direction the ring\n"
@@ -111,7 +111,7 @@ int hs_cli_measure_bw(int argc, char **argv)
         return hs_cli_usage_error(cmd, "which scenario?");
     hs_error_clear(&err);
     /* device types need no profile to be measured between */
-    if ((rc = hs_scenario_load(path, &s, &err)) != HS_OK)
+    if ((rc = hs_cli_load_scenario(path, &s, &err)) != HS_OK)
         return hs_cli_fail(&err);
     printf("measuring %zu %s of %zu devices with iperf3 (%g s each)\n",
            s->n_devices == 2 && !o.all_pairs ? (size_t)2

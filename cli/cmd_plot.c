@@ -126,8 +126,8 @@ static const hs_opt_cmd_t hs__plot_cmd = {
         "            n,closed_ns,sim_ns CSV is read too.)\n",
     .after =
         "environment: HETSIM_GNUPLOT (the gnuplot program), HETSIM_PLOTS_DIR\n"
-        "(where timeline.gp, steps.gp, sweep.gp are; default: the source\n"
-        "tree's plots/).\n"
+        "(where timeline.gp, steps.gp, sweep.gp are; default: plots/ of the\n"
+        "data directory, $HETSIM_DATADIR or PREFIX/share/hetsim).\n"
         "\n"
         "exit status: 0 drawn; 2 bad usage or input; 3 I/O error; 4 gnuplot\n"
         "missing or failed.\n",

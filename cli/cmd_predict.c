@@ -9,6 +9,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "hs_cli.h"
+#include "hs_answer.h"
 #include "hs_closed.h"
 #include "hs_nodes.h"
 #include "hs_scenario.h"
@@ -16,7 +17,7 @@
 
 /* What predict's options fill. */
 typedef struct hs__predict_opts_s {
-    int json, per_device;
+    int json, per_device, closed_only;
 } hs__predict_opts_t;
 
 static const hs_opt_t hs__predict_table[] = {
@@ -26,17 +27,27 @@ static const hs_opt_t hs__predict_table[] = {
     {.name = "per-device", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__predict_opts_t, per_device),
      .help = "also list every device (text and JSON)"},
+    {.name = "closed-only", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__predict_opts_t, closed_only),
+     .help = "do not replay: the closed forms only (the extended\n"
+             "form is then the recommended figure)"},
     HS_OPT_END};
 
 static const hs_opt_cmd_t hs__predict_cmd = {
     .name = "predict",
-    .usage = "usage: hetsim predict [SCENARIO] [--json] [--per-device]\n",
+    .usage = "usage: hetsim predict [SCENARIO] [--json] [--per-device]\n"
+             "                      [--closed-only]\n",
     .about =
-        "Applies the closed-form model (METHOD.md, S400) to SCENARIO (a YAML\n"
+        "Predicts the step, epoch and total training time of SCENARIO (a YAML\n"
         "file; without it, the embedded default: the source's 100 MLU370 +\n"
-        "100 A100 ResNet-50 example) and prints, per device type, count, t_dl,\n"
-        "compute, all-reduce and step time; the bottleneck device and link;\n"
-        "the step, epoch and total time.\n",
+        "100 A100 ResNet-50 example) with every predictor hetsim has: the\n"
+        "source's closed form (docs/method.md, S400), the extended closed form\n"
+        "(also the rest of the backward and the optimizer) and the replay of\n"
+        "the ring (the scenario's simulate: section), when it takes about a\n"
+        "second or less.  The recommended figure is the replay's when it ran,\n"
+        "else the extended form's, and the report says why.  Also per device\n"
+        "type: count, t_dl, compute, all-reduce and step time; the bottleneck\n"
+        "device and link.\n",
     .after = "exit status: 0 ok, 2 bad scenario, 3 I/O error.\n",
     .pos_name = "SCENARIO",
     .max_pos = 1};
@@ -46,11 +57,43 @@ static const char *hs__bound_name(hs_bound_t b)
     return b == HS_BOUND_DATA ? "data_loading" : "device";
 }
 
+/* The largest extended T_ext(i) of type k's devices. */
+static int64_t hs__type_ext(const hs_scenario_t *s, const hs_prediction_t *p,
+                            size_t k)
+{
+    int64_t m = 0;
+    size_t i;
+
+    for (i = 0; i < s->n_devices; i++)
+        if (s->devices[i].type == k && p->dev[i].t_ext_ns > m)
+            m = p->dev[i].t_ext_ns;
+    return m;
+}
+
+/* The notes: the scenario's, the closed form's, the replay's. */
+static void hs__kv_notes(yajl_gen g, const hs_scenario_t *s,
+                         const hs_answer_t *a)
+{
+    size_t i;
+
+    hs_cli_js(g, "notes");
+    yajl_gen_array_open(g);
+    for (i = 0; i < s->n_warnings; i++)
+        hs_cli_js(g, s->warnings[i]);
+    for (i = 0; i < a->closed->n_warnings; i++)
+        hs_cli_js(g, a->closed->warnings[i]);
+    for (i = 0; a->replay != NULL && i < a->replay->n_notes; i++)
+        hs_cli_js(g, a->replay->notes[i]);
+    yajl_gen_array_close(g);
+}
+
 /* --- JSON ---------------------------------------------------------- */
 
-static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
+static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
                      int per_device)
 {
+    const hs_prediction_t *p = a->closed;
+    const hs_replay_result_t *r = a->replay;
     yajl_gen g = hs_cli_json_new();
     size_t i, k;
     uint32_t lk = p->bottleneck_link;
@@ -59,13 +102,14 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
         &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
     const hs_device_t *bd = &s->devices[p->bottleneck_device];
     yajl_gen_map_open(g);
-    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_json_head(g, "hetsim.predict");
     hs_cli_js(g, "scenario");
     yajl_gen_map_open(g);
     hs_cli_kv_str(g, "name", s->name);
     hs_cli_kv_str(g, "file", s->file);
     hs_cli_kv_str(g, "model", s->model_label);
     yajl_gen_map_close(g);
+    hs_cli_kv_answer(g, a);
     hs_cli_kv_i64(g, "n_devices", (int64_t)s->n_devices);
     hs_cli_kv_i64(g, "latency_ns", s->latency_ns);
     hs_cli_js(g, "types");
@@ -103,8 +147,14 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
         hs_cli_kv_dbl(g, "payload_bytes", tp->payload_bytes);
         hs_cli_kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
         hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
-        hs_cli_kv_i64(g, "step_min_ns", tp->t_step_min_ns);
-        hs_cli_kv_i64(g, "step_max_ns", tp->t_step_max_ns);
+        hs_cli_kv_i64(g, "step_source_min_ns", tp->t_step_min_ns);
+        hs_cli_kv_i64(g, "step_source_max_ns", tp->t_step_max_ns);
+        hs_cli_kv_i64(g, "step_extended_max_ns", hs__type_ext(s, p, k));
+        hs_cli_js(g, "step_replay_ns");
+        if (r != NULL)
+            yajl_gen_integer(g, r->type_step_ns[k]);
+        else
+            yajl_gen_null(g);
         hs_cli_kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
         hs_cli_kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
         hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
@@ -132,16 +182,10 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
         hs_cli_kv_str(g, "collective", s->collective);
     if (s->nodes != NULL)
         hs_cli_kv_i64(g, "nodes", (int64_t)s->nodes->n_nodes);
-    hs_cli_kv_i64(g, "step_ns", p->step_ns);
-    hs_cli_kv_i64(g, "step_extended_ns", p->step_ext_ns);
-    hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)p->iters_per_epoch);
-    hs_cli_kv_i64(g, "epoch_ns", p->epoch_ns);
-    hs_cli_kv_i64(g, "epochs", s->epochs);
-    hs_cli_kv_i64(g, "total_ns", p->total_ns);
     hs_cli_js(g, "shards_unbalanced");
     yajl_gen_bool(g, p->shards_unbalanced);
     hs_cli_kv_dbl(g, "shard_coverage", p->shard_coverage);
-    hs_cli_kv_notes(g, "warnings", s, p->warnings, p->n_warnings);
+    hs__kv_notes(g, s, a);
     if (per_device) {
         hs_cli_js(g, "devices");
         yajl_gen_array_open(g);
@@ -158,8 +202,13 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
             hs_cli_kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
             hs_cli_kv_i64(g, "t_b1_ns", r->t_b1_ns);
             hs_cli_kv_i64(g, "t_ar_ns", r->t_ar_ns);
-            hs_cli_kv_i64(g, "step_ns", r->t_step_ns);
+            hs_cli_kv_i64(g, "step_source_ns", r->t_step_ns);
             hs_cli_kv_i64(g, "step_extended_ns", r->t_ext_ns);
+            hs_cli_js(g, "step_replay_ns");
+            if (a->replay != NULL)
+                yajl_gen_integer(g, a->replay->dev_step_ns[i]);
+            else
+                yajl_gen_null(g);
             hs_cli_kv_str(g, "bound", hs__bound_name(r->bound));
             yajl_gen_map_close(g);
         }
@@ -171,10 +220,12 @@ static void hs__json(const hs_scenario_t *s, const hs_prediction_t *p,
 
 /* --- text ---------------------------------------------------------- */
 
-static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
+static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
                      int per_device)
 {
-    char a[64], b[64], c[64], d[64], e[64], f[64];
+    const hs_prediction_t *p = a->closed;
+    const hs_replay_result_t *rr = a->replay;
+    char x[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64];
     size_t i, k;
     uint32_t lk = p->bottleneck_link;
     const hs_device_t *la = &s->devices[s->ring[lk]];
@@ -182,8 +233,7 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
         &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
     const hs_device_t *bd = &s->devices[p->bottleneck_device];
 
-    printf("hetsim %s -- closed-form prediction (METHOD.md, S400)\n",
-           HS_VERSION);
+    printf("hetsim %s -- prediction\n", HS_VERSION);
     printf("scenario: %s (%s)\n", s->name ? s->name : "(unnamed)", s->file);
     if (s->model_label)
         printf("model:    %s\n", s->model_label);
@@ -202,18 +252,21 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
     if (s->collective != NULL)
         printf("\ncollective: %s", s->collective);
     printf("\n\n");
-    printf("%-12s %7s %6s %11s %11s %11s %23s %11s\n", "type", "count",
-           "batch", "t_dl", "T_fwd", "t_b1", "T_ar (min..max)",
-           "step T(i)");
+    hs_cli_print_answer(a);
+    printf("\nper device type (the slowest device of each; step by "
+           "predictor)\n");
+    printf("%-12s %6s %6s %10s %10s %10s %19s %11s %11s %11s\n", "type",
+           "count", "batch", "t_dl", "T_fwd", "t_b1", "T_ar (min..max)",
+           "source", "extended", "replay");
     for (k = 0; k < s->n_types; k++) {
         const hs_type_pred_t *tp = &p->types[k];
         const hs_profile_t *pr = &s->types[k].profile;
         char ar[64];
         if (tp->count == 0) {
-            printf("%-12s %7s %6llu %11s %11s %11s %23s %11s\n",
+            printf("%-12s %6s %6llu %10s %10s %10s %19s %11s %11s %11s\n",
                    s->types[k].name, "0",
-                   (unsigned long long)s->types[k].batch,
-                   "-", "-", "-", "-", "-");
+                   (unsigned long long)s->types[k].batch, "-", "-", "-",
+                   "-", "-", "-", "-");
             continue;
         }
         if (tp->t_ar_min_ns == tp->t_ar_max_ns)
@@ -222,69 +275,72 @@ static void hs__text(const hs_scenario_t *s, const hs_prediction_t *p,
             snprintf(ar, sizeof ar, "%s..%s",
                      hs_fmt_time(tp->t_ar_min_ns, d, sizeof d),
                      hs_fmt_time(tp->t_ar_max_ns, e, sizeof e));
-        printf("%-12s %7llu %6llu %11s %11s %11s %23s %11s\n",
+        printf("%-12s %6llu %6llu %10s %10s %10s %19s %11s %11s %11s\n",
                s->types[k].name, (unsigned long long)tp->count,
                (unsigned long long)s->types[k].batch,
-               pr->t_dl.known ? hs_fmt_time(pr->t_dl.mean_ns, a, sizeof a)
+               pr->t_dl.known ? hs_fmt_time(pr->t_dl.mean_ns, x, sizeof x)
                               : "unknown",
                hs_fmt_time(tp->t_fwd_ns, b, sizeof b),
                hs_fmt_time(tp->t_b1_ns, c, sizeof c), ar,
-               hs_fmt_time(tp->t_step_max_ns, f, sizeof f));
+               hs_fmt_time(tp->t_step_max_ns, f, sizeof f),
+               hs_fmt_time(hs__type_ext(s, p, k), g, sizeof g),
+               rr != NULL ? hs_fmt_time(rr->type_step_ns[k], h, sizeof h)
+                          : "-");
     }
     printf("\npayload M per step: %s (D = %llu B measured on %u devices)\n",
-           hs_fmt_bytes((uint64_t)p->types[0].payload_bytes, a, sizeof a),
+           hs_fmt_bytes((uint64_t)p->types[0].payload_bytes, x, sizeof x),
            (unsigned long long)s->types[0].profile.ar_bytes,
            s->types[0].profile.subsys_n);
-    printf("bottleneck device:  %s (%s), bound by %s\n", bd->name,
-           s->types[bd->type].name,
+    printf("bottleneck device:  %s (%s), bound by %s (source formula)\n",
+           bd->name, s->types[bd->type].name,
            p->bottleneck_bound == HS_BOUND_DATA
                ? "data loading"
                : "forward + first backward + all-reduce");
     printf("slowest ring link:  %s (%s) -> %s (%s) at %s, T_ar %s\n",
            la->name, la->addr, lb->name, lb->addr,
-           hs_fmt_bandwidth(s->ring_bw_bytes_per_s[lk], a, sizeof a),
+           hs_fmt_bandwidth(s->ring_bw_bytes_per_s[lk], x, sizeof x),
            hs_fmt_time(p->dev[s->ring[lk]].t_ar_ns, b, sizeof b));
-    printf("\nstep time:          %s   (source formula, max_i T(i))\n",
-           hs_fmt_time(p->step_ns, a, sizeof a));
-    printf("extended step:      %s   (adds the rest of the backward and "
-           "the optimizer where measured)\n",
-           hs_fmt_time(p->step_ext_ns, a, sizeof a));
-    if (p->iters_per_epoch > 0) {
-        printf("epoch:              %s   (%llu iterations)\n",
-               hs_fmt_time(p->epoch_ns, a, sizeof a),
-               (unsigned long long)p->iters_per_epoch);
-        printf("total:              %s   (%u epoch%s)\n",
-               hs_fmt_time(p->total_ns, a, sizeof a), s->epochs,
-               s->epochs == 1 ? "" : "s");
-    } else {
-        printf("epoch:              unknown\ntotal:              unknown\n");
-    }
     if (per_device) {
-        printf("\n%-16s %-10s %6s %11s %11s %11s %8s\n", "device", "type",
-               "ring", "T_fwd", "T_ar", "T(i)", "bound");
+        printf("\n%-16s %-10s %6s %11s %11s %11s %11s %11s %8s\n", "device",
+               "type", "ring", "T_fwd", "T_ar", "source", "extended",
+               "replay", "bound");
         for (i = 0; i < s->n_devices; i++) {
             const hs_dev_pred_t *r = &p->dev[i];
-            printf("%-16s %-10s %6u %11s %11s %11s %8s\n",
+            printf("%-16s %-10s %6u %11s %11s %11s %11s %11s %8s\n",
                    s->devices[i].name, s->types[s->devices[i].type].name,
                    s->devices[i].ring_pos,
-                   hs_fmt_time(r->t_fwd_ns, a, sizeof a),
+                   hs_fmt_time(r->t_fwd_ns, x, sizeof x),
                    hs_fmt_time(r->t_ar_ns, b, sizeof b),
                    hs_fmt_time(r->t_step_ns, c, sizeof c),
+                   hs_fmt_time(r->t_ext_ns, d, sizeof d),
+                   rr != NULL ? hs_fmt_time(rr->dev_step_ns[i], e, sizeof e)
+                              : "-",
                    r->bound == HS_BOUND_DATA ? "data" : "device");
         }
     }
-    hs_cli_print_notes(s, p->warnings, p->n_warnings);
+    {
+        /* the notes: the scenario's, the closed form's, the replay's */
+        size_t n = p->n_warnings + (rr != NULL ? rr->n_notes : 0), m = 0;
+        char **all = n > 0 ? malloc(n * sizeof *all) : NULL;
+
+        for (i = 0; all != NULL && i < p->n_warnings; i++)
+            all[m++] = p->warnings[i];
+        for (i = 0; all != NULL && rr != NULL && i < rr->n_notes; i++)
+            all[m++] = rr->notes[i];
+        hs_cli_print_notes(s, all, m);
+        free(all);
+    }
 }
 
 int hs_cli_predict(int argc, char **argv)
 {
-    hs__predict_opts_t po = {0, 0};
+    hs__predict_opts_t po = {0, 0, 0};
     const hs_opt_group_t groups[] = {{hs__predict_table, &po}};
     const char *path = NULL;
     size_t n_pos;
     int rc;
     hs_scenario_t *s = NULL;
-    hs_prediction_t *p = NULL;
+    hs_answer_t *a = NULL;
     hs_error_t err;
 
     hs_error_clear(&err);
@@ -293,16 +349,22 @@ int hs_cli_predict(int argc, char **argv)
         return rc;
     if (hs_cli_load_scenario(path, &s, &err) != HS_OK)
         return hs_cli_fail(&err);
-    if (hs_closed_predict(s, &p, &err) != HS_OK) {
+    if (hs_answer_run(s, NULL,
+                      po.closed_only ? HS_ANSWER_REPLAY_NEVER
+                                     : HS_ANSWER_REPLAY_AUTO,
+                      NULL, 0, &a, &err) != HS_OK) {
         hs_scenario_free(s);
         return hs_cli_fail(&err);
     }
+    if (po.closed_only)
+        snprintf(a->why, sizeof a->why,
+                 "--closed-only: the replay was not run");
     if (po.json)
-        hs__json(s, p, po.per_device);
+        hs__json(s, a, po.per_device);
     else
-        hs__text(s, p, po.per_device);
+        hs__text(s, a, po.per_device);
     rc = hs_cli_stdout_status();
-    hs_prediction_free(p);
+    hs_answer_free(a);
     hs_scenario_free(s);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_cli.h"
+#include "hs_limits.h"
 #include "hs_profile_run.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
@@ -102,7 +103,7 @@ static const hs_opt_cmd_t hs__profile_cmd = {
         "                      [--batches B[,B...]] [--hop-trials K]\n"
         "                      [--python PROGRAM] [--harness FILE]\n",
     .about =
-        "METHOD.md S200-S300 for real: for each device type of SCENARIO, two\n"
+        "docs/method.md S200-S300 for real: for each device type of SCENARIO, two\n"
         "devices of that type train the scenario's model (job.model: {file,\n"
         "entry}) data-parallel with DistributedDataParallel for K iterations\n"
         "under the PyTorch profiler, each on the type's data share sampled at\n"
@@ -160,12 +161,35 @@ int hs_cli_profile(int argc, char **argv)
         return hs_cli_usage_error(cmd, "which scenario?");
     if (o.out_dir == NULL)
         return hs_cli_usage_error(cmd, "-o OUTDIR is required");
+    /* the profiled copy is the scenario file's text, rewritten */
+    if (strcmp(path, "-") == 0)
+        return hs_cli_usage_error(cmd, "the scenario must be a file, not "
+                                  "standard input: OUTDIR/scenario.yaml "
+                                  "is written from it, with its relative "
+                                  "paths kept");
     hs_error_clear(&err);
     if ((rc = hs_scenario_load(path, &s, &err)) != HS_OK)
         return hs_cli_fail(&err);
     if (o.only_type != NULL && hs_scenario_find_type(s, o.only_type) < 0) {
+        char hint[512];
+        hs_scenario_type_hint(s, o.only_type, hint, sizeof hint);
         hs_scenario_free(s);
-        return hs_cli_usage_error(cmd, "no device type '%s'", o.only_type);
+        return hs_cli_usage_error(cmd, "no device type '%s'%s", o.only_type,
+                                  hint);
+    }
+    /* every name in --alone is a type of the scenario */
+    for (const char *a = o.alone; a != NULL && *a != '\0';) {
+        const char *comma = strchr(a, ',');
+        size_t len = comma != NULL ? (size_t)(comma - a) : strlen(a);
+        char name[HS_LIMIT_NAME_LEN + 1], hint[512];
+        snprintf(name, sizeof name, "%.*s", (int)len, a);
+        if (hs_scenario_find_type(s, name) < 0) {
+            hs_scenario_type_hint(s, name, hint, sizeof hint);
+            hs_scenario_free(s);
+            return hs_cli_usage_error(cmd, "--alone: no device type '%s'%s",
+                                      name, hint);
+        }
+        a = comma != NULL ? comma + 1 : a + len;
     }
     /* --warmup without --iterations: keep the scenario's iterations */
     if (have_warmup && o.iters == 0)

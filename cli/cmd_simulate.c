@@ -11,6 +11,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "hs_answer.h"
 #include "hs_chrome.h"
 #include "hs_cli.h"
 #include "hs_h5.h"
@@ -62,18 +63,20 @@ static const hs_opt_cmd_t hs__simulate_cmd = {
     .pos_name = "SCENARIO",
     .max_pos = 1};
 
-static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
+static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
                      int per_device)
 {
+    const hs_replay_result_t *r = a->replay;
     yajl_gen g = hs_cli_json_new();
     size_t i;
     yajl_gen_map_open(g);
-    hs_cli_kv_str(g, "hetsim_version", HS_VERSION);
+    hs_cli_json_head(g, "hetsim.simulate");
     hs_cli_js(g, "scenario");
     yajl_gen_map_open(g);
     hs_cli_kv_str(g, "name", s->name);
     hs_cli_kv_str(g, "file", s->file);
     yajl_gen_map_close(g);
+    hs_cli_kv_answer(g, a);
     hs_cli_kv_i64(g, "n_devices", (int64_t)r->n_devices);
     hs_cli_kv_i64(g, "steps", r->steps);
     hs_cli_kv_str(g, "overlap", hs_overlap_name(r->overlap));
@@ -87,16 +90,11 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_i64(g, "n_buckets", r->n_buckets);
     hs_cli_kv_i64(g, "streams", r->streams);
     hs_cli_kv_i64(g, "streams_asked", r->streams_asked);
-    hs_cli_kv_i64(g, "step_ns", r->step_ns);
-    hs_cli_kv_i64(g, "first_step_ns", r->first_step_ns);
-    hs_cli_kv_i64(g, "closed_step_ns", r->closed_step_ns);
-    hs_cli_kv_i64(g, "closed_ext_step_ns", r->closed_ext_step_ns);
-    hs_cli_kv_i64(g, "diff_ns", r->step_ns - r->closed_step_ns);
-    hs_cli_kv_dbl(g, "diff_pct", hs_cli_pct(r->step_ns, r->closed_step_ns));
-    hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)r->iters_per_epoch);
-    hs_cli_kv_i64(g, "epochs", r->epochs);
-    hs_cli_kv_i64(g, "epoch_ns", r->epoch_ns);
-    hs_cli_kv_i64(g, "total_ns", r->total_ns);
+    hs_cli_kv_i64(g, "first_step_replay_ns", r->first_step_ns);
+    hs_cli_kv_dbl(g, "replay_vs_source_pct",
+                  hs_cli_pct(r->step_ns, r->closed_step_ns));
+    hs_cli_kv_dbl(g, "replay_vs_extended_pct",
+                  hs_cli_pct(r->step_ns, r->closed_ext_step_ns));
     hs_cli_js(g, "step_stats");
     yajl_gen_map_open(g);
     hs_cli_kv_i64(g, "mean_ns", r->step_mean_ns);
@@ -108,7 +106,7 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_kv_i64(g, "total_lo_ns", r->total_lo_ns);
     hs_cli_kv_i64(g, "total_hi_ns", r->total_hi_ns);
     yajl_gen_map_close(g);
-    hs_cli_js(g, "cluster_step_ns");
+    hs_cli_js(g, "steps_replay_ns");
     yajl_gen_array_open(g);
     for (i = 0; i < r->steps; i++)
         yajl_gen_integer(g, r->cluster_step_ns[i]);
@@ -137,11 +135,10 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
                                                          rn[1]));
             }
         }
-        hs_cli_kv_i64(g, "closed_ns", r->type_closed_ns[i]);
-        hs_cli_kv_i64(g, "closed_ext_ns", r->type_closed_ext_ns[i]);
-        hs_cli_kv_i64(g, "sim_ns", r->type_step_ns[i]);
-        hs_cli_kv_i64(g, "diff_ns", r->type_step_ns[i] - r->type_closed_ns[i]);
-        hs_cli_kv_dbl(g, "diff_pct",
+        hs_cli_kv_i64(g, "step_source_ns", r->type_closed_ns[i]);
+        hs_cli_kv_i64(g, "step_extended_ns", r->type_closed_ext_ns[i]);
+        hs_cli_kv_i64(g, "step_replay_ns", r->type_step_ns[i]);
+        hs_cli_kv_dbl(g, "replay_vs_source_pct",
                    hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
         yajl_gen_map_close(g);
     }
@@ -154,9 +151,9 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
             hs_cli_kv_str(g, "name", s->devices[i].name);
             hs_cli_kv_str(g, "type", s->types[s->devices[i].type].name);
             hs_cli_kv_i64(g, "ring_pos", s->devices[i].ring_pos);
-            hs_cli_kv_i64(g, "closed_ns", r->dev_closed_ns[i]);
-            hs_cli_kv_i64(g, "closed_ext_ns", r->dev_closed_ext_ns[i]);
-            hs_cli_kv_i64(g, "sim_ns", r->dev_step_ns[i]);
+            hs_cli_kv_i64(g, "step_source_ns", r->dev_closed_ns[i]);
+            hs_cli_kv_i64(g, "step_extended_ns", r->dev_closed_ext_ns[i]);
+            hs_cli_kv_i64(g, "step_replay_ns", r->dev_step_ns[i]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
@@ -174,9 +171,10 @@ static void hs__json(const hs_scenario_t *s, const hs_replay_result_t *r,
     hs_cli_json_print(g);
 }
 
-static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
+static void hs__text(const hs_scenario_t *s, const hs_answer_t *an,
                      int per_device)
 {
+    const hs_replay_result_t *r = an->replay;
     char a[64], b[64], c[64];
     size_t i;
 
@@ -233,34 +231,26 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
                    : "grown to this ring's size from each type's probe and "
                      "CPU quota");
     }
-    printf("\n\n%-14s %7s %14s %14s %14s %10s\n", "type", "count",
-           "closed T(i)", "closed T_ext", "simulated", "vs T(i)");
+    printf("\n\n");
+    hs_cli_print_answer(an);
+    printf("\nreplayed cluster step: %s (steady, steps 1..%u), first step "
+           "%s; vs source %+.2f%%, vs extended %+.2f%%\n",
+           hs_fmt_time(r->step_ns, a, sizeof a),
+           r->steps > 1 ? r->steps - 1 : 0,
+           hs_fmt_time(r->first_step_ns, b, sizeof b),
+           hs_cli_pct(r->step_ns, r->closed_step_ns),
+           hs_cli_pct(r->step_ns, r->closed_ext_step_ns));
+    printf("\nper device type (the slowest device of each; step by "
+           "predictor)\n");
+    printf("%-14s %7s %14s %14s %14s %16s\n", "type", "count", "source",
+           "extended", "replay", "replay vs source");
     for (i = 0; i < r->n_types; i++)
-        printf("%-14s %7" PRIu64 " %14s %14s %14s %+9.2f%%\n",
+        printf("%-14s %7" PRIu64 " %14s %14s %14s %+15.2f%%\n",
                s->types[i].name, s->types[i].count,
                hs_fmt_time(r->type_closed_ns[i], a, sizeof a),
                hs_fmt_time(r->type_closed_ext_ns[i], c, sizeof c),
                hs_fmt_time(r->type_step_ns[i], b, sizeof b),
                hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
-    printf("\ncluster step:  %s simulated (steady, steps 1..%u), "
-           "first step %s\n",
-           hs_fmt_time(r->step_ns, a, sizeof a),
-           r->steps > 1 ? r->steps - 1 : 0,
-           hs_fmt_time(r->first_step_ns, b, sizeof b));
-    printf("closed form:   %s (max_i T(i)); replay differs by %+.2f%%\n",
-           hs_fmt_time(r->closed_step_ns, a, sizeof a),
-           hs_cli_pct(r->step_ns, r->closed_step_ns));
-    printf("extended:      %s (max_i T_ext(i), with the rest of the "
-           "backward and the optimizer); %+.2f%%\n",
-           hs_fmt_time(r->closed_ext_step_ns, a, sizeof a),
-           hs_cli_pct(r->step_ns, r->closed_ext_step_ns));
-    if (r->iters_per_epoch > 0) {
-        printf("epoch:         %s (%" PRIu64 " iterations)\n",
-               hs_fmt_time(r->epoch_ns, a, sizeof a), r->iters_per_epoch);
-        printf("total:         %s (%u epoch%s)\n",
-               hs_fmt_time(r->total_ns, a, sizeof a), r->epochs,
-               r->epochs == 1 ? "" : "s");
-    }
     if (r->stochastic) {
         printf("\nstep over steps 1..%u: mean %s, p50 %s, p95 %s",
                r->steps > 1 ? r->steps - 1 : 0,
@@ -279,7 +269,7 @@ static void hs__text(const hs_scenario_t *s, const hs_replay_result_t *r,
     }
     if (per_device) {
         printf("\n%-16s %-12s %6s %14s %14s %14s\n", "device", "type",
-               "ring", "closed T(i)", "closed T_ext", "simulated");
+               "ring", "source", "extended", "replay");
         for (i = 0; i < r->n_devices; i++)
             printf("%-16s %-12s %6u %14s %14s %14s\n", s->devices[i].name,
                    s->types[s->devices[i].type].name,
@@ -313,7 +303,7 @@ int hs_cli_simulate(int argc, char **argv)
     size_t n_pos;
     int rc;
     hs_scenario_t *s = NULL;
-    hs_replay_result_t *r = NULL;
+    hs_answer_t *an = NULL;
     hs_h5_writer_t *h5 = NULL;
     hs_chrome_writer_t *ch = NULL;
     hs_trace_sink_t sinks[2];
@@ -348,7 +338,8 @@ int hs_cli_simulate(int argc, char **argv)
     rc = hs_cli_replay_check(s, &opts, &ro, fo.force, &err);
     if (rc != HS_OK)
         goto fail;
-    rc = hs_replay_run(s, &opts, sinks, n_sinks, &r, &err);
+    rc = hs_answer_run(s, &opts, HS_ANSWER_REPLAY_ALWAYS, sinks, n_sinks,
+                       &an, &err);
     if (rc != HS_OK) {
         hs_cli_blame_steps(&err, ro.steps);
         goto fail;
@@ -366,17 +357,17 @@ int hs_cli_simulate(int argc, char **argv)
             goto fail;
     }
     if (so.json)
-        hs__json(s, r, so.per_device);
+        hs__json(s, an, so.per_device);
     else
-        hs__text(s, r, so.per_device);
+        hs__text(s, an, so.per_device);
     rc = hs_cli_stdout_status();
-    hs_replay_result_free(r);
+    hs_answer_free(an);
     hs_scenario_free(s);
     return rc;
 fail:
     hs_h5_writer_close(h5, 0, NULL);
     hs_chrome_writer_close(ch, 0, NULL);
-    hs_replay_result_free(r);
+    hs_answer_free(an);
     hs_scenario_free(s);
     return hs_cli_fail(&err);
 }

@@ -26,7 +26,7 @@ typedef struct hs__sweep_opts_s {
     size_t n_vary;
     const char **set;
     size_t n_set;
-    int zip, replay, json, csv, progress, no_progress, have_fmt;
+    int zip, replay, closed_only, json, csv, progress, no_progress, have_fmt;
     int fmt;                /* hs_sweep_fmt_t */
     const char *out;
     int64_t rank_timeout_ns;
@@ -73,8 +73,13 @@ static const hs_opt_t hs__sweep_table[] = {
      .help = "set a key for every point"},
     {.name = "replay", .kind = HS_OPT_FLAG,
      HS_OPT_AT(hs__sweep_opts_t, replay),
-     .help = "also replay every point (steady step, and its\n"
-             "difference to the closed form)"},
+     .help = "replay every point, past the answer budget too\n"
+             "(by default a point is replayed when that takes\n"
+             "about a second or less, as predict does)"},
+    {.name = "closed-only", .kind = HS_OPT_FLAG,
+     HS_OPT_AT(hs__sweep_opts_t, closed_only),
+     .help = "replay no point: the closed forms only (the\n"
+             "extended form is then the recommended figure)"},
     {.name = "output", .short_name = 'o', .kind = HS_OPT_PATH,
      HS_OPT_AT(hs__sweep_opts_t, out), .metavar = "FILE",
      .help = "write FILE (.csv, .json, .h5/.hdf5 or .txt by its\n"
@@ -104,27 +109,30 @@ static const hs_opt_cmd_t hs__sweep_cmd = {
     .name = "sweep",
     .usage =
         "usage: hetsim sweep [SCENARIO] --vary KEY=VALUES [--vary ...] [--zip]\n"
-        "                    [--set KEY=VALUE ...] [--replay] [--steps K ...]\n"
+        "                    [--set KEY=VALUE ...] [--replay|--closed-only]\n"
+        "                    [--steps K ...]\n"
         "                    [-o FILE] [--format F] [--json|--csv]\n"
         "                    [--progress|--no-progress] [--rank-timeout D]\n"
         "                    [--force]\n",
     .about =
-        "Runs the closed form (the source's step and the extended step, epoch,\n"
-        "total, bottleneck device and link) at every point of a what-if sweep\n"
-        "of SCENARIO (a YAML file; without it, the embedded default), and with\n"
-        "--replay also the replay.  Keys, e.g.:\n"
+        "Answers every point of a what-if sweep of SCENARIO (a YAML file;\n"
+        "without it, the embedded default) as predict does: the step, epoch\n"
+        "and total of every predictor (the source's closed form, the extended\n"
+        "form, the replay where it takes about a second or less, or at every\n"
+        "point with --replay) and the recommended one, the bottleneck device\n"
+        "and link.  Keys, e.g.:\n"
         "  device_types.A100.count=50..200:50  device_types.MLU370.batch=64,128\n"
         "  network.default_bandwidth=1Gbps..100Gbps*2  network.latency=0us,5us\n"
         "  network.type_links.A100.MLU370=25Gbps,100Gbps  ring=listing,grouped\n"
         "  simulate.overlap=patent,buckets  devices.a0.compute_scale=1,1.5\n"
         "The replay options below are the same as --set simulate.steps=K etc.\n"
         "\n"
-        "CSV columns: one per varied key (its value), n_devices, step_ns,\n"
-        "step_ext_ns, iters_per_epoch, epoch_ns, total_ns, bottleneck_device,\n"
-        "bottleneck_bound, bottleneck_link, with --replay replay_step_ns,\n"
-        "replay_epoch_ns, replay_total_ns, replay_diff_ns (replay - closed),\n"
-        "and error (empty when the point ran).  The same inputs give the same\n"
-        "output, byte for byte.\n"
+        "CSV columns (docs/output.md; a first '#' line names the format): one\n"
+        "per varied key (its value), n_devices, predictor_recommended,\n"
+        "{step,epoch,total}_{recommended,source,extended,replay}_ns (empty\n"
+        "when unknown or not replayed), iters_per_epoch, bottleneck_device,\n"
+        "bottleneck_bound, bottleneck_link, and error (empty when the point\n"
+        "ran).  The same inputs give the same output, byte for byte.\n"
         "\n"
         "Under MPI (mpirun -n K hetsim sweep ..., or srun): rank 0 hands out\n"
         "points to ranks 1..K-1 as they ask and writes the one output, the\n"
@@ -224,6 +232,11 @@ int hs_cli_sweep(int argc, char **argv)
                                            "one --vary KEY=VALUES");
         goto done;
     }
+    if (o.replay && o.closed_only) {
+        code = hs_cli_usage_error("sweep", "--replay or --closed-only, "
+                                           "not both");
+        goto done;
+    }
     if (o.json && o.csv) {
         code = hs_cli_usage_error("sweep", "--json or --csv, not both");
         goto done;
@@ -257,7 +270,11 @@ int hs_cli_sweep(int argc, char **argv)
     }
     rc = hs_cli_load_scenario(scn, &s, &err);
     if (rc == HS_OK)
-        rc = hs_sweep_new(s, o.replay, &sw, &err);
+        rc = hs_sweep_new(s,
+                          o.replay        ? HS_ANSWER_REPLAY_ALWAYS
+                          : o.closed_only ? HS_ANSWER_REPLAY_NEVER
+                                          : HS_ANSWER_REPLAY_AUTO,
+                          &sw, &err);
     for (i = 0; rc == HS_OK && i < n_rsets; i++)
         rc = hs_sweep_set(sw, rsets[i], &err);
     for (i = 0; rc == HS_OK && i < o.n_set; i++)

@@ -12,6 +12,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "hs_answer.h"
 #include "hs_cli.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
@@ -67,12 +68,14 @@ static const hs_opt_cmd_t hs__validate_cmd = {
     .pos_name = "SCENARIO",
     .max_pos = 1};
 
-static void hs__row(yajl_gen g, int64_t closed, int64_t sim)
+/* One row: every predictor's step, and the replay against the compared
+   closed form (closed). */
+static void hs__row(yajl_gen g, int64_t source, int64_t ext, int64_t closed,
+                    int64_t sim)
 {
-    hs_cli_js(g, "closed_ns");
-    yajl_gen_integer(g, closed);
-    hs_cli_js(g, "sim_ns");
-    yajl_gen_integer(g, sim);
+    hs_cli_kv_i64(g, "step_source_ns", source);
+    hs_cli_kv_i64(g, "step_extended_ns", ext);
+    hs_cli_kv_i64(g, "step_replay_ns", sim);
     hs_cli_js(g, "diff_ns");
     yajl_gen_integer(g, sim - closed);
     hs_cli_js(g, "diff_pct");
@@ -93,7 +96,8 @@ int hs_cli_validate(int argc, char **argv)
     double tol;
     size_t n_pos;
     hs_scenario_t *s = NULL;
-    hs_replay_result_t *r = NULL;
+    hs_answer_t *an = NULL;
+    const hs_replay_result_t *r;
     hs_error_t err;
     const int64_t *tclosed;
     int64_t cclosed;
@@ -116,7 +120,8 @@ int hs_cli_validate(int argc, char **argv)
     /* a replay that would not end in reasonable time or memory */
     rc = hs_cli_replay_check(s, &opts, &ro, fo.force, &err);
     if (rc == HS_OK) {
-        rc = hs_replay_run(s, &opts, NULL, 0, &r, &err);
+        rc = hs_answer_run(s, &opts, HS_ANSWER_REPLAY_ALWAYS, NULL, 0, &an,
+                           &err);
         if (rc != HS_OK)
             hs_cli_blame_steps(&err, ro.steps);
     }
@@ -124,6 +129,7 @@ int hs_cli_validate(int argc, char **argv)
         hs_scenario_free(s);
         return hs_cli_fail(&err);
     }
+    r = an->replay;
     tclosed = source ? r->type_closed_ns : r->type_closed_ext_ns;
     cclosed = source ? r->closed_step_ns : r->closed_ext_step_ns;
     if (have_tol && !(fabs(hs_cli_pct(r->step_ns, cclosed)) <= tol))
@@ -131,8 +137,7 @@ int hs_cli_validate(int argc, char **argv)
     if (json) {
         yajl_gen g = hs_cli_json_new();
         yajl_gen_map_open(g);
-        hs_cli_js(g, "hetsim_version");
-        hs_cli_js(g, HS_VERSION);
+        hs_cli_json_head(g, "hetsim.validate");
         hs_cli_js(g, "scenario");
         yajl_gen_map_open(g);
         hs_cli_js(g, "name");
@@ -143,6 +148,7 @@ int hs_cli_validate(int argc, char **argv)
         hs_cli_js(g, "file");
         hs_cli_js(g, s->file);
         yajl_gen_map_close(g);
+        hs_cli_kv_answer(g, an);
         hs_cli_js(g, "formula");
         hs_cli_js(g, source ? "source" : "extended");
         hs_cli_js(g, "overlap");
@@ -161,13 +167,15 @@ int hs_cli_validate(int argc, char **argv)
             hs_cli_js(g, s->types[t].name);
             hs_cli_js(g, "count");
             yajl_gen_integer(g, (long long)s->types[t].count);
-            hs__row(g, tclosed[t], r->type_step_ns[t]);
+            hs__row(g, r->type_closed_ns[t], r->type_closed_ext_ns[t],
+                    tclosed[t], r->type_step_ns[t]);
             yajl_gen_map_close(g);
         }
         yajl_gen_array_close(g);
         hs_cli_js(g, "cluster");
         yajl_gen_map_open(g);
-        hs__row(g, cclosed, r->step_ns);
+        hs__row(g, r->closed_step_ns, r->closed_ext_step_ns, cclosed,
+                r->step_ns);
         yajl_gen_map_close(g);
         hs_cli_js(g, "tolerance_pct");
         if (have_tol)
@@ -190,8 +198,18 @@ int hs_cli_validate(int argc, char **argv)
                hs_send_name(r->send));
         printf("scenario: %s (%s)\n\n", s->name ? s->name : "(unnamed)",
                s->file);
-        printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count", "closed",
-               "simulated", "difference", "diff %");
+        printf("recommended: %s; step %s, epoch %s, total %s\n\n",
+               hs_predictor_name(an->recommended),
+               hs_fmt_time(hs_answer_best(an)->step_ns, a, sizeof a),
+               hs_answer_best(an)->epoch_ns >= 0
+                   ? hs_fmt_time(hs_answer_best(an)->epoch_ns, b, sizeof b)
+                   : "unknown",
+               hs_answer_best(an)->total_ns >= 0
+                   ? hs_fmt_time(hs_answer_best(an)->total_ns, c, sizeof c)
+                   : "unknown");
+        printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count",
+               source ? "source" : "extended", "replay", "difference",
+               "diff %");
         for (t = 0; t < r->n_types; t++)
             printf("%-14s %7llu %14s %14s %14s %+9.2f%%\n", s->types[t].name,
                    (unsigned long long)s->types[t].count,
@@ -221,7 +239,7 @@ int hs_cli_validate(int argc, char **argv)
                 hs_cli_pct(r->step_ns, cclosed), tol);
         rc = hs_err_exit_code(HS_ERR_TOLERANCE);
     }
-    hs_replay_result_free(r);
+    hs_answer_free(an);
     hs_scenario_free(s);
     return rc;
 }

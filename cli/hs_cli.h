@@ -14,6 +14,7 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "hs_answer.h"
 #include "hs_error.h"
 #include "hs_opt.h"
 #include "hs_replay.h"
@@ -50,7 +51,13 @@ int hs_cli_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
 /* The exit status when writing stdout failed (3), else 0: flushes it. */
 int hs_cli_stdout_status(void);
 
-/* Loads the scenario at path, or the embedded default when path is NULL. */
+/*
+ * Loads the scenario at path, the embedded default when path is NULL, or
+ * the YAML read from standard input when path is "-": it is named
+ * "<stdin>" in errors ("<stdin>:3:5: ...") and in outputs, and relative
+ * paths inside it (profiles, links_csv) resolve against the current
+ * directory.
+ */
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
                               hs_error_t *err);
 
@@ -125,5 +132,25 @@ void hs_cli_blame_steps(hs_error_t *err, uint32_t steps_opt);
 hs_err_t hs_cli_replay_check(const hs_scenario_t *s, hs_replay_opts_t *opts,
                              const hs_cli_replay_opts_t *ro, int force,
                              hs_error_t *err);
+
+/* ---- answers (hs_cli_answer.c) --------------------------------------- */
+
+/* The version of every JSON, CSV and HDF5 output's field names
+   (docs/output.md); raised when a name changes meaning or goes away. */
+#define HS_CLI_FORMAT_VERSION 2
+
+/* "format": format, "format_version", "hetsim_version": what every JSON
+   document starts with (format e.g. "hetsim.predict"). */
+void hs_cli_json_head(yajl_gen g, const char *format);
+
+/* The answer's figures under their one name each (docs/output.md):
+   predictor_recommended, predictor_why, {step,epoch,total}_{recommended,
+   source,extended,replay}_ns (null when unknown or not run),
+   iters_per_epoch, epochs. */
+void hs_cli_kv_answer(yajl_gen g, const hs_answer_t *a);
+
+/* Prints the training time by the recommended predictor, why, and a
+   table of every predictor (the recommended one first). */
+void hs_cli_print_answer(const hs_answer_t *a);
 
 #endif

@@ -3,11 +3,47 @@
 
 #include <stdlib.h>
 
+#include "hs_file.h"
+#include "hs_limits.h"
+
+/* The name a scenario read from standard input goes by. */
+static const char hs__stdin_name[] = "<stdin>";
+
 hs_err_t hs_cli_load_scenario(const char *path, hs_scenario_t **out,
                               hs_error_t *err)
 {
-    return path != NULL ? hs_scenario_load(path, out, err)
-                        : hs_scenario_load_default(out, err);
+    char *text = NULL, *dir = NULL;
+    size_t len = 0;
+    hs_err_t rc;
+
+    if (path == NULL)
+        return hs_scenario_load_default(out, err);
+    if (strcmp(path, "-") != 0)
+        return hs_scenario_load(path, out, err);
+    *out = NULL;
+    hs_error_clear(err);
+    /* a pipe, a terminal or a redirected file: at most a file's limit */
+    rc = hs_file_read_bounded("/dev/stdin", HS_LIMIT_FILE_BYTES,
+                              HS_FILE_ALLOW_SPECIAL, &text, &len, err);
+    if (rc != HS_OK) {
+        /* the message names /dev/stdin; say what the user typed */
+        char why[HS_ERRMSG_LEN];
+        const char *at = strstr(err->msg, "/dev/stdin: ");
+        snprintf(why, sizeof why, "%s",
+                 at != NULL ? at + strlen("/dev/stdin: ") : err->msg);
+        return hs_error_setf(err, rc, "%s: %s", hs__stdin_name, why);
+    }
+    /* relative paths inside resolve against the current directory, held
+       as an absolute path so they stay valid from wherever they are used */
+    dir = hs_file_absdir(hs__stdin_name);
+    if (dir == NULL) {
+        free(text);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    rc = hs_scenario_load_text(text, len, hs__stdin_name, dir, out, err);
+    free(dir);
+    free(text);
+    return rc;
 }
 
 yajl_gen hs_cli_json_new(void)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_suggest.h"
 #include "hs_units.h"
 
 /* The option of the groups named by a long name of len bytes, or by a
@@ -122,7 +123,7 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
     int64_t i;
     double d;
     size_t k;
-    char buf[256];
+    char buf[256], hint[HS_SUGGEST_HINT_LEN];
 
     switch (o->kind) {
     case HS_OPT_FLAG:
@@ -172,9 +173,11 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
             if (strcmp(o->choices[k], text) == 0)
                 break;
         if (o->choices[k] == NULL)
-            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s",
+            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s%s",
                                  shown, text,
-                                 hs__opt_choices(o, buf, sizeof buf));
+                                 hs__opt_choices(o, buf, sizeof buf),
+                                 hs_suggest_hint_list(text, o->choices, hint,
+                                                      sizeof hint));
         hs__opt_store_i(dst, o->size, o->values ? o->values[k] : (int)k);
         break;
     case HS_OPT_TIME:
@@ -221,6 +224,38 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
     if (o->has_seen)
         *(int *)((char *)base + o->seen_off) = 1;
     return HS_OK;
+}
+
+/* "unknown option '--x'", with the nearest long option (or --help) when
+   one is close: the text is a[0..len). */
+static hs_err_t hs__opt_unknown(const hs_opt_group_t *groups,
+                                size_t n_groups, const char *a, size_t len,
+                                hs_error_t *err)
+{
+    char word[HS_SUGGEST_MAX_LEN + 1], names[HS_SUGGEST_MAX_LEN + 3];
+    char hint[HS_SUGGEST_HINT_LEN];
+    hs_suggest_t sg;
+    const hs_opt_t *o;
+    size_t k, skip = a[1] == '-' ? 2 : 1;
+
+    hint[0] = '\0';
+    /* "-step" and "--step" are both compared by their name */
+    if (len > skip && len - skip <= HS_SUGGEST_MAX_LEN) {
+        memcpy(word, a + skip, len - skip);
+        word[len - skip] = '\0';
+        hs_suggest_init(&sg, word);
+        for (k = 0; k < n_groups; k++)
+            for (o = groups[k].opts; o->name != NULL; o++)
+                hs_suggest_add(&sg, o->name);
+        hs_suggest_add(&sg, "help");
+        if (sg.best != NULL) {
+            snprintf(names, sizeof names, "--%s", sg.best);
+            sg.best = names;
+            hs_suggest_hint(&sg, hint, sizeof hint);
+        }
+    }
+    return hs_error_setf(err, HS_ERR_USAGE, "unknown option '%.*s'%s",
+                         (int)len, a, hint);
 }
 
 hs_err_t hs_opt_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
@@ -274,9 +309,10 @@ hs_err_t hs_opt_parse(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
                              : NULL;
         }
         if (o == NULL)
-            return hs_error_setf(err, HS_ERR_USAGE, "unknown option '%.*s'",
-                                 (int)(v != NULL ? v - 1 - a
-                                                 : (long)strlen(a)), a);
+            return hs__opt_unknown(groups, n_groups, a,
+                                   v != NULL ? (size_t)(v - 1 - a)
+                                             : strlen(a),
+                                   err);
         if (a[1] == '-')
             snprintf(shown, sizeof shown, "--%s", o->name);
         else
@@ -366,4 +402,240 @@ void hs_opt_help(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
     hs__opt_line(f, left, n, col, help.help);
     if (cmd->after != NULL)
         fprintf(f, "\n%s", cmd->after);
+}
+
+/* Manual pages (roff, man(7) macros) and bash completion: written from
+   the same tables as --help, so the three cannot disagree. */
+
+/* Text of len bytes as roff: '\' as \e, '-' as \- (a minus sign, so an
+   option copied from the page works), a leading '.' or '\'' guarded. */
+static void hs__opt_roff_span(FILE *f, const char *t, size_t len, int bol)
+{
+    size_t k;
+
+    for (k = 0; k < len; k++) {
+        if (bol && (t[k] == '.' || t[k] == '\''))
+            fputs("\\&", f);
+        bol = 0;
+        if (t[k] == '\\')
+            fputs("\\e", f);
+        else if (t[k] == '-')
+            fputs("\\-", f);
+        else
+            fputc(t[k], f);
+    }
+}
+
+/* The paragraphs of text[0..len) as roff (see hs_opt_man_text). */
+static void hs__opt_man_textn(FILE *f, const char *text, size_t len)
+{
+    const char *p = text, *stop = text + len, *end, *q;
+    int first = 1;
+
+    while (p < stop) {
+        int indented = 0;
+
+        while (p < stop && *p == '\n')
+            p++;
+        if (p >= stop)
+            break;
+        /* a paragraph runs to a blank line */
+        for (end = p; end < stop; end++)
+            if (*end == '\n' && end + 1 < stop && end[1] == '\n')
+                break;
+        for (q = p; q < end;) {
+            const char *nl = memchr(q, '\n', (size_t)(end - q));
+
+            if (*q == ' ' || *q == '\t')
+                indented = 1;
+            q = nl ? nl + 1 : end;
+        }
+        if (!first)
+            fputs(".PP\n", f);
+        first = 0;
+        /* lists and tables keep their layout; prose is filled */
+        if (indented)
+            fputs(".nf\n", f);
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+            hs__opt_roff_span(f, p, l, 1);
+            fputc('\n', f);
+            p += l + (nl ? 1 : 0);
+        }
+        if (indented)
+            fputs(".fi\n", f);
+    }
+}
+
+void hs_opt_man_text(FILE *f, const char *text)
+{
+    hs__opt_man_textn(f, text, strlen(text));
+}
+
+/* "-o, --output OUT" of o in bold and italics, without a line end. */
+static void hs__opt_man_left(const hs_opt_t *o, FILE *f)
+{
+    if (o->short_name != 0)
+        fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
+    fputs("\\fB\\-\\-", f);
+    hs__opt_roff_span(f, o->name, strlen(o->name), 0);
+    fputs("\\fR", f);
+    if (o->metavar != NULL) {
+        fputs(" \\fI", f);
+        hs__opt_roff_span(f, o->metavar, strlen(o->metavar), 0);
+        fputs("\\fR", f);
+    }
+    fputc('\n', f);
+}
+
+/* The page's title line: .TH NAME 1 "" "hetsim VERSION" "hetsim manual". */
+void hs_opt_man_head(FILE *f, const char *page, const char *version)
+{
+    char up[128];
+    size_t k;
+
+    for (k = 0; page[k] != '\0' && k + 1 < sizeof up; k++)
+        up[k] = (char)(page[k] >= 'a' && page[k] <= 'z' ? page[k] - 32
+                                                         : page[k]);
+    up[k] = '\0';
+    fputs(".TH ", f);
+    hs__opt_roff_span(f, up, strlen(up), 0);
+    fprintf(f, " 1 \"\" \"hetsim %s\" \"hetsim manual\"\n", version);
+    fputs(".nh\n.ad l\n", f);     /* no hyphenation, ragged right */
+}
+
+void hs_opt_man(const hs_opt_cmd_t *cmd, const char *summary,
+                const char *version, const hs_opt_group_t *groups,
+                size_t n_groups, FILE *f)
+{
+    char page[128];
+    const char *p, *after;
+    size_t k;
+    int notes = 0;
+    const hs_opt_t *o;
+
+    snprintf(page, sizeof page, "hetsim-%s", cmd->name);
+    hs_opt_man_head(f, page, version);
+    fputs(".SH NAME\n", f);
+    hs__opt_roff_span(f, page, strlen(page), 1);
+    fputs(" \\- ", f);
+    hs__opt_roff_span(f, summary, strlen(summary), 0);
+    /* the synopsis: cmd->usage less its "usage: " and that indent */
+    fputs("\n.SH SYNOPSIS\n.nf\n", f);
+    for (p = cmd->usage; *p != '\0';) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+        if (strncmp(p, "usage: ", 7) == 0 || strncmp(p, "       ", 7) == 0) {
+            p += 7;
+            l -= l >= 7 ? 7 : l;
+        }
+        hs__opt_roff_span(f, p, l, 1);
+        fputc('\n', f);
+        p += l + (nl ? 1 : 0);
+    }
+    fputs(".fi\n", f);
+    if (cmd->about != NULL) {
+        fputs(".SH DESCRIPTION\n", f);
+        hs_opt_man_text(f, cmd->about);
+    }
+    fputs(".SH OPTIONS\n", f);
+    for (k = 0; k < n_groups; k++)
+        for (o = groups[k].opts; o->name != NULL; o++) {
+            fputs(".TP\n", f);
+            hs__opt_man_left(o, f);
+            hs_opt_man_text(f, o->help ? o->help : "");
+        }
+    fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nthis text\n", f);
+    /* the closing text: "exit status:" and "environment:" paragraphs get
+       their sections, others are notes */
+    for (after = cmd->after; after != NULL && *after != '\0';) {
+        const char *end = strstr(after, "\n\n");
+        size_t l = end ? (size_t)(end - after) : strlen(after), skip = 0;
+
+        if (strncmp(after, "exit status:", 12) == 0) {
+            fputs(".SH \"EXIT STATUS\"\n", f);
+            skip = 12;
+        } else if (strncmp(after, "environment:", 12) == 0) {
+            fputs(".SH ENVIRONMENT\n", f);
+            skip = 12;
+        } else {
+            fputs(notes++ ? ".PP\n" : ".SH NOTES\n", f);
+        }
+        while (skip < l && after[skip] == ' ')
+            skip++;
+        hs__opt_man_textn(f, after + skip, l - skip);
+        after += l;
+        while (*after == '\n')
+            after++;
+    }
+    fputs(".SH \"SEE ALSO\"\n.BR hetsim (1)\n", f);
+}
+
+/* s as a bash single-quoted word's inside ('\'' for a quote). */
+static void hs__opt_shq(FILE *f, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+void hs_opt_complete_bash(const hs_opt_cmd_t *cmd,
+                          const hs_opt_group_t *groups, size_t n_groups,
+                          FILE *f)
+{
+    size_t k, c, n_none = 0;
+    const hs_opt_t *o;
+
+    fprintf(f, "    %s)\n        opts='", cmd->name);
+    for (k = 0; k < n_groups; k++)
+        for (o = groups[k].opts; o->name != NULL; o++) {
+            hs__opt_shq(f, "--");
+            hs__opt_shq(f, o->name);
+            fputc(' ', f);
+            if (o->short_name != 0)
+                fprintf(f, "-%c ", o->short_name);
+        }
+    fputs("--help -h'\n        case $prev in\n", f);
+    /* a value from a set: its names; a file: file names */
+    for (k = 0; k < n_groups; k++)
+        for (o = groups[k].opts; o->name != NULL; o++) {
+            if (o->kind != HS_OPT_ENUM && o->kind != HS_OPT_PATH)
+                continue;
+            fputs("        --", f);
+            hs__opt_shq(f, o->name);
+            if (o->short_name != 0)
+                fprintf(f, "|-%c", o->short_name);
+            if (o->kind == HS_OPT_PATH) {
+                fputs(") _hetsim_files; return ;;\n", f);
+                continue;
+            }
+            fputs(") COMPREPLY=($(compgen -W '", f);
+            for (c = 0; o->choices[c] != NULL; c++) {
+                if (c > 0)
+                    fputc(' ', f);
+                hs__opt_shq(f, o->choices[c]);
+            }
+            fputs("' -- \"$cur\")); return ;;\n", f);
+        }
+    /* any other value: nothing to offer */
+    for (k = 0; k < n_groups; k++)
+        for (o = groups[k].opts; o->name != NULL; o++) {
+            if (o->kind == HS_OPT_FLAG || o->kind == HS_OPT_ENUM
+                || o->kind == HS_OPT_PATH)
+                continue;
+            fputs(n_none++ == 0 ? "        " : "|", f);
+            fputs("--", f);
+            hs__opt_shq(f, o->name);
+            if (o->short_name != 0)
+                fprintf(f, "|-%c", o->short_name);
+        }
+    if (n_none > 0)
+        fputs(") COMPREPLY=(); return ;;\n", f);
+    fputs("        esac ;;\n", f);
 }

@@ -20,7 +20,9 @@
  *
  * hs_opt_help writes `--help` from the same tables: the usage synopsis,
  * the command's description, one aligned line (or more) per option in
- * table order, and the command's closing text (exit statuses).
+ * table order, and the command's closing text (exit statuses).  The
+ * manual page (hs_opt_man) and the bash completion (hs_opt_complete_bash)
+ * are written from them too, so neither can drift from --help.
  *
  * This is command-line code: it never prints an error itself nor exits;
  * the command prints err and returns hs_err_exit_code(HS_ERR_USAGE).
@@ -127,5 +129,37 @@ int hs_opt_double(const char *t, double *v);
  */
 void hs_opt_help(const hs_opt_cmd_t *cmd, const hs_opt_group_t *groups,
                  size_t n_groups, FILE *f);
+
+/*
+ * Writes the command's manual page hetsim-CMD(1) to f, as roff with the
+ * man(7) macros, from the same tables as hs_opt_help: NAME (from summary),
+ * SYNOPSIS (cmd->usage), DESCRIPTION (cmd->about), OPTIONS (every option
+ * of every group, and --help), then cmd->after's paragraphs: the one that
+ * starts "exit status:" as EXIT STATUS, "environment:" as ENVIRONMENT,
+ * the others as NOTES; SEE ALSO hetsim(1).  version goes in the title.
+ */
+void hs_opt_man(const hs_opt_cmd_t *cmd, const char *summary,
+                const char *version, const hs_opt_group_t *groups,
+                size_t n_groups, FILE *f);
+
+/* The title line (.TH) of page (e.g. "hetsim") in section 1. */
+void hs_opt_man_head(FILE *f, const char *page, const char *version);
+
+/* Help-style text as roff paragraphs: a blank line starts a paragraph
+   (.PP); a paragraph with an indented line keeps its layout (.nf), others
+   are filled; '\', '-' and a leading '.' are escaped. */
+void hs_opt_man_text(FILE *f, const char *text);
+
+/*
+ * Writes the command's arm of the bash completion function's
+ * `case $cmd in` (see hs_main.c, --completion bash) to f: opts set to
+ * every option name; after an option that takes a value from a set, its
+ * names; after a path option, file names (_hetsim_files); after any other
+ * value option, nothing.  The function's $cur and $prev are the word being
+ * completed and the one before.
+ */
+void hs_opt_complete_bash(const hs_opt_cmd_t *cmd,
+                          const hs_opt_group_t *groups, size_t n_groups,
+                          FILE *f);
 
 #endif

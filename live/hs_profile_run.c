@@ -36,12 +36,9 @@
 #include <gsl/gsl_rng.h>
 #include <yaml.h>
 
+#include "hs_datadir.h"
 #include "hs_ingest.h"
 #include "hs_spawn.h"
-
-#ifndef HS_SOURCE_DIR
-#define HS_SOURCE_DIR "."
-#endif
 
 #define HS__PR_NRANK 2
 #define HS__PR_GRACE_NS (5LL * 1000000000)
@@ -1002,8 +999,13 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                              "build_model} to profile (it is '%s')", s->file,
                              s->model_label ? s->model_label : "missing");
     if (harness == NULL) {
-        snprintf(harness_def, sizeof harness_def,
-                 "%s/live/harness/hetsim_harness.py", HS_SOURCE_DIR);
+        /* the installed (or build tree's) harness: hs_datadir.h */
+        rc = hs_datadir_path("live/harness/hetsim_harness.py", harness_def,
+                             sizeof harness_def, err);
+        if (rc == HS_ERR_IO && err != NULL)
+            err->code = HS_ERR_EXTERNAL;    /* as an unreadable harness */
+        if (rc != HS_OK)
+            return rc == HS_ERR_IO ? HS_ERR_EXTERNAL : rc;
         harness = harness_def;
     }
     if (s->n_launcher == 0 && access(harness, R_OK) != 0)

@@ -24,6 +24,7 @@
 #include "hs_collective.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_suggest.h"
 #include "hs_yaml.h"
 
 #define HS__S(c) ((hs_scenario_t *)(c)->user)
@@ -36,6 +37,24 @@ long hs_nodes_find_kind(const hs_nodes_t *n, const char *name)
         if (strcmp(n->kinds[i].name, name) == 0)
             return (long)i;
     return -1;
+}
+
+const char *hs_nodes_kind_hint(const hs_nodes_t *n, const char *name,
+                                 char *buf, size_t cap)
+{
+    hs_suggest_t sg;
+    size_t i, at;
+
+    hs_suggest_init(&sg, name);
+    for (i = 0; n != NULL && i < n->n_kinds; i++)
+        hs_suggest_add(&sg, n->kinds[i].name);
+    hs_suggest_hint(&sg, buf, cap);
+    at = strlen(buf);
+    for (i = 0; n != NULL && i < n->n_kinds && at + 1 < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s%s",
+                               i ? ", " : " (kinds: ", n->kinds[i].name,
+                               i + 1 == n->n_kinds ? ")" : "");
+    return buf;
 }
 
 void hs_nodes_free(hs_nodes_t *n)
@@ -93,10 +112,14 @@ static hs_err_t hs__kind(hs_yaml_ctx_t *c, yaml_node_t *n, hs_nodes_t *nd,
         return rc;
     tn = hs_yaml_scalar(v[K_TYPE]);
     t = tn != NULL ? hs__type_index(s, tn) : -1;
-    if (t < 0)
+    if (t < 0) {
+        char hint[HS__HINT_LEN];
         return hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                            "node kind '%s' names unknown device type '%s'",
-                            k->name, tn ? tn : "");
+                            "node kind '%s' names unknown device type '%s'%s",
+                            k->name, tn ? tn : "",
+                            hs__type_hint(s, tn ? tn : "", hint,
+                                          sizeof hint));
+    }
     k->type = (uint32_t)t;
     if ((rc = hs_yaml_need(c, n, v[K_DEV], "devices", "a node kind")) !=
             HS_OK ||
@@ -251,11 +274,15 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
             for (j = 0; j < 2; j++) {
                 const char *kn = hs_yaml_scalar(e[j]);
                 ki[j] = kn ? hs_nodes_find_kind(nd, kn) : -1;
-                if (ki[j] < 0)
+                if (ki[j] < 0) {
+                    char hint[HS__HINT_LEN];
                     return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
                                         "kind_links names unknown node "
-                                        "kind '%s'",
-                                        kn ? kn : "");
+                                        "kind '%s'%s",
+                                        kn ? kn : "",
+                                        hs_nodes_kind_hint(nd, kn ? kn : "", hint,
+                                                      sizeof hint));
+                }
             }
             l->a = (uint32_t)ki[0];
             l->b = (uint32_t)ki[1];

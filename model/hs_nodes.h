@@ -152,4 +152,12 @@ void hs_nodes_free(hs_nodes_t *n);
 /* The index of the kind named `name`, or -1. */
 long hs_nodes_find_kind(const hs_nodes_t *n, const char *name);
 
+/*
+ * For an error about an unknown node kind `name`: "; did you mean 'X'?"
+ * when a kind's name is close, then " (kinds: a, b)", written into buf
+ * (cap bytes, truncated to fit); returns buf.
+ */
+const char *hs_nodes_kind_hint(const hs_nodes_t *n, const char *name,
+                               char *buf, size_t cap);
+
 #endif

@@ -33,6 +33,7 @@
 
 #include "hs_atomic.h"
 #include "hs_file.h"
+#include "hs_suggest.h"
 #include "hs_yaml.h"
 #include "hs_yamlemit.h"
 
@@ -513,7 +514,8 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
                             const char *key, struct yaml_node_s *n,
                             const char *what)
 {
-    char list[256];
+    char list[256], hint[HS_SUGGEST_HINT_LEN];
+    hs_suggest_t sg;
     size_t i, off = 0;
 
     for (i = 0; i < HS__NKEYS; i++)
@@ -524,12 +526,15 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
             return rc;
         }
     list[0] = '\0';
+    hs_suggest_init(&sg, key);
     for (i = 0; i < HS__NKEYS && off < sizeof list; i++)
-        if (hs__keys[i].settable)
+        if (hs__keys[i].settable) {
             off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
                                     off ? ", " : "", hs__keys[i].name);
-    return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA, "unknown key; valid: %s",
-                        list);
+            hs_suggest_add(&sg, hs__keys[i].name);
+        }
+    return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA, "unknown key; valid: %s%s",
+                        list, hs_suggest_hint(&sg, hint, sizeof hint));
 }
 
 /* The profile document in text (len bytes, named `name` in messages and

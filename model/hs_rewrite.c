@@ -396,3 +396,72 @@ hs_err_t hs_rewrite_file(const char *text, size_t len, const char *name,
     free(re);
     return hs_atomic_commit(&af, err);
 }
+
+/* The path from directory `from` to directory `to` (both absolute and
+   canonical): "" when the same, else "../" per component of `from` past
+   their common part, then the rest of `to`.  malloc'd; NULL when out of
+   memory. */
+static char *hs__relpath(const char *from, const char *to)
+{
+    size_t common = 0, i, up = 0, len;
+    const char *rest;
+    char *out;
+
+    /* the longest common prefix that ends at a component boundary */
+    for (i = 0;; i++) {
+        int fe = from[i] == '\0' || from[i] == '/';
+        int te = to[i] == '\0' || to[i] == '/';
+
+        if (fe && te)
+            common = i;
+        if (from[i] == '\0' || to[i] == '\0' || from[i] != to[i])
+            break;
+    }
+    for (i = common; from[i] != '\0'; i++)
+        if (from[i] == '/' && from[i + 1] != '\0')
+            up++;
+    rest = to + common;
+    while (*rest == '/')
+        rest++;
+    len = 3 * up + strlen(rest) + 1;
+    if ((out = malloc(len)) == NULL)
+        return NULL;
+    out[0] = '\0';
+    for (i = 0; i < up; i++)
+        strcat(out, i + 1 < up || *rest != '\0' ? "../" : "..");
+    strcat(out, rest);
+    return out;
+}
+
+hs_err_t hs_rewrite_file_rebased(const char *text, size_t len,
+                                 const char *name,
+                                 const hs_rewrite_edit_t *edits,
+                                 size_t n_edits, const char *src_dir,
+                                 const char *header, const char *path,
+                                 hs_error_t *err)
+{
+    char *out_dir = NULL, *src_real = NULL, *out_real = NULL, *prefix = NULL;
+    hs_err_t rc;
+
+    if (src_dir == NULL)
+        return hs_rewrite_file(text, len, name, edits, n_edits, NULL, header,
+                               path, err);
+    if ((out_dir = hs_file_absdir(path)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    src_real = realpath(src_dir, NULL);
+    out_real = realpath(out_dir, NULL);
+    if (src_real != NULL && out_real != NULL)
+        prefix = hs__relpath(out_real, src_real);
+    else
+        prefix = strdup(src_dir);
+    if (prefix == NULL)
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    else
+        rc = hs_rewrite_file(text, len, name, edits, n_edits, prefix, header,
+                             path, err);
+    free(out_dir);
+    free(src_real);
+    free(out_real);
+    free(prefix);
+    return rc;
+}

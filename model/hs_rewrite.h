@@ -21,7 +21,8 @@
  * paths (job.model.file, job.dataset.file, network.links_csv,
  * profiling.harness, and device_types[].profile where it is a path) are
  * made absolute against abs_base when it is given (before the edits: an
- * edited value is written as given).
+ * edited value is written as given); hs_rewrite_file_rebased instead
+ * writes them relative to the new file's directory.
  */
 #ifndef HS_REWRITE_H
 #define HS_REWRITE_H
@@ -57,5 +58,23 @@ hs_err_t hs_rewrite_file(const char *text, size_t len, const char *name,
                          const hs_rewrite_edit_t *edits, size_t n_edits,
                          const char *abs_base, const char *header,
                          const char *path, hs_error_t *err);
+
+/*
+ * Like hs_rewrite_file, with the original's relative paths (the keys
+ * above) rebased for the new file: each is resolved against src_dir (the
+ * original's directory) and written relative to path's directory, so the
+ * written scenario and the files beside it can be moved together;
+ * absolute paths stay.  Both directories are taken through realpath();
+ * when either cannot be (path's directory missing), the paths are made
+ * absolute against src_dir as hs_rewrite_file does.  src_dir NULL: paths
+ * as they are.  Edited values are written as given (so a caller names a
+ * file it writes beside path by its bare name).
+ */
+hs_err_t hs_rewrite_file_rebased(const char *text, size_t len,
+                                 const char *name,
+                                 const hs_rewrite_edit_t *edits,
+                                 size_t n_edits, const char *src_dir,
+                                 const char *header, const char *path,
+                                 hs_error_t *err);
 
 #endif

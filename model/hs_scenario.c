@@ -25,6 +25,7 @@
 #include "hs_limits.h"
 #include "hs_nodes.h"
 #include "hs_scenario_int.h"
+#include "hs_suggest.h"
 #include "hs_units.h"
 #include "hs_valid.h"
 #include "hs_yaml.h"
@@ -38,6 +39,23 @@ extern const size_t hs_default_scenario_len;
 /* ------------------------------------------------------------------ */
 /* Sections                                                              */
 
+
+/* "; did you mean 'X'?" for a mistyped word among valid (NULL-ended), or
+   "" (also when n is no scalar), into buf. */
+static const char *hs__word_hint(const yaml_node_t *n,
+                                 const char *const *valid, char *buf,
+                                 size_t cap)
+{
+    const char *w = n != NULL && n->type == YAML_SCALAR_NODE
+                        ? (const char *)n->data.scalar.value
+                        : NULL;
+
+    if (w == NULL) {
+        buf[0] = '\0';
+        return buf;
+    }
+    return hs_suggest_hint_list(w, valid, buf, cap);
+}
 static hs_err_t hs__parse_job(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_MODEL, K_DATASET, K_EPOCHS };
@@ -309,8 +327,15 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
             if (b == NULL || (strcmp(b, "gloo") != 0 &&
                               strcmp(b, "nccl") != 0 &&
                               strcmp(b, "mpi") != 0))
+            {
+                static const char *const ok[] = {"gloo", "nccl", "mpi",
+                                                 NULL};
+                char hint[HS_SUGGEST_HINT_LEN];
                 return hs_yaml_fail(c, v[K_BACKEND], HS_ERR_SCHEMA,
-                                    "backend must be gloo, nccl or mpi");
+                                    "backend must be gloo, nccl or mpi%s",
+                                    hs__word_hint(v[K_BACKEND], ok, hint,
+                                                  sizeof hint));
+            }
             t->backend = strdup(b);
         }
         if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
@@ -396,9 +421,12 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 goto done;
             }
             if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
+                char hint[HS__HINT_LEN];
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                                  "device '%s' has unknown type '%s'", nm,
-                                  ty ? ty : "");
+                                  "device '%s' has unknown type '%s'%s", nm,
+                                  ty ? ty : "",
+                                  hs__type_hint(s, ty ? ty : "", hint,
+                                                sizeof hint));
                 goto done;
             }
             ad = nm;
@@ -522,11 +550,15 @@ hs_err_t hs__ring_spec(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
         *mode = HS_RING_GROUPED;
     else if (m != NULL && strcmp(m, "interleave") == 0)
         *mode = HS_RING_INTERLEAVE;
-    else if (m != NULL)
+    else if (m != NULL) {
+        static const char *const ok[] = {"listing", "grouped", "interleave",
+                                         NULL};
+        char hint[HS_SUGGEST_HINT_LEN];
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "ring must be listing, grouped, interleave or a "
-                            "list of device names, not '%s'",
-                            m);
+                            "list of device names, not '%s'%s",
+                            m, hs__word_hint(n, ok, hint, sizeof hint));
+    }
     else if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "ring must be a list of device names or one of "
@@ -579,9 +611,11 @@ static hs_err_t hs__parse_ring(hs_yaml_ctx_t *c, yaml_node_t *n,
         yaml_node_t *en = hs_yaml_item(c, n, i);
         const char *name = s->ring_names[i];
         long d = hs__hash_find(&nm->by_name, s, 0, name);
+        char hint[HS__HINT_LEN];
         if (d < 0)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names unknown device '%s'", name);
+                              "ring names unknown device '%s'%s", name,
+                              hs__device_hint(s, name, hint, sizeof hint));
         else if (seen[d])
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                               "ring names device '%s' twice", name);
@@ -648,10 +682,14 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
         yaml_node_t *en = hs_yaml_item(c, rn, (size_t)i);
         const char *tn = hs_yaml_scalar(en);
         t[i] = tn ? hs__type_index(s, tn) : -1;
-        if (t[i] < 0)
+        if (t[i] < 0) {
+            char hint[HS__HINT_LEN];
             return hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                                "type_links names unknown device type '%s'",
-                                tn ? tn : "");
+                                "type_links names unknown device type '%s'%s",
+                                tn ? tn : "",
+                                hs__type_hint(s, tn ? tn : "", hint,
+                                              sizeof hint));
+        }
     }
     if ((rc = hs_yaml_get_bw(c, hs_yaml_item(c, rn, 2),
                              "type_links bandwidth", &bw)) != HS_OK)
@@ -747,11 +785,14 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                 f[i] = hs_yaml_item(c, rn, i);
             for (i = 0; i < 2; i++) {
                 const char *e = hs_yaml_scalar(f[i]);
+                char hint[HS__HINT_LEN];
                 if (e == NULL || !hs__endpoint_known(nm, s, e))
                     return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
                                         "'%s' is neither a device name nor "
-                                        "a device address",
-                                        e ? e : "");
+                                        "a device address%s",
+                                        e ? e : "",
+                                        hs__device_hint(s, e ? e : "", hint,
+                                                        sizeof hint));
             }
             if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
                 HS_OK)
@@ -779,6 +820,7 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                                        "hop_wait", NULL};
     hs_scenario_t *s = HS__S(c);
     yaml_node_t *v[8];
+    char hint[HS_SUGGEST_HINT_LEN];
     hs_err_t rc;
 
     if ((rc = hs_yaml_map(c, n, "simulate", keys, v)) != HS_OK)
@@ -794,18 +836,29 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                               &s->seed)) != HS_OK)
         return rc;
     if (v[K_OVERLAP] != NULL &&
-        hs_overlap_parse(hs_yaml_scalar(v[K_OVERLAP]), &s->overlap) != 0)
+        hs_overlap_parse(hs_yaml_scalar(v[K_OVERLAP]), &s->overlap) != 0) {
+        static const char *const ok[] = {"patent", "buckets", "none",
+                                         "last_bucket", NULL};
         return hs_yaml_fail(c, v[K_OVERLAP], HS_ERR_SCHEMA,
                             "simulate.overlap must be patent, buckets, "
-                            "none or last_bucket");
+                            "none or last_bucket%s",
+                            hs__word_hint(v[K_OVERLAP], ok, hint,
+                                          sizeof hint));
+    }
     if (v[K_SEND] != NULL &&
-        hs_send_parse(hs_yaml_scalar(v[K_SEND]), &s->send) != 0)
+        hs_send_parse(hs_yaml_scalar(v[K_SEND]), &s->send) != 0) {
+        static const char *const ok[] = {"rendezvous", "eager", NULL};
         return hs_yaml_fail(c, v[K_SEND], HS_ERR_SCHEMA,
-                            "simulate.send must be rendezvous or eager");
+                            "simulate.send must be rendezvous or eager%s",
+                            hs__word_hint(v[K_SEND], ok, hint, sizeof hint));
+    }
     if (v[K_HOPW] != NULL &&
-        hs_hop_wait_parse(hs_yaml_scalar(v[K_HOPW]), &s->hop_wait) != 0)
+        hs_hop_wait_parse(hs_yaml_scalar(v[K_HOPW]), &s->hop_wait) != 0) {
+        static const char *const ok[] = {"ring", "probe", NULL};
         return hs_yaml_fail(c, v[K_HOPW], HS_ERR_SCHEMA,
-                            "simulate.hop_wait must be ring or probe");
+                            "simulate.hop_wait must be ring or probe%s",
+                            hs__word_hint(v[K_HOPW], ok, hint, sizeof hint));
+    }
     if (v[K_STREAMS] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_STREAMS], "simulate.streams", 1,
                               HS_MAX_STREAMS, &s->streams)) != HS_OK)
@@ -845,10 +898,14 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                 return rc;
             dn = hs_yaml_scalar(sv[0]);
             d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
-            if (d < 0)
+            if (d < 0) {
+                char hint[HS__HINT_LEN];
                 return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
-                                    "straggler names unknown device '%s'",
-                                    dn ? dn : "");
+                                    "straggler names unknown device '%s'%s",
+                                    dn ? dn : "",
+                                    hs__device_hint(s, dn ? dn : "", hint,
+                                                    sizeof hint));
+            }
             g->device = (uint32_t)d;
             if ((s->straggler_names[k] = strdup(dn)) == NULL)
                 return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");

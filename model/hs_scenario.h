@@ -370,6 +370,19 @@ hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);
 
+/*
+ * The tail of an error about an unknown device type or device name:
+ * "; did you mean 'X'?" when a name of the scenario is close to `name`
+ * (base/hs_suggest.h), then the valid names, " (types: A100, MLU370)" or
+ * " (devices: A100-0..A100-99, d0, d1)" with numbered runs folded and a
+ * long list cut with ", ... (N in all)".  Written into buf (cap bytes; 512
+ * hold any of them); returns buf, ready for a "%s" after the name.
+ */
+const char *hs_scenario_type_hint(const hs_scenario_t *s, const char *name,
+                                  char *buf, size_t cap);
+const char *hs_scenario_device_hint(const hs_scenario_t *s,
+                                    const char *name, char *buf, size_t cap);
+
 /* Index of the type named `name`, or -1. */
 long hs_scenario_find_type(const hs_scenario_t *s, const char *name);
 

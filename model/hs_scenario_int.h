@@ -48,6 +48,24 @@ size_t hs__arena_add(hs_scenario_t *s, const char *str);
 /* The index of the type named `name`, or -1. */
 long hs__type_index(const hs_scenario_t *s, const char *name);
 
+/* Room for hs__device_hint's and hs__type_hint's text. */
+#define HS__HINT_LEN 512
+
+/*
+ * For an error about an unknown device name: "; did you mean 'X'?" when a
+ * device's name is close to `name`, then " (devices: A-0..A-99, B-0..B-3)",
+ * the devices' names with runs of consecutive numbers folded, cut with
+ * ", ... (N in all)" where it would not fit.  Written into buf (cap bytes,
+ * HS__HINT_LEN is enough); returns buf.
+ */
+const char *hs__device_hint(const hs_scenario_t *s, const char *name,
+                            char *buf, size_t cap);
+
+/* The same for an unknown device type: "; did you mean 'X'? (types: A,
+   B)". */
+const char *hs__type_hint(const hs_scenario_t *s, const char *name,
+                          char *buf, size_t cap);
+
 /* Frees n strings of v and v.  v may be NULL. */
 void hs__free_strv(char **v, size_t n);
 

@@ -27,6 +27,7 @@
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_suggest.h"
 
 /* ------------------------------------------------------------------ */
 /* Name hash                                                             */
@@ -213,6 +214,126 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
     return hs__ring_alloc(s, cnt, err);
 }
 
+/* Splits "A100-12" into the length of "A100-" and 12; 0 when the name
+   does not end in "-<digits>" (or the number is too long). */
+static int hs__name_num(const char *name, size_t *prefix, unsigned long *num)
+{
+    size_t len = strlen(name), i = len;
+
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == len || i == 0 || name[i - 1] != '-' || len - i > 9 ||
+        (name[i] == '0' && len - i > 1))
+        return 0;
+    *prefix = i;
+    *num = strtoul(name + i, NULL, 10);
+    return 1;
+}
+
+/* Appends text to buf at *at (cap bytes); 0, or -1 when it did not fit
+   (buf then ends where it was). */
+static int hs__hint_put(char *buf, size_t cap, size_t *at, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (*at + n + 1 > cap)
+        return -1;
+    memcpy(buf + *at, text, n + 1);
+    *at += n;
+    return 0;
+}
+
+const char *hs__device_hint(const hs_scenario_t *s, const char *name,
+                            char *buf, size_t cap)
+{
+    /* the tail " ... (N in all))" needs at most this much room */
+    enum { TAIL = 40 };
+    char item[2 * HS_LIMIT_NAME_LEN + 8];
+    hs_suggest_t sg;
+    size_t at, i = 0, n = s->n_devices;
+
+    if (cap <= TAIL) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    hs_suggest_init(&sg, name);
+    for (i = 0; i < n; i++)
+        hs_suggest_add(&sg, s->devices[i].name);
+    hs_suggest_hint(&sg, buf, cap - TAIL);
+    at = strlen(buf);
+    if (n == 0 || hs__hint_put(buf, cap - TAIL, &at, " (devices: ") != 0)
+        return buf;
+    for (i = 0; i < n;) {
+        const char *a = s->devices[i].name;
+        size_t pa, pb, j = i + 1;
+        unsigned long na, nb;
+        /* a run A-k, A-k+1, ..., A-m prints as "A-k..A-m" */
+        if (hs__name_num(a, &pa, &na))
+            while (j < n && hs__name_num(s->devices[j].name, &pb, &nb) &&
+                   pb == pa && nb == na + (j - i) &&
+                   strncmp(s->devices[j].name, a, pa) == 0)
+                j++;
+        if (j - i >= 3)
+            snprintf(item, sizeof item, "%s%s..%s", i ? ", " : "", a,
+                     s->devices[j - 1].name);
+        else {
+            snprintf(item, sizeof item, "%s%s", i ? ", " : "", a);
+            j = i + 1;
+        }
+        if (hs__hint_put(buf, cap - TAIL, &at, item) != 0) {
+            snprintf(buf + at, cap - at, ", ... (%zu in all))", n);
+            return buf;
+        }
+        i = j;
+    }
+    snprintf(buf + at, cap - at, ")");
+    return buf;
+}
+
+const char *hs__type_hint(const hs_scenario_t *s, const char *name,
+                          char *buf, size_t cap)
+{
+    enum { TAIL = 40 };
+    char item[HS_LIMIT_NAME_LEN + 8];
+    hs_suggest_t sg;
+    size_t at, i;
+
+    if (cap <= TAIL) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    hs_suggest_init(&sg, name);
+    for (i = 0; i < s->n_types; i++)
+        hs_suggest_add(&sg, s->types[i].name);
+    hs_suggest_hint(&sg, buf, cap - TAIL);
+    at = strlen(buf);
+    if (s->n_types == 0 || hs__hint_put(buf, cap - TAIL, &at, " (types: ") != 0)
+        return buf;
+    for (i = 0; i < s->n_types; i++) {
+        snprintf(item, sizeof item, "%s%s", i ? ", " : "", s->types[i].name);
+        if (hs__hint_put(buf, cap - TAIL, &at, item) != 0) {
+            snprintf(buf + at, cap - at, ", ... (%zu in all))", s->n_types);
+            return buf;
+        }
+    }
+    snprintf(buf + at, cap - at, ")");
+    return buf;
+}
+
+const char *hs_scenario_type_hint(const hs_scenario_t *s, const char *name,
+                                  char *buf, size_t cap)
+{
+    return hs__type_hint(s, name, buf, cap);
+}
+
+const char *hs_scenario_device_hint(const hs_scenario_t *s,
+                                    const char *name, char *buf, size_t cap)
+{
+    return hs__device_hint(s, name, buf, cap);
+}
+
 /* Applies the devices.<name>.* settings again to generated devices. */
 hs_err_t hs__apply_overrides(hs_scenario_t *s, hs__names_t *nm,
                                     hs_error_t *err)
@@ -226,9 +347,14 @@ hs_err_t hs__apply_overrides(hs_scenario_t *s, hs__names_t *nm,
             return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
         d = hs__hash_find(&nm->by_name, s, 0, o->name);
         if (d < 0)
+        {
+            char hint[HS__HINT_LEN];
             return hs_error_setf(err, HS_ERR_SCHEMA,
-                                 "%s: devices.%s: unknown device", s->file,
-                                 o->name);
+                                 "%s: devices.%s: unknown device%s", s->file,
+                                 o->name,
+                                 hs__device_hint(s, o->name, hint,
+                                                 sizeof hint));
+        }
         if (o->has_scale)
             s->devices[d].compute_scale = o->compute_scale;
         if (o->has_extra)
@@ -283,10 +409,13 @@ hs_err_t hs__ring_build(hs_scenario_t *s, hs__names_t *nm,
             const char *name = s->ring_names[i];
             long d = hs__hash_find(&nm->by_name, s, 0, name);
             hs_err_t rc = HS_OK;
+            char hint[HS__HINT_LEN];
             if (d < 0)
                 rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                                   "%s: ring names unknown device '%s'",
-                                   s->file, name);
+                                   "%s: ring names unknown device '%s'%s",
+                                   s->file, name,
+                                   hs__device_hint(s, name, hint,
+                                                   sizeof hint));
             else if (seen[d])
                 rc = hs_error_setf(err, HS_ERR_SCHEMA,
                                    "%s: ring names device '%s' twice",
@@ -385,10 +514,12 @@ hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
             const char *e = i % 2 ? s->links.rows[i / 2].b
                                   : s->links.rows[i / 2].a;
             if (!hs__endpoint_known(&nm, s, e)) {
+                char hint[HS__HINT_LEN];
                 rc = hs_error_setf(err, HS_ERR_NETWORK,
                                    "%s: network.links: '%s' is neither a "
-                                   "device name nor a device address",
-                                   s->file, e);
+                                   "device name nor a device address%s",
+                                   s->file, e,
+                                   hs__device_hint(s, e, hint, sizeof hint));
                 goto done;
             }
         }
@@ -403,9 +534,12 @@ hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
         }
         d = hs__hash_find(&nm.by_name, s, 0, s->straggler_names[i]);
         if (d < 0) {
+            char hint[HS__HINT_LEN];
             rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                               "%s: straggler names unknown device '%s'",
-                               s->file, s->straggler_names[i]);
+                               "%s: straggler names unknown device '%s'%s",
+                               s->file, s->straggler_names[i],
+                               hs__device_hint(s, s->straggler_names[i],
+                                               hint, sizeof hint));
             goto done;
         }
         s->stragglers[i].device = (uint32_t)d;

@@ -23,6 +23,7 @@
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_suggest.h"
 #include "hs_yaml.h"
 
 #define HS__MAX_COMPS 8
@@ -31,15 +32,39 @@
 static hs_err_t hs__unknown(hs_error_t *err, const char *key_path,
                             const char *const *valid)
 {
-    char list[512];
-    size_t off = 0, i;
+    char list[512], word[HS_SUGGEST_MAX_LEN + 1], hint[HS_SUGGEST_HINT_LEN];
+    const char *best = NULL, *p = key_path, *dot;
+    size_t off = 0, i, best_d = 0;
 
     list[0] = '\0';
     for (i = 0; valid[i] != NULL && off < sizeof list; i++)
         off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
                                 i ? ", " : "", valid[i]);
+    /* the mistyped part is one of the path's components: the one nearest
+       to a valid key */
+    for (;; p = dot + 1) {
+        const char *m;
+        size_t n;
+        dot = strchr(p, '.');
+        n = dot != NULL ? (size_t)(dot - p) : strlen(p);
+        if (n <= HS_SUGGEST_MAX_LEN) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+            m = hs_suggest_list(word, valid);
+            if (m != NULL && (best == NULL ||
+                              hs_suggest_distance(word, m) < best_d)) {
+                best = m;
+                best_d = hs_suggest_distance(word, m);
+            }
+        }
+        if (dot == NULL)
+            break;
+    }
+    hint[0] = '\0';
+    if (best != NULL)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", best);
     return hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
-                        "unknown key; valid: %s", list);
+                        "unknown key; valid: %s%s", list, hint);
 }
 
 /* A whole number in [min, max]: "'x' is not a count >= min". */
@@ -67,18 +92,14 @@ static hs_err_t hs__count(hs_yaml_ctx_t *c, yaml_node_t *n, uint64_t min,
 static hs_err_t hs__type(const hs_scenario_t *s, const char *name,
                          const char *key_path, long *out, hs_error_t *err)
 {
-    char list[512];
-    size_t off = 0, i;
+    char hint[HS__HINT_LEN];
 
     *out = hs__type_index(s, name);
     if (*out >= 0)
         return HS_OK;
-    list[0] = '\0';
-    for (i = 0; i < s->n_types && off < sizeof list; i++)
-        off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
-                                i ? ", " : "", s->types[i].name);
     return hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
-                        "unknown device type '%s'; valid: %s", name, list);
+                        "unknown device type '%s'%s", name,
+                        hs__type_hint(s, name, hint, sizeof hint));
 }
 
 static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
@@ -337,9 +358,11 @@ static hs_err_t hs__set_device(hs_yaml_ctx_t *c, hs_scenario_t *s,
     if (rc != HS_OK)
         return rc;
     d = hs_scenario_find_device(s, nm);
-    if (d < 0 && (s->devices_listed || !s->dirty))
-        return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA, "unknown device '%s'",
-                            nm);
+    if (d < 0 && (s->devices_listed || !s->dirty)) {
+        char hint[HS__HINT_LEN];
+        return hs_yaml_fail(c, NULL, HS_ERR_SCHEMA, "unknown device '%s'%s",
+                            nm, hs__device_hint(s, nm, hint, sizeof hint));
+    }
     if (!s->devices_listed) {
         hs_dev_override_t *o = NULL;
         for (i = 0; i < s->n_dev_overrides; i++)
@@ -415,9 +438,12 @@ static hs_err_t hs__set_nodes(hs_yaml_ctx_t *c, hs_scenario_t *s,
                             "the scenario has no nodes: section");
     if (nc != 3 || strcmp(comp[2], "count") != 0)
         return hs__unknown(c->err, key_path, keys);
-    if ((k = hs_nodes_find_kind(nd, comp[1])) < 0)
+    if ((k = hs_nodes_find_kind(nd, comp[1])) < 0) {
+        char hint[HS__HINT_LEN];
+        hs_nodes_kind_hint(nd, comp[1], hint, sizeof hint);
         return hs_error_set(c->err, HS_ERR_SCHEMA, key_path, 0, 0,
-                            "unknown node kind '%s'", comp[1]);
+                            "unknown node kind '%s'%s", comp[1], hint);
+    }
     if ((rc = hs__count(c, n, 0, UINT32_MAX - 1, &x)) != HS_OK)
         return rc;
     nd->kinds[k].count = (uint32_t)x;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hs_file.h"
+#include "hs_suggest.h"
 #include "hs_limits.h"
 #include "hs_units.h"
 
@@ -106,11 +107,15 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         if (j == na) {
             char list[512];
             size_t off = 0;
+            char hint[HS_SUGGEST_HINT_LEN];
             for (i = 0; i < na && off < sizeof list; i++)
                 off += (size_t)snprintf(list + off, sizeof list - off,
                                         "%s%s", i ? ", " : "", allowed[i]);
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA,
-                                "unknown key '%s' in %s (known: %s)", key, what,
+                                "unknown key '%s' in %s%s (known: %s)", key,
+                                what,
+                                hs_suggest_hint_list(key, allowed, hint,
+                                                     sizeof hint),
                                 list);
         }
         if (vals[j] != NULL)

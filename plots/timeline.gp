@@ -5,7 +5,9 @@
 # which writes the data files and passes, with gnuplot -e:
 #   ev      data file: one index block per phase present, rows
 #           "x0 x1 y half_height round" (x in tunit from the first step)
-#   titles  legend title of each block (quoted words, in block order)
+#   titles  legend title of each block (quoted words, in block order); a
+#           phase with a box too short to see at this scale, drawn at a
+#           minimum width, says so in its title
 #   colors  colour of each block (words), nblk: number of blocks
 #   lanes   rows "y label" naming the lanes; ymax: the last lane's y
 #   xmax    the end of the last step shown (x runs from 0)
@@ -23,7 +25,10 @@ set ytics scale 0 font ",9"
 set xtics nomirror out
 set border 1
 set grid xtics lc rgb "#e4e4e4" dt 1
-set key outside below horizontal center maxcols 4 samplen 2 spacing 1.1 font ",9"
+# the legend: one block right of the lanes, read top to bottom
+set rmargin at screen 0.74
+set key at screen 0.755, graph 1 left top vertical Left reverse samplen 2 \
+    spacing 1.2 font ",9"
 if (borders) set style fill solid 1.0 border lc rgb "#303030"; \
 else set style fill solid 1.0 noborder
 set offsets 0, 0, 0, 0

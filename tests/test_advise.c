@@ -8,11 +8,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yajl/yajl_tree.h>
 
 #include "hs_advise.h"
+#include "hs_answer.h"
 #include "hs_closed.h"
 #include "hs_rewrite.h"
 #include "hs_test.h"
@@ -119,12 +121,26 @@ static void test_ring_exact_is_brute_force(void)
     HS_ASSERT_I64_EQ(r->cands[0].closed_ns, closed_in_order(s, s->ring));
     CU_ASSERT_TRUE(r->lower_bound_ns <= best);
     for (k = 0; k < r->n_cands; k++) {
-        CU_ASSERT_TRUE(r->cands[k].replay_ns > 0);
+        const hs_advise_fig_t *f = &r->cands[k].fig;
+
+        /* judged by the replay (it fits the answer budget), its figures
+           beside the closed forms' */
+        HS_ASSERT_I64_EQ(f->recommended, HS_PREDICTOR_REPLAY);
+        CU_ASSERT_TRUE(f->est[HS_PREDICTOR_REPLAY].step_ns > 0);
+        HS_ASSERT_I64_EQ(f->est[HS_PREDICTOR_SOURCE].step_ns,
+                         r->cands[k].closed_ns);
         CU_ASSERT_TRUE(r->cands[k].closed_ns >= best);
     }
-    /* the recommendation is the least replayed step */
+    /* the recommendation is the least replayed step, and strictly less
+       than the given order's */
     for (k = 0; k < r->n_cands; k++)
-        CU_ASSERT_TRUE(r->cands[r->chosen].replay_ns <= r->cands[k].replay_ns);
+        CU_ASSERT_TRUE(
+            r->cands[r->chosen].fig.est[HS_PREDICTOR_REPLAY].step_ns <=
+            r->cands[k].fig.est[HS_PREDICTOR_REPLAY].step_ns);
+    CU_ASSERT_TRUE(r->chosen != 0);
+    CU_ASSERT_TRUE(r->outcome != HS_ADVISE_NONE);
+    CU_ASSERT_TRUE(r->cands[r->chosen].fig.est[HS_PREDICTOR_REPLAY].step_ns <
+                   r->cands[0].fig.est[HS_PREDICTOR_REPLAY].step_ns);
     hs_advise_ring_free(r);
     hs_scenario_free(s);
 }
@@ -201,12 +217,24 @@ static void test_batch_by_hand(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     HS_ASSERT_I64_EQ(r->global_batch_asked, 96);
     HS_ASSERT_I64_EQ(r->global_batch, 96);
+    /* the search's split, confirmed by the replay: the recommendation */
+    CU_ASSERT_STRING_EQUAL(r->cands[0].label, "given");
+    CU_ASSERT_STRING_EQUAL(r->cands[1].label, "searched");
+    HS_ASSERT_I64_EQ(r->cands[1].batch[0], 32);
+    HS_ASSERT_I64_EQ(r->cands[1].batch[1], 16);
+    HS_ASSERT_I64_EQ(r->outcome, HS_ADVISE_IMPROVED);
+    HS_ASSERT_I64_EQ(r->chosen, 1);
     HS_ASSERT_I64_EQ(r->batch_after[0], 32);
     HS_ASSERT_I64_EQ(r->batch_after[1], 16);
     /* the slow devices set the step before; after, both take ~32 ms */
-    CU_ASSERT_TRUE(r->replay_after_ns < r->replay_before_ns);
-    CU_ASSERT_TRUE(r->replay_after_ns < 34000000);
-    CU_ASSERT_TRUE(r->replay_before_ns > 47000000);
+    {
+        int64_t before = r->cands[0].fig.est[HS_PREDICTOR_REPLAY].step_ns;
+        int64_t after = r->cands[1].fig.est[HS_PREDICTOR_REPLAY].step_ns;
+
+        CU_ASSERT_TRUE(after < before);
+        CU_ASSERT_TRUE(after < 34000000);
+        CU_ASSERT_TRUE(before > 47000000);
+    }
     /* written: the scenario and the scaled profiles load and predict the
        same step as the advice */
     HS_ASSERT_I64_EQ(hs_advise_write(s, NULL, r, NULL, path, &e), HS_OK);
@@ -216,11 +244,29 @@ static void test_batch_by_hand(void)
     HS_ASSERT_I64_EQ(w->types[0].profile.t_fwd.mean_ns, 16000000);
     HS_ASSERT_I64_EQ(w->types[1].profile.t_fwd.mean_ns, 16000000);
     HS_ASSERT_I64_EQ(hs_closed_predict(w, &p, &e), HS_OK);
-    HS_ASSERT_I64_EQ(p->step_ns, r->closed_after_ns);
-    HS_ASSERT_I64_EQ(p->epoch_ns, r->epoch_after_ns);
+    HS_ASSERT_I64_EQ(p->step_ns,
+                     r->cands[1].fig.est[HS_PREDICTOR_SOURCE].step_ns);
+    HS_ASSERT_I64_EQ(p->epoch_ns,
+                     r->cands[1].fig.est[HS_PREDICTOR_SOURCE].epoch_ns);
     snprintf(ppath, sizeof ppath, "%.*s.fast.profile.yaml",
              (int)(strlen(path) - 5), path);
     CU_ASSERT_EQUAL(access(ppath, R_OK), 0);
+    /* the scaled profiles are named relative to the written file, and its
+       header says what they are */
+    {
+        char *text = hs_test_slurp(path);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        HS_ASSERT_STR_CONTAINS(text, "profile: \"advise-batch.fast."
+                                     "profile.yaml\"");
+        HS_ASSERT_STR_CONTAINS(text, "scaled to its new batch, not "
+                                     "measured at it");
+        HS_ASSERT_STR_CONTAINS(text, "fast: batch 24 -> 32, profile "
+                                     "advise-batch.fast.profile.yaml (linear "
+                                     "from one profile at batch 24)");
+        CU_ASSERT_PTR_NULL(strstr(text, "the measured ones:"));
+        free(text);
+    }
     hs_prediction_free(p);
     hs_scenario_free(w);
     /* a memory limit of 24 on the fast type: 2x24 + 2b = 96, b = 24 */
@@ -229,8 +275,23 @@ static void test_batch_by_hand(void)
         uint64_t maxb[2] = {24, 0};
 
         HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 0, maxb, 0, &r, &e), HS_OK);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[0], 24);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[1], 24);
+        /* the given batches: no better configuration found, nothing
+           written; judged by the extended form (no replay) */
+        HS_ASSERT_I64_EQ(r->outcome, HS_ADVISE_NONE);
+        HS_ASSERT_I64_EQ(r->chosen, 0);
         HS_ASSERT_I64_EQ(r->batch_after[0], 24);
         HS_ASSERT_I64_EQ(r->batch_after[1], 24);
+        HS_ASSERT_I64_EQ(r->cands[0].fig.recommended, HS_PREDICTOR_EXTENDED);
+        HS_ASSERT_I64_EQ(r->cands[0].fig.est[HS_PREDICTOR_REPLAY].step_ns,
+                         -1);
+        HS_ASSERT_STR_CONTAINS(r->cands[0].fig.why, "not asked for");
+        unlink(path);
+        HS_ASSERT_I64_EQ(hs_advise_write(s, NULL, r, NULL, path, &e),
+                         HS_ERR_USAGE);
+        HS_ASSERT_STR_CONTAINS(e.msg, "no better configuration found");
+        CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
         hs_advise_batch_free(r);
     }
     /* a global batch the devices cannot take */
@@ -322,7 +383,10 @@ static void test_mix_brute_force(void)
         HS_ASSERT_I64_EQ(r->search->top[0].counts[0], best_c[0]);
         HS_ASSERT_I64_EQ(r->search->top[0].counts[1], best_c[1]);
         HS_ASSERT_I64_EQ(r->search->top[0].counts[2], best_c[2]);
-        CU_ASSERT_TRUE(r->replay_total_ns[0] > 0);
+        CU_ASSERT_TRUE(r->fig[0].est[HS_PREDICTOR_REPLAY].total_ns > 0);
+        /* the search's figure is the extended form's total */
+        HS_ASSERT_I64_EQ(r->fig[0].est[HS_PREDICTOR_EXTENDED].total_ns,
+                         r->search->top[0].total_ns);
         printf("\n  goal %d: best a=%llu b=%llu c=%llu, %.3f s, cost %.4f; "
                "%llu of %llu mixes evaluated", goal,
                (unsigned long long)best_c[0], (unsigned long long)best_c[1],
@@ -445,6 +509,100 @@ static void test_rewrite(void)
     HS_ASSERT_STR_CONTAINS(e.msg, "no device_types item named 'zz'");
 }
 
+/* The rebased rewrite: the original's relative paths written relative to
+   the new file's directory (a sibling, a child, the same), absolute ones
+   kept, an edited value as given; the written file loads its profile
+   from wherever it is read. */
+static void test_rewrite_rebased(void)
+{
+    static const char in[] =
+        "job: {model: {file: m.py}, dataset: {samples: 100}}\n"
+        "device_types:\n"
+        "  - {name: a, count: 2, batch: 4, profile: prof/a.yaml}\n"
+        "  - {name: b, count: 2, batch: 4, profile: /abs/b.yaml}\n"
+        "network: {default_bandwidth: 1Gbps}\n";
+    static const char prof[] =
+        "t_fwd: 3ms\nt_b1: 1ms\nallreduce_bytes: 1MB\n";
+    const char *root = hs_test_tmpdir("rebase");
+    char orig[1024], sib[1024], child[1024], path[1200], *text;
+    hs_rewrite_edit_t ed[] = {{"device_types.b.profile", "\"b.yaml\""}};
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+
+    snprintf(orig, sizeof orig, "%s/orig", root);
+    snprintf(sib, sizeof sib, "%s/out", root);
+    snprintf(child, sizeof child, "%s/orig/deep/er", root);
+    CU_ASSERT_EQUAL_FATAL(mkdir(orig, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(sib, 0755), 0);
+    snprintf(path, sizeof path, "%s/prof", orig);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/orig/deep", root);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(child, 0755), 0);
+    snprintf(path, sizeof path, "%s/prof/a.yaml", orig);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(path, prof), 0);
+    /* a sibling directory */
+    snprintf(path, sizeof path, "%s/w.yaml", sib);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, "# head", path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: ../orig/m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: ../orig/prof/a.yaml");
+    HS_ASSERT_STR_CONTAINS(text, "profile: \"b.yaml\"");
+    free(text);
+    /* the profile a loads from the written file's place, whatever the
+       current directory (b's is replaced: a profile that does not exist
+       is not looked at until the scenario needs it) */
+    {
+        hs_rewrite_edit_t ed2[] = {
+            {"device_types.b.profile", "{t_fwd: 1ms, t_b1: 1ms, "
+                                       "allreduce_bytes: 1MB}"},
+            {"job.model", "x"}};
+
+        HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml",
+                                                 ed2, 2, orig, NULL, path,
+                                                 &e), HS_OK);
+        HS_ASSERT_I64_EQ(hs_scenario_load(path, &s, &e), HS_OK);
+        if (s != NULL)
+            HS_ASSERT_I64_EQ(s->types[0].profile.t_fwd.mean_ns, 3000000);
+        hs_scenario_free(s);
+    }
+    /* a directory below the original's, and the original's own */
+    snprintf(path, sizeof path, "%s/w.yaml", child);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, NULL, path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: ../../m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: ../../prof/a.yaml");
+    HS_ASSERT_STR_CONTAINS(text, "profile: \"b.yaml\"");
+    free(text);
+    snprintf(path, sizeof path, "%s/w.yaml", orig);
+    HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml", ed,
+                                             1, orig, NULL, path, &e),
+                     HS_OK);
+    text = hs_test_slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    HS_ASSERT_STR_CONTAINS(text, "file: m.py");
+    HS_ASSERT_STR_CONTAINS(text, "profile: prof/a.yaml");
+    free(text);
+    /* absolute paths stay */
+    {
+        hs_rewrite_edit_t none[1];
+
+        HS_ASSERT_I64_EQ(hs_rewrite_file_rebased(in, strlen(in), "in.yaml",
+                                                 none, 0, orig, NULL, path,
+                                                 &e), HS_OK);
+        text = hs_test_slurp(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        HS_ASSERT_STR_CONTAINS(text, "profile: /abs/b.yaml");
+        free(text);
+    }
+}
+
 /* The command: JSON read back as data, the scenario it writes, and the
    exit statuses of bad calls. */
 static void test_cli(void)
@@ -452,11 +610,21 @@ static void test_cli(void)
     hs_run_t r;
     char scen[1024], out[1024], ebuf[256];
     yajl_val root, v;
-    const char *p_chosen[] = {"chosen", NULL};
+    const char *p_fmt[] = {"format", NULL};
+    const char *p_ver[] = {"format_version", NULL};
+    const char *p_rec[] = {"recommended", NULL};
+    const char *p_outcome[] = {"outcome", NULL};
+    const char *p_pred[] = {"predictor_recommended", NULL};
     const char *p_cands[] = {"candidates", NULL};
-    const char *p_replay[] = {"replay_step_ns", NULL};
+    const char *p_replay[] = {"step_replay_ns", NULL};
+    const char *p_best[] = {"step_recommended_ns", NULL};
     const char *p_label[] = {"label", NULL};
+    const char *p_jq[] = {"judged", "quantity", NULL};
+    const char *p_jg[] = {"judged", "given_ns", NULL};
+    const char *p_jr[] = {"judged", "recommended_ns", NULL};
+    const char *p_written[] = {"scenario_written", NULL};
     hs_scenario_t *w = NULL;
+    hs_answer_t *a = NULL;
     hs_error_t e;
 
     snprintf(scen, sizeof scen, "%s/scenarios/validate-divergent.yaml",
@@ -467,9 +635,23 @@ static void test_cli(void)
     HS_ASSERT_I64_EQ(r.status, 0);
     root = yajl_tree_parse(r.out, ebuf, sizeof ebuf);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    v = yajl_tree_get(root, p_chosen, yajl_t_string);
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_fmt,
+                                                         yajl_t_string)),
+                           "hetsim.advise.ring");
+    HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(root, p_ver,
+                                                    yajl_t_number)), 2);
+    v = yajl_tree_get(root, p_rec, yajl_t_string);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(v), "searched");
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_outcome,
+                                                         yajl_t_string)),
+                           "improved");
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_pred,
+                                                         yajl_t_string)),
+                           "replay");
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_written,
+                                                         yajl_t_string)),
+                           out);
     v = yajl_tree_get(root, p_cands, yajl_t_array);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(v)->len, 4);
@@ -482,24 +664,72 @@ static void test_cli(void)
             "given");
         /* validate-divergent.yaml: the listing order replays at 1.420 s
            (its own comment); the searched order at the closed form's
-           1.060 s */
+           1.060 s; the replay is the recommended predictor */
         HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(given, p_replay,
                                                         yajl_t_number)),
                          1420000000);
         HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(best, p_replay,
                                                         yajl_t_number)),
                          1060000000);
+        HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(best, p_best,
+                                                        yajl_t_number)),
+                         1060000000);
     }
+    /* judged by the epoch (the scenario has a data set): iterations x
+       the replayed step */
+    CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_jq,
+                                                         yajl_t_string)),
+                           "epoch");
+    CU_ASSERT_TRUE(YAJL_GET_INTEGER(yajl_tree_get(root, p_jr,
+                                                  yajl_t_number)) <
+                   YAJL_GET_INTEGER(yajl_tree_get(root, p_jg,
+                                                  yajl_t_number)));
+    HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(yajl_tree_get(root, p_jg,
+                                                    yajl_t_number)) %
+                         1420000000, 0);
     yajl_tree_free(root);
     hs_run_free(&r);
-    /* the written scenario replays as the advice said */
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "simulate", out, "--json", NULL),
-                          0);
-    HS_ASSERT_I64_EQ(r.status, 0);
-    HS_ASSERT_STR_CONTAINS(r.out, "\"step_ns\": 1060000000");
-    hs_run_free(&r);
-    CU_ASSERT_EQUAL(hs_scenario_load(out, &w, &e), HS_OK);
+    /* the written scenario: the recommended predictor says what the
+       advice said */
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load(out, &w, &e), HS_OK);
+    HS_ASSERT_I64_EQ(hs_answer_run(w, NULL, HS_ANSWER_REPLAY_AUTO, NULL, 0,
+                                   &a, &e), HS_OK);
+    HS_ASSERT_I64_EQ(a->recommended, HS_PREDICTOR_REPLAY);
+    HS_ASSERT_I64_EQ(hs_answer_best(a)->step_ns, 1060000000);
+    hs_answer_free(a);
     hs_scenario_free(w);
+    /* no better configuration found: said, exit 0, nothing written */
+    {
+        const char *b4 = hs_test_write_file("advise-cli-batch4.yaml", batch4);
+        char b4p[1024];
+
+        snprintf(b4p, sizeof b4p, "%s", b4);
+        snprintf(out, sizeof out, "%s/advised-none.yaml",
+                 hs_test_tmpdir("adv"));
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "batch", b4p,
+                                            "--max-batch", "fast=24", "-o",
+                                            out, NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        HS_ASSERT_STR_CONTAINS(r.out, "no better configuration found");
+        HS_ASSERT_STR_CONTAINS(r.out, "nothing written to");
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+        hs_run_free(&r);
+        CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "batch", b4p,
+                                            "--max-batch", "fast=24", "-o",
+                                            out, "--json", NULL), 0);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        root = yajl_tree_parse(r.out, ebuf, sizeof ebuf);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+        CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(yajl_tree_get(root, p_outcome,
+                                                             yajl_t_string)),
+                               "none");
+        CU_ASSERT_TRUE(YAJL_IS_NULL(yajl_tree_get(root, p_rec, yajl_t_any)));
+        CU_ASSERT_TRUE(YAJL_IS_NULL(yajl_tree_get(root, p_written,
+                                                  yajl_t_any)));
+        CU_ASSERT_NOT_EQUAL(access(out, F_OK), 0);
+        yajl_tree_free(root);
+        hs_run_free(&r);
+    }
     /* bad calls: exit 2 and a message */
     CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "advise", "size", NULL), 0);
     HS_ASSERT_I64_EQ(r.status, 2);
@@ -537,6 +767,8 @@ static int reg(void)
                 test_mix_brute_force);
     CU_add_test(s, "bad inputs", test_bad_inputs);
     CU_add_test(s, "scenario rewrite by key path", test_rewrite);
+    CU_add_test(s, "rewrite: relative paths rebased for the new file",
+                test_rewrite_rebased);
     CU_add_test(s, "the command: JSON, written scenario, exit statuses",
                 test_cli);
     return 0;

@@ -56,8 +56,9 @@ static const char hs__mix3[] =
     "simulate: {steps: 3}\n";
 
 /* One question: its arguments after `advise`, up to 23, NULL-ended;
-   `@F` is the scenario file F written from the texts above, `@nodes` the
-   repository's scenarios/nodes-example.yaml.  Most cases run under
+   `@F` is the scenario file F written from the texts above; `@nodes`,
+   `@full` and `@fig3` the repository's scenarios/nodes-example.yaml,
+   example-full.yaml and fig3-compute-bound.yaml.  Most cases run under
    mpirun -n 2, a few also under -n 1 and -n 3 (each mpirun costs
    about 2 s of start-up, so not every case runs under every count). */
 typedef struct hs__case_s {
@@ -86,6 +87,10 @@ static const hs__case_t hs__cases[] = {
                    "V100=1", "--budget", "0.25", NULL}},
     {"mix-none", 1u << 2, {"mix", "@mix3", "--price", "a=1", "--price", "b=3",
                   "--price", "c=1.5", "--budget", "0.0000001", NULL}},
+    /* the search's split is slower by the replay: a fallback wins */
+    {"batch-fallback", 1u << 2, {"batch", "@full", NULL}},
+    /* no order beats the given one: nothing written */
+    {"ring-none", 1u << 2, {"ring", "@fig3", NULL}},
 };
 
 static const char *hs__scn(const char *at)
@@ -98,8 +103,10 @@ static const char *hs__scn(const char *at)
         return hs_test_write_file("advmpi-batch4.yaml", hs__batch4);
     if (strcmp(at, "@mix3") == 0)
         return hs_test_write_file("advmpi-mix3.yaml", hs__mix3);
-    snprintf(nodes, sizeof nodes, "%s/scenarios/nodes-example.yaml",
-             HS_TEST_SRC);
+    snprintf(nodes, sizeof nodes, "%s/scenarios/%s", HS_TEST_SRC,
+             strcmp(at, "@full") == 0   ? "example-full.yaml"
+             : strcmp(at, "@fig3") == 0 ? "fig3-compute-bound.yaml"
+                                        : "nodes-example.yaml");
     return nodes;
 }
 
@@ -189,7 +196,13 @@ static void test_mpi_equals_serial(void)
         if (strcmp(c->name, "mix-none") == 0) {
             HS_ASSERT_I64_EQ(status0, 2);
             CU_ASSERT_PTR_NULL(yaml0);
+        } else if (strcmp(c->name, "ring-none") == 0) {
+            HS_ASSERT_I64_EQ(status0, 0);
+            HS_ASSERT_STR_CONTAINS(json0, "\"outcome\": \"none\"");
+            CU_ASSERT_PTR_NULL(yaml0);
         } else {
+            if (strcmp(c->name, "batch-fallback") == 0)
+                HS_ASSERT_STR_CONTAINS(json0, "\"outcome\": \"fallback\"");
             HS_ASSERT_I64_EQ(status0, 0);
             CU_ASSERT_PTR_NOT_NULL(yaml0);
         }

@@ -66,11 +66,11 @@ static void test_default_json(void)
     HS_ASSERT_I64_EQ(get_i64(YAJL_GET_ARRAY(types)->values[1], "t_ar_max_ns",
                              NULL),
                      t_ar);
-    HS_ASSERT_I64_EQ(get_i64(root, "step_ns", NULL), step_mlu);
+    HS_ASSERT_I64_EQ(get_i64(root, "step_source_ns", NULL), step_mlu);
     CU_ASSERT_STRING_EQUAL(get_str(root, "bottleneck", "type"), "MLU370");
     HS_ASSERT_I64_EQ(get_i64(root, "iters_per_epoch", NULL), iters);
-    HS_ASSERT_I64_EQ(get_i64(root, "epoch_ns", NULL), iters * step_mlu);
-    HS_ASSERT_I64_EQ(get_i64(root, "total_ns", NULL), iters * step_mlu);
+    HS_ASSERT_I64_EQ(get_i64(root, "epoch_source_ns", NULL), iters * step_mlu);
+    HS_ASSERT_I64_EQ(get_i64(root, "total_source_ns", NULL), iters * step_mlu);
     /* extended: fwd + max(bwd, b1 + T_ar) = 112.281 + 224.561 ms */
     HS_ASSERT_I64_EQ(get_i64(root, "step_extended_ns", NULL),
                      112281000 + 224561000);

@@ -72,15 +72,16 @@ static void test_simulate_json(void)
     CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "patent");
     CU_ASSERT_STRING_EQUAL(get_str(j, "overlap_asked"), "patent");
     CU_ASSERT_STRING_EQUAL(get_str(j, "send"), "rendezvous");
-    HS_ASSERT_I64_EQ(get_int(j, "closed_step_ns", NULL), 1060000000);
-    HS_ASSERT_I64_EQ(get_int(j, "step_ns", NULL), 1420000000);
-    HS_ASSERT_I64_EQ(get_int(j, "first_step_ns", NULL), 1510000000);
-    HS_ASSERT_I64_EQ(get_int(j, "diff_ns", NULL), 360000000);
+    HS_ASSERT_I64_EQ(get_int(j, "step_source_ns", NULL), 1060000000);
+    HS_ASSERT_I64_EQ(get_int(j, "step_replay_ns", NULL), 1420000000);
+    HS_ASSERT_I64_EQ(get_int(j, "first_step_replay_ns", NULL), 1510000000);
+    HS_ASSERT_I64_EQ(get_int(j, "step_replay_ns", NULL) -
+                         get_int(j, "step_source_ns", NULL), 360000000);
     /* 4000 samples over 4 devices of batch 100: 10 iterations */
     HS_ASSERT_I64_EQ(get_int(j, "iters_per_epoch", NULL), 10);
-    HS_ASSERT_I64_EQ(get_int(j, "epoch_ns", NULL), 14200000000LL);
+    HS_ASSERT_I64_EQ(get_int(j, "epoch_replay_ns", NULL), 14200000000LL);
     HS_ASSERT_I64_EQ(get_int(j, "step_stats", "p50_ns"), 1420000000);
-    steps = get_arr(j, "cluster_step_ns");
+    steps = get_arr(j, "steps_replay_ns");
     CU_ASSERT_TRUE_FATAL(steps != NULL && YAJL_GET_ARRAY(steps)->len == 10);
     HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(YAJL_GET_ARRAY(steps)->values[0]),
                      1510000000);
@@ -90,13 +91,13 @@ static void test_simulate_json(void)
         YAJL_GET_STRING(yajl_tree_get(YAJL_GET_ARRAY(devs)->values[0],
                                       name_path, yajl_t_string)),
         "d0");
-    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(devs)->values[0], "closed_ns",
+    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(devs)->values[0], "step_source_ns",
                              NULL), 1060000000);
-    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(devs)->values[2], "closed_ns",
+    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(devs)->values[2], "step_source_ns",
                              NULL), 700000000);
     types = get_arr(j, "types");
     CU_ASSERT_TRUE_FATAL(types != NULL && YAJL_GET_ARRAY(types)->len == 1);
-    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(types)->values[0], "sim_ns",
+    HS_ASSERT_I64_EQ(get_int(YAJL_GET_ARRAY(types)->values[0], "step_replay_ns",
                              NULL), 1420000000);
     yajl_tree_free(j);
     hs_run_free(&r);
@@ -111,8 +112,8 @@ static void test_simulate_json(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT_STRING_EQUAL(get_str(j, "send"), "eager");
     HS_ASSERT_I64_EQ(get_int(j, "steps", NULL), 5);
-    HS_ASSERT_I64_EQ(get_int(j, "step_ns", NULL), 1330000000);
-    steps = get_arr(j, "cluster_step_ns");
+    HS_ASSERT_I64_EQ(get_int(j, "step_replay_ns", NULL), 1330000000);
+    steps = get_arr(j, "steps_replay_ns");
     CU_ASSERT_TRUE(steps != NULL && YAJL_GET_ARRAY(steps)->len == 5);
     CU_ASSERT_PTR_NULL(get_arr(j, "devices"));
     yajl_tree_free(j);
@@ -126,8 +127,8 @@ static void test_simulate_json(void)
     j = parse(r.out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT_STRING_EQUAL(get_str(j, "overlap"), "none");
-    CU_ASSERT_TRUE(get_int(j, "step_ns", NULL) >=
-                   get_int(j, "closed_ext_step_ns", NULL));
+    CU_ASSERT_TRUE(get_int(j, "step_replay_ns", NULL) >=
+                   get_int(j, "step_extended_ns", NULL));
     yajl_tree_free(j);
     hs_run_free(&r);
 
@@ -183,8 +184,8 @@ static void test_simulate_json(void)
         HS_ASSERT_I64_EQ(r.status, 0);
         j = parse(r.out);
         CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-        HS_ASSERT_I64_EQ(get_int(j, "step_ns", NULL), 131000000);
-        HS_ASSERT_I64_EQ(get_int(j, "closed_step_ns", NULL), 71000000);
+        HS_ASSERT_I64_EQ(get_int(j, "step_replay_ns", NULL), 131000000);
+        HS_ASSERT_I64_EQ(get_int(j, "step_source_ns", NULL), 71000000);
         types = get_arr(j, "types");
         CU_ASSERT_TRUE_FATAL(types != NULL &&
                              YAJL_GET_ARRAY(types)->len == 1);
@@ -394,8 +395,8 @@ static void test_validate(void)
     j = parse(r.out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT_TRUE(YAJL_IS_FALSE(yajl_tree_get(j, wpath, yajl_t_any)));
-    HS_ASSERT_I64_EQ(get_int(j, "cluster", "closed_ns"), 1060000000);
-    HS_ASSERT_I64_EQ(get_int(j, "cluster", "sim_ns"), 1420000000);
+    HS_ASSERT_I64_EQ(get_int(j, "cluster", "step_extended_ns"), 1060000000);
+    HS_ASSERT_I64_EQ(get_int(j, "cluster", "step_replay_ns"), 1420000000);
     HS_ASSERT_I64_EQ(get_int(j, "cluster", "diff_ns"), 360000000);
     types = get_arr(j, "types");
     CU_ASSERT_TRUE(types != NULL && YAJL_GET_ARRAY(types)->len == 1);

@@ -244,10 +244,10 @@ static void hs__check_file(const char *path, const hs_scenario_t *s,
     hs__col(ds, "end_ns", H5T_NATIVE_INT64, 8, i64);
     for (i = 0; i < r->n_st; i++)
         bad += i64[i] != r->st[i].end_ns;
-    hs__col(ds, "sim_ns", H5T_NATIVE_INT64, 8, i64);
+    hs__col(ds, "step_replay_ns", H5T_NATIVE_INT64, 8, i64);
     for (i = 0; i < r->n_st; i++)
         bad += i64[i] != r->st[i].sim_ns;
-    hs__col(ds, "closed_ns", H5T_NATIVE_INT64, 8, i64);
+    hs__col(ds, "step_source_ns", H5T_NATIVE_INT64, 8, i64);
     for (i = 0; i < r->n_st; i++)
         bad += i64[i] != r->st[i].closed_ns;
     HS_ASSERT_I64_EQ(bad, 0);

@@ -260,8 +260,8 @@ static void test_chain(void)
         static const char *p_lat[] = {"latency_ns", NULL};
         static const char *p_bw[] = {"next_bandwidth_bytes_per_s", NULL};
         static const char *p_tar[] = {"t_ar_ns", NULL};
-        static const char *p_step[] = {"step_ns", NULL};
-        static const char *p_cstep[] = {"step_ns", NULL};
+        static const char *p_step[] = {"step_source_ns", NULL};
+        static const char *p_cstep[] = {"step_source_ns", NULL};
         yajl_val devs = yajl_tree_get(pj, p_dev, yajl_t_array);
         double lat = hs__num(pj, p_lat), max_step = 0;
 
@@ -303,8 +303,8 @@ static void test_chain(void)
     hs_run_free(&r);
     CU_ASSERT_PTR_NOT_NULL_FATAL(vj);
     {
-        static const char *p_cc[] = {"cluster", "closed_ns", NULL};
-        static const char *p_cs[] = {"cluster", "sim_ns", NULL};
+        static const char *p_cc[] = {"cluster", "step_extended_ns", NULL};
+        static const char *p_cs[] = {"cluster", "step_replay_ns", NULL};
         static const char *p_cp[] = {"cluster", "diff_pct", NULL};
         static const char *p_ext[] = {"step_extended_ns", NULL};
 

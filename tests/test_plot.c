@@ -40,18 +40,19 @@ static int hs__have_gnuplot(void)
     return found;
 }
 
-/* Writes a synthetic trace of n devices; device d's closed form is
-   offset by d us so that per type one device is the slowest. */
-static void hs__trace(const char *path, size_t n, uint32_t steps,
-                      hs_synth_run_t *r)
+/* Writes a synthetic trace of n devices of the 2 types ty; device d's
+   closed form is offset by d us so that per type one device is the
+   slowest. */
+static void hs__trace_of(const char *path, size_t n, uint32_t steps,
+                         const hs_synth_type_t *ty, hs_synth_run_t *r)
 {
-    hs_scenario_t *s = hs_synth_scenario(n, hs__types, 2, "name: plot\n");
+    hs_scenario_t *s = hs_synth_scenario(n, ty, 2, "name: plot\n");
     hs_h5_writer_t *w;
     hs_trace_sink_t sink;
     hs_error_t err;
     size_t i;
 
-    hs_synth_run(s, hs__types, steps, r);
+    hs_synth_run(s, ty, steps, r);
     for (i = 0; i < r->n_st; i++)
         r->st[i].closed_ns += 1000 * (int64_t)r->st[i].device;
     CU_ASSERT_FATAL(hs_h5_writer_open(path, s, &w, &sink, &err) == HS_OK);
@@ -59,6 +60,12 @@ static void hs__trace(const char *path, size_t n, uint32_t steps,
     CU_ASSERT(sink.steps(sink.ctx, r->st, r->n_st, &err) == HS_OK);
     CU_ASSERT_FATAL(hs_h5_writer_close(w, 1, &err) == HS_OK);
     hs_synth_scenario_free(s);
+}
+
+static void hs__trace(const char *path, size_t n, uint32_t steps,
+                      hs_synth_run_t *r)
+{
+    hs__trace_of(path, n, steps, hs__types, r);
 }
 
 static size_t hs__count_lines(const char *path, const char *skip_prefix)
@@ -258,7 +265,7 @@ static void test_steps_and_sweep(void)
     HS_ASSERT_I64_EQ(out.status, 0);
     hs_run_free(&out);
     CU_ASSERT(hs_plot_png_size(png, &w, &h, &err) == HS_OK);
-    HS_ASSERT_I64_EQ(w, 900);
+    HS_ASSERT_I64_EQ(w, 1100);
     HS_ASSERT_I64_EQ(h, 520);
     /* A100 devices 0, 2, 4: T(i) = max(dl, fwd + b1 + 10 x xfer) + i us,
        the type's slowest is device 4: 71.5 ms + 4 us; MLU370's is device
@@ -294,6 +301,133 @@ static void test_steps_and_sweep(void)
     HS_ASSERT_STR_CONTAINS(out.err, "sweep.csv:2:");
     hs_run_free(&out);
     hs_synth_run_free(&r);
+}
+
+/*
+ * A first backward op of 50 us in a 2-step window of about 270 ms: drawn
+ * at the least width (the window / 250), its end kept, and its legend
+ * entry says so; the phases wide enough keep their true extent.
+ */
+static void test_min_width(void)
+{
+    static const hs_synth_type_t tiny[2] = {
+        {"A100", 30000000, 40000000, 50000, 60000000, 3000000},
+        {"MLU370", 20000000, 55000000, 90000, 80000000, 4000000}};
+    const char *dir;
+    char h5[4200], png[4200], keep[4200], path[4300], line[512];
+    hs_synth_run_t r;
+    hs_run_t out;
+    FILE *f;
+    double x_lo = 1e300, x_hi = -1e300, min_w;
+    int block = -1, n_b1 = 0, n_fwd = 0, ok_b1 = 1, ok_fwd = 1;
+    char *text;
+
+    if (!hs__have_gnuplot()) {
+        hs_test_skip("min_width", "gnuplot is not installed");
+        return;
+    }
+    dir = hs_test_tmpdir("plot");
+    snprintf(h5, sizeof h5, "%s/tiny.h5", dir);
+    snprintf(png, sizeof png, "%s/tiny.png", dir);
+    snprintf(keep, sizeof keep, "%s/keeptiny", dir);
+    mkdir(keep, 0755);
+    hs__trace_of(h5, 4, 4, tiny, &r);
+    CU_ASSERT_FATAL(hs_run_hetsim(&out, "plot", h5, "-o", png, "--steps",
+                                  "1-2", "--keep-data", keep, NULL) == 0);
+    if (out.status != 0)
+        fprintf(stderr, "%s%s", out.out, out.err);
+    HS_ASSERT_I64_EQ(out.status, 0);
+    hs_run_free(&out);
+    /* the window: the extent of everything drawn (x from 0) */
+    snprintf(path, sizeof path, "%s/events.dat", keep);
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    while (fgets(line, sizeof line, f) != NULL) {
+        double a, b;
+        if (sscanf(line, "%lf %lf", &a, &b) == 2) {
+            x_lo = a < x_lo ? a : x_lo;
+            x_hi = b > x_hi ? b : x_hi;
+        }
+    }
+    rewind(f);
+    min_w = (x_hi - x_lo) / 250.0;
+    CU_ASSERT(x_lo == 0.0);
+    /* per block: forward 40 or 55 ms wide as is; the first backward op
+       (true width 0.05 or 0.09 ms) at least min_w, a little over 1 ms */
+    CU_ASSERT(min_w > 1.0 && min_w < 1.2);
+    while (fgets(line, sizeof line, f) != NULL) {
+        double a, b;
+        if (strncmp(line, "# ", 2) == 0) {
+            block = strncmp(line, "# forward", 9) == 0        ? 1
+                    : strncmp(line, "# backward_first", 16) == 0 ? 2
+                                                                 : 0;
+            continue;
+        }
+        if (sscanf(line, "%lf %lf", &a, &b) != 2)
+            continue;
+        if (block == 2) {
+            n_b1++;
+            ok_b1 &= b - a >= min_w * 0.999 && b - a < min_w * 1.001;
+        } else if (block == 1) {
+            n_fwd++;
+            ok_fwd &= (b - a > 39.999 && b - a < 40.001) ||
+                      (b - a > 54.999 && b - a < 55.001) || a == 0.0 ||
+                      b == x_hi;
+        }
+    }
+    fclose(f);
+    CU_ASSERT(n_b1 >= 8);
+    CU_ASSERT(n_fwd >= 8);
+    CU_ASSERT(ok_b1);
+    CU_ASSERT(ok_fwd);
+    snprintf(path, sizeof path, "%s/gnuplot-command.txt", keep);
+    text = hs_test_slurp(path);
+    HS_ASSERT_STR_CONTAINS(text, "\"backward, first op (drawn wider to be "
+                                 "seen)\"");
+    HS_ASSERT_STR_CONTAINS(text, "\"forward\"");
+    free(text);
+    hs_synth_run_free(&r);
+}
+
+/* A sweep over a count gets whole-number ticks (intx=1), one over a
+   duration does not. */
+static void test_sweep_integer_axis(void)
+{
+    static const struct {
+        const char *vary, *want;
+    } cases[] = {{"device_types.A100.count=50,60,70", "intx=1;"},
+                 {"job.epochs=1,2,3", "intx=1;"},
+                 {"network.latency=0us,5us,10us", "intx=0;"}};
+    const char *dir;
+    char csv[4200], png[4200], keep[4200], path[4300];
+    size_t i;
+
+    if (!hs__have_gnuplot()) {
+        hs_test_skip("sweep_integer_axis", "gnuplot is not installed");
+        return;
+    }
+    dir = hs_test_tmpdir("plot");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hs_run_t out;
+        char *text;
+        snprintf(csv, sizeof csv, "%s/intx%zu.csv", dir, i);
+        snprintf(png, sizeof png, "%s/intx%zu.png", dir, i);
+        snprintf(keep, sizeof keep, "%s/keepintx%zu", dir, i);
+        mkdir(keep, 0755);
+        CU_ASSERT_FATAL(hs_run_hetsim(&out, "sweep", "--vary", cases[i].vary,
+                                      "-o", csv, NULL) == 0);
+        HS_ASSERT_I64_EQ(out.status, 0);
+        hs_run_free(&out);
+        CU_ASSERT_FATAL(hs_run_hetsim(&out, "plot", "--kind", "sweep", csv,
+                                      "-o", png, "--keep-data", keep,
+                                      NULL) == 0);
+        HS_ASSERT_I64_EQ(out.status, 0);
+        hs_run_free(&out);
+        snprintf(path, sizeof path, "%s/gnuplot-command.txt", keep);
+        text = hs_test_slurp(path);
+        HS_ASSERT_STR_CONTAINS(text, cases[i].want);
+        free(text);
+    }
 }
 
 /* gnuplot missing: a clear message, exit status 4, no output file. */
@@ -384,6 +518,8 @@ static int hs__register(void)
     CU_add_test(su, "large_ring_per_type", test_large_ring_per_type);
     CU_add_test(su, "steps_and_sweep", test_steps_and_sweep);
     CU_add_test(su, "no_gnuplot", test_no_gnuplot);
+    CU_add_test(su, "min_width", test_min_width);
+    CU_add_test(su, "sweep_integer_axis", test_sweep_integer_axis);
     CU_add_test(su, "simulate_and_plot", test_simulate_and_plot);
     return 0;
 }

@@ -356,11 +356,11 @@ static void test_set_errors(void)
                      "shard, profile",
                      1);
     expect_set_error(s, "device_types.c.count", "3", HS_ERR_SCHEMA,
-                     "device_types.c.count: unknown device type 'c'; valid: "
-                     "a, b",
+                     "device_types.c.count: unknown device type 'c' (types: "
+                     "a, b)",
                      1);
     expect_set_error(s, "network.type_links.a.z", "1Gbps", HS_ERR_SCHEMA,
-                     "unknown device type 'z'; valid: a, b", 0);
+                     "unknown device type 'z' (types: a, b)", 0);
     expect_set_error(s, "network.default_bandwidth", "25", HS_ERR_UNIT,
                      "network.default_bandwidth: default_bandwidth: '25' is "
                      "not a positive bandwidth",
@@ -381,7 +381,8 @@ static void test_set_errors(void)
                      1);
     expect_set_error(s, "simulate.stepz", "3", HS_ERR_SCHEMA,
                      "simulate.stepz: unknown key; valid: steps, seed, "
-                     "overlap, send, streams, stochastic",
+                     "overlap, send, streams, stochastic; did you mean "
+                     "'steps'?",
                      1);
     expect_set_error(s, "simulate.steps", "1", HS_ERR_SCHEMA,
                      "simulate.steps: '1' is not a count >= 2", 1);
@@ -392,20 +393,23 @@ static void test_set_errors(void)
                      "last_bucket", 1);
     expect_set_error(s, "job.dataset.sizes", "1GB", HS_ERR_SCHEMA,
                      "job.dataset.sizes: unknown key; valid: samples, size, "
-                     "sample_bytes",
+                     "sample_bytes; did you mean 'size'?",
                      1);
     expect_set_error(s, "job.epoch", "1", HS_ERR_SCHEMA,
-                     "job.epoch: unknown key; valid: epochs, dataset", 1);
+                     "job.epoch: unknown key; valid: epochs, dataset; did you "
+                     "mean 'epochs'?", 1);
     expect_set_error(s, "netwrk.latency", "1us", HS_ERR_SCHEMA,
                      "netwrk.latency: unknown key; valid: device_types, job, "
-                     "network, ring, simulate, devices, collective, nodes",
+                     "network, ring, simulate, devices, collective, nodes; "
+                     "did you mean 'network'?",
                      1);
     expect_set_error(s, "ring", "circle", HS_ERR_SCHEMA,
                      "ring: ring must be listing, grouped, interleave or a "
                      "list of device names, not 'circle'",
                      1);
     expect_set_error(s, "devices.a-9.compute_scale", "2", HS_ERR_SCHEMA,
-                     "devices.a-9.compute_scale: unknown device 'a-9'", 1);
+                     "devices.a-9.compute_scale: unknown device 'a-9'; did you "
+                     "mean 'a-0'? (devices: a-0, a-1, b-0..b-2)", 1);
     expect_set_error(s, "devices.a-0.speed", "2", HS_ERR_SCHEMA,
                      "devices.a-0.speed: unknown key; valid: compute_scale, "
                      "extra_compute",

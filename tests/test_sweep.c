@@ -15,6 +15,7 @@
 #include "hs_closed.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
+#include "hs_answer.h"
 #include "hs_sweep.h"
 #include "hs_sweep_out.h"
 #include "hs_test.h"
@@ -70,7 +71,9 @@ static hs_sweep_t *new_sweep(int replay)
     hs_error_t e;
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    if (hs_sweep_new(s, replay, &sw, &e) != HS_OK)
+    if (hs_sweep_new(s,
+                     replay ? HS_ANSWER_REPLAY_ALWAYS : HS_ANSWER_REPLAY_NEVER,
+                     &sw, &e) != HS_OK)
         fprintf(stderr, "\nhs_sweep_new: %s\n", e.msg);
     hs_scenario_free(s);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sw);
@@ -240,7 +243,7 @@ static void test_product_and_zip(void)
     CU_ASSERT_STRING_EQUAL(hs_sweep_value(sw, 2, 1), "3us");
     CU_ASSERT_STRING_EQUAL(hs_sweep_options_text(sw),
                            "vary device_types.A.batch=16,32,64; "
-                           "vary network.latency=1us..3us:1us; zip; closed");
+                           "vary network.latency=1us..3us:1us; zip; replay never");
     hs_sweep_free(sw);
 
     /* no axis */
@@ -315,18 +318,20 @@ static void test_points_against_reference(void)
         CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &pred, &e), HS_OK);
         CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, NULL, NULL, 0, &rr, &e), HS_OK);
         HS_ASSERT_I64_EQ(r->n_devices, 4);
-        HS_ASSERT_I64_EQ(r->step_ns, pred->step_ns);
-        HS_ASSERT_I64_EQ(r->step_ext_ns, pred->step_ext_ns);
+        HS_ASSERT_I64_EQ(r->step_source_ns, pred->step_ns);
+        HS_ASSERT_I64_EQ(r->step_extended_ns, pred->step_ext_ns);
         HS_ASSERT_I64_EQ(r->iters_per_epoch, pred->iters_per_epoch);
-        HS_ASSERT_I64_EQ(r->epoch_ns, pred->epoch_ns);
-        HS_ASSERT_I64_EQ(r->total_ns, pred->total_ns);
-        HS_ASSERT_I64_EQ(r->total_ns, 2 * r->epoch_ns);
+        HS_ASSERT_I64_EQ(r->epoch_source_ns, pred->epoch_ns);
+        HS_ASSERT_I64_EQ(r->total_source_ns, pred->total_ns);
+        HS_ASSERT_I64_EQ(r->total_source_ns, 2 * r->epoch_source_ns);
         CU_ASSERT_STRING_EQUAL(r->bottleneck_device,
                                s->devices[pred->bottleneck_device].name);
-        HS_ASSERT_I64_EQ(r->replay_step_ns, rr->step_ns);
-        HS_ASSERT_I64_EQ(r->replay_total_ns, rr->total_ns);
-        HS_ASSERT_I64_EQ(r->replay_diff_ns, rr->step_ns - pred->step_ns);
-        CU_ASSERT(r->step_ns > 0);
+        HS_ASSERT_I64_EQ(r->step_replay_ns, rr->step_ns);
+        HS_ASSERT_I64_EQ(r->total_replay_ns, rr->total_ns);
+        HS_ASSERT_I64_EQ(r->step_recommended_ns, rr->step_ns);
+        HS_ASSERT_I64_EQ(r->predictor, HS_PREDICTOR_REPLAY);
+        HS_ASSERT_I64_EQ(r->epoch_replay_ns, rr->epoch_ns);
+        CU_ASSERT(r->step_source_ns > 0);
         hs_replay_result_free(rr);
         hs_prediction_free(pred);
         hs_scenario_free(s);
@@ -436,19 +441,24 @@ static void test_csv_json_h5(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     {
         static const char hdr[] =
+            "# format: hetsim.sweep, format_version: 2 (docs/output.md)\n"
             "device_types.A.batch,network.default_bandwidth,"
-            "network.latency,n_devices,step_ns,step_ext_ns,"
-            "iters_per_epoch,epoch_ns,total_ns,bottleneck_device,"
-            "bottleneck_bound,bottleneck_link,replay_step_ns,"
-            "replay_epoch_ns,replay_total_ns,replay_diff_ns,error\n";
+            "network.latency,n_devices,predictor_recommended,"
+            "step_recommended_ns,epoch_recommended_ns,total_recommended_ns,"
+            "step_source_ns,epoch_source_ns,total_source_ns,"
+            "step_extended_ns,epoch_extended_ns,total_extended_ns,"
+            "step_replay_ns,epoch_replay_ns,total_replay_ns,"
+            "iters_per_epoch,bottleneck_device,bottleneck_bound,"
+            "bottleneck_link,error\n";
         CU_ASSERT(strncmp(text, hdr, strlen(hdr)) == 0);
     }
-    CU_ASSERT_EQUAL_FATAL(csv_parse(text, &c), 0);
+    /* the rows after the format line */
+    CU_ASSERT_EQUAL_FATAL(csv_parse(strchr(text, '\n') + 1, &c), 0);
     HS_ASSERT_I64_EQ(c.n_rows, 13);
-    cs = csv_col(&c, "step_ns");
+    cs = csv_col(&c, "step_source_ns");
     ce = csv_col(&c, "error");
     cb = csv_col(&c, "network.default_bandwidth");
-    cd = csv_col(&c, "replay_diff_ns");
+    cd = csv_col(&c, "step_replay_ns");
     CU_ASSERT_FATAL(cs >= 0 && ce >= 0 && cb >= 0 && cd >= 0);
     for (p = 0; p < 12; p++) {
         char **row = c.cell[p + 1];
@@ -458,9 +468,9 @@ static void test_csv_json_h5(void)
             CU_ASSERT_STRING_EQUAL(row[ce], res->error[p]);
             CU_ASSERT_STRING_EQUAL(row[cs], "");
         } else {
-            HS_ASSERT_I64_EQ(strtoll(row[cs], NULL, 10), res->rec[p].step_ns);
+            HS_ASSERT_I64_EQ(strtoll(row[cs], NULL, 10), res->rec[p].step_source_ns);
             HS_ASSERT_I64_EQ(strtoll(row[cd], NULL, 10),
-                             res->rec[p].replay_diff_ns);
+                             res->rec[p].step_replay_ns);
             CU_ASSERT_STRING_EQUAL(row[ce], "");
         }
     }
@@ -495,7 +505,7 @@ static void test_csv_json_h5(void)
         HS_ASSERT_I64_EQ(YAJL_GET_ARRAY(pts)->len, 12);
         for (p = 0; p < 12; p++) {
             yajl_val pt = YAJL_GET_ARRAY(pts)->values[p];
-            const char *sp[] = {"step_ns", NULL};
+            const char *sp[] = {"step_source_ns", NULL};
             const char *ep[] = {"error", NULL};
             const char *vp[] = {"values", "network.latency", NULL};
             yajl_val st = yajl_tree_get(pt, sp, yajl_t_any);
@@ -508,7 +518,7 @@ static void test_csv_json_h5(void)
                 CU_ASSERT(YAJL_IS_NULL(st));
                 CU_ASSERT_STRING_EQUAL(YAJL_GET_STRING(er), res->error[p]);
             } else {
-                HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(st), res->rec[p].step_ns);
+                HS_ASSERT_I64_EQ(YAJL_GET_INTEGER(st), res->rec[p].step_source_ns);
                 CU_ASSERT(YAJL_IS_NULL(er));
             }
         }
@@ -541,8 +551,8 @@ static void test_csv_json_h5(void)
         klen = H5Tget_size(kt);
         row = 8 + 8 + 4 + elen + klen;
         mt = H5Tcreate(H5T_COMPOUND, row);
-        H5Tinsert(mt, "step_ns", 0, H5T_NATIVE_INT64);
-        H5Tinsert(mt, "replay_step_ns", 8, H5T_NATIVE_INT64);
+        H5Tinsert(mt, "step_source_ns", 0, H5T_NATIVE_INT64);
+        H5Tinsert(mt, "step_replay_ns", 8, H5T_NATIVE_INT64);
         H5Tinsert(mt, "code", 16, H5T_NATIVE_INT32);
         H5Tinsert(mt, "error", 20, et);
         H5Tinsert(mt, "device_types.A.batch", 20 + elen, kt);
@@ -556,8 +566,8 @@ static void test_csv_json_h5(void)
             memcpy(&st, r, 8);
             memcpy(&rst, r + 8, 8);
             memcpy(&code, r + 16, 4);
-            HS_ASSERT_I64_EQ(st, res->rec[p].step_ns);
-            HS_ASSERT_I64_EQ(rst, res->rec[p].replay_step_ns);
+            HS_ASSERT_I64_EQ(st, res->rec[p].step_source_ns);
+            HS_ASSERT_I64_EQ(rst, res->rec[p].step_replay_ns);
             HS_ASSERT_I64_EQ(code, res->rec[p].code);
             CU_ASSERT_STRING_EQUAL(r + 20, res->error[p] ? res->error[p]
                                                         : "");
@@ -631,7 +641,11 @@ static void test_table(void)
     text = hs_test_slurp(path);
     HS_ASSERT_STR_CONTAINS(text, "device_types.A.batch");
     HS_ASSERT_STR_CONTAINS(text, "12 points, 4 failed");
-    CU_ASSERT(strstr(text, "replay_step_ns") == NULL);
+    /* headers in words and units, not _ns names; a closed-only sweep
+       recommends the extended form */
+    CU_ASSERT(strstr(text, "_ns") == NULL);
+    HS_ASSERT_STR_CONTAINS(text, "step (replay)");
+    HS_ASSERT_STR_CONTAINS(text, " extended ");
     free(text);
     hs_sweep_results_free(res);
     hs_sweep_free(sw);
@@ -662,9 +676,9 @@ static void test_table_read_and_plot_data(void)
     for (r = 0; r < 12; r++) {
         CU_ASSERT_STRING_EQUAL(t->values[r * 3 + 1], hs_sweep_value(sw, r, 1));
         HS_ASSERT_I64_EQ(t->fig[r * HS_SWEEP_TAB_FIGS + HS_SWEEP_TAB_STEP],
-                         res->error[r] ? -1 : res->rec[r].step_ns);
+                         res->error[r] ? -1 : res->rec[r].step_source_ns);
         HS_ASSERT_I64_EQ(t->fig[r * HS_SWEEP_TAB_FIGS + HS_SWEEP_TAB_RTOTAL],
-                         res->error[r] ? -1 : res->rec[r].replay_total_ns);
+                         res->error[r] ? -1 : res->rec[r].total_replay_ns);
     }
     /* bandwidth on x (numeric, Gbit/s), one line per batch; latency held
        at 10us; the batch-0 rows (failed) are left out */
@@ -685,8 +699,8 @@ static void test_table_read_and_plot_data(void)
     {
         char want[128];
         snprintf(want, sizeof want, "8 \"1GB/s\" %.9g %.9g\n",
-                 (double)res->rec[4].step_ns / info.unit_ns,
-                 (double)res->rec[4].replay_step_ns / info.unit_ns);
+                 (double)res->rec[4].step_source_ns / info.unit_ns,
+                 (double)res->rec[4].step_replay_ns / info.unit_ns);
         HS_ASSERT_STR_CONTAINS(text, want);
     }
     free(text);

@@ -221,6 +221,10 @@ static void hs__chr_header(hs_chrome_writer_t *w, const hs_scenario_t *s,
     HS__S(g, "ns");
     HS__S(g, "otherData");
     yajl_gen_map_open(g);
+    HS__S(g, "format");
+    hs__chr_str(g, "hetsim.chrome");
+    HS__S(g, "format_version");
+    yajl_gen_integer(g, 2);
     HS__S(g, "generator");
     hs__chr_str(g, "hetsim " HS_VERSION);
     HS__S(g, "scenario");

@@ -45,7 +45,8 @@
 #define HS_VERSION "unknown"
 #endif
 
-#define HS__H5_FORMAT "hetsim-trace-1"
+#define HS__H5_FORMAT "hetsim.trace"
+#define HS__H5_FORMAT_VERSION 2
 #define HS__H5_STEP_CHUNK 4096
 
 /* The in-memory row of /devices. */
@@ -201,8 +202,11 @@ static hid_t hs__h5_event_type(int file)
     return t;
 }
 
-/* Compound type of /steps (hs_step_rec_t; packed LE in the file). */
-static hid_t hs__h5_step_type(int file)
+/* Compound type of /steps (hs_step_rec_t; packed LE in the file).  The
+   step's figures are named as in every output (docs/output.md):
+   step_replay_ns, step_source_ns; v1 (a trace of format version 1, read
+   back) names them sim_ns, closed_ns. */
+static hid_t hs__h5_step_type_v(int file, int v1)
 {
     hid_t u32 = file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
     hid_t i64 = file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
@@ -228,13 +232,18 @@ static hid_t hs__h5_step_type(int file)
     bad |= H5Tinsert(t, "step", o[1], u32) < 0;
     bad |= H5Tinsert(t, "start_ns", o[2], i64) < 0;
     bad |= H5Tinsert(t, "end_ns", o[3], i64) < 0;
-    bad |= H5Tinsert(t, "sim_ns", o[4], i64) < 0;
-    bad |= H5Tinsert(t, "closed_ns", o[5], i64) < 0;
+    bad |= H5Tinsert(t, v1 ? "sim_ns" : "step_replay_ns", o[4], i64) < 0;
+    bad |= H5Tinsert(t, v1 ? "closed_ns" : "step_source_ns", o[5], i64) < 0;
     if (bad) {
         H5Tclose(t);
         return -1;
     }
     return t;
+}
+
+static hid_t hs__h5_step_type(int file)
+{
+    return hs__h5_step_type_v(file, 0);
 }
 
 /* Compound type of /devices (vlen strings in both). */
@@ -534,6 +543,7 @@ static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s,
     hs_h5_hash_text(s->text, hash);
     snprintf(tagged, sizeof tagged, "fnv1a64:%s", hash);
     if (hs_h5_attr_str(file, "format", HS__H5_FORMAT) < 0 ||
+        hs_h5_attr_u64(file, "format_version", HS__H5_FORMAT_VERSION) < 0 ||
         hs_h5_attr_str(file, "hetsim_version", HS_VERSION) < 0 ||
         hs_h5_attr_str(file, "scenario", s->text ? s->text : "") < 0 ||
         hs_h5_attr_str(file, "scenario_hash", tagged) < 0 ||
@@ -852,7 +862,15 @@ hs_err_t hs_h5_run_load(const char *path, hs_h5_run_t **out,
 
     /* /steps */
     ds = H5Dopen2(f, "steps", H5P_DEFAULT);
-    mt = hs__h5_step_type(0);
+    {
+        /* format version 1 named the figures sim_ns, closed_ns */
+        hid_t ft = ds >= 0 ? H5Dget_type(ds) : -1;
+        int v1 = ft >= 0 && H5Tget_member_index(ft, "sim_ns") >= 0;
+
+        if (ft >= 0)
+            H5Tclose(ft);
+        mt = hs__h5_step_type_v(0, v1);
+    }
     if (ds < 0 || mt < 0 || (n = hs__h5_rows(ds)) < 0)
         goto fail_h5;
     r->steps = calloc(n ? (size_t)n : 1, sizeof *r->steps);

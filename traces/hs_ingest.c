@@ -4,7 +4,7 @@
  *
  * The pieces.  hs_jscan.c streams a plain or gzipped JSON file into yajl;
  * hs_kev.c decodes the PyTorch profiler's trace events from it; the
- * reader, hs_kineto.c, makes its passes over one trace and fills one
+ * reader, hs_kineto.c, reads one trace once and fills one
  * format-neutral per-rank record (hs_rank.h); hs_sidecar.c reads the
  * harness's sidecar.  This file keeps the records of all ranks and
  * averages them: it drops each rank's warm-up, takes the mean per rank
@@ -41,8 +41,12 @@ typedef struct hs__file_s {
 
 struct hs_ingest_s {
     unsigned warmup;
+    hs_ingest_stat_t stat;
     char *sidecar_path;
     hs_sidecar_t sc;
+    size_t n_rank_sc;       /* sidecars given per rank, merged into sc */
+    size_t sc_n_comm, sc_n_hop, sc_n_quota; /* of them, with each probe */
+    hs_ingest_robust_t robust[HS_INGEST_PH_N];
     hs__file_t **files;
     size_t n_files;
     hs_notes_t notes;
@@ -63,6 +67,7 @@ void hs_ingest_opts_default(hs_ingest_opts_t *o)
 {
     o->warmup = HS_INGEST_DEFAULT_WARMUP;
     o->sidecar = NULL;
+    o->stat = HS_INGEST_STAT_MEAN;
 }
 
 hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
@@ -78,6 +83,7 @@ hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
     if (ing == NULL)
         goto fail;
     ing->warmup = o->warmup;
+    ing->stat = o->stat;
     if (o->sidecar != NULL &&
         (ing->sidecar_path = strdup(o->sidecar)) == NULL)
         goto fail;
@@ -149,24 +155,177 @@ static void hs__publish(hs_ingest_t *ing, hs__file_t *f)
     p->steps = r->steps;
 }
 
+/* The mean of a and b over the sidecars that have the figure (na of
+   them before b). */
+static double hs__avg(double a, size_t na, double b)
+{
+    return (a * (double)na + b) / (double)(na + 1);
+}
+
+/* Merges rank sidecar t into ing->sc (the first one: taken as it is).
+   HS_ERR_TRACE when they disagree on the sub-system or the model.
+   Leaves ing->sc as it was on failure; t is emptied on success. */
+static hs_err_t hs__merge_sidecar(hs_ingest_t *ing, hs_sidecar_t *t,
+                                  const char *tpath, hs_error_t *err)
+{
+    hs_sidecar_t *m = &ing->sc;
+    size_t i, k = ing->n_rank_sc;   /* sidecars merged so far */
+    int64_t *pl[4] = {NULL, NULL, NULL, NULL};
+    struct hs_sidecar_use_s *use = NULL;
+    const char *what = NULL;
+
+    if (!m->loaded) {
+        ing->sc_n_comm = t->comm_ns_per_byte > 0;
+        ing->sc_n_hop = t->hop_wait_ns >= 0;
+        ing->sc_n_quota = t->cpu_quota_cores > 0;
+        *m = *t;
+        memset(t, 0, sizeof *t);
+        return HS_OK;
+    }
+    if (m->world_size != t->world_size)
+        what = "world_size";
+    else if (m->alone != t->alone)
+        what = "alone";
+    else if (m->grad_bytes != t->grad_bytes)
+        what = "grad_bytes";
+    else if (m->n_buckets != t->n_buckets ||
+             (m->n_buckets > 0 &&
+              memcmp(m->bucket_bytes, t->bucket_bytes,
+                     m->n_buckets * sizeof *m->bucket_bytes) != 0))
+        what = "bucket_bytes";
+    else if (m->comm_after != t->comm_after)
+        what = "comm";
+    else if (m->n_ready != t->n_ready)
+        what = "the number of buckets with ready times";
+    if (what != NULL)
+        return hs_error_set(err, HS_ERR_TRACE, tpath, 0, 0,
+                            "this rank's sidecar and the other ranks' "
+                            "differ in %s: the sidecars of one sub-system "
+                            "must agree on it", what);
+    if (t->n_plain > 0) {
+        for (i = 0; i < 4; i++) {
+            pl[i] = malloc((m->n_plain + t->n_plain) * sizeof *pl[i]);
+            if (pl[i] == NULL)
+                goto nomem;
+            if (m->n_plain > 0)
+                memcpy(pl[i], m->plain_ns[i],
+                       m->n_plain * sizeof *pl[i]);
+            memcpy(pl[i] + m->n_plain, t->plain_ns[i],
+                   t->n_plain * sizeof *pl[i]);
+        }
+    }
+    if (t->n_use > 0) {
+        use = malloc((m->n_use + t->n_use) * sizeof *use);
+        if (use == NULL)
+            goto nomem;
+        if (m->n_use > 0)
+            memcpy(use, m->use, m->n_use * sizeof *use);
+        memcpy(use + m->n_use, t->use, t->n_use * sizeof *use);
+    }
+    /* nothing can fail from here */
+    if (t->n_plain > 0) {
+        for (i = 0; i < 4; i++) {
+            free(m->plain_ns[i]);
+            m->plain_ns[i] = pl[i];
+        }
+        m->n_plain += t->n_plain;
+    }
+    if (t->n_use > 0) {
+        free(m->use);
+        m->use = use;
+        m->n_use += t->n_use;
+    }
+    for (i = 0; i < m->n_ready; i++)
+        m->ready_ns[i] = m->ready_ns[i] < 0 || t->ready_ns[i] < 0
+                             ? -1
+                             : llround(hs__avg((double)m->ready_ns[i], k,
+                                               (double)t->ready_ns[i]));
+    if (t->comm_ns_per_byte > 0) {
+        size_t n = ing->sc_n_comm++;
+        m->comm_ns_per_byte = hs__avg(m->comm_ns_per_byte, n,
+                                      t->comm_ns_per_byte);
+        m->comm_cpu_rate = hs__avg(m->comm_cpu_rate, n, t->comm_cpu_rate);
+    }
+    if (t->hop_wait_ns >= 0) {
+        size_t n = ing->sc_n_hop++;
+        if (n == 0) {
+            m->hop_wait_ns = t->hop_wait_ns;
+            m->hop_idle_ns = t->hop_idle_ns;
+            m->hop_beside_ns = t->hop_beside_ns;
+            m->hop_hops = t->hop_hops;
+            m->hop_n = t->hop_n;
+        } else {
+            m->hop_wait_ns = llround(hs__avg((double)m->hop_wait_ns, n,
+                                             (double)t->hop_wait_ns));
+            m->hop_idle_ns = llround(hs__avg((double)m->hop_idle_ns, n,
+                                             (double)t->hop_idle_ns));
+            m->hop_beside_ns = llround(hs__avg((double)m->hop_beside_ns, n,
+                                               (double)t->hop_beside_ns));
+            m->hop_n += t->hop_n;
+        }
+    }
+    if (m->hop_skipped[0] == '\0')
+        memcpy(m->hop_skipped, t->hop_skipped, sizeof m->hop_skipped);
+    if (t->cpu_quota_cores > 0) {
+        size_t n = ing->sc_n_quota++;
+        m->cpu_quota_cores = hs__avg(m->cpu_quota_cores, n,
+                                     t->cpu_quota_cores);
+        m->cpu_period_ns = llround(hs__avg((double)m->cpu_period_ns, n,
+                                           (double)t->cpu_period_ns));
+    }
+    hs_sidecar_clear(t);
+    return HS_OK;
+nomem:
+    for (i = 0; i < 4; i++)
+        free(pl[i]);
+    free(use);
+    return hs_error_set(err, HS_ERR_NOMEM, tpath, 0, 0, "out of memory");
+}
+
 hs_err_t hs_ingest_add_file(hs_ingest_t *ing, const char *path,
                             hs_error_t *err)
 {
+    return hs_ingest_add_file_sidecar(ing, path, NULL, err);
+}
+
+hs_err_t hs_ingest_add_file_sidecar(hs_ingest_t *ing, const char *path,
+                                    const char *sidecar, hs_error_t *err)
+{
     hs_kineto_opts_t ko;
-    hs__file_t *f;
+    hs__file_t *f = NULL;
     hs__file_t **nf;
+    hs_sidecar_t rsc;
+    const hs_sidecar_t *use_sc = &ing->sc;
     hs_err_t rc;
 
+    memset(&rsc, 0, sizeof rsc);
+    if (sidecar != NULL && ing->sidecar_path != NULL)
+        return hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                            "a sidecar for this rank, and one for every "
+                            "rank: give one or the other");
+    if (sidecar == NULL && ing->n_rank_sc > 0)
+        return hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                            "no sidecar for this rank, but the other ranks "
+                            "have theirs: give one per rank");
+    if (sidecar != NULL && ing->n_rank_sc == 0 && ing->n_files > 0)
+        return hs_error_set(err, HS_ERR_TRACE, sidecar, 0, 0,
+                            "a sidecar for this rank, but the ranks before "
+                            "had none: give one per rank");
     if (ing->sidecar_path != NULL && !ing->sc.loaded &&
         (rc = hs_sidecar_load(ing->sidecar_path, &ing->sc, err)) != HS_OK)
         return rc;
+    if (sidecar != NULL) {
+        if ((rc = hs_sidecar_load(sidecar, &rsc, err)) != HS_OK)
+            return rc;
+        use_sc = &rsc;
+    }
     f = calloc(1, sizeof *f);
     if (f == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
         goto fail;
     }
     memset(&ko, 0, sizeof ko);
-    ko.want_buckets = ing->sc.loaded ? ing->sc.n_buckets : 0;
+    ko.want_buckets = use_sc->loaded ? use_sc->n_buckets : 0;
     ko.check_rank = hs__check_rank;
     ko.ctx = ing;
     ko.notes = &ing->notes;
@@ -178,10 +337,16 @@ hs_err_t hs_ingest_add_file(hs_ingest_t *ing, const char *path,
         goto fail;
     }
     ing->files = nf;
+    if (sidecar != NULL) {
+        if ((rc = hs__merge_sidecar(ing, &rsc, sidecar, err)) != HS_OK)
+            goto fail;
+        ing->n_rank_sc++;
+    }
     hs__publish(ing, f);
     ing->files[ing->n_files++] = f;
     return HS_OK;
 fail:
+    hs_sidecar_clear(&rsc);
     hs__file_free(f);
     return rc;
 }
@@ -205,18 +370,44 @@ const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n)
 /* ------------------------------------------------------------------ */
 /* The profile                                                           */
 
+static int hs__cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The median and the trimmed mean of v[0, n) (n > 0; sorted in place). */
+static void hs__robust_of(int64_t *v, size_t n, double *median,
+                          double *trimmed)
+{
+    size_t k = (size_t)floor(HS_INGEST_TRIM * (double)n), i;
+    double sum = 0;
+
+    qsort(v, n, sizeof *v, hs__cmp_i64);
+    *median = n % 2 ? (double)v[n / 2]
+                    : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+    for (i = k; i < n - k; i++)
+        sum += (double)v[i];
+    *trimmed = sum / (double)(n - 2 * k);
+}
+
 /*
  * Averages one quantity: per rank over its kept steps, then over ranks;
  * sd over all kept samples of all ranks (n-1 denominator); the samples in
- * rank order.  `off` is the field's offset in hs_ingest_step_t.
+ * rank order.  `off` is the field's offset in hs_ingest_step_t.  The
+ * rank's statistic is ing->stat's; rb gets all three (mean, median,
+ * trimmed mean, each per rank then over ranks).
  */
 static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
-                         size_t *missing)
+                         size_t *missing, hs_ingest_robust_t *rb)
 {
     size_t i, j, n = 0, k = 0, ranks = 0;
-    double sum_means = 0, mean;
+    double sum_means = 0, sum_med = 0, sum_trim = 0, mean;
+    int64_t *tmp;
 
     memset(d, 0, sizeof *d);
+    memset(rb, 0, sizeof *rb);
     *missing = 0;
     for (i = 0; i < ing->n_files; i++) {
         const hs_rank_t *f = ing->files[i]->r;
@@ -234,8 +425,11 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
     if (n == 0)
         return HS_OK;
     d->samples_ns = malloc(n * sizeof *d->samples_ns);
-    if (d->samples_ns == NULL)
+    tmp = malloc(n * sizeof *tmp);
+    if (d->samples_ns == NULL || tmp == NULL) {
+        free(tmp);
         return HS_ERR_NOMEM;
+    }
     for (i = 0; i < ing->n_files; i++) {
         const hs_rank_t *f = ing->files[i]->r;
         double rs = 0;
@@ -252,17 +446,150 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
             rn++;
         }
         if (rn > 0) {
+            double med, trim;
+            memcpy(tmp, d->samples_ns + k - rn, rn * sizeof *tmp);
+            hs__robust_of(tmp, rn, &med, &trim);
             sum_means += rs / (double)rn;
+            sum_med += med;
+            sum_trim += trim;
             ranks++;
         }
     }
+    free(tmp);
     d->n_samples = n;
     d->known = 1;
     mean = sum_means / (double)ranks;
-    d->mean_ns = (int64_t)llround(mean);
+    rb->known = 1;
+    rb->n_samples = n;
+    rb->mean_ns = (int64_t)llround(mean);
+    rb->median_ns = (int64_t)llround(sum_med / (double)ranks);
+    rb->trimmed_ns = (int64_t)llround(sum_trim / (double)ranks);
+    d->mean_ns = ing->stat == HS_INGEST_STAT_MEDIAN    ? rb->median_ns
+                 : ing->stat == HS_INGEST_STAT_TRIMMED ? rb->trimmed_ns
+                                                       : rb->mean_ns;
     /* the sd: squares around the pooled mean of every sample */
     hs_stats_of_ns(d->samples_ns, n, NULL, &d->sd_ns);
     return HS_OK;
+}
+
+const hs_ingest_robust_t *hs_ingest_robust(const hs_ingest_t *ing,
+                                           unsigned ph)
+{
+    return ph < HS_INGEST_PH_N ? &ing->robust[ph] : NULL;
+}
+
+/* The forward's time per operator (hs_ingest.h, hs_ingest_profile):
+   per rank the mean over its kept steps with a forward, then over the
+   ranks, by name in the order the operators first ran.  Fills p's
+   fwd_ops names and count; *acc gets their unrounded times (*n_acc of
+   them; the caller frees it) for hs__round_to. */
+static hs_err_t hs__fwd_ops(hs_ingest_t *ing, hs_profile_t *p, double **acc,
+                            size_t *n_acc)
+{
+    size_t i, j, e, c, ranks = 0, n = 0, cap = 0;
+    char **names = NULL;
+    double *tot = NULL, *rank_sum = NULL;
+    hs_err_t rc = HS_OK;
+
+    *acc = NULL;
+    *n_acc = 0;
+    for (i = 0; i < ing->n_files; i++) {
+        const hs_rank_t *f = ing->files[i]->r;
+        size_t steps = 0;
+        for (j = 0; j < f->n_steps; j++) {
+            const hs_rank_ops_t *q;
+            if (!f->steps[j].kept || f->steps[j].t_fwd_ns == HS_INGEST_UNKNOWN)
+                continue;
+            steps++;
+            q = &f->fwd_ops[j];
+            for (e = 0; e < q->n; e++) {
+                const char *nm = f->op_names[q->name[e]];
+                for (c = 0; c < n && strcmp(names[c], nm) != 0; c++)
+                    ;
+                if (c == n) {
+                    if (n == cap) {
+                        size_t nc = cap ? cap * 2 : 16;
+                        char **a = realloc(names, nc * sizeof *a);
+                        double *b, *d;
+                        if (a == NULL)
+                            goto nomem;
+                        names = a;
+                        b = realloc(tot, nc * sizeof *b);
+                        if (b == NULL)
+                            goto nomem;
+                        tot = b;
+                        d = realloc(rank_sum, nc * sizeof *d);
+                        if (d == NULL)
+                            goto nomem;
+                        rank_sum = d;
+                        cap = nc;
+                    }
+                    names[n] = (char *)nm;
+                    tot[n] = rank_sum[n] = 0;
+                    n++;
+                }
+                rank_sum[c] += (double)q->ns[e];
+            }
+        }
+        if (steps == 0)
+            continue;
+        for (c = 0; c < n; c++) {
+            tot[c] += rank_sum[c] / (double)steps;
+            rank_sum[c] = 0;
+        }
+        ranks++;
+    }
+    if (n == 0 || ranks == 0)
+        goto done;
+    p->fwd_ops_ns = calloc(n, sizeof *p->fwd_ops_ns);
+    p->fwd_op_names = calloc(n, sizeof *p->fwd_op_names);
+    if (p->fwd_ops_ns == NULL || p->fwd_op_names == NULL)
+        goto nomem;
+    p->n_fwd_ops = n;
+    for (c = 0; c < n; c++) {
+        if ((p->fwd_op_names[c] = strdup(names[c])) == NULL)
+            goto nomem;
+        tot[c] /= (double)ranks;
+    }
+    *acc = tot;
+    *n_acc = n;
+    tot = NULL;
+    goto done;
+nomem:
+    rc = HS_ERR_NOMEM;
+done:
+    free(names);
+    free(tot);
+    free(rank_sum);
+    return rc;
+}
+
+/* Rounds the operators' times v[0, n) (times scale) to whole ns adding up
+   to total exactly (the largest remainders get the odd ns). */
+static void hs__round_to(const double *v, size_t n, double scale,
+                         int64_t total, int64_t *out)
+{
+    size_t i;
+    int64_t sum = 0, left;
+
+    for (i = 0; i < n; i++) {
+        out[i] = (int64_t)floor(v[i] * scale);
+        sum += out[i];
+    }
+    left = total - sum;
+    while (left > 0) {  /* one ns to the largest remainder, in turn */
+        size_t best = 0;
+        double br = -1;
+        for (i = 0; i < n; i++) {
+            double r = v[i] * scale - (double)out[i];
+            if (r > br) {
+                br = r;
+                best = i;
+            }
+        }
+        out[best]++;
+        left--;
+    }
 }
 
 static void hs__profile_release(hs_profile_t *p)
@@ -641,7 +968,9 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                              ing->n_files, n);
     /* times */
     off = offsetof(hs_ingest_step_t, t_dl_ns);
-    if ((rc = hs__dist(ing, off, &out->t_dl, &miss)) != HS_OK)
+    memset(ing->robust, 0, sizeof ing->robust);
+    if ((rc = hs__dist(ing, off, &out->t_dl, &miss,
+                       &ing->robust[HS_INGEST_PH_DL])) != HS_OK)
         goto nomem;
     if (!out->t_dl.known)
         hs_notes_add(&ing->notes,
@@ -652,16 +981,20 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      "%zu kept steps have no DataLoader event: t_dl from the "
                      "others", miss);
     off = offsetof(hs_ingest_step_t, t_fwd_ns);
-    if ((rc = hs__dist(ing, off, &out->t_fwd, &miss)) != HS_OK)
+    if ((rc = hs__dist(ing, off, &out->t_fwd, &miss,
+                       &ing->robust[HS_INGEST_PH_FWD])) != HS_OK)
         goto nomem;
     off = offsetof(hs_ingest_step_t, t_b1_ns);
-    if ((rc = hs__dist(ing, off, &out->t_b1, &miss)) != HS_OK)
+    if ((rc = hs__dist(ing, off, &out->t_b1, &miss,
+                       &ing->robust[HS_INGEST_PH_B1])) != HS_OK)
         goto nomem;
     off = offsetof(hs_ingest_step_t, t_bwd_ns);
-    if ((rc = hs__dist(ing, off, &out->t_bwd, &miss)) != HS_OK)
+    if ((rc = hs__dist(ing, off, &out->t_bwd, &miss,
+                       &ing->robust[HS_INGEST_PH_BWD])) != HS_OK)
         goto nomem;
     off = offsetof(hs_ingest_step_t, t_opt_ns);
-    if ((rc = hs__dist(ing, off, &out->t_opt, &miss)) != HS_OK)
+    if ((rc = hs__dist(ing, off, &out->t_opt, &miss,
+                       &ing->robust[HS_INGEST_PH_OPT])) != HS_OK)
         goto nomem;
     if (!out->t_opt.known)
         hs_notes_add(&ing->notes,
@@ -747,6 +1080,35 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      ing->sc.hop_skipped);
     if ((rc = hs__plain_phases(ing, out)) != HS_OK)
         goto nomem;
+    {
+        double *acc = NULL, tot = 0;
+        size_t nacc = 0, c;
+
+        if ((rc = hs__fwd_ops(ing, out, &acc, &nacc)) != HS_OK)
+            goto nomem;
+        for (c = 0; c < nacc; c++)
+            tot += acc[c];
+        if (nacc > 0 && tot > 0) {
+            double scale = (double)out->t_fwd.mean_ns / tot;
+            hs__round_to(acc, nacc, scale, out->t_fwd.mean_ns,
+                         out->fwd_ops_ns);
+            if (out->t_fwd.mean_ns != ing->robust[HS_INGEST_PH_FWD].mean_ns)
+                hs_notes_add(&ing->notes,
+                             "fwd_ops: the operators' mean times (%.3f ms "
+                             "in all) scaled by %.4f to t_fwd (%.3f ms)",
+                             tot / 1e6, scale, out->t_fwd.mean_ns / 1e6);
+        } else if (nacc > 0) {
+            /* no forward time: no operators */
+            for (c = 0; c < nacc; c++)
+                free(out->fwd_op_names[c]);
+            free(out->fwd_op_names);
+            free(out->fwd_ops_ns);
+            out->fwd_op_names = NULL;
+            out->fwd_ops_ns = NULL;
+            out->n_fwd_ops = 0;
+        }
+        free(acc);
+    }
     if ((rc = hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR)) !=
         HS_OK)
         goto nomem;

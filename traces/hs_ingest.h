@@ -9,15 +9,17 @@
  * empty args, PyTorch 1.x built without Kineto).  One file is one rank of
  * one measuring sub-system.
  *
- * Traces can be hundreds of MB.  They are read streaming (yajl_parse
- * callbacks over zlib gzread chunks) in a few passes over the file, and
- * only per-step aggregates are kept: memory grows with the number of
- * ProfilerStep windows, never with the number of events or the file size.
- * No DOM of the trace is ever built.
+ * Traces can be hundreds of MB.  Each is read once, streaming (yajl_parse
+ * callbacks over read() or igzip/zlib-inflated chunks); what the reasoning
+ * needs after the read is kept as compact records in bounded memory,
+ * spilled to a temporary file past a budget (hs_reclog.h), and only
+ * per-step aggregates stay: memory grows with the number of ProfilerStep
+ * windows, never with the number of events or the file size.  No DOM of
+ * the trace is ever built.
  *
  * The layers (each its own file): hs_jscan (a plain or gzipped JSON file
  * streamed into yajl), hs_kev (PyTorch trace events decoded from it),
- * hs_kineto (the reader: its passes and step table, one per-rank record,
+ * hs_kineto (the reader: its one read, its replays and step table, one per-rank record,
  * hs_rank.h, per file), hs_sidecar (the harness's sidecar), hs_ingest.c
  * (the aggregation over ranks); the profile YAML is written by the
  * profile module (model/hs_profile.h, hs_profile_write), which owns the
@@ -40,13 +42,30 @@
 /* The default number of first steps dropped (METHOD.md keeps 20..100). */
 #define HS_INGEST_DEFAULT_WARMUP 20u
 
+/* The statistic a profile's phase times take over a rank's kept steps
+   (then averaged over the ranks).  The mean is the default: the replay
+   was tuned with it (docs/ingest.md, "Robust figures"). */
+typedef enum hs_ingest_stat_e {
+    HS_INGEST_STAT_MEAN = 0,
+    HS_INGEST_STAT_MEDIAN = 1,      /* the middle sample (the mean of the two
+                                       middle ones for an even count) */
+    HS_INGEST_STAT_TRIMMED = 2      /* the mean of the samples left after
+                                       dropping floor(HS_INGEST_TRIM * n)
+                                       lowest and as many highest */
+} hs_ingest_stat_t;
+
+#define HS_INGEST_TRIM 0.1
+
 typedef struct hs_ingest_opts_s {
     unsigned warmup;        /* first W ProfilerStep windows dropped per rank */
     const char *sidecar;    /* the profiling harness's sidecar JSON, or NULL;
-                               copied by hs_ingest_new */
+                               copied by hs_ingest_new; for every rank
+                               (hs_ingest_add_file_sidecar gives a rank its
+                               own instead) */
+    hs_ingest_stat_t stat;  /* the phase times' statistic (mean) */
 } hs_ingest_opts_t;
 
-/* Fills *o with the defaults: warmup 20, no sidecar. */
+/* Fills *o with the defaults: warmup 20, no sidecar, the mean. */
 void hs_ingest_opts_default(hs_ingest_opts_t *o);
 
 typedef enum hs_ingest_form_e {
@@ -104,7 +123,7 @@ typedef struct hs_ingest_file_s {
     int ar_known;           /* 0: no payload source for this file */
     uint64_t n_events;      /* trace events seen (one pass) */
     uint64_t json_bytes;    /* uncompressed JSON bytes (one pass) */
-    unsigned passes;        /* passes made over the file */
+    unsigned passes;        /* passes made over the file (1) */
     size_t n_steps;
     const hs_ingest_step_t *steps;  /* in start-time order */
 } hs_ingest_file_t;
@@ -131,6 +150,21 @@ void hs_ingest_free(hs_ingest_t *ing);
 hs_err_t hs_ingest_add_file(hs_ingest_t *ing, const char *path,
                             hs_error_t *err);
 
+/*
+ * hs_ingest_add_file with the rank's own sidecar (NULL: as
+ * hs_ingest_add_file).  The ranks' sidecars must agree on what belongs to
+ * the sub-system and the model (world_size, alone, grad_bytes,
+ * bucket_bytes, comm), else HS_ERR_TRACE; their measurements are pooled:
+ * the profiler-free iterations and the rank_use entries of all ranks,
+ * the probes' figures (comm_probe, hop_probe, cpu_quota, the buckets'
+ * ready times) averaged over the sidecars that have them.  Not to be
+ * mixed with hs_ingest_opts_t.sidecar (HS_ERR_TRACE).  Errors as
+ * hs_ingest_add_file, plus the sidecar's (hs_sidecar_load); ing is left
+ * as it was on failure.
+ */
+hs_err_t hs_ingest_add_file_sidecar(hs_ingest_t *ing, const char *path,
+                                    const char *sidecar, hs_error_t *err);
+
 /* Number of files added so far. */
 size_t hs_ingest_n_files(const hs_ingest_t *ing);
 
@@ -139,8 +173,14 @@ const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i);
 
 /*
  * Builds the per-type profile from all files: drops each rank's warm-up,
- * averages per rank then over ranks, picks the all-reduce payload source
- * and writes D = 2(n-1)/n * M.  *out is overwritten; the caller owns it and
+ * averages per rank then over ranks (with opts.stat), picks the
+ * all-reduce payload source and writes D = 2(n-1)/n * M.  fwd_ops: the
+ * forward's time per top-level operator (hs_rank.h), the mean over each
+ * rank's kept steps then over ranks, in the order the operators first
+ * ran, HS_RANK_OP_OTHER for the time no operator holds; they are rounded
+ * (largest remainder) and, when t_fwd is not the trace's mean (another
+ * statistic, or the sidecar's profiler-free forward), scaled so that
+ * they add up to t_fwd exactly.  *out is overwritten; the caller owns it and
  * releases it with hs_profile_clear.  Fails with HS_ERR_TRACE (and *out
  * zeroed) when no file was added, a rank has fewer steps than the warm-up
  * plus one, no forward/first-backward time can be measured, no payload
@@ -148,6 +188,24 @@ const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i);
  */
 hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                            hs_error_t *err);
+
+/* A trace phase's figures over the kept steps, each a per-rank
+   statistic averaged over the ranks, as the trace measured them (before a
+   sidecar's profiler-free phases replace any). */
+typedef struct hs_ingest_robust_s {
+    int known;
+    size_t n_samples;
+    int64_t mean_ns, median_ns, trimmed_ns;
+} hs_ingest_robust_t;
+
+/* The phases of hs_ingest_robust. */
+enum { HS_INGEST_PH_DL = 0, HS_INGEST_PH_FWD, HS_INGEST_PH_B1,
+       HS_INGEST_PH_BWD, HS_INGEST_PH_OPT, HS_INGEST_PH_N };
+
+/* Phase ph's figures from the last successful hs_ingest_profile (zeroed
+   before one); owned by ing.  NULL when ph is out of range. */
+const hs_ingest_robust_t *hs_ingest_robust(const hs_ingest_t *ing,
+                                           unsigned ph);
 
 /*
  * Notes gathered while ingesting (what was missing, which source was

@@ -12,7 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef HS_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#else
 #include <zlib.h>
+#endif
 
 #define HS__CHUNK (256u * 1024u)
 #define HS__GZBUF (128u * 1024u)
@@ -81,6 +85,144 @@ static void hs__yajl_msg(yajl_handle h, const unsigned char *buf, size_t len,
         *nl = '\0';
 }
 
+/* The bytes of the JSON text: a plain file read as it is, or a gzip file
+   inflated as a stream (ISA-L's igzip when built with it, else zlib),
+   member after member as gzip readers do; bytes after the last member
+   that do not start another member are ignored, as zlib's gzread ignores
+   them.  Memory: igzip's state and one input buffer, or zlib's. */
+typedef struct hs__src_s {
+    int fd;
+    int is_gz;
+    const char *path;
+    uint64_t cin_bytes;         /* compressed bytes consumed */
+    char msg[96];               /* the last error */
+#ifdef HS_HAVE_ISAL
+    struct inflate_state *st;   /* 87 KB: on the heap */
+    unsigned char *in;
+    size_t in_cap, in_len;      /* bytes: in[0, in_len) read, not yet
+                                   inflated */
+    int in_eof;
+    int done;                   /* the last member ended */
+#else
+    gzFile gz;
+#endif
+} hs__src_t;
+
+/* read() until n bytes or the end; -1 on error (errno). */
+static ssize_t hs__read_full(int fd, unsigned char *p, size_t n)
+{
+    size_t got = 0;
+
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+#ifdef HS_HAVE_ISAL
+static const char *hs__isal_msg(int rc)
+{
+    switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid block type";
+    case ISAL_INVALID_SYMBOL: return "invalid code";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+    default: return "inflate failed";
+    }
+}
+
+/* Tops the input buffer up from the file; -1 on a read error. */
+static int hs__isal_fill(hs__src_t *s)
+{
+    ssize_t r;
+
+    if (s->in_eof)
+        return 0;
+    if (s->st->avail_in > 0 && s->st->next_in != s->in)
+        memmove(s->in, s->st->next_in, s->st->avail_in);
+    s->in_len = s->st->avail_in;
+    r = hs__read_full(s->fd, s->in + s->in_len, s->in_cap - s->in_len);
+    if (r < 0) {
+        snprintf(s->msg, sizeof s->msg, "read failed: %s", strerror(errno));
+        return -1;
+    }
+    if ((size_t)r < s->in_cap - s->in_len)
+        s->in_eof = 1;
+    s->in_len += (size_t)r;
+    s->st->next_in = s->in;
+    s->st->avail_in = (uint32_t)s->in_len;
+    return 0;
+}
+
+/* Up to n inflated bytes into p; 0 at the end, -1 on an error (s->msg). */
+static int hs__isal_read(hs__src_t *s, unsigned char *p, size_t n)
+{
+    struct inflate_state *st = s->st;
+    size_t got = 0;
+
+    if (s->msg[0] != '\0')
+        return -1;   /* an error stays */
+    while (got < n && !s->done) {
+        int rc;
+        uint32_t before;
+
+        if (st->avail_in == 0 && hs__isal_fill(s) != 0)
+            return -1;
+        if (st->block_state == ISAL_BLOCK_FINISH) {
+            /* a member ended: another one follows, or the data ends */
+            if (st->avail_in < 2 && !s->in_eof && hs__isal_fill(s) != 0)
+                return -1;
+            if (st->avail_in >= 2 && st->next_in[0] == 0x1f &&
+                st->next_in[1] == 0x8b) {
+                uint8_t *ni = st->next_in;
+                uint32_t ai = st->avail_in;
+
+                isal_inflate_reset(st);
+                st->crc_flag = ISAL_GZIP;
+                st->next_in = ni;
+                st->avail_in = ai;
+                continue;
+            }
+            s->done = 1;
+            break;
+        }
+        st->next_out = p + got;
+        st->avail_out = (uint32_t)(n - got);
+        before = st->avail_in;
+        rc = isal_inflate(st);
+        s->cin_bytes += before - st->avail_in;
+        got = n - st->avail_out;
+        if (rc < 0) {
+            snprintf(s->msg, sizeof s->msg, "%s", hs__isal_msg(rc));
+            return -1;
+        }
+        if (st->block_state != ISAL_BLOCK_FINISH && st->avail_in == 0 &&
+            s->in_eof && st->avail_out > 0) {
+            /* the input ended inside a member: igzip may still hold
+               bytes it could not yet write; one more call with no new
+               input drains them, then the stream is cut */
+            rc = isal_inflate(st);
+            got = n - st->avail_out;
+            if (rc >= 0 && st->block_state != ISAL_BLOCK_FINISH &&
+                st->avail_out > 0) {
+                snprintf(s->msg, sizeof s->msg, "unexpected end of file");
+                return got > 0 ? (int)got : -1;
+            }
+        }
+    }
+    return (int)got;
+}
+#else
 /* zlib's message without the "path: " it puts in front. */
 static const char *hs__gzmsg(gzFile gz, const char *path)
 {
@@ -94,28 +236,122 @@ static const char *hs__gzmsg(gzFile gz, const char *path)
         m += n + 2;
     return m;
 }
+#endif
 
-/* gzread(gz, *buf, want), with *buf (of *cap bytes) grown only as the
-   data comes: read into what there is, and when every byte asked for
-   came, grow it to want and read on.  The same bytes, the same
-   short count at the end and the same -1 on a zlib error as one gzread
-   of want bytes (gzread keeps nothing back: a call that fills its buffer
-   leaves the stream where the next call goes on; an error drops what the
-   call had read, so an error in a later piece drops the earlier pieces
-   too).  So a trace of a few kB, gzipped, no longer takes a 256 KiB
-   buffer per pass.  Returns the count, -1 on a zlib error, -2 when out
-   of memory. */
-static int hs__gzread_grow(gzFile gz, unsigned char **buf, size_t *cap,
-                           size_t want)
+/* Opens the source on fd (positioned at 0); gzbuf is the input buffer's
+   size for gzip.  HS_OK, or HS_ERR_NOMEM / HS_ERR_IO with err filled. */
+static hs_err_t hs__src_open(hs__src_t *s, int fd, int is_gz, unsigned gzbuf,
+                             const char *path, hs_error_t *err)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = fd;
+    s->is_gz = is_gz;
+    s->path = path;
+    if (!is_gz)
+        return HS_OK;
+#ifdef HS_HAVE_ISAL
+    s->st = malloc(sizeof *s->st);
+    s->in_cap = gzbuf;
+    s->in = malloc(s->in_cap);
+    if (s->st == NULL || s->in == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    isal_inflate_init(s->st);
+    s->st->crc_flag = ISAL_GZIP;
+    s->st->next_in = s->in;
+    s->st->avail_in = 0;
+    return HS_OK;
+#else
+    /* by name: zlib's messages then start with the path, which
+       hs__gzmsg takes off */
+    if ((s->gz = gzopen(path, "rb")) == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    gzbuffer(s->gz, gzbuf);
+    return HS_OK;
+#endif
+}
+
+static void hs__src_close(hs__src_t *s)
+{
+#ifdef HS_HAVE_ISAL
+    free(s->st);
+    free(s->in);
+#else
+    if (s->gz != NULL)
+        gzclose(s->gz);
+#endif
+    if (s->fd >= 0)
+        close(s->fd);
+}
+
+/* Up to n bytes of JSON text into p: n unless the data ends; 0 at the
+   end; -1 on an error (hs__src_msg says what). */
+static int hs__src_read(hs__src_t *s, unsigned char *p, size_t n)
+{
+    if (!s->is_gz) {
+        ssize_t r = hs__read_full(s->fd, p, n);
+
+        if (r < 0)
+            snprintf(s->msg, sizeof s->msg, "read failed: %s",
+                     strerror(errno));
+        return (int)r;
+    }
+#ifdef HS_HAVE_ISAL
+    return hs__isal_read(s, p, n);
+#else
+    return gzread(s->gz, p, (unsigned)n);
+#endif
+}
+
+/* What went wrong in the last hs__src_read, and the compressed offset. */
+static const char *hs__src_msg(hs__src_t *s, long *coff)
+{
+#ifdef HS_HAVE_ISAL
+    *coff = (long)s->cin_bytes;
+    return s->msg;
+#else
+    if (!s->is_gz) {
+        *coff = 0;
+        return s->msg;
+    }
+    *coff = (long)gzoffset(s->gz);
+    return hs__gzmsg(s->gz, s->path);
+#endif
+}
+
+/* 1 when the gzip stream reported a problem at its end (zlib: a
+   truncated stream shows on the last read, not as -1). */
+static int hs__src_bad_end(hs__src_t *s)
+{
+#ifdef HS_HAVE_ISAL
+    return s->is_gz && s->msg[0] != '\0';
+#else
+    int zerr = Z_OK;
+
+    if (!s->is_gz)
+        return 0;
+    gzerror(s->gz, &zerr);
+    return zerr != Z_OK && zerr != Z_STREAM_END;
+#endif
+}
+
+/* hs__src_read(s, *buf, want), with *buf (of *cap bytes) grown only as
+   the data comes: read into what there is, and when every byte asked for
+   came, grow it to want and read on.  The same bytes and the same short
+   count at the end as one read of want bytes.  So a trace of a few kB,
+   gzipped, does not take a 256 KiB buffer.  Returns the count, -1 on an
+   error, -2 when out of memory. */
+static int hs__read_grow(hs__src_t *s, unsigned char **buf, size_t *cap,
+                         size_t want)
 {
     size_t got = 0;
 
     for (;;) {
         size_t ask = (*cap < want ? *cap : want) - got;
-        int n = gzread(gz, *buf + got, (unsigned)ask);
+        int n = hs__src_read(s, *buf + got, ask);
 
         if (n < 0)
-            return -1;
+            return got > 0 ? (int)got : -1;
         got += (size_t)n;
         if ((size_t)n < ask || got == want)
             return (int)got;
@@ -131,6 +367,54 @@ static int hs__gzread_grow(gzFile gz, unsigned char **buf, size_t *cap,
             *cap = nc;
         }
     }
+}
+
+hs_err_t hs_jscan_read_only(const char *path, uint64_t *bytes,
+                            hs_error_t *err)
+{
+    unsigned char magic[2];
+    hs__src_t src;
+    unsigned char *buf;
+    hs_err_t rc = HS_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    *bytes = 0;
+    if (fd < 0)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    if ((buf = malloc(HS__CHUNK)) == NULL) {
+        close(fd);
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    magic[0] = magic[1] = 0;
+    if (hs__read_full(fd, magic, 2) < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+        free(buf);
+        close(fd);
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    }
+    if ((rc = hs__src_open(&src, fd, magic[0] == 0x1f && magic[1] == 0x8b,
+                           HS__GZBUF, path, err)) == HS_OK) {
+        for (;;) {
+            int n = hs__src_read(&src, buf, HS__CHUNK);
+            if (n < 0 || (n == 0 && hs__src_bad_end(&src))) {
+                long coff;
+                const char *m = hs__src_msg(&src, &coff);
+                rc = src.is_gz ? hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                                              "gzip error at compressed "
+                                              "byte %ld: %s", coff, m)
+                               : hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                              "%s", m);
+                break;
+            }
+            if (n == 0)
+                break;
+            *bytes += (uint64_t)n;
+        }
+    }
+    hs__src_close(&src);
+    free(buf);
+    return rc;
 }
 
 hs_err_t hs_jscan_file(hs_jscan_t *js, const char *path,
@@ -163,7 +447,7 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
 {
     hs_jscan_buf_t own = {NULL, 0};
     int fd;
-    gzFile gz = NULL;
+    hs__src_t src;
     unsigned char magic[2];
     size_t nm = 0;
     size_t cap;
@@ -213,7 +497,7 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
     }
     /* gzip: the trailer's ISIZE (the data's length mod 2^32, of the last
        member) as the first size of the read buffer -- a hint only: the
-       buffer grows as the data comes (hs__gzread_grow) */
+       buffer grows as the data comes (hs__read_grow) */
     if (is_gz && S_ISREG(fst.st_mode) && fst.st_size >= 18) {
         unsigned char t[4];
 
@@ -221,24 +505,31 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
             isize = (uint32_t)t[0] | (uint32_t)t[1] << 8 |
                     (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
     }
-    close(fd);
-    if (nm == 0)
+    if (nm == 0) {
+        close(fd);
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "the file is empty: expected a JSON trace");
-    if (!is_gz && plen > 3 && strcmp(path + plen - 3, ".gz") == 0)
+    }
+    if (!is_gz && plen > 3 && strcmp(path + plen - 3, ".gz") == 0) {
+        close(fd);
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "byte 0: not a gzip file (the name ends in "
                             ".gz but the gzip magic bytes 1f 8b are "
                             "missing)");
-    gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
-                            strerror(errno));
     }
-    gzbuffer(gz, gzbuf);
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                          strerror(errno));
+        close(fd);
+        return rc;
+    }
+    if ((rc = hs__src_open(&src, fd, is_gz, gzbuf, path, err)) != HS_OK) {
+        hs__src_close(&src);
+        return rc;
+    }
     /* gzip: the buffer starts at the data's size (the trailer's), at
        least HS__GZBUF0, and grows to chunk only as the data comes
-       (hs__gzread_grow) */
+       (hs__read_grow) */
     cap = chunk;
     if (is_gz) {
         /* room for all the data and the byte that sees its end, when the
@@ -271,7 +562,7 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
     for (;;) {
-        int n = hs__gzread_grow(gz, &b->p, &b->cap, chunk);
+        int n = hs__read_grow(&src, &b->p, &b->cap, chunk);
         yajl_status st;
 
         if (n == -2) {
@@ -279,22 +570,24 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
                               "out of memory");
             goto done;
         }
-
+        if (n < 0 && !is_gz) {
+            rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "%s", src.msg);
+            goto done;
+        }
         if (n <= 0) {
-            /* zlib reports a truncated gzip stream on the last read */
-            int zerr = Z_OK;
-            gzerror(gz, &zerr);
-            if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+            /* a truncated gzip stream shows on the last read */
+            if (n < 0 || hs__src_bad_end(&src)) {
                 char w[160];
+                long coff;
+                const char *m = hs__src_msg(&src, &coff);
                 int wn = (int)strlen(hs__where(js, w, sizeof w));
                 rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                                   "gzip error at compressed byte %ld "
                                   "(after %" PRIu64 " bytes of JSON%s%.*s): "
                                   "%s",
-                                  (long)gzoffset(gz), js->base,
+                                  coff, js->base,
                                   wn > 0 ? ", in " : "",
-                                  wn > 2 ? wn - 2 : 0, w,
-                                  hs__gzmsg(gz, path));
+                                  wn > 2 ? wn - 2 : 0, w, m);
                 goto done;
             }
             break;
@@ -314,17 +607,6 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
             goto done;
         }
         js->base += (uint64_t)n;
-    }
-    {
-        int zerr = Z_OK;
-        gzerror(gz, &zerr);
-        if (zerr != Z_OK) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                              "gzip error after %" PRIu64
-                              " bytes of JSON: %s",
-                              js->base, hs__gzmsg(gz, path));
-            goto done;
-        }
     }
     if (js->base == 0) {
         rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
@@ -352,6 +634,6 @@ done:
         yajl_free(js->h);
     js->h = NULL;
     hs_jscan_buf_free(&own);
-    gzclose(gz);
+    hs__src_close(&src);
     return rc;
 }

@@ -3,9 +3,10 @@
  *
  * The bottom layer of the trace ingestion: it knows files, gzip and JSON
  * syntax, nothing of what a trace means.  A reader hands it yajl callbacks
- * and a context; the file is read in chunks of bounded size (zlib gzread,
- * which also passes a plain file through) and each chunk is fed to
- * yajl_parse.  Memory is two fixed buffers whatever the file size.
+ * and a context; the file is read in chunks of bounded size (a plain
+ * file with read(); a gzip file inflated as a stream by ISA-L's igzip,
+ * or zlib's gzread in a build without libisal) and each chunk is fed to
+ * yajl_parse.  Memory is fixed buffers whatever the file size.
  *
  * Errors name the file and, where known, the byte offset in the
  * uncompressed JSON (a gzip error: the compressed offset too).  A callback
@@ -78,6 +79,15 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
                            const yajl_callbacks *cb, void *ctx,
                            hs_jscan_where_fn where, hs_jscan_buf_t *b,
                            hs_error_t *err);
+
+/*
+ * Reads the file at `path` as hs_jscan_file does (plain, or gzip
+ * inflated) without parsing it: *bytes gets the JSON text's size.  For
+ * measuring what the reading alone costs (bench/bench_ingest).  HS_OK,
+ * HS_ERR_IO cannot open or read, HS_ERR_SYNTAX a bad gzip stream.
+ */
+hs_err_t hs_jscan_read_only(const char *path, uint64_t *bytes,
+                            hs_error_t *err);
 
 /* The uncompressed byte offset the parse has reached. */
 uint64_t hs_jscan_offset(const hs_jscan_t *js);

@@ -1,14 +1,14 @@
 /*
  * hs_kev.h -- PyTorch profiler (Kineto / legacy) trace events, decoded
  * from the JSON stream one at a time.  Internal to the Kineto reader
- * (hs_kineto.c), which makes its passes with it.
+ * (hs_kineto.c), which reads a trace once with it.
  *
  * The decoder sits on hs_jscan (bytes and JSON syntax) and knows the
  * Chrome-trace shape PyTorch writes: a top-level object with
  * "traceEvents" and "distributedInfo" (Kineto form) or a bare array of
  * events (legacy form).  Each event object is decoded field by field into
  * one fixed-size hs_kev_t, reused for every event, and handed to the
- * pass's handler when its object closes; only the fields the passes use
+ * reader's handler when its object closes; only the fields the reader uses
  * are kept (ph, cat, name, pid, tid, ts, dur and a few args).  Strings are
  * copied, cut to fixed lengths; times become integer nanoseconds exactly
  * (no floating point unless the number has an exponent).  Nothing is

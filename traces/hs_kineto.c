@@ -13,23 +13,38 @@
  *
  * The shape.  A step window must be known before an event can be charged
  * to it, and the phase boundaries inside a step (where the backward
- * starts) must be known before a kernel can be charged to a phase.  Rather
- * than keeping events, the file is read several times, each pass streaming
- * (hs_kev.c decodes each event into a small fixed struct and hands it to
- * the pass when its object closes):
- *   pass 1: the ProfilerStep windows of the main thread, distributedInfo,
- *           whether device kernels are present;
- *   pass 2: per step, the CPU-side marks: DataLoader, first and last
- *           backward operator, optimizer, all-reduce calls (with sizes);
- *   pass 3: (device traces only) every runtime call (cudaLaunchKernel...)
- *           is charged by its CPU time to a (step, phase); per (step,
- *           phase) the range of correlation ids it used is kept;
- *   pass 4: (device traces only) every kernel is charged, by its
- *           correlation id, to the (step, phase) whose range holds it.
+ * starts) must be known before a kernel can be charged to a phase.  The
+ * file is read once (hs_kev.c decodes each event into a small fixed
+ * struct and hands it over when its object closes): the ProfilerStep
+ * windows and distributedInfo are taken at once; of every other event
+ * the reasoning will need, a compact fixed-size record goes to a log of
+ * its kind (hs_reclog.h: in memory up to a budget, then spilled to an
+ * unlinked temporary file).  Once the file has been read, the logs are
+ * replayed in the order the events came, in the order the reasoning
+ * needs them:
+ *   marks:    per step, the CPU-side marks: DataLoader, first and last
+ *             backward operator, optimizer, all-reduce calls (with sizes);
+ *   ops:      per step, the top-level aten operators (cpu_op; in a legacy
+ *             trace, events without a cat) of the main thread that start
+ *             in the forward window;
+ *   runtime:  (device traces only) every runtime call (cudaLaunchKernel...)
+ *             is charged by its CPU time to a (step, phase), and in the
+ *             forward to the top-level operator that holds it; per (step,
+ *             phase) and per operator the range of correlation ids it used
+ *             is kept, and the ids of the forward's launches no operator
+ *             holds (another thread's: their kernels are the other's);
+ *   kernels:  (device traces only) every kernel is charged, by its
+ *             correlation id, to the (step, phase) whose range holds it,
+ *             and in the forward to its operator.
+ * The replays see the same events in the same order as the four passes
+ * over the text that this reader made before, so the record is the same.
  * Correlation ids are handed out by CUPTI/roctracer in launch order, so the
  * ranges of consecutive phases do not overlap (checked; a note is added if
- * they do).  State is O(steps) (plus the all-reduce calls of each step):
- * it does not grow with the events or the file size.
+ * they do).  State in memory is O(steps) (plus the all-reduce calls,
+ * top-level forward operators and loose forward launches of each step and
+ * the logs' budget): it does
+ * not grow with the events or the file size; the spilled records do, on
+ * disk (16 to 48 bytes per kept event).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
@@ -43,7 +58,9 @@
  * profiler traces".
  */
 #include "hs_kineto.h"
+#include "hs_hash.h"
 #include "hs_kev.h"
+#include "hs_reclog.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -97,9 +114,6 @@ static int hs__starts(const char *s, const char *prefix)
 /* ------------------------------------------------------------------ */
 /* Per-file state                                                        */
 
-/* All-reduce call kinds, in the order of trust for the payload. */
-enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
-
 /* GPU phases a kernel is charged to. */
 enum { HS__P_FWD = 0, HS__P_B1, HS__P_BWD, HS__P_OPT, HS__P_N };
 
@@ -135,7 +149,57 @@ typedef struct hs__step_s {
     int has_corr[HS__P_N];
     int64_t k_sum[HS__P_N];
     unsigned k_n[HS__P_N];
+    /* the top-level forward operators, by start time (ops replay) */
+    struct hs__op_s *ops;
+    size_t n_ops, cap_ops;
+    size_t *op_by_corr;     /* indices of ops with launches, by corr_lo */
+    size_t n_op_by_corr;
+    uint64_t *loose;        /* the forward's launches no top-level operator
+                               of the main thread holds (another thread's,
+                               or between operators), sorted: their
+                               kernels are the other's even when their ids
+                               fall in an operator's range */
+    size_t n_loose, cap_loose;
 } hs__step_t;
+
+/* A top-level operator of a step's forward. */
+typedef struct hs__op_s {
+    int64_t ts_ns, end_ns;  /* its CPU span */
+    uint32_t name;          /* index in the file's names */
+    int has_corr;
+    uint64_t corr_lo, corr_hi;  /* its launches' correlation ids */
+    int64_t k_sum;          /* device time of its kernels */
+} hs__op_t;
+
+/* The records the reader keeps of the events it needs after the read
+   (hs_reclog.h); a pid or tid is its hs_kev_key_t, split. */
+enum { HS__M_DL = 0, HS__M_BWD, HS__M_OPT, HS__M_COLL };
+
+typedef struct hs__mrec_s {     /* a CPU mark */
+    int64_t pid_v, ts_ns, dur_ns;   /* dur_ns 0 when the event has none */
+    uint64_t bytes;
+    int8_t pid_kind, mark, ckind, known;
+} hs__mrec_t;
+
+typedef struct hs__orec_s {     /* a cpu_op, for the forward's operators */
+    int64_t pid_v, tid_v, ts_ns, dur_ns;
+    uint32_t name;
+    int8_t pid_kind, tid_kind;
+} hs__orec_t;
+
+typedef struct hs__rrec_s {     /* a runtime call with a correlation id */
+    int64_t pid_v, tid_v, ts_ns;
+    uint64_t corr;
+    int8_t pid_kind, tid_kind;
+} hs__rrec_t;
+
+typedef struct hs__krec_s {     /* a compute kernel */
+    uint64_t corr;
+    int64_t dur_ns;
+} hs__krec_t;
+
+/* The default budget of each log in memory (bytes). */
+#define HS__LOG_MEM (4u * 1024u * 1024u)
 
 typedef struct hs__ival_s {
     uint64_t lo, hi;
@@ -157,6 +221,18 @@ typedef struct hs__file_s {
     hs__ival_t *iv;
     size_t n_iv;
     int iv_overlap;
+    /* the read's logs */
+    hs_reclog_t lm, lo, lr, lk;
+    /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
+    char **names;
+    size_t n_names, cap_names;
+    uint32_t *slots;
+    size_t n_slots;
+    hs_error_t *err;
+    /* building the record: the record's index of each name id, or
+       UINT32_MAX while unused */
+    uint32_t *rname;
+    uint32_t rname_other;
 } hs__file_t;
 
 /* Frees what f owns (not f->r). */
@@ -170,9 +246,66 @@ static void hs__file_clear(hs__file_t *f)
         free(f->st[i].bthr);
         free(f->st[i].bseg);
     }
+    for (i = 0; i < f->n_st; i++) {
+        free(f->st[i].ops);
+        free(f->st[i].op_by_corr);
+        free(f->st[i].loose);
+    }
     free(f->st);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
+    hs_reclog_clear(&f->lm);
+    hs_reclog_clear(&f->lo);
+    hs_reclog_clear(&f->lr);
+    hs_reclog_clear(&f->lk);
+    for (i = 0; i < f->n_names; i++)
+        free(f->names[i]);
+    free(f->names);
+    free(f->slots);
+    free(f->rname);
+}
+
+/* The id of cpu_op name nm, interned on first sight; -1 when out of
+   memory. */
+static long hs__intern(hs__file_t *f, const char *nm)
+{
+    size_t len = strlen(nm);
+    uint64_t h = hs_fnv1a(nm, len);
+    size_t i, mask;
+
+    if (f->n_names * 2 >= f->n_slots) {
+        size_t ns = f->n_slots ? f->n_slots * 2 : 256;
+        uint32_t *sl = calloc(ns, sizeof *sl);
+
+        if (sl == NULL)
+            return -1;
+        for (i = 0; i < f->n_names; i++) {
+            const char *o = f->names[i];
+            size_t j = hs_fnv1a(o, strlen(o)) & (ns - 1);
+            while (sl[j] != 0)
+                j = (j + 1) & (ns - 1);
+            sl[j] = (uint32_t)i + 1;
+        }
+        free(f->slots);
+        f->slots = sl;
+        f->n_slots = ns;
+    }
+    mask = f->n_slots - 1;
+    for (i = h & mask; f->slots[i] != 0; i = (i + 1) & mask)
+        if (strcmp(f->names[f->slots[i] - 1], nm) == 0)
+            return (long)f->slots[i] - 1;
+    if (f->n_names == f->cap_names) {
+        size_t nc = f->cap_names ? f->cap_names * 2 : 64;
+        char **nn = realloc(f->names, nc * sizeof *nn);
+        if (nn == NULL)
+            return -1;
+        f->names = nn;
+        f->cap_names = nc;
+    }
+    if ((f->names[f->n_names] = strdup(nm)) == NULL)
+        return -1;
+    f->slots[i] = (uint32_t)f->n_names + 1;
+    return (long)f->n_names++;
 }
 
 /* Index of the step whose window holds t, or -1. */
@@ -194,37 +327,161 @@ static long hs__find_step(const hs__file_t *f, int64_t t)
 }
 
 /* ------------------------------------------------------------------ */
-/* Pass 1: steps, distributedInfo, device kernels                        */
+/* The read: steps, distributedInfo, device kernels, and the logs        */
 
-static hs_err_t hs__pass1(hs_kev_scan_t *sc, const hs_kev_t *e)
+static int hs__starts(const char *s, const char *prefix);
+static unsigned hs__dtype_size(const char *t);
+static int hs__is_comm_kernel(const char *nm);
+
+/* All-reduce call kinds, in the order of trust for the payload. */
+enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
+
+static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
+                             const hs_kev_t *e)
+{
+    hs__step_t *s;
+
+    if (f->n_st == f->cap_st) {
+        size_t cap = f->cap_st ? f->cap_st * 2 : 64;
+        hs__step_t *ns = realloc(f->st, cap * sizeof *ns);
+        if (ns == NULL)
+            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
+                                0, 0, "out of memory");
+        f->st = ns;
+        f->cap_st = cap;
+    }
+    s = &f->st[f->n_st++];
+    memset(s, 0, sizeof *s);
+    s->number = strtol(e->name + 13, NULL, 10);
+    s->pid = e->pid;
+    s->tid = e->tid;
+    s->s = e->ts_ns;
+    s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    return HS_OK;
+}
+
+/* A CPU mark's record, when the event is one (else 0). */
+static int hs__mark_of(const hs_kev_t *e, hs__mrec_t *m)
+{
+    const char *nm = e->name;
+
+    switch (nm[0]) {
+    case 'e': case 'a': case 'O': case 'r': case 'c': case 'n': case 'g':
+        break;
+    default:
+        return 0;
+    }
+    memset(m, 0, sizeof *m);
+    m->pid_kind = (int8_t)e->pid.kind;
+    m->pid_v = e->pid.v;
+    m->ts_ns = e->ts_ns;
+    m->dur_ns = e->has_dur ? e->dur_ns : 0;
+    if (hs__starts(nm, "enumerate(DataLoader)#")) {
+        if (strstr(nm, "__next__") == NULL)
+            return 0;
+        m->mark = HS__M_DL;
+    } else if (hs__starts(nm, "autograd::engine::evaluate_function: ")) {
+        m->mark = HS__M_BWD;
+    } else if (hs__starts(nm, "Optimizer.step#")) {
+        m->mark = HS__M_OPT;
+    } else if (strcmp(nm, "record_param_comms") == 0) {
+        unsigned sz;
+        if (strcasecmp(e->coll, "allreduce") != 0 &&
+            strcasecmp(e->coll, "all_reduce") != 0)
+            return 0;
+        sz = hs__dtype_size(e->dtype);
+        m->mark = HS__M_COLL;
+        m->ckind = HS__C_PC;
+        m->known = e->has_nelems && sz > 0;
+        m->bytes = m->known ? e->nelems * sz : 0;
+    } else {
+        int kind = strcmp(nm, "c10d::allreduce_") == 0  ? HS__C_C10D
+                   : strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL
+                   : strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO
+                                                        : -1;
+        unsigned sz;
+        if (kind < 0)
+            return 0;
+        sz = hs__dtype_size(e->itype);
+        m->mark = HS__M_COLL;
+        m->ckind = (int8_t)kind;
+        m->known = e->dims_known && sz > 0;
+        m->bytes = m->known ? e->dims_nelems * sz : 0;
+    }
+    return 1;
+}
+
+/* Every event of the one read: what is needed at once is taken, what is
+   needed later is logged. */
+static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
 {
     hs__file_t *f = sc->user;
+    const char *cat = e->cat;
+    hs_err_t rc;
 
     if (e->ph != 'X')
         return HS_OK;
-    if (strcasecmp(e->cat, "kernel") == 0) {
+    if ((cat[0] | 0x20) == 'k' && strcasecmp(cat, "kernel") == 0) {
         f->n_kernels_seen++;
-        return HS_OK;
-    }
-    if (e->name[0] == 'P' && hs__starts(e->name, "ProfilerStep#") &&
-        strcmp(e->cat, "gpu_user_annotation") != 0 && e->has_ts) {
-        hs__step_t *s;
-        if (f->n_st == f->cap_st) {
-            size_t cap = f->cap_st ? f->cap_st * 2 : 64;
-            hs__step_t *ns = realloc(f->st, cap * sizeof *ns);
-            if (ns == NULL)
-                return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
-                                    0, 0, "out of memory");
-            f->st = ns;
-            f->cap_st = cap;
+        if (e->has_corr && e->has_dur && !hs__is_comm_kernel(e->name)) {
+            hs__krec_t k;
+            k.corr = e->corr;
+            k.dur_ns = e->dur_ns;
+            if ((rc = hs_reclog_add(&f->lk, &k, sc->js.path, sc->js.err)) !=
+                HS_OK)
+                return rc;
         }
-        s = &f->st[f->n_st++];
-        memset(s, 0, sizeof *s);
-        s->number = strtol(e->name + 13, NULL, 10);
-        s->pid = e->pid;
-        s->tid = e->tid;
-        s->s = e->ts_ns;
-        s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    } else if (e->name[0] == 'P' && hs__starts(e->name, "ProfilerStep#") &&
+               strcmp(cat, "gpu_user_annotation") != 0 && e->has_ts) {
+        if ((rc = hs__add_step(sc, f, e)) != HS_OK)
+            return rc;
+    }
+    if (!e->has_ts)
+        return HS_OK;
+    {
+        hs__mrec_t m;
+        if (hs__mark_of(e, &m) &&
+            (rc = hs_reclog_add(&f->lm, &m, sc->js.path, sc->js.err)) !=
+                HS_OK)
+            return rc;
+    }
+    if (e->has_corr &&
+        (strcasecmp(cat, "cuda_runtime") == 0 ||
+         strcasecmp(cat, "cuda_driver") == 0 ||
+         strcasecmp(cat, "runtime") == 0)) {
+        hs__rrec_t r;
+        memset(&r, 0, sizeof r);
+        r.pid_kind = (int8_t)e->pid.kind;
+        r.tid_kind = (int8_t)e->tid.kind;
+        r.pid_v = e->pid.v;
+        r.tid_v = e->tid.v;
+        r.ts_ns = e->ts_ns;
+        r.corr = e->corr;
+        if ((rc = hs_reclog_add(&f->lr, &r, sc->js.path, sc->js.err)) !=
+            HS_OK)
+            return rc;
+    }
+    /* operators: Kineto's cpu_op events; a legacy trace's carry no cat,
+       and its step and DataLoader windows are told apart by name */
+    if ((cat[0] == 'c' && strcmp(cat, "cpu_op") == 0) ||
+        (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
+         !hs__starts(e->name, "enumerate(DataLoader)#"))) {
+        hs__orec_t o;
+        long id = hs__intern(f, e->name);
+        if (id < 0)
+            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                                "out of memory");
+        memset(&o, 0, sizeof o);
+        o.pid_kind = (int8_t)e->pid.kind;
+        o.tid_kind = (int8_t)e->tid.kind;
+        o.pid_v = e->pid.v;
+        o.tid_v = e->tid.v;
+        o.ts_ns = e->ts_ns;
+        o.dur_ns = e->has_dur ? e->dur_ns : 0;
+        o.name = (uint32_t)id;
+        if ((rc = hs_reclog_add(&f->lo, &o, sc->js.path, sc->js.err)) !=
+            HS_OK)
+            return rc;
     }
     return HS_OK;
 }
@@ -286,7 +543,7 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
 /* ------------------------------------------------------------------ */
 /* Pass 2: CPU marks per step                                            */
 
-static hs_err_t hs__add_coll(hs_kev_scan_t *sc, hs__step_t *s, int kind,
+static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
                              int64_t ts, uint64_t bytes, int known)
 {
     hs__coll_t *c;
@@ -295,7 +552,7 @@ static hs_err_t hs__add_coll(hs_kev_scan_t *sc, hs__step_t *s, int kind,
         size_t cap = s->cap_coll ? s->cap_coll * 2 : 8;
         hs__coll_t *nc = realloc(s->coll, cap * sizeof *nc);
         if (nc == NULL)
-            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+            return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
         s->coll = nc;
         s->cap_coll = cap;
@@ -308,71 +565,146 @@ static hs_err_t hs__add_coll(hs_kev_scan_t *sc, hs__step_t *s, int kind,
     return HS_OK;
 }
 
-static hs_err_t hs__pass2(hs_kev_scan_t *sc, const hs_kev_t *e)
+static hs_err_t hs__replay_mark(void *ctx, const void *rec)
 {
-    hs__file_t *f = sc->user;
-    const char *nm = e->name;
+    hs__file_t *f = ctx;
+    hs__mrec_t m;
     hs__step_t *s;
     long k;
     int64_t end;
 
-    if (e->ph != 'X' || !e->has_ts || !hs_kev_key_eq(e->pid, f->main_pid))
+    memcpy(&m, rec, sizeof m);
+    if (m.pid_kind != f->main_pid.kind || m.pid_v != f->main_pid.v)
         return HS_OK;
-    switch (nm[0]) {
-    case 'e': case 'a': case 'O': case 'r': case 'c': case 'n': case 'g':
-        break;
-    default:
-        return HS_OK;
-    }
-    k = hs__find_step(f, e->ts_ns);
+    k = hs__find_step(f, m.ts_ns);
     if (k < 0)
         return HS_OK;
     s = &f->st[k];
-    end = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
-    if (hs__starts(nm, "enumerate(DataLoader)#")) {
-        if (strstr(nm, "__next__") != NULL) {
-            s->dl_sum += e->has_dur ? e->dur_ns : 0;
-            if (end > s->dl_end)
-                s->dl_end = end;
-            s->dl_n++;
-        }
-    } else if (hs__starts(nm, "autograd::engine::evaluate_function: ")) {
-        if (e->ts_ns < s->b0) {
-            s->b0 = e->ts_ns;
-            s->b1_dur = e->has_dur ? e->dur_ns : 0;
+    end = m.ts_ns + m.dur_ns;
+    switch (m.mark) {
+    case HS__M_DL:
+        s->dl_sum += m.dur_ns;
+        if (end > s->dl_end)
+            s->dl_end = end;
+        s->dl_n++;
+        break;
+    case HS__M_BWD:
+        if (m.ts_ns < s->b0) {
+            s->b0 = m.ts_ns;
+            s->b1_dur = m.dur_ns;
         }
         if (end > s->bend)
             s->bend = end;
         s->n_bwd++;
         f->any_bwd = 1;
-    } else if (hs__starts(nm, "Optimizer.step#")) {
-        s->opt_sum += e->has_dur ? e->dur_ns : 0;
-        if (e->ts_ns < s->opt_s)
-            s->opt_s = e->ts_ns;
+        break;
+    case HS__M_OPT:
+        s->opt_sum += m.dur_ns;
+        if (m.ts_ns < s->opt_s)
+            s->opt_s = m.ts_ns;
         if (end > s->opt_e)
             s->opt_e = end;
         s->n_opt++;
-    } else if (strcmp(nm, "record_param_comms") == 0) {
-        if (strcasecmp(e->coll, "allreduce") == 0 ||
-            strcasecmp(e->coll, "all_reduce") == 0) {
-            unsigned sz = hs__dtype_size(e->dtype);
-            int known = e->has_nelems && sz > 0;
-            return hs__add_coll(sc, s, HS__C_PC, e->ts_ns,
-                                known ? e->nelems * sz : 0, known);
-        }
-    } else {
-        int kind = strcmp(nm, "c10d::allreduce_") == 0  ? HS__C_C10D
-                   : strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL
-                   : strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO
-                                                        : -1;
-        if (kind >= 0) {
-            unsigned sz = hs__dtype_size(e->itype);
-            int known = e->dims_known && sz > 0;
-            return hs__add_coll(sc, s, kind, e->ts_ns,
-                                known ? e->dims_nelems * sz : 0, known);
-        }
+        break;
+    default:
+        return hs__add_coll(f, s, m.ckind, m.ts_ns, m.bytes, m.known);
     }
     return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The forward's top-level operators                                     */
+
+/* The start of step s's forward: the end of its DataLoader call, else
+   the window's start. */
+static int64_t hs__fwd_start(const hs__step_t *s)
+{
+    return s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+}
+
+/* Keeps op (ts, end) among step s's top-level operators: dropped when one
+   of them holds it, else inserted in start order, after removing those it
+   holds.  The kept spans never hold one another, so, in start order,
+   their ends grow too: the one that could hold a new span is the last
+   that starts at or before it, and those it holds follow it. */
+static hs_err_t hs__op_keep(hs__file_t *f, hs__step_t *s, int64_t ts,
+                            int64_t end, uint32_t name)
+{
+    size_t lo = 0, hi = s->n_ops, j;
+
+    while (lo < hi) {   /* the first op that starts after ts, or at ts
+                           and ends before end */
+        size_t mid = lo + (hi - lo) / 2;
+        const hs__op_t *o = &s->ops[mid];
+        if (o->ts_ns < ts || (o->ts_ns == ts && o->end_ns >= end))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && s->ops[lo - 1].ts_ns <= ts && s->ops[lo - 1].end_ns >= end)
+        return HS_OK;   /* inside an operator already kept */
+    for (j = lo; j < s->n_ops && s->ops[j].end_ns <= end; j++)
+        ;
+    if (j > lo) {       /* it holds ops[lo, j): they go */
+        memmove(&s->ops[lo + 1], &s->ops[j],
+                (s->n_ops - j) * sizeof *s->ops);
+        s->n_ops -= j - lo - 1;
+    } else {
+        if (s->n_ops == s->cap_ops) {
+            size_t cap = s->cap_ops ? s->cap_ops * 2 : 16;
+            hs__op_t *no = realloc(s->ops, cap * sizeof *no);
+            if (no == NULL)
+                return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                    "out of memory");
+            s->ops = no;
+            s->cap_ops = cap;
+        }
+        memmove(&s->ops[lo + 1], &s->ops[lo],
+                (s->n_ops - lo) * sizeof *s->ops);
+        s->n_ops++;
+    }
+    memset(&s->ops[lo], 0, sizeof s->ops[lo]);
+    s->ops[lo].ts_ns = ts;
+    s->ops[lo].end_ns = end;
+    s->ops[lo].name = name;
+    return HS_OK;
+}
+
+static hs_err_t hs__replay_op(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    hs__orec_t o;
+    hs__step_t *s;
+    long k;
+
+    memcpy(&o, rec, sizeof o);
+    if (o.pid_kind != f->main_pid.kind || o.pid_v != f->main_pid.v ||
+        o.tid_kind != f->main_tid.kind || o.tid_v != f->main_tid.v)
+        return HS_OK;
+    k = hs__find_step(f, o.ts_ns);
+    if (k < 0)
+        return HS_OK;
+    s = &f->st[k];
+    if (s->b0 == INT64_MAX || o.ts_ns < hs__fwd_start(s) || o.ts_ns >= s->b0)
+        return HS_OK;
+    return hs__op_keep(f, s, o.ts_ns, o.ts_ns + o.dur_ns, o.name);
+}
+
+/* The index of step s's top-level operator whose span holds t, or -1. */
+static long hs__op_at(const hs__step_t *s, int64_t t)
+{
+    size_t lo = 0, hi = s->n_ops;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ops[mid].ts_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || t >= s->ops[lo - 1].end_ns)
+        return -1;
+    return (long)lo - 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -395,24 +727,22 @@ static int hs__phase_of(const hs__step_t *s, int64_t t)
     return -1;
 }
 
-static hs_err_t hs__pass3(hs_kev_scan_t *sc, const hs_kev_t *e)
+static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
 {
-    hs__file_t *f = sc->user;
+    hs__file_t *f = ctx;
+    hs__rrec_t r;
     hs__step_t *s;
     long k;
     int p;
 
-    if (e->ph != 'X' || !e->has_ts || !e->has_corr ||
-        !hs_kev_key_eq(e->pid, f->main_pid) ||
-        (strcasecmp(e->cat, "cuda_runtime") != 0 &&
-         strcasecmp(e->cat, "cuda_driver") != 0 &&
-         strcasecmp(e->cat, "runtime") != 0))
+    memcpy(&r, rec, sizeof r);
+    if (r.pid_kind != f->main_pid.kind || r.pid_v != f->main_pid.v)
         return HS_OK;
-    k = hs__find_step(f, e->ts_ns);
+    k = hs__find_step(f, r.ts_ns);
     if (k < 0)
         return HS_OK;
     s = &f->st[k];
-    p = hs__phase_of(s, e->ts_ns);
+    p = hs__phase_of(s, r.ts_ns);
     if (p < 0)
         return HS_OK;
     if ((p == HS__P_B1 || p == HS__P_BWD) && s->nb > 0) {
@@ -420,22 +750,51 @@ static hs_err_t hs__pass3(hs_kev_scan_t *sc, const hs_kev_t *e)
         size_t lo = 0, hi = s->nb;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (s->bts[mid] <= e->ts_ns)
+            if (s->bts[mid] <= r.ts_ns)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo < s->nb && e->corr > s->bthr[lo])
-            s->bthr[lo] = e->corr;
+        if (lo < s->nb && r.corr > s->bthr[lo])
+            s->bthr[lo] = r.corr;
     }
     if (!s->has_corr[p]) {
         s->has_corr[p] = 1;
-        s->corr_lo[p] = s->corr_hi[p] = e->corr;
+        s->corr_lo[p] = s->corr_hi[p] = r.corr;
     } else {
-        if (e->corr < s->corr_lo[p])
-            s->corr_lo[p] = e->corr;
-        if (e->corr > s->corr_hi[p])
-            s->corr_hi[p] = e->corr;
+        if (r.corr < s->corr_lo[p])
+            s->corr_lo[p] = r.corr;
+        if (r.corr > s->corr_hi[p])
+            s->corr_hi[p] = r.corr;
+    }
+    if (p == HS__P_FWD) {
+        /* a launch from the main thread: its top-level operator's */
+        long o = r.tid_kind == f->main_tid.kind && r.tid_v == f->main_tid.v
+                     ? hs__op_at(s, r.ts_ns)
+                     : -1;
+        if (o < 0) {
+            if (s->n_loose == s->cap_loose) {
+                size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
+                uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
+                if (nl == NULL)
+                    return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                        "out of memory");
+                s->loose = nl;
+                s->cap_loose = cap;
+            }
+            s->loose[s->n_loose++] = r.corr;
+        } else {
+            hs__op_t *op = &s->ops[o];
+            if (!op->has_corr) {
+                op->has_corr = 1;
+                op->corr_lo = op->corr_hi = r.corr;
+            } else {
+                if (r.corr < op->corr_lo)
+                    op->corr_lo = r.corr;
+                if (r.corr > op->corr_hi)
+                    op->corr_hi = r.corr;
+            }
+        }
     }
     return HS_OK;
 }
@@ -448,18 +807,37 @@ static int hs__is_comm_kernel(const char *nm)
            hs__starts(nm, "void rccl") || strstr(nm, "ncclDevKernel") != NULL;
 }
 
-static hs_err_t hs__pass4(hs_kev_scan_t *sc, const hs_kev_t *e)
+/* The operator of step s whose launches' id range holds corr (the first
+   such by corr_lo), or -1. */
+static long hs__op_of_corr(const hs__step_t *s, uint64_t corr)
 {
-    hs__file_t *f = sc->user;
-    size_t lo = 0, hi = f->n_iv;
-    const hs__ival_t *iv;
+    size_t lo = 0, hi = s->n_op_by_corr;
+    const hs__op_t *op;
 
-    if (e->ph != 'X' || !e->has_corr || !e->has_dur ||
-        strcasecmp(e->cat, "kernel") != 0 || hs__is_comm_kernel(e->name))
-        return HS_OK;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->iv[mid].lo <= e->corr)
+        if (s->ops[s->op_by_corr[mid]].corr_lo <= corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    op = &s->ops[s->op_by_corr[lo - 1]];
+    return corr <= op->corr_hi ? (long)s->op_by_corr[lo - 1] : -1;
+}
+
+static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    size_t lo = 0, hi = f->n_iv;
+    const hs__ival_t *iv;
+    hs__krec_t e;
+
+    memcpy(&e, rec, sizeof e);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->iv[mid].lo <= e.corr)
             lo = mid + 1;
         else
             hi = mid;
@@ -467,22 +845,38 @@ static hs_err_t hs__pass4(hs_kev_scan_t *sc, const hs_kev_t *e)
     if (lo == 0)
         return HS_OK;
     iv = &f->iv[lo - 1];
-    if (e->corr > iv->hi)
+    if (e.corr > iv->hi)
         return HS_OK;
-    f->st[iv->step].k_sum[iv->phase] += e->dur_ns;
+    f->st[iv->step].k_sum[iv->phase] += e.dur_ns;
     f->st[iv->step].k_n[iv->phase]++;
+    if (iv->phase == HS__P_FWD) {
+        hs__step_t *s = &f->st[iv->step];
+        size_t a = 0, b = s->n_loose;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (s->loose[mid] < e.corr)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a == s->n_loose || s->loose[a] != e.corr) {
+            long o = hs__op_of_corr(s, e.corr);
+            if (o >= 0)
+                s->ops[o].k_sum += e.dur_ns;
+        }
+    }
     if (iv->phase == HS__P_B1 || iv->phase == HS__P_BWD) {
         hs__step_t *s = &f->st[iv->step];
         size_t a = 0, b = s->nb;
         while (a < b) {   /* the first bucket whose threshold covers it */
             size_t mid = a + (b - a) / 2;
-            if (s->bthr[mid] < e->corr)
+            if (s->bthr[mid] < e.corr)
                 a = mid + 1;
             else
                 b = mid;
         }
         if (a < s->nb)
-            s->bseg[a] += e->dur_ns;
+            s->bseg[a] += e.dur_ns;
     }
     return HS_OK;
 }
@@ -494,6 +888,31 @@ static int hs__cmp_ival(const void *a, const void *b)
     if (x->lo != y->lo)
         return x->lo < y->lo ? -1 : 1;
     return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Sorts s->op_by_corr by the operators' first id (insertion sort: the
+   ids mostly come in start order already). */
+static void hs__sort_ops_by_corr(hs__step_t *s)
+{
+    size_t i, j;
+
+    for (i = 1; i < s->n_op_by_corr; i++) {
+        size_t v = s->op_by_corr[i];
+        uint64_t key = s->ops[v].corr_lo;
+        for (j = i; j > 0 && (s->ops[s->op_by_corr[j - 1]].corr_lo > key ||
+                              (s->ops[s->op_by_corr[j - 1]].corr_lo == key &&
+                               s->op_by_corr[j - 1] > v));
+             j--)
+            s->op_by_corr[j] = s->op_by_corr[j - 1];
+        s->op_by_corr[j] = v;
+    }
+}
+
+static int hs__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
 }
 
 static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
@@ -527,6 +946,27 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
     for (i = 1; i < f->n_iv; i++)
         if (f->iv[i].lo <= f->iv[i - 1].hi)
             f->iv_overlap = 1;
+    /* per step, the operators that launched, by their first id; the
+       loose launches by id */
+    for (i = 0; i < f->n_st; i++) {
+        hs__step_t *s = &f->st[i];
+        size_t j, n = 0;
+
+        if (s->n_loose > 1)
+            qsort(s->loose, s->n_loose, sizeof *s->loose, hs__cmp_u64);
+        for (j = 0; j < s->n_ops; j++)
+            n += s->ops[j].has_corr != 0;
+        if (n == 0)
+            continue;
+        s->op_by_corr = malloc(n * sizeof *s->op_by_corr);
+        if (s->op_by_corr == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        for (j = 0; j < s->n_ops; j++)
+            if (s->ops[j].has_corr)
+                s->op_by_corr[s->n_op_by_corr++] = j;
+        hs__sort_ops_by_corr(s);
+    }
     return HS_OK;
 }
 
@@ -645,6 +1085,102 @@ static hs_err_t hs__step_buckets(const hs__file_t *f, const hs__step_t *s,
     return HS_OK;
 }
 
+/* The record's index of file name id (HS__OTHER: the other), given on
+   first use; UINT32_MAX when out of memory. */
+#define HS__OTHER UINT32_MAX
+static uint32_t hs__rname(hs__file_t *f, uint32_t id)
+{
+    hs_rank_t *r = f->r;
+    uint32_t *slot = id == HS__OTHER ? &f->rname_other : &f->rname[id];
+    char **nn;
+
+    if (*slot != UINT32_MAX)
+        return *slot;
+    nn = realloc(r->op_names, (r->n_op_names + 1) * sizeof *nn);
+    if (nn == NULL)
+        return UINT32_MAX;
+    r->op_names = nn;
+    nn[r->n_op_names] = strdup(id == HS__OTHER ? HS_RANK_OP_OTHER
+                                               : f->names[id]);
+    if (nn[r->n_op_names] == NULL)
+        return UINT32_MAX;
+    *slot = (uint32_t)r->n_op_names++;
+    return *slot;
+}
+
+/* Adds ns to name id's entry of *q (a new entry at the end when it has
+   none). */
+static hs_err_t hs__ops_add(hs__file_t *f, hs_rank_ops_t *q, size_t *cap,
+                            uint32_t id, int64_t ns, hs_error_t *err)
+{
+    uint32_t rn = hs__rname(f, id);
+    size_t j;
+
+    if (rn == UINT32_MAX)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    for (j = 0; j < q->n; j++)
+        if (q->name[j] == rn) {
+            q->ns[j] += ns;
+            return HS_OK;
+        }
+    if (q->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        uint32_t *a = realloc(q->name, nc * sizeof *a);
+        int64_t *b;
+        if (a == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        q->name = a;
+        b = realloc(q->ns, nc * sizeof *b);
+        if (b == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        q->ns = b;
+        *cap = nc;
+    }
+    q->name[q->n] = rn;
+    q->ns[q->n++] = ns;
+    return HS_OK;
+}
+
+/* Step s's forward time by operator into *q; the times add up to t_fwd:
+   device traces, the kernel time charged to each operator; CPU traces,
+   the operators' spans clipped to the window [f0, b0) and to the end of
+   the one before; what is left, the other. */
+static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
+                             int64_t t_fwd, hs_rank_ops_t *q,
+                             hs_error_t *err)
+{
+    int gpu = f->n_kernels_seen > 0;
+    int64_t sum = 0, prev = hs__fwd_start(s);
+    size_t j, cap = 0;
+    hs_err_t rc;
+
+    for (j = 0; j < s->n_ops; j++) {
+        const hs__op_t *op = &s->ops[j];
+        int64_t ns;
+
+        if (gpu) {
+            ns = op->k_sum;
+        } else {
+            int64_t a = op->ts_ns > prev ? op->ts_ns : prev;
+            int64_t b = op->end_ns < s->b0 ? op->end_ns : s->b0;
+            ns = b > a ? b - a : 0;
+            if (b > prev)
+                prev = b;
+        }
+        if (ns == 0)
+            continue;
+        if ((rc = hs__ops_add(f, q, &cap, op->name, ns, err)) != HS_OK)
+            return rc;
+        sum += ns;
+    }
+    if (t_fwd - sum != 0)
+        return hs__ops_add(f, q, &cap, HS__OTHER, t_fwd - sum, err);
+    return HS_OK;
+}
+
 /* The record's step table and buckets from the passes' marks. */
 static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
 {
@@ -655,10 +1191,17 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
 
     r->steps = calloc(f->n_st ? f->n_st : 1, sizeof *r->steps);
     r->buckets = calloc(f->n_st ? f->n_st : 1, sizeof *r->buckets);
-    if (r->steps == NULL || r->buckets == NULL)
+    r->fwd_ops = calloc(f->n_st ? f->n_st : 1, sizeof *r->fwd_ops);
+    if (f->n_names > 0)
+        f->rname = malloc(f->n_names * sizeof *f->rname);
+    if (r->steps == NULL || r->buckets == NULL || r->fwd_ops == NULL ||
+        (f->n_names > 0 && f->rname == NULL))
         return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                             "out of memory");
     r->n_steps = f->n_st;
+    for (i = 0; i < f->n_names; i++)
+        f->rname[i] = UINT32_MAX;
+    f->rname_other = UINT32_MAX;
     for (i = 0; i < f->n_st; i++) {
         const hs__step_t *s = &f->st[i];
         hs_ingest_step_t *o = &r->steps[i];
@@ -698,6 +1241,10 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
                 }
         if ((rc = hs__step_buckets(f, s, &r->buckets[i], err)) != HS_OK)
             return rc;
+        if (o->t_fwd_ns != HS_INGEST_UNKNOWN &&
+            (rc = hs__step_ops(f, s, o->t_fwd_ns, &r->fwd_ops[i], err)) !=
+                HS_OK)
+            return rc;
     }
     r->gpu = gpu;
     r->ar_known = f->ckind >= 0;
@@ -723,8 +1270,16 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
     f.r = r;
     f.path = r->path;
-    /* pass 1 */
-    if ((rc = hs_kev_scan_file_buf(path, hs__pass1, &f, &sc, &f.rbuf,
+    f.err = err;
+    {
+        size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
+        hs_reclog_init(&f.lm, sizeof(hs__mrec_t), mem);
+        hs_reclog_init(&f.lo, sizeof(hs__orec_t), mem);
+        hs_reclog_init(&f.lr, sizeof(hs__rrec_t), mem);
+        hs_reclog_init(&f.lk, sizeof(hs__krec_t), mem);
+    }
+    /* the one read */
+    if ((rc = hs_kev_scan_file_buf(path, hs__collect, &f, &sc, &f.rbuf,
                                    err)) != HS_OK)
         goto fail;
     r->passes = 1;
@@ -734,28 +1289,34 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     snprintf(r->backend, sizeof r->backend, "%s", sc.di_backend);
     r->n_events = sc.n_events;
     r->json_bytes = sc.js.base;
+    hs_jscan_buf_free(&f.rbuf);
     if ((rc = hs__settle_steps(&f, err)) != HS_OK)
         goto fail;
     if (o->check_rank != NULL &&
         (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
         goto fail;
-    /* pass 2 */
-    if ((rc = hs_kev_scan_file_buf(path, hs__pass2, &f, &sc,
-                                       &f.rbuf, err)) != HS_OK)
+    /* the replays, in the order the reasoning needs them */
+    if ((rc = hs_reclog_each(&f.lm, hs__replay_mark, &f, f.path, err)) !=
+        HS_OK)
         goto fail;
-    r->passes++;
+    hs_reclog_clear(&f.lm);
     if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK)
         goto fail;
+    if ((rc = hs_reclog_each(&f.lo, hs__replay_op, &f, f.path, err)) !=
+        HS_OK)
+        goto fail;
+    hs_reclog_clear(&f.lo);
     if (f.n_kernels_seen > 0) {
-        if ((rc = hs_kev_scan_file_buf(path, hs__pass3, &f, &sc,
-                                       &f.rbuf, err)) != HS_OK)
+        if ((rc = hs_reclog_each(&f.lr, hs__replay_runtime, &f, f.path,
+                                 err)) != HS_OK)
             goto fail;
+        hs_reclog_clear(&f.lr);
         if ((rc = hs__build_ivals(&f, err)) != HS_OK)
             goto fail;
-        if ((rc = hs_kev_scan_file_buf(path, hs__pass4, &f, &sc,
-                                       &f.rbuf, err)) != HS_OK)
+        if ((rc = hs_reclog_each(&f.lk, hs__replay_kernel, &f, f.path,
+                                 err)) != HS_OK)
             goto fail;
-        r->passes += 2;
+        hs_reclog_clear(&f.lk);
         if (f.iv_overlap && o->notes != NULL)
             hs_notes_add(o->notes,
                          "%s: correlation ids of different phases "

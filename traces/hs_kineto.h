@@ -21,11 +21,15 @@ typedef struct hs_kineto_opts_s {
                                source, the calls that time the buckets are
                                the first kind with that many calls */
     /* called once the trace's rank is known (r->rank, -1 when the trace
-       does not say), before the costly passes; anything but HS_OK (err
-       filled) stops the reading with that code.  May be NULL. */
+       does not say), after the read and before the replays of what it
+       kept; anything but HS_OK (err filled) stops the reading with that
+       code.  May be NULL. */
     hs_err_t (*check_rank)(void *ctx, const hs_rank_t *r, hs_error_t *err);
     void *ctx;              /* check_rank's */
     hs_notes_t *notes;      /* where remarks go, or NULL */
+    size_t log_mem_bytes;   /* the memory each of the reader's record logs
+                               may take before it spills to a temporary
+                               file (hs_reclog.h); 0: 4 MiB */
 } hs_kineto_opts_t;
 
 /*

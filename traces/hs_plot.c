@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_datadir.h"
 #include "hs_h5.h"
 #include "hs_sweep_out.h"
 #include "hs_spawn.h"
@@ -45,10 +46,6 @@
    figure of a large trace takes seconds). */
 #define HS__PLOT_TIMEOUT_NS (600LL * 1000000000LL)
 #include "hs_trace.h"
-
-#ifndef HS_SOURCE_DIR
-#define HS_SOURCE_DIR "."
-#endif
 
 /* Legend title and colour of each phase (index = hs_phase_t). */
 static const char *const hs__pl_title[HS_PH_COUNT] = {
@@ -73,6 +70,13 @@ static const int hs__pl_order[HS_PH_COUNT] = {
     HS_PH_DATA_WAIT, HS_PH_RING_REDUCE, HS_PH_HOP_WAIT};
 
 #define HS__PL_LANES 4      /* 3 lanes + a gap per device */
+
+/* A box on the CPU or compute lane shorter than the drawn span over this
+   is drawn this wide (about 4 pixels of the 1280-pixel figure's plot
+   area), so a phase of 40 us in a 450 ms step is still seen; its legend
+   entry says so.  The ring lane's rounds keep their width: their borders
+   show them. */
+#define HS__PL_MIN_WIDTH_DIV 250
 
 void hs_plot_opts_init(hs_plot_opts_t *o)
 {
@@ -316,7 +320,7 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
     const char *prog = o->gnuplot;
     const char *sdir = o->script_dir;
     const char *term = hs__pl_term(o->output);
-    char script[4200], errpath[4200], tail[512];
+    char script[4200], errpath[4200], tail[512], datadir[4096];
     hs_atomic_t af;
     char *argv[5];
     hs_child_t child;
@@ -329,15 +333,21 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         prog = "gnuplot";
     if (sdir == NULL)
         sdir = getenv("HETSIM_PLOTS_DIR");
-    if (sdir == NULL || *sdir == '\0')
-        sdir = HS_SOURCE_DIR "/plots";
+    if (sdir == NULL || *sdir == '\0') {
+        /* the installed (or build tree's) plots/: hs_datadir.h */
+        if ((ret = hs_datadir_path("plots", datadir, sizeof datadir,
+                                   err)) != HS_OK)
+            return ret;
+        sdir = datadir;
+    }
     /* gnuplot has no "--": a script path must not look like an option */
     snprintf(script, sizeof script, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
              sdir, name);
     if (access(script, R_OK) != 0)
         return hs_error_set(err, HS_ERR_IO, script, 0, 0,
                             "cannot read the gnuplot script (%s); set "
-                            "HETSIM_PLOTS_DIR to the plots/ directory",
+                            "HETSIM_PLOTS_DIR to the plots/ directory "
+                            "(or HETSIM_DATADIR to the data directory)",
                             strerror(errno));
     if ((ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
         return ret;
@@ -436,6 +446,8 @@ typedef struct hs__tl_s {
     int windowed;           /* keep what overlaps [win_lo, win_hi) */
     int64_t win_lo, win_hi;
     unsigned present;       /* bit per phase */
+    unsigned widened;       /* bit per phase: a box drawn at min_w */
+    int64_t min_w;          /* the least width drawn (ns), 0 = none */
     int32_t max_round;
     uint64_t kept;
     double unit;
@@ -495,6 +507,15 @@ static int hs__tl_pass2(void *ctx, const hs_interval_t *iv, size_t n)
                 a = t->win_lo;
             if (b > t->win_hi)
                 b = t->win_hi;
+        }
+        /* too short to see: grown to the left, over the phase before it
+           (drawn earlier), keeping its end; at the left edge, rightwards */
+        if (hs__pl_lane[v->phase] != 2 && b - a < t->min_w) {
+            if (b - t->min_w >= t->t_min)
+                a = b - t->min_w;
+            else
+                b = a + t->min_w;
+            t->widened |= 1u << v->phase;
         }
         if (fprintf(t->f[v->phase], "%.9g %.9g %g %g %d\n",
                     (double)(a - t->origin) / t->unit,
@@ -667,6 +688,7 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
     }
     tunit = hs_plot_time_unit(t.t_max - t.t_min, &t.unit);
     t.origin = t.t_min;
+    t.min_w = (t.t_max - t.t_min) / HS__PL_MIN_WIDTH_DIV;
     for (ph = 0; ph < HS_PH_COUNT; ph++) {
         if (!(t.present & (1u << ph)))
             continue;
@@ -716,8 +738,10 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
         fclose(in);
         if (p->own_dir)
             unlink(path);
-        if (hs__pl_defs(p, "%s\"%s\"", nblk ? " " : "", hs__pl_title[ph]) <
-            0)
+        if (hs__pl_defs(p, "%s\"%s%s\"", nblk ? " " : "", hs__pl_title[ph],
+                        t.widened & (1u << ph)
+                            ? " (drawn wider to be seen)"
+                            : "") < 0)
             goto nomem;
         nblk++;
     }
@@ -832,9 +856,12 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
                         (t.max_round + 1) * (int64_t)(t.last - t.first + 1)
                             <= 60) < 0)
             goto nomem;
-        rc = hs__pl_common(p, 1280, (unsigned)(150 + 22 * (lanes_h - 1) +
-                                               (nblk > 4 ? 40 : 20)),
-                           title, err);
+        /* the legend is one block right of the lanes: tall enough for
+           its entries too */
+        unsigned h = (unsigned)(150 + 22 * (lanes_h - 1));
+        if (h < (unsigned)(110 + 17 * nblk))
+            h = (unsigned)(110 + 17 * nblk);
+        rc = hs__pl_common(p, 1280, h, title, err);
         if (rc == HS_OK)
             rc = hs__pl_run(p, "timeline", err);
     }
@@ -979,7 +1006,7 @@ static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
                  "(%zu devices, steps %u-%u)",
                  r->name[0] ? r->name : "hetsim", nd, (unsigned)first,
                  (unsigned)max_step);
-        rc = hs__pl_common(p, 900, 520, title, err);
+        rc = hs__pl_common(p, 1100, 520, title, err);
     }
     if (rc == HS_OK)
         rc = hs__pl_run(p, "steps", err);
@@ -1039,8 +1066,9 @@ static hs_err_t hs__pl_sweep(hs__pl_t *p, hs_error_t *err)
                                      : info.xlabel) < 0 ||
         hs__pl_str(p, "fixed", info.fixed) < 0 ||
         hs__pl_defs(p, "nser=%zu;replay=%d;numx=%d;logx=%d;xlo=%.9g;"
-                    "xhi=%.9g;", info.n_series, info.has_replay,
-                    info.x_numeric, info.logx, info.xlo, info.xhi) < 0) {
+                    "xhi=%.9g;intx=%d;", info.n_series, info.has_replay,
+                    info.x_numeric, info.logx, info.xlo, info.xhi,
+                    info.x_integer || legacy) < 0) {
         rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         goto done;
     }

@@ -38,8 +38,8 @@ typedef struct hs_plot_opts_s {
     const char *title;      /* NULL = made from the trace */
     const char *gnuplot;    /* program; NULL = $HETSIM_GNUPLOT or
                                "gnuplot" searched on PATH */
-    const char *script_dir; /* NULL = $HETSIM_PLOTS_DIR or the source
-                               tree's plots/ */
+    const char *script_dir; /* NULL = $HETSIM_PLOTS_DIR or the data
+                               directory's plots/ (hs_datadir.h) */
     const char *keep_dir;   /* when set, the data files and the gnuplot
                                command line are left in this (existing)
                                directory instead of a removed temp dir */

@@ -31,6 +31,14 @@ void hs_rank_free(hs_rank_t *r)
         free(r->buckets[i].ready_ns);
     }
     free(r->buckets);
+    for (i = 0; r->fwd_ops != NULL && i < r->n_steps; i++) {
+        free(r->fwd_ops[i].name);
+        free(r->fwd_ops[i].ns);
+    }
+    free(r->fwd_ops);
+    for (i = 0; i < r->n_op_names; i++)
+        free(r->op_names[i]);
+    free(r->op_names);
     free(r->steps);
     free(r->path);
     free(r);

@@ -24,7 +24,18 @@
  *     (CPU time of the call on CPU traces, device time of the backward
  *     kernels launched before the call on device traces).  No ready time
  *     exists for an iteration without a backward (has_bwd 0).
- * Memory is O(iterations x buckets); no event is kept.
+ *   - per iteration, beside it in `fwd_ops`, the forward's time per
+ *     operator: the top-level aten operators (cat "cpu_op" events of the
+ *     main thread not inside another one) that start in the forward
+ *     window, their times summed by name in the order they first ran,
+ *     and HS_RANK_OP_OTHER for what no operator holds.  The times add up
+ *     to the iteration's t_fwd_ns exactly: on device traces the forward
+ *     kernels each charged to the operator whose CPU span launched them
+ *     (else to the other); on CPU traces the operators' spans clipped to
+ *     the window (and to each other), the gaps between them the other.
+ *     None for an iteration whose t_fwd_ns is unknown.
+ * Memory is O(iterations x (buckets + operator names)); no event is
+ * kept.
  */
 #ifndef HS_RANK_H
 #define HS_RANK_H
@@ -48,6 +59,16 @@ typedef struct hs_rank_buckets_s {
                            (0 when !has_bwd) */
 } hs_rank_buckets_t;
 
+/* The name of the forward's time that no top-level operator holds. */
+#define HS_RANK_OP_OTHER "(other)"
+
+/* One iteration's forward time by operator name. */
+typedef struct hs_rank_ops_s {
+    size_t n;
+    uint32_t *name;     /* n indices into the record's op_names */
+    int64_t *ns;        /* n times, summing to the step's t_fwd_ns */
+} hs_rank_ops_t;
+
 /* One rank's trace. */
 typedef struct hs_rank_s {
     char *path;             /* the file, malloc'ed */
@@ -66,6 +87,9 @@ typedef struct hs_rank_s {
     size_t n_steps;
     hs_ingest_step_t *steps;    /* n_steps, in start-time order */
     hs_rank_buckets_t *buckets; /* n_steps, beside steps */
+    hs_rank_ops_t *fwd_ops;     /* n_steps, beside steps */
+    size_t n_op_names;
+    char **op_names;            /* the operator names fwd_ops index */
 } hs_rank_t;
 
 /* A new record with path copied, rank and world_size -1, no steps.

@@ -14,6 +14,7 @@
 #include <hdf5.h>
 #include <yajl/yajl_gen.h>
 
+#include "hs_answer.h"
 #include "hs_atomic.h"
 #include "hs_h5_attr.h"
 #include "hs_hash.h"
@@ -47,25 +48,35 @@ typedef struct hs__col_s {
 
 static const hs__col_t hs__cols[] = {
     {"n_devices", HS__U32, HS__OFF(n_devices), 0, 0, 0},
-    {"step_ns", HS__I64, HS__OFF(step_ns), 0, 0, 1},
-    {"step_ext_ns", HS__I64, HS__OFF(step_ext_ns), 0, 0, 1},
+    {"predictor_recommended", HS__STR, 0, 16, 0, 0},  /* from the enum */
+    {"step_recommended_ns", HS__I64, HS__OFF(step_recommended_ns), 0, 0, 1},
+    {"epoch_recommended_ns", HS__I64, HS__OFF(epoch_recommended_ns), 0, 0, 1},
+    {"total_recommended_ns", HS__I64, HS__OFF(total_recommended_ns), 0, 0, 1},
+    {"step_source_ns", HS__I64, HS__OFF(step_source_ns), 0, 0, 1},
+    {"epoch_source_ns", HS__I64, HS__OFF(epoch_source_ns), 0, 0, 1},
+    {"total_source_ns", HS__I64, HS__OFF(total_source_ns), 0, 0, 1},
+    {"step_extended_ns", HS__I64, HS__OFF(step_extended_ns), 0, 0, 1},
+    {"epoch_extended_ns", HS__I64, HS__OFF(epoch_extended_ns), 0, 0, 1},
+    {"total_extended_ns", HS__I64, HS__OFF(total_extended_ns), 0, 0, 1},
+    {"step_replay_ns", HS__I64, HS__OFF(step_replay_ns), 0, 1, 1},
+    {"epoch_replay_ns", HS__I64, HS__OFF(epoch_replay_ns), 0, 1, 1},
+    {"total_replay_ns", HS__I64, HS__OFF(total_replay_ns), 0, 1, 1},
     {"iters_per_epoch", HS__U64, HS__OFF(iters_per_epoch), 0, 0, 0},
-    {"epoch_ns", HS__I64, HS__OFF(epoch_ns), 0, 0, 1},
-    {"total_ns", HS__I64, HS__OFF(total_ns), 0, 0, 1},
     {"bottleneck_device", HS__STR, HS__OFF(bottleneck_device),
      HS__LEN(bottleneck_device), 0, 0},
     {"bottleneck_bound", HS__STR, 0, 16, 0, 0},  /* from the enum */
     {"bottleneck_link", HS__STR, HS__OFF(bottleneck_link),
      HS__LEN(bottleneck_link), 0, 0},
-    {"replay_step_ns", HS__I64, HS__OFF(replay_step_ns), 0, 1, 1},
-    {"replay_epoch_ns", HS__I64, HS__OFF(replay_epoch_ns), 0, 1, 1},
-    {"replay_total_ns", HS__I64, HS__OFF(replay_total_ns), 0, 1, 1},
-    {"replay_diff_ns", HS__I64, HS__OFF(replay_diff_ns), 0, 1, 1},
     {NULL, HS__I64, 0, 0, 0, 0}};
 
+/* Every column is in every output (the replay's are empty, null or -1
+   where a point was not replayed), so a file's columns do not depend on
+   how it was made. */
 static int hs__col_on(const hs_sweep_t *sw, const hs__col_t *c)
 {
-    return !c->replay || hs_sweep_replays(sw);
+    (void)sw;
+    (void)c;
+    return 1;
 }
 
 static int64_t hs__col_i64(const hs_sweep_rec_t *r, const hs__col_t *c)
@@ -94,6 +105,8 @@ static const char *hs__col_str(const hs_sweep_rec_t *r, const hs__col_t *c)
 {
     if (strcmp(c->name, "bottleneck_bound") == 0)
         return hs_sweep_bound_name(r->bottleneck_bound);
+    if (strcmp(c->name, "predictor_recommended") == 0)
+        return hs_predictor_name((hs_predictor_t)r->predictor);
     return (const char *)r + c->off;
 }
 
@@ -121,6 +134,8 @@ hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
     size_t a, p, na = hs_sweep_n_axes(sw);
     const hs__col_t *c;
 
+    fprintf(f, "# format: %s, format_version: %d (docs/output.md)\n",
+            HS_SWEEP_FORMAT, HS_SWEEP_FORMAT_VERSION);
     for (a = 0; a < na; a++) {
         hs__csv_field(f, hs_sweep_axis(sw, a)->key);
         fputc(',', f);
@@ -141,7 +156,7 @@ hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
                 continue;
             if (ok && c->kind == HS__STR)
                 hs__csv_field(f, hs__col_str(rec, c));
-            else if (ok)
+            else if (ok && !(c->time && hs__col_i64(rec, c) < 0))
                 fprintf(f, "%" PRId64, hs__col_i64(rec, c));
             fputc(',', f);
         }
@@ -184,6 +199,8 @@ hs_err_t hs_sweep_write_json(const hs_sweep_t *sw,
     yajl_gen_map_open(g);
     hs__js(g, "format");
     hs__js(g, HS_SWEEP_FORMAT);
+    hs__js(g, "format_version");
+    yajl_gen_integer(g, HS_SWEEP_FORMAT_VERSION);
     hs__js(g, "hetsim_version");
     hs__js(g, HS_VERSION);
     hs__js(g, "scenario");
@@ -229,7 +246,7 @@ hs_err_t hs_sweep_write_json(const hs_sweep_t *sw,
             if (!hs__col_on(sw, c))
                 continue;
             hs__js(g, c->name);
-            if (!ok)
+            if (!ok || (c->time && hs__col_i64(rec, c) < 0))
                 yajl_gen_null(g);
             else if (c->kind == HS__STR)
                 hs__js(g, hs__col_str(rec, c));
@@ -270,20 +287,45 @@ static const char *hs__cell(const hs_sweep_t *sw,
         return "-";
     if (c->kind == HS__STR)
         return hs__col_str(rec, c);
+    if (c->time && hs__col_i64(rec, c) < 0)
+        return "-";
     if (c->time)
         return hs_fmt_time(hs__col_i64(rec, c), buf, len);
     snprintf(buf, len, "%" PRId64, hs__col_i64(rec, c));
     return buf;
 }
 
-/* The table leaves out step_ext, the epoch count and the link's name;
-   CSV and JSON have every column. */
+/* The terminal table: the recommended predictor's figures, every
+   predictor's step, the bottleneck device; CSV, JSON and HDF5 have every
+   column. */
+static const struct {
+    const char *col, *head;
+} hs__table_heads[] = {
+    {"n_devices", "devices"},
+    {"predictor_recommended", "predictor"},
+    {"step_recommended_ns", "step"},
+    {"epoch_recommended_ns", "epoch"},
+    {"total_recommended_ns", "total"},
+    {"step_source_ns", "step (source)"},
+    {"step_extended_ns", "step (extended)"},
+    {"step_replay_ns", "step (replay)"},
+    {"bottleneck_device", "bottleneck"},
+    {NULL, NULL}};
+
+/* The table's header of column c, NULL when the table leaves it out. */
+static const char *hs__table_head(const hs__col_t *c)
+{
+    size_t i;
+
+    for (i = 0; hs__table_heads[i].col != NULL; i++)
+        if (strcmp(hs__table_heads[i].col, c->name) == 0)
+            return hs__table_heads[i].head;
+    return NULL;
+}
+
 static int hs__table_col(const hs_sweep_t *sw, const hs__col_t *c)
 {
-    return hs__col_on(sw, c) && strcmp(c->name, "iters_per_epoch") != 0 &&
-           strcmp(c->name, "bottleneck_link") != 0 &&
-           strcmp(c->name, "replay_epoch_ns") != 0 &&
-           strcmp(c->name, "replay_total_ns") != 0;
+    return hs__col_on(sw, c) && hs__table_head(c) != NULL;
 }
 
 hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
@@ -309,9 +351,9 @@ hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
     }
     for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
         size_t *wc = &w[na + i];
-        *wc = strlen(c->name);
         if (!hs__table_col(sw, c))
             continue;
+        *wc = strlen(hs__table_head(c));
         for (p = 0; p < r->n_points; p++) {
             size_t l = strlen(hs__cell(sw, r, p, c, buf, sizeof buf));
             if (l > *wc)
@@ -322,7 +364,7 @@ hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
         fprintf(f, "%-*s  ", (int)w[a], hs_sweep_axis(sw, a)->key);
     for (i = 0, c = hs__cols; c->name != NULL; c++, i++)
         if (hs__table_col(sw, c))
-            fprintf(f, "%*s  ", (int)w[na + i], c->name);
+            fprintf(f, "%*s  ", (int)w[na + i], hs__table_head(c));
     fputs("error\n", f);
     for (p = 0; p < r->n_points; p++) {
         for (a = 0; a < na; a++)
@@ -333,7 +375,9 @@ hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
                         hs__cell(sw, r, p, c, buf, sizeof buf));
         fprintf(f, "%s\n", r->error[p] ? r->error[p] : "");
     }
-    fprintf(f, "%zu points, %zu failed\n", r->n_points, r->n_failed);
+    fprintf(f, "%zu points, %zu failed; step, epoch and total by the "
+               "recommended predictor of each point (docs/output.md)\n",
+            r->n_points, r->n_failed);
     if (ferror(f))
         return hs_error_setf(err, HS_ERR_IO, "cannot write the table");
     return HS_OK;
@@ -536,6 +580,7 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
         goto done;
     hs__scenario_hash(s, hash);
     if (hs_h5_attr_str(ds, "format", HS_SWEEP_FORMAT) < 0 ||
+        hs_h5_attr_u64(ds, "format_version", HS_SWEEP_FORMAT_VERSION) < 0 ||
         hs_h5_attr_str(ds, "hetsim_version", HS_VERSION) < 0 ||
         hs_h5_attr_str(ds, "scenario_file", s->file ? s->file : "") < 0 ||
         hs_h5_attr_str(ds, "scenario_hash", hash) < 0 ||
@@ -686,7 +731,11 @@ void hs_sweep_table_free(hs_sweep_table_t *t)
 hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
                              hs_error_t *err)
 {
+    /* format 2's names, then format 1's */
     static const char *const figs[HS_SWEEP_TAB_FIGS] = {
+        "step_source_ns", "epoch_source_ns", "total_source_ns",
+        "step_replay_ns", "epoch_replay_ns", "total_replay_ns"};
+    static const char *const figs1[HS_SWEEP_TAB_FIGS] = {
         "step_ns", "epoch_ns", "total_ns", "replay_step_ns",
         "replay_epoch_ns", "replay_total_ns"};
     FILE *in = fopen(path, "r");
@@ -729,7 +778,8 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
                 fcol[i] = -1;
             for (i = 0; i < n; i++) {
                 for (k = 0; k < HS_SWEEP_TAB_FIGS; k++)
-                    if (strcmp(f[i], figs[k]) == 0)
+                    if (strcmp(f[i], figs[k]) == 0 ||
+                        strcmp(f[i], figs1[k]) == 0)
                         fcol[k] = (int)i;
                 if (strcmp(f[i], "n_devices") == 0 && nd < 0)
                     nd = i;
@@ -814,6 +864,16 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
         for (k = 0; k < t->n_keys; k++)
             if ((t->values[r * t->n_keys + k] = strdup(f[kcol[k]])) == NULL)
                 goto nomem;
+    }
+    if (t->has_replay) {
+        /* format 2 always has the replay's columns: a replay is there
+           when some point has one */
+        size_t r;
+
+        t->has_replay = 0;
+        for (r = 0; r < t->n_rows; r++)
+            if (t->fig[r * HS_SWEEP_TAB_FIGS + HS_SWEEP_TAB_RSTEP] >= 0)
+                t->has_replay = 1;
     }
     if (ncols == 0) {
         rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
@@ -1043,6 +1103,10 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
             if (k == 0 || xv[k] > xmax)
                 xmax = xv[k];
         }
+        info->x_integer = kind == 0;
+        for (k = 0; k < nxs && info->x_integer; k++)
+            if (xv[k] != floor(xv[k]))
+                info->x_integer = 0;
         info->logx = xmin > 0 && xmax / xmin >= 50;
         if (info->logx) {
             info->xlo = xmin / 1.25;

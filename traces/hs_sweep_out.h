@@ -42,7 +42,8 @@
 #include "hs_error.h"
 #include "hs_sweep.h"
 
-#define HS_SWEEP_FORMAT "hetsim-sweep-1"
+#define HS_SWEEP_FORMAT "hetsim.sweep"
+#define HS_SWEEP_FORMAT_VERSION 2
 
 /* Output formats, for hs_sweep_write. */
 typedef enum hs_sweep_fmt_e {
@@ -121,6 +122,8 @@ typedef struct hs_sweep_plot_info_s {
     char **series;          /* their titles, "KEY=VALUE" or "" */
     int x_numeric;          /* x is a number (else positions, xtic labels) */
     int logx;               /* numeric x spanning a factor of 50 or more */
+    int x_integer;          /* plain numbers, every one whole (a count,
+                               a batch): the axis gets whole-number ticks */
     double xlo, xhi;        /* the x range */
     char xlabel[256];       /* the key, with its unit when numeric */
     char fixed[512];        /* the other keys held at one value, or "" */

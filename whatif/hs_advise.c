@@ -1,10 +1,27 @@
-/* hs_advise.c -- ring order, batch per type, the recommendation written
-   (hs_advise.h); the device mix is hs_advise_mix.c, the replays and
-   their split over processes hs_advise_run.c. */
+/*
+ * hs_advise.c -- ring order, batch per type, the recommendation written
+ * (hs_advise.h); the device mix is hs_advise_mix.c, the judge and the
+ * judging split over processes hs_advise_run.c.
+ *
+ * Each question proposes a handful of candidates (ring: 4 orders; batch:
+ * up to 7 splits) and judges them all, with the given configuration, by
+ * the recommended predictor.  The searches optimise a closed form, which
+ * is fast but can be wrong about what the replay sees: the batch search
+ * evens out each device's T_ext(i), charging each device the all-reduce
+ * over its own link, while in a ring every device waits for the slowest
+ * link, so a split that evens T_ext(i) can leave the ring waiting for the
+ * device given the most work (scenarios/example-full.yaml: +19.5% by the
+ * replay).  Hence the fallbacks -- the same search with the ring's
+ * slowest all-reduce for every device ("paced"), with compute only
+ * ("compute"), and points part of the way from the given split -- and
+ * the rule that nothing is recommended unless the judge finds it strictly
+ * faster than the given configuration.
+ */
 #include "hs_advise.h"
 #include "hs_advise_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,10 +100,10 @@ static hs_err_t hs__form_order(const hs_scenario_t *s, const char *form,
     return rc;
 }
 
-/* Replays s in the given order. */
-static hs_err_t hs__replay_order(const hs_scenario_t *s, const uint32_t *ord,
-                                 const hs_replay_opts_t *o, int64_t *step_ns,
-                                 hs_error_t *err)
+/* Judges s in the given order. */
+static hs_err_t hs__judge_order(const hs_scenario_t *s, const uint32_t *ord,
+                                const hs_replay_opts_t *o, int replay,
+                                hs_advise_fig_t *fig, hs_error_t *err)
 {
     hs_scenario_t *c = NULL;
     char *yaml = hs__ring_yaml(s, ord);
@@ -97,7 +114,7 @@ static hs_err_t hs__replay_order(const hs_scenario_t *s, const uint32_t *ord,
     if ((rc = hs_scenario_clone(s, &c, err)) == HS_OK &&
         (rc = hs_scenario_set(c, "ring", yaml, err)) == HS_OK &&
         (rc = hs_scenario_resolve(c, err)) == HS_OK)
-        rc = hs__advise_replay(c, o, step_ns, NULL, err);
+        rc = hs_advise_judge(c, o, replay, fig, err);
     hs_scenario_free(c);
     free(yaml);
     return rc;
@@ -245,17 +262,21 @@ static hs_err_t hs__closed_order(const hs_scenario_t *s, const uint32_t *ord,
 typedef struct hs__rjob_s {
     const hs_scenario_t *s;
     const hs_replay_opts_t *o;
+    int replay;
     const hs_advise_ring_t *r;
 } hs__rjob_t;
 
-static hs_err_t hs__ring_job(void *ctx, size_t k, int64_t res[2],
+/* Judging job k of the ring advice: candidate k (the given order: the
+   scenario itself, so its figures are what predict says of it). */
+static hs_err_t hs__ring_job(void *ctx, size_t k, hs_advise_fig_t *fig,
                              hs_error_t *err)
 {
     const hs__rjob_t *rj = ctx;
 
-    res[1] = 0;
-    return hs__replay_order(rj->s, rj->r->cands[k].order, rj->o, &res[0],
-                            err);
+    if (k == 0)
+        return hs_advise_judge(rj->s, rj->o, rj->replay, fig, err);
+    return hs__judge_order(rj->s, rj->r->cands[k].order, rj->o, rj->replay,
+                           fig, err);
 }
 
 hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -278,7 +299,7 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     uint32_t n = (uint32_t)s->n_devices;
     int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
     int todo[HS_ADVISE_RING_CANDS];
-    int64_t res[HS_ADVISE_RING_CANDS][2];
+    hs_advise_fig_t figs[HS_ADVISE_RING_CANDS];
     size_t k, j;
     double t0;
     hs_err_t rc;
@@ -302,7 +323,6 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->n_cands = HS_ADVISE_RING_CANDS;
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         r->cands[k].label = labels[k];
-        r->cands[k].replay_ns = -1;
         r->cands[k].same_as = -1;
         if ((r->cands[k].order = malloc(n * sizeof(uint32_t))) == NULL)
             goto nomem;
@@ -370,33 +390,42 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
             if (memcmp(r->cands[j].order, c->order, n * sizeof(uint32_t)) ==
                 0)
                 c->same_as = (int)j;
-        todo[k] = replay && c->same_as < 0;
-        res[k][0] = res[k][1] = -1;
+        todo[k] = c->same_as < 0;
     }
-    if (replay) {
-        hs__rjob_t rj = {s, o, r};
+    {
+        hs__rjob_t rj = {s, o, replay, r};
 
         if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo,
-                                      hs__ring_job, &rj, res, err)) != HS_OK)
+                                      hs__ring_job, &rj, figs, err)) != HS_OK)
             goto fail;
-        for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
-            hs_advise_ring_cand_t *c = &r->cands[k];
-
-            c->replay_ns = c->same_as >= 0 ? r->cands[c->same_as].replay_ns
-                                           : res[k][0];
-        }
     }
-    r->chosen = 0;
-    for (k = 1; k < HS_ADVISE_RING_CANDS; k++) {
-        const hs_advise_ring_cand_t *c = &r->cands[k], *b = &r->cands[r->chosen];
-        int better = replay ? c->replay_ns < b->replay_ns
-                            : c->closed_ns < b->closed_ns ||
-                                  (c->closed_ns == b->closed_ns &&
-                                   c->closed_sum_ns < b->closed_sum_ns);
+    for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
+        hs_advise_ring_cand_t *c = &r->cands[k];
 
-        if (better)
+        c->fig = figs[c->same_as >= 0 ? (size_t)c->same_as : k];
+    }
+    /* the judge's fastest; on a tie the given order, then the searched
+       one, then grouped and interleaved: the given order stays unless
+       another is strictly faster */
+    r->chosen = 0;
+    for (j = 0; j < HS_ADVISE_RING_CANDS - 1; j++) {
+        static const size_t pref[HS_ADVISE_RING_CANDS - 1] = {3, 1, 2};
+
+        k = pref[j];
+        if (r->cands[k].same_as < 0 &&
+            hs_advise_fig_faster(&r->cands[k].fig, &r->cands[0].fig, 0) &&
+            hs_advise_fig_faster(&r->cands[k].fig,
+                                 &r->cands[r->chosen].fig, 0))
             r->chosen = k;
     }
+    if (r->chosen == 0)
+        r->outcome = HS_ADVISE_NONE;
+    else if (r->chosen == 3 ||
+             (r->cands[3].same_as >= 0 &&
+              (size_t)r->cands[3].same_as == r->chosen))
+        r->outcome = HS_ADVISE_IMPROVED;
+    else
+        r->outcome = HS_ADVISE_FALLBACK;
     free(nc.first);
     free(nc.dev);
     *out = r;
@@ -426,7 +455,9 @@ void hs_advise_ring_free(hs_advise_ring_t *r)
 
 /* Type t's profile moved to batch b (model/hs_profile.h: linear from one
    profile, interpolated over batch_points), replacing w's; its scaling
-   model in words appended to *text (malloc'd, grown). */
+   model in words appended to *text (malloc'd, grown; text may be NULL),
+   the model's bit (1 linear, 2 interpolated) or'ed into *models (may be
+   NULL). */
 static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
                                size_t t, uint64_t b, char **text,
                                int *models, hs_error_t *err)
@@ -434,14 +465,18 @@ static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
     hs_profile_t np;
     hs_bscale_t how;
     char line[400], *grown;
-    size_t have = *text != NULL ? strlen(*text) : 0, add;
+    size_t have, add;
 
     if (hs_profile_at_batch(&s->types[t].profile, s->types[t].batch, b, &np,
                             &how) != 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     hs_profile_clear(&w->types[t].profile);
     w->types[t].profile = np;
-    *models |= how.model == HS_BSCALE_LINEAR ? 1 : 2;
+    if (models != NULL)
+        *models |= how.model == HS_BSCALE_LINEAR ? 1 : 2;
+    if (text == NULL)
+        return HS_OK;
+    have = *text != NULL ? strlen(*text) : 0;
     hs_bscale_describe(&how, s->types[t].batch, b, line, sizeof line);
     add = strlen(s->types[t].name) + strlen(line) + 5;
     if ((grown = realloc(*text, have + add)) == NULL)
@@ -452,16 +487,48 @@ static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
     return HS_OK;
 }
 
-/* The time function of the batch search: the closed form's largest
-   extended T_ext(i) (forward, the whole backward or the all-reduce,
-   the optimizer: the device's own work per step) over type t's devices
-   with the profile scaled to batch b. */
+/* The objectives of the batch searches (hs__bctx_t.kind). */
+enum {
+    HS__BK_EXT = 0,     /* the extended T_ext(i), each device its own
+                           T_ar(i): "searched" */
+    HS__BK_PACED = 1,   /* T_ext(i) with the ring's slowest T_ar, which
+                           every device waits for: "paced" */
+    HS__BK_COMPUTE = 2  /* forward, backward, optimizer, data loading;
+                           no all-reduce: "compute" */
+};
+
+/* The time function of the batch searches: the largest per-device time
+   (by kind) over type t's devices with the profile scaled to batch b. */
 typedef struct hs__bctx_s {
     const hs_scenario_t *s;     /* the original */
     hs_scenario_t *w;           /* a working copy whose profiles change */
     uint32_t **devs;            /* per type, its device indices */
     size_t *n_devs;
+    int kind;                   /* HS__BK_* */
+    int64_t ar_max_ns;          /* the slowest device's T_ar(i) */
 } hs__bctx_t;
+
+/* T_ext(i) of device d of w with T_ar(i) replaced by ar_ns (as
+   hs_closed.c computes it). */
+static int64_t hs__dev_ext_with(const hs_scenario_t *w, uint32_t d,
+                                int64_t ar_ns)
+{
+    const hs_device_t *dv = &w->devices[d];
+    const hs_profile_t *p = &w->types[dv->type].profile;
+    int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
+    int64_t fwd = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
+                  dv->extra_compute_ns;
+    int64_t b1 = hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
+    int64_t bwd = p->t_bwd.known ? hs__scaled(p->t_bwd.mean_ns,
+                                              dv->compute_scale)
+                                 : b1;
+    int64_t opt = p->t_opt.known ? hs__scaled(p->t_opt.mean_ns,
+                                              dv->compute_scale)
+                                 : 0;
+    int64_t ext = fwd + (bwd > b1 + ar_ns ? bwd : b1 + ar_ns) + opt;
+
+    return dl > ext ? dl : ext;
+}
 
 static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
                                hs_error_t *err)
@@ -481,7 +548,13 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     p->t_bwd.mean_ns = m[HS_PH_BWD];
     p->t_opt.mean_ns = m[HS_PH_OPT];
     for (i = 0; i < bc->n_devs[t]; i++) {
-        v = hs_closed_device_ext_ns(bc->w, bc->devs[t][i]);
+        uint32_t d = bc->devs[t][i];
+
+        v = bc->kind == HS__BK_EXT
+                ? hs_closed_device_ext_ns(bc->w, d)
+                : hs__dev_ext_with(bc->w, d, bc->kind == HS__BK_PACED
+                                                 ? bc->ar_max_ns
+                                                 : 0);
         if (v > mx)
             mx = v;
     }
@@ -494,36 +567,133 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     return HS_OK;
 }
 
-/* Step and epoch of the closed form on c. */
-static hs_err_t hs__closed(const hs_scenario_t *c, int64_t *step,
-                           int64_t *epoch, int64_t *total, hs_error_t *err)
+/*
+ * Whole batches b[t] in 1..maxb[t] near x[t] with sum count[t] b[t] = g:
+ * each x rounded down, then the remainder made up one sample per device
+ * of a type at a time, the type furthest below its x first (or, over g,
+ * taken back from the type furthest above).  0, or -1 when no such steps
+ * reach g exactly.
+ */
+static int hs__round_split(size_t nt, const uint64_t *count,
+                           const uint64_t *maxb, const double *x, uint64_t g,
+                           uint64_t *b)
 {
-    hs_prediction_t *p = NULL;
-    hs_err_t rc = hs_closed_predict(c, &p, err);
+    long double rem = (long double)g;
+    size_t t, guard;
 
-    if (rc != HS_OK)
-        return rc;
-    *step = p->step_ns;
-    *epoch = p->epoch_ns;
-    if (total != NULL)
-        *total = p->total_ns;
-    hs_prediction_free(p);
-    return HS_OK;
+    for (t = 0; t < nt; t++) {
+        double f = floor(x[t]);
+
+        b[t] = f < 1 ? 1 : f > (double)maxb[t] ? maxb[t] : (uint64_t)f;
+        rem -= (long double)count[t] * (long double)b[t];
+    }
+    for (guard = 0; rem != 0 && guard < 1u << 20; guard++) {
+        size_t best = nt;
+        double bd = 0;
+
+        for (t = 0; t < nt; t++) {
+            double d = x[t] - (double)b[t];
+
+            if (rem > 0 ? ((long double)count[t] > rem || b[t] >= maxb[t])
+                        : ((long double)count[t] > -rem || b[t] <= 1))
+                continue;
+            if (best == nt || (rem > 0 ? d > bd : d < bd)) {
+                best = t;
+                bd = d;
+            }
+        }
+        if (best == nt)
+            return -1;
+        if (rem > 0) {
+            b[best]++;
+            rem -= (long double)count[best];
+        } else {
+            b[best]--;
+            rem += (long double)count[best];
+        }
+    }
+    return rem == 0 ? 0 : -1;
 }
 
-/* Replay job k of the batch advice: the scenario before (0), after (1);
-   ctx: the two scenarios and the options. */
-typedef struct hs__bjob_s {
-    const hs_scenario_t *two[2];
+/* What the batch advice works with: the scenario's types, its limits,
+   and the shards that follow the batches. */
+typedef struct hs__bwork_s {
+    const hs_scenario_t *s;
     const hs_replay_opts_t *o;
-} hs__bjob_t;
+    int replay;
+    uint64_t *count;            /* per type */
+    int any_shard;              /* some type gives an explicit shard */
+    uint64_t total_shard;       /* samples in all the explicit shards */
+    int baseline_given;         /* cands[0] is the scenario itself */
+    const hs_advise_batch_t *r;
+    const int *same_as;         /* per candidate: an identical earlier
+                                   one, or -1 */
+} hs__bwork_t;
 
-static hs_err_t hs__batch_job(void *ctx, size_t k, int64_t res[2],
+/*
+ * The scenario with batches b (per type): a resolved copy of s with each
+ * type's batch set, its profile scaled to it, its shard (where it gave
+ * one) following the batches; the scaling in words appended to *text and
+ * the models to *models (both may be NULL).
+ */
+static hs_err_t hs__batch_build(const hs__bwork_t *bw, const uint64_t *b,
+                                hs_scenario_t **out, char **text,
+                                int *models, hs_error_t *err)
+{
+    const hs_scenario_t *s = bw->s;
+    hs_scenario_t *w = NULL;
+    uint64_t g = 0;
+    size_t t;
+    hs_err_t rc;
+
+    *out = NULL;
+    for (t = 0; t < s->n_types; t++)
+        g += bw->count[t] * b[t];
+    if ((rc = hs_scenario_clone(s, &w, err)) != HS_OK)
+        return rc;
+    for (t = 0; t < s->n_types; t++) {
+        char key[256], v[32];
+
+        snprintf(v, sizeof v, "%llu", (unsigned long long)b[t]);
+        snprintf(key, sizeof key, "device_types.%s.batch", s->types[t].name);
+        if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK ||
+            (rc = hs__scale_type(s, w, t, b[t], text, models, err)) != HS_OK)
+            goto fail;
+        if (bw->any_shard && s->types[t].shard != 0) {
+            /* the same samples per epoch, shared as the batches are */
+            uint64_t sh = (uint64_t)((long double)bw->total_shard *
+                                     (long double)b[t] / (long double)g);
+
+            w->types[t].shard = s->types[t].shard_is_bytes
+                                    ? sh * s->sample_bytes
+                                    : sh;
+        }
+    }
+    if ((rc = hs_scenario_resolve(w, err)) != HS_OK)
+        goto fail;
+    *out = w;
+    return HS_OK;
+fail:
+    hs_scenario_free(w);
+    return rc;
+}
+
+/* Judging job k of the batch advice: candidate k (a given baseline: the
+   scenario itself, so its figures are what predict says of it). */
+static hs_err_t hs__batch_job(void *ctx, size_t k, hs_advise_fig_t *fig,
                               hs_error_t *err)
 {
-    const hs__bjob_t *bj = ctx;
+    const hs__bwork_t *bw = ctx;
+    hs_scenario_t *w = NULL;
+    hs_err_t rc;
 
-    return hs__advise_replay(bj->two[k], bj->o, &res[0], &res[1], err);
+    if (k == 0 && bw->baseline_given)
+        return hs_advise_judge(bw->s, bw->o, bw->replay, fig, err);
+    if ((rc = hs__batch_build(bw, bw->r->cands[k].batch, &w, NULL, NULL,
+                              err)) == HS_OK)
+        rc = hs_advise_judge(w, bw->o, bw->replay, fig, err);
+    hs_scenario_free(w);
+    return rc;
 }
 
 hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -535,31 +705,87 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              out, err);
 }
 
+/* Adds candidate `label` with batches b (copied) to r unless an earlier
+   one has the same batches (keep: add it anyway, same_as set).  0, or -1
+   when out of memory. */
+static int hs__batch_add(hs_advise_batch_t *r, const uint64_t *count,
+                         const char *label, const uint64_t *b, int keep,
+                         int *same_as)
+{
+    hs_advise_batch_cand_t *c;
+    size_t k, t, nt = r->n_types;
+    int same = -1;
+
+    for (k = 0; k < r->n_cands && same < 0; k++)
+        if (memcmp(r->cands[k].batch, b, nt * sizeof *b) == 0)
+            same = (int)k;
+    if ((same >= 0 && !keep) || r->n_cands >= HS_ADVISE_BATCH_CANDS)
+        return 0;
+    c = &r->cands[r->n_cands];
+    snprintf(c->label, sizeof c->label, "%s", label);
+    c->batch = malloc(nt * sizeof *c->batch);
+    c->shard = calloc(nt, sizeof *c->shard);
+    if (c->batch == NULL || c->shard == NULL) {
+        free(c->batch);
+        free(c->shard);
+        c->batch = c->shard = NULL;
+        return -1;
+    }
+    memcpy(c->batch, b, nt * sizeof *b);
+    c->global_batch = 0;
+    for (t = 0; t < nt; t++)
+        c->global_batch += count[t] * b[t];
+    same_as[r->n_cands++] = same;
+    return 0;
+}
+
 hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            uint64_t global_batch, const uint64_t *max_batch,
                            int replay, const hs_advise_exec_t *ex,
                            hs_advise_batch_t **out, hs_error_t *err)
 {
+    static const struct {
+        const char *label;
+        double lambda;
+    } part[3] = {{"searched-3/4", 0.75}, {"searched-1/2", 0.5},
+                 {"searched-1/4", 0.25}};
     hs_advise_batch_t *r = NULL;
-    hs__bctx_t bc = {s, NULL, NULL, NULL};
-    uint64_t *count = NULL, *maxb = NULL, gb_now = 0, total_shard = 0;
-    hs_batchopt_result_t br;
-    size_t t, i, nt = s->n_types;
-    int any_shard = 0, models = 0;
+    hs__bctx_t bc = {s, NULL, NULL, NULL, HS__BK_EXT, 0};
+    hs__bwork_t bw;
+    uint64_t *maxb = NULL, *b = NULL, *search[3] = {NULL, NULL, NULL};
+    uint64_t gb_now = 0;
+    hs_batchopt_result_t br[3];
+    hs_advise_fig_t figs[HS_ADVISE_BATCH_CANDS];
+    int same_as[HS_ADVISE_BATCH_CANDS], todo[HS_ADVISE_BATCH_CANDS];
+    double *x = NULL;
+    size_t t, i, k, nt = s->n_types;
+    hs_scenario_t *w = NULL;
+    int models = 0;
     char *scaling = NULL;
     hs_err_t rc;
 
     *out = NULL;
+    memset(&bw, 0, sizeof bw);
     if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
         return rc;
+    bw.s = s;
+    bw.o = o;
+    bw.replay = replay;
+    bw.same_as = same_as;
     r = calloc(1, sizeof *r);
-    count = calloc(nt, sizeof *count);
+    bw.count = calloc(nt, sizeof *bw.count);
     maxb = calloc(nt, sizeof *maxb);
+    b = calloc(nt, sizeof *b);
+    x = calloc(nt, sizeof *x);
     bc.devs = calloc(nt, sizeof *bc.devs);
     bc.n_devs = calloc(nt, sizeof *bc.n_devs);
-    if (r == NULL || count == NULL || maxb == NULL || bc.devs == NULL ||
-        bc.n_devs == NULL)
+    for (k = 0; k < 3; k++)
+        search[k] = calloc(nt, sizeof *search[k]);
+    if (r == NULL || bw.count == NULL || maxb == NULL || b == NULL ||
+        x == NULL || bc.devs == NULL || bc.n_devs == NULL ||
+        search[0] == NULL || search[1] == NULL || search[2] == NULL)
         goto nomem;
+    bw.r = r;
     r->n_types = nt;
     r->batch_before = calloc(nt, sizeof *r->batch_before);
     r->batch_after = calloc(nt, sizeof *r->batch_after);
@@ -569,11 +795,11 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         r->shard_after == NULL || r->profile_after == NULL)
         goto nomem;
     for (t = 0; t < nt; t++) {
-        count[t] = s->types[t].count;
+        bw.count[t] = s->types[t].count;
         r->batch_before[t] = s->types[t].batch;
-        gb_now += count[t] * s->types[t].batch;
+        gb_now += bw.count[t] * s->types[t].batch;
         if (s->types[t].shard != 0) {
-            any_shard = 1;
+            bw.any_shard = 1;
             if (s->types[t].shard_is_bytes && s->sample_bytes == 0) {
                 rc = hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
                                    "'%s' gives its shard in bytes: give "
@@ -582,12 +808,12 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                    s->types[t].name);
                 goto fail;
             }
-            total_shard += count[t] * (s->types[t].shard_is_bytes
-                                           ? s->types[t].shard /
-                                                 s->sample_bytes
-                                           : s->types[t].shard);
+            bw.total_shard += bw.count[t] * (s->types[t].shard_is_bytes
+                                                 ? s->types[t].shard /
+                                                       s->sample_bytes
+                                                 : s->types[t].shard);
         }
-        if (count[t] == 0) {
+        if (bw.count[t] == 0) {
             rc = hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' has "
                                "no devices", s->file, s->types[t].name);
             goto fail;
@@ -598,49 +824,105 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         maxb[t] = max_batch != NULL && max_batch[t] != 0
                       ? max_batch[t]
                       : 4 * r->global_batch_asked;
-    /* the devices of each type, and a working copy */
+    /* the devices of each type, and a working copy for the searches */
     for (t = 0; t < nt; t++)
-        if ((bc.devs[t] = malloc(count[t] * sizeof **bc.devs)) == NULL)
+        if ((bc.devs[t] = malloc(bw.count[t] * sizeof **bc.devs)) == NULL)
             goto nomem;
     for (i = 0; i < s->n_devices; i++) {
         t = s->devices[i].type;
         bc.devs[t][bc.n_devs[t]++] = (uint32_t)i;
+        {
+            int64_t ar = hs_closed_allreduce_ns(s, (uint32_t)i);
+
+            if (ar > bc.ar_max_ns)
+                bc.ar_max_ns = ar;
+        }
     }
     if ((rc = hs_scenario_clone(s, &bc.w, err)) != HS_OK)
         goto fail;
-    if ((rc = hs_batchopt_solve(nt, count, maxb, r->global_batch_asked,
-                                hs__batch_time, &bc, r->batch_after, &br,
-                                err)) != HS_OK)
-        goto fail;
-    r->global_batch = br.global_batch;
-    /* the scenario after: batches, scaled profiles, shards that follow */
-    for (t = 0; t < nt; t++) {
-        char v[32];
-
-        snprintf(v, sizeof v, "%llu", (unsigned long long)r->batch_after[t]);
-        {
-            char key[256];
-
-            snprintf(key, sizeof key, "device_types.%s.batch",
-                     s->types[t].name);
-            if ((rc = hs_scenario_set(bc.w, key, v, err)) != HS_OK)
-                goto fail;
-        }
-        if ((rc = hs__scale_type(s, bc.w, t, r->batch_after[t], &scaling,
-                                 &models, err)) != HS_OK)
+    for (k = 0; k < 3; k++) {
+        bc.kind = (int)k;
+        if ((rc = hs_batchopt_solve(nt, bw.count, maxb,
+                                    r->global_batch_asked, hs__batch_time,
+                                    &bc, search[k], &br[k], err)) != HS_OK)
             goto fail;
-        if (any_shard && s->types[t].shard != 0) {
-            /* the same samples per epoch, shared as the batches are */
-            long double sh = (long double)total_shard *
-                             (long double)r->batch_after[t] /
-                             (long double)r->global_batch;
-
-            r->shard_after[t] = (uint64_t)sh;
-            bc.w->types[t].shard = s->types[t].shard_is_bytes
-                                       ? r->shard_after[t] * s->sample_bytes
-                                       : r->shard_after[t];
-        }
     }
+    r->global_batch = br[0].global_batch;
+    /* the candidates: the baseline, the search's split, the fallbacks */
+    bw.baseline_given = r->global_batch_asked == gb_now;
+    if (bw.baseline_given) {
+        if (hs__batch_add(r, bw.count, "given", r->batch_before, 1,
+                          same_as) != 0)
+            goto nomem;
+    } else {
+        /* another global batch: the given batches scaled to it; when no
+           whole batches make it, the given ones (compared by epoch) */
+        for (t = 0; t < nt; t++)
+            x[t] = (double)r->batch_before[t] *
+                   (double)r->global_batch / (double)gb_now;
+        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) != 0) {
+            memcpy(b, r->batch_before, nt * sizeof *b);
+            bw.baseline_given = 1;
+        }
+        if (hs__batch_add(r, bw.count, bw.baseline_given ? "given"
+                                                         : "proportional",
+                          b, 1, same_as) != 0)
+            goto nomem;
+    }
+    if (bw.baseline_given)
+        for (t = 0; t < nt; t++)
+            if (s->types[t].shard != 0)
+                r->cands[0].shard[t] = s->types[t].shard_is_bytes
+                                           ? s->types[t].shard /
+                                                 s->sample_bytes
+                                           : s->types[t].shard;
+    if (hs__batch_add(r, bw.count, "searched", search[0], 1, same_as) != 0 ||
+        hs__batch_add(r, bw.count, "paced", search[1], 0, same_as) != 0 ||
+        hs__batch_add(r, bw.count, "compute", search[2], 0, same_as) != 0)
+        goto nomem;
+    for (k = 0; k < 3; k++) {
+        for (t = 0; t < nt; t++)
+            x[t] = (double)r->cands[0].batch[t] +
+                   part[k].lambda * ((double)search[0][t] -
+                                     (double)r->cands[0].batch[t]);
+        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) == 0 &&
+            hs__batch_add(r, bw.count, part[k].label, b, 0, same_as) != 0)
+            goto nomem;
+    }
+    /* the shards that follow each candidate's batches */
+    for (k = bw.baseline_given ? 1 : 0; k < r->n_cands; k++)
+        for (t = 0; t < nt; t++)
+            if (bw.any_shard && s->types[t].shard != 0)
+                r->cands[k].shard[t] =
+                    (uint64_t)((long double)bw.total_shard *
+                               (long double)r->cands[k].batch[t] /
+                               (long double)r->cands[k].global_batch);
+    /* judged, split over the processes */
+    for (k = 0; k < r->n_cands; k++)
+        todo[k] = same_as[k] < 0;
+    if ((rc = hs__advise_run_jobs(ex, r->n_cands, todo, hs__batch_job, &bw,
+                                  figs, err)) != HS_OK)
+        goto fail;
+    for (k = 0; k < r->n_cands; k++)
+        r->cands[k].fig = figs[same_as[k] >= 0 ? (size_t)same_as[k] : k];
+    /* the judge's fastest, strictly faster than the baseline; ties to
+       the earlier candidate */
+    r->chosen = 0;
+    for (k = 1; k < r->n_cands; k++)
+        if (same_as[k] < 0 &&
+            hs_advise_fig_faster(&r->cands[k].fig, &r->cands[0].fig, 0) &&
+            hs_advise_fig_faster(&r->cands[k].fig,
+                                 &r->cands[r->chosen].fig, 0))
+            r->chosen = k;
+    r->outcome = r->chosen == 0   ? HS_ADVISE_NONE
+                 : r->chosen == 1 ? HS_ADVISE_IMPROVED
+                                  : HS_ADVISE_FALLBACK;
+    /* the recommendation as written (the search's split's scaling when
+       there is none) */
+    k = r->chosen != 0 ? r->chosen : 1;
+    if ((rc = hs__batch_build(&bw, r->cands[k].batch, &w, &scaling, &models,
+                              err)) != HS_OK)
+        goto fail;
     {
         static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
                                   "scale by b/b0, t_opt does not change";
@@ -660,73 +942,54 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         snprintf(r->scaling, len, "%s%s%s%s", scaling ? scaling : "",
                  models & 1 ? lin : "", models & 2 ? pts : "", tail);
     }
+    memcpy(r->batch_after, r->cands[r->chosen].batch,
+           nt * sizeof *r->batch_after);
+    memcpy(r->shard_after, r->cands[r->chosen].shard,
+           nt * sizeof *r->shard_after);
     for (t = 0; t < nt; t++)
         if (hs_profile_copy(&r->profile_after[t],
-                            &bc.w->types[t].profile) != 0)
+                            r->chosen != 0 ? &w->types[t].profile
+                                           : &s->types[t].profile) != 0)
             goto nomem;
-    if ((rc = hs_scenario_resolve(bc.w, err)) != HS_OK ||
-        (rc = hs__closed(s, &r->closed_before_ns, &r->epoch_before_ns, NULL,
-                         err)) != HS_OK ||
-        (rc = hs__closed(bc.w, &r->closed_after_ns, &r->epoch_after_ns, NULL,
-                         err)) != HS_OK)
-        goto fail;
-    r->replay_before_ns = r->replay_after_ns = -1;
-    if (replay) {
-        hs_prediction_t *pb = NULL, *pa = NULL;
-
-        hs__bjob_t bj = {{s, bc.w}, o};
-        int64_t res[2][2];
-
-        if ((rc = hs__advise_run_jobs(ex, 2, NULL, hs__batch_job, &bj,
-                                      res, err)) != HS_OK)
-            goto fail;
-        r->replay_before_ns = res[0][0];
-        r->replay_after_ns = res[1][0];
-        if (hs_closed_predict(s, &pb, err) == HS_OK &&
-            hs_closed_predict(bc.w, &pa, err) == HS_OK) {
-            r->replay_epoch_before_ns =
-                (int64_t)pb->iters_per_epoch * r->replay_before_ns;
-            r->replay_epoch_after_ns =
-                (int64_t)pa->iters_per_epoch * r->replay_after_ns;
-        }
-        hs_prediction_free(pb);
-        hs_prediction_free(pa);
-    }
-    hs_scenario_free(bc.w);
-    for (t = 0; t < nt; t++)
-        free(bc.devs[t]);
-    free(bc.devs);
-    free(bc.n_devs);
-    free(count);
-    free(maxb);
-    free(scaling);
-    *out = r;
-    return HS_OK;
+    rc = HS_OK;
+    goto done;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
+    hs_advise_batch_free(r);
+    r = NULL;
+done:
+    hs_scenario_free(w);
     hs_scenario_free(bc.w);
     if (bc.devs != NULL)
         for (t = 0; t < nt; t++)
             free(bc.devs[t]);
     free(bc.devs);
     free(bc.n_devs);
-    free(count);
+    free(bw.count);
     free(maxb);
+    free(b);
+    free(x);
+    for (k = 0; k < 3; k++)
+        free(search[k]);
     free(scaling);
-    hs_advise_batch_free(r);
+    *out = r;
     return rc;
 }
 
 void hs_advise_batch_free(hs_advise_batch_t *r)
 {
-    size_t t;
+    size_t t, k;
 
     if (r == NULL)
         return;
     if (r->profile_after != NULL)
         for (t = 0; t < r->n_types; t++)
             hs_profile_clear(&r->profile_after[t]);
+    for (k = 0; k < r->n_cands; k++) {
+        free(r->cands[k].batch);
+        free(r->cands[k].shard);
+    }
     free(r->profile_after);
     free(r->batch_before);
     free(r->batch_after);
@@ -748,17 +1011,66 @@ static long hs__kind_of(const hs_scenario_t *s, size_t t)
     return -1;
 }
 
+/* "judged by the replay: epoch 38.880 s -> 32.100 s" for the given
+   configuration g and the recommended one c. */
+static void hs__judged_line(const hs_advise_fig_t *g,
+                            const hs_advise_fig_t *c, int want_total,
+                            char *buf, size_t len)
+{
+    static const char *const qn[3] = {"step", "epoch", "total"};
+    int64_t vg, vc;
+    hs_predictor_t p;
+    int q;
+    char a[32], b[32];
+
+    hs_advise_fig_pair(c, g, want_total, &vc, &vg, &p, &q);
+    hs_fmt_time(vg, a, sizeof a);
+    hs_fmt_time(vc, b, sizeof b);
+    snprintf(buf, len, "judged by the %s predictor (%s): %s %s given, %s "
+             "recommended", hs_predictor_name(p),
+             p == c->recommended ? "the recommended one"
+                                 : "the one both were judged by",
+             qn[q], a, b);
+}
+
+/* Appends the formatted text to the malloc'd *buf (grown); -1 when out of
+   memory. */
+static int hs__cat(char **buf, const char *fmt, ...)
+{
+    va_list ap;
+    size_t have = *buf != NULL ? strlen(*buf) : 0;
+    int n;
+    char *grown;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (grown = realloc(*buf, have + (size_t)n + 1)) == NULL)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(grown + have, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    *buf = grown;
+    return 0;
+}
+
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
                          const hs_advise_mix_t *mix, const char *path,
                          hs_error_t *err)
 {
     hs_rewrite_edit_t *ed = NULL;
-    char **keys = NULL, **vals = NULL, *base = NULL, header[512];
-    char *outdir = NULL;
+    char **keys = NULL, **vals = NULL, *base = NULL, *header = NULL;
+    char *outdir = NULL, judged[400];
     size_t n = 0, cap = 3 * s->n_types + 1, t, i;
     hs_err_t rc;
 
+    if ((ring != NULL && ring->outcome == HS_ADVISE_NONE) ||
+        (batch != NULL && batch->outcome == HS_ADVISE_NONE) ||
+        (mix != NULL && mix->outcome == HS_ADVISE_NONE))
+        return hs_error_setf(err, HS_ERR_USAGE, "%s: no better "
+                             "configuration found: nothing to write",
+                             path);
     ed = calloc(cap, sizeof *ed);
     keys = calloc(cap, sizeof *keys);
     vals = calloc(cap, sizeof *vals);
@@ -770,16 +1082,20 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
         if (keys[n] == NULL || vals[n] == NULL)
             goto nomem;
         n++;
-        snprintf(header, sizeof header, "written by hetsim advise ring from "
-                 "%s: the ring is the recommended order (%s)", s->file,
-                 ring->cands[ring->chosen].label);
+        hs__judged_line(&ring->cands[0].fig,
+                        &ring->cands[ring->chosen].fig, 0, judged,
+                        sizeof judged);
+        if (hs__cat(&header, "written by hetsim advise ring from %s: the "
+                    "ring is the recommended order ('%s');\n%s", s->file,
+                    ring->cands[ring->chosen].label, judged) != 0)
+            goto nomem;
     } else {
         for (t = 0; t < s->n_types; t++) {
             const char *what = batch != NULL ? "batch" : "count";
             uint64_t v = batch != NULL
                              ? batch->batch_after[t]
                              : mix->search->top[mix->chosen].counts[t];
-            char buf[320];
+            char buf[640];
 
             snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
                      what);
@@ -804,21 +1120,34 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                     goto nomem;
             }
             if (batch != NULL) {
-                char ppath[4096];
+                /* the scaled profile beside the file, named relative to
+                   it */
+                char ppath[4096], pname[1024], line[400];
                 hs_profile_info_t info = {s->types[t].name, NULL};
                 const char *slash = strrchr(path, '/');
                 const char *stem = slash != NULL ? slash + 1 : path;
                 size_t sl = strlen(stem);
+                hs_profile_t tmp;
+                hs_bscale_t how;
 
                 if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
                     sl -= 5;
                 if (outdir == NULL && (outdir = hs_file_absdir(path)) == NULL)
                     goto nomem;
-                snprintf(ppath, sizeof ppath, "%s/%.*s.%s.profile.yaml",
-                         outdir, (int)sl, stem, s->types[t].name);
-                snprintf(buf, sizeof buf, "hetsim advise batch: the "
-                         "profile scaled to batch %llu",
-                         (unsigned long long)v);
+                snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
+                         (int)sl, stem, s->types[t].name);
+                snprintf(ppath, sizeof ppath, "%s/%s", outdir, pname);
+                if (hs_profile_at_batch(&s->types[t].profile,
+                                        s->types[t].batch, v, &tmp,
+                                        &how) != 0)
+                    goto nomem;
+                hs_profile_clear(&tmp);
+                hs_bscale_describe(&how, s->types[t].batch, v, line,
+                                   sizeof line);
+                snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
+                         "of type %s scaled to batch %llu (%s), not measured "
+                         "at it", s->types[t].name, (unsigned long long)v,
+                         line);
                 info.comment = buf;
                 if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
                                            &info, err)) != HS_OK)
@@ -826,9 +1155,14 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                 snprintf(buf, sizeof buf, "device_types.%s.profile",
                          s->types[t].name);
                 if ((keys[n] = strdup(buf)) == NULL ||
-                    (vals[n] = malloc(strlen(ppath) + 3)) == NULL)
+                    (vals[n] = malloc(strlen(pname) + 3)) == NULL)
                     goto nomem;
-                sprintf(vals[n++], "\"%s\"", ppath);
+                sprintf(vals[n++], "\"%s\"", pname);
+                if (hs__cat(&header, "%s%s: batch %llu -> %llu, profile %s "
+                            "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
+                            (unsigned long long)s->types[t].batch,
+                            (unsigned long long)v, pname, line) != 0)
+                    goto nomem;
             }
             if (mix != NULL && mix->shards_derived &&
                 s->types[t].shard != 0) {
@@ -854,18 +1188,41 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                     goto nomem;
             }
         }
-        snprintf(header, sizeof header, "written by hetsim advise %s from "
-                 "%s: %s", batch != NULL ? "batch" : "mix", s->file,
-                 batch != NULL ? "each type's batch (and shard) is the "
-                                 "recommendation;\nthe profiles are the "
-                                 "measured ones: profile each type at its "
-                                 "new batch to confirm"
-                               : mix->shards_derived
-                                     ? "each type's count is the recommended "
-                                       "mix;\nthe shards follow the batches "
-                                       "over the whole training set"
-                                     : "each type's count is the recommended "
-                                       "mix");
+        if (batch != NULL) {
+            char *types = header;
+
+            header = NULL;
+            hs__judged_line(&batch->cands[0].fig,
+                            &batch->cands[batch->chosen].fig, 0, judged,
+                            sizeof judged);
+            if (hs__cat(&header, "written by hetsim advise batch from %s: "
+                        "each type's batch (and shard, where it gave one) "
+                        "is the recommendation ('%s');\nthe profiles, "
+                        "written beside this file, are each type's profile "
+                        "in that scenario scaled to its new batch, not "
+                        "measured at it (profile each type at its new batch "
+                        "to confirm):\n%s;\n%s", s->file,
+                        batch->cands[batch->chosen].label,
+                        types != NULL ? types : "", judged) != 0) {
+                free(types);
+                goto nomem;
+            }
+            free(types);
+        } else {
+            hs__judged_line(&mix->given, &mix->fig[mix->chosen], 1, judged,
+                            sizeof judged);
+            if (hs__cat(&header, "written by hetsim advise mix from %s: "
+                        "each type's count is the recommended mix (number "
+                        "%zu of the closed form's best)%s;\n%s, cost %.6g "
+                        "given, %.6g recommended", s->file, mix->chosen + 1,
+                        mix->shards_derived
+                            ? ";\nthe shards follow the batches over the "
+                              "whole training set"
+                            : "",
+                        judged, mix->given_cost,
+                        mix->cost[mix->chosen]) != 0)
+                goto nomem;
+        }
     }
     for (i = 0; i < n; i++) {
         ed[i].key_path = keys[i];
@@ -874,8 +1231,8 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
     if (strcmp(s->file, "<default>") != 0 &&
         (base = hs_file_absdir(s->file)) == NULL)
         goto nomem;
-    rc = hs_rewrite_file(s->text, strlen(s->text), s->file, ed, n, base,
-                         header, path, err);
+    rc = hs_rewrite_file_rebased(s->text, strlen(s->text), s->file, ed, n,
+                                 base, header, path, err);
     goto out;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -891,5 +1248,6 @@ out:
     free(ed);
     free(base);
     free(outdir);
+    free(header);
     return rc;
 }

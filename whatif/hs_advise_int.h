@@ -1,6 +1,6 @@
 /*
- * hs_advise_int.h -- private to whatif/hs_advise*.c: the replay of a
- * candidate and the replays split over processes (hs_advise_run.c).
+ * hs_advise_int.h -- private to whatif/hs_advise*.c: the judging of
+ * candidates split over processes (hs_advise_run.c).
  */
 #ifndef HS_ADVISE_INT_H
 #define HS_ADVISE_INT_H
@@ -13,12 +13,6 @@
 /* CPU seconds of this process so far. */
 double hs__advise_cpu_s(void);
 
-/* The replay's steady step and total (may be NULL) of scenario c with the
-   caller's options o (NULL: c's own; stragglers: c's own always). */
-hs_err_t hs__advise_replay(const hs_scenario_t *c, const hs_replay_opts_t *o,
-                           int64_t *step_ns, int64_t *total_ns,
-                           hs_error_t *err);
-
 /* 1 when ex splits the work over several processes. */
 int hs__advise_split(const hs_advise_exec_t *ex);
 
@@ -26,13 +20,13 @@ int hs__advise_split(const hs_advise_exec_t *ex);
 void hs__advise_report(const hs_advise_exec_t *ex, const char *what,
                        uint64_t done, uint64_t total, int64_t best_ns);
 
-/* Job k: a replay whose step and total go to res[0] and res[1]. */
-typedef hs_err_t (*hs__advise_job_fn)(void *ctx, size_t k, int64_t res[2],
-                                      hs_error_t *err);
+/* Job k: a judging (hs_advise_judge) whose figures go to *fig. */
+typedef hs_err_t (*hs__advise_job_fn)(void *ctx, size_t k,
+                                      hs_advise_fig_t *fig, hs_error_t *err);
 
 /*
  * Runs jobs 0..n-1 (those with todo[k] != 0; todo NULL: all) into
- * res[k][0..1].  One process: in order, stopping at the first error.
+ * figs[k].  One process: in order, stopping at the first error.
  * Several (ex): the j-th job to do runs on process j mod size, each
  * stopping at its own first error; the records are gathered onto every
  * process, and the error of the lowest failing job is the one returned
@@ -40,6 +34,7 @@ typedef hs_err_t (*hs__advise_job_fn)(void *ctx, size_t k, int64_t res[2],
  */
 hs_err_t hs__advise_run_jobs(const hs_advise_exec_t *ex, size_t n,
                              const int *todo, hs__advise_job_fn job,
-                             void *ctx, int64_t (*res)[2], hs_error_t *err);
+                             void *ctx, hs_advise_fig_t *figs,
+                             hs_error_t *err);
 
 #endif

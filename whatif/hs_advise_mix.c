@@ -1,8 +1,9 @@
 /*
  * hs_advise_mix.c -- the device mix (hs_advise.h, "device mix"): the
  * closed form over the mixes (model/hs_mixopt.h), split over processes
- * when asked, the best few confirmed by the replay; with nodes the mixes
- * count whole nodes of each type's node kind.
+ * when asked; the best mixes and the given one judged by the recommended
+ * predictor (hs_advise_judge); with nodes the mixes count whole nodes of
+ * each type's node kind.
  */
 #include "hs_advise.h"
 #include "hs_advise_int.h"
@@ -190,19 +191,58 @@ static hs_err_t hs__mix_units(const hs_scenario_t *s, hs__mctx_t *mc,
 typedef struct hs__mjob_s {
     hs__mctx_t *mc;
     const hs_replay_opts_t *o;
+    int replay;
     const hs_mixopt_result_t *search;   /* counts in units */
 } hs__mjob_t;
 
-static hs_err_t hs__mix_job(void *ctx, size_t k, int64_t res[2],
+/* Judging job k of the mix advice: 0 the given counts (the scenario with
+   the mixes' shards), k >= 1 the search's mix k - 1. */
+static hs_err_t hs__mix_job(void *ctx, size_t k, hs_advise_fig_t *fig,
                             hs_error_t *err)
 {
     hs__mjob_t *mj = ctx;
+    const hs_scenario_t *s = mj->mc->s;
+    hs_scenario_t *g = NULL;
     hs_err_t rc;
+    size_t t;
 
-    if ((rc = hs__set_counts(mj->mc, mj->mc->w, mj->search->top[k].counts,
+    if (k == 0) {
+        if ((rc = hs_scenario_clone(s, &g, err)) != HS_OK)
+            return rc;
+        for (t = 0; t < s->n_types; t++)
+            g->types[t].shard = 0;
+        if ((rc = hs_scenario_resolve(g, err)) == HS_OK)
+            rc = hs_advise_judge(g, mj->o, mj->replay, fig, err);
+        hs_scenario_free(g);
+        return rc;
+    }
+    if ((rc = hs__set_counts(mj->mc, mj->mc->w, mj->search->top[k - 1].counts,
                              err)) != HS_OK)
         return rc;
-    return hs__advise_replay(mj->mc->w, mj->o, &res[0], &res[1], err);
+    return hs_advise_judge(mj->mc->w, mj->o, mj->replay, fig, err);
+}
+
+/* The total a mix is held to (its judge's), and its cost. */
+static int64_t hs__mix_fig_total(const hs_advise_fig_t *f)
+{
+    return f->est[f->recommended].total_ns;
+}
+
+/* 1 when mix a (judged fa, counts ca in devices) beats mix b for the
+   goal, both on the predictor that judges both (hs_advise_fig_pair), the
+   costs from those totals. */
+static int hs__mix_beats(size_t nt, const hs_mixopt_type_t *types,
+                         hs_mix_goal_t goal, const hs_advise_fig_t *fa,
+                         const uint64_t *ca, const hs_advise_fig_t *fb,
+                         const uint64_t *cb)
+{
+    int64_t ta, tb;
+
+    hs_advise_fig_pair(fa, fb, 1, &ta, &tb, NULL, NULL);
+    if (ta < 0 || tb < 0)
+        return 0;
+    return hs_mixopt_beats(goal, ta, hs_mixopt_cost(nt, types, ca, ta), tb,
+                           hs_mixopt_cost(nt, types, cb, tb));
 }
 
 /* The search itself: one process, or this process's share of the mixes,
@@ -276,8 +316,9 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_advise_mix_t *r = NULL;
     hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL};
     hs_mixopt_type_t *nt = NULL;
-    int64_t res[HS_MIXOPT_TOP][2];
+    hs_advise_fig_t figs[HS_MIXOPT_TOP + 1];
     size_t t, k;
+    int have;
     double t0;
     hs_err_t rc;
 
@@ -323,45 +364,94 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     }
     t0 = hs__advise_cpu_s();
     rc = hs__mix_search(ex, &mc, nt, goal, budget, deadline_ns,
-                        replay ? 4 : 1, &r->search, err);
+                        HS_MIXOPT_TOP, &r->search, err);
     r->search_s = hs__advise_cpu_s() - t0;
     if (rc != HS_OK)
         goto fail;
-    r->chosen = 0;
-    for (k = 0; k < HS_MIXOPT_TOP; k++)
-        r->replay_total_ns[k] = -1;
-    if (replay) {
-        hs__mjob_t mj = {&mc, o, r->search};
-        int have = 0;
-
-        if ((rc = hs__advise_run_jobs(ex, r->search->n_top, NULL,
-                                      hs__mix_job, &mj, res, err)) != HS_OK)
-            goto fail;
-        for (k = 0; k < r->search->n_top; k++) {
-            const hs_mixopt_entry_t *e = &r->search->top[k];
-
-            r->replay_total_ns[k] = res[k][1];
-            r->replay_cost[k] = hs_mixopt_cost(s->n_types, nt, e->counts,
-                                               r->replay_total_ns[k]);
-            r->replay_ok[k] = goal == HS_MIX_FASTEST
-                                  ? r->replay_cost[k] <= budget
-                                  : r->replay_total_ns[k] <= deadline_ns;
-            if (r->replay_ok[k] &&
-                (!have ||
-                 (goal == HS_MIX_FASTEST
-                      ? r->replay_total_ns[k] <
-                            r->replay_total_ns[r->chosen]
-                      : r->replay_cost[k] < r->replay_cost[r->chosen]))) {
-                r->chosen = k;
-                have = 1;
-            }
-        }
-        r->replay_met = have;
-    }
     /* the counts the caller sees are devices */
     for (k = 0; k < r->search->n_top; k++)
         for (t = 0; t < s->n_types; t++)
             r->search->top[k].counts[t] *= mc.unit[t];
+    /* the given counts and the search's best, judged */
+    if ((r->given_counts = calloc(s->n_types, sizeof *r->given_counts)) ==
+        NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    r->given_allowed = 1;
+    for (t = 0; t < s->n_types; t++) {
+        r->given_counts[t] = s->types[t].count;
+        if (r->given_counts[t] < types[t].min ||
+            r->given_counts[t] > types[t].avail ||
+            r->given_counts[t] % mc.unit[t] != 0)
+            r->given_allowed = 0;
+    }
+    {
+        hs__mjob_t mj = {&mc, o, replay, NULL};
+        hs_mixopt_result_t units;
+
+        /* the jobs set counts in units */
+        units = *r->search;
+        for (k = 0; k < r->search->n_top; k++) {
+            units.top[k].counts = malloc(s->n_types * sizeof(uint64_t));
+            if (units.top[k].counts == NULL) {
+                while (k-- > 0)
+                    free(units.top[k].counts);
+                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+                goto fail;
+            }
+            for (t = 0; t < s->n_types; t++)
+                units.top[k].counts[t] = r->search->top[k].counts[t] /
+                                         mc.unit[t];
+        }
+        mj.search = &units;
+        rc = hs__advise_run_jobs(ex, r->search->n_top + 1, NULL, hs__mix_job,
+                                 &mj, figs, err);
+        for (k = 0; k < r->search->n_top; k++)
+            free(units.top[k].counts);
+        if (rc != HS_OK)
+            goto fail;
+    }
+    r->given = figs[0];
+    r->given_cost = hs_mixopt_cost(s->n_types, types, r->given_counts,
+                                   hs__mix_fig_total(&r->given));
+    r->given_ok = r->given_allowed &&
+                  hs__mix_fig_total(&r->given) >= 0 &&
+                  (goal == HS_MIX_FASTEST
+                       ? r->given_cost <= budget
+                       : hs__mix_fig_total(&r->given) <= deadline_ns);
+    r->met = r->given_ok;
+    have = 0;
+    for (k = 0; k < r->search->n_top; k++) {
+        const uint64_t *ck = r->search->top[k].counts;
+        int64_t tot;
+
+        r->fig[k] = figs[k + 1];
+        tot = hs__mix_fig_total(&r->fig[k]);
+        r->cost[k] = hs_mixopt_cost(s->n_types, types, ck, tot);
+        r->ok[k] = tot >= 0 && (goal == HS_MIX_FASTEST
+                                    ? r->cost[k] <= budget
+                                    : tot <= deadline_ns);
+        if (!r->ok[k])
+            continue;
+        r->met = 1;
+        /* better than the given one (when that is a choice within the
+           constraint) and than the best so far; ties to the earlier */
+        if (r->given_ok &&
+            !hs__mix_beats(s->n_types, types, goal, &r->fig[k], ck,
+                           &r->given, r->given_counts))
+            continue;
+        if (!have ||
+            hs__mix_beats(s->n_types, types, goal, &r->fig[k], ck,
+                          &r->fig[r->chosen],
+                          r->search->top[r->chosen].counts)) {
+            r->chosen = k;
+            have = 1;
+        }
+    }
+    r->outcome = !have ? HS_ADVISE_NONE
+                 : r->chosen == 0 ? HS_ADVISE_IMPROVED
+                                  : HS_ADVISE_FALLBACK;
     hs_scenario_free(mc.w);
     free(mc.type_floor_ns);
     free(mc.kind);
@@ -384,5 +474,6 @@ void hs_advise_mix_free(hs_advise_mix_t *r)
     if (r == NULL)
         return;
     hs_mixopt_result_free(r->search);
+    free(r->given_counts);
     free(r);
 }

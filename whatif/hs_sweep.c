@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_answer.h"
 #include "hs_replay.h"
 #include "hs_units.h"
 
@@ -594,7 +595,9 @@ hs_err_t hs_sweep_new(const hs_scenario_t *base, int replay,
     rc = hs_scenario_clone(base, &sw->base, err);
     if (rc != HS_OK)
         goto fail;
-    sw->replay = replay != 0;
+    sw->replay = replay == HS_ANSWER_REPLAY_NEVER || replay == HS_ANSWER_REPLAY_ALWAYS
+                     ? replay
+                     : HS_ANSWER_REPLAY_AUTO;
     *out = sw;
     return HS_OK;
 
@@ -811,7 +814,9 @@ hs_err_t hs_sweep_plan(hs_sweep_t *sw, hs_error_t *err)
         strcat(o, "; ");
     }
     strcat(o, sw->zip ? "zip; " : "product; ");
-    strcat(o, sw->replay ? "replay" : "closed");
+    strcat(o, sw->replay == HS_ANSWER_REPLAY_ALWAYS  ? "replay always"
+              : sw->replay == HS_ANSWER_REPLAY_NEVER ? "replay never"
+                                                     : "replay auto");
     free(sw->options);
     sw->options = o;
     sw->planned = 1;
@@ -869,8 +874,8 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
                           hs_error_t *err)
 {
     hs_scenario_t *s;
-    hs_prediction_t *pred = NULL;
-    hs_replay_result_t *rr = NULL;
+    const hs_prediction_t *pred;
+    hs_answer_t *an = NULL;
     hs_replay_opts_t ro;
     size_t a;
     uint32_t lk, lk1;
@@ -891,15 +896,31 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
     rc = hs_scenario_resolve(s, err);
     if (rc != HS_OK)
         return rc;
-    rc = hs_closed_predict(s, &pred, err);
+    /* the point's own simulate: settings; under ALWAYS a point past the
+       replay budgets is refused by the replay (the key and the estimate
+       in err) unless forced */
+    hs_replay_opts_from_scenario(s, &ro);
+    ro.force = sw->force;
+    rc = hs_answer_run(s, &ro, (hs_answer_replay_t)sw->replay, NULL, 0, &an,
+                       err);
     if (rc != HS_OK)
         return rc;
+    pred = an->closed;
     rec->n_devices = (uint32_t)s->n_devices;
-    rec->step_ns = pred->step_ns;
-    rec->step_ext_ns = pred->step_ext_ns;
-    rec->iters_per_epoch = pred->iters_per_epoch;
-    rec->epoch_ns = pred->epoch_ns;
-    rec->total_ns = pred->total_ns;
+    rec->predictor = (int32_t)an->recommended;
+    rec->step_recommended_ns = hs_answer_best(an)->step_ns;
+    rec->epoch_recommended_ns = hs_answer_best(an)->epoch_ns;
+    rec->total_recommended_ns = hs_answer_best(an)->total_ns;
+    rec->step_source_ns = an->est[HS_PREDICTOR_SOURCE].step_ns;
+    rec->epoch_source_ns = an->est[HS_PREDICTOR_SOURCE].epoch_ns;
+    rec->total_source_ns = an->est[HS_PREDICTOR_SOURCE].total_ns;
+    rec->step_extended_ns = an->est[HS_PREDICTOR_EXTENDED].step_ns;
+    rec->epoch_extended_ns = an->est[HS_PREDICTOR_EXTENDED].epoch_ns;
+    rec->total_extended_ns = an->est[HS_PREDICTOR_EXTENDED].total_ns;
+    rec->step_replay_ns = an->est[HS_PREDICTOR_REPLAY].step_ns;
+    rec->epoch_replay_ns = an->est[HS_PREDICTOR_REPLAY].epoch_ns;
+    rec->total_replay_ns = an->est[HS_PREDICTOR_REPLAY].total_ns;
+    rec->iters_per_epoch = an->iters_per_epoch;
     rec->bottleneck_bound = (int32_t)pred->bottleneck_bound;
     lk = pred->bottleneck_link;
     lk1 = lk + 1 == s->n_devices ? 0 : lk + 1;
@@ -908,21 +929,7 @@ static hs_err_t hs__point(hs_sweep_t *sw, size_t p, hs_sweep_rec_t *rec,
                   s->devices[pred->bottleneck_device].name);
     snprintf(rec->bottleneck_link, sizeof rec->bottleneck_link, "%s->%s",
              s->devices[s->ring[lk]].name, s->devices[s->ring[lk1]].name);
-    hs_prediction_free(pred);
-    if (!sw->replay)
-        return HS_OK;
-    /* the point's own simulate: settings; a point past the replay
-       budgets is refused (the key and the estimate in err) unless forced */
-    hs_replay_opts_from_scenario(s, &ro);
-    ro.force = sw->force;
-    rc = hs_replay_run(s, &ro, NULL, 0, &rr, err);
-    if (rc != HS_OK)
-        return rc;
-    rec->replay_step_ns = rr->step_ns;
-    rec->replay_epoch_ns = rr->epoch_ns;
-    rec->replay_total_ns = rr->total_ns;
-    rec->replay_diff_ns = rr->step_ns - rec->step_ns;
-    hs_replay_result_free(rr);
+    hs_answer_free(an);
     return HS_OK;
 }
 

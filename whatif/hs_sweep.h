@@ -62,25 +62,33 @@ typedef struct hs_sweep_s hs_sweep_t;
  * One point's figures: a fixed-size record with no pointers (an MPI
  * worker sends it as bytes).  Times in ns.  code is the point's hs_err_t
  * (0 = it ran); when it is not 0 the figures are 0 and the error text
- * travels beside the record.  The replay fields are 0 unless the sweep
- * replays.
+ * travels beside the record.  Every predictor's step, epoch and total
+ * (whatif/hs_answer.h; -1 when unknown or not run: the replay when the
+ * sweep does not replay the point, the epoch without a dataset) and the
+ * recommended predictor's, named as in every output (docs/output.md).
  */
 typedef struct hs_sweep_rec_s {
     int32_t code;
     uint32_t n_devices;
-    int64_t step_ns;            /* closed form: max_i T(i) */
-    int64_t step_ext_ns;        /* extended form: max_i T_ext(i) */
+    int32_t predictor;          /* the recommended one, hs_predictor_t */
+    int32_t reserved;           /* 0 */
+    int64_t step_recommended_ns;
+    int64_t epoch_recommended_ns;
+    int64_t total_recommended_ns;
+    int64_t step_source_ns;     /* max_i T(i) */
+    int64_t epoch_source_ns;
+    int64_t total_source_ns;
+    int64_t step_extended_ns;   /* max_i T_ext(i) */
+    int64_t epoch_extended_ns;
+    int64_t total_extended_ns;
+    int64_t step_replay_ns;     /* the replay's steady step */
+    int64_t epoch_replay_ns;
+    int64_t total_replay_ns;
     uint64_t iters_per_epoch;
-    int64_t epoch_ns;
-    int64_t total_ns;
     int32_t bottleneck_bound;   /* hs_bound_t of the slowest device */
     uint32_t bottleneck_link_pos; /* ring position of the slowest edge */
     char bottleneck_device[HS_SWEEP_NAME_LEN];
     char bottleneck_link[HS_SWEEP_LINK_LEN];  /* "from->to" */
-    int64_t replay_step_ns;     /* the replay's steady step */
-    int64_t replay_epoch_ns;
-    int64_t replay_total_ns;
-    int64_t replay_diff_ns;     /* replay_step_ns - step_ns */
 } hs_sweep_rec_t;
 
 /* Every point's record and error text, in point order. */
@@ -95,9 +103,12 @@ typedef struct hs_sweep_results_s {
 
 /*
  * Starts a sweep over a deep copy of `base` (the caller keeps base).
- * `replay`: also replay every point (with the scenario's simulate:
- * settings, as the points set them).  Stores the sweep in *out (free with
- * hs_sweep_free); fails with what hs_scenario_clone returns.
+ * `replay` (hs_answer_replay_t): when each point is replayed (with the
+ * scenario's simulate: settings, as the points set them): AUTO within
+ * the answer budget, as predict does (the default); NEVER (closed forms
+ * only); ALWAYS (every point, within the replay budgets unless forced).
+ * Stores the sweep in *out (free with hs_sweep_free); fails with what
+ * hs_scenario_clone returns.
  */
 hs_err_t hs_sweep_new(const hs_scenario_t *base, int replay,
                       hs_sweep_t **out, hs_error_t *err);
@@ -158,21 +169,22 @@ const hs_sweep_axis_t *hs_sweep_axis(const hs_sweep_t *sw, size_t a);
 /* The value text of axis a at point p (owned by sw). */
 const char *hs_sweep_value(const hs_sweep_t *sw, size_t p, size_t a);
 
-/* Whether the sweep replays; the base scenario (owned by sw). */
+/* When the sweep replays (hs_answer_replay_t); the base scenario (owned
+   by sw). */
 int hs_sweep_replays(const hs_sweep_t *sw);
 const hs_scenario_t *hs_sweep_base(const hs_sweep_t *sw);
 
 /*
  * A one-line description of the options, the same for the same inputs
  * (written into every output): "set KEY=VALUE; ...; vary KEY=VALUES;
- * vary ...; product|zip; replay|closed".  Owned by sw.
+ * vary ...; product|zip; replay auto|never|always".  Owned by sw.
  */
 const char *hs_sweep_options_text(const hs_sweep_t *sw);
 
 /*
  * Runs point p: applies its values to the scenario (a working copy of the
  * base that sw keeps and restores from the base after a failure), resolves
- * it, applies the closed form and, when the sweep replays, the replay.
+ * it, and answers it (hs_answer_run with the sweep's replay mode).
  * Fills *rec.  Returns HS_OK, or the point's error (rec->code holds it
  * too, and err its text: "KEY=VALUE: ..." for a value the scenario
  * refuses).  A point's result does not depend on which points ran before.

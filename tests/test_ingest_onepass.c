@@ -1,0 +1,594 @@
+/*
+ * test_ingest_onepass.c -- the one-pass trace reader and what came with
+ * it (docs/ingest.md):
+ *   - the reader's record is the same whatever the memory budget of its
+ *     record logs (every record spilled to the temporary file, or none);
+ *   - the profiles are the old four-pass reader's: the YAMLs that main's
+ *     build at da5f334 wrote for the real traces (kept in
+ *     tests/data/ingest/reference/, see its README) equal ours byte for
+ *     byte once our added fwd_ops block is taken out;
+ *   - fwd_ops: hand-worked forward operators of a small CPU (legacy)
+ *     trace and a small device (Kineto) trace; on the real traces every
+ *     step's operators add up to its t_fwd and the profile's to t_fwd;
+ *   - robust figures: mean, median and trimmed mean against hand-worked
+ *     figures of a two-rank trace with an outlier, and --stat;
+ *   - a sidecar per rank: equal sidecars give the shared sidecar's
+ *     profile, probes are averaged, disagreeing or mixed sidecars are
+ *     errors; the CLI's three forms.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hs_ingest.h"
+#include "hs_kineto.h"
+#include "hs_rank.h"
+#include "hs_test.h"
+
+#define REAL HS_TEST_SRC "/tests/data/real/"
+#define DATA HS_TEST_SRC "/tests/data/ingest/"
+
+/* ------------------------------------------------------------------ */
+/* The record whatever the logs' budget                                  */
+
+static void assert_same_record(const hs_rank_t *a, const hs_rank_t *b)
+{
+    size_t i, j;
+
+    HS_ASSERT_I64_EQ(a->n_steps, b->n_steps);
+    HS_ASSERT_I64_EQ(a->gpu, b->gpu);
+    HS_ASSERT_I64_EQ(a->ar_known, b->ar_known);
+    HS_ASSERT_I64_EQ(a->n_events, b->n_events);
+    HS_ASSERT_I64_EQ(a->json_bytes, b->json_bytes);
+    HS_ASSERT_I64_EQ(a->n_op_names, b->n_op_names);
+    if (a->n_steps != b->n_steps || a->n_op_names != b->n_op_names)
+        return;
+    for (i = 0; i < a->n_op_names; i++)
+        CU_ASSERT_STRING_EQUAL(a->op_names[i], b->op_names[i]);
+    for (i = 0; i < a->n_steps; i++) {
+        const hs_ingest_step_t *x = &a->steps[i], *y = &b->steps[i];
+        CU_ASSERT_EQUAL(memcmp(x, y, sizeof *x), 0);
+        HS_ASSERT_I64_EQ(a->buckets[i].n, b->buckets[i].n);
+        for (j = 0; j < a->buckets[i].n && j < b->buckets[i].n; j++) {
+            HS_ASSERT_I64_EQ(a->buckets[i].bytes[j], b->buckets[i].bytes[j]);
+            HS_ASSERT_I64_EQ(a->buckets[i].ready_ns[j],
+                             b->buckets[i].ready_ns[j]);
+        }
+        HS_ASSERT_I64_EQ(a->fwd_ops[i].n, b->fwd_ops[i].n);
+        for (j = 0; j < a->fwd_ops[i].n && j < b->fwd_ops[i].n; j++) {
+            HS_ASSERT_I64_EQ(a->fwd_ops[i].name[j], b->fwd_ops[i].name[j]);
+            HS_ASSERT_I64_EQ(a->fwd_ops[i].ns[j], b->fwd_ops[i].ns[j]);
+        }
+    }
+}
+
+/* Every step's operators add up to its forward. */
+static void assert_ops_sum(const hs_rank_t *r)
+{
+    size_t i, j, with = 0;
+
+    for (i = 0; i < r->n_steps; i++) {
+        int64_t sum = 0;
+        if (r->steps[i].t_fwd_ns == HS_INGEST_UNKNOWN) {
+            HS_ASSERT_I64_EQ(r->fwd_ops[i].n, 0);
+            continue;
+        }
+        for (j = 0; j < r->fwd_ops[i].n; j++) {
+            CU_ASSERT(r->fwd_ops[i].ns[j] > 0);
+            CU_ASSERT(r->fwd_ops[i].name[j] < r->n_op_names);
+            sum += r->fwd_ops[i].ns[j];
+        }
+        HS_ASSERT_I64_EQ(sum, r->steps[i].t_fwd_ns);
+        with += r->fwd_ops[i].n > 0;
+    }
+    CU_ASSERT(with > 0);
+}
+
+static void test_spill_equals_memory(void)
+{
+    static const char *const files[] = {
+        REAL "nccl-2rank-resnet.json.gz", REAL "nccl-2rank-dataloader.json.gz",
+        REAL "rocm-mi250-train.json.gz", DATA "legacy-rank0.json.gz"};
+    size_t i;
+
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        hs_kineto_opts_t o;
+        hs_rank_t *mem = NULL, *spill = NULL;
+        hs_error_t err;
+
+        memset(&o, 0, sizeof o);
+        HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &mem, &err), HS_OK);
+        o.log_mem_bytes = 1;    /* one record in memory: all the rest
+                                   goes through the temporary file */
+        HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &spill, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(spill);
+        HS_ASSERT_I64_EQ(mem->passes, 1);
+        assert_same_record(mem, spill);
+        assert_ops_sum(mem);
+        hs_rank_free(mem);
+        hs_rank_free(spill);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The old reader's profiles                                             */
+
+/* text with the "fwd_ops:" block (its "- " lines) taken out, in place. */
+static void strip_fwd_ops(char *text)
+{
+    char *p = strstr(text, "\nfwd_ops:\n");
+    char *q;
+
+    if (p == NULL)
+        return;
+    q = p + strlen("\nfwd_ops:");
+    while (strncmp(q, "\n- ", 3) == 0) {
+        q = strchr(q + 1, '\n');
+        if (q == NULL)
+            return;
+    }
+    memmove(p, q, strlen(q) + 1);
+}
+
+static void test_reference_profiles(void)
+{
+    static const struct {
+        const char *ref;
+        const char *args[8];
+    } cases[] = {
+        {"w0-resnet", {"--warmup", "0", REAL "nccl-2rank-resnet.json.gz"}},
+        {"w0-dl", {"--warmup", "0", REAL "nccl-2rank-dataloader.json.gz"}},
+        {"w2-dl", {"--warmup", "2", REAL "nccl-2rank-dataloader.json.gz"}},
+        {"w0-rocm", {"--warmup", "0", "--sidecar", DATA "legacy.sidecar.json",
+                     REAL "rocm-mi250-train.json.gz"}},
+        {"w0-legacy", {"--warmup", "0", "--sidecar", DATA "legacy.sidecar.json",
+                       DATA "legacy-rank0.json.gz",
+                       DATA "legacy-rank1.json.gz"}},
+        {"w20-legacy", {"--sidecar", DATA "legacy.sidecar.json",
+                        DATA "legacy-rank0.json.gz",
+                        DATA "legacy-rank1.json.gz"}},
+    };
+    const char *dir = hs_test_tmpdir("ingest-onepass-ref");
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[1024], ref[1024];
+        const char **a = (const char **)cases[i].args;
+        char *got, *want;
+        hs_run_t r;
+
+        snprintf(out, sizeof out, "%s/X.yaml", dir);
+        snprintf(ref, sizeof ref, "%sreference/%s.yaml", DATA, cases[i].ref);
+        /* the argument list ends at the first NULL: -o goes in front */
+        hs_run_hetsim(&r, "ingest", "--type", "X", "-o", out, a[0], a[1],
+                      a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        hs_run_free(&r);
+        got = hs_test_slurp(out);
+        want = hs_test_slurp(ref);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(got, "\nfwd_ops:\n"));
+        strip_fwd_ops(got);
+        if (strcmp(got, want) != 0)
+            fprintf(stderr, "\n%s:\n--- got\n%s--- want\n%s", cases[i].ref,
+                    got, want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        free(got);
+        free(want);
+        unlink(out);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* fwd_ops by hand                                                       */
+
+/* A legacy CPU trace (times in us): step [0, 1000); DataLoader
+   [10, 110): the forward starts at 110; the first backward operator at
+   700: t_fwd 590 us.  Operators: A [120, 300) holds B [150, 200) (not
+   top-level); C [350, 500); D [480, 600) overlaps C: clipped to
+   [500, 600); E starts at 650, runs past the backward's start: [650,
+   700); a second "aten::C" [690, 695) inside E.  So A 180, C 150, D
+   100, E 50, and the gaps (110-120, 300-350, 600-650) 110 us the other:
+   590 in all.  Another thread's operator F [130, 140) is not the
+   forward's; G [720, 730) is the backward's. */
+static const char hs__cpu_trace[] =
+    "[\n"
+    "{\"name\": \"ProfilerStep#0\", \"ph\": \"X\", \"ts\": 0, \"dur\": 1000,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"enumerate(DataLoader)#_Iter.__next__\", \"ph\": \"X\","
+    " \"ts\": 10, \"dur\": 100, \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::B\", \"ph\": \"X\", \"ts\": 150, \"dur\": 50,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::A\", \"ph\": \"X\", \"ts\": 120, \"dur\": 180,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::C\", \"ph\": \"X\", \"ts\": 350, \"dur\": 150,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::D\", \"ph\": \"X\", \"ts\": 480, \"dur\": 120,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::C\", \"ph\": \"X\", \"ts\": 690, \"dur\": 5,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::E\", \"ph\": \"X\", \"ts\": 650, \"dur\": 100,"
+    " \"pid\": 1, \"tid\": 1},\n"
+    "{\"name\": \"aten::F\", \"ph\": \"X\", \"ts\": 130, \"dur\": 10,"
+    " \"pid\": 1, \"tid\": 2},\n"
+    "{\"name\": \"autograd::engine::evaluate_function: XBackward0\","
+    " \"ph\": \"X\", \"ts\": 700, \"dur\": 50, \"pid\": 1, \"tid\": 2},\n"
+    "{\"name\": \"aten::G\", \"ph\": \"X\", \"ts\": 720, \"dur\": 10,"
+    " \"pid\": 1, \"tid\": 1}\n"
+    "]\n";
+
+/* A Kineto trace with kernels (us): step [0, 1000) on thread 1; the
+   backward starts at 600.  aten::linear [100, 200) launches corr 1 at
+   150 (kernel 20 us); aten::relu [300, 400) corr 2 at 350 (30 us) and
+   corr 5 at 360 (a communication kernel: not compute); thread 2
+   launches corr 3 at 450 (7 us): the forward's, no operator's; the
+   backward's launch at 610, corr 4 (50 us).  t_fwd 57 us: linear 20,
+   relu 30, other 7. */
+static const char hs__gpu_trace[] =
+    "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2},\n"
+    " \"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+    "\"ProfilerStep#3\", \"pid\": 9, \"tid\": 1, \"ts\": 0, \"dur\": 1000},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\","
+    " \"pid\": 9, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 1, \"ts\": 150, \"dur\": 5,"
+    " \"args\": {\"correlation\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::relu\","
+    " \"pid\": 9, \"tid\": 1, \"ts\": 300, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 1, \"ts\": 350, \"dur\": 5,"
+    " \"args\": {\"correlation\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 1, \"ts\": 360, \"dur\": 5,"
+    " \"args\": {\"correlation\": 5}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 2, \"ts\": 450, \"dur\": 5,"
+    " \"args\": {\"correlation\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+    "\"autograd::engine::evaluate_function: AddmmBackward0\","
+    " \"pid\": 9, \"tid\": 2, \"ts\": 600, \"dur\": 100},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 2, \"ts\": 610, \"dur\": 5,"
+    " \"args\": {\"correlation\": 4}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0,"
+    " \"tid\": 7, \"ts\": 160, \"dur\": 20, \"args\": {\"correlation\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"relu_k\", \"pid\": 0,"
+    " \"tid\": 7, \"ts\": 360, \"dur\": 30, \"args\": {\"correlation\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclKernel_AllReduce\","
+    " \"pid\": 0, \"tid\": 7, \"ts\": 370, \"dur\": 400,"
+    " \"args\": {\"correlation\": 5}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"copy_k\", \"pid\": 0,"
+    " \"tid\": 7, \"ts\": 460, \"dur\": 7, \"args\": {\"correlation\": 3}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_bwd\", \"pid\": 0,"
+    " \"tid\": 7, \"ts\": 620, \"dur\": 50, \"args\": {\"correlation\": 4}}\n"
+    "]}\n";
+
+/* The entry of name in step i of r, or -1. */
+static int64_t op_ns(const hs_rank_t *r, size_t i, const char *name)
+{
+    size_t j;
+
+    for (j = 0; j < r->fwd_ops[i].n; j++)
+        if (strcmp(r->op_names[r->fwd_ops[i].name[j]], name) == 0)
+            return r->fwd_ops[i].ns[j];
+    return -1;
+}
+
+static void test_fwd_ops_by_hand(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-ops");
+    char cpu[1024], gpu[1024];
+    hs_kineto_opts_t o;
+    hs_rank_t *r = NULL;
+    hs_error_t err;
+
+    snprintf(cpu, sizeof cpu, "%s/cpu.json", dir);
+    snprintf(gpu, sizeof gpu, "%s/gpu.json", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(cpu, hs__cpu_trace), 0);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(gpu, hs__gpu_trace), 0);
+    memset(&o, 0, sizeof o);
+    HS_ASSERT_I64_EQ(hs_kineto_read(cpu, &o, &r, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->n_steps, 1);
+    CU_ASSERT_FALSE(r->gpu);
+    HS_ASSERT_I64_EQ(r->steps[0].t_fwd_ns, 590000);
+    HS_ASSERT_I64_EQ(r->fwd_ops[0].n, 5);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::A"), 180000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::C"), 150000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::D"), 100000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::E"), 50000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, HS_RANK_OP_OTHER), 110000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::B"), -1);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::F"), -1);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::G"), -1);
+    /* in the order they first ran */
+    CU_ASSERT_STRING_EQUAL(r->op_names[r->fwd_ops[0].name[0]], "aten::A");
+    hs_rank_free(r);
+    r = NULL;
+    HS_ASSERT_I64_EQ(hs_kineto_read(gpu, &o, &r, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_TRUE(r->gpu);
+    HS_ASSERT_I64_EQ(r->steps[0].t_fwd_ns, 57000);
+    HS_ASSERT_I64_EQ(r->fwd_ops[0].n, 3);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::linear"), 20000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, "aten::relu"), 30000);
+    HS_ASSERT_I64_EQ(op_ns(r, 0, HS_RANK_OP_OTHER), 7000);
+    hs_rank_free(r);
+    unlink(cpu);
+    unlink(gpu);
+}
+
+/* The profile's fwd_ops add up to t_fwd, also when t_fwd is a median. */
+static void test_fwd_ops_profile(void)
+{
+    static const hs_ingest_stat_t stats[] = {HS_INGEST_STAT_MEAN,
+                                             HS_INGEST_STAT_MEDIAN};
+    size_t k;
+
+    for (k = 0; k < 2; k++) {
+        hs_ingest_opts_t o;
+        hs_ingest_t *ing;
+        hs_error_t err;
+        hs_profile_t p;
+        size_t i;
+        int64_t sum = 0;
+
+        hs_ingest_opts_default(&o);
+        o.warmup = 1;
+        o.stat = stats[k];
+        ing = hs_ingest_new(&o);
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(
+                             ing, REAL "nccl-2rank-dataloader.json.gz", &err),
+                         HS_OK);
+        HS_ASSERT_I64_EQ(hs_ingest_profile(ing, &p, &err), HS_OK);
+        CU_ASSERT(p.n_fwd_ops > 5);
+        for (i = 0; i < p.n_fwd_ops; i++)
+            sum += p.fwd_ops_ns[i];
+        HS_ASSERT_I64_EQ(sum, p.t_fwd.mean_ns);
+        hs_profile_clear(&p);
+        hs_ingest_free(ing);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Robust figures by hand                                                */
+
+/* A Kineto CPU trace of rank `rank` (world 2) whose steps' forwards last
+   fwd_us[0, n) us: step k at k ms, the backward at its start + fwd. */
+static void write_steps_trace(const char *path, int rank,
+                              const int *fwd_us, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    size_t k;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2},\n"
+               " \"traceEvents\": [\n", rank);
+    for (k = 0; k < n; k++) {
+        long s = (long)k * 1000;
+        fprintf(f,
+                "%s{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+                "\"ProfilerStep#%zu\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+                "\"dur\": 900},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"autograd::engine::evaluate_function: XBackward0\", "
+                "\"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": 10},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"record_param_comms\", \"pid\": 1, \"tid\": 1, \"ts\": "
+                "%ld, \"dur\": 1, \"args\": {\"Collective name\": "
+                "\"allreduce\", \"In msg nelems\": 100, \"dtype\": "
+                "\"Float\"}}",
+                k ? ",\n" : "", k, s, s + fwd_us[k], s + fwd_us[k] + 20);
+    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
+}
+
+static void test_robust_by_hand(void)
+{
+    /* rank 0: 1..9 and an outlier 100 (us); mean 14.5, median 5.5 (the
+       middle two's mean), trimmed (1 off each end) mean of 2..9 = 5.5.
+       rank 1: 10, 20, 40: mean 23.333, median 20, trimmed (0 off: 10%
+       of 3 is 0) 23.333.  Over the ranks: mean 18.9167 us, median
+       12.75 us, trimmed 14.4167 us. */
+    static const int r0[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 100};
+    static const int r1[] = {10, 20, 40};
+    const char *dir = hs_test_tmpdir("ingest-onepass-robust");
+    char a[1024], b[1024];
+    static const hs_ingest_stat_t stats[] = {
+        HS_INGEST_STAT_MEAN, HS_INGEST_STAT_MEDIAN, HS_INGEST_STAT_TRIMMED};
+    static const int64_t want[] = {18917, 12750, 14417};
+    size_t k;
+
+    snprintf(a, sizeof a, "%s/r0.json", dir);
+    snprintf(b, sizeof b, "%s/r1.json", dir);
+    write_steps_trace(a, 0, r0, 10);
+    write_steps_trace(b, 1, r1, 3);
+    for (k = 0; k < 3; k++) {
+        hs_ingest_opts_t o;
+        hs_ingest_t *ing;
+        hs_error_t err;
+        hs_profile_t p;
+        const hs_ingest_robust_t *rb;
+
+        hs_ingest_opts_default(&o);
+        o.warmup = 0;
+        o.stat = stats[k];
+        ing = hs_ingest_new(&o);
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, a, &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, b, &err), HS_OK);
+        HS_ASSERT_I64_EQ(hs_ingest_profile(ing, &p, &err), HS_OK);
+        rb = hs_ingest_robust(ing, HS_INGEST_PH_FWD);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+        CU_ASSERT_TRUE(rb->known);
+        HS_ASSERT_I64_EQ(rb->n_samples, 13);
+        HS_ASSERT_I64_EQ(rb->mean_ns, 18917);
+        HS_ASSERT_I64_EQ(rb->median_ns, 12750);
+        HS_ASSERT_I64_EQ(rb->trimmed_ns, 14417);
+        /* the profile's t_fwd is the chosen one; the samples stay */
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, want[k]);
+        HS_ASSERT_I64_EQ(p.t_fwd.n_samples, 13);
+        HS_ASSERT_I64_EQ(p.t_fwd.samples_ns[9], 100000);
+        CU_ASSERT_PTR_NULL(hs_ingest_robust(ing, HS_INGEST_PH_N));
+        hs_profile_clear(&p);
+        hs_ingest_free(ing);
+    }
+    {
+        hs_run_t r;
+        hs_run_hetsim(&r, "ingest", "--summary", "--warmup", "0", "--stat",
+                      "trimmed", a, b, NULL);
+        HS_ASSERT_I64_EQ(r.status, 0);
+        HS_ASSERT_STR_CONTAINS(r.out, "median 12.750 us");
+        HS_ASSERT_STR_CONTAINS(r.out, "trimmed mean 14.417 us");
+        hs_run_free(&r);
+        hs_run_hetsim(&r, "ingest", "--summary", "--stat", "mode", a, NULL);
+        HS_ASSERT_I64_EQ(r.status, 2);
+        hs_run_free(&r);
+    }
+    unlink(a);
+    unlink(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* A sidecar per rank                                                    */
+
+static const char hs__sc_head[] =
+    "{\"hetsim_sidecar\": 1, \"world_size\": %s, \"grad_bytes\": "
+    "1138728, "
+    "\"bucket_bytes\": [1071144, 67584], \"hop_probe\": {\"hops\": 2, "
+    "\"idle_ns\": [60000000], \"beside_ns\": [%s]}, \"cpu_quota\": "
+    "{\"cores\": %s, \"period_ns\": 10000000}}\n";
+
+static void put_sidecar(char *path, size_t cap, const char *dir,
+                        const char *name, const char *world,
+                        const char *beside, const char *cores)
+{
+    char text[1024];
+
+    snprintf(path, cap, "%s/%s", dir, name);
+    snprintf(text, sizeof text, hs__sc_head, world, beside, cores);
+    CU_ASSERT_EQUAL(hs_test_write(path, text), 0);
+}
+
+static void test_sidecar_per_rank(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-sidecar");
+    char s0[1024], s1[1024], bad[1024], d0[1024], d1[1024];
+    const char *t0 = DATA "legacy-rank0.json.gz",
+               *t1 = DATA "legacy-rank1.json.gz";
+    hs_ingest_opts_t o;
+    hs_ingest_t *ing;
+    hs_error_t err;
+    hs_profile_t p, q;
+    hs_run_t r;
+
+    /* hop waits 15 ms and 5 ms, quotas 0.3 and 0.5: 10 ms, 0.4 cores */
+    put_sidecar(s0, sizeof s0, dir, "s0.json", "2", "90000000", "0.3");
+    put_sidecar(s1, sizeof s1, dir, "s1.json", "2", "70000000", "0.5");
+    put_sidecar(bad, sizeof bad, dir, "bad.json", "3", "70000000", "0.5");
+    hs_ingest_opts_default(&o);
+    o.warmup = 5;
+    ing = hs_ingest_new(&o);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t0, s0, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t1, s1, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_profile(ing, &p, &err), HS_OK);
+    HS_ASSERT_I64_EQ(p.t_hop_wait_ns, 10000000);
+    CU_ASSERT_DOUBLE_EQUAL(p.cpu_quota_cores, 0.4, 1e-12);
+    HS_ASSERT_I64_EQ(p.ar_source, HS_AR_SIDECAR);
+    hs_ingest_free(ing);
+    /* the same sidecar for both ranks, given per rank or once: the same
+       profile */
+    o.sidecar = s0;
+    ing = hs_ingest_new(&o);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, t0, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, t1, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_profile(ing, &q, &err), HS_OK);
+    HS_ASSERT_I64_EQ(q.t_hop_wait_ns, 15000000);
+    /* mixing the two forms */
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t1, s1, &err),
+                     HS_ERR_TRACE);
+    hs_ingest_free(ing);
+    o.sidecar = NULL;
+    ing = hs_ingest_new(&o);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t0, s0, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t1, s0, &err), HS_OK);
+    {
+        hs_profile_t q2;
+        size_t i;
+        HS_ASSERT_I64_EQ(hs_ingest_profile(ing, &q2, &err), HS_OK);
+        HS_ASSERT_I64_EQ(q2.t_hop_wait_ns, q.t_hop_wait_ns);
+        CU_ASSERT_DOUBLE_EQUAL(q2.cpu_quota_cores, q.cpu_quota_cores, 0);
+        HS_ASSERT_I64_EQ(q2.t_fwd.mean_ns, q.t_fwd.mean_ns);
+        HS_ASSERT_I64_EQ(q2.t_bwd.mean_ns, q.t_bwd.mean_ns);
+        HS_ASSERT_I64_EQ(q2.ar_bytes, q.ar_bytes);
+        HS_ASSERT_I64_EQ(q2.n_buckets, q.n_buckets);
+        for (i = 0; i < q.n_buckets && i < q2.n_buckets; i++) {
+            HS_ASSERT_I64_EQ(q2.buckets[i].bytes, q.buckets[i].bytes);
+            HS_ASSERT_I64_EQ(q2.buckets[i].ready_ns, q.buckets[i].ready_ns);
+        }
+        hs_profile_clear(&q2);
+    }
+    hs_profile_clear(&q);
+    hs_ingest_free(ing);
+    hs_profile_clear(&p);
+    /* sidecars that disagree on the sub-system: an error naming the key;
+       the ingestion is left as it was */
+    ing = hs_ingest_new(&o);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t0, s0, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file_sidecar(ing, t1, bad, &err),
+                     HS_ERR_TRACE);
+    HS_ASSERT_STR_CONTAINS(err.msg, "world_size");
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(ing), 1);
+    /* a rank without its sidecar after one with */
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, t1, &err), HS_ERR_TRACE);
+    hs_ingest_free(ing);
+    /* the CLI: once per trace, a directory, a count that fits neither */
+    hs_run_hetsim(&r, "ingest", "--summary", "--warmup", "5", "--sidecar",
+                  s0, "--sidecar", s1, t0, t1, NULL);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.err, "hop wait 10.000 ms");
+    hs_run_free(&r);
+    snprintf(d0, sizeof d0, "%s/legacy-rank0.sidecar.json", dir);
+    snprintf(d1, sizeof d1, "%s/legacy-rank1.sidecar.json", dir);
+    CU_ASSERT_EQUAL(rename(s0, d0), 0);
+    CU_ASSERT_EQUAL(rename(s1, d1), 0);
+    hs_run_hetsim(&r, "ingest", "--summary", "--warmup", "5", "--sidecar",
+                  dir, t0, t1, NULL);
+    HS_ASSERT_I64_EQ(r.status, 0);
+    HS_ASSERT_STR_CONTAINS(r.err, "hop wait 10.000 ms");
+    hs_run_free(&r);
+    hs_run_hetsim(&r, "ingest", "--summary", "--sidecar", d0, "--sidecar",
+                  d1, "--sidecar", d1, t0, t1, NULL);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    hs_run_free(&r);
+    unlink(d0);
+    unlink(d1);
+    unlink(bad);
+}
+
+static int register_onepass(void)
+{
+    CU_pSuite s = CU_add_suite("ingest one pass", NULL, NULL);
+
+    if (s == NULL)
+        return -1;
+    if (CU_add_test(s, "records spilled or in memory: the same",
+                    test_spill_equals_memory) == NULL ||
+        CU_add_test(s, "the old reader's profiles",
+                    test_reference_profiles) == NULL ||
+        CU_add_test(s, "fwd_ops by hand", test_fwd_ops_by_hand) == NULL ||
+        CU_add_test(s, "fwd_ops add up to t_fwd", test_fwd_ops_profile) ==
+            NULL ||
+        CU_add_test(s, "robust figures by hand", test_robust_by_hand) ==
+            NULL ||
+        CU_add_test(s, "a sidecar per rank", test_sidecar_per_rank) == NULL)
+        return -1;
+    return 0;
+}
+
+HS_TEST_MAIN(register_onepass)

@@ -1,0 +1,143 @@
+/* hs_reclog.c -- fixed-size records in memory, spilled to a temporary
+   file past a budget (hs_reclog.h). */
+#include "hs_reclog.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The first block: a few records, so a small trace costs little. */
+#define HS__RECLOG_FIRST 64u
+/* The replay's read buffer for the spilled records. */
+#define HS__RECLOG_RBUF (64u * 1024u)
+
+void hs_reclog_init(hs_reclog_t *l, size_t rec_size, size_t mem_bytes)
+{
+    memset(l, 0, sizeof *l);
+    l->rec_size = rec_size;
+    l->max_recs = mem_bytes / rec_size;
+    if (l->max_recs == 0)
+        l->max_recs = 1;
+}
+
+void hs_reclog_clear(hs_reclog_t *l)
+{
+    if (l == NULL)
+        return;
+    free(l->mem);
+    if (l->spill != NULL)
+        fclose(l->spill);
+    l->mem = NULL;
+    l->spill = NULL;
+    l->cap_recs = l->n_mem = 0;
+    l->n = l->n_spilled = 0;
+}
+
+/* A new unlinked temporary file in $TMPDIR (else /tmp), or NULL. */
+static FILE *hs__spill_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    int fd;
+    FILE *f;
+
+    if (dir == NULL || dir[0] == '\0')
+        dir = "/tmp";
+    if ((size_t)snprintf(path, sizeof path, "%s/hetsim-records-XXXXXX",
+                         dir) >= sizeof path)
+        return NULL;
+    fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    unlink(path);
+    f = fdopen(fd, "w+b");
+    if (f == NULL)
+        close(fd);
+    return f;
+}
+
+hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
+                            const char *path, hs_error_t *err)
+{
+    if (l->cap_recs < l->max_recs) {
+        size_t nc = l->cap_recs ? l->cap_recs * 2 : HS__RECLOG_FIRST;
+        unsigned char *p;
+
+        if (nc > l->max_recs)
+            nc = l->max_recs;
+        p = realloc(l->mem, nc * l->rec_size);
+        if (p == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
+        l->mem = p;
+        l->cap_recs = nc;
+    } else {
+        /* the block is full at the budget: to the file with it */
+        if (l->spill == NULL && (l->spill = hs__spill_file()) == NULL)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot make a temporary file for the "
+                                "trace's records in %s: %s",
+                                getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                                strerror(errno));
+        if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot write the trace's records to a "
+                                "temporary file: %s", strerror(errno));
+        l->n_spilled += l->n_mem;
+        l->n_mem = 0;
+    }
+    return hs_reclog_add(l, rec, path, err);
+}
+
+hs_err_t hs_reclog_each(hs_reclog_t *l, hs_reclog_fn fn, void *ctx,
+                        const char *path, hs_error_t *err)
+{
+    hs_err_t rc;
+    size_t i;
+
+    if (l->n_spilled > 0) {
+        size_t per = HS__RECLOG_RBUF / l->rec_size;
+        unsigned char *buf;
+        uint64_t left = l->n_spilled;
+
+        if (per == 0)
+            per = 1;
+        if (fflush(l->spill) != 0 || fseek(l->spill, 0, SEEK_SET) != 0)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot read the trace's records back: %s",
+                                strerror(errno));
+        if ((buf = malloc(per * l->rec_size)) == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
+        while (left > 0) {
+            size_t want = left < per ? (size_t)left : per;
+            size_t got = fread(buf, l->rec_size, want, l->spill);
+
+            if (got != want) {
+                free(buf);
+                return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                    "cannot read the trace's records "
+                                    "back: %s",
+                                    ferror(l->spill) ? strerror(errno)
+                                                     : "short file");
+            }
+            for (i = 0; i < got; i++)
+                if ((rc = fn(ctx, buf + i * l->rec_size)) != HS_OK) {
+                    free(buf);
+                    return rc;
+                }
+            left -= got;
+        }
+        free(buf);
+        /* appending again goes on at the end */
+        if (fseek(l->spill, 0, SEEK_END) != 0)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot seek in the records' file: %s",
+                                strerror(errno));
+    }
+    for (i = 0; i < l->n_mem; i++)
+        if ((rc = fn(ctx, l->mem + i * l->rec_size)) != HS_OK)
+            return rc;
+    return HS_OK;
+}

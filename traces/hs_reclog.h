@@ -1,0 +1,70 @@
+/*
+ * hs_reclog.h -- an append-only log of fixed-size records, in memory up
+ * to a budget, then spilled to an unlinked temporary file.
+ *
+ * The trace reader (hs_kineto.c) reads a trace once and keeps, per kind
+ * of fact, a compact record of each event it will need once the whole
+ * file is known (a runtime call's CPU time and correlation id, a
+ * kernel's correlation id and duration, ...).  The records are replayed
+ * in the order they were added.  Memory is bounded whatever the trace's
+ * size: the block grows (doubling from a few records) up to the budget;
+ * when the block is full it is written to the temporary file (in
+ * $TMPDIR, else /tmp; unlinked at once, so nothing is left behind) and
+ * reused.  Replay reads the file back through a small buffer, then the
+ * block.
+ */
+#ifndef HS_RECLOG_H
+#define HS_RECLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_error.h"
+
+typedef struct hs_reclog_s {
+    size_t rec_size;        /* bytes per record */
+    size_t max_recs;        /* records the block may hold (the budget) */
+    unsigned char *mem;     /* the block */
+    size_t cap_recs;        /* records the block holds now */
+    size_t n_mem;           /* records in the block */
+    FILE *spill;            /* NULL until the block first overflows */
+    uint64_t n;             /* records in all */
+    uint64_t n_spilled;     /* of which in the file */
+} hs_reclog_t;
+
+/* An empty log of records of rec_size bytes, at most mem_bytes of them
+   in memory (at least one record's worth).  Allocates nothing yet. */
+void hs_reclog_init(hs_reclog_t *l, size_t rec_size, size_t mem_bytes);
+
+/* Releases the block and closes (so deletes) the file; l may be NULL.
+   The log is empty and usable again afterwards. */
+void hs_reclog_clear(hs_reclog_t *l);
+
+/* Appends rec_size bytes from rec.  HS_OK, or HS_ERR_NOMEM / HS_ERR_IO
+   (the temporary file cannot be made or written) with err filled, path
+   naming the trace the records come from. */
+hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
+                            const char *path, hs_error_t *err);
+
+static inline hs_err_t hs_reclog_add(hs_reclog_t *l, const void *rec,
+                                     const char *path, hs_error_t *err)
+{
+    if (l->n_mem < l->cap_recs) {
+        memcpy(l->mem + l->n_mem * l->rec_size, rec, l->rec_size);
+        l->n_mem++;
+        l->n++;
+        return HS_OK;
+    }
+    return hs_reclog_slow_add(l, rec, path, err);
+}
+
+/* Calls fn(ctx, rec) for every record in the order they were added;
+   stops at the first code other than HS_OK and returns it (fn fills err
+   itself).  HS_ERR_IO when the file cannot be read back. */
+typedef hs_err_t (*hs_reclog_fn)(void *ctx, const void *rec);
+hs_err_t hs_reclog_each(hs_reclog_t *l, hs_reclog_fn fn, void *ctx,
+                        const char *path, hs_error_t *err);
+
+#endif
