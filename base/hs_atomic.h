@@ -22,14 +22,30 @@
 typedef struct hs_atomic_s {
     FILE *f;            /* write here */
     char *path;         /* the final path */
-    char *tmp_path;     /* path + ".tmp.XXXXXX" */
+    char *tmp_path;     /* path + ".tmp.XXXXXX"; NULL for standard output */
+    int to_stdout;      /* path was "-": a->f is stdout */
 } hs_atomic_t;
 
 /* Creates the temporary file beside `path` (mode 0666 less the umask) and
    opens it for writing into a->f.  On failure a is left empty (nothing to
    abort).  A writer that writes by path (HDF5, gnuplot) closes a->f with
-   hs_atomic_detach and writes to a->tmp_path instead. */
+   hs_atomic_detach and writes to a->tmp_path instead; it must refuse "-"
+   first (hs_atomic_check_target with allow_stdout 0).
+
+   Only a regular file or a new name is ever replaced: an existing target
+   that is a directory, a FIFO, a socket, a device or a symbolic link is
+   refused (HS_ERR_IO, saying what it is), here and again just before the
+   rename.  "-" means standard output: a->f is stdout, a->tmp_path NULL,
+   and commit flushes it and reports a write error (a file named "-" is
+   written as "./-"). */
 hs_err_t hs_atomic_open(hs_atomic_t *a, const char *path, hs_error_t *err);
+
+/* HS_OK when `path` names something an atomic writer may replace: a new
+   name or a regular file (and "-" when allow_stdout), else HS_ERR_IO
+   saying what the target is.  A writer calls it before a long computation
+   so that a bad target is refused before the work, not after it. */
+hs_err_t hs_atomic_check_target(const char *path, int allow_stdout,
+                                hs_error_t *err);
 
 /* Closes a->f (when open) and sets it to NULL, keeping the temporary file
    for a writer that writes it by path.  Returns 0, or -1 if close failed. */

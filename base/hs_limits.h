@@ -141,6 +141,26 @@
 /* The largest file read whole (1 GiB). */
 #define HS_LIMIT_FILE_BYTES (UINT64_C(1) << 30)
 
+/* The deepest nesting of lists and mappings (YAML) or arrays and objects
+   (JSON) in a document read whole: every hetsim file nests a few levels;
+   the check runs before the document is built, in one linear pass, so a
+   hostile document nested a million deep is refused at its 65th level,
+   never recursed into. */
+#define HS_LIMIT_NEST_DEPTH 64
+
+/* The most JSON one trace may hold once inflated (4 GiB): a profiler
+   trace of a few steps is tens of MB; a gzip file that inflates past this
+   is refused at the byte that passes it. */
+#define HS_LIMIT_TRACE_BYTES (UINT64_C(4) << 30)
+
+/* The longest line of a CSV file (links, a sweep read back), in bytes. */
+#define HS_LIMIT_CSV_LINE 65536
+
+/* The most devices (or nodes) `advise ring` searches over without
+   --force: the heuristic's passes cost O(n^2) pair costs each and take
+   seconds at 4,096 devices here, minutes past 16,384. */
+#define HS_LIMIT_RINGOPT_DEVICES 4096u
+
 /* The longest name (a device, a type, a profile), in bytes. */
 #define HS_LIMIT_NAME_LEN 128
 

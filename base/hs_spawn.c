@@ -1,5 +1,6 @@
 /* hs_spawn.c -- external programs from argv arrays (see hs_spawn.h). */
 #include "hs_spawn.h"
+#include "hs_valid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -358,6 +359,127 @@ char **hs_argv_build(char *const tmpl[], size_t n_tmpl, const char *host,
 fail:
     hs_argv_free(argv);
     return NULL;
+}
+
+int hs_shell_inert(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    if (s == NULL || *s == '\0')
+        return 0;
+    for (; *p != '\0'; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || strchr("_./:=@%+,-", *p) != NULL))
+            return 0;
+    return 1;
+}
+
+char *hs_shell_quote(const char *s)
+{
+    size_t n = 3, i, k = 0;
+    char *q;
+
+    if (hs_shell_inert(s))
+        return strdup(s);
+    for (i = 0; s[i] != '\0'; i++)
+        n += s[i] == '\'' ? 4 : 1;
+    if ((q = malloc(n)) == NULL)
+        return NULL;
+    q[k++] = '\'';
+    for (i = 0; s[i] != '\0'; i++) {
+        if (s[i] == '\'') {
+            memcpy(q + k, "'\\''", 4);
+            k += 4;
+        } else {
+            q[k++] = s[i];
+        }
+    }
+    q[k++] = '\'';
+    q[k] = '\0';
+    return q;
+}
+
+int hs_launcher_is_shell(char *const tmpl[], size_t n_tmpl)
+{
+    const char *b;
+
+    if (n_tmpl == 0 || tmpl[0] == NULL)
+        return 0;
+    b = strrchr(tmpl[0], '/');
+    b = b != NULL ? b + 1 : tmpl[0];
+    return strcmp(b, "ssh") == 0 || strcmp(b, "rsh") == 0 ||
+           strcmp(b, "slogin") == 0;
+}
+
+/* 1 when the template uses placeholder ph ("{host}" or "{name}"). */
+static int hs__uses(char *const tmpl[], size_t n_tmpl, const char *ph)
+{
+    size_t i;
+
+    for (i = 0; i < n_tmpl; i++)
+        if (strstr(tmpl[i], ph) != NULL)
+            return 1;
+    return 0;
+}
+
+hs_err_t hs_launch_argv(char *const tmpl[], size_t n_tmpl, const char *host,
+                        const char *name, char *const cmd[],
+                        const char *what, char ***out, hs_error_t *err)
+{
+    int shell = hs_launcher_is_shell(tmpl, n_tmpl);
+    size_t i, n_cmd = 0;
+    char **argv;
+
+    *out = NULL;
+    if (n_tmpl > 0) {
+        const char *ph[2] = {"{host}", "{name}"};
+        const char *val[2] = {host, name};
+        for (i = 0; i < 2; i++)
+            if (hs__uses(tmpl, n_tmpl, ph[i]) &&
+                !hs_shell_inert(val[i] ? val[i] : ""))
+                return hs_error_setf(
+                    err, HS_ERR_SCHEMA,
+                    "%s: the launcher's %s would be '%s', which a shell "
+                    "would read as more than a word: a value put into the "
+                    "launcher template holds only letters, digits and "
+                    "_ . / : = @ %% + , -", what, ph[i],
+                    hs_ex(val[i] ? val[i] : ""));
+    }
+    while (cmd != NULL && cmd[n_cmd] != NULL)
+        n_cmd++;
+    if (n_tmpl > 0 && !shell)
+        for (i = 0; i < n_cmd; i++)
+            if (!hs_shell_inert(cmd[i]))
+                return hs_error_setf(
+                    err, HS_ERR_SCHEMA,
+                    "%s: the command's word '%s' holds a character a "
+                    "shell would read (a space, quote, $, `, ;, ...), and "
+                    "launcher '%s' is not known to pass argv on unparsed: "
+                    "refused (with ssh each word is quoted instead)",
+                    what, hs_ex(cmd[i]), hs_ex(tmpl[0]));
+    if (!shell || n_tmpl == 0) {
+        if ((argv = hs_argv_build(tmpl, n_tmpl, host, name, cmd)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        *out = argv;
+        return HS_OK;
+    }
+    /* a shell launcher: every command word quoted */
+    {
+        char **q = calloc(n_cmd + 1, sizeof *q);
+        if (q == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        for (i = 0; i < n_cmd; i++)
+            if ((q[i] = hs_shell_quote(cmd[i])) == NULL) {
+                hs_argv_free(q);
+                return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+            }
+        argv = hs_argv_build(tmpl, n_tmpl, host, name, q);
+        hs_argv_free(q);
+        if (argv == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    *out = argv;
+    return HS_OK;
 }
 
 void hs_argv_free(char **argv)

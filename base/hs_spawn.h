@@ -3,7 +3,9 @@
  * the profiling harness) for the live pipeline (issue 5).
  *
  * Programs always run from an argv array through posix_spawnp, never
- * through a shell: no scenario value is ever parsed as shell syntax.  A
+ * through a local shell.  A launcher may hand its words to a shell on the
+ * other side (ssh joins them for the remote shell): hs_launch_argv quotes
+ * them for ssh-like launchers and refuses shell syntax for the others.  A
  * remote or namespaced host is reached through a launcher template, an
  * argv prefix such as [ssh, "{host}"] or [ip, netns, exec, "{name}"], in
  * which the placeholders "{host}" (the device's address) and "{name}" (the
@@ -93,6 +95,37 @@ void hs_child_kill(hs_child_t *c, int64_t grace_ns);
  */
 char **hs_argv_build(char *const tmpl[], size_t n_tmpl, const char *host,
                      const char *name, char *const cmd[]);
+
+/* 1 when s stands for itself in a POSIX shell word: not empty, and only
+   letters, digits and _ . / : = @ % + , - (no quote, space, $, `, ;, |,
+   &, <, >, (, ), *, ?, [, ~, #, !, \\, or control character). */
+int hs_shell_inert(const char *s);
+
+/* s quoted for a POSIX shell: inert text as it is, else '...' with each
+   ' written '\\''.  malloc'd; NULL when out of memory. */
+char *hs_shell_quote(const char *s);
+
+/* 1 when the launcher template runs its command through a shell on the
+   other side: its program (tmpl[0], by base name) is ssh, rsh or
+   slogin, which join their arguments with spaces for the remote
+   shell. */
+int hs_launcher_is_shell(char *const tmpl[], size_t n_tmpl);
+
+/*
+ * hs_argv_build for a launcher (n_tmpl > 0), safe against the remote
+ * shell: the values substituted into the template ({host}, {name}) must
+ * be shell-inert, else HS_ERR_SCHEMA naming the value; then, when the
+ * launcher is a shell launcher (hs_launcher_is_shell), every word of cmd
+ * is quoted for a POSIX shell (hs_shell_quote), so the remote shell
+ * rebuilds exactly cmd's argv; with any other launcher (which passes
+ * argv on unparsed, as `ip netns exec` does, or is not known to) a word
+ * of cmd that is not shell-inert is refused, HS_ERR_SCHEMA naming it.
+ * `what` names the run in messages.  With n_tmpl 0 it is
+ * hs_argv_build.  *out: free with hs_argv_free.
+ */
+hs_err_t hs_launch_argv(char *const tmpl[], size_t n_tmpl, const char *host,
+                        const char *name, char *const cmd[],
+                        const char *what, char ***out, hs_error_t *err);
 
 /* Frees an array from hs_argv_build.  NULL is fine. */
 void hs_argv_free(char **argv);

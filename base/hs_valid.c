@@ -181,3 +181,26 @@ char *hs_valid_quote(const char *text, char *buf, size_t len)
     buf[o] = '\0';
     return buf;
 }
+
+const char *hs_ex(const char *text)
+{
+    static _Thread_local char pool[8][HS_EXCERPT_LEN + 4];
+    static _Thread_local unsigned next;
+    char *buf = pool[next++ % 8];
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    size_t n = 0;
+
+    /* letters, digits and the punctuation of names, quantities and
+       paths; the first other character (a '$' of a password hash, a
+       quote, a control character) ends the excerpt */
+    while (p[n] != '\0' && n < HS_EXCERPT_LEN &&
+           ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+            (p[n] >= '0' && p[n] <= '9') || strchr("_.-+:/@,=% ()[]{}#*<>!?~^", p[n])))
+        n++;
+    memcpy(buf, p, n);
+    if (p[n] != '\0')
+        memcpy(buf + n, "...", 4);
+    else
+        buf[n] = '\0';
+    return buf;
+}

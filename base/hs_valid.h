@@ -43,4 +43,21 @@ int hs_valid_addr(const char *addr, const char **why);
  */
 char *hs_valid_quote(const char *text, char *buf, size_t len);
 
+/* The longest excerpt of input an error message quotes, in bytes before
+   escaping. */
+#define HS_EXCERPT_LEN 40
+
+/*
+ * A short, printable excerpt of text read from an input, for an error
+ * message: its first HS_EXCERPT_LEN characters at most, and only up to
+ * the first that is not a letter, a digit or the punctuation of names,
+ * quantities and paths ("..." marks a cut).  So a message never carries
+ * more of a file than names the mistake: a path typed in the wrong place
+ * (/etc/shadow as a profile) shows "root:...", never a password hash, and
+ * nothing quoted can move the cursor or recolour the terminal.  Returns
+ * one of 8 thread-local buffers used in turn: valid until the 8th next
+ * call in the same thread, enough for one message's arguments.
+ */
+const char *hs_ex(const char *text);
+
 #endif

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hs_atomic.h"
 #include "hs_cli.h"
+#include "hs_valid.h"
 #include "hs_ingest.h"
 #include "hs_units.h"
 
@@ -280,6 +282,21 @@ int hs_cli_ingest(int argc, char **argv)
         free(traces);
         return hs_cli_usage_error("ingest",
                                   "--type NAME is needed with -o");
+    }
+    if (type != NULL) {
+        const char *why = NULL;
+        if (hs_valid_name(type, &why) != 0) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "--type '%s' %s", hs_ex(type), why);
+            free(traces);
+            return hs_cli_usage_error("ingest", msg);
+        }
+    }
+    /* a target that cannot be replaced is refused before the traces are
+       read, not after */
+    if (outp != NULL && hs_atomic_check_target(outp, 1, &err) != HS_OK) {
+        free(traces);
+        return hs_cli_fail(&err);
     }
     /* the sidecars: one for all, one per trace, or a directory of them */
     if (c.n_sidecars == 1 && !hs__is_dir(c.sidecars[0]))

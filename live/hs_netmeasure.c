@@ -11,10 +11,14 @@
  * (stdout) and each end's stderr, which explain a failure.
  */
 #include "hs_netmeasure.h"
+#include "hs_jcheck.h"
+#include "hs_valid.h"
+#include "hs_limits.h"
 #include "hs_atomic.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,12 +167,12 @@ static hs_err_t hs__nm_start(const hs_nm_opts_t *o, const hs_nm_host_t *h,
                              const char *errp, hs_child_t *c,
                              hs_error_t *err)
 {
-    char **argv = hs_argv_build(o->launcher, o->n_launcher, h->addr,
-                                h->name, cmd);
-    hs_err_t rc;
+    char **argv = NULL;
+    hs_err_t rc = hs_launch_argv(o->launcher, o->n_launcher, h->addr,
+                                 h->name, cmd, "measure-bw", &argv, err);
 
-    if (argv == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "measure-bw: out of memory");
+    if (rc != HS_OK)
+        return rc;
     rc = hs_spawn(argv, NULL, 0, out, errp, c, err);
     hs_argv_free(argv);
     return rc;
@@ -234,6 +238,14 @@ static int hs__nm_parse(const char *path, double *bps, char *why,
         free(text);
         return 0;
     }
+    {
+        hs_error_t jerr;
+        if (hs_json_check(path, text, strlen(text), &jerr) != HS_OK) {
+            snprintf(why, why_len, "unreadable JSON report: %.150s", jerr.msg);
+            free(text);
+            return 0;
+        }
+    }
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     free(text);
     if (root == NULL) {
@@ -242,18 +254,26 @@ static int hs__nm_parse(const char *path, double *bps, char *why,
     }
     v = yajl_tree_get(root, p_err, yajl_t_string);
     if (v != NULL) {
-        snprintf(why, why_len, "%s", YAJL_GET_STRING(v));
+        hs_valid_quote(YAJL_GET_STRING(v), why, why_len);
     } else {
         v = yajl_tree_get(root, p_bps, yajl_t_number);
         if (v != NULL) {
             double x = YAJL_IS_DOUBLE(v) ? YAJL_GET_DOUBLE(v)
                        : (double)YAJL_GET_INTEGER(v);
 
-            if (x > 0) {
+            /* the same limits the scenario's bandwidths keep (predict
+               refuses a links CSV past them): 1 bit/s to 8 Pbit/s */
+            if (!isfinite(x) || x <= 0)
+                snprintf(why, why_len, "measured %g bit/s", x);
+            else if (x / 8 < HS_LIMIT_BW_MIN_BYTES_PER_S ||
+                     x / 8 > HS_LIMIT_BW_MAX_BYTES_PER_S)
+                snprintf(why, why_len,
+                         "reported %g bit/s, outside the limits (1 bit/s "
+                         "to 8 Pbit/s): not a measurement", x);
+            else {
                 *bps = x;
                 ok = 1;
-            } else
-                snprintf(why, why_len, "measured 0 bit/s");
+            }
         } else
             snprintf(why, why_len, "report lacks end.sum_received");
     }

@@ -18,6 +18,7 @@
  * everything else (flow or block style, order) does.
  */
 #include "hs_profile_run.h"
+#include "hs_limits.h"
 #include "hs_atomic.h"
 #include "hs_file.h"
 #include "hs_rewrite.h"
@@ -42,6 +43,12 @@
 
 #define HS__PR_NRANK 2
 #define HS__PR_GRACE_NS (5LL * 1000000000)
+/* how often the rank logs are read while the sub-system runs */
+#define HS__PR_POLL_NS (1LL * 1000000000)
+/* the harness's default hop-probe trials (its --hop-trials) */
+#define HS__PR_HOP_TRIALS 8u
+/* the harness's own wait for its peer, at least (6 h) */
+#define HS__PR_HARNESS_WAIT_S 21600LL
 
 void hs_prun_opts_init(hs_prun_opts_t *o)
 {
@@ -139,21 +146,14 @@ static void hs__file_name(const char *name, char *buf, size_t len)
     buf[i] = '\0';
 }
 
-/* What the log of a rank says. */
-typedef struct hs__log_s {
-    long step;          /* the step it was in (begun), -1 before any */
-    char phase[32];     /* its phase in that step, "" unknown */
-    char error[400];    /* the harness's error line, "" none */
-    char tail[400];     /* the log's last line (python's last words) */
-} hs__log_t;
-
-static void hs__scan_log(const char *path, hs__log_t *lg)
+void hs_prun_log_scan(const char *path, hs_prun_log_t *lg)
 {
     char *text = hs_read_small_file(path, 4u << 20);
     char *line, *save = NULL;
 
     memset(lg, 0, sizeof *lg);
     lg->step = -1;
+    lg->steps_total = -1;
     if (text == NULL)
         return;
     hs_last_line(text, lg->tail, sizeof lg->tail);
@@ -161,7 +161,8 @@ static void hs__scan_log(const char *path, hs__log_t *lg)
          line = strtok_r(NULL, "\n", &save)) {
         const char *p = strstr(line, "hetsim-harness: rank ");
         char ph[32];
-        long r, stp;
+        long r, stp, tot, prof;
+        double ms;
         int off = 0;
 
         if (p == NULL)
@@ -169,16 +170,79 @@ static void hs__scan_log(const char *path, hs__log_t *lg)
         if (sscanf(p, "hetsim-harness: rank %ld: step %ld begins %31s", &r,
                    &stp, ph) == 3) {
             lg->step = stp;
+            lg->after = 0;
             snprintf(lg->phase, sizeof lg->phase, "%s", ph);
         } else if (sscanf(p, "hetsim-harness: rank %ld: step %ld done%n",
                           &r, &stp, &off) == 2 && off > 0) {
             lg->step = stp + 1;
+            lg->steps_done++;
+            if (sscanf(p + off, ": %lf ms", &ms) == 1 && ms >= 0 &&
+                ms < 1e12)
+                lg->step_ms_sum += ms;
+            /* the next step's data, unless it was the last */
             snprintf(lg->phase, sizeof lg->phase, "%s", "data loading");
+        } else if (sscanf(p, "hetsim-harness: rank %ld: steps %ld (%ld "
+                             "profiled)", &r, &tot, &prof) == 3) {
+            lg->steps_total = tot;
+            lg->steps_profiled = prof;
+        } else if (off = 0,
+                   sscanf(p, "hetsim-harness: rank %ld: after training: %n",
+                          &r, &off) == 1 && off > 0) {
+            lg->after = 1;
+            snprintf(lg->phase, sizeof lg->phase, "%s", p + off);
         } else
             snprintf(lg->error, sizeof lg->error, "%s",
                      p + strlen("hetsim-harness: "));
     }
     free(text);
+}
+
+int64_t hs_prun_limit_ns(int64_t floor_ns, double factor,
+                         const hs_prun_log_t *lg, size_t n,
+                         int64_t last_done_ns, unsigned hop_trials)
+{
+    long done = -1, total = -1, traced = 0;
+    double step_ns = 0, left, lim;
+    size_t r;
+
+    if (n == 0)
+        return floor_ns;
+    for (r = 0; r < n; r++) {
+        double mean;
+        if (lg[r].steps_done <= 0 || lg[r].steps_total < 0)
+            return floor_ns;    /* no step measured yet */
+        mean = lg[r].step_ms_sum / (double)lg[r].steps_done * 1e6;
+        if (mean > step_ns)
+            step_ns = mean;
+        if (done < 0 || lg[r].steps_done < done)
+            done = lg[r].steps_done;
+        if (lg[r].steps_total > total)
+            total = lg[r].steps_total;
+        if (lg[r].steps_profiled > traced)
+            traced = lg[r].steps_profiled;
+    }
+    /* steps left, the trace export (about a step per profiled step: the
+       profiler records every op of each), the probes after training */
+    left = (double)(total > done ? total - done : 0) + (double)traced +
+           2.0 * hop_trials + 2.0;
+    lim = (double)last_done_ns + factor * left * step_ns +
+          (double)(floor_ns < 60000000000LL ? floor_ns : 60000000000LL);
+    if (!(lim < (double)HS_LIMIT_TIME_NS))
+        return HS_LIMIT_TIME_NS;
+    return (int64_t)lim > floor_ns ? (int64_t)lim : floor_ns;
+}
+
+void hs_prun_where(const hs_prun_log_t *lg, char *buf, size_t len)
+{
+    if (lg->after)
+        snprintf(buf, len, "after all %ld steps, in '%s'", lg->steps_done,
+                 lg->phase[0] ? lg->phase : "?");
+    else if (lg->step < 0)
+        snprintf(buf, len, "before its first step (%s)",
+                 lg->phase[0] ? lg->phase : "start-up");
+    else
+        snprintf(buf, len, "in step %ld (%s)", lg->step,
+                 lg->phase[0] ? lg->phase : "?");
 }
 
 /* The data share of a rank of type t in samples (0 = let the harness use
@@ -320,7 +384,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
     int remote = s->n_launcher > 0;
     hs__rank_t rk[HS__PR_NRANK];
     size_t r, nr;
-    int64_t deadline;
+    int64_t deadline, start;
     hs_err_t rc = HS_OK;
     int alone;
 
@@ -403,8 +467,16 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->seed);
         hs_strv_addf(&cmd, "--device-type");
         hs_strv_addf(&cmd, "%s", ty->name);
+        /* the harness's own wait for its peer in a collective: long
+           enough for the other rank's trace export, which the limit here
+           (hs_prun_limit_ns) lets run past the floor; this side stops a
+           hung sub-system */
         hs_strv_addf(&cmd, "--timeout");
-        hs_strv_addf(&cmd, "%lld", (long long)(timeout_ns / 1000000000 + 1));
+        hs_strv_addf(&cmd, "%lld",
+                     (long long)(timeout_ns / 1000000000 + 1 >
+                                         HS__PR_HARNESS_WAIT_S
+                                     ? timeout_ns / 1000000000 + 1
+                                     : HS__PR_HARNESS_WAIT_S));
         if (o->have_hop_trials) {
             hs_strv_addf(&cmd, "--hop-trials");
             hs_strv_addf(&cmd, "%u", (unsigned)o->hop_trials);
@@ -416,11 +488,9 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
             goto stop;
         }
         if (remote) {
-            argv = hs_argv_build(s->launcher, s->n_launcher, rk[r].addr,
-                                 rk[r].name, cmd.v);
-            if (argv == NULL)
-                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-            else
+            rc = hs_launch_argv(s->launcher, s->n_launcher, rk[r].addr,
+                                rk[r].name, cmd.v, "profile", &argv, err);
+            if (rc == HS_OK)
                 rc = hs_spawn(argv, NULL, 0, rk[r].log, rk[r].log,
                               &rk[r].child, err);
             hs_argv_free(argv);
@@ -441,19 +511,51 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         }
     }
     pt->ran = 1;
-    deadline = hs_now_ns() + timeout_ns;
+    start = hs_now_ns();
+    deadline = start + timeout_ns;
     {
         hs_child_t ch[HS__PR_NRANK];
         int failed_first[HS__PR_NRANK];
         size_t running;
         int timed_out = 0, any_failed = 0;
-        long who = -1;
+        long who = -1, seen_done = 0;
+        int64_t limit = timeout_ns, last_done = 0;
         char line[900];
-        hs__log_t lg[HS__PR_NRANK];
+        hs_prun_log_t lg[HS__PR_NRANK];
+        unsigned hops = o->have_hop_trials ? (unsigned)o->hop_trials
+                                           : HS__PR_HOP_TRIALS;
 
         for (r = 0; r < nr; r++)
             ch[r] = rk[r].child;
-        running = hs_child_wait_all(ch, nr, deadline, 1);
+        /* wait in slices; after each, the logs say how far the ranks got
+           and the limit follows the work left (hs_prun_limit_ns) */
+        for (;;) {
+            int64_t now = hs_now_ns(), until = now + HS__PR_POLL_NS;
+            long done = -1;
+
+            running = hs_child_wait_all(ch, nr,
+                                        until < deadline ? until : deadline,
+                                        1);
+            if (running == 0)
+                break;
+            for (r = 0; r < nr; r++)
+                if (ch[r].done && ch[r].status != 0)
+                    break;
+            if (r < nr || hs_now_ns() >= deadline)
+                break;
+            for (r = 0; r < nr; r++) {
+                hs_prun_log_scan(rk[r].log, &lg[r]);
+                if (done < 0 || lg[r].steps_done < done)
+                    done = lg[r].steps_done;
+            }
+            if (done > seen_done) {
+                seen_done = done;
+                last_done = hs_now_ns() - start;
+            }
+            limit = hs_prun_limit_ns(timeout_ns, s->prof_timeout_factor, lg,
+                                     nr, last_done, hops);
+            deadline = start + limit;
+        }
         /* the ranks that had failed when the wait returned: the first
            failure; the others fail in its wake (a closed connection) */
         for (r = 0; r < nr; r++) {
@@ -478,7 +580,7 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
         if (!timed_out && !any_failed)
             return HS_OK;
         for (r = 0; r < nr; r++)
-            hs__scan_log(rk[r].log, &lg[r]);
+            hs_prun_log_scan(rk[r].log, &lg[r]);
         if (timed_out) {
             /* the hung rank: the one that got least far; on a tie the one
                not waiting in an all-reduce (DDP's, in the backward, or
@@ -490,19 +592,18 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                         && hs__in_collective(lg[who].phase)
                         && !hs__in_collective(lg[r].phase)))
                     who = (long)r;
-            if (lg[who].step < 0)
-                snprintf(line, sizeof line, "before its first step (%s)",
-                         lg[who].phase[0] ? lg[who].phase : "start-up");
-            else
-                snprintf(line, sizeof line, "in step %ld (%s)",
-                         lg[who].step, lg[who].phase[0] ? lg[who].phase
-                                                        : "?");
+            hs_prun_where(&lg[who], line, sizeof line);
             return hs_error_setf(
                 err, HS_ERR_RANK,
                 "profile: type '%s', rank %ld (device %s, host %s) did not "
-                "finish within %.0f s: hung %s (log: %s)", ty->name, who,
-                rk[who].name, rk[who].host,
-                (double)timeout_ns / 1e9, line, rk[who].log);
+                "finish within %.0f s (%s): stopped %s (log: %s)", ty->name,
+                who, rk[who].name, rk[who].host, (double)limit / 1e9,
+                limit > timeout_ns
+                    ? "the limit grown to the steps, the trace export and "
+                      "the probes left at the measured step time, times "
+                      "profiling.timeout_factor"
+                    : "profiling.timeout",
+                line, rk[who].log);
         }
         /* among the first failures, prefer one whose harness said what
            went wrong */
@@ -512,10 +613,12 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                 who = (long)r;
         if (lg[who].error[0] != '\0')
             snprintf(line, sizeof line, "%s", lg[who].error);
-        else
-            snprintf(line, sizeof line, "in step %ld (%s): %s",
-                     lg[who].step, lg[who].phase[0] ? lg[who].phase : "?",
+        else {
+            char where[200];
+            hs_prun_where(&lg[who], where, sizeof where);
+            snprintf(line, sizeof line, "%s: %s", where,
                      lg[who].tail[0] ? lg[who].tail : "no message");
+        }
         return hs_error_setf(
             err, HS_ERR_RANK,
             "profile: type '%s', rank %ld (device %s, host %s) failed with "

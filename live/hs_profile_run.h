@@ -118,6 +118,46 @@ typedef struct hs_prun_result_s {
     char *scenario_path;     /* OUTDIR/scenario.yaml when all ok */
 } hs_prun_result_t;
 
+/* What a rank's log says (the harness's "hetsim-harness: rank R: ..."
+   lines). */
+typedef struct hs_prun_log_s {
+    long step;              /* the step it was in (begun), -1 before any */
+    char phase[40];         /* its phase in that step, or its stage after
+                               training (after = 1); "" unknown */
+    int after;              /* 1: every step done, past "after training" */
+    long steps_total;       /* the run's steps ("steps N (P profiled)"),
+                               -1 unknown */
+    long steps_profiled;    /* P: steps whose events the trace holds */
+    long steps_done;        /* "step N done" lines */
+    double step_ms_sum;     /* the times they give */
+    char error[400];        /* the harness's error line, "" none */
+    char tail[400];         /* the log's last line */
+} hs_prun_log_t;
+
+/* Reads the rank log at path into *lg (an unreadable log: nothing
+   known, step -1). */
+void hs_prun_log_scan(const char *path, hs_prun_log_t *lg);
+
+/*
+ * The time limit of a sub-system run of n ranks, in ns from its start,
+ * from what their logs say: floor_ns (profiling.timeout) until every
+ * rank has done a step; then the moment the slowest rank's steps were
+ * last seen to advance (last_done_ns, from the start) plus `factor`
+ * times the work the logs say is left -- the steps not done, the trace
+ * export (about one step's time per profiled step) and the probes after
+ * training (2 x hop_trials + 2 steps) -- at the largest mean step time
+ * of the ranks, plus min(floor_ns, 60 s) for the fixed costs; never
+ * less than floor_ns, at most HS_LIMIT_TIME_NS.
+ */
+int64_t hs_prun_limit_ns(int64_t floor_ns, double factor,
+                         const hs_prun_log_t *lg, size_t n,
+                         int64_t last_done_ns, unsigned hop_trials);
+
+/* Where the log says its rank was, into buf: "before its first step
+   (start-up)", "in step 12 (forward)" or "after all 40 steps, in 'write
+   trace'". */
+void hs_prun_where(const hs_prun_log_t *lg, char *buf, size_t len);
+
 /* Fills o with zeros/NULLs (scenario values are used). */
 void hs_prun_opts_init(hs_prun_opts_t *o);
 

@@ -18,7 +18,9 @@
 
 #include "hs_file.h"
 #include "hs_hash.h"
+#include "hs_limits.h"
 #include "hs_units.h"
+#include "hs_valid.h"
 
 static uint64_t hs__pair_hash(const char *a, const char *b)
 {
@@ -211,9 +213,9 @@ static hs_err_t hs__csv_quantity_fail(hs_error_t *err, const char *path,
 
     if (range)
         return hs_error_set(err, HS_ERR_RANGE, path, lineno, col, "'%s' %s",
-                            text, why);
+                            hs_ex(text), why);
     return hs_error_set(err, HS_ERR_UNIT, path, lineno, col, "'%s' is not %s",
-                        text, good);
+                        hs_ex(text), good);
 }
 
 hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
@@ -227,7 +229,31 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
 
     if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
-    for (line = text; line != NULL && *line; line = save) {
+    /* a NUL byte would end the row (or the file) early and drop the rest
+       without a word: refused where it is */
+    {
+        const char *nul = memchr(text, '\0', len);
+        if (nul != NULL) {
+            unsigned long ln = 1, col = 1;
+            const char *q;
+            for (q = text; q < nul; q++) {
+                if (*q == '\n') {
+                    ln++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            }
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, ln, col,
+                                "a NUL byte: a links CSV is text");
+        }
+    }
+    line = text;
+    /* a UTF-8 byte order mark (spreadsheets write one) is not data */
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        line += 3;
+    for (; line != NULL && *line; line = save) {
         char *nl = strchr(line, '\n'), *f[5];
         int nf = 0;
         char *p;
@@ -238,6 +264,13 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
         if (nl)
             *nl = '\0';
         lineno++;
+        if (strlen(line) > HS_LIMIT_CSV_LINE) {
+            free(text);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                                HS_LIMIT_CSV_LINE + 1,
+                                "the line is longer than %d bytes (the "
+                                "limit)", HS_LIMIT_CSV_LINE);
+        }
         p = hs__trim(line);
         if (*p == '\0' || *p == '#')
             continue;
@@ -280,10 +313,19 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
                 hs_err_t e = hs_error_set(
                     err, HS_ERR_NETWORK, path, lineno, col,
                     "'%s' is neither a device name nor a device address",
-                    f[i]);
+                    hs_ex(f[i]));
                 free(text);
                 return e;
             }
+        }
+        if (strcmp(f[0], f[1]) == 0) {
+            hs_err_t e = hs_error_set(
+                err, HS_ERR_NETWORK, path, lineno,
+                (unsigned long)(f[1] - line) + 1,
+                "a link from '%s' to itself: a ring link joins two "
+                "devices", hs_ex(f[0]));
+            free(text);
+            return e;
         }
         if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0) {
             free(text);

@@ -23,7 +23,9 @@
 
 #include "hs_collective.h"
 #include "hs_scenario.h"
+#include "hs_limits.h"
 #include "hs_scenario_int.h"
+#include "hs_valid.h"
 #include "hs_suggest.h"
 #include "hs_yaml.h"
 
@@ -116,7 +118,7 @@ static hs_err_t hs__kind(hs_yaml_ctx_t *c, yaml_node_t *n, hs_nodes_t *nd,
         char hint[HS__HINT_LEN];
         return hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                             "node kind '%s' names unknown device type '%s'%s",
-                            k->name, tn ? tn : "",
+                            hs_ex(k->name), hs_ex(tn ? tn : ""),
                             hs__type_hint(s, tn ? tn : "", hint,
                                           sizeof hint));
     }
@@ -128,9 +130,15 @@ static hs_err_t hs__kind(hs_yaml_ctx_t *c, yaml_node_t *n, hs_nodes_t *nd,
         return rc;
     if ((rc = hs_yaml_need(c, n, v[K_COUNT], "count", "a node kind")) !=
             HS_OK ||
-        (rc = hs_yaml_get_u32(c, v[K_COUNT], "count", 0, UINT32_MAX - 1,
+        (rc = hs_yaml_get_u32(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
                               &k->count)) != HS_OK)
         return rc;
+    {
+        char key[HS_LIMIT_NAME_LEN + 32];
+        snprintf(key, sizeof key, "nodes.%s.count", k->name);
+        if (hs__where_node(c, key, v[K_COUNT]) != 0)
+            return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
+    }
     if (v[K_IBW] != NULL &&
         (rc = hs_yaml_get_bw(c, v[K_IBW], "intra_bandwidth",
                              &k->intra_bw_bytes_per_s)) != HS_OK)
@@ -279,7 +287,7 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
                     return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
                                         "kind_links names unknown node "
                                         "kind '%s'%s",
-                                        kn ? kn : "",
+                                        hs_ex(kn ? kn : ""),
                                         hs_nodes_kind_hint(nd, kn ? kn : "", hint,
                                                       sizeof hint));
                 }
@@ -313,7 +321,7 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
                     return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
                                         "nodes.links names unknown node "
                                         "'%s' (nodes are <kind>-<i>)",
-                                        nn ? nn : "");
+                                        hs_ex(nn ? nn : ""));
                 if ((j ? (r->b = strdup(nn)) : (r->a = strdup(nn))) == NULL)
                     return hs_error_setf(c->err, HS_ERR_NOMEM,
                                          "out of memory");
@@ -413,8 +421,8 @@ static hs_err_t hs__node_links(hs_scenario_t *s, hs_error_t *err)
             free(tmp);
             return hs_error_setf(err, HS_ERR_SCHEMA,
                                  "%s: nodes.links names unknown node '%s'",
-                                 s->file, a < 0 ? nd->rows[i].a
-                                                : nd->rows[i].b);
+                                 s->file, hs_ex(a < 0 ? nd->rows[i].a
+                                                      : nd->rows[i].b));
         }
         tmp[i].l.a = (uint32_t)a;
         tmp[i].l.b = (uint32_t)b;
@@ -450,12 +458,26 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
         need += (size_t)k->count * ((nl + 22) + (size_t)k->devices *
                                                     (nl + 44));
     }
-    if (cnt > UINT32_MAX / 3 - 1)
-        return hs_error_setf(err, HS_ERR_RANGE, "%s: too many devices",
-                             s->file);
-    if (cnt < 2)
-        return hs_error_setf(err, HS_ERR_SCHEMA,
-                             "%s: a ring needs at least 2 devices", s->file);
+    if (cnt > HS_LIMIT_DEVICES || cnt < 2) {
+        /* blame the count of the kind with the most devices */
+        char key[HS_LIMIT_NAME_LEN + 32];
+        size_t big = 0;
+        for (i = 1; i < nd->n_kinds; i++)
+            if ((uint64_t)nd->kinds[i].devices * nd->kinds[i].count >
+                (uint64_t)nd->kinds[big].devices * nd->kinds[big].count)
+                big = i;
+        snprintf(key, sizeof key, "nodes.%s.count",
+                 nd->n_kinds ? nd->kinds[big].name : "?");
+        if (cnt < 2)
+            return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
+                                    "the node kinds make %zu device%s: a "
+                                    "ring needs at least 2", cnt,
+                                    cnt == 1 ? "" : "s");
+        return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
+                                "the node kinds make %zu devices; a ring "
+                                "has at most %lu (the limit)", cnt,
+                                (unsigned long)HS_LIMIT_DEVICES);
+    }
     if ((p = realloc(s->devices, cnt * sizeof *s->devices)) == NULL)
         goto nomem;
     s->devices = p;

@@ -50,7 +50,9 @@ typedef enum hs__kind_e {
     HS__K_WAIT,     /* int64_t duration >= 0, written when > 0 */
     HS__K_CORES,    /* double in [0, 4096] cores, written when > 0 */
     HS__K_BUCKETS,  /* n_buckets, buckets */
-    HS__K_POINTS    /* n_points, points (batch_points) */
+    HS__K_POINTS,   /* n_points, points (batch_points) */
+    HS__K_GRAD      /* gradient_bytes: M, stored as ar_bytes (D) for the
+                       sub-system; read only (the writer writes D) */
 } hs__kind_t;
 
 typedef struct hs__key_s {
@@ -75,6 +77,7 @@ static const hs__key_t hs__keys[] = {
     {"fwd_ops", HS__K_OPS, 0, 0},
     {"allreduce_bytes", HS__K_BYTES, HS__OFF(ar_bytes), 1},
     {"allreduce_source", HS__K_ARSRC, HS__OFF(ar_source), 0},
+    {"gradient_bytes", HS__K_GRAD, HS__OFF(ar_bytes), 1},
     {"comm_ns_per_byte", HS__K_COMM, HS__OFF(comm_ns_per_byte), 1},
     {"t_hop_wait", HS__K_WAIT, HS__OFF(t_hop_wait_ns), 1},
     {"cpu_quota_cores", HS__K_CORES, HS__OFF(cpu_quota_cores), 1},
@@ -90,7 +93,7 @@ _Static_assert(HS__NKEYS <= HS_PROFILE_NKEYS,
 
 /* The names of hs_ar_source_t, by value. */
 static const char *const hs__ar_names[] = {"given", "param_comms", "shapes",
-                                           "sidecar"};
+                                           "sidecar", "gradient"};
 
 int64_t hs_profile_hop_wait_ns(const hs_profile_t *p, size_t ring_n)
 {
@@ -406,14 +409,14 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
         return hs_yaml_get_bytes(c, n, w, HS__FIELD(p, k, uint64_t));
     case HS__K_ARSRC: {
         const char *s = hs_yaml_scalar(n);
-        for (i = 0; s != NULL && i < 4; i++)
+        for (i = 0; s != NULL && i < 5; i++)
             if (strcmp(s, hs__ar_names[i]) == 0) {
                 *HS__FIELD(p, k, hs_ar_source_t) = (hs_ar_source_t)i;
                 return HS_OK;
             }
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "allreduce_source must be given, param_comms, "
-                            "shapes or sidecar");
+                            "shapes, sidecar or gradient");
     }
     case HS__K_COMM: {
         double *x = HS__FIELD(p, k, double);
@@ -443,6 +446,24 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
         if (*x < 0)
             return hs_yaml_fail(c, n, HS_ERR_RANGE,
                                 "%s must not be negative", w);
+        return HS_OK;
+    }
+    case HS__K_GRAD: {
+        /* M, the gradient a device all-reduces per step; the ring of the
+           n-device sub-system moved D = M 2(n-1)/n of it from each
+           device (hs_profile_payload_bytes inverts this) */
+        uint64_t m = 0;
+        unsigned sn = p->subsys_n < 2 ? 2 : p->subsys_n;
+        long double d;
+
+        if ((rc = hs_yaml_get_bytes(c, n, w, &m)) != HS_OK)
+            return rc;
+        if (m == 0)
+            return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                                "%s must be more than 0 bytes", w);
+        d = (long double)m * 2.0L * (long double)(sn - 1) / (long double)sn;
+        *HS__FIELD(p, k, uint64_t) = (uint64_t)(d + 0.5L);
+        p->ar_source = HS_AR_GRADIENT;
         return HS_OK;
     }
     case HS__K_BUCKETS:
@@ -480,17 +501,42 @@ hs_err_t hs_profile_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
     if (!p->t_fwd.known)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "%s needs 't_fwd' (or 'fwd_ops')", what);
-    if (!p->t_b1.known)
-        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                            "%s needs 't_b1' (the first backward operator)",
-                            what);
-    for (i = 0; i < HS__NKEYS; i++)
-        if (hs__keys[i].off == HS__OFF(ar_bytes) &&
-            hs__keys[i].kind == HS__K_BYTES && v[i] == NULL)
+    if (!p->t_b1.known) {
+        /* not measured: the ring may open as soon as the backward starts
+           (the first bucket of a DDP backward is ready after its first
+           operator, which a typed-in profile rarely knows) */
+        p->t_b1.known = 1;
+        p->t_b1.mean_ns = 0;
+        if ((rc = hs_yaml_warn(c, "%s: t_b1 not given: taken as 0 (the "
+                                  "all-reduce may start with the backward)",
+                               what)) != HS_OK)
+            return rc;
+    }
+    {
+        yaml_node_t *ar = NULL, *grad = NULL;
+
+        for (i = 0; i < HS__NKEYS; i++) {
+            if (hs__keys[i].kind == HS__K_BYTES &&
+                hs__keys[i].off == HS__OFF(ar_bytes))
+                ar = v[i];
+            if (hs__keys[i].kind == HS__K_GRAD)
+                grad = v[i];
+        }
+        if (ar != NULL && grad != NULL)
+            return hs_yaml_fail(c, grad, HS_ERR_SCHEMA,
+                                "%s: give allreduce_bytes (D, measured in "
+                                "the sub-system) or gradient_bytes (M, the "
+                                "model's gradient), not both",
+                                what);
+        if (ar == NULL && grad == NULL)
             return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                                 "%s needs 'allreduce_bytes' (D, bytes one "
-                                "device sends per iteration)",
+                                "device sends per iteration in its "
+                                "sub-system) or 'gradient_bytes' (M, the "
+                                "model's gradient: parameters x bytes per "
+                                "element)",
                                 what);
+    }
     return HS_OK;
 }
 
@@ -767,6 +813,8 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
     }
     case HS__K_BUCKETS:
         return hs__buckets_emit(em, k->name, p);
+    case HS__K_GRAD:
+        return 1;   /* written as allreduce_bytes (D), source gradient */
     case HS__K_POINTS:
         return hs__points_emit(em, k->name, p);
     }

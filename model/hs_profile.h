@@ -17,7 +17,7 @@
 #include "hs_error.h"
 
 /* Room for the positions of a profile's keys (its key table has 15). */
-#define HS_PROFILE_NKEYS 18
+#define HS_PROFILE_NKEYS 19
 
 /* A measured time: its mean, its spread and, optionally, the samples. */
 typedef struct hs_dist_s {
@@ -40,7 +40,9 @@ typedef enum hs_ar_source_e {
     HS_AR_GIVEN = 0,        /* typed in */
     HS_AR_PARAM_COMMS = 1,  /* record_param_comms args */
     HS_AR_SHAPES = 2,       /* Input Dims of c10d::allreduce_ etc. */
-    HS_AR_SIDECAR = 3       /* the harness's sidecar file */
+    HS_AR_SIDECAR = 3,      /* the harness's sidecar file */
+    HS_AR_GRADIENT = 4      /* gradient_bytes: the model's gradient size,
+                               M, made D for the sub-system */
 } hs_ar_source_t;
 
 /*

@@ -8,6 +8,8 @@
 
 #include "hs_atomic.h"
 #include "hs_file.h"
+#include "hs_valid.h"
+#include "hs_yaml.h"
 
 /* The emitter's output, grown in memory. */
 typedef struct hs__buf_s {
@@ -141,14 +143,23 @@ static hs_err_t hs__apply(yaml_document_t *d, const char *name,
         goto walk;
     }
     /* the value, as a YAML document of its own */
+    {
+        hs_err_t crc = hs_yaml_check(e->key_path, e->value,
+                                     strlen(e->value), 1, err);
+        if (crc != HS_OK)
+            return crc;
+    }
     if (!yaml_parser_initialize(&vp))
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     yaml_parser_set_input_string(&vp, (const unsigned char *)e->value,
                                  strlen(e->value));
     if (!yaml_parser_load(&vp, &vd)) {
         yaml_parser_delete(&vp);
+        char q[64];
         return hs_error_setf(err, HS_ERR_SYNTAX, "%s: value '%s' for %s is "
-                             "not YAML", name, e->value, e->key_path);
+                             "not YAML", name,
+                             hs_valid_quote(e->value, q, sizeof q),
+                             e->key_path);
     }
     yaml_parser_delete(&vp);
     if (yaml_document_get_root_node(&vd) == NULL) {
@@ -314,6 +325,8 @@ hs_err_t hs_rewrite_yaml(const char *text, size_t len, const char *name,
     hs_err_t rc;
 
     *out = NULL;
+    if ((rc = hs_yaml_check(name, text, len, 0, err)) != HS_OK)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

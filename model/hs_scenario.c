@@ -189,13 +189,14 @@ static hs_err_t hs__parse_env(hs_yaml_ctx_t *c, yaml_node_t *n, hs_type_t *t)
                                 "env name '%s' is not a variable name "
                                 "(letters, digits and '_', not starting "
                                 "with a digit)",
-                                key);
+                                hs_ex(key));
         if (val == NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
                                 "env values must be strings");
         if (strpbrk(val, "\n\r") != NULL)
             return hs_yaml_fail(c, vn, HS_ERR_SCHEMA,
-                                "env value of '%s' holds a line break", key);
+                                "env value of '%s' holds a line break",
+                                hs_ex(key));
         len = strlen(key) + strlen(val) + 2;
         t->env[k] = malloc(len);
         if (t->env[k] == NULL)
@@ -424,7 +425,7 @@ static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
                 char hint[HS__HINT_LEN];
                 rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
                                   "device '%s' has unknown type '%s'%s", nm,
-                                  ty ? ty : "",
+                                  hs_ex(ty ? ty : ""),
                                   hs__type_hint(s, ty ? ty : "", hint,
                                                 sizeof hint));
                 goto done;
@@ -557,7 +558,7 @@ hs_err_t hs__ring_spec(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
                             "ring must be listing, grouped, interleave or a "
                             "list of device names, not '%s'%s",
-                            m, hs__word_hint(n, ok, hint, sizeof hint));
+                            hs_ex(m), hs__word_hint(n, ok, hint, sizeof hint));
     }
     else if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
@@ -614,11 +615,12 @@ static hs_err_t hs__parse_ring(hs_yaml_ctx_t *c, yaml_node_t *n,
         char hint[HS__HINT_LEN];
         if (d < 0)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names unknown device '%s'%s", name,
+                              "ring names unknown device '%s'%s", hs_ex(name),
                               hs__device_hint(s, name, hint, sizeof hint));
         else if (seen[d])
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
-                              "ring names device '%s' twice", name);
+                              "ring names device '%s' twice",
+                              hs_ex(name));
         else if (k == N)
             rc = hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                               "ring lists more entries than devices");
@@ -686,7 +688,7 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
             char hint[HS__HINT_LEN];
             return hs_yaml_fail(c, en, HS_ERR_SCHEMA,
                                 "type_links names unknown device type '%s'%s",
-                                tn ? tn : "",
+                                hs_ex(tn ? tn : ""),
                                 hs__type_hint(s, tn ? tn : "", hint,
                                               sizeof hint));
         }
@@ -790,10 +792,16 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                     return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
                                         "'%s' is neither a device name nor "
                                         "a device address%s",
-                                        e ? e : "",
+                                        hs_ex(e ? e : ""),
                                         hs__device_hint(s, e ? e : "", hint,
                                                         sizeof hint));
             }
+            if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
+                hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
+                return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
+                                    "a link from '%s' to itself: a ring "
+                                    "link joins two devices",
+                                    hs_ex(hs_yaml_scalar(f[0])));
             if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
                 HS_OK)
                 return rc;
@@ -902,7 +910,7 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                 char hint[HS__HINT_LEN];
                 return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
                                     "straggler names unknown device '%s'%s",
-                                    dn ? dn : "",
+                                    hs_ex(dn ? dn : ""),
                                     hs__device_hint(s, dn ? dn : "", hint,
                                                     sizeof hint));
             }
@@ -997,7 +1005,8 @@ static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
         if (hs_scenario_find_type(s, s->spares[3 * k + 1]) < 0)
             return hs_yaml_fail(c, v[1], HS_ERR_SCHEMA,
                                 "spare device '%s': no device type '%s'",
-                                s->spares[3 * k], s->spares[3 * k + 1]);
+                                hs_ex(s->spares[3 * k]),
+                                hs_ex(s->spares[3 * k + 1]));
     }
     return HS_OK;
 }
@@ -1005,12 +1014,13 @@ static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
 static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     enum { K_HARNESS, K_PYTHON, K_ITERS, K_WARM, K_TIMEOUT, K_PORT,
-           K_LAUNCHER, K_SPARES };
+           K_LAUNCHER, K_SPARES, K_TFACTOR };
     static const char *const keys[] = {"harness", "python", "iterations",
                                        "warmup", "timeout", "master_port",
-                                       "launcher", "spare_devices", NULL};
+                                       "launcher", "spare_devices",
+                                       "timeout_factor", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[8];
+    yaml_node_t *v[9];
     hs_err_t rc;
 
     if ((rc = hs_yaml_map(c, n, "profiling", keys, v)) != HS_OK)
@@ -1040,6 +1050,16 @@ static hs_err_t hs__parse_profiling(hs_yaml_ctx_t *c, yaml_node_t *n)
         (rc = hs_yaml_get_time(c, v[K_TIMEOUT], "profiling.timeout",
                                &s->prof_timeout_ns)) != HS_OK)
         return rc;
+    if (v[K_TFACTOR] != NULL) {
+        if ((rc = hs_yaml_get_double(c, v[K_TFACTOR],
+                                     "profiling.timeout_factor", 1.0,
+                                     &s->prof_timeout_factor)) != HS_OK)
+            return rc;
+        if (s->prof_timeout_factor > 100.0)
+            return hs_yaml_fail(c, v[K_TFACTOR], HS_ERR_RANGE,
+                                "profiling.timeout_factor must be from 1 "
+                                "to 100");
+    }
     if (v[K_PORT] != NULL &&
         (rc = hs_yaml_get_u32(c, v[K_PORT], "profiling.master_port", 1, 65535,
                               &s->master_port)) != HS_OK)
@@ -1210,6 +1230,7 @@ hs_err_t hs_scenario_load_text(const char *text, size_t len,
     s->prof_iters = 100;
     s->prof_warmup = 20;
     s->prof_timeout_ns = 600LL * 1000000000LL;
+    s->prof_timeout_factor = 3.0;
     s->master_port = 29500;
     if ((rc = hs_yaml_load_doc(name, s->text, len, &doc, err)) != HS_OK)
         goto fail;

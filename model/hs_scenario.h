@@ -162,7 +162,10 @@ typedef struct hs_scenario_s {
     char *python;           /* interpreter, NULL = "python3" */
     uint32_t prof_iters;    /* iterations to profile, default 100 */
     uint32_t prof_warmup;   /* steps dropped, default 20 */
-    int64_t prof_timeout_ns;/* per sub-system, default 600 s */
+    int64_t prof_timeout_ns;/* per sub-system, default 600 s: the floor
+                               of the limit (hs_prun_limit_ns) */
+    double prof_timeout_factor; /* the limit's slack over the work the
+                               logs say is left, default 3 */
     size_t n_launcher;      /* remote launcher argv template, "{host}" is
                                replaced; 0 = local processes */
     char **launcher;

@@ -41,6 +41,9 @@ void hs__names_free(hs__names_t *nm);
 /* 1 when key is a device's name or address (nm ready). */
 int hs__endpoint_known(hs__names_t *nm, const hs_scenario_t *s,
                        const char *key);
+/* The device an endpoint (a name, else an address) names, or -1. */
+long hs__endpoint_device(hs__names_t *nm, const hs_scenario_t *s,
+                         const char *key);
 
 /* Appends str to the arena; returns its offset or (size_t)-1. */
 size_t hs__arena_add(hs_scenario_t *s, const char *str);

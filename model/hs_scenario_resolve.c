@@ -27,6 +27,7 @@
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_valid.h"
 #include "hs_suggest.h"
 
 /* ------------------------------------------------------------------ */
@@ -166,14 +167,25 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
         cnt += s->types[i].count;
         need += s->types[i].count * (strlen(s->types[i].name) + 22);
     }
-    if (cnt > HS_LIMIT_DEVICES)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "%s: the type counts add up to %zu devices; a "
-                             "ring has at most %lu",
-                             s->file, cnt, (unsigned long)HS_LIMIT_DEVICES);
-    if (cnt < 2)
-        return hs_error_setf(err, HS_ERR_SCHEMA,
-                             "%s: a ring needs at least 2 devices", s->file);
+    if (cnt > HS_LIMIT_DEVICES || cnt < 2) {
+        /* blame the count of the type with the most devices */
+        char key[HS_LIMIT_NAME_LEN + 32];
+        size_t big = 0;
+        for (i = 1; i < s->n_types; i++)
+            if (s->types[i].count > s->types[big].count)
+                big = i;
+        snprintf(key, sizeof key, "device_types.%s.count",
+                 s->n_types ? s->types[big].name : "?");
+        if (cnt < 2)
+            return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
+                                    "the type counts make %zu device%s: a "
+                                    "ring needs at least 2", cnt,
+                                    cnt == 1 ? "" : "s");
+        return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
+                                "the type counts add up to %zu devices; a "
+                                "ring has at most %lu (the limit)", cnt,
+                                (unsigned long)HS_LIMIT_DEVICES);
+    }
     d = realloc(s->devices, cnt * sizeof *d);
     if (d == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -488,8 +500,15 @@ hs_err_t hs__edges(hs_scenario_t *s, unsigned long line,
 int hs__endpoint_known(hs__names_t *nm, const hs_scenario_t *s,
                               const char *key)
 {
-    return hs__hash_find(&nm->by_name, s, 0, key) >= 0 ||
-           hs__hash_find(&nm->by_addr, s, 1, key) >= 0;
+    return hs__endpoint_device(nm, s, key) >= 0;
+}
+
+long hs__endpoint_device(hs__names_t *nm, const hs_scenario_t *s,
+                         const char *key)
+{
+    long d = hs__hash_find(&nm->by_name, s, 0, key);
+
+    return d >= 0 ? d : hs__hash_find(&nm->by_addr, s, 1, key);
 }
 
 hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
@@ -518,7 +537,7 @@ hs_err_t hs_scenario_resolve(hs_scenario_t *s, hs_error_t *err)
                 rc = hs_error_setf(err, HS_ERR_NETWORK,
                                    "%s: network.links: '%s' is neither a "
                                    "device name nor a device address%s",
-                                   s->file, e,
+                                   s->file, hs_ex(e),
                                    hs__device_hint(s, e, hint, sizeof hint));
                 goto done;
             }

@@ -23,6 +23,7 @@
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_scenario_int.h"
+#include "hs_valid.h"
 #include "hs_suggest.h"
 #include "hs_yaml.h"
 
@@ -481,13 +482,18 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
             break;
         *p++ = '\0';
     }
+    if ((rc = hs_yaml_check(key_path, value, strlen(value), 1, err)) !=
+        HS_OK)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)value,
                                  strlen(value));
     if (!yaml_parser_load(&parser, &doc)) {
+        char q[64];
         rc = hs_error_set(err, HS_ERR_SYNTAX, key_path, 0, 0,
-                          "'%s' is not a YAML value: %s", value,
+                          "'%s' is not a YAML value: %s",
+                          hs_valid_quote(value, q, sizeof q),
                           parser.problem ? parser.problem : "malformed");
         yaml_parser_delete(&parser);
         return rc;

@@ -24,6 +24,7 @@
 #include "hs_suggest.h"
 #include "hs_limits.h"
 #include "hs_units.h"
+#include "hs_valid.h"
 
 hs_err_t hs_yaml_fail(hs_yaml_ctx_t *c, const yaml_node_t *n, hs_err_t code,
                       const char *fmt, ...)
@@ -112,7 +113,7 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                 off += (size_t)snprintf(list + off, sizeof list - off,
                                         "%s%s", i ? ", " : "", allowed[i]);
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA,
-                                "unknown key '%s' in %s%s (known: %s)", key,
+                                "unknown key '%s' in %s%s (known: %s)", hs_ex(key),
                                 what,
                                 hs_suggest_hint_list(key, allowed, hint,
                                                      sizeof hint),
@@ -120,7 +121,7 @@ hs_err_t hs_yaml_map(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         }
         if (vals[j] != NULL)
             return hs_yaml_fail(c, k, HS_ERR_SCHEMA, "duplicate key '%s' in %s",
-                                key, what);
+                                hs_ex(key), what);
         vals[j] = hs_yaml_node(c, p->value);
     }
     return HS_OK;
@@ -195,7 +196,8 @@ hs_err_t hs_yaml_get_u64(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                             hs_yaml_kind(n));
     if (hs_yaml_parse_u64(v, &x) != 0)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                            "%s must be a whole number, not '%s'", what, v);
+                            "%s must be a whole number, not '%s'", what,
+                            hs_ex(v));
     if (x < min || x > max)
         return hs_yaml_fail(c, n, HS_ERR_RANGE,
                             "%s must be between %llu and %llu, not %llu", what,
@@ -230,7 +232,8 @@ hs_err_t hs_yaml_get_double(hs_yaml_ctx_t *c, yaml_node_t *n,
     x = strtod(v, &end);
     if (end == v || *end != '\0' || errno != 0 || !isfinite(x))
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                            "%s must be a number, not '%s'", what, v);
+                            "%s must be a number, not '%s'", what,
+                            hs_ex(v));
     if (x < min)
         return hs_yaml_fail(c, n, HS_ERR_RANGE,
                             "%s must be at least %g, not %g", what, min, x);
@@ -286,7 +289,7 @@ static hs_err_t hs__quantity_fail(hs_yaml_ctx_t *c, yaml_node_t *n,
     const char *why = hs_units_why(kind, v, &range);
 
     if (range)
-        return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s: '%s' %s", what, v,
+        return hs_yaml_fail(c, n, HS_ERR_RANGE, "%s: '%s' %s", what, hs_ex(v),
                             why);
     if (why != NULL && strstr(why, "with a unit") == NULL)
         return hs_yaml_fail(c, n, HS_ERR_UNIT, "%s (it %s)", unit_msg, why);
@@ -307,7 +310,7 @@ hs_err_t hs_yaml_get_time(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
         snprintf(msg, sizeof msg,
                  "%s: '%s' is not a duration with a unit "
                  "(ns, us, ms, s, min, h), e.g. 20ms or 150us",
-                 what, v);
+                 what, hs_ex(v));
         return hs__quantity_fail(c, n, HS_UNIT_TIME, what, v, msg);
     }
     return HS_OK;
@@ -328,7 +331,7 @@ hs_err_t hs_yaml_get_bytes(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                  "%s: '%s' is not a size with a unit (B, KB, MB, "
                  "GB, TB, KiB, MiB, GiB, TiB), e.g. 350MB or "
                  "102228128B",
-                 what, v);
+                 what, hs_ex(v));
         return hs__quantity_fail(c, n, HS_UNIT_SIZE, what, v, msg);
     }
     return HS_OK;
@@ -349,7 +352,7 @@ hs_err_t hs_yaml_get_bw(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
                  "%s: '%s' is not a positive bandwidth with a unit "
                  "(bps, Mbps, Gbps, Mbit/s, MB/s, GB/s, GiB/s...), "
                  "e.g. 25Gbps or 12.5GB/s",
-                 what, v);
+                 what, hs_ex(v));
         return hs__quantity_fail(c, n, HS_UNIT_BANDWIDTH, what, v, msg);
     }
     return HS_OK;
@@ -377,7 +380,7 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
         snprintf(msg, sizeof msg,
                  "%s: '%s' is neither a sample count nor a size with "
                  "a unit (e.g. 9000 or 1GB)",
-                 what, v);
+                 what, hs_ex(v));
         return hs__quantity_fail(c, n, HS_UNIT_SIZE, what, v, msg);
     }
     if (*out == 0)
@@ -439,12 +442,100 @@ hs_err_t hs_yaml_get_path(hs_yaml_ctx_t *c, yaml_node_t *n, const char *what,
     return HS_OK;
 }
 
+/* An error at mark m, or without a position when no_pos. */
+static hs_err_t hs__yaml_check_fail(hs_error_t *err, hs_err_t code,
+                                    const char *name, int no_pos,
+                                    const yaml_mark_t *m, const char *what)
+{
+    if (no_pos)
+        return hs_error_set(err, code, name, 0, 0, "%s", what);
+    return hs_error_set(err, code, name, (unsigned long)m->line + 1,
+                        (unsigned long)m->column + 1, "%s", what);
+}
+
+hs_err_t hs_yaml_check(const char *name, const char *text, size_t len,
+                       int no_pos, hs_error_t *err)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    unsigned depth = 0, docs = 0;
+    const char *nul = memchr(text, '\0', len);
+    hs_err_t rc = HS_OK;
+    char what[160];
+
+    if (nul != NULL) {
+        unsigned long line = 1, col = 1;
+        const char *p;
+        for (p = text; p < nul; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        return hs_error_set(err, HS_ERR_SYNTAX, name, no_pos ? 0 : line,
+                            col, "a NUL byte: not YAML text");
+    }
+    if (!yaml_parser_initialize(&parser))
+        return hs_error_set(err, HS_ERR_NOMEM, name, 0, 0, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    for (;;) {
+        yaml_event_type_t t;
+
+        if (!yaml_parser_parse(&parser, &ev)) {
+            if (no_pos)     /* a value typed in: quote it */
+                snprintf(what, sizeof what, "'%s' is not a YAML value: %s",
+                         hs_ex(text),
+                         parser.problem ? parser.problem : "malformed");
+            else
+                snprintf(what, sizeof what, "YAML syntax error: %s%s%s",
+                         parser.problem ? parser.problem
+                                        : "malformed input",
+                         parser.context ? " " : "",
+                         parser.context ? parser.context : "");
+            rc = hs__yaml_check_fail(err, HS_ERR_SYNTAX, name, no_pos,
+                                     &parser.problem_mark, what);
+            break;
+        }
+        t = ev.type;
+        if (t == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
+            rc = hs__yaml_check_fail(
+                err, HS_ERR_SYNTAX, name, no_pos, &ev.start_mark,
+                "a second YAML document: hetsim reads one document per "
+                "file (remove the '---' and what follows, or split the "
+                "file)");
+        } else if (t == YAML_SEQUENCE_START_EVENT ||
+                   t == YAML_MAPPING_START_EVENT) {
+            if (++depth > HS_LIMIT_NEST_DEPTH) {
+                snprintf(what, sizeof what,
+                         "nested deeper than %d levels (the limit)",
+                         HS_LIMIT_NEST_DEPTH);
+                rc = hs__yaml_check_fail(err, HS_ERR_SYNTAX, name, no_pos,
+                                         &ev.start_mark, what);
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT ||
+                   t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (rc != HS_OK || t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 /* Parses text into doc; a syntax error becomes file:line:col. */
 hs_err_t hs_yaml_load_doc(const char *name, const char *text, size_t len,
                              yaml_document_t *doc, hs_error_t *err)
 {
     yaml_parser_t parser;
     int ok;
+    hs_err_t crc;
+
+    if ((crc = hs_yaml_check(name, text, len, 0, err)) != HS_OK)
+        return crc;
 
     if (!yaml_parser_initialize(&parser))
         return hs_error_set(err, HS_ERR_NOMEM, name, 0, 0, "out of memory");

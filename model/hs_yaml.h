@@ -125,7 +125,21 @@ hs_err_t hs_yaml_get_amount(hs_yaml_ctx_t *c, yaml_node_t *n,
                             const char *what, int *is_bytes, uint64_t *out);
 
 /*
- * Parses text (len bytes) into *doc; a syntax error becomes
+ * Checks text (len bytes) in one streaming pass before a document is
+ * built: nesting past HS_LIMIT_NEST_DEPTH lists and mappings, a second
+ * document in the stream, and a NUL byte are refused with
+ * "name:line:col: ..." (no position when no_pos: a value typed on the
+ * command line); a syntax error as hs_yaml_load_doc reports it.  The pass
+ * stops at the first level past the limit, so a document nested a million
+ * deep costs what its first 65 levels cost (libyaml's own work per token
+ * grows with the open levels).
+ */
+hs_err_t hs_yaml_check(const char *name, const char *text, size_t len,
+                       int no_pos, hs_error_t *err);
+
+/*
+ * Parses text (len bytes) into *doc, after hs_yaml_check; a syntax error
+ * becomes
  * "name:line:col: YAML syntax error: ...", an empty document a schema
  * error.  On success the caller deletes doc with yaml_document_delete.
  */

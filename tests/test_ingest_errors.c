@@ -244,6 +244,7 @@ static void test_sidecar_errors(void)
         {"{\"world_size\": 2}", "hetsim_sidecar: not a hetsim sidecar",
          HS_ERR_SCHEMA},
         {"[1, 2]", "the sidecar must be a JSON object", HS_ERR_SCHEMA},
+        /* the streaming check before the tree parse gives the place */
         {"{\"hetsim_sidecar\": 1,", "invalid JSON", HS_ERR_SYNTAX},
     };
     size_t i;
@@ -261,7 +262,10 @@ static void test_sidecar_errors(void)
         rc = hs_sidecar_load(path, &sc, &err);
         CU_ASSERT_EQUAL(rc, cases[i].code);
         CU_ASSERT_EQUAL(err.code, cases[i].code);
-        snprintf(want, sizeof want, "%s: %s", path, cases[i].msg);
+        if (strcmp(cases[i].msg, "invalid JSON") == 0)
+            snprintf(want, sizeof want, "%s:1:22: %s", path, cases[i].msg);
+        else
+            snprintf(want, sizeof want, "%s: %s", path, cases[i].msg);
         HS_ASSERT_STR_CONTAINS(err.msg, want);
         CU_ASSERT_EQUAL(sc.loaded, 0);
     }

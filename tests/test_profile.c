@@ -668,9 +668,11 @@ static void test_hang(void)
                                         NULL), 0);
     printf("\n  %s", r.err);
     HS_ASSERT_I64_EQ(r.status, 4);
+    /* the limit: 20 s until both ranks did a step, then it follows the
+       work left (hs_prun_limit_ns), so a little more than 20 s */
     HS_ASSERT_STR_CONTAINS(r.err, "type 'bad', rank 1 (device b1, host "
-                                  "127.0.0.1) did not finish within 20 s");
-    HS_ASSERT_STR_CONTAINS(r.err, "hung in step 2 (forward)");
+                                  "127.0.0.1) did not finish within ");
+    HS_ASSERT_STR_CONTAINS(r.err, "stopped in step 2 (forward)");
     hs_run_free(&r);
 }
 

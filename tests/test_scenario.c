@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_closed.h"
 #include "hs_scenario.h"
 #include "hs_test.h"
 
@@ -157,8 +158,23 @@ static void test_missing_profile_and_duplicates(void)
                  "  - name: a\n"
                  "    count: 2\n"
                  "    batch: 8\n"
-                 "    profile: {t_fwd: 10ms, allreduce_bytes: 4MB}\n",
-                 HS_ERR_SCHEMA, "t.yaml:5:14:", "needs 't_b1'");
+                 "    profile: {t_fwd: 10ms, t_b1: 1ms}\n",
+                 HS_ERR_SCHEMA, "t.yaml:5:14:",
+                 "needs 'allreduce_bytes' (D, bytes one device sends per "
+                 "iteration in its sub-system) or 'gradient_bytes'");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, allreduce_bytes: 4MB,\n"
+                 "              gradient_bytes: 4MB}\n",
+                 HS_ERR_SCHEMA, "t.yaml:6:31:", "not both");
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 8\n"
+                 "    profile: {t_fwd: 10ms, gradient_bytes: 0B}\n",
+                 HS_ERR_RANGE, "t.yaml:5:44:", "more than 0 bytes");
     expect_error(BASE_TYPES "  - name: a\n"
                             "    batch: 8\n"
                             "    profile: {t_fwd: 1ms, t_b1: 1ms, "
@@ -175,6 +191,51 @@ static void test_missing_profile_and_duplicates(void)
                             "  - {name: x, type: a}\n"
                             "  - {name: y, type: c}\n",
                  HS_ERR_SCHEMA, "t.yaml:12:21:", "unknown type 'c'");
+}
+
+/* The payload as the model's gradient (gradient_bytes: M) instead of the
+   sub-system's measured D, and a profile without t_b1: D = M 2(n-1)/n by
+   hand, the payload M back, t_b1 = 0 with a note, and the closed form
+   T = T_fwd + 0 + T_ar with T_ar = 2(N-1) M/(N B) worked by hand. */
+static void test_gradient_bytes_and_t_b1(void)
+{
+    static const char yaml[] =
+        "device_types:\n"
+        "  - name: a\n"
+        "    count: 4\n"
+        "    batch: 8\n"
+        "    profile: {t_fwd: 10ms, gradient_bytes: 120MB}\n"
+        "  - name: b\n"
+        "    count: 4\n"
+        "    batch: 8\n"
+        "    profile: {t_fwd: 10ms, t_b1: 1ms, subsystem_size: 4,\n"
+        "              gradient_bytes: 120MB}\n"
+        "network: {default_bandwidth: 1GB/s, latency: 0us}\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t e;
+    size_t i;
+    int noted = 0;
+
+    CU_ASSERT_EQUAL_FATAL(load(yaml, &s, &e), HS_OK);
+    /* n = 2: D = M */
+    HS_ASSERT_I64_EQ(s->types[0].profile.ar_bytes, 120000000);
+    HS_ASSERT_I64_EQ(s->types[0].profile.ar_source, HS_AR_GRADIENT);
+    HS_ASSERT_DBL_NEAR(hs_profile_payload_bytes(&s->types[0].profile), 120e6,
+                       1e-6);
+    /* n = 4: D = 120 MB x 6 / 4 = 180 MB, M = 120 MB again */
+    HS_ASSERT_I64_EQ(s->types[1].profile.ar_bytes, 180000000);
+    HS_ASSERT_DBL_NEAR(hs_profile_payload_bytes(&s->types[1].profile), 120e6,
+                       1e-6);
+    /* t_b1 not given: 0, said in a note */
+    CU_ASSERT_TRUE(s->types[0].profile.t_b1.known);
+    HS_ASSERT_I64_EQ(s->types[0].profile.t_b1.mean_ns, 0);
+    for (i = 0; i < s->n_warnings; i++)
+        if (strstr(s->warnings[i], "t_b1 not given: taken as 0") != NULL)
+            noted = 1;
+    CU_ASSERT_TRUE(noted);
+    /* device a0, N = 8: 10 ms + 0 + 2 (N-1) (M/N) / B = 10 + 14 x 15 ms */
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 0), 220000000);
+    hs_scenario_free(s);
 }
 
 static void test_network_errors(void)
@@ -404,6 +465,8 @@ static int reg(void)
     CU_add_test(s, "devices, ring and links resolved", test_resolution);
     CU_add_test(s, "the embedded default loads", test_default_loads);
     CU_add_test(s, "streams default from the backends", test_streams_default);
+    CU_add_test(s, "gradient_bytes and a profile without t_b1",
+                test_gradient_bytes_and_t_b1);
     return 0;
 }
 

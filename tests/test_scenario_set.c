@@ -375,7 +375,7 @@ static void test_set_errors(void)
     expect_set_error(s, "device_types.a.profile.fwd_ops", "1ms",
                      HS_ERR_SCHEMA,
                      "device_types.a.profile.fwd_ops: unknown key; valid: "
-                     "t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes, "
+                     "t_dl, t_fwd, t_b1, t_bwd, t_opt, allreduce_bytes, gradient_bytes, "
                      "comm_ns_per_byte, t_hop_wait, cpu_quota_cores, "
                      "t_cpu_period",
                      1);

@@ -82,9 +82,45 @@ void hs_h5_hash_text(const char *text, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
+void hs_h5_init(void)
+{
+    static int done;
+
+    if (!done) {
+        done = 1;
+        (void)H5dont_atexit();
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
 static void hs__h5_quiet(void)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hs_h5_init();
+}
+
+void hs_h5_abandon(const char *tmp_path)
+{
+    if (tmp_path != NULL)
+        (void)truncate(tmp_path, 0);
+}
+
+int hs_h5_file_close(hid_t file, const char *tmp_path, int keep)
+{
+    int ok = keep;
+
+    if (file < 0)
+        return keep ? -1 : 0;
+    if (ok && H5Fflush(file, H5F_SCOPE_LOCAL) < 0)
+        ok = 0;
+    if (!ok)
+        hs_h5_abandon(tmp_path);
+    /* A failed H5Fclose leaves the file half closed in libhdf5 and a
+       second one crashes: it is called once, on a flushed or an emptied
+       file, and a failure is reported, never retried. */
+    if (H5Fclose(file) < 0)
+        ok = 0;
+    H5Eclear2(H5E_DEFAULT);
+    return ok ? 0 : -1;
 }
 
 static herr_t hs__h5_walk(unsigned n, const H5E_error2_t *e, void *ctx)
@@ -398,7 +434,7 @@ static hs_err_t hs__h5_flush(hs_h5_writer_t *w, hid_t ds, hid_t mtype,
         return HS_OK;
     if (hs__h5_append(ds, mtype, buf, *n, rows) < 0) {
         w->failed = 1;
-        return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path, what);
+        return hs__h5_fail(err, HS_ERR_IO, w->af.path, what);
     }
     *n = 0;
     return HS_OK;
@@ -423,7 +459,7 @@ static hs_err_t hs__h5_sink_write(void *ctx, const hs_interval_t *iv,
     hs_err_t rc;
 
     if (w->failed)
-        return hs_error_set(err, HS_ERR_IO, w->af.tmp_path, 0, 0,
+        return hs_error_set(err, HS_ERR_IO, w->af.path, 0, 0,
                             "an earlier write failed");
     while (n > 0) {
         if (w->ev_n == 0 && n >= HS_H5_CHUNK_ROWS) {
@@ -431,7 +467,7 @@ static hs_err_t hs__h5_sink_write(void *ctx, const hs_interval_t *iv,
             if (hs__h5_append(w->ev_ds, w->ev_mtype, iv, whole,
                               &w->ev_rows) < 0) {
                 w->failed = 1;
-                return hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+                return hs__h5_fail(err, HS_ERR_IO, w->af.path,
                                    "cannot append /events");
             }
             iv += whole;
@@ -461,7 +497,7 @@ static hs_err_t hs__h5_sink_steps(void *ctx, const hs_step_rec_t *rec,
     hs_err_t rc;
 
     if (w->failed)
-        return hs_error_set(err, HS_ERR_IO, w->af.tmp_path, 0, 0,
+        return hs_error_set(err, HS_ERR_IO, w->af.path, 0, 0,
                             "an earlier write failed");
     while (n > 0) {
         size_t k = HS__H5_STEP_CHUNK - w->st_n;
@@ -561,8 +597,17 @@ static int hs__h5_write_attrs(hid_t file, const hs_scenario_t *s,
     return 0;
 }
 
-static void hs__h5_close_handles(hs_h5_writer_t *w)
+/* Closes every HDF5 id of w.  keep 1: the file is to be committed
+   (flushed first; a failed flush or close sets w->failed); keep 0: it is
+   abandoned, emptied first so that closing needs no new space. */
+static void hs__h5_close_handles(hs_h5_writer_t *w, int keep)
 {
+    if (keep && w->file >= 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) {
+        w->failed = 1;
+        keep = 0;
+    }
+    if (!keep)
+        hs_h5_abandon(w->af.tmp_path);
     if (w->ev_ds >= 0)
         H5Dclose(w->ev_ds);
     if (w->st_ds >= 0)
@@ -571,7 +616,7 @@ static void hs__h5_close_handles(hs_h5_writer_t *w)
         H5Tclose(w->ev_mtype);
     if (w->st_mtype >= 0)
         H5Tclose(w->st_mtype);
-    if (w->file >= 0 && H5Fclose(w->file) < 0)
+    if (w->file >= 0 && hs_h5_file_close(w->file, w->af.tmp_path, keep) < 0)
         w->failed = 1;
     w->ev_ds = w->st_ds = w->ev_mtype = w->st_mtype = w->file = -1;
 }
@@ -610,7 +655,8 @@ hs_err_t hs_h5_writer_open_opts(const char *path, const hs_scenario_t *s,
     w->st_buf = malloc(HS__H5_STEP_CHUNK * sizeof *w->st_buf);
     if (w->ev_buf == NULL || w->st_buf == NULL)
         goto fail_nomem;
-    if ((rc = hs_atomic_open(&w->af, path, err)) != HS_OK)
+    if ((rc = hs_atomic_check_target(path, 0, err)) != HS_OK ||
+        (rc = hs_atomic_open(&w->af, path, err)) != HS_OK)
         goto fail;
     hs_atomic_detach(&w->af);
 
@@ -653,7 +699,7 @@ hs_err_t hs_h5_writer_open_opts(const char *path, const hs_scenario_t *s,
     return HS_OK;
 
 fail_h5:
-    rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+    rc = hs__h5_fail(err, HS_ERR_IO, w->af.path,
                      "cannot create HDF5 trace");
     goto fail;
 fail_nomem:
@@ -666,7 +712,7 @@ fail:
     if (fapl >= 0)
         H5Pclose(fapl);
     if (w != NULL) {
-        hs__h5_close_handles(w);
+        hs__h5_close_handles(w, 0);
         hs__h5_writer_free(w);
     }
     return rc;
@@ -688,9 +734,9 @@ hs_err_t hs_h5_writer_close(hs_h5_writer_t *w, int commit, hs_error_t *err)
         if (rc == HS_OK)
             rc = hs__h5_flush_steps(w, err);
     }
-    hs__h5_close_handles(w);
+    hs__h5_close_handles(w, commit && rc == HS_OK && !w->failed);
     if (commit && rc == HS_OK && w->failed)
-        rc = hs__h5_fail(err, HS_ERR_IO, w->af.tmp_path,
+        rc = hs__h5_fail(err, HS_ERR_IO, w->af.path,
                          "cannot finish the HDF5 trace");
     if (commit && rc == HS_OK)
         rc = hs_atomic_commit(&w->af, err);

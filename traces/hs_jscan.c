@@ -1,6 +1,7 @@
 /* hs_jscan.c -- a JSON file, plain or gzipped, streamed into yajl
    (hs_jscan.h). */
 #include "hs_jscan.h"
+#include "hs_limits.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -458,7 +459,18 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
     unsigned gzbuf = HS__GZBUF;
     struct stat fst;
     int is_gz;
+    uint64_t max_bytes = HS_LIMIT_TRACE_BYTES;
+    const char *lim = getenv("HETSIM_TRACE_MAX_BYTES");
 
+    /* the environment may lower the limit, never raise it */
+    if (lim != NULL && *lim != '\0') {
+        char *end;
+        unsigned long long v;
+        errno = 0;
+        v = strtoull(lim, &end, 10);
+        if (errno == 0 && *end == '\0' && v > 0 && v < max_bytes)
+            max_bytes = v;
+    }
     memset(js, 0, sizeof *js);
     js->path = path;
     js->err = err;
@@ -607,6 +619,15 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
             goto done;
         }
         js->base += (uint64_t)n;
+        if (js->base > max_bytes) {
+            rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                              "byte %" PRIu64 ": the trace holds more than "
+                              "%" PRIu64 " bytes of JSON%s (the limit; a "
+                              "profiler trace of a few steps is far "
+                              "smaller)", js->base, max_bytes,
+                              is_gz ? " once inflated" : "");
+            goto done;
+        }
     }
     if (js->base == 0) {
         rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,

@@ -6,6 +6,7 @@
    the rest. */
 #include "hs_kev.h"
 #include "hs_hash.h"
+#include "hs_limits.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -166,10 +167,11 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
     if (sc->di_depth != 0 && d == sc->di_depth) {
         if (sc->di_key == 1 || sc->di_key == 2) {
             uint64_t u;
-            if (kind != 'n' || hs__to_u64(s, n, &u) != 0 || u > LONG_MAX)
+            if (kind != 'n' || hs__to_u64(s, n, &u) != 0 ||
+                u > HS_LIMIT_DEVICES)
                 return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
                                      "distributedInfo.%s is not a "
-                                     "non-negative integer",
+                                     "non-negative integer up to 2^20",
                                      sc->di_key == 1 ? "rank" : "world_size");
             if (sc->di_key == 1)
                 sc->di_rank = (long)u;

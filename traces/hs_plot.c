@@ -28,6 +28,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,13 +201,37 @@ static void hs__pl_path(const hs__pl_t *p, const char *name, char *out,
     snprintf(out, len, "%s/%s", p->dir, name);
 }
 
+/* fopen(path, "w") for a regular file only: a symbolic link, FIFO or
+   device planted in a --keep-dir folder is not written through (errno
+   ELOOP, ENXIO or EINVAL). */
+static FILE *hs__pl_fopen_w(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+                            O_CLOEXEC, 0666);
+    FILE *f;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        ftruncate(fd, 0) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    if ((f = fdopen(fd, "w")) == NULL)
+        close(fd);
+    return f;
+}
+
 static hs_err_t hs__pl_open(hs__pl_t *p, const char *name, FILE **f,
                             hs_error_t *err)
 {
     char path[4200];
 
     hs__pl_path(p, name, path, sizeof path);
-    *f = fopen(path, "w");
+    *f = hs__pl_fopen_w(path);
     if (*f == NULL)
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot write: %s",
                             strerror(errno));
@@ -312,15 +337,75 @@ static void hs__pl_tail(const char *path, char *out, size_t len)
 
 /*
  * Runs gnuplot on script `name`.gp with the -e text built so far plus out
- * and term, writing to a temp file beside o->output, renamed on success.
+ * and term.  gnuplot draws into the private directory; the image, checked
+ * whole, is then copied into a temp file beside o->output and renamed on
+ * success, so that a write error there is hetsim's own (exit 3), never a
+ * truncated image gnuplot did not notice.
  */
+/* 1 when the image file at path ends as a whole PNG, SVG or PDF does
+   (gnuplot exits 0 after a short write on a full file system). */
+static int hs__pl_image_whole(const char *path)
+{
+    static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xae,
+                                             0x42, 0x60, 0x82};
+    unsigned char buf[64];
+    FILE *f = fopen(path, "rb");
+    long size;
+    size_t n;
+
+    if (f == NULL)
+        return 0;
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) <= 0) {
+        fclose(f);
+        return 0;
+    }
+    if (fseek(f, size > (long)sizeof buf ? size - (long)sizeof buf : 0,
+              SEEK_SET) != 0) {
+        fclose(f);
+        return 0;
+    }
+    n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (n >= 8 && memcmp(buf + n - 8, png_end, 8) == 0)
+        return 1;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+                     buf[n - 1] == ' '))
+        n--;
+    if (n >= 6 && memcmp(buf + n - 6, "</svg>", 6) == 0)
+        return 1;
+    if (n >= 5 && memcmp(buf + n - 5, "%%EOF", 5) == 0)
+        return 1;
+    return 0;
+}
+
+/* Copies the file at from into f; 0, or -1 with errno set. */
+static int hs__pl_copy(const char *from, FILE *f)
+{
+    char buf[65536];
+    FILE *in = fopen(from, "rb");
+    size_t n;
+    int rc = 0;
+
+    if (in == NULL)
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, f) != n) {
+            rc = -1;
+            break;
+        }
+    if (ferror(in))
+        rc = -1;
+    fclose(in);
+    return rc;
+}
+
 static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
 {
     const hs_plot_opts_t *o = p->o;
     const char *prog = o->gnuplot;
     const char *sdir = o->script_dir;
     const char *term = hs__pl_term(o->output);
-    char script[4200], errpath[4200], tail[512], datadir[4096];
+    char script[4200], errpath[4200], imgpath[4200], tail[512], datadir[4096];
     hs_atomic_t af;
     char *argv[5];
     hs_child_t child;
@@ -349,17 +434,19 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
                             "HETSIM_PLOTS_DIR to the plots/ directory "
                             "(or HETSIM_DATADIR to the data directory)",
                             strerror(errno));
-    if ((ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
+    if ((ret = hs_atomic_check_target(o->output, 0, err)) != HS_OK ||
+        (ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
         return ret;
-    hs_atomic_detach(&af);      /* gnuplot writes it by path */
-    if (hs__pl_str(p, "out", af.tmp_path) < 0 ||
+    hs__pl_path(p, "image.out", imgpath, sizeof imgpath);
+    unlink(imgpath);
+    if (hs__pl_str(p, "out", imgpath) < 0 ||
         hs__pl_str(p, "term", term) < 0)
         goto nomem;
     if (o->keep_dir != NULL) {
         FILE *f;
         char cmd[4200];
         hs__pl_path(p, "gnuplot-command.txt", cmd, sizeof cmd);
-        f = fopen(cmd, "w");
+        f = hs__pl_fopen_w(cmd);
         if (f != NULL) {
             fprintf(f, "%s -e \"%s\" %s\n", prog, p->defs, script);
             fclose(f);
@@ -410,13 +497,26 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         hs_atomic_abort(&af);
         return ret;
     }
-    if (stat(af.tmp_path, &sb) != 0 || sb.st_size == 0) {
+    if (stat(imgpath, &sb) != 0 || sb.st_size == 0) {
         hs__pl_tail(errpath, tail, sizeof tail);
         hs_atomic_abort(&af);
         return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
                             "gnuplot wrote nothing to %s: %s", o->output,
                             tail[0] ? tail : "no message");
     }
+    if (!hs__pl_image_whole(imgpath)) {
+        hs_atomic_abort(&af);
+        return hs_error_set(err, HS_ERR_IO, imgpath, 0, 0,
+                            "gnuplot's image is cut short (is the "
+                            "temporary directory's file system full?)");
+    }
+    if (hs__pl_copy(imgpath, af.f) != 0) {
+        int e = errno;
+        hs_atomic_abort(&af);
+        return hs_error_set(err, HS_ERR_IO, o->output, 0, 0,
+                            "cannot write: %s", strerror(e));
+    }
+    unlink(imgpath);
     ret = hs_atomic_commit(&af, err);
     return ret;
 nomem:

@@ -3,6 +3,9 @@
  * A sidecar is a few hundred bytes, so it is read whole with yajl_tree.
  */
 #include "hs_sidecar.h"
+#include "hs_checked.h"
+#include "hs_jcheck.h"
+#include "hs_limits.h"
 #include "hs_file.h"
 
 #include <inttypes.h>
@@ -254,17 +257,48 @@ static hs_err_t hs__sc_plain(const char *path, yajl_val root,
     for (i = 0; i < YAJL_GET_ARRAY(v)->len; i++) {
         yajl_val e = YAJL_GET_ARRAY(v)->values[i];
         struct hs_sidecar_use_s *u = &out->use[out->n_use];
+        double rank, steps;
+        static const char *const tk[4] = {"compute_mean_ns",
+                                          "compute_sd_ns",
+                                          "compute_median_ns",
+                                          "compute_max_ns"};
+        int64_t *tv[4];
+        int k;
+
         if (!YAJL_IS_OBJECT(e) || hs__sc_num(e, "steps") < 1)
             continue;
-        u->rank = (long)hs__sc_num(e, "rank");
-        u->steps = (unsigned)hs__sc_num(e, "steps");
+        /* every number narrowed to an integer is checked first: a double
+           past the target's range is undefined behaviour, not a value */
+        rank = hs__sc_num(e, "rank");
+        steps = hs__sc_num(e, "steps");
+        if (!(rank >= -1 && rank < HS_LIMIT_DEVICES) ||
+            !(steps <= HS_LIMIT_STEPS))
+            return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                "rank_use[%zu]: rank must be below %" PRIu32
+                                " and steps at most %" PRIu32, i,
+                                HS_LIMIT_DEVICES, HS_LIMIT_STEPS);
+        u->rank = (long)rank;
+        u->steps = (unsigned)steps;
         u->cpu_mean = hs__sc_num(e, "cpu_share_mean");
         u->cpu_min = hs__sc_num(e, "cpu_share_min");
         u->cpu_max = hs__sc_num(e, "cpu_share_max");
-        u->compute_mean_ns = (int64_t)hs__sc_num(e, "compute_mean_ns");
-        u->compute_sd_ns = (int64_t)hs__sc_num(e, "compute_sd_ns");
-        u->compute_median_ns = (int64_t)hs__sc_num(e, "compute_median_ns");
-        u->compute_max_ns = (int64_t)hs__sc_num(e, "compute_max_ns");
+        tv[0] = &u->compute_mean_ns;
+        tv[1] = &u->compute_sd_ns;
+        tv[2] = &u->compute_median_ns;
+        tv[3] = &u->compute_max_ns;
+        for (k = 0; k < 4; k++) {
+            double x = hs__sc_num(e, tk[k]);
+            if (x < 0) {
+                *tv[k] = -1;    /* absent, as before */
+                continue;
+            }
+            if (x > (double)HS_LIMIT_TIME_NS ||
+                hs_checked_dbl_to_i64(x, tv[k]) != 0)
+                return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                    "rank_use[%zu]: %s: %g is past the "
+                                    "limit of %" PRId64 " ns", i, tk[k], x,
+                                    (int64_t)HS_LIMIT_TIME_NS);
+        }
         out->n_use++;
     }
     return HS_OK;
@@ -289,6 +323,12 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         free(text);
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "the sidecar is empty");
+    }
+    /* depth, duplicate keys and NUL bytes first: the tree parse recurses
+       per level and keeps the first of two equal keys */
+    if ((rc = hs_json_check(path, text, len, err)) != HS_OK) {
+        free(text);
+        return rc;
     }
     root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     free(text);
@@ -317,8 +357,15 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
         goto done;
     }
-    if (u < 1 || u > LONG_MAX) {
+    if (u < 1) {
         rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
+        goto done;
+    }
+    if (u > HS_LIMIT_DEVICES) {
+        char m[96];
+        snprintf(m, sizeof m, "%" PRIu64 " is past the limit of %" PRIu32
+                 " ranks", u, HS_LIMIT_DEVICES);
+        rc = hs__sc_bad(path, err, "world_size", m);
         goto done;
     }
     out->world_size = (long)u;

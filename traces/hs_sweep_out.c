@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hdf5.h>
 #include <yajl/yajl_gen.h>
@@ -17,6 +18,7 @@
 #include "hs_answer.h"
 #include "hs_atomic.h"
 #include "hs_h5_attr.h"
+#include "hs_limits.h"
 #include "hs_hash.h"
 #include "hs_plot.h"
 #include "hs_units.h"
@@ -542,7 +544,7 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                            const char *path, hs_error_t *err)
 {
     const hs_scenario_t *s = hs_sweep_base(sw);
-    hs_atomic_t af = {NULL, NULL, NULL};
+    hs_atomic_t af = {NULL, NULL, NULL, 0};
     hs__h5_layout_t lay;
     hid_t file = -1, fcpl = -1, dcpl = -1, ft = -1, mt = -1, sp = -1,
           ds = -1;
@@ -555,8 +557,10 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
     if (hs_sweep_n_axes(sw) > 64)
         return hs_error_set(err, HS_ERR_USAGE, path, 0, 0,
                             "HDF5 output takes at most 64 varied keys");
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    rc = hs_atomic_open(&af, path, err);
+    hs_h5_init();
+    rc = hs_atomic_check_target(path, 0, err);
+    if (rc == HS_OK)
+        rc = hs_atomic_open(&af, path, err);
     if (rc != HS_OK)
         return rc;
     hs_atomic_detach(&af);
@@ -588,13 +592,17 @@ hs_err_t hs_sweep_write_h5(const hs_sweep_t *sw, const hs_sweep_results_t *r,
         hs_h5_attr_str(ds, "time_unit", "ns") < 0 ||
         hs_h5_attr_u64(ds, "n_failed", r->n_failed) < 0)
         goto done;
+    if (H5Fflush(file, H5F_SCOPE_LOCAL) < 0)
+        goto done;
     ok = 1;
 done:
+    if (!ok)
+        hs_h5_abandon(af.tmp_path);
     if (ds >= 0 && H5Dclose(ds) < 0)
         ok = 0;
     if (sp >= 0)
         H5Sclose(sp);
-    if (file >= 0 && H5Fclose(file) < 0)
+    if (file >= 0 && hs_h5_file_close(file, af.tmp_path, ok) < 0)
         ok = 0;
     if (ft >= 0)
         H5Tclose(ft);
@@ -637,7 +645,7 @@ hs_err_t hs_sweep_write(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                         hs_sweep_fmt_t fmt, const char *path,
                         hs_error_t *err)
 {
-    hs_atomic_t af = {NULL, NULL, NULL};
+    hs_atomic_t af = {NULL, NULL, NULL, 0};
     hs_err_t rc;
 
     if (fmt == HS_SWEEP_FMT_H5)
@@ -753,12 +761,36 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
     if (in == NULL)
         return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
                             strerror(errno));
+    {
+        /* a line is read whole: the file's size bounds it (a regular file
+           of at most HS_LIMIT_FILE_BYTES, as every file read whole) */
+        struct stat st;
+        if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
+            (uint64_t)st.st_size > HS_LIMIT_FILE_BYTES) {
+            fclose(in);
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "not a regular file of at most 1 GiB");
+        }
+    }
     t = calloc(1, sizeof *t);
     if (t == NULL)
         goto nomem;
     while ((len = getline(&line, &cap, in)) >= 0) {
         size_t r;
         lineno++;
+        if (len > HS_LIMIT_CSV_LINE) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              HS_LIMIT_CSV_LINE + 1,
+                              "the line is longer than %d bytes (the limit)",
+                              HS_LIMIT_CSV_LINE);
+            goto done;
+        }
+        if (strlen(line) != (size_t)len) {
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                              (unsigned long)strlen(line) + 1,
+                              "a NUL byte: a sweep CSV is text");
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (line[0] == '#' || line[0] == '\0')

@@ -18,6 +18,7 @@
  * faster than the given configuration.
  */
 #include "hs_advise.h"
+#include "hs_limits.h"
 #include "hs_advise_int.h"
 
 #include <math.h>
@@ -317,6 +318,20 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              "collective: ring (set collective: ring in the "
                              "file to ask which order)", s->file,
                              s->collective);
+    {
+        /* the search's budget, as simulate's replay budget: refused at
+           once unless --force (o->force) */
+        uint32_t m = by_node ? (uint32_t)s->nodes->n_nodes : n;
+        if (m > HS_LIMIT_RINGOPT_DEVICES && (o == NULL || !o->force))
+            return hs_error_setf(err, HS_ERR_RANGE,
+                                 "%s: a ring order search over %u %s is "
+                                 "past its budget (%u): each pass weighs "
+                                 "about %llu pairs and it may not end "
+                                 "soon; --force runs it anyway", s->file,
+                                 m, by_node ? "nodes" : "devices",
+                                 HS_LIMIT_RINGOPT_DEVICES,
+                                 (unsigned long long)m * m);
+    }
     if ((r = calloc(1, sizeof *r)) == NULL)
         goto nomem;
     r->n = n;

@@ -64,6 +64,17 @@ def _phase(rank, step, phase):
     sys.stdout.flush()
 
 
+def _after(rank, stage):
+    """After the last step: one line per stage on stdout ("after training:
+    STAGE"), so that the caller names the stage a rank stopped in (a trace
+    export of tens of MB takes minutes on a slow device) and stretches its
+    time limit to the work that is left."""
+    _STAGE["step"] = stage
+    sys.stdout.write("hetsim-harness: rank %d: after training: %s\n"
+                     % (rank, stage))
+    sys.stdout.flush()
+
+
 def _parse_args(argv):
     p = argparse.ArgumentParser(
         prog="hetsim_harness.py",
@@ -610,6 +621,10 @@ def main(argv):
     n_settle = 1 if kineto else 0
     n_prof = a.iters - a.warmup        # profiled, recorded
     total = p0 + n_settle + n_prof
+    # the whole run's length, for the caller's time limit
+    sys.stdout.write("hetsim-harness: rank %d: steps %d (%d profiled)\n"
+                     % (rank, total, n_prof))
+    sys.stdout.flush()
     it = iter(loader)
     for i in range(total):
         _STAGE["step"] = str(i)
@@ -695,7 +710,7 @@ def main(argv):
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
         last_hooks = list(hook_log)
 
-    _STAGE["step"] = "write trace"
+    _after(rank, "write trace")
     out_dir = a.out
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -748,7 +763,7 @@ def main(argv):
     # the one ingested), and per rank whether it had its device: its CPU
     # share (process CPU time over wall time) per step and the spread of
     # its step times.
-    _STAGE["step"] = "gather phases"
+    _after(rank, "gather phases")
     plain = [s for s in steps if not s["profiled"]]
     mine = {"rank": rank,
             "plain": {k: [s[k] for s in plain]
@@ -769,7 +784,7 @@ def main(argv):
 
     comm_probe = None
     if device_type == "cpu" and world > 1 and buckets:
-        _STAGE["step"] = "communication CPU probe"
+        _after(rank, "communication CPU probe")
         try:
             bufs = [torch.zeros(max(b["bytes"] // 4, 1)) for b in buckets]
             dist.barrier()
@@ -795,7 +810,7 @@ def main(argv):
 
     hop_probe, hop_skipped = None, None
     if device_type == "cpu" and world > 1 and buckets and a.hop_trials > 0:
-        _STAGE["step"] = "hop-wait probe"
+        _after(rank, "hop-wait probe")
         try:
             hop_probe, hop_skipped = _hop_probe(
                 model, loss_fn, loader, device, buckets, world,
@@ -805,7 +820,7 @@ def main(argv):
 
     cpu_quota = None
     if device_type == "cpu":
-        _STAGE["step"] = "CPU quota"
+        _after(rank, "CPU quota")
         cpu_quota = _cpu_quota()
 
     side = {
@@ -836,7 +851,7 @@ def main(argv):
         "plain": plain_all,
         "rank_use": rank_use,
     }
-    _STAGE["step"] = "write sidecar"
+    _after(rank, "write sidecar")
     try:
         _write_json(os.path.join(out_dir, "rank%d.sidecar.json" % rank), side)
     except Exception as e:  # noqa: BLE001
