@@ -56,9 +56,13 @@ if [ "$quick" != 1 ]; then
     # stage 2's build, beside stage 1
     t_asan=$(date +%s)
     mkdir -p build-asan
+    rm -f build-asan/build.end
     ( cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
           -DHETSIM_SANITIZE=ON >/dev/null &&
-          nice -n 10 cmake --build build-asan -j"$jobs" ) \
+          nice -n 10 cmake --build build-asan -j"$jobs"
+      rc=$?
+      date +%s >build-asan/build.end
+      exit $rc ) \
         >build-asan/build.log 2>&1 &
     asan_pid=$!
 fi
@@ -76,7 +80,7 @@ if [ "$quick" != 1 ]; then
     t=$(date +%s)
     rc=0
     wait "$asan_pid" || rc=$?
-    t_built=$(date +%s)
+    t_built=$(cat build-asan/build.end 2>/dev/null || date +%s)
     if [ "$rc" -ne 0 ]; then
         tail -40 build-asan/build.log
     fi
@@ -96,7 +100,7 @@ if [ "$quick" != 1 ]; then
             -j"$jobs" -LE live ${asan_args[@]+"${asan_args[@]}"} \
             -E "$skip" || rc=$?
     fi
-    stage "sanitizers (build-asan/, without the live tests and $ASAN_SKIP; its build: $(( t_built - t_asan )) s from the suite's start)" \
+    stage "sanitizers (build-asan/, without the live tests and $ASAN_SKIP; its build took $(( t_built - t_asan )) s, from the suite's start)" \
         $rc $(( $(date +%s) - t ))
 
     t=$(date +%s)
