@@ -111,6 +111,10 @@
 #define HS_LIMIT_EPOCHS UINT32_C(1000000000)
 #define HS_LIMIT_STEPS UINT32_C(100000000)
 
+/* Micro-batches per step (gradient accumulation) a device type may
+   have. */
+#define HS_LIMIT_MICRO_BATCHES UINT64_C(65536)
+
 /* Budgets of one replay, refused unless forced: 2^32 events, 8 GiB.  The
    event engine's own limits, never lifted (sim/hs_engine.h): 2^40 events
    in one replay (HS_ENGINE_MAX_EVENTS) and 2^24 - 1 pending at once

@@ -1,6 +1,7 @@
 /*
  * hs_spawn.h -- starting, watching and stopping external programs (iperf3,
- * the profiling harness) for the live pipeline (issue 5).
+ * the profiling harness) for the live pipeline (hetsim profile,
+ * measure-bw).
  *
  * Programs always run from an argv array through posix_spawnp, never
  * through a local shell.  A launcher may hand its words to a shell on the

@@ -1,8 +1,8 @@
 /*
  * hs_netmeasure.h -- measuring the bandwidth between devices with iperf3
- * (METHOD.md, S100: "measured from each device's network address with a
- * network test tool such as iperf", recorded as adjacency rows
- * (device-ip-1, device-ip-2, bandwidth)).
+ * (docs/method.md, S100: the bandwidth between every pair of devices,
+ * measured with iperf from the devices' addresses, one row
+ * (device-ip-1, device-ip-2, bandwidth) per pair).
  *
  * Which pairs.  By default the ring edges: device ring[k] sends to
  * ring[k+1 mod N], so each edge is measured in the direction the ring

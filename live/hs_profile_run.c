@@ -930,7 +930,7 @@ static int hs__all_timed(const hs_scenario_t *s, const hs_prun_result_t *res,
 }
 
 /*
- * The rule (issue 11).  Every type gloo with timed buckets and a measured
+ * The rule.  Every type gloo with timed buckets and a measured
  * hop wait (t_hop_wait > 0: the harness's hop probe): `buckets`, the
  * replay that counts the wait of each ring hop reaching a computing
  * device.  Chosen in the ninth round (docs/accuracy.md) on 16 re-profiled

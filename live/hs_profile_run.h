@@ -1,6 +1,6 @@
 /*
  * hs_profile_run.h -- `hetsim profile`: the measuring sub-systems of
- * METHOD.md steps S200-S300, run for real.
+ * docs/method.md steps S200-S300, run for real.
  *
  * For every device type of the scenario, in order:
  *   1. pick its sub-system: the first 2 devices of that type in the
@@ -13,7 +13,7 @@
  *      anything (HS_ERR_USAGE naming the type and both ways out).  Two
  *      ranks never share one device (they would share its cores);
  *   2. give each rank the type's data share (its shard, else the dataset
- *      split by batch sizes as in METHOD.md), sampled at random by the
+ *      split by batch sizes as in docs/method.md), sampled at random by the
  *      harness from a seed drawn with GSL's mt19937 from the scenario seed
  *      (the seed is recorded in the profile's source line);
  *   3. start the harness (live/harness/hetsim_harness.py) once per rank,
@@ -32,7 +32,7 @@
  *   5. ingest the traces rank<R>.json and sidecars rank<R>.sidecar.json
  *      (traces/hs_ingest.h; warm-up already left out by the harness) and
  *      write OUTDIR/<type>.profile.yaml.
- * With opts.batches (hetsim profile --batches 8,16,32, issue 13), steps
+ * With opts.batches (hetsim profile --batches 8,16,32), steps
  * 3-5 run once per batch size for each type: first at the type's own batch
  * (in <type>/, as without the option), then at each other listed batch in
  * increasing order (in <type>/batch<B>/, the same devices, seed and data
@@ -173,7 +173,7 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
 /*
  * The replay mode hetsim profile recommends and writes into the scenario
  * it produces (simulate.overlap), from the scenario and the measured
- * profiles (issue 11; the rule was chosen on tuning draws of
+ * profiles (the rule was chosen on tuning draws of
  * bench/accuracy, see docs/accuracy.md): when every type's backend is
  * gloo, `last_bucket` if every type has timed gradient buckets, else
  * `none`; otherwise `buckets` if every type has timed gradient buckets,

@@ -1,6 +1,6 @@
 /*
  * hs_batchopt.h -- per-type batch sizes that even out the devices'
- * compute (issue 13, question 2).
+ * compute (hetsim advise batch).
  *
  * Devices of different types take different times per step; with the same
  * batch everywhere the fast ones wait at the ring.  Given, per type t, its

@@ -1,5 +1,5 @@
 /*
- * hs_closed.c -- the closed-form model (hs_closed.h, METHOD.md S400).
+ * hs_closed.c -- the closed-form model (hs_closed.h, docs/method.md S400).
  *
  * One pass over the devices: each T(i) needs only its type's means and its
  * own ring edge, so the cost is O(N) time and O(N) memory (one small record
@@ -14,14 +14,9 @@
 #include <string.h>
 
 #include "hs_checked.h"
-#include "hs_coll_ring.h"
 #include "hs_notes.h"
+#include "hs_phases.h"
 #include "hs_units.h"
-
-static int64_t hs__scaled(int64_t t_ns, double scale)
-{
-    return scale == 1.0 ? t_ns : (int64_t)llround((double)t_ns * scale);
-}
 
 int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 {
@@ -32,22 +27,23 @@ int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
                           uint32_t d, hs_dev_pred_t *r)
 {
-    const hs_device_t *dv = &s->devices[d];
-    const hs_profile_t *p = &s->types[dv->type].profile;
+    const hs_profile_t *p = &s->types[s->devices[d].type].profile;
+    hs_phases_t ph;
     int64_t bwd, opt;
 
-    r->t_dl_ns = p->t_dl.known ? p->t_dl.mean_ns : 0;
-    r->t_fwd_ns = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
-                  dv->extra_compute_ns;
-    r->t_b1_ns = hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
+    hs_phases_derive(s, d, -1, NULL, 0, NULL, &ph);
+    r->t_dl_ns = p->t_dl.known ? hs_phases_dl_ns(s, d, p->t_dl.mean_ns) : 0;
+    r->t_fwd_ns = ph.fwd_ns;
+    r->t_b1_ns = ph.b1_ns;
     r->t_ar_ns = c->allreduce_ns(s, d);
     r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
     r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
     r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
-    bwd = p->t_bwd.known ? hs__scaled(p->t_bwd.mean_ns, dv->compute_scale)
-                         : r->t_b1_ns;
-    opt = p->t_opt.known ? hs__scaled(p->t_opt.mean_ns, dv->compute_scale)
-                         : 0;
+    /* the whole backward: max(t_bwd scaled, t_b1), so that
+       max(bwd, b1 + T_ar) is the backward or the ring, whichever ends
+       later (T_ar >= 0) */
+    bwd = ph.b1_ns + ph.rest_ns;
+    opt = ph.opt_ns;
     r->t_ext_ns = r->t_fwd_ns +
                   (bwd > r->t_b1_ns + r->t_ar_ns ? bwd
                                                  : r->t_b1_ns + r->t_ar_ns) +

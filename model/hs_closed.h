@@ -1,5 +1,5 @@
 /*
- * hs_closed.h -- the closed-form model of METHOD.md, step S400.
+ * hs_closed.h -- the closed-form model of docs/method.md, step S400.
  *
  * Per device i of N in the ring:
  *   T_ar(i) = 2(N-1) * (alpha(i) + (M/N) / B(i, next(i)))

@@ -1,6 +1,6 @@
 /*
  * hs_mixopt.h -- the mix of devices that trains soonest within a budget, or
- * most cheaply within a deadline (issue 13, question 3).
+ * most cheaply within a deadline (hetsim advise mix).
  *
  * Candidates: T device types, type t available in up to avail_t devices
  * (at least min_t), at price_t per device-hour.  A mix is a vector of

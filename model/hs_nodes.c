@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "hs_collective.h"
+#include "hs_edge.h"
 #include "hs_scenario.h"
 #include "hs_limits.h"
 #include "hs_scenario_int.h"
@@ -686,26 +687,29 @@ hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
         }
     }
     free(out);
-    /* the hierarchical all-reduce's edges: x -> next local rank (N + x),
-       x -> same local rank of the next node (2N + x) */
+    /* the hierarchical all-reduce's edges (hs_edge.h): x -> next local
+       rank, x -> same local rank of the next node */
     for (k = 0; k < N; k++) {
-        s->ring_bw_bytes_per_s[N + k] = s->ring_bw_bytes_per_s[2 * N + k] =
-            0;
-        s->ring_lat_ns[N + k] = s->ring_lat_ns[2 * N + k] = 0;
+        uint32_t ei = hs_edge_index(N, HS_EDGE_INTRA, (uint32_t)k);
+        uint32_t eo = hs_edge_index(N, HS_EDGE_INTER, (uint32_t)k);
+        s->ring_bw_bytes_per_s[ei] = s->ring_bw_bytes_per_s[eo] = 0;
+        s->ring_lat_ns[ei] = s->ring_lat_ns[eo] = 0;
     }
     if (L == 0)
         return HS_OK;
     for (k = 0; k < N; k++) {
         uint32_t x = (uint32_t)k, n = x / L, j = x % L;
         uint32_t K = (uint32_t)(N / L);
+        uint32_t ei = hs_edge_index(N, HS_EDGE_INTRA, x);
+        uint32_t eo = hs_edge_index(N, HS_EDGE_INTER, x);
         if (L > 1)
             (void)hs_nodes_link(s, x, n * L + (j + 1) % L, 1, 1,
-                                &s->ring_bw_bytes_per_s[N + k],
-                                &s->ring_lat_ns[N + k]);
+                                &s->ring_bw_bytes_per_s[ei],
+                                &s->ring_lat_ns[ei]);
         if (K > 1 &&
             !hs_nodes_link(s, x, ((n + 1) % K) * L + j, L, L,
-                           &s->ring_bw_bytes_per_s[2 * N + k],
-                           &s->ring_lat_ns[2 * N + k]) &&
+                           &s->ring_bw_bytes_per_s[eo],
+                           &s->ring_lat_ns[eo]) &&
             hier)
             return hs__no_bw(s, x, ((n + 1) % K) * L + j, line, col, err);
     }

@@ -35,7 +35,8 @@
  * always), [N, 2N) device x's intra-node edge of the hierarchical
  * all-reduce (x to the next local rank of its node, at N + x), [2N, 3N)
  * its inter-node edge (x to the same local rank of the next node, at
- * 2N + x).  Collectives name an edge by that index (hs_coll_round_t).
+ * 2N + x).  Collectives name an edge by that index (hs_coll_round_t),
+ * which hs_edge_index (hs_edge.h) computes.
  *
  * Ownership: the scenario owns its hs_nodes_t (hs_nodes_free in
  * hs_scenario_free, hs_nodes_clone in hs_scenario_clone).

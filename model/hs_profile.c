@@ -13,7 +13,7 @@
  * when they differ by more than 1%).  After the walk the required keys are
  * checked: t_fwd (or fwd_ops), t_b1 and allreduce_bytes.
  *
- * batch_points (issue 13) comes last in the table, so a profile measured
+ * batch_points comes last in the table, so a profile measured
  * at one batch is written byte for byte as before: the writer leaves the
  * key out when the list is empty.  Its entries reuse the distribution
  * reader and writer; the batches must be strictly increasing (an error at

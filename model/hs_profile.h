@@ -1,5 +1,5 @@
 /*
- * hs_profile.h -- a device type's measured profile (METHOD.md, S300) and
+ * hs_profile.h -- a device type's measured profile (docs/method.md, S300) and
  * its YAML format, both ways: the reader (a standalone profile file, or
  * the `profile:` mapping of a type inside a scenario) and the writer
  * (what `hetsim ingest` and `hetsim profile` produce).  One key table in
@@ -46,7 +46,7 @@ typedef enum hs_ar_source_e {
 } hs_ar_source_t;
 
 /*
- * One batch point (issue 13): the phase times measured with the type
+ * One batch point: the phase times measured with the type
  * profiled at another batch size, in the profile's `batch_points:` list
  * ({batch: 8, t_dl: .., t_fwd: .., t_b1: .., t_bwd: .., t_opt: ..}, each
  * time a duration, `unknown` or {mean, sd}).  batch, t_fwd and t_b1 are
@@ -62,7 +62,7 @@ typedef struct hs_batch_point_s {
 
 /*
  * The per-type profile, measured on a sub-system of subsys_n devices
- * (METHOD.md, S300).  Times are means per iteration.
+ * (docs/method.md, S300).  Times are means per iteration.
  */
 typedef struct hs_profile_s {
     hs_dist_t t_dl;     /* data loading of one batch (CPU) */
@@ -205,7 +205,7 @@ hs_err_t hs_profile_set_key(struct hs_yaml_ctx_s *c, hs_profile_t *p,
 hs_err_t hs_profile_write(const hs_profile_t *p, const char *path,
                           const hs_profile_info_t *info, hs_error_t *err);
 
-/* ---- the profile at another batch (issue 13) --------------------------- */
+/* ---- the profile at another batch (advise batch) ---------------------- */
 
 /* The phases a batch changes, in the order of hs_profile_means_at_batch's
    output. */
@@ -233,9 +233,9 @@ typedef struct hs_bscale_s {
  * how it was done into *how (may be NULL).
  *
  * The points are the profile's own times at b0 and its batch_points at
- * other batches.  With one point: the linear model (the arithmetic of
- * hetsim advise batch before issue 13: llround(t(b0) * b / b0) for t_dl,
- * t_fwd, t_b1, t_bwd; t_opt as measured).  With >= 2 points, per phase
+ * other batches.  With one point: the linear model (llround(t(b0) * b /
+ * b0) for t_dl, t_fwd, t_b1, t_bwd; t_opt as measured, so a profile
+ * without batch_points scales as it always has).  With >= 2 points, per phase
  * known at every point (else that phase takes the linear model):
  *   1. the running maximum over the points in batch order (a time that
  *      falls with a larger batch is measurement noise; the batch search
@@ -259,11 +259,10 @@ void hs_profile_means_at_batch(const hs_profile_t *p, uint64_t b0,
 /*
  * Deep copy of p (measured at b0) with its times moved to batch b as
  * hs_profile_means_at_batch says: means set, each phase's sd and samples
- * scaled by its mean's ratio (the linear model: by b / b0, as before issue
- * 13), fwd_ops by t_fwd's, bucket ready times by t_bwd's (t_b1's when
- * t_bwd is unknown).  batch_points are kept.  *out is overwritten (not
- * freed first); 0, or -1 when out of memory (out cleared).  how may be
- * NULL.
+ * scaled by its mean's ratio (the linear model: by b / b0), fwd_ops by
+ * t_fwd's, bucket ready times by t_bwd's (t_b1's when t_bwd is unknown).
+ * batch_points are kept.  *out is overwritten (not freed first); 0, or -1
+ * when out of memory (out cleared).  how may be NULL.
  */
 int hs_profile_at_batch(const hs_profile_t *p, uint64_t b0, uint64_t b,
                         hs_profile_t *out, hs_bscale_t *how);

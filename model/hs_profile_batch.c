@@ -1,6 +1,6 @@
 /*
- * hs_profile_batch.c -- a type's profile at another batch size (issue 13,
- * question 2; hs_profile.h, "the profile at another batch").
+ * hs_profile_batch.c -- a type's profile at another batch size
+ * (hs_profile.h, "the profile at another batch"), for advise batch.
  *
  * Who asks.  `hetsim advise batch` searches per-type batches with a time
  * function T_t(b) (model/hs_batchopt.h) called a few hundred times per
@@ -12,9 +12,9 @@
  * is one point; its batch_points add others.  The merged list is walked
  * in batch order without building it: the list's entries below b0, the
  * profile's own times at b0 (winning over an entry at b0), the entries
- * above.  With one point the linear model of before issue 13 is kept to
- * the last rounding, so a scenario without batch_points gets the same
- * batches, times and files as before.
+ * above.  With one point the linear model (llround of t(b0) b / b0) is
+ * followed to the last rounding, so a scenario without batch_points gets
+ * the same batches, times and files whether or not others have points.
  *
  * Invariant.  For each phase, the time is non-decreasing in b: the points'
  * running maximum is non-decreasing; interpolating and extrapolating
@@ -111,8 +111,8 @@ static int64_t hs__clamp_ns(long double t)
     return (int64_t)llroundl(t);
 }
 
-/* The linear model's time: the arithmetic of advise batch before issue
-   13 (llround of a double product), clamped. */
+/* The linear model's time: llround of the double product t0 f, clamped
+   to the time limit. */
 static int64_t hs__linear(int64_t t0_ns, double f)
 {
     double t = (double)t0_ns * f;
@@ -245,7 +245,7 @@ int hs_profile_at_batch(const hs_profile_t *p, uint64_t b0, uint64_t b,
         return -1;
     hs_profile_means_at_batch(p, b0, b, means, how);
     if (how->model == HS_BSCALE_LINEAR) {
-        /* exactly hetsim advise batch's scaling before issue 13 */
+        /* the linear model: every distribution scaled by b / b0 */
         double f = b0 > 0 ? (double)b / (double)b0 : 1.0;
 
         hs__scale_dist(&out->t_dl, f, 1);

@@ -1,10 +1,10 @@
 /*
- * hs_ringopt.h -- choosing the ring order (issue 13, question 1).
+ * hs_ringopt.h -- choosing the ring order (hetsim advise ring).
  *
  * NCCL and gloo build the ring in rank order, so the order is the user's
  * to choose.  The closed form gives device i, followed in the ring by j,
  * the step T(i) = max(t_dl(i), pre(i) + 2(N-1)(lat(i,j) + M_i/(N B(i,j))))
- * (METHOD.md, S400): the cost of the ring edge i -> j, w(i, j), depends
+ * (docs/method.md, S400): the cost of the ring edge i -> j, w(i, j), depends
  * on the sender and the edge.  The cluster's step is the largest edge
  * cost of the ring, so the search is an asymmetric bottleneck travelling
  * salesman problem.  Orders are compared lexicographically: the largest

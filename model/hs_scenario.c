@@ -223,9 +223,11 @@ static int hs__where_key(hs_yaml_ctx_t *c, const char *section,
 
 static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
-    enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV };
+    enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV,
+           K_MICRO };
     static const char *const keys[] = {"name", "count", "batch", "shard",
-                                       "profile", "backend", "env", NULL};
+                                       "profile", "backend", "env",
+                                       "micro_batches", NULL};
     hs_scenario_t *s = HS__S(c);
     yaml_node_item_t *it;
     size_t cnt, k = 0, j;
@@ -244,7 +246,7 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
         return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
          it++, k++) {
-        yaml_node_t *tn = hs_yaml_node(c, *it), *v[7];
+        yaml_node_t *tn = hs_yaml_node(c, *it), *v[8];
         hs_type_t *t = &s->types[k];
 
         s->n_types = k + 1;
@@ -278,6 +280,21 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
             (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
                                   &t->batch)) != HS_OK)
             return rc;
+        t->micro_batches = 1;
+        if (v[K_MICRO] != NULL) {
+            uint64_t mb = 1;
+            if ((rc = hs_yaml_get_u64(c, v[K_MICRO], "micro_batches", 1,
+                                      HS_LIMIT_MICRO_BATCHES, &mb)) != HS_OK)
+                return rc;
+            if (t->batch % mb != 0)
+                return hs_yaml_fail(c, v[K_MICRO], HS_ERR_RANGE,
+                                    "micro_batches %llu does not divide "
+                                    "the batch %llu: a step's micro-batches "
+                                    "are batch / micro_batches samples each",
+                                    (unsigned long long)mb,
+                                    (unsigned long long)t->batch);
+            t->micro_batches = (uint32_t)mb;
+        }
         if (hs__where_key(c, "device_types", t->name, "batch",
                           v[K_BATCH]) != 0 ||
             hs__where_key(c, "device_types", t->name, "shard",
@@ -969,7 +986,8 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
     return HS_OK;
 }
 
-/* profiling.spare_devices: [{name, type, addr}, ...] (issue 11). */
+/* profiling.spare_devices: [{name, type, addr}, ...]: devices outside the
+   ring a one-device type's sub-system may borrow as its second. */
 static hs_err_t hs__parse_spares(hs_yaml_ctx_t *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"name", "type", "addr", NULL};

@@ -38,6 +38,13 @@ typedef struct hs_type_s {
                                this cluster, as a device mix may do) */
     int has_count;          /* count: was given */
     uint64_t batch;         /* samples per device per iteration */
+    uint32_t micro_batches; /* gradient accumulation: the step's batch is
+                               processed as this many micro-batches of
+                               batch / micro_batches samples, one forward
+                               and backward each, gradients added up
+                               (DDP's no_sync), then one all-reduce and
+                               one optimizer step; the profile holds one
+                               micro-batch's times.  1 = none */
     int shard_is_bytes;     /* shard given in bytes (1) or samples (0) */
     uint64_t shard;         /* per-device data per epoch, 0 = derive */
     int has_profile;        /* 0: not measured yet (`hetsim profile` and
@@ -45,7 +52,7 @@ typedef struct hs_type_s {
                                replay reject it, see
                                hs_scenario_require_profiles) */
     hs_profile_t profile;
-    /* profiling (issue 5): how to run this type's sub-system */
+    /* profiling: how hetsim profile runs this type's sub-system */
     char *backend;          /* "gloo" or "nccl"; NULL = gloo */
     size_t n_env;           /* extra environment for its ranks */
     char **env;             /* "KEY=VALUE" strings */
@@ -157,7 +164,7 @@ typedef struct hs_scenario_s {
     int stochastic;         /* draw per-op times from distributions */
     size_t n_stragglers;
     hs_straggler_t *stragglers;
-    /* profiling (issue 5) */
+    /* profiling: how hetsim profile and measure-bw run */
     char *harness;          /* path of the harness script, NULL = built-in */
     char *python;           /* interpreter, NULL = "python3" */
     uint32_t prof_iters;    /* iterations to profile, default 100 */
@@ -172,7 +179,8 @@ typedef struct hs_scenario_s {
     uint32_t master_port;   /* default 29500 */
     size_t n_spares;        /* profiling.spare_devices: devices outside the
                                ring a type's sub-system may use as its
-                               second device (issue 11) */
+                               second device (a sub-system of a type
+                               with one device) */
     char **spares;          /* 3 * n_spares: name, type, addr of each */
     /* internal: string arena for generated names and addresses */
     char *arena;

@@ -1,6 +1,6 @@
 /*
  * hs_scenario_check.c -- refusing at load what would overflow later
- * (hs_scenario_check_ranges, issue 15).
+ * (hs_scenario_check_ranges).
  *
  * Every value a scenario holds is within the limits of base/hs_limits.h
  * once loaded, but valid values can still combine into a time that does
@@ -51,6 +51,7 @@
 
 #include "hs_checked.h"
 #include "hs_limits.h"
+#include "hs_phases.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
 
@@ -215,6 +216,24 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         fwd = hs__dmax(&p->t_fwd);
         b1x = hs__dmax(&p->t_b1);
         bwd = hs__dmax(&p->t_bwd);
+        if (ty->micro_batches > 1) {
+            /* the micro-batches before the last: whole forwards and
+               backwards ahead of the last one's forward (hs_phases.h) */
+            double mb = (double)ty->micro_batches;
+
+            if (ty->batch % ty->micro_batches != 0) {
+                snprintf(key, sizeof key, "device_types.%s.micro_batches",
+                         ty->name);
+                rc = hs_scenario_fail(
+                    s, key, HS_ERR_RANGE, err,
+                    "micro_batches %u does not divide the batch %llu: a "
+                    "step's micro-batches are batch / micro_batches samples "
+                    "each",
+                    ty->micro_batches, (unsigned long long)ty->batch);
+                goto done;
+            }
+            fwd = mb * fwd + (mb - 1.0) * (b1x > bwd ? b1x : bwd);
+        }
         rdy = overlap == HS_OVERLAP_BUCKETS ||
                       overlap == HS_OVERLAP_LAST_BUCKET
                   ? hs__ready_max(s, dv->type)
@@ -223,7 +242,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         tail = b1x > bwd ? b1x : bwd;
         if (rdy > tail)
             tail = rdy;
-        cd = dv->compute_scale * fac[d] * (fwd + tail + opt) + extra[d];
+        cd = hs_phases_bound(dv->compute_scale * fac[d], extra[d], fwd, tail,
+                             opt);
         if (!(cd <= HS__LIM)) {
             if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
                 size_t g;
@@ -253,7 +273,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
             c_max = cd;
             c_dev = d;
         }
-        dl = hs__dmax(&p->t_dl);
+        dl = hs__dmax(&p->t_dl) *
+             (ty->micro_batches > 1 ? (double)ty->micro_batches : 1.0);
         if (dl > dl_max) {
             dl_max = dl;
             dl_dev = d;

@@ -107,8 +107,8 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
                              char **comp, size_t nc, const char *key_path,
                              yaml_node_t *n)
 {
-    static const char *const valid[] = {"count", "batch", "shard", "profile",
-                                        NULL};
+    static const char *const valid[] = {"count", "batch", "shard",
+                                        "micro_batches", "profile", NULL};
     hs_type_t *t;
     uint64_t x;
     long ti;
@@ -136,6 +136,12 @@ static hs_err_t hs__set_type(hs_yaml_ctx_t *c, hs_scenario_t *s,
         if ((rc = hs__count(c, n, 1, UINT32_MAX, &x)) != HS_OK)
             return rc;
         t->batch = x;
+        return HS_OK;
+    }
+    if (nc == 3 && strcmp(comp[2], "micro_batches") == 0) {
+        if ((rc = hs__count(c, n, 1, HS_LIMIT_MICRO_BATCHES, &x)) != HS_OK)
+            return rc;
+        t->micro_batches = (uint32_t)x;
         return HS_OK;
     }
     if (nc == 3 && strcmp(comp[2], "shard") == 0) {

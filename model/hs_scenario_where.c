@@ -1,7 +1,7 @@
 /*
  * hs_scenario_where.c -- where each value of a scenario came from, so that
  * an error found long after loading (an overflow in the closed form, a
- * replay budget) still names the key and its file:line:col (issue 15).
+ * replay budget) still names the key and its file:line:col.
  *
  * The loader notes the position of the values a derived quantity can
  * blame (job.epochs, the data set, simulate.steps, a device's

@@ -1,12 +1,6 @@
 /*
- * hs_coll_ring.c -- the ring all-reduce as a collective (hs_collective.h).
- *
- * N devices in the scenario's ring order, 2(N-1) rounds: N-1 of
- * reduce-scatter, then N-1 of all-gather.  In every round device i sends a
- * chunk of M/N bytes to next(i) over its own edge ring[k] -> ring[k+1]
- * (latency alpha_i, bandwidth B_i) and receives one from prev(i).  So
- * every round of a device has the same edge and chunk (uniform), and the
- * closed form is T_ar(i) = 2(N-1) (alpha_i + (M/N) / B_i).
+ * hs_coll_ring.c -- the ring all-reduce in the replay (hs_coll_engine.h);
+ * its shape and closed form are model/hs_coll_ring_shape.c.
  *
  * Progress in the replay.  A lane (device x on stream st) talks to the
  * lanes of next(x) and prev(x) on the same stream.  It enters round g when
@@ -19,36 +13,6 @@
  * unblock prev's send, so prev is tried again.
  */
 #include "hs_coll_ring.h"
-
-#include "hs_units.h"
-
-static int64_t hs__ring_rounds(uint32_t n)
-{
-    return 2 * ((int64_t)n - 1);
-}
-
-static void hs__ring_round(const hs_scenario_t *s, uint32_t x, int64_t r,
-                           hs_coll_round_t *out)
-{
-    (void)r;
-    out->to = hs_scenario_next(s, x);
-    out->from = hs_scenario_prev(s, x);
-    out->edge = s->devices[x].ring_pos;
-    out->parts = (uint32_t)s->n_devices;
-    out->ring_n = (uint32_t)s->n_devices;
-}
-
-static int64_t hs__ring_allreduce_ns(const hs_scenario_t *s, uint32_t d)
-{
-    const hs_profile_t *p = &s->types[s->devices[d].type].profile;
-    uint32_t k = s->devices[d].ring_pos;
-    double n = (double)s->n_devices;
-    double chunk_bytes = hs_profile_payload_bytes(p) / n;
-    int64_t per_round = s->ring_lat_ns[k] +
-                        hs_xfer_ns(chunk_bytes, s->ring_bw_bytes_per_s[k]);
-
-    return 2 * (int64_t)(s->n_devices - 1) * per_round;
-}
 
 static void hs__ring_lane_init(const hs_scenario_t *s, uint32_t x,
                                uint32_t st, uint32_t k, hs_coll_lane_t *l)
@@ -129,18 +93,10 @@ static int hs__ring_received(hs_engine_t *e, void *model,
     return h->failed;
 }
 
-const hs_collective_t hs_coll_ring = {
-    "ring",
-    "ring all-reduce: 2(N-1) rounds of M/N bytes to the next device",
-    1,
-    hs__ring_rounds,
-    hs__ring_round,
-    hs__ring_allreduce_ns,
+const hs_coll_engine_t hs_coll_ring_engine = {
+    &hs_coll_ring,
     hs__ring_lane_init,
     hs__ring_poll,
     hs__ring_arrive,
-    hs__ring_received,
-    NULL,   /* check: any scenario */
-    NULL,   /* rounds_of: rounds(n) */
-    NULL    /* rings: one, of every device */
+    hs__ring_received
 };

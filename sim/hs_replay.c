@@ -15,7 +15,8 @@
  *                                                    (0 when t_bwd unknown)
  *   ring:    the collective (o->collective, "ring" by default; its rounds,
  *            peers, closed form and round-by-round progress live behind
- *            hs_collective.h, the ring in hs_coll_ring.c; everything else
+ *            hs_collective.h and hs_coll_engine.h, the ring in
+ *            hs_coll_ring_shape.c and hs_coll_ring.c; everything else
  *            here is generic over it).  The ring:
  *            2(N-1) rounds per ring (reduce-scatter then all-gather).  In
  *            round r device i sends a chunk of M_i/N bytes to next(i) over
@@ -30,7 +31,8 @@
  * c is the device's compute_scale times any straggler factor for step k
  * (it scales t_opt too, as the closed form does); extra is its
  * extra_compute_ns plus any straggler extra_ns (a late device is late
- * before its first backward op).  t_dl is not scaled.
+ * before its first backward op).  t_dl is not scaled.  The phases come
+ * from hs_phases_derive (model/hs_phases.h), as the closed form's do.
  * M_i is the payload of i's type, D n / (2(n-1)).
  *
  * Overlap (o->overlap): when the ring opens on a device.
@@ -117,7 +119,7 @@
  * devices or the nodes for the hierarchical collective's rounds.
  *
  * Rounds are numbered per device and stream (a lane, or ring index, rx =
- * x K + s; hs_collective.h): g = (k * B_s + j) * R + r with R rounds per
+ * x K + s; hs_coll_engine.h): g = (k * B_s + j) * R + r with R rounds per
  * collective (the ring: 2(N-1)), B_s the rings
  * of stream s per step and j = b / K the bucket's place on its stream (K =
  * 1: g = (k * B + b) * R + r).  Each ring index keeps counters instead of
@@ -192,11 +194,12 @@
 #include <string.h>
 
 #include "hs_closed.h"
-#include "hs_coll_ring.h"
-#include "hs_collective.h"
+#include "hs_coll_engine.h"
+#include "hs_edge.h"
 #include "hs_engine.h"
 #include "hs_limits.h"
 #include "hs_notes.h"
+#include "hs_phases.h"
 #include "hs_replay_int.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
@@ -306,20 +309,11 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
     const hs_device_t *dv = &s->devices[x];
     const hs_profile_t *p = &s->types[dv->type].profile;
     hs__dev_t *d = &m->dev[x];
-    double c = dv->compute_scale;
-    int64_t extra = dv->extra_compute_ns;
-    int64_t dl, fwd_b, b1_b, bwd_b, opt_b, fwd, b1, rest, t1, t2, t3;
-    size_t i;
+    hs_phase_times_t raw;
+    hs_phases_t ph;
+    int64_t dl, fwd, b1, rest, t1, t2, t3;
     uint32_t st;
 
-    for (i = 0; i < m->o->n_stragglers; i++) {
-        const hs_straggler_t *st = &m->o->stragglers[i];
-        if (st->device == x && (int64_t)st->first_step <= k &&
-            k <= (int64_t)st->last_step) {
-            c *= st->factor;
-            extra += st->extra_ns;
-        }
-    }
     d->step = k;
     d->start_ns = now;
     d->dev_done = 0;
@@ -335,21 +329,22 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
 
     /* the CPU loads the next batch meanwhile; an event only if the
        device has to wait for it (hs__try_next) */
-    dl = hs__val(m, &p->t_dl);
+    dl = hs_phases_dl_ns(s, x, hs__val(m, &p->t_dl));
     if (m->tracing)
         hs__iv(m, x, k + 1, HS_PH_DATA_LOAD, -1, -1, -1, now, now + dl, 0);
     d->dl_ready_ns = now + dl;
 
-    fwd_b = hs__val(m, &p->t_fwd);
-    b1_b = hs__val(m, &p->t_b1);
-    bwd_b = p->t_bwd.known ? hs__val(m, &p->t_bwd) : -1;
-    opt_b = hs__val(m, &p->t_opt);
-    d->opt_ns = llround((double)opt_b * c);
-    fwd = llround((double)fwd_b * c) + extra;
-    b1 = llround((double)b1_b * c);
-    rest = bwd_b > b1_b ? llround((double)bwd_b * c) - b1 : 0;
-    if (rest < 0)
-        rest = 0;
+    /* drawn in this order (the stochastic mode's sequence of draws) */
+    raw.fwd_ns = hs__val(m, &p->t_fwd);
+    raw.b1_ns = hs__val(m, &p->t_b1);
+    raw.bwd_ns = p->t_bwd.known ? hs__val(m, &p->t_bwd) : -1;
+    raw.opt_ns = hs__val(m, &p->t_opt);
+    hs_phases_derive(s, x, k, m->o->stragglers, m->o->n_stragglers, &raw,
+                     &ph);
+    d->opt_ns = ph.opt_ns;
+    fwd = ph.fwd_ns;
+    b1 = ph.b1_ns;
+    rest = ph.rest_ns;
     t1 = now + fwd;
     t2 = t1 + b1;
     t3 = t2 + rest;
@@ -357,7 +352,7 @@ static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
         const double *rd = &m->ready[(size_t)dv->type * m->nb];
         uint32_t b;
         for (b = 0; b < m->nb; b++) {
-            int64_t at = t1 + llround(rd[b] * c);
+            int64_t at = t1 + hs_phases_ready_ns(rd[b], ph.scale);
             if (at > t3)
                 t3 = at;
             hs_engine_schedule(e, at, HS__EV_RING_OPEN, x, b);
@@ -476,7 +471,7 @@ static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
     }
 }
 
-/* The services the collective calls (hs_collective.h). */
+/* The services the collective calls (hs_coll_engine.h). */
 
 /* Lane lx's counters reached the end of the step: the device's
    collectives are done when every stream of it is (all its collectives
@@ -510,10 +505,9 @@ static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
 
     m->coll->round(s, x, g % m->rounds, &rd);
     *ring_n = rd.ring_n;
-    return s->ring_lat_ns[rd.edge] +
-           hs_xfer_ns(m->bytes[(size_t)s->devices[x].type * m->nb + b] /
-                          rd.parts,
-                      s->ring_bw_bytes_per_s[rd.edge]);
+    return hs_edge_chunk_ns(
+        s, rd.edge, m->bytes[(size_t)s->devices[x].type * m->nb + b],
+        rd.parts);
 }
 
 /* hs_coll_send beyond one stream, one bucket, no cost, no tracing: the
@@ -604,7 +598,7 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
         for (t = 0; t < m->k; t++)
             m->h.lane[(size_t)x * m->k + t].armed = 1;
     hs_coll_check(e, &m->h, rx, now);
-    m->coll->poll(e, &m->h, rx, now);
+    m->eng->poll(e, &m->h, rx, now);
 }
 
 /* The communication's own cost: chunk g from x to y starts on the wire
@@ -827,6 +821,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_engine_t *e = NULL;
     double *bytes = NULL;
     const hs_collective_t *coll;
+    const hs_coll_engine_t *eng;
     hs_coll_round_t rd;
     hs_err_t rc;
     size_t i, cap;
@@ -854,8 +849,12 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_collective_find(o->collective, &coll, err);
     if (rc != HS_OK)
         return rc;
+    if ((eng = hs_coll_engine_of(coll)) == NULL)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "replay: collective '%s' has no replay",
+                             coll->name);
     /* every time below is bounded: nothing can overflow, nor reach the
-       event engine's internal checks (issue 15) */
+       event engine's internal checks (hs_scenario_check_ranges) */
     rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
                                        o->n_stragglers, err);
     if (rc != HS_OK)
@@ -884,6 +883,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.s = s;
     m.o = o;
     m.coll = coll;
+    m.eng = eng;
     m.n = (uint32_t)s->n_devices;
     m.rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m.n);
     m.h.s = s;
@@ -1012,18 +1012,18 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         lat = s->ring_lat_ns[rd.edge];
         for (st = 0; st < m.k; st++) {
             hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
-            coll->lane_init(s, x, st, m.k, r);
+            eng->lane_init(s, x, st, m.k, r);
             r->enter_g = -1;
-            r->dur0 = lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb] /
-                                             rd.parts, bw);
+            r->dur0 = hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb],
+                                  rd.parts);
         }
         m.dev[x].step = -1;
         m.dev[x].dl_ready_ns = INT64_MAX;
         m.dev[x].dev_done = 1;
         for (b = 0; m.nb > 1 && b < m.nb; b++)
             m.dur[(size_t)x * m.nb + b] =
-                lat + hs_xfer_ns(bytes[(size_t)dv->type * m.nb + b] /
-                                     rd.parts, bw);
+                hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb + b],
+                            rd.parts);
         m.closed[x] = hs_closed_device_coll_ns(s, coll, x);
     }
     m.bytes = bytes;   /* the model owns them now */
@@ -1032,16 +1032,16 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     handlers[HS__EV_DL_DONE] = hs__on_dl;
     handlers[HS__EV_RING_OPEN] = hs__on_open;
     handlers[HS__EV_BWD_DONE] = hs__on_bwd;
-    handlers[HS__EV_ARRIVE] = coll->arrive;
+    handlers[HS__EV_ARRIVE] = eng->arrive;
     handlers[HS__EV_OPT_DONE] = hs__on_opt;
-    handlers[HS__EV_PROC_DONE] = coll->received;
+    handlers[HS__EV_PROC_DONE] = eng->received;
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
     /* time 0: every CPU starts loading batch 0 */
     for (x = 0; x < m.n; x++) {
         const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-        int64_t dl = hs__val(&m, &p->t_dl);
+        int64_t dl = hs_phases_dl_ns(s, x, hs__val(&m, &p->t_dl));
         if (m.tracing)
             hs__iv(&m, x, 0, HS_PH_DATA_LOAD, -1, -1, -1, 0, dl, 0);
         m.dev[x].dl_ready_ns = dl;

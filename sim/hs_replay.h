@@ -1,6 +1,6 @@
 /*
  * hs_replay.h -- the training replay: every step of every device, event by
- * event, along the ring order (METHOD.md, "What hetsim adds"), on the
+ * event, along the ring order (docs/method.md, "The replay"), on the
  * discrete-event engine of hs_engine.h.
  *
  * What one step of device i is, the overlap and send modes, and how the

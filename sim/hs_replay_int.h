@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "hs_closed.h"
-#include "hs_collective.h"
+#include "hs_coll_engine.h"
 #include "hs_replay.h"
 
 enum {
@@ -63,6 +63,7 @@ typedef struct hs__model_s {
     const hs_scenario_t *s;
     const hs_replay_opts_t *o;
     const hs_collective_t *coll;
+    const hs_coll_engine_t *eng;   /* coll's progress in the replay */
     int uniform;            /* coll->uniform */
     uint32_t n;             /* devices */
     int64_t rounds;         /* R: rounds of one collective (ring:

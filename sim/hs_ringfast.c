@@ -80,7 +80,7 @@
  */
 #include "hs_ringfast.h"
 
-#include "hs_coll_ring.h"
+#include "hs_collective.h"
 #include "hs_replay_int.h"
 
 #include <math.h>
@@ -90,7 +90,9 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_edge.h"
 #include "hs_notes.h"
+#include "hs_phases.h"
 #include "hs_units.h"
 
 /* Clones of the round kernels for wider vectors, picked when the program
@@ -207,8 +209,8 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
     return 0;
 }
 
-/* One device's compute for step k, exactly as hs_replay.c's start_step
-   computes it (k < 0: no stragglers). */
+/* One device's compute for step k, as hs_replay.c's start_step derives
+   it (hs_phases_derive; k < 0: no stragglers), with its data loading. */
 typedef struct hs__comp_s {
     int64_t dl, fwd, b1, rest, opt;
     double c;              /* compute scale (bucket ready times) */
@@ -217,32 +219,21 @@ typedef struct hs__comp_s {
 static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
                         uint32_t x, int64_t k, hs__comp_t *out)
 {
-    const hs_device_t *dv = &s->devices[x];
-    const hs_profile_t *p = &s->types[dv->type].profile;
-    double c = dv->compute_scale;
-    int64_t extra = dv->extra_compute_ns;
-    int64_t fwd_b, b1_b, bwd_b, opt_b, rest;
-    size_t i;
+    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
+    hs_phase_times_t raw;
+    hs_phases_t ph;
 
-    for (i = 0; k >= 0 && i < o->n_stragglers; i++) {
-        const hs_straggler_t *st = &o->stragglers[i];
-        if (st->device == x && (int64_t)st->first_step <= k &&
-            k <= (int64_t)st->last_step) {
-            c *= st->factor;
-            extra += st->extra_ns;
-        }
-    }
-    out->c = c;
-    out->dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
-    fwd_b = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
-    b1_b = p->t_b1.known ? p->t_b1.mean_ns : 0;
-    bwd_b = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
-    opt_b = p->t_opt.known ? p->t_opt.mean_ns : 0;
-    out->opt = llround((double)opt_b * c);
-    out->fwd = llround((double)fwd_b * c) + extra;
-    out->b1 = llround((double)b1_b * c);
-    rest = bwd_b > b1_b ? llround((double)bwd_b * c) - out->b1 : 0;
-    out->rest = rest < 0 ? 0 : rest;
+    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
+    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
+    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
+    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
+    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
+    out->c = ph.scale;
+    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
+    out->fwd = ph.fwd_ns;
+    out->b1 = ph.b1_ns;
+    out->rest = ph.rest_ns;
+    out->opt = ph.opt_ns;
 }
 
 /* ---- the round kernels: a[-1] and a[n] hold the wrap-around ---- */
@@ -452,8 +443,9 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
         int64_t t3 = t2 + comp[j].rest;
         uint32_t b;
         for (b = 0; m->buckets && b < m->nb; b++) {
-            int64_t at = t1 + llround(m->ready[(size_t)m->type[j] * m->nb +
-                                               b] * comp[j].c);
+            int64_t at = t1 + hs_phases_ready_ns(
+                                  m->ready[(size_t)m->type[j] * m->nb + b],
+                                  comp[j].c);
             if (at > t3)
                 t3 = at;
             m->ob[(size_t)b * n + j] = at;
@@ -590,13 +582,10 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         uint32_t x = s->ring[j], t = s->devices[x].type, b;
         const hs_profile_t *p = &s->types[t].profile;
         m.type[j] = t;
-        m.d[j] = s->ring_lat_ns[j] +
-                 hs_xfer_ns(payload[t] / (double)n, s->ring_bw_bytes_per_s[j]);
+        m.d[j] = hs_edge_chunk_ns(s, j, payload[t], (double)n);
         for (b = 0; m.buckets && b < m.nb; b++)
-            m.db[(size_t)b * n + j] =
-                s->ring_lat_ns[j] +
-                hs_xfer_ns(bbytes[(size_t)t * m.nb + b] / (double)n,
-                           s->ring_bw_bytes_per_s[j]);
+            m.db[(size_t)b * n + j] = hs_edge_chunk_ns(
+                s, j, bbytes[(size_t)t * m.nb + b], (double)n);
         m.w[j] = m.comm ? llround(p->comm_ns_per_byte * payload[t] /
                                   (double)n) : 0;
         hs__compute(s, o, x, -1, &base[j]);

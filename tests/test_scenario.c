@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_replay.h"
 #include "hs_scenario.h"
 #include "hs_test.h"
 
@@ -238,6 +239,69 @@ static void test_gradient_bytes_and_t_b1(void)
     hs_scenario_free(s);
 }
 
+/* Gradient accumulation: with micro_batches V the profile holds one
+   micro-batch; V - 1 whole forwards and backwards precede the last
+   forward, t_dl is paid V times, the optimizer once.  Figures by hand:
+   N = 4, T_ar = 2 (N-1) (4 MB / 4) / 1 GB/s = 6 ms;
+   a (V = 4): fwd' = 4 x 10 + 3 x 20 = 100 ms, T = 100 + 1 + 6 = 107 ms,
+   T_ext = 100 + max(20, 1 + 6) + 2 = 122 ms; b (V = 1): 17 ms and 32 ms.
+   The replay's event engine and fast path agree, and a step is at least
+   the slowest device's extended figure. */
+static void test_micro_batches(void)
+{
+    static const char yaml[] =
+        "device_types:\n"
+        "  - name: a\n"
+        "    count: 2\n"
+        "    batch: 32\n"
+        "    micro_batches: 4\n"
+        "    profile: {t_dl: 3ms, t_fwd: 10ms, t_b1: 1ms, t_bwd: 20ms,\n"
+        "              t_opt: 2ms, allreduce_bytes: 4MB}\n"
+        "  - name: b\n"
+        "    count: 2\n"
+        "    batch: 32\n"
+        "    profile: {t_dl: 3ms, t_fwd: 10ms, t_b1: 1ms, t_bwd: 20ms,\n"
+        "              t_opt: 2ms, allreduce_bytes: 4MB}\n"
+        "network: {default_bandwidth: 1GB/s, latency: 0us}\n"
+        "simulate: {steps: 4}\n";
+    hs_scenario_t *s = NULL;
+    hs_replay_result_t *fast = NULL, *ev = NULL;
+    hs_replay_opts_t o;
+    hs_error_t e;
+
+    CU_ASSERT_EQUAL_FATAL(load(yaml, &s, &e), HS_OK);
+    HS_ASSERT_I64_EQ(s->types[0].micro_batches, 4);
+    HS_ASSERT_I64_EQ(s->types[1].micro_batches, 1);
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 0), 107000000);
+    HS_ASSERT_I64_EQ(hs_closed_device_ext_ns(s, 0), 122000000);
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 2), 17000000);
+    HS_ASSERT_I64_EQ(hs_closed_device_ext_ns(s, 2), 32000000);
+    hs_replay_opts_from_scenario(s, &o);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &fast, &e), HS_OK);
+    o.engine = 1;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &ev, &e), HS_OK);
+    CU_ASSERT_TRUE(fast->fast_path);
+    CU_ASSERT_FALSE(ev->fast_path);
+    HS_ASSERT_I64_EQ(fast->step_ns, ev->step_ns);
+    CU_ASSERT_TRUE(ev->step_ns >= 122000000);
+    hs_replay_result_free(fast);
+    hs_replay_result_free(ev);
+    /* the key as data: micro_batches 1 gives the plain type back */
+    CU_ASSERT_EQUAL(hs_scenario_set(s, "device_types.a.micro_batches", "1",
+                                    &e), HS_OK);
+    CU_ASSERT_EQUAL(hs_scenario_resolve(s, &e), HS_OK);
+    HS_ASSERT_I64_EQ(hs_closed_device_ns(s, 0), 17000000);
+    hs_scenario_free(s);
+    /* micro-batches must divide the batch */
+    expect_error("device_types:\n"
+                 "  - name: a\n"
+                 "    count: 2\n"
+                 "    batch: 30\n"
+                 "    micro_batches: 4\n"
+                 "    profile: {t_fwd: 10ms, allreduce_bytes: 4MB}\n",
+                 HS_ERR_RANGE, "t.yaml:5:20:", "does not divide the batch");
+}
+
 static void test_network_errors(void)
 {
     /* no default, no row: the ring link has no bandwidth */
@@ -467,6 +531,8 @@ static int reg(void)
     CU_add_test(s, "streams default from the backends", test_streams_default);
     CU_add_test(s, "gradient_bytes and a profile without t_b1",
                 test_gradient_bytes_and_t_b1);
+    CU_add_test(s, "micro_batches: gradient accumulation by hand",
+                test_micro_batches);
     return 0;
 }
 

@@ -353,7 +353,7 @@ static void test_set_errors(void)
                      "device_types.a.batch: '0' is not a count >= 1", 1);
     expect_set_error(s, "device_types.a.cnt", "3", HS_ERR_SCHEMA,
                      "device_types.a.cnt: unknown key; valid: count, batch, "
-                     "shard, profile",
+                     "shard, micro_batches, profile",
                      1);
     expect_set_error(s, "device_types.c.count", "3", HS_ERR_SCHEMA,
                      "device_types.c.count: unknown device type 'c' (types: "

@@ -1,5 +1,6 @@
 /*
- * hs_chrome.h -- Chrome trace / Perfetto JSON export of a replay (issue 6).
+ * hs_chrome.h -- Chrome trace / Perfetto JSON export of a replay
+ * (docs/traces.md).
  */
 #ifndef HS_CHROME_H
 #define HS_CHROME_H

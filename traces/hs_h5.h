@@ -1,6 +1,5 @@
 /*
- * hs_h5.h -- HDF5 trace export of a replay (issue 6).  See README.md,
- * "HDF5 trace layout" (README.md).
+ * hs_h5.h -- HDF5 trace export of a replay (the layout: docs/traces.md).
  *
  * Layout of a file written by hs_h5_writer_open/close:
  *   /events   1-D extendible, chunked, shuffle+deflate compound table, one

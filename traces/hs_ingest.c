@@ -614,7 +614,7 @@ static hs_err_t hs__dist_of(const int64_t *v, size_t n, hs_dist_t *d)
 }
 
 /*
- * Issue 11: the profiler slows the operators down (the legacy profiler
+ * The profiler slows the operators down (the legacy profiler
  * with shapes recorded most, models of many small operators most of all),
  * so when the sidecar has the wall-clock phases of iterations run without
  * the profiler, they give the means of t_dl, t_fwd, t_bwd and t_opt; t_b1

@@ -1,6 +1,6 @@
 /*
  * hs_ingest.h -- PyTorch profiler traces in, a per-type profile out
- * (METHOD.md step S300; the rules are written down in README.md,
+ * (docs/method.md step S300; the rules are written down in README.md,
  * "Ingesting PyTorch profiler traces").
  *
  * Input: Chrome-trace JSON as PyTorch writes it, plain or gzipped (.json,
@@ -39,7 +39,8 @@
 #include "hs_error.h"
 #include "hs_scenario.h"
 
-/* The default number of first steps dropped (METHOD.md keeps 20..100). */
+/* The default number of first steps dropped (docs/ingest.md: the source keeps
+   iterations 20..100). */
 #define HS_INGEST_DEFAULT_WARMUP 20u
 
 /* The statistic a profile's phase times take over a rank's kept steps

@@ -1,7 +1,8 @@
 /*
  * hs_plot.h -- plots of a replay with gnuplot as an external program
- * (issue 6): step timelines like the source's figures 3 and 4, closed form
- * vs replay per device type, and step time against N for a sweep.
+ * (docs/traces.md, "Plots"): step timelines like the source's figures 3
+ * and 4, closed form vs replay per device type, and step time against N
+ * for a sweep.
  *
  * The library reads the HDF5 trace (hs_h5.h) or the sweep CSV, writes plain
  * gnuplot data files into a private temporary directory, and runs

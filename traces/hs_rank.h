@@ -10,7 +10,7 @@
  *
  * What the record holds, and its invariants:
  *   - one entry per iteration (a ProfilerStep window for Kineto), in
- *     start-time order, with the figures of METHOD.md step S300 in
+ *     start-time order, with the figures of docs/method.md step S300 in
  *     hs_ingest_step_t: step time, data loading, forward, first backward
  *     operator, whole backward, optimizer (each HS_INGEST_UNKNOWN when the
  *     trace does not measure it), the all-reduce payload of the step and

@@ -120,11 +120,11 @@ static int hs__sc_median(yajl_val v, int64_t *out)
     return 0;
 }
 
-/* The harness's "hop_probe" (issue 11): per trial an all-reduce of the
-   first bucket idle ("idle_ns") and the same beside the backward
-   ("beside_ns"), pooled over the ranks, and the ring's "hops".  The wait
-   per hop while the receiver computes: (median beside - median idle) /
-   hops, 0 when negative.  Absent or null: hop_wait_ns = -1.  Also
+/* The harness's "hop_probe" (the hop wait, docs/method.md): per trial an
+   all-reduce of the first bucket idle ("idle_ns") and the same beside the
+   backward ("beside_ns"), pooled over the ranks, and the ring's "hops".
+   The wait per hop while the receiver computes: (median beside - median
+   idle) / hops, 0 when negative.  Absent or null: hop_wait_ns = -1.  Also
    "hop_probe_skipped": why the harness did not run it (a string). */
 static hs_err_t hs__sc_hop(const char *path, yajl_val root,
                            hs_sidecar_t *out, hs_error_t *err)
@@ -210,7 +210,8 @@ static double hs__sc_num(yajl_val obj, const char *key)
     return v != NULL && YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1.0;
 }
 
-/* "alone", "plain" and "rank_use" (harness of issue 11); all optional. */
+/* "alone", "plain" and "rank_use" (the harness's runs without the
+   profiler); all optional. */
 static hs_err_t hs__sc_plain(const char *path, yajl_val root,
                              hs_sidecar_t *out, hs_error_t *err)
 {

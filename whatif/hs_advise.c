@@ -30,17 +30,13 @@
 
 #include "hs_batchopt.h"
 #include "hs_closed.h"
+#include "hs_edge.h"
 #include "hs_file.h"
 #include "hs_nodes.h"
+#include "hs_phases.h"
 #include "hs_rewrite.h"
 #include "hs_ringopt.h"
 #include "hs_units.h"
-
-/* As the closed form scales a time by a device's compute_scale. */
-static int64_t hs__scaled(int64_t t_ns, double scale)
-{
-    return scale == 1.0 ? t_ns : (int64_t)llround((double)t_ns * scale);
-}
 
 /* ---- ring order ---------------------------------------------------- */
 
@@ -52,15 +48,17 @@ static hs_err_t hs__ring_cost(void *ctx, uint32_t i, uint32_t j,
     const hs_device_t *dv = &s->devices[i];
     const hs_profile_t *p = &s->types[dv->type].profile;
     int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0, pre, round, dev;
-    double bw, chunk = hs_profile_payload_bytes(p) / (double)s->n_devices;
+    double bw;
     int64_t lat;
+    hs_phases_t ph;
     hs_err_t rc;
 
     if ((rc = hs_scenario_link(s, i, j, &bw, &lat, err)) != HS_OK)
         return rc;
-    pre = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
-          dv->extra_compute_ns + hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
-    round = lat + hs_xfer_ns(chunk, bw);
+    hs_phases_derive(s, i, -1, NULL, 0, NULL, &ph);
+    pre = ph.fwd_ns + ph.b1_ns;
+    round = hs_chunk_ns(lat, bw, hs_profile_payload_bytes(p),
+                        (double)s->n_devices);
     dev = pre + 2 * (int64_t)(s->n_devices - 1) * round;
     *cost_ns = dl > dev ? dl : dev;
     return HS_OK;
@@ -135,12 +133,10 @@ typedef struct hs__nctx_s {
 
 static int64_t hs__pre_ns(const hs_scenario_t *s, uint32_t d)
 {
-    const hs_device_t *dv = &s->devices[d];
-    const hs_profile_t *p = &s->types[dv->type].profile;
+    hs_phases_t ph;
 
-    return hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
-           dv->extra_compute_ns + hs__scaled(p->t_b1.mean_ns,
-                                              dv->compute_scale);
+    hs_phases_derive(s, d, -1, NULL, 0, NULL, &ph);
+    return ph.fwd_ns + ph.b1_ns;
 }
 
 static hs_err_t hs__nodes_build(const hs_scenario_t *s, hs__nctx_t *nc)
@@ -528,20 +524,14 @@ typedef struct hs__bctx_s {
 static int64_t hs__dev_ext_with(const hs_scenario_t *w, uint32_t d,
                                 int64_t ar_ns)
 {
-    const hs_device_t *dv = &w->devices[d];
-    const hs_profile_t *p = &w->types[dv->type].profile;
-    int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
-    int64_t fwd = hs__scaled(p->t_fwd.mean_ns, dv->compute_scale) +
-                  dv->extra_compute_ns;
-    int64_t b1 = hs__scaled(p->t_b1.mean_ns, dv->compute_scale);
-    int64_t bwd = p->t_bwd.known ? hs__scaled(p->t_bwd.mean_ns,
-                                              dv->compute_scale)
-                                 : b1;
-    int64_t opt = p->t_opt.known ? hs__scaled(p->t_opt.mean_ns,
-                                              dv->compute_scale)
-                                 : 0;
-    int64_t ext = fwd + (bwd > b1 + ar_ns ? bwd : b1 + ar_ns) + opt;
+    const hs_profile_t *p = &w->types[w->devices[d].type].profile;
+    int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0, bwd, ext;
+    hs_phases_t ph;
 
+    hs_phases_derive(w, d, -1, NULL, 0, NULL, &ph);
+    bwd = ph.b1_ns + ph.rest_ns;   /* max(t_bwd scaled, t_b1) */
+    ext = ph.fwd_ns + (bwd > ph.b1_ns + ar_ns ? bwd : ph.b1_ns + ar_ns) +
+          ph.opt_ns;
     return dl > ext ? dl : ext;
 }
 

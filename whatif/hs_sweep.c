@@ -79,6 +79,7 @@ typedef struct hs__key_s {
 static const hs__key_t hs__keys[] = {
     {"device_types.*.count", HS_SWEEP_COUNT},
     {"device_types.*.batch", HS_SWEEP_COUNT},
+    {"device_types.*.micro_batches", HS_SWEEP_COUNT},
     {"device_types.*.shard", HS_SWEEP_SIZE},
     {"device_types.*.profile.t_dl", HS_SWEEP_TIME_OR_UNKNOWN},
     {"device_types.*.profile.t_fwd", HS_SWEEP_TIME},
@@ -86,6 +87,7 @@ static const hs__key_t hs__keys[] = {
     {"device_types.*.profile.t_bwd", HS_SWEEP_TIME_OR_UNKNOWN},
     {"device_types.*.profile.t_opt", HS_SWEEP_TIME_OR_UNKNOWN},
     {"device_types.*.profile.allreduce_bytes", HS_SWEEP_BYTES},
+    {"device_types.*.profile.gradient_bytes", HS_SWEEP_BYTES},
     {"device_types.*.profile.comm_ns_per_byte", HS_SWEEP_NUMBER},
     {"device_types.*.profile.t_hop_wait", HS_SWEEP_TIME},
     {"device_types.*.profile.cpu_quota_cores", HS_SWEEP_NUMBER},

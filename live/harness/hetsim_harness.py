@@ -351,7 +351,7 @@ HOP_PROBE_MAX_BYTES = 1 << 20
 
 def _hop_probe(model, loss_fn, loader, device, buckets, world, trials,
                dist, torch):
-    """The wait a ring hop gets when its receiver computes (issue 11,
+    """The wait a ring hop gets when its receiver computes (docs/method.md,
     bench/hopwait): on CPU devices the thread that takes each incoming
     segment and sends the next shares the device with the compute, and
     under a CPU quota it waits for the quota's next period once the
@@ -613,7 +613,7 @@ def main(argv):
     # threshold and afterwards the model's tensors come from the heap
     # instead of fresh zeroed pages), and on CPU devices the iterations
     # after it ran up to 2-3x faster than the same process's before it
-    # (issue 11: the profile's forward 68.8 ms against 93-116 ms in the
+    # (measured: a profile's forward of 68.8 ms against 93-116 ms in the
     # real run).  A real run never has a profiler in it, so its state is
     # the one before.
     p0 = a.warmup + a.plain            # the profiler starts here

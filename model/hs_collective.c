@@ -1,14 +1,12 @@
 /*
  * hs_collective.c -- the registry of collectives (hs_collective.h): a
- * static table, looked up by name.  A new collective adds its line here.
+ * static table, looked up by name.  A new collective adds its line here
+ * (and its engine a line in sim/hs_coll_engine.c).
  */
 #include "hs_collective.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#include "hs_coll_hier.h"
-#include "hs_coll_ring.h"
 
 static const hs_collective_t *const hs__collectives[] = {
     &hs_coll_ring,

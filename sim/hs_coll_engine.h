@@ -1,17 +1,14 @@
 /*
- * hs_collective.h -- the seam between the training replay (hs_replay.c) and
- * the all-reduce it replays.  A collective is a table of functions
- * registered by name (hs_collective.c); the ring all-reduce (hs_coll_ring.c)
- * is the first.  A second one (a hierarchical ring, a tree) is one new file
- * that fills an hs_collective_t plus one line in hs_collective.c's table.
+ * hs_coll_engine.h -- the seam between the training replay (hs_replay.c)
+ * and the all-reduce it replays, event by event.  A collective's shape and
+ * closed form are model/hs_collective.h's hs_collective_t; its progress in
+ * the replay is an hs_coll_engine_t here (the ring: hs_coll_ring.c; the
+ * hierarchical one: hs_coll_hier.c), found for a collective by
+ * hs_coll_engine_of (the table in hs_coll_engine.c).
  *
- * What the collective owns.  Its shape: how many rounds one all-reduce of
- * N devices takes (rounds), and per device and round whom it sends to and
- * receives from, over which ring edge, and what share of the payload a
- * chunk is (round).  Its closed form: T_ar(i) of a device (allreduce_ns;
- * model/hs_closed.c uses it for the source's formula).  And its progress in
- * the replay: when a device may enter a round and when a chunk may leave
- * (poll), and what a chunk's arrival does (arrive, received).
+ * What the engine part owns: when a device may enter a round and when a
+ * chunk may leave (poll), and what a chunk's arrival does (arrive,
+ * received).  It asks the shape (round) for the peers of a round.
  *
  * What the replay owns, generic over the collective: when a collective
  * opens on a device (the overlap modes: after the first backward op, after
@@ -71,12 +68,13 @@
  * stream, one bucket, no communication cost, no tracing), calling into
  * hs_replay.c only otherwise.
  */
-#ifndef HS_COLLECTIVE_H
-#define HS_COLLECTIVE_H
+#ifndef HS_COLL_ENGINE_H
+#define HS_COLL_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_engine.h"
 #include "hs_error.h"
 #include "hs_scenario.h"
@@ -128,39 +126,9 @@ typedef struct hs_coll_host_s {
     int64_t rounds;        /* R: rounds of one all-reduce */
 } hs_coll_host_t;
 
-/* Round r of device x in one all-reduce. */
-typedef struct hs_coll_round_s {
-    uint32_t to;           /* device it sends to */
-    uint32_t from;         /* device it receives from */
-    uint32_t edge;         /* index into ring_bw_bytes_per_s and
-                              ring_lat_ns of the edge whose bandwidth and
-                              latency the chunk sees: below N the ring
-                              position k of ring[k] -> ring[k+1]; with
-                              nodes N + x and 2N + x are device x's
-                              intra- and inter-node edges of the
-                              hierarchical all-reduce (hs_nodes.h) */
-    uint32_t parts;        /* the chunk is payload / parts bytes */
-    uint32_t ring_n;       /* devices in the ring this round runs along
-                              (the flat ring: N; the hierarchical one: L
-                              in its node phases, K across nodes): the
-                              hop wait grows with it
-                              (hs_replay_hop_wait_ring_ns) */
-} hs_coll_round_t;
-
-typedef struct hs_collective_s {
-    const char *name;      /* what options and scenarios call it */
-    const char *summary;   /* one line for help texts */
-    int uniform;           /* every round of a device has the same edge and
-                              parts as its round 0 (the replay then
-                              precomputes one transfer time per device) */
-    /* Rounds of one all-reduce among n >= 1 devices. */
-    int64_t (*rounds)(uint32_t n);
-    /* Fills *out with round r (0 .. rounds-1) of device x. */
-    void (*round)(const hs_scenario_t *s, uint32_t x, int64_t r,
-                  hs_coll_round_t *out);
-    /* The closed form's T_ar(i) of device x: the whole all-reduce as if
-       every device opened it at once, in ns. */
-    int64_t (*allreduce_ns)(const hs_scenario_t *s, uint32_t x);
+/* A collective's progress in the replay. */
+typedef struct hs_coll_engine_s {
+    const hs_collective_t *coll;   /* its shape and closed form */
     /* Sets the collective's fields of lane l (device x, stream st of k);
        the counters are zeroed and enter_g is -1 already. */
     void (*lane_init)(const hs_scenario_t *s, uint32_t x, uint32_t st,
@@ -172,28 +140,10 @@ typedef struct hs_collective_s {
        return h->failed. */
     hs_handler_t arrive;
     hs_handler_t received;
-    /* Optional (NULL: none).  What the collective needs of the scenario
-       (HS_ERR_* and a message without position when it cannot run on
-       it); the closed form and the replay call it first. */
-    hs_err_t (*check)(const hs_scenario_t *s, hs_error_t *err);
-    /* Optional: the rounds on scenario s when they depend on more than N
-       (then rounds(n) is not used by the replay). */
-    int64_t (*rounds_of)(const hs_scenario_t *s);
-    /* Optional (NULL: one ring of all N devices).  The sizes of the rings
-       its rounds run along (hs_coll_round_t.ring_n), in the order the
-       rounds first use them, into ring_n; returns how many (1 or 2). */
-    size_t (*rings)(const hs_scenario_t *s, size_t ring_n[2]);
-} hs_collective_t;
+} hs_coll_engine_t;
 
-/*
- * The collective named `name` (NULL: "ring") into *out.  Fails with
- * HS_ERR_RANGE and "unknown collective 'x' (known: ring, ...)".
- */
-hs_err_t hs_collective_find(const char *name, const hs_collective_t **out,
-                            hs_error_t *err);
-
-/* The i-th registered collective, NULL past the last. */
-const hs_collective_t *hs_collective_get(size_t i);
+/* The engine of collective c, or NULL when the replay has none for it. */
+const hs_coll_engine_t *hs_coll_engine_of(const hs_collective_t *c);
 
 /* ---- services of the replay (hs_replay.c) ---- */
 

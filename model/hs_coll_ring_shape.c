@@ -1,0 +1,52 @@
+/*
+ * hs_coll_ring_shape.c -- the ring all-reduce's shape and closed form
+ * (hs_collective.h); its progress in the replay is sim/hs_coll_ring.c.
+ *
+ * N devices in the scenario's ring order, 2(N-1) rounds: N-1 of
+ * reduce-scatter, then N-1 of all-gather.  In every round device i sends a
+ * chunk of M/N bytes to next(i) over its own edge ring[k] -> ring[k+1]
+ * (latency alpha_i, bandwidth B_i) and receives one from prev(i).  So
+ * every round of a device has the same edge and chunk (uniform), and the
+ * closed form is T_ar(i) = 2(N-1) (alpha_i + (M/N) / B_i).
+ */
+#include "hs_collective.h"
+
+#include "hs_edge.h"
+
+static int64_t hs__ring_rounds(uint32_t n)
+{
+    return 2 * ((int64_t)n - 1);
+}
+
+static void hs__ring_round(const hs_scenario_t *s, uint32_t x, int64_t r,
+                           hs_coll_round_t *out)
+{
+    (void)r;
+    out->to = hs_scenario_next(s, x);
+    out->from = hs_scenario_prev(s, x);
+    out->edge = s->devices[x].ring_pos;
+    out->parts = (uint32_t)s->n_devices;
+    out->ring_n = (uint32_t)s->n_devices;
+}
+
+static int64_t hs__ring_allreduce_ns(const hs_scenario_t *s, uint32_t d)
+{
+    const hs_profile_t *p = &s->types[s->devices[d].type].profile;
+    uint32_t k = s->devices[d].ring_pos;
+    int64_t per_round = hs_edge_chunk_ns(s, k, hs_profile_payload_bytes(p),
+                                         (double)s->n_devices);
+
+    return 2 * (int64_t)(s->n_devices - 1) * per_round;
+}
+
+const hs_collective_t hs_coll_ring = {
+    "ring",
+    "ring all-reduce: 2(N-1) rounds of M/N bytes to the next device",
+    1,
+    hs__ring_rounds,
+    hs__ring_round,
+    hs__ring_allreduce_ns,
+    NULL,   /* check: any scenario */
+    NULL,   /* rounds_of: rounds(n) */
+    NULL    /* rings: one, of every device */
+};
