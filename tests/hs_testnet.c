@@ -173,12 +173,17 @@ int hs_testnet_up(hs_testnet_t *t, const char *tag, int n,
     HS__RUN(t->ip, "-n", sw, "link", "add", "br0", "type", "bridge");
     HS__RUN(t->ip, "-n", sw, "link", "set", "br0", "up");
     for (i = 0; i < n; i++) {
-        char pe[32], cidr[48], rate[32];
+        char pe[32], cidr[48], rate[32], burst[32];
 
         /* peer names live in the switch namespace: at most 15 bytes */
         snprintf(pe, sizeof pe, "%.4s%ld%d", tag, pid % 100000, i);
         snprintf(cidr, sizeof cidr, "%s/24", t->addr[i]);
         snprintf(rate, sizeof rate, "%umbit", rate_mbit[i]);
+        /* 4 ms at the rate, at least 64 KiB (as the testbed's tbf): a
+           bucket much smaller than the kernel's timer tick lets a fast
+           link through well below its rate */
+        snprintf(burst, sizeof burst, "%ub",
+                 rate_mbit[i] * 500u > 65536u ? rate_mbit[i] * 500u : 65536u);
         HS__RUN(t->ip, "netns", "add", t->ns[i]);
         t->made[i] = 1;
         HS__RUN(t->ip, "-n", t->ns[i], "link", "add", "eth0", "type", "veth",
@@ -189,7 +194,7 @@ int hs_testnet_up(hs_testnet_t *t, const char *tag, int n,
         HS__RUN(t->ip, "-n", t->ns[i], "link", "set", "eth0", "up");
         HS__RUN(t->ip, "-n", t->ns[i], "link", "set", "lo", "up");
         HS__RUN(t->ip, "netns", "exec", t->ns[i], t->tc, "qdisc", "add",
-                "dev", "eth0", "root", "tbf", "rate", rate, "burst", "64kb",
+                "dev", "eth0", "root", "tbf", "rate", rate, "burst", burst,
                 "latency", "50ms");
     }
     return 1;

@@ -11,8 +11,8 @@
  *   - each trace holds one ProfilerStep#N per recorded iteration
  *     (N = 10..29), DataLoader __next__ events and autograd backward
  *     operators; 20 steps are kept;
- *   - the ingested forward time agrees with the harness's own clock
- *     (sidecar) within 35%;
+ *   - the ingested forward time is the harness's own clock (sidecar):
+ *     the profile's samples are both ranks' plain steps, its mean theirs;
  *   - the hop-wait probe: 16 trials pooled, and the profile's t_hop_wait
  *     recomputed from them;
  *   - the written scenario loads, carries the profile, and `hetsim
@@ -290,25 +290,29 @@ static void hs__check_trace(const char *path, const char *sidecar)
     yajl_tree_free(root);
 }
 
-/* Mean of the harness's own per-step forward time (sidecar) over its
-   plain steps (run without the profiler: the ones the profile's compute
-   means come from).  *plain_first: 1 when every plain step comes before
-   every profiled one (the harness times the plain steps before the
-   profiler has ever run), else 0. */
-static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes,
-                                 int *plain_first)
+/* The harness's own forward times (sidecar) of its plain steps (run
+   without the profiler: the ones the profile's compute means come from),
+   in step order: this rank's own from "steps" into own[], every rank's
+   pooled (rank order) from "plain" into pooled[] (up to cap each; *n_own,
+   *n_pooled: how many).  *plain_first: 1 when every plain step comes
+   before every profiled one (the harness times the plain steps before the
+   profiler has ever run), else 0.  Returns 0, or -1 when the file does not
+   load. */
+static int hs__sidecar_fwd(const char *path, long long *grad_bytes,
+                           int *plain_first, int64_t *own, size_t *n_own,
+                           int64_t *pooled, size_t *n_pooled, size_t cap)
 {
     static const char *p_steps[] = {"steps", NULL};
     static const char *p_fwd[] = {"t_fwd_ns", NULL};
     static const char *p_prof[] = {"profiled", NULL};
-    size_t n_plain = 0;
+    static const char *p_pool[] = {"plain", "t_fwd_ns", NULL};
     int seen_prof = 0;
     static const char *p_grad[] = {"grad_bytes", NULL};
-    yajl_val root = hs__load_json(path), st, g;
-    double sum = 0;
+    yajl_val root = hs__load_json(path), st, g, pl;
     size_t i, n;
 
     *plain_first = 1;
+    *n_own = *n_pooled = 0;
     if (root == NULL)
         return -1;
     g = yajl_tree_get(root, p_grad, yajl_t_number);
@@ -326,11 +330,17 @@ static double hs__sidecar_fwd_ns(const char *path, long long *grad_bytes,
         }
         if (seen_prof)
             *plain_first = 0;
-        sum += f ? (double)YAJL_GET_INTEGER(f) : 0;
-        n_plain++;
+        if (*n_own < cap)
+            own[(*n_own)++] = f ? YAJL_GET_INTEGER(f) : -1;
+    }
+    pl = yajl_tree_get(root, p_pool, yajl_t_array);
+    for (i = 0; pl != NULL && i < YAJL_GET_ARRAY(pl)->len && i < cap; i++) {
+        yajl_val f = YAJL_GET_ARRAY(pl)->values[i];
+
+        pooled[(*n_pooled)++] = YAJL_IS_INTEGER(f) ? YAJL_GET_INTEGER(f) : -1;
     }
     yajl_tree_free(root);
-    return n_plain ? sum / (double)n_plain : -1;
+    return 0;
 }
 
 static int hs__cmp_ll(const void *a, const void *b)
@@ -400,7 +410,8 @@ static void test_profile_mlp(void)
     hs_scenario_t *s = NULL;
     hs_error_t err;
     uint64_t bsum = 0;
-    double side_fwd;
+    int64_t own[64], pooled[128];
+    size_t n_own = 0, n_pooled = 0;
     int plain_first = 0;
     size_t k;
 
@@ -445,30 +456,50 @@ static void test_profile_mlp(void)
     CU_ASSERT(prof.t_fwd.known && prof.t_fwd.mean_ns > 0);
     CU_ASSERT(prof.t_b1.known && prof.t_b1.mean_ns > 0);
     CU_ASSERT(prof.t_dl.known && prof.t_dl.mean_ns > 0);
-    CU_ASSERT(prof.t_b1.mean_ns < prof.t_fwd.mean_ns);
+    /* plausible times: below a second each (the mlp's forward takes tens
+       of milliseconds; how long is not judged) */
+    CU_ASSERT(prof.t_fwd.mean_ns < 1000000000LL);
+    CU_ASSERT(prof.t_b1.mean_ns < 1000000000LL);
+    CU_ASSERT(prof.t_dl.mean_ns < 1000000000LL);
     HS_ASSERT_STR_CONTAINS(prof.source, "seed");
     /* the communication's own cost, from the harness's probe: gloo on a
        CPU spends some of the device's time per byte it sends (about 1 ns
        on a free core here; a wide bound, the machine is shared) */
     printf("\n  comm_ns_per_byte %.3f", prof.comm_ns_per_byte);
-    CU_ASSERT(prof.comm_ns_per_byte > 0.02 && prof.comm_ns_per_byte < 50);
+    CU_ASSERT(prof.comm_ns_per_byte > 0 && prof.comm_ns_per_byte < 50);
     snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
     hs__check_hop_probe(path, prof.t_hop_wait_ns);
-    /* the profile's forward (both ranks' plain steps, pooled) and rank
-       0's own plain steps agree; the plain steps ran first */
+    /* the profile's forward is the harness's own clock: its samples are
+       both ranks' plain steps, pooled in rank order (rank 0's own plain
+       steps first), and its mean is theirs; the plain steps ran first */
     snprintf(path, sizeof path, "%s/cpu/rank0.sidecar.json", outdir);
-    side_fwd = hs__sidecar_fwd_ns(path, &side_grad, &plain_first);
+    CU_ASSERT_FATAL(hs__sidecar_fwd(path, &side_grad, &plain_first, own,
+                                    &n_own, pooled, &n_pooled, 64) == 0);
     HS_ASSERT_I64_EQ(side_grad, m_bytes);
     HS_ASSERT_I64_EQ(plain_first, 1);
-    printf("\n  t_fwd: trace %.3f ms, harness clock %.3f ms; t_b1 %.3f ms;"
+    printf("\n  t_fwd %.3f ms (%zu plain steps, both ranks); t_b1 %.3f ms;"
            " t_dl %.3f ms; D %llu B; %zu buckets",
-           (double)prof.t_fwd.mean_ns / 1e6, side_fwd / 1e6,
+           (double)prof.t_fwd.mean_ns / 1e6, n_pooled,
            (double)prof.t_b1.mean_ns / 1e6, (double)prof.t_dl.mean_ns / 1e6,
            (unsigned long long)prof.ar_bytes, prof.n_buckets);
-    CU_ASSERT(side_fwd > 0);
-    if (side_fwd > 0)
-        CU_ASSERT(prof.t_fwd.mean_ns > 0.65 * side_fwd
-                  && prof.t_fwd.mean_ns < 1.35 * side_fwd);
+    /* live-mlp.yaml: 10 plain steps a rank (the harness's default) */
+    HS_ASSERT_I64_EQ(n_own, 10);
+    HS_ASSERT_I64_EQ(n_pooled, 2 * n_own);
+    HS_ASSERT_I64_EQ(prof.t_fwd.n_samples, n_pooled);
+    for (k = 0; k < n_pooled && k < prof.t_fwd.n_samples; k++) {
+        HS_ASSERT_I64_EQ(prof.t_fwd.samples_ns[k], pooled[k]);
+        if (k < n_own)
+            HS_ASSERT_I64_EQ(pooled[k], own[k]);
+    }
+    {
+        double sum = 0;
+
+        for (k = 0; k < n_pooled; k++)
+            sum += (double)pooled[k];
+        if (n_pooled > 0)
+            HS_ASSERT_DBL_NEAR((double)prof.t_fwd.mean_ns,
+                               sum / (double)n_pooled, 1.0);
+    }
     hs_profile_clear(&prof);
 
     /* the written scenario: loads, includes the profile, predicts */
@@ -1031,9 +1062,10 @@ static void test_recommend_rule(void)
    own (added when missing), one profile with batch_points in order; the
    cost in device-seconds is reported; the scenario written loads and
    advise batch interpolates over the points.  A small MLP (256-512-16)
-   at batch 4 and 64 on one thread per rank: the forward at 64 does 16x
-   the arithmetic, so its time is larger (a wide margin on a shared
-   machine: only "larger"). */
+   at batch 4 and 64 on one thread per rank: each point's ranks ran at
+   their batch (their sidecars say so); the forward at 64 does 16x the
+   arithmetic, its time is printed, not compared (a speed on a shared
+   machine). */
 static void test_batches(void)
 {
     static const char model[] =
@@ -1098,6 +1130,28 @@ static void test_batches(void)
     hs_run_free(&r);
     snprintf(path, sizeof path, "%s/cpu/batch64/rank1.json", out);
     CU_ASSERT(stat(path, &st) == 0);
+    /* each point's ranks trained at its batch */
+    {
+        static const char *const sub[2] = {"", "/batch64"};
+        static const long long want[2] = {4, 64};
+        const char *pb[] = {"batch", NULL};
+        int k;
+
+        for (k = 0; k < 2; k++) {
+            yajl_val v;
+
+            snprintf(path, sizeof path, "%s/cpu%s/rank1.sidecar.json", out,
+                     sub[k]);
+            v = hs__load_json(path);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+            HS_ASSERT_I64_EQ(yajl_tree_get(v, pb, yajl_t_number)
+                                 ? YAJL_GET_INTEGER(yajl_tree_get(
+                                       v, pb, yajl_t_number))
+                                 : -1,
+                             want[k]);
+            yajl_tree_free(v);
+        }
+    }
     /* both points, in order, plausible and not the same */
     snprintf(path, sizeof path, "%s/cpu.profile.yaml", out);
     hs_error_clear(&err);
@@ -1121,7 +1175,6 @@ static void test_batches(void)
         CU_ASSERT(a->t_fwd.known && a->t_fwd.mean_ns > 0);
         CU_ASSERT(b->t_fwd.known && b->t_fwd.mean_ns > 0);
         CU_ASSERT(a->t_b1.mean_ns > 0 && b->t_b1.mean_ns > 0);
-        CU_ASSERT(b->t_fwd.mean_ns > a->t_fwd.mean_ns);
         CU_ASSERT(a->t_fwd.mean_ns < 1000000000LL
                   && b->t_fwd.mean_ns < 1000000000LL);
     }

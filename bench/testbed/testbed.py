@@ -42,21 +42,24 @@ Command line (root):
   testbed.py up HOST:RATE[:QUOTA[:DELAY]] ... [--pair SRC:DST:RATE ...]
                                                 build, print the id, wait for ^C
   testbed.py cleanup                            remove leftovers of dead runs
-  testbed.py quota-check [--json FILE]          does the quota differentiate speed?
+  testbed.py quota-check [--json FILE]          the quota applied, and its speeds
   testbed.py pair-check [--json FILE]           is a directed pair rate applied?
   testbed.py cgroup-selftest                    both cgroup backends on fake trees
 RATE like 200mbit (or "none"), QUOTA in cores (0.5), DELAY like 1ms;
 --pair f0:s1:60mbit shapes what f0 sends to s1 (only that direction).
 --json FILE also writes the check's figures as JSON (what tests read):
-  quota-check {"cgroup", "quotas": [{"quota", "rate_median", "cores_median",
-              "rates"}], "ratios": [{"a", "b", "median_rates_ratio",
-              "per_window"}]} (rates in matmuls per second);
+  quota-check {"cgroup", "quotas": [{"quota", "set_cores", "rate_median",
+              "cores_median", "rates", "cg_cores", "cg_window_s",
+              "cg_throttled"}], "ratios": [{"a", "b", "median_rates_ratio",
+              "per_window"}]} (rates in matmuls per second; cg_*: the
+              host's cgroup over the windows, quota_check());
   pair-check  {"testbed", "pairs": [{"pair", "set_bps", "measured_bps"}]}.
 """
 
 import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -205,6 +208,16 @@ class CgroupV1(object):
         _write(os.path.join(d, "cpu.cfs_quota_us"),
                str(-1 if quota_us is None else quota_us))
 
+    def quota(self, tb_id, host):
+        """(quota us or None for no limit, period us) as the group holds
+        them."""
+        d = self.procs_dir(tb_id, host)
+        with open(os.path.join(d, "cpu.cfs_quota_us")) as f:
+            q = int(f.read().strip())
+        with open(os.path.join(d, "cpu.cfs_period_us")) as f:
+            per = int(f.read().strip())
+        return (None if q < 0 else q), per
+
     def cpu_ns(self, tb_id, host):
         with open(os.path.join(CG_ACCT, tb_id, host, "cpuacct.usage")) as f:
             return int(f.read().strip())
@@ -243,6 +256,12 @@ class CgroupV2(object):
         _write(os.path.join(self.procs_dir(tb_id, host), "cpu.max"),
                "%s %d" % ("max" if quota_us is None else quota_us,
                           period_us))
+
+    def quota(self, tb_id, host):
+        """(quota us or None for "max", period us) as cpu.max holds them."""
+        with open(os.path.join(self.procs_dir(tb_id, host), "cpu.max")) as f:
+            q, per = f.read().split()
+        return (None if q == "max" else int(q)), int(per)
 
     def cpu_ns(self, tb_id, host):
         st = _read_stat(os.path.join(CG_ROOT, tb_id, host, "cpu.stat"))
@@ -521,6 +540,11 @@ class Testbed(object):
         """(nr_throttled, throttled_time_ns) of host's cpu cgroup."""
         return self.cgroup.throttled(self.id, host)
 
+    def quota_cores(self, host):
+        """The quota host's cgroup holds, in cores; None: no limit."""
+        q, per = self.cgroup.quota(self.id, host)
+        return None if q is None else q / per
+
     # ---- teardown -----------------------------------------------------
     def down(self):
         """Removes everything up() made; safe to call twice or after a
@@ -788,8 +812,17 @@ def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5, info=None):
     """Runs the same matmul loop under each quota, all at the same time and
     on the same core (so that a noisy neighbour slows them alike; the quotas
     must add up to less than one core), in testbed hosts; each reports
-    matmuls per second and cores used per window.  Returns
-    [(quota, median matmuls per s, median cores used, [per-window rates])];
+    matmuls per second and cores used per window.  Beside that, the host's
+    cgroup is read as each window's row arrives: its CPU time (v1
+    cpuacct.usage, v2 cpu.stat usage_usec) and throttle count (cpu.stat
+    nr_throttled) from the end of the first window to the end of the last,
+    and the quota it holds (v1 cpu.cfs_quota_us / cpu.cfs_period_us, v2
+    cpu.max).  Returns one dict per quota: "quota" (asked), "set_cores"
+    (the group's quota, read back; None: no limit), "rates" (matmuls per
+    s, per window), "rate_median", "cores_median" (the process's own CPU
+    time over wall time, per window: their median), "cg_cores" (the
+    group's CPU time over the wall time between the first and the last
+    row), "cg_window_s", "cg_throttled" (periods throttled meanwhile);
     info (a dict), when given, gets the testbed's "cgroup" version."""
     hosts = [Host("q%d" % i, quota=q) for i, q in enumerate(quotas)]
     out = []
@@ -803,26 +836,73 @@ def quota_check(quotas=(0.5, 0.25), windows=5, window_s=1.5, info=None):
         procs = [subprocess.Popen(tb.argv(h.name, [PYTHON, "-c", _BUSY,
                                                    str(windows),
                                                    str(window_s)]),
-                                  stdout=subprocess.PIPE, env=env,
-                                  universal_newlines=True) for h in hosts]
+                                  stdout=subprocess.PIPE, env=env)
+                 for h in hosts]
+        # per host: [(monotonic s, group CPU ns, nr_throttled, row text)]
+        seen = {h.name: [] for h in hosts}
         try:
+            _read_rows(tb, hosts, procs, seen,
+                       time.monotonic() + 60 + 2 * windows * window_s)
             for h, p in zip(hosts, procs):
-                text, _ = p.communicate(timeout=60 + 2 * windows * window_s)
-                if p.returncode != 0:
+                if p.wait() != 0:
                     raise TestbedError("quota-check: host %s exited %d"
                                        % (h.name, p.returncode))
-                rows = [tuple(map(float, l.split()))
-                        for l in text.strip().splitlines()]
+                rows = [tuple(map(float, r.split()))
+                        for _, _, _, r in seen[h.name]]
+                if len(rows) != windows:
+                    raise TestbedError("quota-check: host %s printed %d "
+                                       "rows, not %d" % (h.name, len(rows),
+                                                         windows))
                 rates = [r for r, _ in rows]
                 cores = sorted(c for _, c in rows)
-                out.append((h.quota, sorted(rates)[len(rates) // 2],
-                            cores[len(cores) // 2], rates))
+                (t0, c0, n0, _), (t1, c1, n1, _) = (seen[h.name][0],
+                                                    seen[h.name][-1])
+                cg = (None if c0 is None or c1 is None or t1 <= t0
+                      else (c1 - c0) / 1e9 / (t1 - t0))
+                out.append({"quota": h.quota,
+                            "set_cores": tb.quota_cores(h.name),
+                            "rate_median": sorted(rates)[len(rates) // 2],
+                            "cores_median": cores[len(cores) // 2],
+                            "rates": rates, "cg_cores": cg,
+                            "cg_window_s": t1 - t0,
+                            "cg_throttled": n1 - n0})
         finally:
             for p in procs:
                 if p.poll() is None:
                     p.kill()
                     p.wait()
     return out
+
+
+def _read_rows(tb, hosts, procs, seen, deadline):
+    """Reads the rows procs print (one line per window) until each has
+    closed its output; at each row, snapshots the host's cgroup (CPU ns,
+    nr_throttled) into seen[host] with the row.  Raises TestbedError past
+    deadline (time.monotonic())."""
+    sel = selectors.DefaultSelector()
+    part = {}
+    for h, p in zip(hosts, procs):
+        sel.register(p.stdout, selectors.EVENT_READ, h.name)
+        part[h.name] = b""
+    while sel.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TestbedError("quota-check: no result within the time "
+                               "allowed")
+        for key, _ in sel.select(timeout=left):
+            name = key.data
+            data = os.read(key.fileobj.fileno(), 4096)
+            if not data:
+                sel.unregister(key.fileobj)
+                continue
+            part[name] += data
+            while b"\n" in part[name]:
+                line, part[name] = part[name].split(b"\n", 1)
+                if line.strip():
+                    seen[name].append((time.monotonic(), tb.cpu_ns(name),
+                                       tb.throttled(name)[0],
+                                       line.decode()))
+    sel.close()
 
 
 def iperf(tb, src, dst, secs=2, omit=1, port=5301):
@@ -966,9 +1046,15 @@ def cgroup_selftest():
                 problems.append("%s throttled %r, want %r"
                                 % (version, b.throttled(tb_id, "h"),
                                    want_thr))
+            if b.quota(tb_id, "h") != (2500, 10000):
+                problems.append("%s quota read back %r, want (2500, 10000)"
+                                % (version, b.quota(tb_id, "h")))
             b.set_quota(tb_id, "h", None, 10000)
             expect(os.path.join(b.procs_dir(tb_id, "h"), b.knob),
                    "-1" if version == "v1" else "max 10000")
+            if b.quota(tb_id, "h") != (None, 10000):
+                problems.append("%s quota read back %r, want (None, 10000)"
+                                % (version, b.quota(tb_id, "h")))
             if sorted(_cg_tops(tb_id)) != sorted(b.tops(tb_id)):
                 problems.append("%s tops %r vs %r" % (
                     version, _cg_tops(tb_id), b.tops(tb_id)))
@@ -1011,26 +1097,42 @@ def main(argv):
     if argv[0] == "quota-check":
         info = {}
         res = quota_check(info=info)
-        base = res[0][1]
-        info["quotas"] = [{"quota": q, "rate_median": rate,
-                           "cores_median": cores, "rates": rates}
-                          for q, rate, cores, rates in res]
+        base = res[0]
+        info["quotas"] = res
         info["ratios"] = []
-        for q, rate, cores, rates in res:
-            print("quota %.2f cores: %.1f matmul/s, %.3f cores used "
-                  "(%.3f of quota %.2f's rate)" % (q, rate, cores, rate / base,
-                                                  res[0][0]))
-            print("  per window:", " ".join("%.1f" % r for r in rates))
+        for r in res:
+            print("quota %.2f cores (the group holds %s): %.1f matmul/s, "
+                  "%.3f cores used (%.3f of quota %.2f's rate); the cgroup: "
+                  "%s cores over %.1f s, throttled in %d periods"
+                  % (r["quota"], "no limit" if r["set_cores"] is None
+                     else "%.3f" % r["set_cores"], r["rate_median"],
+                     r["cores_median"], r["rate_median"] / base["rate_median"],
+                     base["quota"], "-" if r["cg_cores"] is None
+                     else "%.3f" % r["cg_cores"], r["cg_window_s"],
+                     r["cg_throttled"]))
+            print("  per window:", " ".join("%.1f" % x for x in r["rates"]))
         # per-window ratio of the first quota's rate to each other's: the
-        # windows ran at the same time, so they saw the same neighbours
-        for q, rate, _, rates in res[1:]:
-            ratios = sorted(a / b for a, b in zip(res[0][3], rates) if b > 0)
-            if ratios and rate > 0:
-                print("ratio %.2f/%.2f: %.3f of the median rates (per "
-                      "window: %s)" % (res[0][0], q, base / rate,
-                                       " ".join("%.2f" % r for r in ratios)))
-                info["ratios"].append({"a": res[0][0], "b": q,
-                                       "median_rates_ratio": base / rate,
+        # windows ran at the same time, so they saw the same neighbours.
+        # A figure, not a check: the reference beside it is the quotas'
+        # own ratio (the VM's vCPUs change speed, docs/testbed.md)
+        for r in res[1:]:
+            ratios = sorted(a / b for a, b in zip(base["rates"], r["rates"])
+                            if b > 0)
+            if ratios and r["rate_median"] > 0:
+                print("ratio %.2f/%.2f: %.3f of the median rates, %.3f the "
+                      "median of the per-window ratios (%s); reference: the "
+                      "quotas' ratio %.3f"
+                      % (base["quota"], r["quota"],
+                         base["rate_median"] / r["rate_median"],
+                         ratios[len(ratios) // 2] if len(ratios) % 2 else
+                         (ratios[len(ratios) // 2 - 1] +
+                          ratios[len(ratios) // 2]) / 2,
+                         " ".join("%.2f" % x for x in ratios),
+                         base["quota"] / r["quota"]))
+                info["ratios"].append({"a": base["quota"], "b": r["quota"],
+                                       "median_rates_ratio":
+                                           base["rate_median"] /
+                                           r["rate_median"],
                                        "per_window": ratios})
         if jpath:
             write_json(jpath, info)
