@@ -165,20 +165,6 @@ hs_err_t hs_capi_read_trace(const char *path, hs_capi_timeline_t *tl,
 
 /* ---- answers ----------------------------------------------------------- */
 
-/* The largest extended T_ext(i) of type k's devices (predict's
-   step_extended_max_ns). */
-static int64_t hs__type_ext(const hs_scenario_t *s, const hs_prediction_t *p,
-                            size_t k)
-{
-    int64_t m = 0;
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++)
-        if (s->devices[i].type == k && p->dev[i].t_ext_ns > m)
-            m = p->dev[i].t_ext_ns;
-    return m;
-}
-
 /* Appends each of the n texts and a '\n' to the stream f. */
 static void hs__put_notes(FILE *f, char *const *t, size_t n)
 {
@@ -302,7 +288,7 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
         t->t_ar_max_ns = tp->t_ar_max_ns;
         t->step_source_min_ns = tp->t_step_min_ns;
         t->step_source_max_ns = tp->t_step_max_ns;
-        t->step_extended_max_ns = hs__type_ext(s, a->closed, k);
+        t->step_extended_max_ns = a->closed->types[k].t_ext_max_ns;
         t->step_replay_ns = r != NULL ? r->type_step_ns[k] : -1;
         t->payload_bytes = tp->payload_bytes;
         t->t_dl_ns = hs__known(&s->types[k].profile.t_dl);

@@ -57,19 +57,6 @@ static const char *hs__bound_name(hs_bound_t b)
     return b == HS_BOUND_DATA ? "data_loading" : "device";
 }
 
-/* The largest extended T_ext(i) of type k's devices. */
-static int64_t hs__type_ext(const hs_scenario_t *s, const hs_prediction_t *p,
-                            size_t k)
-{
-    int64_t m = 0;
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++)
-        if (s->devices[i].type == k && p->dev[i].t_ext_ns > m)
-            m = p->dev[i].t_ext_ns;
-    return m;
-}
-
 /* The notes: the scenario's, the closed form's, the replay's. */
 static void hs__kv_notes(yajl_gen g, const hs_scenario_t *s,
                          const hs_answer_t *a)
@@ -149,7 +136,7 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
         hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
         hs_cli_kv_i64(g, "step_source_min_ns", tp->t_step_min_ns);
         hs_cli_kv_i64(g, "step_source_max_ns", tp->t_step_max_ns);
-        hs_cli_kv_i64(g, "step_extended_max_ns", hs__type_ext(s, p, k));
+        hs_cli_kv_i64(g, "step_extended_max_ns", p->types[k].t_ext_max_ns);
         hs_cli_js(g, "step_replay_ns");
         if (r != NULL)
             yajl_gen_integer(g, r->type_step_ns[k]);
@@ -283,7 +270,7 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
                hs_fmt_time(tp->t_fwd_ns, b, sizeof b),
                hs_fmt_time(tp->t_b1_ns, c, sizeof c), ar,
                hs_fmt_time(tp->t_step_max_ns, f, sizeof f),
-               hs_fmt_time(hs__type_ext(s, p, k), g, sizeof g),
+               hs_fmt_time(p->types[k].t_ext_max_ns, g, sizeof g),
                rr != NULL ? hs_fmt_time(rr->type_step_ns[k], h, sizeof h)
                           : "-");
     }

@@ -194,6 +194,8 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
             tp->t_ar_max_ns = r->t_ar_ns;
         if (ts < tp->t_step_min_ns)
             tp->t_step_min_ns = ts;
+        if (r->t_ext_ns > tp->t_ext_max_ns)
+            tp->t_ext_max_ns = r->t_ext_ns;
         if (ts > tp->t_step_max_ns) {
             tp->t_step_max_ns = ts;
             tp->slowest_device = (uint32_t)i;

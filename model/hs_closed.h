@@ -49,6 +49,8 @@ typedef struct hs_type_pred_s {
     double payload_bytes;      /* M of this type's profile */
     int64_t t_ar_min_ns, t_ar_max_ns;
     int64_t t_step_min_ns, t_step_max_ns;
+    int64_t t_ext_max_ns;      /* the largest T_ext(i) of its devices (0
+                                  when it has none) */
     uint32_t slowest_device;   /* device index with the largest T(i) */
     uint64_t shard_samples;    /* d_t, samples per device per epoch */
     uint64_t iters;            /* ceil(d_t / b_t) */
