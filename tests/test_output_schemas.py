@@ -24,8 +24,9 @@ import sys
 try:
     import jsonschema
 except ImportError:  # the test command installs python3-jsonschema
-    print("test_output_schemas: SKIP: python3-jsonschema is not installed")
-    sys.exit(77)
+    print("test_output_schemas: FAIL: python3-jsonschema is not installed "
+          "for %s (scripts/setup.sh installs it)" % sys.executable)
+    sys.exit(1)
 
 HETSIM, SRC = sys.argv[1], sys.argv[2]
 
