@@ -136,7 +136,7 @@ size_t hs_capi_interval_size(void);
 
 /*
  * Appends the /events of the HDF5 trace at path (written by `hetsim
- * simulate --h5`, traces/hs_h5.h) to tl, in file order.  Fails as
+ * simulate --h5`, output/hs_h5.h) to tl, in file order.  Fails as
  * hs_h5_events_each does (HS_ERR_IO, HS_ERR_TRACE), HS_ERR_NOMEM.
  */
 hs_err_t hs_capi_read_trace(const char *path, hs_capi_timeline_t *tl,

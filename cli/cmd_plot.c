@@ -1,6 +1,6 @@
 /*
  * cmd_plot.c -- `hetsim plot`: draws a replay's HDF5 trace (or a sweep CSV)
- * with gnuplot.  A thin client of hs_plot (traces/hs_plot.h).
+ * with gnuplot.  A thin client of hs_plot (output/hs_plot.h).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * cmd_sweep.c -- `hetsim sweep [SCENARIO] --vary KEY=VALUES ...`: the
  * closed form (and optionally the replay) over the product or zip of
  * varied scenario keys (whatif/hs_sweep.h), written as a table, CSV, JSON
- * or HDF5 (traces/hs_sweep_out.h); under mpirun the points are spread over
+ * or HDF5 (output/hs_sweep_out.h); under mpirun the points are spread over
  * the ranks (hs_sweep_mpi.h) and rank 0 writes the same output.
  */
 #include <stdio.h>

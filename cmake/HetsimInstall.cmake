@@ -33,8 +33,8 @@ set(HS_PUBLIC_HEADERS
   model/hs_scenario.h model/hs_links.h model/hs_profile.h model/hs_closed.h
   model/hs_batchopt.h model/hs_mixopt.h model/hs_ringopt.h model/hs_rewrite.h
   model/hs_collective.h sim/hs_replay.h sim/hs_trace.h
-  traces/hs_ingest.h traces/hs_h5.h traces/hs_chrome.h traces/hs_plot.h
-  traces/hs_sweep_out.h
+  traces/hs_ingest.h output/hs_h5.h output/hs_chrome.h output/hs_plot.h
+  output/hs_sweep_out.h
   live/hs_profile_run.h live/hs_netmeasure.h
   whatif/hs_sweep.h whatif/hs_advise.h whatif/hs_answer.h capi/hs_capi.h)
 

@@ -286,7 +286,7 @@ VALIDATE = head("hetsim.validate") + [
     NOTES,
 ]
 
-# The sweep's columns, in the order of every format (traces/hs_sweep_out.c)
+# The sweep's columns, in the order of every format (output/hs_sweep_out.c)
 SWEEP_COLS = [
     F("n_devices", "int", "devices in the ring"),
     F("predictor_recommended", "string", "the point's recommended predictor",

@@ -1,6 +1,6 @@
 /*
  * test_sweep.c -- what-if sweeps (whatif/hs_sweep.h) and their outputs
- * (traces/hs_sweep_out.h): value lists and ranges, key classes, product
+ * (output/hs_sweep_out.h): value lists and ranges, key classes, product
  * and zip, every point against a scenario loaded from the equivalent YAML
  * (the naive reference), a failing point, order independence, and the
  * CSV, JSON and HDF5 files read back as data.
@@ -16,6 +16,7 @@
 #include "hs_replay.h"
 #include "hs_scenario.h"
 #include "hs_answer.h"
+#include "hs_plot.h"
 #include "hs_sweep.h"
 #include "hs_sweep_out.h"
 #include "hs_test.h"

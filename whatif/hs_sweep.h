@@ -6,7 +6,7 @@
  * Use: hs_sweep_new on a loaded base scenario; hs_sweep_vary once per
  * "KEY=VALUES"; hs_sweep_plan; then either hs_sweep_run (all points, in
  * this process) or hs_sweep_run_point per point (what an MPI worker does,
- * cli/hs_sweep_mpi.h); the results go to the writers of traces/hs_sweep_out.h.
+ * cli/hs_sweep_mpi.h); the results go to the writers of output/hs_sweep_out.h.
  *
  * Ownership: the sweep owns a deep copy of the base scenario and every
  * string it was given; hs_sweep_free releases all of it.  Results are a

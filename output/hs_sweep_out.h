@@ -116,39 +116,5 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
 
 void hs_sweep_table_free(hs_sweep_table_t *t);
 
-/* What hs_sweep_plot_data wrote, for the gnuplot script. */
-typedef struct hs_sweep_plot_info_s {
-    size_t n_series;        /* data blocks (gnuplot "index") */
-    char **series;          /* their titles, "KEY=VALUE" or "" */
-    int x_numeric;          /* x is a number (else positions, xtic labels) */
-    int logx;               /* numeric x spanning a factor of 50 or more */
-    int x_integer;          /* plain numbers, every one whole (a count,
-                               a batch): the axis gets whole-number ticks */
-    double xlo, xhi;        /* the x range */
-    char xlabel[256];       /* the key, with its unit when numeric */
-    char fixed[512];        /* the other keys held at one value, or "" */
-    const char *tunit;      /* the time unit of the figures */
-    double unit_ns;
-    int has_replay;
-    size_t n_points;        /* rows drawn */
-} hs_sweep_plot_info_t;
-
-/*
- * Writes gnuplot data for `figure` ("step", "epoch" or "total") against
- * key x_key (NULL: the first key), one block per value of by_key (NULL:
- * the second key when there is one; "" for none).  Other keys are held at
- * their value in the first row that has the figure (info->fixed says
- * which).  Each data line:
- * x, "x label", closed form, replay (NaN without), in info->tunit.
- * Failed rows are left out.  HS_ERR_USAGE for an unknown key or figure,
- * HS_ERR_SCHEMA when no row is left to draw.  Free info with
- * hs_sweep_plot_info_clear.
- */
-hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
-                            const char *by_key, const char *figure,
-                            FILE *dat, hs_sweep_plot_info_t *info,
-                            hs_error_t *err);
-
-void hs_sweep_plot_info_clear(hs_sweep_plot_info_t *info);
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "hs_error.h"
+#include "hs_sweep_out.h"
 
 typedef enum hs_plot_kind_e {
     HS_PLOT_TIMELINE = 0,  /* per device: CPU, compute and ring lanes */
@@ -72,5 +73,42 @@ hs_err_t hs_plot_png_size(const char *path, uint32_t *width,
 /* The unit a span of span_ns is best shown in ("ns", "us", "ms", "s")
    and its size in ns (1, 1e3, 1e6, 1e9). */
 const char *hs_plot_time_unit(int64_t span_ns, double *unit_ns);
+
+/* ---- a sweep plot's data (hs_plot_sweep.c) ---------------------------- */
+
+/* What hs_sweep_plot_data wrote, for the gnuplot script. */
+typedef struct hs_sweep_plot_info_s {
+    size_t n_series;        /* data blocks (gnuplot "index") */
+    char **series;          /* their titles, "KEY=VALUE" or "" */
+    int x_numeric;          /* x is a number (else positions, xtic labels) */
+    int logx;               /* numeric x spanning a factor of 50 or more */
+    int x_integer;          /* plain numbers, every one whole (a count,
+                               a batch): the axis gets whole-number ticks */
+    double xlo, xhi;        /* the x range */
+    char xlabel[256];       /* the key, with its unit when numeric */
+    char fixed[512];        /* the other keys held at one value, or "" */
+    const char *tunit;      /* the time unit of the figures */
+    double unit_ns;
+    int has_replay;
+    size_t n_points;        /* rows drawn */
+} hs_sweep_plot_info_t;
+
+/*
+ * Writes gnuplot data for `figure` ("step", "epoch" or "total") against
+ * key x_key (NULL: the first key), one block per value of by_key (NULL:
+ * the second key when there is one; "" for none).  Other keys are held at
+ * their value in the first row that has the figure (info->fixed says
+ * which).  Each data line:
+ * x, "x label", closed form, replay (NaN without), in info->tunit.
+ * Failed rows are left out.  HS_ERR_USAGE for an unknown key or figure,
+ * HS_ERR_SCHEMA when no row is left to draw.  Free info with
+ * hs_sweep_plot_info_clear.
+ */
+hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+                            const char *by_key, const char *figure,
+                            FILE *dat, hs_sweep_plot_info_t *info,
+                            hs_error_t *err);
+
+void hs_sweep_plot_info_clear(hs_sweep_plot_info_t *info);
 
 #endif
