@@ -469,15 +469,8 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
                 big = i;
         snprintf(key, sizeof key, "nodes.%s.count",
                  nd->n_kinds ? nd->kinds[big].name : "?");
-        if (cnt < 2)
-            return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
-                                    "the node kinds make %zu device%s: a "
-                                    "ring needs at least 2", cnt,
-                                    cnt == 1 ? "" : "s");
-        return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
-                                "the node kinds make %zu devices; a ring "
-                                "has at most %lu (the limit)", cnt,
-                                (unsigned long)HS_LIMIT_DEVICES);
+        return hs__ring_size_fail(s, key, "the node kinds", "make", cnt,
+                                  err);
     }
     if ((p = realloc(s->devices, cnt * sizeof *s->devices)) == NULL)
         goto nomem;

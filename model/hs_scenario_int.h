@@ -115,4 +115,13 @@ int hs__where_node(struct hs_yaml_ctx_s *c, const char *key,
 int hs__where_copy(hs_scenario_t *dst, const hs_scenario_t *src);
 void hs__where_free(hs_scenario_t *s);
 
+/* The error for cnt generated devices outside 2..HS_LIMIT_DEVICES, blamed
+   on key (the count that made the most of them): "<what> make N
+   device(s): a ring needs at least 2" (HS_ERR_SCHEMA), or "<what>
+   <limit_verb> N devices; a ring has at most L (the limit)"
+   (HS_ERR_RANGE).  Returns the code. */
+hs_err_t hs__ring_size_fail(const hs_scenario_t *s, const char *key,
+                            const char *what, const char *limit_verb,
+                            size_t cnt, hs_error_t *err);
+
 #endif

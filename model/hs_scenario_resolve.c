@@ -156,6 +156,22 @@ hs_err_t hs__ring_alloc(hs_scenario_t *s, size_t N, hs_error_t *err)
  * names without printf (resolve of 10,000 devices stays well under a
  * millisecond).
  */
+hs_err_t hs__ring_size_fail(const hs_scenario_t *s, const char *key,
+                            const char *what, const char *limit_verb,
+                            size_t cnt, hs_error_t *err)
+{
+    if (cnt < 2)
+        return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
+                                "%s make %zu device%s: a ring needs at "
+                                "least 2",
+                                what, cnt, cnt == 1 ? "" : "s");
+    return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
+                            "%s %s %zu devices; a ring has at most %lu (the "
+                            "limit)",
+                            what, limit_verb, cnt,
+                            (unsigned long)HS_LIMIT_DEVICES);
+}
+
 hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
 {
     size_t cnt = 0, need = 0, i, k = 0;
@@ -176,15 +192,8 @@ hs_err_t hs__gen_devices(hs_scenario_t *s, hs_error_t *err)
                 big = i;
         snprintf(key, sizeof key, "device_types.%s.count",
                  s->n_types ? s->types[big].name : "?");
-        if (cnt < 2)
-            return hs_scenario_fail(s, key, HS_ERR_SCHEMA, err,
-                                    "the type counts make %zu device%s: a "
-                                    "ring needs at least 2", cnt,
-                                    cnt == 1 ? "" : "s");
-        return hs_scenario_fail(s, key, HS_ERR_RANGE, err,
-                                "the type counts add up to %zu devices; a "
-                                "ring has at most %lu (the limit)", cnt,
-                                (unsigned long)HS_LIMIT_DEVICES);
+        return hs__ring_size_fail(s, key, "the type counts", "add up to",
+                                  cnt, err);
     }
     d = realloc(s->devices, cnt * sizeof *d);
     if (d == NULL)
