@@ -57,23 +57,6 @@ static const char *hs__bound_name(hs_bound_t b)
     return b == HS_BOUND_DATA ? "data_loading" : "device";
 }
 
-/* The notes: the scenario's, the closed form's, the replay's. */
-static void hs__kv_notes(yajl_gen g, const hs_scenario_t *s,
-                         const hs_answer_t *a)
-{
-    size_t i;
-
-    hs_cli_js(g, "notes");
-    yajl_gen_array_open(g);
-    for (i = 0; i < s->n_warnings; i++)
-        hs_cli_js(g, s->warnings[i]);
-    for (i = 0; i < a->closed->n_warnings; i++)
-        hs_cli_js(g, a->closed->warnings[i]);
-    for (i = 0; a->replay != NULL && i < a->replay->n_notes; i++)
-        hs_cli_js(g, a->replay->notes[i]);
-    yajl_gen_array_close(g);
-}
-
 /* --- JSON ---------------------------------------------------------- */
 
 static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
@@ -172,7 +155,7 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs_cli_js(g, "shards_unbalanced");
     yajl_gen_bool(g, p->shards_unbalanced);
     hs_cli_kv_dbl(g, "shard_coverage", p->shard_coverage);
-    hs__kv_notes(g, s, a);
+    hs_cli_kv_notes(g, "notes", s, a->notes, a->n_notes);
     if (per_device) {
         hs_cli_js(g, "devices");
         yajl_gen_array_open(g);
@@ -305,18 +288,7 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
                    r->bound == HS_BOUND_DATA ? "data" : "device");
         }
     }
-    {
-        /* the notes: the scenario's, the closed form's, the replay's */
-        size_t n = p->n_warnings + (rr != NULL ? rr->n_notes : 0), m = 0;
-        char **all = n > 0 ? malloc(n * sizeof *all) : NULL;
-
-        for (i = 0; all != NULL && i < p->n_warnings; i++)
-            all[m++] = p->warnings[i];
-        for (i = 0; all != NULL && rr != NULL && i < rr->n_notes; i++)
-            all[m++] = rr->notes[i];
-        hs_cli_print_notes(s, all, m);
-        free(all);
-    }
+    hs_cli_print_notes(s, a->notes, a->n_notes);
 }
 
 int hs_cli_predict(int argc, char **argv)

@@ -40,7 +40,6 @@ typedef struct hs__col_s {
     hs__ckind_t kind;
     size_t off;         /* in hs_sweep_rec_t */
     size_t len;         /* HS__STR: the array's size */
-    int replay;         /* only when the sweep replays */
     int time;           /* a time in ns (the table prints it in units) */
 } hs__col_t;
 
@@ -48,37 +47,31 @@ typedef struct hs__col_s {
 #define HS__LEN(f) sizeof(((hs_sweep_rec_t *)0)->f)
 
 static const hs__col_t hs__cols[] = {
-    {"n_devices", HS__U32, HS__OFF(n_devices), 0, 0, 0},
-    {"predictor_recommended", HS__STR, 0, 16, 0, 0},  /* from the enum */
-    {"step_recommended_ns", HS__I64, HS__OFF(step_recommended_ns), 0, 0, 1},
-    {"epoch_recommended_ns", HS__I64, HS__OFF(epoch_recommended_ns), 0, 0, 1},
-    {"total_recommended_ns", HS__I64, HS__OFF(total_recommended_ns), 0, 0, 1},
-    {"step_source_ns", HS__I64, HS__OFF(step_source_ns), 0, 0, 1},
-    {"epoch_source_ns", HS__I64, HS__OFF(epoch_source_ns), 0, 0, 1},
-    {"total_source_ns", HS__I64, HS__OFF(total_source_ns), 0, 0, 1},
-    {"step_extended_ns", HS__I64, HS__OFF(step_extended_ns), 0, 0, 1},
-    {"epoch_extended_ns", HS__I64, HS__OFF(epoch_extended_ns), 0, 0, 1},
-    {"total_extended_ns", HS__I64, HS__OFF(total_extended_ns), 0, 0, 1},
-    {"step_replay_ns", HS__I64, HS__OFF(step_replay_ns), 0, 1, 1},
-    {"epoch_replay_ns", HS__I64, HS__OFF(epoch_replay_ns), 0, 1, 1},
-    {"total_replay_ns", HS__I64, HS__OFF(total_replay_ns), 0, 1, 1},
-    {"iters_per_epoch", HS__U64, HS__OFF(iters_per_epoch), 0, 0, 0},
+    {"n_devices", HS__U32, HS__OFF(n_devices), 0, 0},
+    {"predictor_recommended", HS__STR, 0, 16, 0},  /* from the enum */
+    {"step_recommended_ns", HS__I64, HS__OFF(step_recommended_ns), 0, 1},
+    {"epoch_recommended_ns", HS__I64, HS__OFF(epoch_recommended_ns), 0, 1},
+    {"total_recommended_ns", HS__I64, HS__OFF(total_recommended_ns), 0, 1},
+    {"step_source_ns", HS__I64, HS__OFF(step_source_ns), 0, 1},
+    {"epoch_source_ns", HS__I64, HS__OFF(epoch_source_ns), 0, 1},
+    {"total_source_ns", HS__I64, HS__OFF(total_source_ns), 0, 1},
+    {"step_extended_ns", HS__I64, HS__OFF(step_extended_ns), 0, 1},
+    {"epoch_extended_ns", HS__I64, HS__OFF(epoch_extended_ns), 0, 1},
+    {"total_extended_ns", HS__I64, HS__OFF(total_extended_ns), 0, 1},
+    {"step_replay_ns", HS__I64, HS__OFF(step_replay_ns), 0, 1},
+    {"epoch_replay_ns", HS__I64, HS__OFF(epoch_replay_ns), 0, 1},
+    {"total_replay_ns", HS__I64, HS__OFF(total_replay_ns), 0, 1},
+    {"iters_per_epoch", HS__U64, HS__OFF(iters_per_epoch), 0, 0},
     {"bottleneck_device", HS__STR, HS__OFF(bottleneck_device),
-     HS__LEN(bottleneck_device), 0, 0},
-    {"bottleneck_bound", HS__STR, 0, 16, 0, 0},  /* from the enum */
+     HS__LEN(bottleneck_device), 0},
+    {"bottleneck_bound", HS__STR, 0, 16, 0},  /* from the enum */
     {"bottleneck_link", HS__STR, HS__OFF(bottleneck_link),
-     HS__LEN(bottleneck_link), 0, 0},
-    {NULL, HS__I64, 0, 0, 0, 0}};
+     HS__LEN(bottleneck_link), 0},
+    {NULL, HS__I64, 0, 0, 0}};
 
 /* Every column is in every output (the replay's are empty, null or -1
    where a point was not replayed), so a file's columns do not depend on
    how it was made. */
-static int hs__col_on(const hs_sweep_t *sw, const hs__col_t *c)
-{
-    (void)sw;
-    (void)c;
-    return 1;
-}
 
 static int64_t hs__col_i64(const hs_sweep_rec_t *r, const hs__col_t *c)
 {
@@ -142,8 +135,7 @@ hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
         fputc(',', f);
     }
     for (c = hs__cols; c->name != NULL; c++)
-        if (hs__col_on(sw, c))
-            fprintf(f, "%s,", c->name);
+        fprintf(f, "%s,", c->name);
     fputs("error\n", f);
     for (p = 0; p < r->n_points; p++) {
         const hs_sweep_rec_t *rec = &r->rec[p];
@@ -153,8 +145,6 @@ hs_err_t hs_sweep_write_csv(const hs_sweep_t *sw,
             fputc(',', f);
         }
         for (c = hs__cols; c->name != NULL; c++) {
-            if (!hs__col_on(sw, c))
-                continue;
             if (ok && c->kind == HS__STR)
                 hs__csv_field(f, hs__col_str(rec, c));
             else if (ok && !(c->time && hs__col_i64(rec, c) < 0))
@@ -244,8 +234,6 @@ hs_err_t hs_sweep_write_json(const hs_sweep_t *sw,
         }
         yajl_gen_map_close(g);
         for (c = hs__cols; c->name != NULL; c++) {
-            if (!hs__col_on(sw, c))
-                continue;
             hs__js(g, c->name);
             if (!ok || (c->time && hs__col_i64(rec, c) < 0))
                 yajl_gen_null(g);
@@ -324,10 +312,6 @@ static const char *hs__table_head(const hs__col_t *c)
     return NULL;
 }
 
-static int hs__table_col(const hs_sweep_t *sw, const hs__col_t *c)
-{
-    return hs__col_on(sw, c) && hs__table_head(c) != NULL;
-}
 
 hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
                               const hs_sweep_results_t *r, FILE *f,
@@ -352,7 +336,7 @@ hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
     }
     for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
         size_t *wc = &w[na + i];
-        if (!hs__table_col(sw, c))
+        if (hs__table_head(c) == NULL)
             continue;
         *wc = strlen(hs__table_head(c));
         for (p = 0; p < r->n_points; p++) {
@@ -364,14 +348,14 @@ hs_err_t hs_sweep_print_table(const hs_sweep_t *sw,
     for (a = 0; a < na; a++)
         fprintf(f, "%-*s  ", (int)w[a], hs_sweep_axis(sw, a)->key);
     for (i = 0, c = hs__cols; c->name != NULL; c++, i++)
-        if (hs__table_col(sw, c))
+        if (hs__table_head(c) != NULL)
             fprintf(f, "%*s  ", (int)w[na + i], hs__table_head(c));
     fputs("error\n", f);
     for (p = 0; p < r->n_points; p++) {
         for (a = 0; a < na; a++)
             fprintf(f, "%-*s  ", (int)w[a], hs_sweep_value(sw, p, a));
         for (i = 0, c = hs__cols; c->name != NULL; c++, i++)
-            if (hs__table_col(sw, c))
+            if (hs__table_head(c) != NULL)
                 fprintf(f, "%*s  ", (int)w[na + i],
                         hs__cell(sw, r, p, c, buf, sizeof buf));
         fprintf(f, "%s\n", r->error[p] ? r->error[p] : "");
@@ -447,8 +431,6 @@ static hid_t hs__h5_rowtype(const hs_sweep_t *sw, const hs_sweep_results_t *r,
         off += l;
     }
     for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
-        if (!hs__col_on(sw, c))
-            continue;
         lay->col_off[i] = off;
         off += hs__h5_csize(c);
     }
@@ -475,8 +457,6 @@ static hid_t hs__h5_rowtype(const hs_sweep_t *sw, const hs_sweep_results_t *r,
             H5Tclose(m);
     }
     for (i = 0, c = hs__cols; c->name != NULL && ok; c++, i++) {
-        if (!hs__col_on(sw, c))
-            continue;
         if (native && c->kind != HS__STR)
             m = H5Tcopy(c->kind == HS__I64 ? H5T_NATIVE_INT64
                         : c->kind == HS__U64 ? H5T_NATIVE_UINT64
@@ -520,7 +500,7 @@ static void hs__h5_fill(const hs_sweep_t *sw, const hs_sweep_results_t *r,
                     lay->key_len[a] - 1);
         for (i = 0, c = hs__cols; c->name != NULL; c++, i++) {
             unsigned char *d = row + lay->col_off[i];
-            if (!hs__col_on(sw, c) || !ok)
+            if (!ok)
                 continue;
             if (c->kind == HS__STR)
                 strncpy((char *)d, hs__col_str(rec, c), c->len - 1);

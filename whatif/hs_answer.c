@@ -160,6 +160,25 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                           : "event engine");
         }
     }
+    {
+        /* the remarks of both, in that order */
+        size_t nc = a->closed->n_warnings;
+        size_t nr = a->replay != NULL ? a->replay->n_notes : 0;
+
+        if (nc + nr > 0) {
+            a->notes = malloc((nc + nr) * sizeof *a->notes);
+            if (a->notes == NULL) {
+                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+                goto fail;
+            }
+            if (nc > 0)
+                memcpy(a->notes, a->closed->warnings, nc * sizeof *a->notes);
+            if (nr > 0)
+                memcpy(a->notes + nc, a->replay->notes,
+                       nr * sizeof *a->notes);
+            a->n_notes = nc + nr;
+        }
+    }
     *out = a;
     return HS_OK;
 fail:
@@ -171,6 +190,7 @@ void hs_answer_free(hs_answer_t *a)
 {
     if (a == NULL)
         return;
+    free(a->notes);
     hs_prediction_free(a->closed);
     hs_replay_result_free(a->replay);
     free(a);

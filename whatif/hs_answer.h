@@ -72,6 +72,10 @@ typedef struct hs_answer_s {
     hs_estimate_t est[HS_PREDICTORS];   /* by hs_predictor_t */
     hs_predictor_t recommended;  /* REPLAY when it ran, else EXTENDED */
     char why[320];               /* why that one, a sentence */
+    size_t n_notes;              /* the closed form's warnings, then the
+                                    replay's notes (the strings are theirs;
+                                    the array is the answer's) */
+    char **notes;
 } hs_answer_t;
 
 /*
