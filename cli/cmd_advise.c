@@ -20,6 +20,8 @@
 #include "hs_cli.h"
 #include "hs_progress.h"
 #include "hs_sweep_mpi.h"
+#include "hs_limits.h"
+#include "hs_suggest.h"
 #include "hs_units.h"
 
 #define HS__ADV_MAX 64      /* TYPE=VALUE options per kind */
@@ -194,10 +196,20 @@ static int hs__kv_check(const hs__kv_t *kv, const char *opt,
             ok = strncmp(kv->name[i], s->types[t].name, len) == 0 &&
                  kv->name[i][len] == '=';
         }
-        if (!ok)
-            return hs_cli_usage_error("advise", "--%s %s: no device type of "
-                                      "that name in %s", opt, kv->name[i],
-                                      s->file);
+        if (!ok) {
+            /* the name before '=' against the scenario's types */
+            char name[HS_LIMIT_NAME_LEN + 1], hint[512];
+            const char *eq = strchr(kv->name[i], '=');
+            size_t n = eq != NULL ? (size_t)(eq - kv->name[i]) : 0;
+
+            snprintf(name, sizeof name, "%.*s",
+                     (int)(n < sizeof name ? n : sizeof name - 1),
+                     kv->name[i]);
+            return hs_cli_usage_error(
+                "advise", "--%s %s: no device type of that name in %s%s",
+                opt, kv->name[i], s->file,
+                hs_scenario_type_hint(s, name, hint, sizeof hint));
+        }
     }
     return 0;
 }
@@ -931,9 +943,16 @@ int hs_cli_advise(int argc, char **argv)
         return hs_cli_usage_error("advise", "which question: ring, batch or "
                                   "mix?");
     if (strcmp(pos[0], "ring") != 0 && strcmp(pos[0], "batch") != 0 &&
-        strcmp(pos[0], "mix") != 0)
-        return hs_cli_usage_error("advise", "'%s' is not a question: ring, "
-                                  "batch or mix", pos[0]);
+        strcmp(pos[0], "mix") != 0) {
+        static const char *const questions[] = {"ring", "batch", "mix",
+                                                NULL};
+        char hint[HS_SUGGEST_HINT_LEN];
+
+        return hs_cli_usage_error(
+            "advise", "'%s' is not a question: ring, batch or mix%s",
+            pos[0], hs_suggest_hint_list(pos[0], questions, hint,
+                                         sizeof hint));
+    }
     /* every rank parses, loads and asks the same question */
     if (hs_sweep_mpi_init(&mpi, &err) != HS_OK)
         return hs_cli_fail(&err);

@@ -233,6 +233,12 @@ static void test_did_you_mean(void)
          "v100)"},
         {"profile scenarios/example-full.yaml -o never --type fsat",
          "no device type 'fsat'; did you mean 'fast'? (types: fast, slow)"},
+        {"advise rnig", "'rnig' is not a question: ring, batch or mix; did "
+                        "you mean 'ring'?"},
+        {"advise batch scenarios/example-full.yaml --max-batch fsat=64",
+         "--max-batch fsat=64: no device type of that name in "
+         "scenarios/example-full.yaml; did you mean 'fast'? (types: fast, "
+         "slow)"},
         {"profile scenarios/example-full.yaml -o never --alone fast,slwo",
          "--alone: no device type 'slwo'; did you mean 'slow'? (types: "
          "fast, slow)"},
