@@ -351,10 +351,12 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
         if (rc != HS_OK)
             return rc;
     }
-    /* the sink (which makes the replay take the event engine) only when
-       it has something to do: keep intervals, or stop on SIGINT a replay
-       that takes the event engine anyway (the max-plus fast path is not
-       interrupted: it is O(steps N^2) adds, no events) */
+    /* the max-plus fast path reads the interrupt flag once per step; the
+       sink (which makes the replay take the event engine) only when it
+       has something to do: keep intervals, or stop on SIGINT a replay
+       that takes the event engine anyway */
+    if (hs__armed)
+        opts.stop = &hs__interrupted;
     with_sink = mode == HS_ANSWER_REPLAY_ALWAYS &&
                 (tl != NULL ||
                  (hs__armed &&

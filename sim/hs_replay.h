@@ -9,6 +9,7 @@
 #ifndef HS_REPLAY_H
 #define HS_REPLAY_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,11 @@ typedef struct hs_replay_opts_s {
                                  hs_scenario_check_budget (2^32 events,
                                  8 GiB); 1: run it anyway (--force).  The
                                  event engine's own limits hold always */
+    const volatile sig_atomic_t *stop; /* NULL, or a flag (a signal
+                                 handler's) the max-plus fast path reads
+                                 once per step: non-zero stops it with
+                                 HS_ERR_USAGE "interrupted" (the event
+                                 engine stops through a sink's error) */
 } hs_replay_opts_t;
 
 /* The hop wait the replay gives a chunk that reaches a device of type t

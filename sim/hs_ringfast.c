@@ -599,6 +599,10 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
     for (k = 0; k < steps; k++) {
         int64_t end = INT64_MIN;
+        if (o->stop != NULL && *o->stop) {
+            rc = hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+            goto fail;
+        }
         hs__plan_step(s, o, &m, base, comp, touched, k);
         if (m.comm) {
             memset(m.debt, 0, n * sizeof *m.debt);

@@ -325,6 +325,23 @@ def test_ctrl_c_stops_a_long_replay(python_sigint):
     assert s.predict(closed_only=True)["n_devices"] == 500
 
 
+def test_ctrl_c_stops_a_fast_path_replay(python_sigint):
+    """SIGINT during a max-plus fast-path replay (deterministic ring) of
+    100,000 steps of 4,100 devices (hours) stops it in the library, between
+    steps: the KeyboardInterrupt comes from the call's own error."""
+    s = hetsim.Scenario.load("scenarios/default.yaml")
+    s["device_types.A100.count"] = 4000
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as e:
+            s.simulate(steps=100000, force=True)
+    finally:
+        timer.cancel()
+    assert e.traceback[-1].name == "check"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_ctrl_c_stops_a_sweep(python_sigint):
     """SIGINT during a sweep of 3,000 points, each replayed (1,001 to 4,000
     devices: 20 ms to 0.2 s a point on the fast path, some 5 minutes in
