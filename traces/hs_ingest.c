@@ -162,6 +162,89 @@ static double hs__avg(double a, size_t na, double b)
     return (a * (double)na + b) / (double)(na + 1);
 }
 
+/* The first field on which sidecars m and t (both loaded) disagree, named
+   as the error message names it, or NULL when they agree on the
+   sub-system and the model. */
+static const char *hs__sidecar_differs(const hs_sidecar_t *m,
+                                       const hs_sidecar_t *t)
+{
+    if (m->world_size != t->world_size)
+        return "world_size";
+    if (m->alone != t->alone)
+        return "alone";
+    if (m->grad_bytes != t->grad_bytes)
+        return "grad_bytes";
+    if (m->n_buckets != t->n_buckets ||
+        (m->n_buckets > 0 &&
+         memcmp(m->bucket_bytes, t->bucket_bytes,
+                m->n_buckets * sizeof *m->bucket_bytes) != 0))
+        return "bucket_bytes";
+    if (m->comm_after != t->comm_after)
+        return "comm";
+    if (m->n_ready != t->n_ready)
+        return "the number of buckets with ready times";
+    return NULL;
+}
+
+/* Folds t's hop-wait figures into m: taken as they are from the first
+   sidecar that has them, averaged over the sidecars after. Cannot fail;
+   owns nothing. */
+static void hs__merge_hop(hs_ingest_t *ing, hs_sidecar_t *m,
+                          const hs_sidecar_t *t)
+{
+    size_t n;
+
+    if (t->hop_wait_ns < 0)
+        return;
+    n = ing->sc_n_hop++;
+    if (n == 0) {
+        m->hop_wait_ns = t->hop_wait_ns;
+        m->hop_idle_ns = t->hop_idle_ns;
+        m->hop_beside_ns = t->hop_beside_ns;
+        m->hop_hops = t->hop_hops;
+        m->hop_n = t->hop_n;
+    } else {
+        m->hop_wait_ns = llround(hs__avg((double)m->hop_wait_ns, n,
+                                         (double)t->hop_wait_ns));
+        m->hop_idle_ns = llround(hs__avg((double)m->hop_idle_ns, n,
+                                         (double)t->hop_idle_ns));
+        m->hop_beside_ns = llround(hs__avg((double)m->hop_beside_ns, n,
+                                           (double)t->hop_beside_ns));
+        m->hop_n += t->hop_n;
+    }
+}
+
+/* Folds t's measured figures (bucket ready times, comm rate, hop waits,
+   CPU quota) into m as means over the k sidecars merged before t. Cannot
+   fail; owns nothing (t's arrays are left to the caller). */
+static void hs__merge_figures(hs_ingest_t *ing, hs_sidecar_t *m,
+                              const hs_sidecar_t *t, size_t k)
+{
+    size_t i;
+
+    for (i = 0; i < m->n_ready; i++)
+        m->ready_ns[i] = m->ready_ns[i] < 0 || t->ready_ns[i] < 0
+                             ? -1
+                             : llround(hs__avg((double)m->ready_ns[i], k,
+                                               (double)t->ready_ns[i]));
+    if (t->comm_ns_per_byte > 0) {
+        size_t n = ing->sc_n_comm++;
+        m->comm_ns_per_byte = hs__avg(m->comm_ns_per_byte, n,
+                                      t->comm_ns_per_byte);
+        m->comm_cpu_rate = hs__avg(m->comm_cpu_rate, n, t->comm_cpu_rate);
+    }
+    hs__merge_hop(ing, m, t);
+    if (m->hop_skipped[0] == '\0')
+        memcpy(m->hop_skipped, t->hop_skipped, sizeof m->hop_skipped);
+    if (t->cpu_quota_cores > 0) {
+        size_t n = ing->sc_n_quota++;
+        m->cpu_quota_cores = hs__avg(m->cpu_quota_cores, n,
+                                     t->cpu_quota_cores);
+        m->cpu_period_ns = llround(hs__avg((double)m->cpu_period_ns, n,
+                                           (double)t->cpu_period_ns));
+    }
+}
+
 /* Merges rank sidecar t into ing->sc (the first one: taken as it is).
    HS_ERR_TRACE when they disagree on the sub-system or the model.
    Leaves ing->sc as it was on failure; t is emptied on success. */
@@ -182,21 +265,7 @@ static hs_err_t hs__merge_sidecar(hs_ingest_t *ing, hs_sidecar_t *t,
         memset(t, 0, sizeof *t);
         return HS_OK;
     }
-    if (m->world_size != t->world_size)
-        what = "world_size";
-    else if (m->alone != t->alone)
-        what = "alone";
-    else if (m->grad_bytes != t->grad_bytes)
-        what = "grad_bytes";
-    else if (m->n_buckets != t->n_buckets ||
-             (m->n_buckets > 0 &&
-              memcmp(m->bucket_bytes, t->bucket_bytes,
-                     m->n_buckets * sizeof *m->bucket_bytes) != 0))
-        what = "bucket_bytes";
-    else if (m->comm_after != t->comm_after)
-        what = "comm";
-    else if (m->n_ready != t->n_ready)
-        what = "the number of buckets with ready times";
+    what = hs__sidecar_differs(m, t);
     if (what != NULL)
         return hs_error_set(err, HS_ERR_TRACE, tpath, 0, 0,
                             "this rank's sidecar and the other ranks' "
@@ -235,44 +304,7 @@ static hs_err_t hs__merge_sidecar(hs_ingest_t *ing, hs_sidecar_t *t,
         m->use = use;
         m->n_use += t->n_use;
     }
-    for (i = 0; i < m->n_ready; i++)
-        m->ready_ns[i] = m->ready_ns[i] < 0 || t->ready_ns[i] < 0
-                             ? -1
-                             : llround(hs__avg((double)m->ready_ns[i], k,
-                                               (double)t->ready_ns[i]));
-    if (t->comm_ns_per_byte > 0) {
-        size_t n = ing->sc_n_comm++;
-        m->comm_ns_per_byte = hs__avg(m->comm_ns_per_byte, n,
-                                      t->comm_ns_per_byte);
-        m->comm_cpu_rate = hs__avg(m->comm_cpu_rate, n, t->comm_cpu_rate);
-    }
-    if (t->hop_wait_ns >= 0) {
-        size_t n = ing->sc_n_hop++;
-        if (n == 0) {
-            m->hop_wait_ns = t->hop_wait_ns;
-            m->hop_idle_ns = t->hop_idle_ns;
-            m->hop_beside_ns = t->hop_beside_ns;
-            m->hop_hops = t->hop_hops;
-            m->hop_n = t->hop_n;
-        } else {
-            m->hop_wait_ns = llround(hs__avg((double)m->hop_wait_ns, n,
-                                             (double)t->hop_wait_ns));
-            m->hop_idle_ns = llround(hs__avg((double)m->hop_idle_ns, n,
-                                             (double)t->hop_idle_ns));
-            m->hop_beside_ns = llround(hs__avg((double)m->hop_beside_ns, n,
-                                               (double)t->hop_beside_ns));
-            m->hop_n += t->hop_n;
-        }
-    }
-    if (m->hop_skipped[0] == '\0')
-        memcpy(m->hop_skipped, t->hop_skipped, sizeof m->hop_skipped);
-    if (t->cpu_quota_cores > 0) {
-        size_t n = ing->sc_n_quota++;
-        m->cpu_quota_cores = hs__avg(m->cpu_quota_cores, n,
-                                     t->cpu_quota_cores);
-        m->cpu_period_ns = llround(hs__avg((double)m->cpu_period_ns, n,
-                                           (double)t->cpu_period_ns));
-    }
+    hs__merge_figures(ing, m, t, k);
     hs_sidecar_clear(t);
     return HS_OK;
 nomem:
@@ -867,23 +899,27 @@ none:
     return HS_OK;
 }
 
-hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
-                           hs_error_t *err)
-{
-    size_t i, j, miss;
-    hs_err_t rc;
-    int all_pc = 1, all_trace = 1, gpu_all = 1, gpu_any = 0;
-    long world = -1;
-    unsigned n, kept_min = UINT_MAX;
-    double msum = 0;
-    uint64_t m;
-    char src[1024];
-    size_t off;
-    long first_kept = -1, last_kept = -1;
+/* What hs_ingest_profile learns from the ranks' step windows before it
+   measures anything; filled phase by phase, owns nothing. */
+typedef struct {
+    int all_pc;          /* every rank's payload from record_param_comms */
+    int all_trace;       /* every rank's payload known from its trace */
+    int gpu_all, gpu_any; /* ranks with device kernels: all, any */
+    long world;          /* the traces' world_size, -1 when none says */
+    unsigned n;          /* the sub-system size */
+    unsigned kept_min;   /* the fewest kept steps of a rank */
+    long first_kept, last_kept; /* the kept step numbers' range */
+    uint64_t m;          /* the all-reduce payload M, bytes */
+} hs__prof_scan_t;
 
-    memset(out, 0, sizeof *out);
-    if (ing->n_files == 0)
-        return hs_error_setf(err, HS_ERR_TRACE, "no trace to ingest");
+/* Checks every rank's step windows (enough of them after the warm-up, one
+   world_size) and gathers st's counts over the ranks. Fills err and
+   returns HS_ERR_TRACE on a bad trace. */
+static hs_err_t hs__prof_scan(const hs_ingest_t *ing, hs__prof_scan_t *st,
+                              hs_error_t *err)
+{
+    size_t i, j;
+
     for (i = 0; i < ing->n_files; i++) {
         const hs_rank_t *f = ing->files[i]->r;
         unsigned kept = 0;
@@ -896,40 +932,52 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
         for (j = 0; j < f->n_steps; j++)
             if (f->steps[j].kept) {
                 kept++;
-                if (first_kept < 0 || f->steps[j].number < first_kept)
-                    first_kept = f->steps[j].number;
-                if (f->steps[j].number > last_kept)
-                    last_kept = f->steps[j].number;
+                if (st->first_kept < 0 ||
+                    f->steps[j].number < st->first_kept)
+                    st->first_kept = f->steps[j].number;
+                if (f->steps[j].number > st->last_kept)
+                    st->last_kept = f->steps[j].number;
             }
         if (kept == 0)
             return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
                                 "no complete step after the warm-up of %u "
                                 "(a complete step has a backward operator)",
                                 ing->warmup);
-        if (kept < kept_min)
-            kept_min = kept;
+        if (kept < st->kept_min)
+            st->kept_min = kept;
         if (!f->ar_known || f->ar_source != HS_AR_PARAM_COMMS)
-            all_pc = 0;
+            st->all_pc = 0;
         if (!f->ar_known)
-            all_trace = 0;
+            st->all_trace = 0;
         if (f->gpu)
-            gpu_any = 1;
+            st->gpu_any = 1;
         else
-            gpu_all = 0;
+            st->gpu_all = 0;
         if (f->world_size > 0) {
-            if (world > 0 && world != f->world_size)
+            if (st->world > 0 && st->world != f->world_size)
                 return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
                                     "world_size %ld, but another trace "
                                     "says %ld: one sub-system at a time",
-                                    f->world_size, world);
-            world = f->world_size;
+                                    f->world_size, st->world);
+            st->world = f->world_size;
         }
     }
-    if (gpu_any && !gpu_all)
+    return HS_OK;
+}
+
+/* Sets st->n, the sub-system size, from the traces' world_size, else the
+   sidecar's, else the number of traces (a rank profiled alone counts as
+   n = 2), with its notes. Fills err and returns HS_ERR_TRACE when no size
+   of at least 2 follows or there are more traces than ranks. */
+static hs_err_t hs__prof_subsys(hs_ingest_t *ing, hs__prof_scan_t *st,
+                                hs_error_t *err)
+{
+    long world = st->world;
+
+    if (st->gpu_any && !st->gpu_all)
         hs_notes_add(&ing->notes,
                      "some traces have device kernels and some not: compute "
                      "times mix kernel and CPU times");
-    /* the sub-system size n */
     if (world == 1 || (world <= 0 && ing->sc.loaded && ing->sc.alone)) {
         /* profiled alone (hetsim profile --alone): no peer, so the
            payload comes from the model's gradients, for n = 2 (D = M) */
@@ -938,40 +986,51 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                                  "%s: a single rank (world_size 1): give its "
                                  "--sidecar for the gradient bytes",
                                  ing->files[0]->r->path);
-        n = 2;
-        all_trace = 0;
+        st->n = 2;
+        st->all_trace = 0;
         hs_notes_add(&ing->notes,
                      "profiled alone (one rank, no peer): the payload M is "
                      "the model's gradient bytes, D = M for n = 2; the "
                      "communication's own cost and the hop wait were not "
                      "measured");
     } else if (world > 0)
-        n = (unsigned)world;
+        st->n = (unsigned)world;
     else if (ing->sc.loaded)
-        n = (unsigned)ing->sc.world_size;
+        st->n = (unsigned)ing->sc.world_size;
     else
-        n = (unsigned)ing->n_files;
+        st->n = (unsigned)ing->n_files;
     if (world > 1 && ing->sc.loaded && ing->sc.world_size != world)
         hs_notes_add(&ing->notes,
                      "the sidecar says world_size %ld, the traces %ld: the "
                      "traces' value is used", ing->sc.world_size, world);
-    if (n < 2)
+    if (st->n < 2)
         return hs_error_setf(err, HS_ERR_TRACE,
                              "%s: sub-system size %u: the traces carry no "
                              "distributedInfo.world_size; give the traces "
                              "of at least 2 ranks or a --sidecar with "
                              "world_size",
-                             ing->files[0]->r->path, n);
-    if (ing->n_files > n && world != 1)
+                             ing->files[0]->r->path, st->n);
+    if (ing->n_files > st->n && world != 1)
         return hs_error_setf(err, HS_ERR_TRACE,
                              "%zu traces for a world of %u ranks",
-                             ing->n_files, n);
-    /* times */
+                             ing->n_files, st->n);
+    return HS_OK;
+}
+
+/* Fills out's phase times (t_dl, t_fwd, t_b1, t_bwd, t_opt) and
+   ing->robust from the kept steps, with notes on what is missing.
+   Returns a non-HS_OK code, err untouched, when out of memory; out's
+   allocations are the caller's to release either way. */
+static hs_err_t hs__prof_times(hs_ingest_t *ing, hs_profile_t *out)
+{
+    size_t off, miss;
+    hs_err_t rc;
+
     off = offsetof(hs_ingest_step_t, t_dl_ns);
     memset(ing->robust, 0, sizeof ing->robust);
     if ((rc = hs__dist(ing, off, &out->t_dl, &miss,
                        &ing->robust[HS_INGEST_PH_DL])) != HS_OK)
-        goto nomem;
+        return rc;
     if (!out->t_dl.known)
         hs_notes_add(&ing->notes,
                      "no DataLoader events "
@@ -983,32 +1042,37 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     off = offsetof(hs_ingest_step_t, t_fwd_ns);
     if ((rc = hs__dist(ing, off, &out->t_fwd, &miss,
                        &ing->robust[HS_INGEST_PH_FWD])) != HS_OK)
-        goto nomem;
+        return rc;
     off = offsetof(hs_ingest_step_t, t_b1_ns);
     if ((rc = hs__dist(ing, off, &out->t_b1, &miss,
                        &ing->robust[HS_INGEST_PH_B1])) != HS_OK)
-        goto nomem;
+        return rc;
     off = offsetof(hs_ingest_step_t, t_bwd_ns);
     if ((rc = hs__dist(ing, off, &out->t_bwd, &miss,
                        &ing->robust[HS_INGEST_PH_BWD])) != HS_OK)
-        goto nomem;
+        return rc;
     off = offsetof(hs_ingest_step_t, t_opt_ns);
     if ((rc = hs__dist(ing, off, &out->t_opt, &miss,
                        &ing->robust[HS_INGEST_PH_OPT])) != HS_OK)
-        goto nomem;
+        return rc;
     if (!out->t_opt.known)
         hs_notes_add(&ing->notes,
                      "no Optimizer.step# events: t_opt is unknown");
-    if (!out->t_fwd.known || !out->t_b1.known) {
-        hs__profile_release(out);
-        return hs_error_set(err, HS_ERR_TRACE, ing->files[0]->r->path, 0, 0,
-                            "no backward operator (autograd::engine::"
-                            "evaluate_function: ...) in the kept steps: "
-                            "t_fwd and t_b1 cannot be measured");
-    }
-    /* the payload M and D */
-    if (all_trace) {
-        out->ar_source = all_pc ? HS_AR_PARAM_COMMS : HS_AR_SHAPES;
+    return HS_OK;
+}
+
+/* Sets out->ar_source and st->m, the all-reduce payload M: the mean over
+   the ranks of their kept steps' payloads when every trace has it, else
+   the sidecar's gradient bytes. Fills err and returns HS_ERR_TRACE when
+   neither is there. */
+static hs_err_t hs__prof_payload(hs_ingest_t *ing, hs_profile_t *out,
+                                 hs__prof_scan_t *st, hs_error_t *err)
+{
+    size_t i, j;
+    double msum = 0;
+
+    if (st->all_trace) {
+        out->ar_source = st->all_pc ? HS_AR_PARAM_COMMS : HS_AR_SHAPES;
         for (i = 0; i < ing->n_files; i++) {
             const hs_rank_t *f = ing->files[i]->r;
             double s = 0;
@@ -1028,22 +1092,25 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                              "steps: the mean is used", hs__basename(f->path));
             msum += s / (double)k;
         }
-        m = (uint64_t)llround(msum / (double)ing->n_files);
+        st->m = (uint64_t)llround(msum / (double)ing->n_files);
     } else if (ing->sc.loaded) {
         out->ar_source = HS_AR_SIDECAR;
-        m = ing->sc.grad_bytes;
+        st->m = ing->sc.grad_bytes;
     } else {
-        hs__profile_release(out);
         return hs_error_set(err, HS_ERR_TRACE, ing->files[0]->r->path, 0, 0,
                             "no all-reduce payload: no record_param_comms "
                             "args, no shapes of c10d::allreduce_/"
                             "nccl:all_reduce/gloo:all_reduce "
                             "(record_shapes=True), and no --sidecar");
     }
-    out->subsys_n = n;
-    out->ar_bytes = (uint64_t)llround((double)m * 2.0 * (double)(n - 1) /
-                                      (double)n);
-    out->steps_kept = kept_min;
+    return HS_OK;
+}
+
+/* Copies the sidecar's measured figures (comm cost, hop wait, CPU quota)
+   into out, each with its note, and notes a skipped hop probe. Cannot
+   fail; owns nothing. */
+static void hs__prof_sidecar(hs_ingest_t *ing, hs_profile_t *out)
+{
     if (ing->sc.loaded && ing->sc.comm_ns_per_byte > 0) {
         out->comm_ns_per_byte = ing->sc.comm_ns_per_byte;
         hs_notes_add(&ing->notes,
@@ -1078,72 +1145,124 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
                      "the hop-wait probe was skipped (%s): no t_hop_wait, "
                      "so the replay adds no wait for this type",
                      ing->sc.hop_skipped);
-    if ((rc = hs__plain_phases(ing, out)) != HS_OK)
-        goto nomem;
-    {
-        double *acc = NULL, tot = 0;
-        size_t nacc = 0, c;
+}
 
-        if ((rc = hs__fwd_ops(ing, out, &acc, &nacc)) != HS_OK)
-            goto nomem;
+/* Fills out's forward operators (fwd_op_names, fwd_ops_ns) from the kept
+   steps, scaled so they add up to t_fwd; none when t_fwd is zero.
+   Returns a non-HS_OK code, err untouched, when out of memory; out's
+   allocations are the caller's to release either way. */
+static hs_err_t hs__prof_fwd_ops(hs_ingest_t *ing, hs_profile_t *out)
+{
+    double *acc = NULL, tot = 0;
+    size_t nacc = 0, c;
+    hs_err_t rc;
+
+    if ((rc = hs__fwd_ops(ing, out, &acc, &nacc)) != HS_OK)
+        return rc;
+    for (c = 0; c < nacc; c++)
+        tot += acc[c];
+    if (nacc > 0 && tot > 0) {
+        double scale = (double)out->t_fwd.mean_ns / tot;
+        hs__round_to(acc, nacc, scale, out->t_fwd.mean_ns,
+                     out->fwd_ops_ns);
+        if (out->t_fwd.mean_ns != ing->robust[HS_INGEST_PH_FWD].mean_ns)
+            hs_notes_add(&ing->notes,
+                         "fwd_ops: the operators' mean times (%.3f ms "
+                         "in all) scaled by %.4f to t_fwd (%.3f ms)",
+                         tot / 1e6, scale, out->t_fwd.mean_ns / 1e6);
+    } else if (nacc > 0) {
+        /* no forward time: no operators */
         for (c = 0; c < nacc; c++)
-            tot += acc[c];
-        if (nacc > 0 && tot > 0) {
-            double scale = (double)out->t_fwd.mean_ns / tot;
-            hs__round_to(acc, nacc, scale, out->t_fwd.mean_ns,
-                         out->fwd_ops_ns);
-            if (out->t_fwd.mean_ns != ing->robust[HS_INGEST_PH_FWD].mean_ns)
-                hs_notes_add(&ing->notes,
-                             "fwd_ops: the operators' mean times (%.3f ms "
-                             "in all) scaled by %.4f to t_fwd (%.3f ms)",
-                             tot / 1e6, scale, out->t_fwd.mean_ns / 1e6);
-        } else if (nacc > 0) {
-            /* no forward time: no operators */
-            for (c = 0; c < nacc; c++)
-                free(out->fwd_op_names[c]);
-            free(out->fwd_op_names);
-            free(out->fwd_ops_ns);
-            out->fwd_op_names = NULL;
-            out->fwd_ops_ns = NULL;
-            out->n_fwd_ops = 0;
-        }
-        free(acc);
+            free(out->fwd_op_names[c]);
+        free(out->fwd_op_names);
+        free(out->fwd_ops_ns);
+        out->fwd_op_names = NULL;
+        out->fwd_ops_ns = NULL;
+        out->n_fwd_ops = 0;
     }
-    if ((rc = hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR)) !=
-        HS_OK)
+    free(acc);
+    return HS_OK;
+}
+
+/* Sets out->source, the text that says where the profile comes from
+   (files, ranks, steps, warm-up, compute and payload sources); out owns
+   it. HS_ERR_NOMEM, err untouched, when out of memory. */
+static hs_err_t hs__prof_source(const hs_ingest_t *ing, hs_profile_t *out,
+                                const hs__prof_scan_t *st)
+{
+    char src[1024];
+    size_t i, len = 0;
+
+    len += (size_t)snprintf(src + len, sizeof src - len, "ingested from ");
+    for (i = 0; i < ing->n_files && len < sizeof src; i++)
+        len += (size_t)snprintf(src + len, sizeof src - len, "%s%s",
+                                i ? ", " : "",
+                                hs__basename(ing->files[i]->r->path));
+    if (len < sizeof src)
+        len += (size_t)snprintf(src + len, sizeof src - len, " (ranks ");
+    for (i = 0; i < ing->n_files && len < sizeof src; i++)
+        len += (size_t)snprintf(src + len, sizeof src - len, "%s%ld",
+                                i ? "," : "", ing->files[i]->pub.rank);
+    if (len < sizeof src)
+        len += (size_t)snprintf(
+            src + len, sizeof src - len,
+            "), steps %ld..%ld, warm-up %u; compute: %s; payload M = "
+            "%" PRIu64 " B from %s",
+            st->first_kept, st->last_kept, ing->warmup,
+            st->gpu_all ? "device kernels" : "CPU operator times", st->m,
+            hs_ar_source_name(out->ar_source));
+    if ((out->source = strdup(src)) == NULL)
+        return HS_ERR_NOMEM;
+    return HS_OK;
+}
+
+hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
+                           hs_error_t *err)
+{
+    hs__prof_scan_t st;
+    hs_err_t rc;
+
+    memset(out, 0, sizeof *out);
+    memset(&st, 0, sizeof st);
+    st.all_pc = st.all_trace = st.gpu_all = 1;
+    st.world = st.first_kept = st.last_kept = -1;
+    st.kept_min = UINT_MAX;
+    if (ing->n_files == 0)
+        return hs_error_setf(err, HS_ERR_TRACE, "no trace to ingest");
+    if ((rc = hs__prof_scan(ing, &st, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__prof_subsys(ing, &st, err)) != HS_OK)
+        return rc;
+    if (hs__prof_times(ing, out) != HS_OK)
+        goto nomem;
+    if (!out->t_fwd.known || !out->t_b1.known) {
+        rc = hs_error_set(err, HS_ERR_TRACE, ing->files[0]->r->path, 0, 0,
+                          "no backward operator (autograd::engine::"
+                          "evaluate_function: ...) in the kept steps: "
+                          "t_fwd and t_b1 cannot be measured");
+        goto fail;
+    }
+    if ((rc = hs__prof_payload(ing, out, &st, err)) != HS_OK)
+        goto fail;
+    out->subsys_n = st.n;
+    out->ar_bytes = (uint64_t)llround((double)st.m * 2.0 *
+                                      (double)(st.n - 1) / (double)st.n);
+    out->steps_kept = st.kept_min;
+    hs__prof_sidecar(ing, out);
+    if (hs__plain_phases(ing, out) != HS_OK)
+        goto nomem;
+    if (hs__prof_fwd_ops(ing, out) != HS_OK)
+        goto nomem;
+    if (hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR) != HS_OK)
         goto nomem;
     hs__clamp_ready(ing, out);
     hs__rank_use(ing);
-    /* the source text */
-    {
-        size_t len = 0;
-        len += (size_t)snprintf(src + len, sizeof src - len,
-                                "ingested from ");
-        for (i = 0; i < ing->n_files && len < sizeof src; i++)
-            len += (size_t)snprintf(src + len, sizeof src - len, "%s%s",
-                                    i ? ", " : "",
-                                    hs__basename(ing->files[i]->r->path));
-        if (len < sizeof src)
-            len += (size_t)snprintf(src + len, sizeof src - len,
-                                    " (ranks ");
-        for (i = 0; i < ing->n_files && len < sizeof src; i++)
-            len += (size_t)snprintf(src + len, sizeof src - len, "%s%ld",
-                                    i ? "," : "", ing->files[i]->pub.rank);
-        if (len < sizeof src)
-            len += (size_t)snprintf(
-                src + len, sizeof src - len,
-                "), steps %ld..%ld, warm-up %u; compute: %s; payload M = "
-                "%" PRIu64 " B from %s",
-                first_kept, last_kept, ing->warmup,
-                gpu_all ? "device kernels" : "CPU operator times", m,
-                hs_ar_source_name(out->ar_source));
-    }
-    if ((out->source = strdup(src)) == NULL) {
-        rc = HS_ERR_NOMEM;
+    if (hs__prof_source(ing, out, &st) != HS_OK)
         goto nomem;
-    }
     return HS_OK;
 nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+fail:
     hs__profile_release(out);
-    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return rc;
 }

@@ -128,16 +128,12 @@ static const char *hs__ev_key_name(int k)
     }
 }
 
-/*
- * A value starts at the current depth (scalar: kind 'n' number, 's'
- * string, 'b' bool/null; container: '{' or '[').  Handles the context it
- * belongs to; returns 0 to stop the parse.
- */
-static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
+/* A value at the top level (d == 0) or at depth 1 of the Kineto form's
+   object: sets the root form and where traceEvents and distributedInfo
+   start. Returns 0, with the scan's error set, to stop the parse. */
+static int hs__value_root(hs_kev_scan_t *sc, int kind)
 {
-    int d = sc->depth;
-
-    if (d == 0) {
+    if (sc->depth == 0) {
         if (kind == '[') {
             sc->root = 'a';
             sc->evarr_depth = 1;
@@ -152,207 +148,261 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                              "the top level is neither an object "
                              "(Kineto form) nor an array (legacy form)");
     }
-    if (sc->root == 'm' && d == 1) {
-        if (sc->root_key == 1) {
-            if (kind != '[')
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "\"traceEvents\" is not an array");
-            sc->evarr_depth = 2;
-            sc->saw_events = 1;
-        } else if (sc->root_key == 2 && kind == '{') {
-            sc->di_depth = 2;
-        }
-        return 1;
-    }
-    if (sc->di_depth != 0 && d == sc->di_depth) {
-        if (sc->di_key == 1 || sc->di_key == 2) {
-            uint64_t u;
-            if (kind != 'n' || hs__to_u64(s, n, &u) != 0 ||
-                u > HS_LIMIT_DEVICES)
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "distributedInfo.%s is not a "
-                                     "non-negative integer up to 2^20",
-                                     sc->di_key == 1 ? "rank" : "world_size");
-            if (sc->di_key == 1)
-                sc->di_rank = (long)u;
-            else
-                sc->di_world = (long)u;
-        } else if (sc->di_key == 3 && kind == 's') {
-            hs__copy(sc->di_backend, sizeof sc->di_backend,
-                     (const unsigned char *)s, n);
-        }
-        return 1;
-    }
-    if (sc->evarr_depth != 0 && d == sc->evarr_depth) {
-        if (kind != '{')
+    if (sc->root_key == 1) {
+        if (kind != '[')
             return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                 "event #%" PRIu64 " of traceEvents is not "
-                                 "an object",
-                                 sc->n_events);
-        /* a new event */
-        sc->ev_depth = d + 1;
-        sc->ev_key = HS__K_NONE;
-        sc->ev.ph = 0;
-        sc->ev.cat[0] = sc->ev.name[0] = '\0';
-        sc->ev.pid.kind = sc->ev.tid.kind = 0;
-        sc->ev.has_ts = sc->ev.has_dur = sc->ev.has_corr = 0;
-        sc->ev.coll[0] = sc->ev.dtype[0] = sc->ev.itype[0] = '\0';
-        sc->ev.has_nelems = sc->ev.dims_known = 0;
-        sc->ev.dims_nelems = 0;
-        sc->ev.index = sc->n_events;
+                                 "\"traceEvents\" is not an array");
+        sc->evarr_depth = 2;
+        sc->saw_events = 1;
+    } else if (sc->root_key == 2 && kind == '{') {
+        sc->di_depth = 2;
+    }
+    return 1;
+}
+
+/* A value of distributedInfo: its rank, world_size and backend. Returns
+   0, with the scan's error set, to stop the parse. */
+static int hs__value_distinfo(hs_kev_scan_t *sc, int kind, const char *s,
+                              size_t n)
+{
+    if (sc->di_key == 1 || sc->di_key == 2) {
+        uint64_t u;
+        if (kind != 'n' || hs__to_u64(s, n, &u) != 0 ||
+            u > HS_LIMIT_DEVICES)
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "distributedInfo.%s is not a "
+                                 "non-negative integer up to 2^20",
+                                 sc->di_key == 1 ? "rank" : "world_size");
+        if (sc->di_key == 1)
+            sc->di_rank = (long)u;
+        else
+            sc->di_world = (long)u;
+    } else if (sc->di_key == 3 && kind == 's') {
+        hs__copy(sc->di_backend, sizeof sc->di_backend,
+                 (const unsigned char *)s, n);
+    }
+    return 1;
+}
+
+/* An element of traceEvents: must be an object; starts a new event with
+   every field cleared. Returns 0, with the scan's error set, to stop. */
+static int hs__value_event_start(hs_kev_scan_t *sc, int kind)
+{
+    if (kind != '{')
+        return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                             "event #%" PRIu64 " of traceEvents is not "
+                             "an object",
+                             sc->n_events);
+    sc->ev_depth = sc->depth + 1;
+    sc->ev_key = HS__K_NONE;
+    sc->ev.ph = 0;
+    sc->ev.cat[0] = sc->ev.name[0] = '\0';
+    sc->ev.pid.kind = sc->ev.tid.kind = 0;
+    sc->ev.has_ts = sc->ev.has_dur = sc->ev.has_corr = 0;
+    sc->ev.coll[0] = sc->ev.dtype[0] = sc->ev.itype[0] = '\0';
+    sc->ev.has_nelems = sc->ev.dims_known = 0;
+    sc->ev.dims_nelems = 0;
+    sc->ev.index = sc->n_events;
+    return 1;
+}
+
+/* The event's "ts" or "dur" (key k), microseconds into ns; null leaves it
+   absent. Returns 0, with the scan's error set, to stop the parse. */
+static int hs__value_event_time(hs_kev_scan_t *sc, int k, int kind,
+                                const char *s, size_t n)
+{
+    int64_t v;
+
+    if (kind == 'b')
         return 1;
+    if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
+        return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                             "\"%s\" is not a number of "
+                             "microseconds%s",
+                             hs__ev_key_name(k),
+                             kind == 'n' ? " that fits (up to about "
+                                           "292 years in ns)"
+                                         : "");
+    if (k == HS__K_TS) {
+        sc->ev.ts_ns = v;
+        sc->ev.has_ts = 1;
+    } else {
+        if (v < 0)
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "negative \"dur\"");
+        sc->ev.dur_ns = v;
+        sc->ev.has_dur = 1;
     }
-    if (sc->ev_depth != 0 && d == sc->ev_depth) {
-        int k = sc->ev_key;
-        switch (k) {
-        case HS__K_PH:
-        case HS__K_CAT:
-        case HS__K_NAME:
-            if (kind == 'b')
-                return 1;   /* null: as if absent */
-            if (kind != 's')
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "\"%s\" is not a string",
-                                     hs__ev_key_name(k));
-            if (k == HS__K_PH)
-                sc->ev.ph = n > 0 ? s[0] : 0;
-            else if (k == HS__K_CAT)
-                hs__copy(sc->ev.cat, sizeof sc->ev.cat,
-                         (const unsigned char *)s, n);
-            else
-                hs__copy(sc->ev.name, sizeof sc->ev.name,
-                         (const unsigned char *)s, n);
-            return 1;
-        case HS__K_PID:
-        case HS__K_TID: {
-            hs_kev_key_t *key = k == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
-            if (kind == 'n') {
-                key->kind = 1;
-                key->v = (int64_t)hs_fnv1a(s, n);
-                /* numbers and strings never compare equal: kinds differ */
-            } else if (kind == 's') {
-                key->kind = 2;
-                key->v = (int64_t)hs_fnv1a(s, n);
-            } else if (kind != 'b') {
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "\"%s\" is neither a number nor a "
-                                     "string",
-                                     hs__ev_key_name(k));
-            }
-            return 1;
-        }
-        case HS__K_TS:
-        case HS__K_DUR: {
-            int64_t v;
-            if (kind == 'b')
-                return 1;
-            if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "\"%s\" is not a number of "
-                                     "microseconds%s",
-                                     hs__ev_key_name(k),
-                                     kind == 'n' ? " that fits (up to about "
-                                                   "292 years in ns)"
-                                                 : "");
-            if (k == HS__K_TS) {
-                sc->ev.ts_ns = v;
-                sc->ev.has_ts = 1;
-            } else {
-                if (v < 0)
-                    return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                         "negative \"dur\"");
-                sc->ev.dur_ns = v;
-                sc->ev.has_dur = 1;
-            }
-            return 1;
-        }
-        case HS__K_ARGS:
-            if (kind == '{') {
-                sc->args_depth = d + 1;
-                sc->arg_key = HS__A_NONE;
-            } else if (kind != 'b') {
-                return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
-                                     "\"args\" is not an object");
-            }
-            return 1;
-        default:
-            return 1;
-        }
-    }
-    if (sc->args_depth != 0 && d == sc->args_depth) {
-        switch (sc->arg_key) {
-        case HS__A_CORR: {
-            uint64_t u;
-            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
-                sc->ev.corr = u;
-                sc->ev.has_corr = 1;
-            }
-            return 1;
-        }
-        case HS__A_NELEMS: {
-            uint64_t u;
-            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
-                sc->ev.nelems = u;
-                sc->ev.has_nelems = 1;
-            }
-            return 1;
-        }
-        case HS__A_COLL:
-            if (kind == 's')
-                hs__copy(sc->ev.coll, sizeof sc->ev.coll,
-                         (const unsigned char *)s, n);
-            return 1;
-        case HS__A_DTYPE:
-            if (kind == 's')
-                hs__copy(sc->ev.dtype, sizeof sc->ev.dtype,
-                         (const unsigned char *)s, n);
-            return 1;
-        case HS__A_DIMS:
-            if (kind == '[') {
-                sc->dims_depth = d + 1;
-                sc->dims_n = 0;
-            }
-            return 1;
-        case HS__A_ITYPE:
-            if (kind == '[') {
-                sc->itype_depth = d + 1;
-                sc->itype_n = 0;
-            }
-            return 1;
-        default:
-            return 1;
-        }
-    }
-    if (sc->dims_depth != 0) {
-        if (d == sc->dims_depth) {
-            sc->dims_n++;
-            if (sc->dims_n == 1 && kind == '[') {
-                sc->prod0 = 1;
-                sc->has0 = 0;
-            }
-            return 1;
-        }
-        if (sc->dims_n == 1 && d == sc->dims_depth + 1) {
-            uint64_t u;
-            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
-                sc->prod0 *= u;
-                sc->has0 = 1;
-            } else if (kind == '[') {   /* a TensorList: list of shapes */
-                sc->prod1 = 1;
-                sc->has1 = 0;
-            }
-            return 1;
-        }
-        if (sc->dims_n == 1 && d == sc->dims_depth + 2) {
-            uint64_t u;
-            if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
-                sc->prod1 *= u;
-                sc->has1 = 1;
-            }
-            return 1;
+    return 1;
+}
+
+/* A value of an event's key sc->ev_key (ph, cat, name, pid, tid, ts, dur,
+   args; others skipped). Returns 0, with the scan's error set, to stop. */
+static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
+                                 size_t n)
+{
+    int k = sc->ev_key;
+
+    switch (k) {
+    case HS__K_PH:
+    case HS__K_CAT:
+    case HS__K_NAME:
+        if (kind == 'b')
+            return 1;   /* null: as if absent */
+        if (kind != 's')
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "\"%s\" is not a string",
+                                 hs__ev_key_name(k));
+        if (k == HS__K_PH)
+            sc->ev.ph = n > 0 ? s[0] : 0;
+        else if (k == HS__K_CAT)
+            hs__copy(sc->ev.cat, sizeof sc->ev.cat,
+                     (const unsigned char *)s, n);
+        else
+            hs__copy(sc->ev.name, sizeof sc->ev.name,
+                     (const unsigned char *)s, n);
+        return 1;
+    case HS__K_PID:
+    case HS__K_TID: {
+        hs_kev_key_t *key = k == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+        if (kind == 'n') {
+            key->kind = 1;
+            key->v = (int64_t)hs_fnv1a(s, n);
+            /* numbers and strings never compare equal: kinds differ */
+        } else if (kind == 's') {
+            key->kind = 2;
+            key->v = (int64_t)hs_fnv1a(s, n);
+        } else if (kind != 'b') {
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "\"%s\" is neither a number nor a "
+                                 "string",
+                                 hs__ev_key_name(k));
         }
         return 1;
     }
+    case HS__K_TS:
+    case HS__K_DUR:
+        return hs__value_event_time(sc, k, kind, s, n);
+    case HS__K_ARGS:
+        if (kind == '{') {
+            sc->args_depth = sc->depth + 1;
+            sc->arg_key = HS__A_NONE;
+        } else if (kind != 'b') {
+            return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
+                                 "\"args\" is not an object");
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* A value of an event's args key sc->arg_key (correlation, collective
+   name, element count, dtype, Input Dims, Input type); a value of the
+   wrong kind is skipped. Never stops the parse. */
+static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
+                         size_t n)
+{
+    uint64_t u;
+
+    switch (sc->arg_key) {
+    case HS__A_CORR:
+        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+            sc->ev.corr = u;
+            sc->ev.has_corr = 1;
+        }
+        return 1;
+    case HS__A_NELEMS:
+        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+            sc->ev.nelems = u;
+            sc->ev.has_nelems = 1;
+        }
+        return 1;
+    case HS__A_COLL:
+        if (kind == 's')
+            hs__copy(sc->ev.coll, sizeof sc->ev.coll,
+                     (const unsigned char *)s, n);
+        return 1;
+    case HS__A_DTYPE:
+        if (kind == 's')
+            hs__copy(sc->ev.dtype, sizeof sc->ev.dtype,
+                     (const unsigned char *)s, n);
+        return 1;
+    case HS__A_DIMS:
+        if (kind == '[') {
+            sc->dims_depth = sc->depth + 1;
+            sc->dims_n = 0;
+        }
+        return 1;
+    case HS__A_ITYPE:
+        if (kind == '[') {
+            sc->itype_depth = sc->depth + 1;
+            sc->itype_n = 0;
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* A value inside args' "Input Dims": the first input's shape (or, for a
+   TensorList, its shapes) multiplied into prod0/prod1. Never stops the
+   parse. */
+static int hs__value_dims(hs_kev_scan_t *sc, int kind, const char *s,
+                          size_t n)
+{
+    int d = sc->depth;
+    uint64_t u;
+
+    if (d == sc->dims_depth) {
+        sc->dims_n++;
+        if (sc->dims_n == 1 && kind == '[') {
+            sc->prod0 = 1;
+            sc->has0 = 0;
+        }
+        return 1;
+    }
+    if (sc->dims_n == 1 && d == sc->dims_depth + 1) {
+        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+            sc->prod0 *= u;
+            sc->has0 = 1;
+        } else if (kind == '[') {   /* a TensorList: list of shapes */
+            sc->prod1 = 1;
+            sc->has1 = 0;
+        }
+        return 1;
+    }
+    if (sc->dims_n == 1 && d == sc->dims_depth + 2) {
+        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+            sc->prod1 *= u;
+            sc->has1 = 1;
+        }
+        return 1;
+    }
+    return 1;
+}
+
+/*
+ * A value starts at the current depth (scalar: kind 'n' number, 's'
+ * string, 'b' bool/null; container: '{' or '[').  Hands it to the
+ * context it belongs to; returns 0 to stop the parse.
+ */
+static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
+{
+    int d = sc->depth;
+
+    if (d == 0 || (sc->root == 'm' && d == 1))
+        return hs__value_root(sc, kind);
+    if (sc->di_depth != 0 && d == sc->di_depth)
+        return hs__value_distinfo(sc, kind, s, n);
+    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
+        return hs__value_event_start(sc, kind);
+    if (sc->ev_depth != 0 && d == sc->ev_depth)
+        return hs__value_event_field(sc, kind, s, n);
+    if (sc->args_depth != 0 && d == sc->args_depth)
+        return hs__value_arg(sc, kind, s, n);
+    if (sc->dims_depth != 0)
+        return hs__value_dims(sc, kind, s, n);
     if (sc->itype_depth != 0 && d == sc->itype_depth) {
         sc->itype_n++;
         if (sc->itype_n == 1 && kind == 's')
