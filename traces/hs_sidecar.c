@@ -305,19 +305,17 @@ static hs_err_t hs__sc_plain(const char *path, yajl_val root,
     return HS_OK;
 }
 
-hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
-                         hs_error_t *err)
+/* Reads path and parses it into *root (the caller frees it with
+   yajl_tree_free); depth, duplicate keys and NUL bytes are checked first.
+   Fills err and leaves *root NULL on failure. */
+static hs_err_t hs__sc_parse(const char *path, yajl_val *root,
+                             hs_error_t *err)
 {
-    static const char *const info[] = {"device_type", "backend", "torch",
-                                       NULL};
     char *text = NULL, ebuf[256];
     size_t len = 0, i;
-    yajl_val root = NULL, v;
-    uint64_t u;
-    int have_grad;
-    hs_err_t rc = HS_OK;
+    hs_err_t rc;
 
-    memset(out, 0, sizeof *out);
+    *root = NULL;
     if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
     if (len == 0) {
@@ -331,88 +329,97 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
         free(text);
         return rc;
     }
-    root = yajl_tree_parse(text, ebuf, sizeof ebuf);
+    *root = yajl_tree_parse(text, ebuf, sizeof ebuf);
     free(text);
-    if (root == NULL) {
+    if (*root == NULL) {
         for (i = 0; ebuf[i] != '\0'; i++)
             if (ebuf[i] == '\n')
                 ebuf[i] = ' ';
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "invalid JSON: %s", ebuf);
     }
-    if (!YAJL_IS_OBJECT(root)) {
-        rc = hs__sc_bad(path, err, NULL, "the sidecar must be a JSON object");
-        goto done;
-    }
-    if (hs__sc_u64(root, "hetsim_sidecar", 0, &u) != 1 || u != 1) {
-        rc = hs__sc_bad(path, err, "hetsim_sidecar", "not a hetsim sidecar: "
-                                   "\"hetsim_sidecar\": 1 is missing");
-        goto done;
-    }
+    return HS_OK;
+}
+
+/* Checks the sidecar's header: an object with "hetsim_sidecar": 1, a
+   world_size within the limit (into out->world_size), a valid rank and
+   string info fields. Fills err on a bad one. */
+static hs_err_t hs__sc_header(const char *path, yajl_val root,
+                              hs_sidecar_t *out, hs_error_t *err)
+{
+    static const char *const info[] = {"device_type", "backend", "torch",
+                                       NULL};
+    uint64_t u;
+    size_t i;
+    yajl_val v;
+
+    if (!YAJL_IS_OBJECT(root))
+        return hs__sc_bad(path, err, NULL, "the sidecar must be a JSON object");
+    if (hs__sc_u64(root, "hetsim_sidecar", 0, &u) != 1 || u != 1)
+        return hs__sc_bad(path, err, "hetsim_sidecar", "not a hetsim sidecar: "
+                                     "\"hetsim_sidecar\": 1 is missing");
     switch (hs__sc_u64(root, "world_size", 0, &u)) {
     case 0:
-        rc = hs__sc_bad(path, err, "world_size",
-                        "missing: the sidecar needs it");
-        goto done;
+        return hs__sc_bad(path, err, "world_size",
+                          "missing: the sidecar needs it");
     case -1:
-        rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
-        goto done;
+        return hs__sc_bad(path, err, "world_size",
+                          "must be a positive integer");
     }
-    if (u < 1) {
-        rc = hs__sc_bad(path, err, "world_size", "must be a positive integer");
-        goto done;
-    }
+    if (u < 1)
+        return hs__sc_bad(path, err, "world_size",
+                          "must be a positive integer");
     if (u > HS_LIMIT_DEVICES) {
         char m[96];
         snprintf(m, sizeof m, "%" PRIu64 " is past the limit of %" PRIu32
                  " ranks", u, HS_LIMIT_DEVICES);
-        rc = hs__sc_bad(path, err, "world_size", m);
-        goto done;
+        return hs__sc_bad(path, err, "world_size", m);
     }
     out->world_size = (long)u;
-    if (hs__sc_u64(root, "rank", 0, &u) < 0) {
-        rc = hs__sc_bad(path, err, "rank", "must be a non-negative integer");
-        goto done;
-    }
+    if (hs__sc_u64(root, "rank", 0, &u) < 0)
+        return hs__sc_bad(path, err, "rank", "must be a non-negative integer");
     for (i = 0; info[i] != NULL; i++) {
         const char *p2[2] = {info[i], NULL};
         v = yajl_tree_get(root, p2, yajl_t_any);
-        if (v != NULL && !YAJL_IS_STRING(v)) {
-            rc = hs__sc_bad(path, err, info[i], "must be a string");
-            goto done;
-        }
+        if (v != NULL && !YAJL_IS_STRING(v))
+            return hs__sc_bad(path, err, info[i], "must be a string");
     }
+    return HS_OK;
+}
+
+/* Reads grad_bytes and bucket_bytes into out (out owns bucket_bytes); the
+   buckets must add up to grad_bytes, which defaults to their sum. Fills
+   err when either is bad or both are missing. */
+static hs_err_t hs__sc_grad(const char *path, yajl_val root,
+                            hs_sidecar_t *out, hs_error_t *err)
+{
+    const char *p2[2] = {"bucket_bytes", NULL};
+    int have_grad;
+    size_t i;
+    yajl_val v;
+
     have_grad = hs__sc_u64(root, "grad_bytes", 0, &out->grad_bytes);
-    if (have_grad < 0) {
-        rc = hs__sc_bad(path, err, "grad_bytes", "must be a non-negative "
-                                   "integer (bytes)");
-        goto done;
-    }
-    {
-        const char *p2[2] = {"bucket_bytes", NULL};
-        v = yajl_tree_get(root, p2, yajl_t_any);
-    }
+    if (have_grad < 0)
+        return hs__sc_bad(path, err, "grad_bytes", "must be a non-negative "
+                                     "integer (bytes)");
+    v = yajl_tree_get(root, p2, yajl_t_any);
     if (v != NULL) {
         uint64_t sum = 0;
-        if (!YAJL_IS_ARRAY(v)) {
-            rc = hs__sc_bad(path, err, "bucket_bytes", "must be a list of "
-                                       "integers (bytes)");
-            goto done;
-        }
+        if (!YAJL_IS_ARRAY(v))
+            return hs__sc_bad(path, err, "bucket_bytes", "must be a list of "
+                                         "integers (bytes)");
         out->n_buckets = YAJL_GET_ARRAY(v)->len;
         out->bucket_bytes = calloc(out->n_buckets ? out->n_buckets : 1,
                                    sizeof *out->bucket_bytes);
-        if (out->bucket_bytes == NULL) {
-            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
-            goto done;
-        }
+        if (out->bucket_bytes == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
         for (i = 0; i < out->n_buckets; i++) {
             yajl_val e = YAJL_GET_ARRAY(v)->values[i];
-            if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0) {
-                rc = hs__sc_bad_at(path, err, "bucket_bytes", i, "must be a "
-                                           "non-negative integer (bytes)");
-                goto done;
-            }
+            if (!YAJL_IS_INTEGER(e) || YAJL_GET_INTEGER(e) < 0)
+                return hs__sc_bad_at(path, err, "bucket_bytes", i,
+                                     "must be a "
+                                     "non-negative integer (bytes)");
             out->bucket_bytes[i] = (uint64_t)YAJL_GET_INTEGER(e);
             sum += out->bucket_bytes[i];
         }
@@ -420,70 +427,95 @@ hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
             out->grad_bytes = sum;
             have_grad = 1;
         } else if (sum != out->grad_bytes && out->n_buckets > 0) {
-            rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                              "bucket_bytes: add up to %" PRIu64
-                              " bytes, grad_bytes says %" PRIu64,
-                              sum, out->grad_bytes);
-            goto done;
+            return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                "bucket_bytes: add up to %" PRIu64
+                                " bytes, grad_bytes says %" PRIu64,
+                                sum, out->grad_bytes);
         }
     }
-    if (have_grad == 0) {
-        rc = hs__sc_bad(path, err, "grad_bytes", "missing: the sidecar needs "
-                                   "\"grad_bytes\" or \"bucket_bytes\"");
+    if (have_grad == 0)
+        return hs__sc_bad(path, err, "grad_bytes", "missing: the sidecar "
+                                     "needs \"grad_bytes\" or "
+                                     "\"bucket_bytes\"");
+    return HS_OK;
+}
+
+/* Reads the optional "buckets" list (bytes and ready_ns of each, -1 when
+   not measured) into out, which owns ready_ns and ready_bytes. Fills err
+   on a bad entry. */
+static hs_err_t hs__sc_ready(const char *path, yajl_val root,
+                             hs_sidecar_t *out, hs_error_t *err)
+{
+    const char *p2[2] = {"buckets", NULL};
+    size_t i;
+    uint64_t u;
+    yajl_val v = yajl_tree_get(root, p2, yajl_t_any);
+
+    if (v == NULL || YAJL_IS_NULL(v))
+        return HS_OK;
+    if (!YAJL_IS_ARRAY(v))
+        return hs__sc_bad(path, err, "buckets", "must be a list of objects");
+    out->n_ready = YAJL_GET_ARRAY(v)->len;
+    out->ready_ns = calloc(out->n_ready ? out->n_ready : 1,
+                           sizeof *out->ready_ns);
+    out->ready_bytes = calloc(out->n_ready ? out->n_ready : 1,
+                              sizeof *out->ready_bytes);
+    if (out->ready_ns == NULL || out->ready_bytes == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    for (i = 0; i < out->n_ready; i++) {
+        yajl_val e = YAJL_GET_ARRAY(v)->values[i];
+        int rb, rr;
+        if (!YAJL_IS_OBJECT(e))
+            return hs__sc_bad_at(path, err, "buckets", i,
+                                 "must be an object");
+        out->ready_ns[i] = -1;      /* null: not measured */
+        rb = hs__sc_u64(e, "bytes", 0, &out->ready_bytes[i]);
+        rr = hs__sc_u64(e, "ready_ns", 1, &u);
+        if (rb < 0 || rr < 0)
+            return hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
+                                "buckets[%zu].%s: must be a non-negative "
+                                "integer", i, rb < 0 ? "bytes" : "ready_ns");
+        if (rr == 1)
+            out->ready_ns[i] = (int64_t)u;
+    }
+    return HS_OK;
+}
+
+/* Reads the optional "comm" mode ("after" sets out->comm_after). Fills
+   err when it is not a string. */
+static hs_err_t hs__sc_comm_mode(const char *path, yajl_val root,
+                                 hs_sidecar_t *out, hs_error_t *err)
+{
+    const char *p2[2] = {"comm", NULL};
+    yajl_val v = yajl_tree_get(root, p2, yajl_t_any);
+
+    if (v != NULL && !YAJL_IS_STRING(v))
+        return hs__sc_bad(path, err, "comm", "must be \"after\" or "
+                                     "\"overlap\"");
+    if (v != NULL) {
+        const char *cm = YAJL_GET_STRING(v);
+        out->comm_after = cm != NULL && strcmp(cm, "after") == 0;
+    }
+    return HS_OK;
+}
+
+hs_err_t hs_sidecar_load(const char *path, hs_sidecar_t *out,
+                         hs_error_t *err)
+{
+    yajl_val root = NULL;
+    hs_err_t rc = HS_OK;
+
+    memset(out, 0, sizeof *out);
+    if ((rc = hs__sc_parse(path, &root, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__sc_header(path, root, out, err)) != HS_OK)
         goto done;
-    }
-    {
-        const char *p2[2] = {"buckets", NULL};
-        v = yajl_tree_get(root, p2, yajl_t_any);
-    }
-    if (v != NULL && !YAJL_IS_NULL(v)) {
-        if (!YAJL_IS_ARRAY(v)) {
-            rc = hs__sc_bad(path, err, "buckets", "must be a list of objects");
-            goto done;
-        }
-        out->n_ready = YAJL_GET_ARRAY(v)->len;
-        out->ready_ns = calloc(out->n_ready ? out->n_ready : 1,
-                               sizeof *out->ready_ns);
-        out->ready_bytes = calloc(out->n_ready ? out->n_ready : 1,
-                                  sizeof *out->ready_bytes);
-        if (out->ready_ns == NULL || out->ready_bytes == NULL) {
-            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
-            goto done;
-        }
-        for (i = 0; i < out->n_ready; i++) {
-            yajl_val e = YAJL_GET_ARRAY(v)->values[i];
-            int rb, rr;
-            if (!YAJL_IS_OBJECT(e)) {
-                rc = hs__sc_bad_at(path, err, "buckets", i,
-                                   "must be an object");
-                goto done;
-            }
-            out->ready_ns[i] = -1;      /* null: not measured */
-            rb = hs__sc_u64(e, "bytes", 0, &out->ready_bytes[i]);
-            rr = hs__sc_u64(e, "ready_ns", 1, &u);
-            if (rb < 0 || rr < 0) {
-                rc = hs_error_set(err, HS_ERR_SCHEMA, path, 0, 0,
-                                  "buckets[%zu].%s: must be a non-negative "
-                                  "integer", i, rb < 0 ? "bytes" : "ready_ns");
-                goto done;
-            }
-            if (rr == 1)
-                out->ready_ns[i] = (int64_t)u;
-        }
-    }
-    {
-        const char *p2[2] = {"comm", NULL};
-        v = yajl_tree_get(root, p2, yajl_t_any);
-        if (v != NULL && !YAJL_IS_STRING(v)) {
-            rc = hs__sc_bad(path, err, "comm", "must be \"after\" or "
-                                       "\"overlap\"");
-            goto done;
-        }
-        if (v != NULL) {
-            const char *cm = YAJL_GET_STRING(v);
-            out->comm_after = cm != NULL && strcmp(cm, "after") == 0;
-        }
-    }
+    if ((rc = hs__sc_grad(path, root, out, err)) != HS_OK)
+        goto done;
+    if ((rc = hs__sc_ready(path, root, out, err)) != HS_OK)
+        goto done;
+    if ((rc = hs__sc_comm_mode(path, root, out, err)) != HS_OK)
+        goto done;
     if ((rc = hs__sc_comm(path, root, out, err)) != HS_OK)
         goto done;
     if ((rc = hs__sc_quota(path, root, out, err)) != HS_OK)
