@@ -399,23 +399,22 @@ static int hs__pl_copy(const char *from, FILE *f)
     return rc;
 }
 
-static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
+/* Resolves the gnuplot program (*prog: o->gnuplot, HETSIM_GNUPLOT or
+   "gnuplot"; not owned) and the readable script path for plot name into
+   script (cap bytes). Fills err when the script cannot be read. */
+static hs_err_t hs__pl_script(const hs_plot_opts_t *o, const char *name,
+                              const char **prog, char *script, size_t cap,
+                              hs_error_t *err)
 {
-    const hs_plot_opts_t *o = p->o;
-    const char *prog = o->gnuplot;
     const char *sdir = o->script_dir;
-    const char *term = hs__pl_term(o->output);
-    char script[4200], errpath[4200], imgpath[4200], tail[512], datadir[4096];
-    hs_atomic_t af;
-    char *argv[5];
-    hs_child_t child;
-    struct stat sb;
-    hs_err_t ret = HS_OK;
+    char datadir[4096];
+    hs_err_t ret;
 
-    if (prog == NULL)
-        prog = getenv("HETSIM_GNUPLOT");
-    if (prog == NULL || *prog == '\0')
-        prog = "gnuplot";
+    *prog = o->gnuplot;
+    if (*prog == NULL)
+        *prog = getenv("HETSIM_GNUPLOT");
+    if (*prog == NULL || **prog == '\0')
+        *prog = "gnuplot";
     if (sdir == NULL)
         sdir = getenv("HETSIM_PLOTS_DIR");
     if (sdir == NULL || *sdir == '\0') {
@@ -426,7 +425,7 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         sdir = datadir;
     }
     /* gnuplot has no "--": a script path must not look like an option */
-    snprintf(script, sizeof script, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
+    snprintf(script, cap, "%s%s/%s.gp", sdir[0] == '-' ? "./" : "",
              sdir, name);
     if (access(script, R_OK) != 0)
         return hs_error_set(err, HS_ERR_IO, script, 0, 0,
@@ -434,6 +433,98 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
                             "HETSIM_PLOTS_DIR to the plots/ directory "
                             "(or HETSIM_DATADIR to the data directory)",
                             strerror(errno));
+    return HS_OK;
+}
+
+/* Runs prog -e p->defs script with its stderr into errpath and waits for
+   it (HS__PLOT_TIMEOUT_NS). Fills err when it cannot start, times out or
+   fails; the caller aborts its output. */
+static hs_err_t hs__pl_gnuplot(hs__pl_t *p, const char *prog,
+                               char *script, const char *errpath,
+                               hs_error_t *err)
+{
+    char *argv[5];
+    char tail[512];
+    hs_child_t child;
+
+    argv[0] = (char *)prog;
+    argv[1] = "-e";
+    argv[2] = p->defs;
+    argv[3] = script;
+    argv[4] = NULL;
+    unlink(errpath);            /* hs_spawn appends */
+    if (hs_spawn(argv, NULL, 0, NULL, errpath, &child, NULL) != HS_OK) {
+        if (child.start_errno == ENOENT)
+            return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                                "cannot draw %s: gnuplot is not installed "
+                                "(no '%s' on PATH); install it (Debian: "
+                                "apt-get install gnuplot-nox) or set "
+                                "HETSIM_GNUPLOT; everything else in hetsim "
+                                "works without it", p->o->output, prog);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "cannot run %s: %s", prog,
+                            strerror(child.start_errno));
+    }
+    if (hs_child_wait(&child, HS__PLOT_TIMEOUT_NS, 2000000000LL) != 0)
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "gnuplot did not finish %s within %lld s and "
+                            "was stopped",
+                            script,
+                            (long long)(HS__PLOT_TIMEOUT_NS / 1000000000LL));
+    if (child.status != 0) {
+        hs__pl_tail(errpath, tail, sizeof tail);
+        if (child.term_signal == 0 && child.status == 127)
+            return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                                "cannot run gnuplot ('%s'): not found",
+                                prog);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "gnuplot failed on %s (%s %d): %s", script,
+                            child.term_signal == 0 ? "exit status"
+                                                   : "signal",
+                            child.term_signal == 0 ? child.status
+                                                   : child.term_signal,
+                            tail[0] ? tail : "no message");
+    }
+    return HS_OK;
+}
+
+/* Checks that gnuplot wrote a whole, non-empty image at imgpath (its
+   stderr, errpath, tells why not). Fills err when it did not. */
+static hs_err_t hs__pl_image_check(const hs_plot_opts_t *o,
+                                   const char *imgpath, const char *errpath,
+                                   hs_error_t *err)
+{
+    char tail[512];
+    struct stat sb;
+
+    if (stat(imgpath, &sb) != 0 || sb.st_size == 0) {
+        hs__pl_tail(errpath, tail, sizeof tail);
+        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
+                            "gnuplot wrote nothing to %s: %s", o->output,
+                            tail[0] ? tail : "no message");
+    }
+    if (!hs__pl_image_whole(imgpath))
+        return hs_error_set(err, HS_ERR_IO, imgpath, 0, 0,
+                            "gnuplot's image is cut short (is the "
+                            "temporary directory's file system full?)");
+    return HS_OK;
+}
+
+/* Draws plot name: runs its gnuplot script on p's data files and defs
+   into a temporary image, then copies it to o->output (temp + rename).
+   Fills err on failure; o->output is then left as it was. */
+static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
+{
+    const hs_plot_opts_t *o = p->o;
+    const char *prog;
+    const char *term = hs__pl_term(o->output);
+    char script[4200], errpath[4200], imgpath[4200];
+    hs_atomic_t af;
+    hs_err_t ret = HS_OK;
+
+    if ((ret = hs__pl_script(o, name, &prog, script, sizeof script,
+                             err)) != HS_OK)
+        return ret;
     if ((ret = hs_atomic_check_target(o->output, 0, err)) != HS_OK ||
         (ret = hs_atomic_open(&af, o->output, err)) != HS_OK)
         return ret;
@@ -453,63 +544,9 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
         }
     }
     hs__pl_path(p, "gnuplot.stderr", errpath, sizeof errpath);
-    argv[0] = (char *)prog;
-    argv[1] = "-e";
-    argv[2] = p->defs;
-    argv[3] = script;
-    argv[4] = NULL;
-    unlink(errpath);            /* hs_spawn appends */
-    if (hs_spawn(argv, NULL, 0, NULL, errpath, &child, NULL) != HS_OK) {
-        hs_atomic_abort(&af);
-        if (child.start_errno == ENOENT)
-            return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                                "cannot draw %s: gnuplot is not installed "
-                                "(no '%s' on PATH); install it (Debian: "
-                                "apt-get install gnuplot-nox) or set "
-                                "HETSIM_GNUPLOT; everything else in hetsim "
-                                "works without it", o->output, prog);
-        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                            "cannot run %s: %s", prog,
-                            strerror(child.start_errno));
-    }
-    if (hs_child_wait(&child, HS__PLOT_TIMEOUT_NS, 2000000000LL) != 0) {
-        hs_atomic_abort(&af);
-        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                            "gnuplot did not finish %s within %lld s and "
-                            "was stopped",
-                            script,
-                            (long long)(HS__PLOT_TIMEOUT_NS / 1000000000LL));
-    }
-    if (child.status != 0) {
-        hs__pl_tail(errpath, tail, sizeof tail);
-        if (child.term_signal == 0 && child.status == 127)
-            ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                               "cannot run gnuplot ('%s'): not found",
-                               prog);
-        else
-            ret = hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                               "gnuplot failed on %s (%s %d): %s", script,
-                               child.term_signal == 0 ? "exit status"
-                                                      : "signal",
-                               child.term_signal == 0 ? child.status
-                                                      : child.term_signal,
-                               tail[0] ? tail : "no message");
-        hs_atomic_abort(&af);
-        return ret;
-    }
-    if (stat(imgpath, &sb) != 0 || sb.st_size == 0) {
-        hs__pl_tail(errpath, tail, sizeof tail);
-        hs_atomic_abort(&af);
-        return hs_error_set(err, HS_ERR_EXTERNAL, NULL, 0, 0,
-                            "gnuplot wrote nothing to %s: %s", o->output,
-                            tail[0] ? tail : "no message");
-    }
-    if (!hs__pl_image_whole(imgpath)) {
-        hs_atomic_abort(&af);
-        return hs_error_set(err, HS_ERR_IO, imgpath, 0, 0,
-                            "gnuplot's image is cut short (is the "
-                            "temporary directory's file system full?)");
-    }
+    if ((ret = hs__pl_gnuplot(p, prog, script, errpath, err)) != HS_OK ||
+        (ret = hs__pl_image_check(o, imgpath, errpath, err)) != HS_OK)
+        goto fail;
     if (hs__pl_copy(imgpath, af.f) != 0) {
         int e = errno;
         hs_atomic_abort(&af);
@@ -522,6 +559,9 @@ static hs_err_t hs__pl_run(hs__pl_t *p, const char *name, hs_error_t *err)
 nomem:
     hs_atomic_abort(&af);
     return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+fail:
+    hs_atomic_abort(&af);
+    return ret;
 }
 
 static hs_err_t hs__pl_common(hs__pl_t *p, unsigned w, unsigned h,
@@ -721,22 +761,286 @@ static size_t hs__tl_choose(const hs_h5_run_t *r, size_t max_dev,
     return k;
 }
 
+/* Sets t's time window from the steps' rows: from the earliest start of
+   step t->first to the latest end of the steps t->first..t->last; none
+   (t->windowed 0) when step t->first has no row. */
+static void hs__tl_window(hs__tl_t *t)
+{
+    const hs_h5_run_t *r = t->run;
+    size_t i;
+
+    for (i = 0; i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        if (q->step == t->first &&
+            (!t->windowed || q->start_ns < t->win_lo)) {
+            if (!t->windowed)
+                t->win_hi = q->end_ns;
+            t->win_lo = q->start_ns;
+            t->windowed = 1;
+        }
+    }
+    for (i = 0; t->windowed && i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        if (q->step >= t->first && q->step <= t->last &&
+            q->end_ns > t->win_hi)
+            t->win_hi = q->end_ns;
+    }
+}
+
+/* Writes phaseN.dat for each phase present from the events' second pass
+   (t->unit, t->origin and t->min_w set). Closes and clears the t->f[] it
+   opened, except when an open fails: the caller closes those left. Fills
+   err on failure. */
+static hs_err_t hs__tl_phase_files(hs__pl_t *p, hs__tl_t *t, hs_error_t *err)
+{
+    char name[64];
+    int ph;
+    hs_err_t rc;
+
+    for (ph = 0; ph < HS_PH_COUNT; ph++) {
+        if (!(t->present & (1u << ph)))
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        if ((rc = hs__pl_open(p, name, &t->f[ph], err)) != HS_OK)
+            return rc;
+    }
+    rc = hs_h5_events_each(p->o->input, hs__tl_pass2, t, err);
+    for (ph = 0; ph < HS_PH_COUNT; ph++) {
+        if (t->f[ph] == NULL)
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        if (hs__pl_close(p, name, t->f[ph], err) != HS_OK && rc == HS_OK)
+            rc = err ? err->code : HS_ERR_IO;
+        t->f[ph] = NULL;
+    }
+    if (rc == HS_OK && t->fail)
+        rc = hs_error_set(err, HS_ERR_IO, p->dir, 0, 0,
+                          "cannot write the plot data: %s", strerror(errno));
+    return rc;
+}
+
+/* Joins the phase files into events.dat, one index block per phase in
+   legend order (each removed when the work area is ours), and adds the
+   titles, colors and nblk defs; *nblk_out gets the number of blocks.
+   Fills err on failure. */
+static hs_err_t hs__tl_join(hs__pl_t *p, const hs__tl_t *t, int *nblk_out,
+                            hs_error_t *err)
+{
+    FILE *f;
+    char name[64];
+    int ph, k, nblk = 0;
+    size_t i;
+    hs_err_t rc;
+
+    if ((rc = hs__pl_open(p, "events.dat", &f, err)) != HS_OK)
+        return rc;
+    if (hs__pl_defs(p, "titles='") < 0)
+        goto nomem;
+    for (k = 0; k < HS_PH_COUNT; k++) {
+        char path[4200], buf[65536];
+        FILE *in;
+        size_t n;
+        ph = hs__pl_order[k];
+        if (!(t->present & (1u << ph)))
+            continue;
+        snprintf(name, sizeof name, "phase%d.dat", ph);
+        hs__pl_path(p, name, path, sizeof path);
+        in = fopen(path, "r");
+        if (in == NULL) {
+            fclose(f);
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot read: %s", strerror(errno));
+        }
+        fprintf(f, "%s# %s\n", nblk ? "\n\n" : "", hs_phase_name(ph));
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, f);
+        fclose(in);
+        if (p->own_dir)
+            unlink(path);
+        if (hs__pl_defs(p, "%s\"%s%s\"", nblk ? " " : "", hs__pl_title[ph],
+                        t->widened & (1u << ph)
+                            ? " (drawn wider to be seen)"
+                            : "") < 0)
+            goto nomem;
+        nblk++;
+    }
+    if ((rc = hs__pl_close(p, "events.dat", f, err)) != HS_OK)
+        return rc;
+    if (hs__pl_defs(p, "';colors='") < 0)
+        goto nomem;
+    for (k = 0, i = 0; k < HS_PH_COUNT; k++) {
+        ph = hs__pl_order[k];
+        if (t->present & (1u << ph))
+            if (hs__pl_defs(p, "%s%s", i++ ? " " : "", hs__pl_color[ph]) < 0)
+                goto nomem;
+    }
+    if (hs__pl_defs(p, "';nblk=%d;", nblk) < 0)
+        goto nomem;
+    *nblk_out = nblk;
+    return HS_OK;
+nomem:
+    return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+/* Writes lanes.dat: the labels of the shown devices' lanes (CPU, device,
+   ring), in lane order, top to bottom. Fills err on failure. */
+static hs_err_t hs__tl_lanes(hs__pl_t *p, const hs__tl_t *t, size_t shown,
+                             hs_error_t *err)
+{
+    const hs_h5_run_t *r = t->run;
+    FILE *f;
+    uint32_t *of;
+    size_t i;
+    hs_err_t rc;
+
+    if ((rc = hs__pl_open(p, "lanes.dat", &f, err)) != HS_OK)
+        return rc;
+    of = malloc(shown * sizeof *of);
+    if (of == NULL) {
+        fclose(f);
+        return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    }
+    for (i = 0; i < r->n_devices; i++)
+        if (t->lane[i] >= 0)
+            of[t->lane[i]] = (uint32_t)i;
+    for (i = 0; i < shown; i++) {
+        const hs_h5_device_t *d = &r->devices[of[i]];
+        int base = HS__PL_LANES * (int)i;
+        fprintf(f, "%d \"%s CPU\"\n%d \"%s (%s)\"\n%d \"%s ring\"\n",
+                base, d->name, base + 1, d->name, d->type, base + 2,
+                d->name);
+    }
+    free(of);
+    return hs__pl_close(p, "lanes.dat", f, err);
+}
+
+/* The drawn steps' figures for the timeline's title. */
+typedef struct {
+    double sim;         /* sum over the steps of the slowest sim_ns */
+    double closed;      /* the largest closed_ns of the drawn steps */
+    size_t n;           /* the steps summed in sim */
+} hs__tl_mean_t;
+
+/* Writes marks.dat: each drawn step's start and the last one's end (one
+   mark at 0 when there are no /steps rows), and gathers m for the title.
+   Fills err on failure. */
+static hs_err_t hs__tl_marks(hs__pl_t *p, const hs__tl_t *t,
+                             uint32_t max_step, hs__tl_mean_t *m,
+                             hs_error_t *err)
+{
+    const hs_h5_run_t *r = t->run;
+    FILE *f;
+    uint32_t s;
+    int64_t end = INT64_MIN;
+    int any = 0;
+    size_t i;
+    hs_err_t rc;
+
+    if ((rc = hs__pl_open(p, "marks.dat", &f, err)) != HS_OK)
+        return rc;
+    for (s = t->first; s <= t->last && s <= max_step; s++) {
+        int64_t st = INT64_MAX, smax = 0;
+        for (i = 0; i < r->n_steps; i++) {
+            const hs_step_rec_t *q = &r->steps[i];
+            if (q->step != s || q->device >= r->n_devices)
+                continue;
+            if (q->start_ns < st)
+                st = q->start_ns;
+            if (q->end_ns > end)
+                end = q->end_ns;
+            if (q->sim_ns > smax)
+                smax = q->sim_ns;
+            if ((double)q->closed_ns > m->closed)
+                m->closed = (double)q->closed_ns;
+        }
+        if (st != INT64_MAX) {   /* the cluster's step: the slowest */
+            m->sim += (double)smax;
+            m->n++;
+        }
+        if (st != INT64_MAX) {
+            fprintf(f, "%.9g \"step %u\"\n",
+                    (double)(st - t->origin) / t->unit, (unsigned)s);
+            any = 1;
+        }
+        if (s == UINT32_MAX)
+            break;
+    }
+    if (any && end != INT64_MIN)
+        fprintf(f, "%.9g \"\"\n", (double)(end - t->origin) / t->unit);
+    if (!any)   /* no /steps rows: one mark at 0 keeps the file valid */
+        fprintf(f, "0 \"\"\n");
+    return hs__pl_close(p, "marks.dat", f, err);
+}
+
+/* Adds the timeline's defs (data paths, time unit, sizes, title) and
+   draws it with gnuplot into o->output. Fills err on failure. */
+static hs_err_t hs__tl_draw(hs__pl_t *p, const hs__tl_t *t, size_t shown,
+                            int nblk, const char *tunit,
+                            const hs__tl_mean_t *m, hs_error_t *err)
+{
+    const hs_h5_run_t *r = t->run;
+    char ev[4200], la[4200], ma[4200], title[512];
+    int lanes_h = HS__PL_LANES * (int)shown;
+    unsigned h;
+    hs_err_t rc;
+
+    hs__pl_path(p, "events.dat", ev, sizeof ev);
+    hs__pl_path(p, "lanes.dat", la, sizeof la);
+    hs__pl_path(p, "marks.dat", ma, sizeof ma);
+    if (m->n > 0)
+        snprintf(title, sizeof title,
+                 "%s: steps %u-%u, %zu of %zu devices shown "
+                 "(step: simulated %.4g %s, closed form max T(i) "
+                 "%.4g %s)",
+                 r->name[0] ? r->name : "hetsim step timeline",
+                 (unsigned)t->first, (unsigned)t->last, shown,
+                 r->n_devices, m->sim / (double)m->n / t->unit, tunit,
+                 m->closed / t->unit, tunit);
+    else
+        snprintf(title, sizeof title,
+                 "%s: steps %u-%u, %zu of %zu devices shown",
+                 r->name[0] ? r->name : "hetsim step timeline",
+                 (unsigned)t->first, (unsigned)t->last,
+                 shown, r->n_devices);
+    if (hs__pl_str(p, "ev", ev) < 0 || hs__pl_str(p, "lanes", la) < 0 ||
+        hs__pl_str(p, "marks", ma) < 0 ||
+        hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs"
+                                                         : tunit) < 0 ||
+        hs__pl_defs(p, "ymax=%d;xmax=%.9g;borders=%d;", lanes_h - 1,
+                    (double)(t->t_max - t->origin) / t->unit,
+                    /* box borders show the rounds; with hundreds
+                       of rounds they would paint the ring black */
+                    (t->max_round + 1) * (int64_t)(t->last - t->first + 1)
+                        <= 60) < 0)
+        return hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    /* the legend is one block right of the lanes: tall enough for
+       its entries too */
+    h = (unsigned)(150 + 22 * (lanes_h - 1));
+    if (h < (unsigned)(110 + 17 * nblk))
+        h = (unsigned)(110 + 17 * nblk);
+    rc = hs__pl_common(p, 1280, h, title, err);
+    if (rc == HS_OK)
+        rc = hs__pl_run(p, "timeline", err);
+    return rc;
+}
+
+/* Draws the step timeline of the trace o->input: per shown device its
+   CPU, device and ring lanes over steps first..last, with step marks.
+   Fills err on failure. */
 static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
 {
     const hs_plot_opts_t *o = p->o;
     hs_h5_run_t *r = NULL;
     hs__tl_t t;
+    hs__tl_mean_t mean;
     hs_err_t rc;
     size_t shown, i, max_dev = o->max_devices ? o->max_devices : 12;
     uint32_t max_step = 0;
-    int ph, k, nblk = 0;
-    FILE *f;
+    int ph, nblk = 0;
     const char *tunit;
-    char name[64], title[512];
-    double mean_sim = 0, mean_closed = 0;
-    size_t n_mean = 0;
 
     memset(&t, 0, sizeof t);
+    memset(&mean, 0, sizeof mean);
     rc = hs_h5_run_load(o->input, &r, err);
     if (rc != HS_OK)
         return rc;
@@ -758,21 +1062,7 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
         goto done;
     }
     shown = hs__tl_choose(r, max_dev, t.first, t.last, t.lane);
-    for (i = 0; i < r->n_steps; i++) {
-        const hs_step_rec_t *q = &r->steps[i];
-        if (q->step == t.first &&
-            (!t.windowed || q->start_ns < t.win_lo)) {
-            if (!t.windowed)
-                t.win_hi = q->end_ns;
-            t.win_lo = q->start_ns;
-            t.windowed = 1;
-        }
-    }
-    for (i = 0; t.windowed && i < r->n_steps; i++) {
-        const hs_step_rec_t *q = &r->steps[i];
-        if (q->step >= t.first && q->step <= t.last && q->end_ns > t.win_hi)
-            t.win_hi = q->end_ns;
-    }
+    hs__tl_window(&t);
     rc = hs_h5_events_each(o->input, hs__tl_pass1, &t, err);
     if (rc != HS_OK)
         goto done;
@@ -789,185 +1079,12 @@ static hs_err_t hs__pl_timeline(hs__pl_t *p, hs_error_t *err)
     tunit = hs_plot_time_unit(t.t_max - t.t_min, &t.unit);
     t.origin = t.t_min;
     t.min_w = (t.t_max - t.t_min) / HS__PL_MIN_WIDTH_DIV;
-    for (ph = 0; ph < HS_PH_COUNT; ph++) {
-        if (!(t.present & (1u << ph)))
-            continue;
-        snprintf(name, sizeof name, "phase%d.dat", ph);
-        if ((rc = hs__pl_open(p, name, &t.f[ph], err)) != HS_OK)
-            goto done;
-    }
-    rc = hs_h5_events_each(o->input, hs__tl_pass2, &t, err);
-    for (ph = 0; ph < HS_PH_COUNT; ph++) {
-        if (t.f[ph] == NULL)
-            continue;
-        snprintf(name, sizeof name, "phase%d.dat", ph);
-        if (hs__pl_close(p, name, t.f[ph], err) != HS_OK && rc == HS_OK)
-            rc = err ? err->code : HS_ERR_IO;
-        t.f[ph] = NULL;
-    }
-    if (rc == HS_OK && t.fail)
-        rc = hs_error_set(err, HS_ERR_IO, p->dir, 0, 0,
-                          "cannot write the plot data: %s", strerror(errno));
-    if (rc != HS_OK)
+    if ((rc = hs__tl_phase_files(p, &t, err)) != HS_OK ||
+        (rc = hs__tl_join(p, &t, &nblk, err)) != HS_OK ||
+        (rc = hs__tl_lanes(p, &t, shown, err)) != HS_OK ||
+        (rc = hs__tl_marks(p, &t, max_step, &mean, err)) != HS_OK)
         goto done;
-
-    /* join the phases into one file of index blocks, in legend order */
-    if ((rc = hs__pl_open(p, "events.dat", &f, err)) != HS_OK)
-        goto done;
-    if (hs__pl_defs(p, "titles='") < 0)
-        goto nomem;
-    for (k = 0; k < HS_PH_COUNT; k++) {
-        char path[4200], buf[65536];
-        FILE *in;
-        size_t n;
-        ph = hs__pl_order[k];
-        if (!(t.present & (1u << ph)))
-            continue;
-        snprintf(name, sizeof name, "phase%d.dat", ph);
-        hs__pl_path(p, name, path, sizeof path);
-        in = fopen(path, "r");
-        if (in == NULL) {
-            fclose(f);
-            rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
-                              strerror(errno));
-            goto done;
-        }
-        fprintf(f, "%s# %s\n", nblk ? "\n\n" : "", hs_phase_name(ph));
-        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-            fwrite(buf, 1, n, f);
-        fclose(in);
-        if (p->own_dir)
-            unlink(path);
-        if (hs__pl_defs(p, "%s\"%s%s\"", nblk ? " " : "", hs__pl_title[ph],
-                        t.widened & (1u << ph)
-                            ? " (drawn wider to be seen)"
-                            : "") < 0)
-            goto nomem;
-        nblk++;
-    }
-    if ((rc = hs__pl_close(p, "events.dat", f, err)) != HS_OK)
-        goto done;
-    if (hs__pl_defs(p, "';colors='") < 0)
-        goto nomem;
-    for (k = 0, i = 0; k < HS_PH_COUNT; k++) {
-        ph = hs__pl_order[k];
-        if (t.present & (1u << ph))
-            if (hs__pl_defs(p, "%s%s", i++ ? " " : "", hs__pl_color[ph]) < 0)
-                goto nomem;
-    }
-    if (hs__pl_defs(p, "';nblk=%d;", nblk) < 0)
-        goto nomem;
-
-    /* lane labels */
-    if ((rc = hs__pl_open(p, "lanes.dat", &f, err)) != HS_OK)
-        goto done;
-    {   /* in lane order, top to bottom */
-        uint32_t *of = malloc(shown * sizeof *of);
-        if (of == NULL) {
-            fclose(f);
-            goto nomem;
-        }
-        for (i = 0; i < r->n_devices; i++)
-            if (t.lane[i] >= 0)
-                of[t.lane[i]] = (uint32_t)i;
-        for (i = 0; i < shown; i++) {
-            const hs_h5_device_t *d = &r->devices[of[i]];
-            int base = HS__PL_LANES * (int)i;
-            fprintf(f, "%d \"%s CPU\"\n%d \"%s (%s)\"\n%d \"%s ring\"\n",
-                    base, d->name, base + 1, d->name, d->type, base + 2,
-                    d->name);
-        }
-        free(of);
-    }
-    if ((rc = hs__pl_close(p, "lanes.dat", f, err)) != HS_OK)
-        goto done;
-
-    /* step boundaries: each drawn step's start, and the last one's end */
-    if ((rc = hs__pl_open(p, "marks.dat", &f, err)) != HS_OK)
-        goto done;
-    {
-        uint32_t s;
-        int64_t end = INT64_MIN;
-        int any = 0;
-        for (s = t.first; s <= t.last && s <= max_step; s++) {
-            int64_t st = INT64_MAX, smax = 0;
-            for (i = 0; i < r->n_steps; i++) {
-                const hs_step_rec_t *q = &r->steps[i];
-                if (q->step != s || q->device >= r->n_devices)
-                    continue;
-                if (q->start_ns < st)
-                    st = q->start_ns;
-                if (q->end_ns > end)
-                    end = q->end_ns;
-                if (q->sim_ns > smax)
-                    smax = q->sim_ns;
-                if ((double)q->closed_ns > mean_closed)
-                    mean_closed = (double)q->closed_ns;
-            }
-            if (st != INT64_MAX) {   /* the cluster's step: the slowest */
-                mean_sim += (double)smax;
-                n_mean++;
-            }
-            if (st != INT64_MAX) {
-                fprintf(f, "%.9g \"step %u\"\n",
-                        (double)(st - t.origin) / t.unit, (unsigned)s);
-                any = 1;
-            }
-            if (s == UINT32_MAX)
-                break;
-        }
-        if (any && end != INT64_MIN)
-            fprintf(f, "%.9g \"\"\n", (double)(end - t.origin) / t.unit);
-        if (!any)   /* no /steps rows: one mark at 0 keeps the file valid */
-            fprintf(f, "0 \"\"\n");
-    }
-    if ((rc = hs__pl_close(p, "marks.dat", f, err)) != HS_OK)
-        goto done;
-
-    {
-        char ev[4200], la[4200], ma[4200];
-        int lanes_h = HS__PL_LANES * (int)shown;
-        hs__pl_path(p, "events.dat", ev, sizeof ev);
-        hs__pl_path(p, "lanes.dat", la, sizeof la);
-        hs__pl_path(p, "marks.dat", ma, sizeof ma);
-        if (n_mean > 0)
-            snprintf(title, sizeof title,
-                     "%s: steps %u-%u, %zu of %zu devices shown "
-                     "(step: simulated %.4g %s, closed form max T(i) "
-                     "%.4g %s)",
-                     r->name[0] ? r->name : "hetsim step timeline",
-                     (unsigned)t.first, (unsigned)t.last, shown,
-                     r->n_devices, mean_sim / (double)n_mean / t.unit, tunit,
-                     mean_closed / t.unit, tunit);
-        else
-            snprintf(title, sizeof title,
-                     "%s: steps %u-%u, %zu of %zu devices shown",
-                     r->name[0] ? r->name : "hetsim step timeline",
-                     (unsigned)t.first, (unsigned)t.last,
-                     shown, r->n_devices);
-        if (hs__pl_str(p, "ev", ev) < 0 || hs__pl_str(p, "lanes", la) < 0 ||
-            hs__pl_str(p, "marks", ma) < 0 ||
-            hs__pl_str(p, "tunit", strcmp(tunit, "us") == 0 ? "µs"
-                                                             : tunit) < 0 ||
-            hs__pl_defs(p, "ymax=%d;xmax=%.9g;borders=%d;", lanes_h - 1,
-                        (double)(t.t_max - t.origin) / t.unit,
-                        /* box borders show the rounds; with hundreds
-                           of rounds they would paint the ring black */
-                        (t.max_round + 1) * (int64_t)(t.last - t.first + 1)
-                            <= 60) < 0)
-            goto nomem;
-        /* the legend is one block right of the lanes: tall enough for
-           its entries too */
-        unsigned h = (unsigned)(150 + 22 * (lanes_h - 1));
-        if (h < (unsigned)(110 + 17 * nblk))
-            h = (unsigned)(110 + 17 * nblk);
-        rc = hs__pl_common(p, 1280, h, title, err);
-        if (rc == HS_OK)
-            rc = hs__pl_run(p, "timeline", err);
-    }
-    goto done;
-nomem:
-    rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    rc = hs__tl_draw(p, &t, shown, nblk, tunit, &mean, err);
 done:
     for (ph = 0; ph < HS_PH_COUNT; ph++)
         if (t.f[ph] != NULL)
@@ -978,6 +1095,118 @@ done:
 }
 
 /* ---- closed form vs simulated, per type ---- */
+
+/* The per-type figures of hs__pl_steps; the arrays are owned here and
+   freed by hs__st_free. */
+typedef struct {
+    const hs_h5_run_t *r;
+    size_t nt, nd;              /* device types, devices */
+    uint32_t first, max_step, nsteps;
+    double *dev_cl, *dev_n;     /* per device: sum and count of closed_ns */
+    double *ty_cl, *ty_si;      /* per type: closed form, simulated */
+    double *ndev;               /* per type: its devices */
+    int64_t *tmax;   /* [type * nsteps + step], type nt = all */
+    double cl_all, si_all;      /* the cluster's closed form, simulated */
+} hs__st_t;
+
+static void hs__st_free(hs__st_t *st)
+{
+    free(st->dev_cl);
+    free(st->dev_n);
+    free(st->ty_cl);
+    free(st->ty_si);
+    free(st->ndev);
+    free(st->tmax);
+}
+
+/* Fills st's sums from r's /steps rows (st's arrays allocated, zeroed):
+   per type the slowest device's mean closed form and the mean over the
+   steps of the longest sim_ns; the same for the whole cluster. */
+static void hs__st_sums(hs__st_t *st)
+{
+    const hs_h5_run_t *r = st->r;
+    size_t i, k, nd = st->nd, nt = st->nt;
+    uint32_t s, nsteps = st->nsteps;
+
+    for (i = 0; i < nd; i++)
+        st->ndev[r->devices[i].type_index] += 1;
+    for (i = 0; i < r->n_steps; i++) {
+        const hs_step_rec_t *q = &r->steps[i];
+        int64_t *a, *b;
+        if (q->device >= nd || q->step < st->first)
+            continue;
+        k = r->devices[q->device].type_index;
+        st->dev_cl[q->device] += (double)q->closed_ns;
+        st->dev_n[q->device] += 1;
+        a = &st->tmax[k * nsteps + q->step];
+        b = &st->tmax[nt * nsteps + q->step];
+        if (q->sim_ns > *a)
+            *a = q->sim_ns;
+        if (q->sim_ns > *b)
+            *b = q->sim_ns;
+    }
+    for (i = 0; i < nd; i++) {
+        double c = st->dev_n[i] > 0 ? st->dev_cl[i] / st->dev_n[i] : 0;
+        k = r->devices[i].type_index;
+        if (c > st->ty_cl[k])
+            st->ty_cl[k] = c;
+        if (c > st->cl_all)
+            st->cl_all = c;
+    }
+    for (k = 0; k <= nt; k++) {
+        double sum = 0;
+        for (s = st->first; s <= st->max_step; s++)
+            sum += (double)st->tmax[k * nsteps + s];
+        sum /= (double)(st->max_step - st->first + 1);
+        if (k < nt)
+            st->ty_si[k] = sum;
+        else
+            st->si_all = sum;
+    }
+}
+
+/* Writes steps.dat (per type and for the cluster: closed form and
+   simulated, in the unit *tunit picks for the largest) and sets *tunit
+   (static text). Fills err on failure. */
+static hs_err_t hs__st_write(hs__pl_t *p, const hs__st_t *st,
+                             const char **tunit, hs_error_t *err)
+{
+    const hs_h5_run_t *r = st->r;
+    double vmax = 0, unit;
+    size_t i, k;
+    FILE *f = NULL;
+    hs_err_t rc;
+
+    for (k = 0; k < st->nt; k++) {
+        if (st->ty_cl[k] > vmax)
+            vmax = st->ty_cl[k];
+        if (st->ty_si[k] > vmax)
+            vmax = st->ty_si[k];
+    }
+    if (st->cl_all > vmax)
+        vmax = st->cl_all;
+    if (st->si_all > vmax)
+        vmax = st->si_all;
+    *tunit = hs_plot_time_unit((int64_t)vmax, &unit);
+    if ((rc = hs__pl_open(p, "steps.dat", &f, err)) != HS_OK)
+        return rc;
+    fprintf(f, "# label closed sim (%s)\n", *tunit);
+    for (k = 0; k < st->nt; k++) {
+        const char *tn = "?";
+        if (st->ndev[k] == 0)
+            continue;
+        for (i = 0; i < st->nd; i++)
+            if (r->devices[i].type_index == k) {
+                tn = r->devices[i].type;
+                break;
+            }
+        fprintf(f, "\"%s (%.0f devices)\" %.9g %.9g\n", tn, st->ndev[k],
+                st->ty_cl[k] / unit, st->ty_si[k] / unit);
+    }
+    fprintf(f, "\"cluster\" %.9g %.9g\n", st->cl_all / unit,
+            st->si_all / unit);
+    return hs__pl_close(p, "steps.dat", f, err);
+}
 
 /*
  * Per type: the closed form's T(i) of its slowest device (each device's
@@ -991,16 +1220,13 @@ static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
 {
     const hs_plot_opts_t *o = p->o;
     hs_h5_run_t *r = NULL;
+    hs__st_t st;
     hs_err_t rc;
-    size_t nt = 0, i, k, nd;
-    uint32_t max_step = 0, first = 0, s, nsteps;
-    double *dev_cl = NULL, *dev_n = NULL, *ty_cl = NULL, *ty_si = NULL;
-    double *ndev = NULL, cl_all = 0, si_all = 0, vmax = 0, unit;
-    int64_t *tmax = NULL;   /* [type * nsteps + step], type nt = all */
+    size_t i, nt = 0, nd;
     const char *tunit;
-    FILE *f = NULL;
     char dat[4200];
 
+    memset(&st, 0, sizeof st);
     rc = hs_h5_run_load(o->input, &r, err);
     if (rc != HS_OK)
         return rc;
@@ -1009,88 +1235,30 @@ static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
                           "the trace has no /steps rows");
         goto done;
     }
-    nd = r->n_devices;
+    st.r = r;
+    nd = st.nd = r->n_devices;
     for (i = 0; i < nd; i++)
         if (r->devices[i].type_index + 1 > nt)
             nt = r->devices[i].type_index + 1;
+    st.nt = nt;
     for (i = 0; i < r->n_steps; i++)
-        if (r->steps[i].step > max_step)
-            max_step = r->steps[i].step;
-    first = max_step > 0 ? 1 : 0;
-    nsteps = max_step + 1;
-    dev_cl = calloc(nd + 1, sizeof *dev_cl);
-    dev_n = calloc(nd + 1, sizeof *dev_n);
-    ty_cl = calloc(nt + 1, sizeof *ty_cl);
-    ty_si = calloc(nt + 1, sizeof *ty_si);
-    ndev = calloc(nt + 1, sizeof *ndev);
-    tmax = calloc((nt + 1) * (size_t)nsteps, sizeof *tmax);
-    if (!dev_cl || !dev_n || !ty_cl || !ty_si || !ndev || !tmax) {
+        if (r->steps[i].step > st.max_step)
+            st.max_step = r->steps[i].step;
+    st.first = st.max_step > 0 ? 1 : 0;
+    st.nsteps = st.max_step + 1;
+    st.dev_cl = calloc(nd + 1, sizeof *st.dev_cl);
+    st.dev_n = calloc(nd + 1, sizeof *st.dev_n);
+    st.ty_cl = calloc(nt + 1, sizeof *st.ty_cl);
+    st.ty_si = calloc(nt + 1, sizeof *st.ty_si);
+    st.ndev = calloc(nt + 1, sizeof *st.ndev);
+    st.tmax = calloc((nt + 1) * (size_t)st.nsteps, sizeof *st.tmax);
+    if (!st.dev_cl || !st.dev_n || !st.ty_cl || !st.ty_si || !st.ndev ||
+        !st.tmax) {
         rc = hs_error_set(err, HS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         goto done;
     }
-    for (i = 0; i < nd; i++)
-        ndev[r->devices[i].type_index] += 1;
-    for (i = 0; i < r->n_steps; i++) {
-        const hs_step_rec_t *q = &r->steps[i];
-        int64_t *a, *b;
-        if (q->device >= nd || q->step < first)
-            continue;
-        k = r->devices[q->device].type_index;
-        dev_cl[q->device] += (double)q->closed_ns;
-        dev_n[q->device] += 1;
-        a = &tmax[k * nsteps + q->step];
-        b = &tmax[nt * nsteps + q->step];
-        if (q->sim_ns > *a)
-            *a = q->sim_ns;
-        if (q->sim_ns > *b)
-            *b = q->sim_ns;
-    }
-    for (i = 0; i < nd; i++) {
-        double c = dev_n[i] > 0 ? dev_cl[i] / dev_n[i] : 0;
-        k = r->devices[i].type_index;
-        if (c > ty_cl[k])
-            ty_cl[k] = c;
-        if (c > cl_all)
-            cl_all = c;
-    }
-    for (k = 0; k <= nt; k++) {
-        double sum = 0;
-        for (s = first; s <= max_step; s++)
-            sum += (double)tmax[k * nsteps + s];
-        sum /= (double)(max_step - first + 1);
-        if (k < nt)
-            ty_si[k] = sum;
-        else
-            si_all = sum;
-    }
-    for (k = 0; k < nt; k++) {
-        if (ty_cl[k] > vmax)
-            vmax = ty_cl[k];
-        if (ty_si[k] > vmax)
-            vmax = ty_si[k];
-    }
-    if (cl_all > vmax)
-        vmax = cl_all;
-    if (si_all > vmax)
-        vmax = si_all;
-    tunit = hs_plot_time_unit((int64_t)vmax, &unit);
-    if ((rc = hs__pl_open(p, "steps.dat", &f, err)) != HS_OK)
-        goto done;
-    fprintf(f, "# label closed sim (%s)\n", tunit);
-    for (k = 0; k < nt; k++) {
-        const char *tn = "?";
-        if (ndev[k] == 0)
-            continue;
-        for (i = 0; i < nd; i++)
-            if (r->devices[i].type_index == k) {
-                tn = r->devices[i].type;
-                break;
-            }
-        fprintf(f, "\"%s (%.0f devices)\" %.9g %.9g\n", tn, ndev[k],
-                ty_cl[k] / unit, ty_si[k] / unit);
-    }
-    fprintf(f, "\"cluster\" %.9g %.9g\n", cl_all / unit, si_all / unit);
-    if ((rc = hs__pl_close(p, "steps.dat", f, err)) != HS_OK)
+    hs__st_sums(&st);
+    if ((rc = hs__st_write(p, &st, &tunit, err)) != HS_OK)
         goto done;
     hs__pl_path(p, "steps.dat", dat, sizeof dat);
     if (hs__pl_str(p, "dat", dat) < 0 ||
@@ -1104,19 +1272,14 @@ static hs_err_t hs__pl_steps(hs__pl_t *p, hs_error_t *err)
         snprintf(title, sizeof title,
                  "%s: step time per device type, closed form vs replay "
                  "(%zu devices, steps %u-%u)",
-                 r->name[0] ? r->name : "hetsim", nd, (unsigned)first,
-                 (unsigned)max_step);
+                 r->name[0] ? r->name : "hetsim", nd, (unsigned)st.first,
+                 (unsigned)st.max_step);
         rc = hs__pl_common(p, 1100, 520, title, err);
     }
     if (rc == HS_OK)
         rc = hs__pl_run(p, "steps", err);
 done:
-    free(dev_cl);
-    free(dev_n);
-    free(ty_cl);
-    free(ty_si);
-    free(ndev);
-    free(tmax);
+    hs__st_free(&st);
     hs_h5_run_free(r);
     return rc;
 }
