@@ -107,105 +107,141 @@ static long hs__key_index(const hs_sweep_table_t *t, const char *key)
     return -1;
 }
 
-hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+/* The work of hs_sweep_plot_data, shared by its phases; the lists and
+   arrays are owned here and freed by hs__sp_free. */
+typedef struct {
+    const hs_sweep_table_t *t;
+    int fc, fr;                 /* the figure's columns: closed, replay */
+    long kx, kb;                /* the x key and the series key (-1 none) */
+    size_t r0;                  /* the first row that has the figure */
+    char **xs, **bys;           /* the distinct x and series values */
+    size_t nxs, nbys;
+    long *xi, *bi;              /* per row: its x and series index */
+    double *xv;                 /* per x value: as a number */
+    unsigned char *keep;        /* per row: drawn */
+    int kind;                   /* hs__x_num's kind of every x, -1 none */
+    hs__xord_t *order;          /* the x values in drawing order */
+} hs__sp_t;
+
+static void hs__sp_free(hs__sp_t *sp)
+{
+    size_t k;
+
+    for (k = 0; k < sp->nxs; k++)
+        free(sp->xs[k]);
+    free(sp->xs);
+    for (k = 0; k < sp->nbys; k++)
+        free(sp->bys[k]);
+    free(sp->bys);
+    free(sp->xi);
+    free(sp->bi);
+    free(sp->xv);
+    free(sp->keep);
+    free(sp->order);
+}
+
+/* Sets sp's figure columns from figure (step, epoch or total; NULL is
+   step) and its x and series keys from x_key and by_key (NULL x_key: the
+   first key; NULL by_key: another key when there is one; "" none). Fills
+   err (HS_ERR_USAGE) on a bad one. */
+static hs_err_t hs__sp_keys(hs__sp_t *sp, const char *x_key,
                             const char *by_key, const char *figure,
-                            FILE *dat, hs_sweep_plot_info_t *info,
                             hs_error_t *err)
 {
-    static const char *const kunits[] = {"", " (ms)", " (GB)", " (Gbit/s)"};
-    char **xs = NULL, **bys = NULL;
-    size_t nxs = 0, nbys = 0, r, r0, s, k, len;
-    long kx, kb = -1, *xi = NULL, *bi = NULL;
-    double *xv = NULL, vmax = 0, xmin = 0, xmax = 0;
-    int fc, fr, kind = -1;
-    unsigned char *keep = NULL;
-    hs__xord_t *order = NULL;
-    hs_err_t rc = HS_OK;
+    const hs_sweep_table_t *t = sp->t;
 
-    memset(info, 0, sizeof *info);
     if (figure == NULL || strcmp(figure, "step") == 0) {
-        fc = HS_SWEEP_TAB_STEP;
-        fr = HS_SWEEP_TAB_RSTEP;
+        sp->fc = HS_SWEEP_TAB_STEP;
+        sp->fr = HS_SWEEP_TAB_RSTEP;
     } else if (strcmp(figure, "epoch") == 0) {
-        fc = HS_SWEEP_TAB_EPOCH;
-        fr = HS_SWEEP_TAB_REPOCH;
+        sp->fc = HS_SWEEP_TAB_EPOCH;
+        sp->fr = HS_SWEEP_TAB_REPOCH;
     } else if (strcmp(figure, "total") == 0) {
-        fc = HS_SWEEP_TAB_TOTAL;
-        fr = HS_SWEEP_TAB_RTOTAL;
+        sp->fc = HS_SWEEP_TAB_TOTAL;
+        sp->fr = HS_SWEEP_TAB_RTOTAL;
     } else {
         return hs_error_setf(err, HS_ERR_USAGE,
                              "'%s' is not a sweep figure (step, epoch or "
                              "total)", figure);
     }
-    kx = x_key != NULL ? hs__key_index(t, x_key) : 0;
-    if (kx < 0 || t->n_keys == 0)
+    sp->kx = x_key != NULL ? hs__key_index(t, x_key) : 0;
+    if (sp->kx < 0 || t->n_keys == 0)
         return hs_error_setf(err, HS_ERR_USAGE,
                              "'%s' is not a varied key of the sweep",
                              x_key ? x_key : "");
     if (by_key != NULL && by_key[0] != '\0') {
-        kb = hs__key_index(t, by_key);
-        if (kb < 0 || kb == kx)
+        sp->kb = hs__key_index(t, by_key);
+        if (sp->kb < 0 || sp->kb == sp->kx)
             return hs_error_setf(err, HS_ERR_USAGE,
                                  "'%s' is not another varied key of the "
                                  "sweep", by_key);
     } else if (by_key == NULL && t->n_keys > 1) {
-        kb = kx == 0 ? 1 : 0;
+        sp->kb = sp->kx == 0 ? 1 : 0;
     }
-    xi = calloc(t->n_rows + 1, sizeof *xi);
-    bi = calloc(t->n_rows + 1, sizeof *bi);
-    xv = calloc(t->n_rows + 1, sizeof *xv);
-    keep = calloc(t->n_rows + 1, 1);
-    if (xi == NULL || bi == NULL || xv == NULL || keep == NULL)
-        goto nomem;
-    /* the rows drawn: the figure is there, the other keys as in the
-       first row that has it */
-    for (r0 = 0; r0 < t->n_rows; r0++)
-        if (t->fig[r0 * HS_SWEEP_TAB_FIGS + fc] >= 0)
+    return HS_OK;
+}
+
+/* Picks the rows drawn (the figure is there, the keys other than x and
+   series as in the first row that has it) and interns their x and
+   series values; counts them in info->n_points. -1 when out of memory. */
+static int hs__sp_rows(hs__sp_t *sp, hs_sweep_plot_info_t *info)
+{
+    const hs_sweep_table_t *t = sp->t;
+    size_t r, k;
+
+    for (sp->r0 = 0; sp->r0 < t->n_rows; sp->r0++)
+        if (t->fig[sp->r0 * HS_SWEEP_TAB_FIGS + sp->fc] >= 0)
             break;
     for (r = 0; r < t->n_rows; r++) {
         const char *const *v = (const char *const *)&t->values[r * t->n_keys];
-        keep[r] = t->fig[r * HS_SWEEP_TAB_FIGS + fc] >= 0;
-        for (k = 0; k < t->n_keys && keep[r]; k++)
-            if ((long)k != kx && (long)k != kb &&
-                strcmp(v[k], t->values[r0 * t->n_keys + k]) != 0)
-                keep[r] = 0;
-        if (!keep[r])
+        sp->keep[r] = t->fig[r * HS_SWEEP_TAB_FIGS + sp->fc] >= 0;
+        for (k = 0; k < t->n_keys && sp->keep[r]; k++)
+            if ((long)k != sp->kx && (long)k != sp->kb &&
+                strcmp(v[k], t->values[sp->r0 * t->n_keys + k]) != 0)
+                sp->keep[r] = 0;
+        if (!sp->keep[r])
             continue;
-        xi[r] = hs__intern(&xs, &nxs, v[kx]);
-        bi[r] = kb >= 0 ? hs__intern(&bys, &nbys, v[kb])
-                        : hs__intern(&bys, &nbys, "");
-        if (xi[r] < 0 || bi[r] < 0)
-            goto nomem;
+        sp->xi[r] = hs__intern(&sp->xs, &sp->nxs, v[sp->kx]);
+        sp->bi[r] = sp->kb >= 0 ? hs__intern(&sp->bys, &sp->nbys, v[sp->kb])
+                                : hs__intern(&sp->bys, &sp->nbys, "");
+        if (sp->xi[r] < 0 || sp->bi[r] < 0)
+            return -1;
         info->n_points++;
     }
-    if (info->n_points == 0) {
-        rc = hs_error_setf(err, HS_ERR_SCHEMA,
-                           "no point of the sweep has a %s time to draw",
-                           figure ? figure : "step");
-        goto done;
-    }
-    /* numeric x when every x value is a number of one kind */
-    for (k = 0; k < 4 && kind < 0; k++) {
+    return 0;
+}
+
+/* Sets the axes in info: numeric x (sp->kind, sp->xv) when every x value
+   is a number of one kind, the fixed keys' text, the time unit, the x
+   label and the x range (log when it spans 50 times or more). */
+static void hs__sp_axis(hs__sp_t *sp, hs_sweep_plot_info_t *info)
+{
+    static const char *const kunits[] = {"", " (ms)", " (GB)", " (Gbit/s)"};
+    const hs_sweep_table_t *t = sp->t;
+    size_t r, k, len;
+    double vmax = 0, xmin = 0, xmax = 0;
+
+    for (k = 0; k < 4 && sp->kind < 0; k++) {
         size_t i;
-        for (i = 0; i < nxs; i++)
-            if (hs__x_num(xs[i], (int)k, &xv[i]) != 0)
+        for (i = 0; i < sp->nxs; i++)
+            if (hs__x_num(sp->xs[i], (int)k, &sp->xv[i]) != 0)
                 break;
-        if (i == nxs)
-            kind = (int)k;
+        if (i == sp->nxs)
+            sp->kind = (int)k;
     }
     for (len = 0, k = 0; k < t->n_keys; k++) {
-        if ((long)k == kx || (long)k == kb)
+        if ((long)k == sp->kx || (long)k == sp->kb)
             continue;
         len += (size_t)snprintf(info->fixed + len,
                                 len < sizeof info->fixed
                                     ? sizeof info->fixed - len : 0,
                                 "%s%s=%s", len ? ", " : "", t->keys[k],
-                                t->values[r0 * t->n_keys + k]);
+                                t->values[sp->r0 * t->n_keys + k]);
     }
     for (r = 0; r < t->n_rows; r++) {
-        int64_t c = t->fig[r * HS_SWEEP_TAB_FIGS + fc];
-        int64_t p = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
-        if (!keep[r])
+        int64_t c = t->fig[r * HS_SWEEP_TAB_FIGS + sp->fc];
+        int64_t p = t->fig[r * HS_SWEEP_TAB_FIGS + sp->fr];
+        if (!sp->keep[r])
             continue;
         if ((double)c > vmax)
             vmax = (double)c;
@@ -214,19 +250,19 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
     }
     info->tunit = hs_plot_time_unit((int64_t)vmax, &info->unit_ns);
     info->has_replay = t->has_replay;
-    info->x_numeric = kind >= 0;
-    snprintf(info->xlabel, sizeof info->xlabel, "%s%s", t->keys[kx],
-             kind >= 0 ? kunits[kind] : "");
-    if (kind >= 0) {
-        for (k = 0; k < nxs; k++) {
-            if (k == 0 || xv[k] < xmin)
-                xmin = xv[k];
-            if (k == 0 || xv[k] > xmax)
-                xmax = xv[k];
+    info->x_numeric = sp->kind >= 0;
+    snprintf(info->xlabel, sizeof info->xlabel, "%s%s", t->keys[sp->kx],
+             sp->kind >= 0 ? kunits[sp->kind] : "");
+    if (sp->kind >= 0) {
+        for (k = 0; k < sp->nxs; k++) {
+            if (k == 0 || sp->xv[k] < xmin)
+                xmin = sp->xv[k];
+            if (k == 0 || sp->xv[k] > xmax)
+                xmax = sp->xv[k];
         }
-        info->x_integer = kind == 0;
-        for (k = 0; k < nxs && info->x_integer; k++)
-            if (xv[k] != floor(xv[k]))
+        info->x_integer = sp->kind == 0;
+        for (k = 0; k < sp->nxs && info->x_integer; k++)
+            if (sp->xv[k] != floor(sp->xv[k]))
                 info->x_integer = 0;
         info->logx = xmin > 0 && xmax / xmin >= 50;
         if (info->logx) {
@@ -239,72 +275,120 @@ hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
         }
     } else {
         info->xlo = -0.5;
-        info->xhi = (double)nxs - 0.5;
+        info->xhi = (double)sp->nxs - 0.5;
     }
-    order = calloc(nxs, sizeof *order);
-    if (order == NULL)
-        goto nomem;
-    for (k = 0; k < nxs; k++) {
-        order[k].x = kind >= 0 ? xv[k] : (double)k;
-        order[k].i = k;
+}
+
+/* Writes series s's block to dat: one line per x value in drawing order,
+   from the first drawn row of that x and series. */
+static void hs__sp_series(const hs__sp_t *sp,
+                          const hs_sweep_plot_info_t *info, size_t s,
+                          FILE *dat)
+{
+    const hs_sweep_table_t *t = sp->t;
+    size_t i, r;
+
+    for (i = 0; i < sp->nxs; i++) {
+        size_t best = sp->order[i].i;
+        for (r = 0; r < t->n_rows; r++) {
+            const char *lab = sp->xs[best];
+            const char *c;
+            int64_t rv;
+            if (!sp->keep[r] || (size_t)sp->xi[r] != best ||
+                (size_t)sp->bi[r] != s)
+                continue;
+            fprintf(dat, "%.9g \"",
+                    sp->kind >= 0 ? sp->xv[best] : (double)best);
+            for (c = lab; *c; c++)
+                fputc(*c == '"' ? '\'' : *c, dat);
+            rv = t->fig[r * HS_SWEEP_TAB_FIGS + sp->fr];
+            fprintf(dat, "\" %.9g ",
+                    (double)t->fig[r * HS_SWEEP_TAB_FIGS + sp->fc] /
+                        info->unit_ns);
+            if (rv >= 0)
+                fprintf(dat, "%.9g\n", (double)rv / info->unit_ns);
+            else
+                fputs("NaN\n", dat);
+            break;  /* one row per (x, series) */
+        }
     }
-    qsort(order, nxs, sizeof *order, hs__xcmp);
-    info->series = calloc(nbys, sizeof *info->series);
+}
+
+/* Orders the x values and writes one titled block per series to dat;
+   info owns the series titles. -1 when out of memory. */
+static int hs__sp_write(hs__sp_t *sp, hs_sweep_plot_info_t *info, FILE *dat)
+{
+    const hs_sweep_table_t *t = sp->t;
+    size_t k, s;
+
+    sp->order = calloc(sp->nxs, sizeof *sp->order);
+    if (sp->order == NULL)
+        return -1;
+    for (k = 0; k < sp->nxs; k++) {
+        sp->order[k].x = sp->kind >= 0 ? sp->xv[k] : (double)k;
+        sp->order[k].i = k;
+    }
+    qsort(sp->order, sp->nxs, sizeof *sp->order, hs__xcmp);
+    info->series = calloc(sp->nbys, sizeof *info->series);
     if (info->series == NULL)
-        goto nomem;
-    info->n_series = nbys;
-    for (s = 0; s < nbys; s++) {
-        size_t i;
+        return -1;
+    info->n_series = sp->nbys;
+    for (s = 0; s < sp->nbys; s++) {
         char title[600];
-        if (kb >= 0)
-            snprintf(title, sizeof title, "%s=%s", t->keys[kb], bys[s]);
+        if (sp->kb >= 0)
+            snprintf(title, sizeof title, "%s=%s", t->keys[sp->kb],
+                     sp->bys[s]);
         else
             title[0] = '\0';
         if ((info->series[s] = strdup(title)) == NULL)
-            goto nomem;
+            return -1;
         fprintf(dat, "# series %zu: %s\n", s, title);
         /* in x order: by position for categories, by value for numbers */
-        for (i = 0; i < nxs; i++) {
-            size_t best = order[i].i;
-            for (r = 0; r < t->n_rows; r++) {
-                const char *lab = xs[best];
-                const char *c;
-                int64_t rv;
-                if (!keep[r] || (size_t)xi[r] != best || (size_t)bi[r] != s)
-                    continue;
-                fprintf(dat, "%.9g \"", kind >= 0 ? xv[best] : (double)best);
-                for (c = lab; *c; c++)
-                    fputc(*c == '"' ? '\'' : *c, dat);
-                rv = t->fig[r * HS_SWEEP_TAB_FIGS + fr];
-                fprintf(dat, "\" %.9g ",
-                        (double)t->fig[r * HS_SWEEP_TAB_FIGS + fc] /
-                            info->unit_ns);
-                if (rv >= 0)
-                    fprintf(dat, "%.9g\n", (double)rv / info->unit_ns);
-                else
-                    fputs("NaN\n", dat);
-                break;  /* one row per (x, series) */
-            }
-        }
+        hs__sp_series(sp, info, s, dat);
         fputs("\n\n", dat);
     }
+    return 0;
+}
+
+hs_err_t hs_sweep_plot_data(const hs_sweep_table_t *t, const char *x_key,
+                            const char *by_key, const char *figure,
+                            FILE *dat, hs_sweep_plot_info_t *info,
+                            hs_error_t *err)
+{
+    hs__sp_t sp;
+    hs_err_t rc = HS_OK;
+
+    memset(info, 0, sizeof *info);
+    memset(&sp, 0, sizeof sp);
+    sp.t = t;
+    sp.kb = -1;
+    sp.kind = -1;
+    if ((rc = hs__sp_keys(&sp, x_key, by_key, figure, err)) != HS_OK)
+        return rc;
+    sp.xi = calloc(t->n_rows + 1, sizeof *sp.xi);
+    sp.bi = calloc(t->n_rows + 1, sizeof *sp.bi);
+    sp.xv = calloc(t->n_rows + 1, sizeof *sp.xv);
+    sp.keep = calloc(t->n_rows + 1, 1);
+    if (sp.xi == NULL || sp.bi == NULL || sp.xv == NULL || sp.keep == NULL)
+        goto nomem;
+    if (hs__sp_rows(&sp, info) != 0)
+        goto nomem;
+    if (info->n_points == 0) {
+        rc = hs_error_setf(err, HS_ERR_SCHEMA,
+                           "no point of the sweep has a %s time to draw",
+                           figure ? figure : "step");
+        goto done;
+    }
+    hs__sp_axis(&sp, info);
+    if (hs__sp_write(&sp, info, dat) != 0)
+        goto nomem;
     if (ferror(dat))
         rc = hs_error_setf(err, HS_ERR_IO, "cannot write the plot data");
     goto done;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 done:
-    for (k = 0; k < nxs; k++)
-        free(xs[k]);
-    free(xs);
-    for (k = 0; k < nbys; k++)
-        free(bys[k]);
-    free(bys);
-    free(xi);
-    free(bi);
-    free(xv);
-    free(keep);
-    free(order);
+    hs__sp_free(&sp);
     if (rc != HS_OK)
         hs_sweep_plot_info_clear(info);
     return rc;
