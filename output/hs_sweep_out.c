@@ -715,57 +715,185 @@ void hs_sweep_table_free(hs_sweep_table_t *t)
 
 #define HS__TAB_MAXCOLS 256
 
+/* The figures' column names: format 2's, then format 1's. */
+static const char *const hs__tab_figs[HS_SWEEP_TAB_FIGS] = {
+    "step_source_ns", "epoch_source_ns", "total_source_ns",
+    "step_replay_ns", "epoch_replay_ns", "total_replay_ns"};
+static const char *const hs__tab_figs1[HS_SWEEP_TAB_FIGS] = {
+    "step_ns", "epoch_ns", "total_ns", "replay_step_ns",
+    "replay_epoch_ns", "replay_total_ns"};
+
+/* The state of hs_sweep_table_read between lines; t is owned by the
+   reader until it is handed out. */
+typedef struct {
+    const char *path;
+    hs_sweep_table_t *t;
+    int fcol[HS_SWEEP_TAB_FIGS];    /* each figure's column, -1 none */
+    long kcol[HS__TAB_MAXCOLS];     /* each key's column */
+    size_t rows_cap;
+    unsigned long lineno;
+} hs__tab_rd_t;
+
+/* Opens path for reading into *in: a regular file of at most
+   HS_LIMIT_FILE_BYTES, so that its size bounds a line. Fills err. */
+static hs_err_t hs__tab_open(const char *path, FILE **in, hs_error_t *err)
+{
+    struct stat st;
+
+    *in = fopen(path, "r");
+    if (*in == NULL)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    if (fstat(fileno(*in), &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size > HS_LIMIT_FILE_BYTES) {
+        fclose(*in);
+        *in = NULL;
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                            "not a regular file of at most 1 GiB");
+    }
+    return HS_OK;
+}
+
+/* Reads the header's n fields f: the figures' columns and the keys
+   (format 2 or 1: the columns before n_devices; the old n,closed_ns,
+   sim_ns form: n). rd->t owns the key names. Fills err on a header that
+   is neither. */
+static hs_err_t hs__tab_header(hs__tab_rd_t *rd, char **f, long n,
+                               hs_error_t *err)
+{
+    hs_sweep_table_t *t = rd->t;
+    long nd = -1, i;
+    size_t k;
+
+    for (i = 0; i < HS_SWEEP_TAB_FIGS; i++)
+        rd->fcol[i] = -1;
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < HS_SWEEP_TAB_FIGS; k++)
+            if (strcmp(f[i], hs__tab_figs[k]) == 0 ||
+                strcmp(f[i], hs__tab_figs1[k]) == 0)
+                rd->fcol[k] = (int)i;
+        if (strcmp(f[i], "n_devices") == 0 && nd < 0)
+            nd = i;
+    }
+    t->keys = calloc((size_t)n, sizeof *t->keys);
+    if (t->keys == NULL)
+        goto nomem;
+    if (nd > 0 && rd->fcol[HS_SWEEP_TAB_STEP] >= 0) {
+        for (i = 0; i < nd; i++) {
+            rd->kcol[t->n_keys] = i;
+            if ((t->keys[t->n_keys++] = strdup(f[i])) == NULL)
+                goto nomem;
+        }
+    } else {
+        long cn = -1, cc = -1, cs = -1;
+        for (i = 0; i < n; i++) {
+            cn = strcmp(f[i], "n") == 0 ? i : cn;
+            cc = strcmp(f[i], "closed_ns") == 0 ? i : cc;
+            cs = strcmp(f[i], "sim_ns") == 0 ? i : cs;
+        }
+        if (cn < 0 || cc < 0 || cs < 0)
+            return hs_error_set(err, HS_ERR_SCHEMA, rd->path, rd->lineno, 1,
+                                "not a sweep's header: expected the "
+                                "varied keys, then n_devices, "
+                                "step_ns, ... (hetsim sweep), or "
+                                "n,closed_ns,sim_ns");
+        rd->kcol[0] = cn;
+        if ((t->keys[t->n_keys++] = strdup("n")) == NULL)
+            goto nomem;
+        rd->fcol[HS_SWEEP_TAB_STEP] = (int)cc;
+        rd->fcol[HS_SWEEP_TAB_RSTEP] = (int)cs;
+    }
+    t->has_replay = rd->fcol[HS_SWEEP_TAB_RSTEP] >= 0;
+    return HS_OK;
+nomem:
+    return hs_error_set(err, HS_ERR_NOMEM, rd->path, 0, 0, "out of memory");
+}
+
+/* Appends the data row f (fields of line) to rd->t: its figures (-1 when
+   empty) and its keys' values, which rd->t owns. Fills err on a figure
+   that is not a non-negative number. */
+static hs_err_t hs__tab_row(hs__tab_rd_t *rd, const char *line, char **f,
+                            hs_error_t *err)
+{
+    hs_sweep_table_t *t = rd->t;
+    const int *fcol = rd->fcol;
+    size_t r, k;
+
+    if (t->n_rows == rd->rows_cap) {
+        size_t nc = rd->rows_cap ? 2 * rd->rows_cap : 64;
+        char **nv = realloc(t->values, nc * t->n_keys * sizeof *nv);
+        int64_t *nf;
+        if (nv == NULL)
+            goto nomem;
+        t->values = nv;
+        nf = realloc(t->fig, nc * HS_SWEEP_TAB_FIGS * sizeof *nf);
+        if (nf == NULL)
+            goto nomem;
+        t->fig = nf;
+        rd->rows_cap = nc;
+    }
+    r = t->n_rows;
+    for (k = 0; k < HS_SWEEP_TAB_FIGS; k++) {
+        int64_t *v = &t->fig[r * HS_SWEEP_TAB_FIGS + k];
+        const char *x = fcol[k] >= 0 ? f[fcol[k]] : "";
+        char *end;
+        double d;
+        *v = -1;
+        if (*x == '\0')
+            continue;
+        errno = 0;
+        d = strtod(x, &end);
+        if (end == x || *end != '\0' || errno != 0 || !(d >= 0) ||
+            d > 9.2e18 || !((*x >= '0' && *x <= '9') || *x == '.'))
+            return hs_error_set(err, HS_ERR_SYNTAX, rd->path, rd->lineno,
+                                (unsigned long)(f[fcol[k]] - line) + 1,
+                                "column %d (%s): '%s' is not a "
+                                "non-negative number", fcol[k] + 1,
+                                hs__tab_figs[k], x);
+        *v = (int64_t)(d + 0.5);
+    }
+    for (k = 0; k < t->n_keys; k++)
+        t->values[r * t->n_keys + k] = NULL;
+    t->n_rows++;
+    for (k = 0; k < t->n_keys; k++)
+        if ((t->values[r * t->n_keys + k] = strdup(f[rd->kcol[k]])) == NULL)
+            goto nomem;
+    return HS_OK;
+nomem:
+    return hs_error_set(err, HS_ERR_NOMEM, rd->path, 0, 0, "out of memory");
+}
+
 hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
                              hs_error_t *err)
 {
-    /* format 2's names, then format 1's */
-    static const char *const figs[HS_SWEEP_TAB_FIGS] = {
-        "step_source_ns", "epoch_source_ns", "total_source_ns",
-        "step_replay_ns", "epoch_replay_ns", "total_replay_ns"};
-    static const char *const figs1[HS_SWEEP_TAB_FIGS] = {
-        "step_ns", "epoch_ns", "total_ns", "replay_step_ns",
-        "replay_epoch_ns", "replay_total_ns"};
-    FILE *in = fopen(path, "r");
+    FILE *in;
+    hs__tab_rd_t rd;
     hs_sweep_table_t *t = NULL;
     char *line = NULL, *f[HS__TAB_MAXCOLS];
-    size_t cap = 0, rows_cap = 0, k;
+    size_t cap = 0;
     long ncols = 0, n;
-    int fcol[HS_SWEEP_TAB_FIGS];
-    long kcol[HS__TAB_MAXCOLS];
-    unsigned long lineno = 0;
     ssize_t len;
     hs_err_t rc = HS_OK;
 
     *out = NULL;
-    if (in == NULL)
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
-                            strerror(errno));
-    {
-        /* a line is read whole: the file's size bounds it (a regular file
-           of at most HS_LIMIT_FILE_BYTES, as every file read whole) */
-        struct stat st;
-        if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
-            (uint64_t)st.st_size > HS_LIMIT_FILE_BYTES) {
-            fclose(in);
-            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                "not a regular file of at most 1 GiB");
-        }
-    }
-    t = calloc(1, sizeof *t);
+    memset(&rd, 0, sizeof rd);
+    rd.path = path;
+    if ((rc = hs__tab_open(path, &in, err)) != HS_OK)
+        return rc;
+    t = rd.t = calloc(1, sizeof *t);
     if (t == NULL)
         goto nomem;
     while ((len = getline(&line, &cap, in)) >= 0) {
-        size_t r;
-        lineno++;
+        rd.lineno++;
         if (len > HS_LIMIT_CSV_LINE) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, rd.lineno,
                               HS_LIMIT_CSV_LINE + 1,
                               "the line is longer than %d bytes (the limit)",
                               HS_LIMIT_CSV_LINE);
             goto done;
         }
         if (strlen(line) != (size_t)len) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, rd.lineno,
                               (unsigned long)strlen(line) + 1,
                               "a NUL byte: a sweep CSV is text");
             goto done;
@@ -776,7 +904,7 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
             continue;
         n = hs__csv_split(line, f, HS__TAB_MAXCOLS);
         if (n < 0) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, rd.lineno,
                               n == -1 ? 1 : (unsigned long)(-n),
                               n == -1 ? "more than %d columns"
                                       : "a malformed quoted field%.0d",
@@ -784,97 +912,18 @@ hs_err_t hs_sweep_table_read(const char *path, hs_sweep_table_t **out,
             goto done;
         }
         if (ncols == 0) {   /* the header */
-            long nd = -1, i;
-            for (i = 0; i < HS_SWEEP_TAB_FIGS; i++)
-                fcol[i] = -1;
-            for (i = 0; i < n; i++) {
-                for (k = 0; k < HS_SWEEP_TAB_FIGS; k++)
-                    if (strcmp(f[i], figs[k]) == 0 ||
-                        strcmp(f[i], figs1[k]) == 0)
-                        fcol[k] = (int)i;
-                if (strcmp(f[i], "n_devices") == 0 && nd < 0)
-                    nd = i;
-            }
-            t->keys = calloc((size_t)n, sizeof *t->keys);
-            if (t->keys == NULL)
-                goto nomem;
-            if (nd > 0 && fcol[HS_SWEEP_TAB_STEP] >= 0) {
-                for (i = 0; i < nd; i++) {
-                    kcol[t->n_keys] = i;
-                    if ((t->keys[t->n_keys++] = strdup(f[i])) == NULL)
-                        goto nomem;
-                }
-            } else {
-                long cn = -1, cc = -1, cs = -1;
-                for (i = 0; i < n; i++) {
-                    cn = strcmp(f[i], "n") == 0 ? i : cn;
-                    cc = strcmp(f[i], "closed_ns") == 0 ? i : cc;
-                    cs = strcmp(f[i], "sim_ns") == 0 ? i : cs;
-                }
-                if (cn < 0 || cc < 0 || cs < 0) {
-                    rc = hs_error_set(err, HS_ERR_SCHEMA, path, lineno, 1,
-                                      "not a sweep's header: expected the "
-                                      "varied keys, then n_devices, "
-                                      "step_ns, ... (hetsim sweep), or "
-                                      "n,closed_ns,sim_ns");
-                    goto done;
-                }
-                kcol[0] = cn;
-                if ((t->keys[t->n_keys++] = strdup("n")) == NULL)
-                    goto nomem;
-                fcol[HS_SWEEP_TAB_STEP] = (int)cc;
-                fcol[HS_SWEEP_TAB_RSTEP] = (int)cs;
-            }
-            t->has_replay = fcol[HS_SWEEP_TAB_RSTEP] >= 0;
+            if ((rc = hs__tab_header(&rd, f, n, err)) != HS_OK)
+                goto done;
             ncols = n;
             continue;
         }
         if (n != ncols) {
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+            rc = hs_error_set(err, HS_ERR_SYNTAX, path, rd.lineno, 1,
                               "expected %ld columns, found %ld", ncols, n);
             goto done;
         }
-        if (t->n_rows == rows_cap) {
-            size_t nc = rows_cap ? 2 * rows_cap : 64;
-            char **nv = realloc(t->values, nc * t->n_keys * sizeof *nv);
-            int64_t *nf;
-            if (nv == NULL)
-                goto nomem;
-            t->values = nv;
-            nf = realloc(t->fig, nc * HS_SWEEP_TAB_FIGS * sizeof *nf);
-            if (nf == NULL)
-                goto nomem;
-            t->fig = nf;
-            rows_cap = nc;
-        }
-        r = t->n_rows;
-        for (k = 0; k < HS_SWEEP_TAB_FIGS; k++) {
-            int64_t *v = &t->fig[r * HS_SWEEP_TAB_FIGS + k];
-            const char *x = fcol[k] >= 0 ? f[fcol[k]] : "";
-            char *end;
-            double d;
-            *v = -1;
-            if (*x == '\0')
-                continue;
-            errno = 0;
-            d = strtod(x, &end);
-            if (end == x || *end != '\0' || errno != 0 || !(d >= 0) ||
-                d > 9.2e18 || !((*x >= '0' && *x <= '9') || *x == '.')) {
-                rc = hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
-                                  (unsigned long)(f[fcol[k]] - line) + 1,
-                                  "column %d (%s): '%s' is not a "
-                                  "non-negative number", fcol[k] + 1,
-                                  figs[k], x);
-                goto done;
-            }
-            *v = (int64_t)(d + 0.5);
-        }
-        for (k = 0; k < t->n_keys; k++)
-            t->values[r * t->n_keys + k] = NULL;
-        t->n_rows++;
-        for (k = 0; k < t->n_keys; k++)
-            if ((t->values[r * t->n_keys + k] = strdup(f[kcol[k]])) == NULL)
-                goto nomem;
+        if ((rc = hs__tab_row(&rd, line, f, err)) != HS_OK)
+            goto done;
     }
     if (t->has_replay) {
         /* format 2 always has the replay's columns: a replay is there
