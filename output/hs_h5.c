@@ -818,49 +818,18 @@ void hs_h5_run_free(hs_h5_run_t *r)
     free(r);
 }
 
-hs_err_t hs_h5_run_load(const char *path, hs_h5_run_t **out,
-                        hs_error_t *err)
+/* Reads the trace's /devices table of file f into r->devices (r owns
+   the names); rows are placed by their id. Fills err (naming path) on a
+   read failure or a bad id; closes what it opened either way. */
+static hs_err_t hs__h5_load_devices(hid_t f, hs_h5_run_t *r,
+                                    const char *path, hs_error_t *err)
 {
-    hs_h5_run_t *r = NULL;
-    hid_t f = -1, ds = -1, mt = -1, sp = -1;
+    hid_t ds = -1, mt = -1, sp = -1;
     hs__h5_devrow_t *rows = NULL;
     hssize_t n;
     size_t i;
-    hs_err_t rc = HS_ERR_NOMEM;
+    hs_err_t rc;
 
-    *out = NULL;
-    hs__h5_quiet();
-    if (access(path, R_OK) != 0)
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
-                            strerror(errno));
-    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        return hs__h5_fail(err, HS_ERR_IO, path,
-                           "not an HDF5 file or unreadable");
-    r = calloc(1, sizeof *r);
-    if (r == NULL)
-        goto fail_nomem;
-    r->path = hs__h5_strdup(path);
-    r->scenario = hs__h5_read_attr_str(f, "scenario");
-    r->scenario_hash = hs__h5_read_attr_str(f, "scenario_hash");
-    r->overlap = hs__h5_read_attr_str(f, "overlap");
-    r->send = hs__h5_read_attr_str(f, "send");
-    r->version = hs__h5_read_attr_str(f, "hetsim_version");
-    r->name = hs__h5_read_attr_str(f, "scenario_name");
-    r->seed = hs__h5_read_attr_u64(f, "seed");
-    if (!r->path || !r->scenario || !r->scenario_hash || !r->overlap ||
-        !r->send || !r->version || !r->name)
-        goto fail_nomem;
-
-    /* /devices */
-    if (H5Lexists(f, "devices", H5P_DEFAULT) <= 0 ||
-        H5Lexists(f, "steps", H5P_DEFAULT) <= 0 ||
-        H5Lexists(f, "events", H5P_DEFAULT) <= 0) {
-        rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
-                          "not a hetsim trace: /devices, /steps or /events "
-                          "is missing");
-        goto fail;
-    }
     ds = H5Dopen2(f, "devices", H5P_DEFAULT);
     mt = hs__h5_dev_type(0);
     if (ds < 0 || mt < 0 || (n = hs__h5_rows(ds)) < 0)
@@ -904,9 +873,34 @@ hs_err_t hs_h5_run_load(const char *path, hs_h5_run_t **out,
             goto fail_nomem;
     H5Dclose(ds);
     H5Tclose(mt);
-    ds = mt = -1;
+    free(rows);
+    return HS_OK;
+fail_h5:
+    rc = hs__h5_fail(err, HS_ERR_TRACE, path, "cannot read the trace");
+    goto fail;
+fail_nomem:
+    rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+fail:
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ds >= 0)
+        H5Dclose(ds);
+    free(rows);
+    return rc;
+}
 
-    /* /steps */
+/* Reads the trace's /steps table of file f into r->steps (format 1's
+   figure names too). Fills err (naming path) on a read failure; closes
+   what it opened either way. */
+static hs_err_t hs__h5_load_steps(hid_t f, hs_h5_run_t *r, const char *path,
+                                  hs_error_t *err)
+{
+    hid_t ds, mt;
+    hssize_t n;
+    hs_err_t rc;
+
     ds = H5Dopen2(f, "steps", H5P_DEFAULT);
     {
         /* format version 1 named the figures sim_ns, closed_ns */
@@ -928,15 +922,68 @@ hs_err_t hs_h5_run_load(const char *path, hs_h5_run_t **out,
     r->n_steps = (size_t)n;
     H5Dclose(ds);
     H5Tclose(mt);
-    ds = mt = -1;
+    return HS_OK;
+fail_h5:
+    rc = hs__h5_fail(err, HS_ERR_TRACE, path, "cannot read the trace");
+    goto fail;
+fail_nomem:
+    rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+fail:
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ds >= 0)
+        H5Dclose(ds);
+    return rc;
+}
 
+hs_err_t hs_h5_run_load(const char *path, hs_h5_run_t **out,
+                        hs_error_t *err)
+{
+    hs_h5_run_t *r = NULL;
+    hid_t f = -1, ds = -1;
+    hssize_t n;
+    hs_err_t rc = HS_ERR_NOMEM;
+
+    *out = NULL;
+    hs__h5_quiet();
+    if (access(path, R_OK) != 0)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot read: %s",
+                            strerror(errno));
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return hs__h5_fail(err, HS_ERR_IO, path,
+                           "not an HDF5 file or unreadable");
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        goto fail_nomem;
+    r->path = hs__h5_strdup(path);
+    r->scenario = hs__h5_read_attr_str(f, "scenario");
+    r->scenario_hash = hs__h5_read_attr_str(f, "scenario_hash");
+    r->overlap = hs__h5_read_attr_str(f, "overlap");
+    r->send = hs__h5_read_attr_str(f, "send");
+    r->version = hs__h5_read_attr_str(f, "hetsim_version");
+    r->name = hs__h5_read_attr_str(f, "scenario_name");
+    r->seed = hs__h5_read_attr_u64(f, "seed");
+    if (!r->path || !r->scenario || !r->scenario_hash || !r->overlap ||
+        !r->send || !r->version || !r->name)
+        goto fail_nomem;
+    if (H5Lexists(f, "devices", H5P_DEFAULT) <= 0 ||
+        H5Lexists(f, "steps", H5P_DEFAULT) <= 0 ||
+        H5Lexists(f, "events", H5P_DEFAULT) <= 0) {
+        rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                          "not a hetsim trace: /devices, /steps or /events "
+                          "is missing");
+        goto fail;
+    }
+    if ((rc = hs__h5_load_devices(f, r, path, err)) != HS_OK ||
+        (rc = hs__h5_load_steps(f, r, path, err)) != HS_OK)
+        goto fail;
     ds = H5Dopen2(f, "events", H5P_DEFAULT);
     if (ds < 0 || (n = hs__h5_rows(ds)) < 0)
         goto fail_h5;
     r->n_events = (uint64_t)n;
     H5Dclose(ds);
     H5Fclose(f);
-    free(rows);
     *out = r;
     return HS_OK;
 
@@ -946,15 +993,10 @@ fail_h5:
 fail_nomem:
     rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
 fail:
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (mt >= 0)
-        H5Tclose(mt);
     if (ds >= 0)
         H5Dclose(ds);
     if (f >= 0)
         H5Fclose(f);
-    free(rows);
     hs_h5_run_free(r);
     return rc;
 }
