@@ -296,12 +296,15 @@ static void hs__nm_child_why(const hs_child_t *c, const char *errp,
         snprintf(buf, len, "exit status %d", c->status);
 }
 
-static void hs__nm_round(const hs_nm_host_t *hosts, const hs_nm_opts_t *o,
-                         const char *dir, hs__nm_run_t *runs, size_t nr)
+/* Starts one round's iperf3 servers (one test each, on the runs' target
+   hosts), their outputs under dir; a run whose server cannot start is
+   resolved as failed. */
+static void hs__nm_start_servers(const hs_nm_host_t *hosts,
+                                 const hs_nm_opts_t *o, const char *dir,
+                                 hs__nm_run_t *runs, size_t nr)
 {
     const char *prog = o->iperf3 ? o->iperf3 : "iperf3";
-    int64_t start, deadline;
-    size_t i, left;
+    size_t i;
     hs_error_t e;
 
     for (i = 0; i < nr; i++) {
@@ -332,71 +335,69 @@ static void hs__nm_round(const hs_nm_host_t *hosts, const hs_nm_opts_t *o,
             hs__nm_fail(r, e.code == HS_ERR_EXTERNAL, "iperf3 server: %.200s",
                         e.msg);
     }
-    hs_sleep_ns(150 * 1000000);
-    start = hs_now_ns();
-    for (i = 0; i < nr; i++)
-        if (!runs[i].resolved)
-            hs__nm_start_client(o, hosts, &runs[i]);
-    deadline = start + (int64_t)hs__nm_secs(o->time_s) * 1000000000
-               + (int64_t)o->omit_s * 1000000000
-               + o->slack_ns;
-    for (;;) {
-        int64_t now = hs_now_ns();
+}
 
-        left = 0;
-        for (i = 0; i < nr; i++) {
-            hs__nm_run_t *r = &runs[i];
-            char why[200];
-            double bps = 0;
+/* Looks at unresolved run r at time now (the round started at start):
+   starts its client when a retry is due; once the client has ended,
+   resolves r with the measured bandwidth, or schedules a retry when the
+   server was not listening yet, or fails r with the reason. */
+static void hs__nm_check(const hs_nm_host_t *hosts, const hs_nm_opts_t *o,
+                         hs__nm_run_t *r, int64_t now, int64_t start)
+{
+    char why[200];
+    double bps = 0;
 
-            if (r->resolved)
-                continue;
-            left++;
-            if (!r->client_started) {
-                if (r->retry_at_ns != 0 && now >= r->retry_at_ns) {
-                    r->retry_at_ns = 0;
-                    hs__nm_start_client(o, hosts, r);
-                }
-                continue;
-            }
-            if (!hs_child_poll(&r->client))
-                continue;
-            r->client_started = 0;
-            if (hs__nm_parse(r->out_path, &bps, why, sizeof why)) {
-                r->pair->ok = 1;
-                r->pair->bw_bytes_per_s = bps / 8.0;
-                r->resolved = 1;
-                if (o->progress != NULL)
-                    fprintf(o->progress, "measured %s (%s) -> %s (%s): "
-                            "%.3f Mbit/s\n", hosts[r->pair->from].name,
-                            hosts[r->pair->from].addr,
-                            hosts[r->pair->to].name,
-                            hosts[r->pair->to].addr, bps / 1e6);
-                continue;
-            }
-            if (strcmp(why, "no report") == 0)
-                hs__nm_child_why(&r->client, r->cerr_path, why, sizeof why);
-            if (strstr(why, "refused") != NULL
-                && now - start < HS__NM_RETRY_NS
-                && !hs_child_poll(&r->server)) {
-                r->retry_at_ns = now + 100 * 1000000;
-                continue;
-            }
-            if (hs_child_poll(&r->server) && r->server.status != 0) {
-                char swhy[200];
-
-                hs__nm_child_why(&r->server, r->serr_path, swhy,
-                                 sizeof swhy);
-                hs__nm_fail(r, hs__looks_missing(swhy), "iperf3 server: %.200s",
-                            swhy);
-            } else
-                hs__nm_fail(r, hs__looks_missing(why), "iperf3 client: %.200s",
-                            why);
+    if (!r->client_started) {
+        if (r->retry_at_ns != 0 && now >= r->retry_at_ns) {
+            r->retry_at_ns = 0;
+            hs__nm_start_client(o, hosts, r);
         }
-        if (left == 0 || now >= deadline)
-            break;
-        hs_sleep_ns(10 * 1000000);
+        return;
     }
+    if (!hs_child_poll(&r->client))
+        return;
+    r->client_started = 0;
+    if (hs__nm_parse(r->out_path, &bps, why, sizeof why)) {
+        r->pair->ok = 1;
+        r->pair->bw_bytes_per_s = bps / 8.0;
+        r->resolved = 1;
+        if (o->progress != NULL)
+            fprintf(o->progress, "measured %s (%s) -> %s (%s): "
+                    "%.3f Mbit/s\n", hosts[r->pair->from].name,
+                    hosts[r->pair->from].addr,
+                    hosts[r->pair->to].name,
+                    hosts[r->pair->to].addr, bps / 1e6);
+        return;
+    }
+    if (strcmp(why, "no report") == 0)
+        hs__nm_child_why(&r->client, r->cerr_path, why, sizeof why);
+    if (strstr(why, "refused") != NULL
+        && now - start < HS__NM_RETRY_NS
+        && !hs_child_poll(&r->server)) {
+        r->retry_at_ns = now + 100 * 1000000;
+        return;
+    }
+    if (hs_child_poll(&r->server) && r->server.status != 0) {
+        char swhy[200];
+
+        hs__nm_child_why(&r->server, r->serr_path, swhy,
+                         sizeof swhy);
+        hs__nm_fail(r, hs__looks_missing(swhy), "iperf3 server: %.200s",
+                    swhy);
+    } else
+        hs__nm_fail(r, hs__looks_missing(why), "iperf3 client: %.200s",
+                    why);
+}
+
+/* Ends a round: fails the runs still unresolved (timed out after
+   deadline - start), stops their clients, and gives the servers 2 s to
+   end by themselves before stopping them. */
+static void hs__nm_finish(hs__nm_run_t *runs, size_t nr, int64_t start,
+                          int64_t deadline)
+{
+    hs_child_t *srv;
+    size_t i;
+
     for (i = 0; i < nr; i++) {
         hs__nm_run_t *r = &runs[i];
 
@@ -411,21 +412,52 @@ static void hs__nm_round(const hs_nm_host_t *hosts, const hs_nm_opts_t *o,
             hs_child_kill(&r->client, 500 * 1000000);
     }
     /* Servers end by themselves after their one test; give them 2 s. */
-    {
-        hs_child_t *srv = calloc(nr, sizeof *srv);
-
-        if (srv != NULL) {
-            for (i = 0; i < nr; i++)
-                srv[i] = runs[i].server;
-            hs_child_wait_all(srv, nr, hs_now_ns() + 2000000000LL, 0);
-            for (i = 0; i < nr; i++) {
-                runs[i].server = srv[i];
-            }
-            free(srv);
-        }
+    srv = calloc(nr, sizeof *srv);
+    if (srv != NULL) {
         for (i = 0; i < nr; i++)
-            hs_child_kill(&runs[i].server, 500 * 1000000);
+            srv[i] = runs[i].server;
+        hs_child_wait_all(srv, nr, hs_now_ns() + 2000000000LL, 0);
+        for (i = 0; i < nr; i++) {
+            runs[i].server = srv[i];
+        }
+        free(srv);
     }
+    for (i = 0; i < nr; i++)
+        hs_child_kill(&runs[i].server, 500 * 1000000);
+}
+
+/* Measures the nr runs of one round at once: servers, then clients, each
+   run resolved with its bandwidth or a failure; nothing left running. */
+static void hs__nm_round(const hs_nm_host_t *hosts, const hs_nm_opts_t *o,
+                         const char *dir, hs__nm_run_t *runs, size_t nr)
+{
+    int64_t start, deadline;
+    size_t i, left;
+
+    hs__nm_start_servers(hosts, o, dir, runs, nr);
+    hs_sleep_ns(150 * 1000000);
+    start = hs_now_ns();
+    for (i = 0; i < nr; i++)
+        if (!runs[i].resolved)
+            hs__nm_start_client(o, hosts, &runs[i]);
+    deadline = start + (int64_t)hs__nm_secs(o->time_s) * 1000000000
+               + (int64_t)o->omit_s * 1000000000
+               + o->slack_ns;
+    for (;;) {
+        int64_t now = hs_now_ns();
+
+        left = 0;
+        for (i = 0; i < nr; i++) {
+            if (runs[i].resolved)
+                continue;
+            left++;
+            hs__nm_check(hosts, o, &runs[i], now, start);
+        }
+        if (left == 0 || now >= deadline)
+            break;
+        hs_sleep_ns(10 * 1000000);
+    }
+    hs__nm_finish(runs, nr, start, deadline);
 }
 
 hs_err_t hs_nm_measure(const hs_nm_host_t *hosts, size_t n,

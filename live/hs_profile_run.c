@@ -362,7 +362,6 @@ static hs_err_t hs__pick(const hs_scenario_t *s, size_t t,
     return HS_OK;
 }
 
-/* Starts, watches and, if need be, stops the ranks of type t. */
 /* Whether a rank's last phase line ("step N begins PHASE") is one where it
    waits for its peer in an all-reduce. */
 static int hs__in_collective(const char *phase)
@@ -370,8 +369,281 @@ static int hs__in_collective(const char *phase)
     return strcmp(phase, "backward") == 0 || strcmp(phase, "all-reduce") == 0;
 }
 
+/* One type's run (hs__run_type): what its ranks are started with, and
+   the ranks. Borrows everything but rk, which it owns. */
+typedef struct {
+    const hs_scenario_t *s;
+    const hs_type_t *ty;
+    const hs_prun_opts_t *o;
+    const char *python, *harness, *dir;
+    const char *backend;
+    uint32_t iters, warmup;
+    int64_t timeout_ns;
+    uint64_t batch;
+    unsigned port;
+    int remote;             /* ranks started through the launcher */
+    size_t nr;
+    hs__rank_t rk[HS__PR_NRANK];
+} hs__rt_t;
+
+/* Fills env and cmd (the caller frees both, and checks their oom) with
+   rank r's environment and harness command line. */
+static void hs__rt_args(const hs__rt_t *rt, const hs_prun_type_t *pt,
+                        size_t r, hs_strv_t *env, hs_strv_t *cmd)
+{
+    const hs_scenario_t *s = rt->s;
+    const hs_type_t *ty = rt->ty;
+    const hs_prun_opts_t *o = rt->o;
+    const hs__rank_t *rk = rt->rk;
+    size_t lr = 0, q;
+
+    for (q = 0; q < r; q++)
+        if (strcmp(rk[q].host, rk[r].host) == 0)
+            lr++;
+    hs_strv_addf(env, "RANK=%zu", r);
+    hs_strv_addf(env, "WORLD_SIZE=%zu", rt->nr);
+    hs_strv_addf(env, "LOCAL_RANK=%zu", lr);
+    hs_strv_addf(env, "MASTER_ADDR=%s", rk[0].host);
+    hs_strv_addf(env, "MASTER_PORT=%u", rt->port);
+    hs_strv_addf(env, "PYTHONUNBUFFERED=1");
+    if (strcmp(rt->backend, "nccl") == 0)
+        hs_strv_addf(env, "NCCL_ALGO=Ring");
+    for (q = 0; q < ty->n_env; q++)
+        hs_strv_addf(env, "%s", ty->env[q]);
+    if (rt->remote) {
+        hs_strv_addf(cmd, "env");
+        hs_strv_addf(cmd, "--"); /* options end: assignments follow */
+        for (q = 0; q < env->n; q++)
+            hs_strv_addf(cmd, "%s", env->v[q]);
+    }
+    hs_strv_addf(cmd, "%s", rt->python);
+    hs_strv_addf(cmd, "%s", rt->harness);
+    hs_strv_addf(cmd, "--model");
+    hs_strv_addf(cmd, "%s:%s", s->model_file,
+               s->model_entry ? s->model_entry : "build_model");
+    if (s->dataset_file != NULL) {
+        hs_strv_addf(cmd, "--dataset");
+        hs_strv_addf(cmd, "%s:%s", s->dataset_file,
+                   s->dataset_entry ? s->dataset_entry
+                                    : "build_dataset");
+    }
+    hs_strv_addf(cmd, "--batch");
+    hs_strv_addf(cmd, "%llu", (unsigned long long)rt->batch);
+    hs_strv_addf(cmd, "--iters");
+    hs_strv_addf(cmd, "%u", rt->iters);
+    hs_strv_addf(cmd, "--warmup");
+    hs_strv_addf(cmd, "%u", rt->warmup);
+    hs_strv_addf(cmd, "--samples");
+    hs_strv_addf(cmd, "%llu", (unsigned long long)pt->share);
+    hs_strv_addf(cmd, "--backend");
+    hs_strv_addf(cmd, "%s", rt->backend);
+    hs_strv_addf(cmd, "--out");
+    hs_strv_addf(cmd, "%s", rt->dir);
+    hs_strv_addf(cmd, "--seed");
+    hs_strv_addf(cmd, "%llu", (unsigned long long)pt->seed);
+    hs_strv_addf(cmd, "--device-type");
+    hs_strv_addf(cmd, "%s", ty->name);
+    /* the harness's own wait for its peer in a collective: long
+       enough for the other rank's trace export, which the limit here
+       (hs_prun_limit_ns) lets run past the floor; this side stops a
+       hung sub-system */
+    hs_strv_addf(cmd, "--timeout");
+    hs_strv_addf(cmd, "%lld",
+                 (long long)(rt->timeout_ns / 1000000000 + 1 >
+                                     HS__PR_HARNESS_WAIT_S
+                                 ? rt->timeout_ns / 1000000000 + 1
+                                 : HS__PR_HARNESS_WAIT_S));
+    if (o->have_hop_trials) {
+        hs_strv_addf(cmd, "--hop-trials");
+        hs_strv_addf(cmd, "%u", (unsigned)o->hop_trials);
+    }
+}
+
+/* Starts rank r (locally, or through the scenario's launcher) with its
+   output into its log; rt->rk[r].child gets the child. Fills err, naming
+   the rank, when it cannot start; the caller stops the ranks started. */
+static hs_err_t hs__rt_spawn(hs__rt_t *rt, const hs_prun_type_t *pt,
+                             size_t r, hs_error_t *err)
+{
+    hs__rank_t *rk = rt->rk;
+    hs_strv_t env = {0}, cmd = {0};
+    char **argv = NULL;
+    hs_err_t rc;
+
+    hs__rt_args(rt, pt, r, &env, &cmd);
+    if (env.oom || cmd.oom) {
+        hs_strv_free(&env);
+        hs_strv_free(&cmd);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    if (rt->remote) {
+        rc = hs_launch_argv(rt->s->launcher, rt->s->n_launcher, rk[r].addr,
+                            rk[r].name, cmd.v, "profile", &argv, err);
+        if (rc == HS_OK)
+            rc = hs_spawn(argv, NULL, 0, rk[r].log, rk[r].log,
+                          &rk[r].child, err);
+        hs_argv_free(argv);
+    } else {
+        rc = hs_spawn(cmd.v, env.v, env.n, rk[r].log, rk[r].log,
+                      &rk[r].child, err);
+    }
+    hs_strv_free(&env);
+    hs_strv_free(&cmd);
+    if (rc != HS_OK) {
+        char inner[HS_ERRMSG_LEN];
+
+        snprintf(inner, sizeof inner, "%s", err->msg);
+        hs_error_setf(err, rc, "profile: type '%s', rank %zu (device "
+                      "%s, host %s): %s", rt->ty->name, r,
+                      rk[r].name, rk[r].host, inner);
+    }
+    return rc;
+}
+
+/* The wait for one type's ranks (hs__rt_wait) and what it found. */
+typedef struct {
+    hs_child_t ch[HS__PR_NRANK];
+    int failed_first[HS__PR_NRANK]; /* failed when the wait returned */
+    size_t running;                 /* ranks still running then */
+    int timed_out, any_failed;
+    int64_t limit;                  /* the time limit it ended with */
+    hs_prun_log_t lg[HS__PR_NRANK]; /* the ranks' logs, as last scanned */
+} hs__rt_wait_t;
+
+/* Waits for rt's ranks in slices, the limit following the work left
+   (hs_prun_limit_ns), until all end, one fails or the limit passes; then
+   gives a failure's peers a grace period and stops the ranks left. */
+static void hs__rt_wait(hs__rt_t *rt, hs__rt_wait_t *w)
+{
+    size_t r, nr = rt->nr;
+    int64_t start = hs_now_ns(), deadline = start + rt->timeout_ns;
+    long seen_done = 0;
+    int64_t last_done = 0;
+    unsigned hops = rt->o->have_hop_trials ? (unsigned)rt->o->hop_trials
+                                           : HS__PR_HOP_TRIALS;
+
+    w->limit = rt->timeout_ns;
+    for (r = 0; r < nr; r++)
+        w->ch[r] = rt->rk[r].child;
+    /* wait in slices; after each, the logs say how far the ranks got
+       and the limit follows the work left (hs_prun_limit_ns) */
+    for (;;) {
+        int64_t now = hs_now_ns(), until = now + HS__PR_POLL_NS;
+        long done = -1;
+
+        w->running = hs_child_wait_all(w->ch, nr,
+                                       until < deadline ? until : deadline,
+                                       1);
+        if (w->running == 0)
+            break;
+        for (r = 0; r < nr; r++)
+            if (w->ch[r].done && w->ch[r].status != 0)
+                break;
+        if (r < nr || hs_now_ns() >= deadline)
+            break;
+        for (r = 0; r < nr; r++) {
+            hs_prun_log_scan(rt->rk[r].log, &w->lg[r]);
+            if (done < 0 || w->lg[r].steps_done < done)
+                done = w->lg[r].steps_done;
+        }
+        if (done > seen_done) {
+            seen_done = done;
+            last_done = hs_now_ns() - start;
+        }
+        w->limit = hs_prun_limit_ns(rt->timeout_ns,
+                                    rt->s->prof_timeout_factor, w->lg, nr,
+                                    last_done, hops);
+        deadline = start + w->limit;
+    }
+    /* the ranks that had failed when the wait returned: the first
+       failure; the others fail in its wake (a closed connection) */
+    for (r = 0; r < nr; r++) {
+        w->failed_first[r] = w->ch[r].done && w->ch[r].status != 0;
+        w->any_failed |= w->failed_first[r];
+    }
+    if (w->running > 0) {
+        if (!w->any_failed)
+            w->timed_out = 1;
+        else {
+            /* the other rank waits in a collective: 5 s, then kill */
+            int64_t g = hs_now_ns() + HS__PR_GRACE_NS;
+
+            hs_child_wait_all(w->ch, nr, g < deadline ? g : deadline, 0);
+        }
+        for (r = 0; r < nr; r++)
+            hs_child_kill(&w->ch[r], 2000000000LL);
+    }
+    for (r = 0; r < nr; r++)
+        rt->rk[r].child = w->ch[r];
+}
+
+/* Fills err (HS_ERR_RANK) for a type whose ranks did not finish within
+   the limit, naming the hung rank: the one that got least far; on a tie
+   the one not waiting in an all-reduce (DDP's, in the backward, or the
+   harness's after it). */
+static hs_err_t hs__rt_timeout_error(const hs__rt_t *rt,
+                                     const hs__rt_wait_t *w, hs_error_t *err)
+{
+    const hs__rank_t *rk = rt->rk;
+    const hs_prun_log_t *lg = w->lg;
+    char line[900];
+    size_t r;
+    long who = 0;
+
+    for (r = 1; r < rt->nr; r++)
+        if (lg[r].step < lg[who].step
+            || (lg[r].step == lg[who].step
+                && hs__in_collective(lg[who].phase)
+                && !hs__in_collective(lg[r].phase)))
+            who = (long)r;
+    hs_prun_where(&lg[who], line, sizeof line);
+    return hs_error_setf(
+        err, HS_ERR_RANK,
+        "profile: type '%s', rank %ld (device %s, host %s) did not "
+        "finish within %.0f s (%s): stopped %s (log: %s)", rt->ty->name,
+        who, rk[who].name, rk[who].host, (double)w->limit / 1e9,
+        w->limit > rt->timeout_ns
+            ? "the limit grown to the steps, the trace export and "
+              "the probes left at the measured step time, times "
+              "profiling.timeout_factor"
+            : "profiling.timeout",
+        line, rk[who].log);
+}
+
+/* Fills err (HS_ERR_RANK) for a type whose rank failed, naming among the
+   first failures one whose harness said what went wrong. */
+static hs_err_t hs__rt_fail_error(const hs__rt_t *rt, const hs__rt_wait_t *w,
+                                  hs_error_t *err)
+{
+    const hs__rank_t *rk = rt->rk;
+    const hs_prun_log_t *lg = w->lg;
+    char line[900];
+    size_t r;
+    long who = -1;
+
+    for (r = 0; r < rt->nr; r++)
+        if (w->failed_first[r] && (who < 0 || (lg[r].error[0] != '\0'
+                                               && lg[who].error[0] == '\0')))
+            who = (long)r;
+    if (lg[who].error[0] != '\0')
+        snprintf(line, sizeof line, "%s", lg[who].error);
+    else {
+        char where[200];
+        hs_prun_where(&lg[who], where, sizeof where);
+        snprintf(line, sizeof line, "%s: %s", where,
+                 lg[who].tail[0] ? lg[who].tail : "no message");
+    }
+    return hs_error_setf(
+        err, HS_ERR_RANK,
+        "profile: type '%s', rank %ld (device %s, host %s) failed with "
+        "exit status %d: %s (log: %s)", rt->ty->name, who,
+        rk[who].name, rk[who].host, w->ch[who].status,
+        line, rk[who].log);
+}
+
 /* Runs type t's sub-system at batch `batch` with its traces and logs in
-   dir, the master on port. */
+   dir, the master on port: starts, watches and, if need be, stops its
+   ranks. */
 static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                              const hs_prun_opts_t *o, const char *python,
                              const char *harness, uint32_t iters,
@@ -379,254 +651,67 @@ static hs_err_t hs__run_type(const hs_scenario_t *s, size_t t,
                              uint64_t batch, const char *dir, unsigned port,
                              hs_prun_type_t *pt, hs_error_t *err)
 {
+    hs__rt_t rt;
+    hs__rt_wait_t w;
+    hs__rank_t *rk = rt.rk;
     const hs_type_t *ty = &s->types[t];
-    const char *backend = ty->backend ? ty->backend : "gloo";
-    int remote = s->n_launcher > 0;
-    hs__rank_t rk[HS__PR_NRANK];
     size_t r, nr;
-    int64_t deadline, start;
     hs_err_t rc = HS_OK;
-    int alone;
 
-    memset(rk, 0, sizeof rk);
+    memset(&rt, 0, sizeof rt);
+    memset(&w, 0, sizeof w);
+    rt.s = s;
+    rt.ty = ty;
+    rt.o = o;
+    rt.python = python;
+    rt.harness = harness;
+    rt.dir = dir;
+    rt.backend = ty->backend ? ty->backend : "gloo";
+    rt.iters = iters;
+    rt.warmup = warmup;
+    rt.timeout_ns = timeout_ns;
+    rt.batch = batch;
+    rt.port = port;
+    rt.remote = s->n_launcher > 0;
     if ((rc = hs__pick(s, t, o, pt, err)) != HS_OK)
         return rc;
-    alone = pt->alone;
-    nr = pt->n_ranks;
+    nr = rt.nr = pt->n_ranks;
     for (r = 0; r < nr; r++) {
         rk[r].name = pt->dev_name[r];
         rk[r].addr = pt->dev_addr[r];
-        rk[r].host = remote && rk[r].addr && rk[r].addr[0] ? rk[r].addr
-                                                           : "127.0.0.1";
+        rk[r].host = rt.remote && rk[r].addr && rk[r].addr[0] ? rk[r].addr
+                                                              : "127.0.0.1";
         snprintf(rk[r].log, sizeof rk[r].log, "%s/rank%zu.log", dir, r);
         unlink(rk[r].log);
     }
-    if (alone)
+    if (pt->alone)
         hs__progress(o, "profiling type %s ALONE: one rank on %s (%s), "
                      "backend %s, %u iterations (%u warm-up), share %llu "
                      "samples, seed %llu; the communication's cost is not "
                      "measured\n", ty->name, rk[0].name, rk[0].host,
-                     backend, iters, warmup, (unsigned long long)pt->share,
+                     rt.backend, iters, warmup,
+                     (unsigned long long)pt->share,
                      (unsigned long long)pt->seed);
     else
         hs__progress(o, "profiling type %s: ranks on %s (%s) and %s (%s)%s, "
                      "backend %s, %u iterations (%u warm-up), share %llu "
                      "samples/rank, seed %llu\n", ty->name, rk[0].name,
                      rk[0].host, rk[1].name, rk[1].host,
-                     pt->spare ? " (a spare device)" : "", backend, iters,
+                     pt->spare ? " (a spare device)" : "", rt.backend, iters,
                      warmup, (unsigned long long)pt->share,
                      (unsigned long long)pt->seed);
-    for (r = 0; r < nr; r++) {
-        hs_strv_t env = {0}, cmd = {0};
-        char **argv = NULL;
-        size_t lr = 0, q;
-
-        for (q = 0; q < r; q++)
-            if (strcmp(rk[q].host, rk[r].host) == 0)
-                lr++;
-        hs_strv_addf(&env, "RANK=%zu", r);
-        hs_strv_addf(&env, "WORLD_SIZE=%zu", nr);
-        hs_strv_addf(&env, "LOCAL_RANK=%zu", lr);
-        hs_strv_addf(&env, "MASTER_ADDR=%s", rk[0].host);
-        hs_strv_addf(&env, "MASTER_PORT=%u", port);
-        hs_strv_addf(&env, "PYTHONUNBUFFERED=1");
-        if (strcmp(backend, "nccl") == 0)
-            hs_strv_addf(&env, "NCCL_ALGO=Ring");
-        for (q = 0; q < ty->n_env; q++)
-            hs_strv_addf(&env, "%s", ty->env[q]);
-        if (remote) {
-            hs_strv_addf(&cmd, "env");
-            hs_strv_addf(&cmd, "--"); /* options end: assignments follow */
-            for (q = 0; q < env.n; q++)
-                hs_strv_addf(&cmd, "%s", env.v[q]);
-        }
-        hs_strv_addf(&cmd, "%s", python);
-        hs_strv_addf(&cmd, "%s", harness);
-        hs_strv_addf(&cmd, "--model");
-        hs_strv_addf(&cmd, "%s:%s", s->model_file,
-                   s->model_entry ? s->model_entry : "build_model");
-        if (s->dataset_file != NULL) {
-            hs_strv_addf(&cmd, "--dataset");
-            hs_strv_addf(&cmd, "%s:%s", s->dataset_file,
-                       s->dataset_entry ? s->dataset_entry
-                                        : "build_dataset");
-        }
-        hs_strv_addf(&cmd, "--batch");
-        hs_strv_addf(&cmd, "%llu", (unsigned long long)batch);
-        hs_strv_addf(&cmd, "--iters");
-        hs_strv_addf(&cmd, "%u", iters);
-        hs_strv_addf(&cmd, "--warmup");
-        hs_strv_addf(&cmd, "%u", warmup);
-        hs_strv_addf(&cmd, "--samples");
-        hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->share);
-        hs_strv_addf(&cmd, "--backend");
-        hs_strv_addf(&cmd, "%s", backend);
-        hs_strv_addf(&cmd, "--out");
-        hs_strv_addf(&cmd, "%s", dir);
-        hs_strv_addf(&cmd, "--seed");
-        hs_strv_addf(&cmd, "%llu", (unsigned long long)pt->seed);
-        hs_strv_addf(&cmd, "--device-type");
-        hs_strv_addf(&cmd, "%s", ty->name);
-        /* the harness's own wait for its peer in a collective: long
-           enough for the other rank's trace export, which the limit here
-           (hs_prun_limit_ns) lets run past the floor; this side stops a
-           hung sub-system */
-        hs_strv_addf(&cmd, "--timeout");
-        hs_strv_addf(&cmd, "%lld",
-                     (long long)(timeout_ns / 1000000000 + 1 >
-                                         HS__PR_HARNESS_WAIT_S
-                                     ? timeout_ns / 1000000000 + 1
-                                     : HS__PR_HARNESS_WAIT_S));
-        if (o->have_hop_trials) {
-            hs_strv_addf(&cmd, "--hop-trials");
-            hs_strv_addf(&cmd, "%u", (unsigned)o->hop_trials);
-        }
-        if (env.oom || cmd.oom) {
-            hs_strv_free(&env);
-            hs_strv_free(&cmd);
-            rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    for (r = 0; r < nr; r++)
+        if ((rc = hs__rt_spawn(&rt, pt, r, err)) != HS_OK)
             goto stop;
-        }
-        if (remote) {
-            rc = hs_launch_argv(s->launcher, s->n_launcher, rk[r].addr,
-                                rk[r].name, cmd.v, "profile", &argv, err);
-            if (rc == HS_OK)
-                rc = hs_spawn(argv, NULL, 0, rk[r].log, rk[r].log,
-                              &rk[r].child, err);
-            hs_argv_free(argv);
-        } else {
-            rc = hs_spawn(cmd.v, env.v, env.n, rk[r].log, rk[r].log,
-                          &rk[r].child, err);
-        }
-        hs_strv_free(&env);
-        hs_strv_free(&cmd);
-        if (rc != HS_OK) {
-            char inner[HS_ERRMSG_LEN];
-
-            snprintf(inner, sizeof inner, "%s", err->msg);
-            hs_error_setf(err, rc, "profile: type '%s', rank %zu (device "
-                          "%s, host %s): %s", ty->name, r,
-                          rk[r].name, rk[r].host, inner);
-            goto stop;
-        }
-    }
     pt->ran = 1;
-    start = hs_now_ns();
-    deadline = start + timeout_ns;
-    {
-        hs_child_t ch[HS__PR_NRANK];
-        int failed_first[HS__PR_NRANK];
-        size_t running;
-        int timed_out = 0, any_failed = 0;
-        long who = -1, seen_done = 0;
-        int64_t limit = timeout_ns, last_done = 0;
-        char line[900];
-        hs_prun_log_t lg[HS__PR_NRANK];
-        unsigned hops = o->have_hop_trials ? (unsigned)o->hop_trials
-                                           : HS__PR_HOP_TRIALS;
-
-        for (r = 0; r < nr; r++)
-            ch[r] = rk[r].child;
-        /* wait in slices; after each, the logs say how far the ranks got
-           and the limit follows the work left (hs_prun_limit_ns) */
-        for (;;) {
-            int64_t now = hs_now_ns(), until = now + HS__PR_POLL_NS;
-            long done = -1;
-
-            running = hs_child_wait_all(ch, nr,
-                                        until < deadline ? until : deadline,
-                                        1);
-            if (running == 0)
-                break;
-            for (r = 0; r < nr; r++)
-                if (ch[r].done && ch[r].status != 0)
-                    break;
-            if (r < nr || hs_now_ns() >= deadline)
-                break;
-            for (r = 0; r < nr; r++) {
-                hs_prun_log_scan(rk[r].log, &lg[r]);
-                if (done < 0 || lg[r].steps_done < done)
-                    done = lg[r].steps_done;
-            }
-            if (done > seen_done) {
-                seen_done = done;
-                last_done = hs_now_ns() - start;
-            }
-            limit = hs_prun_limit_ns(timeout_ns, s->prof_timeout_factor, lg,
-                                     nr, last_done, hops);
-            deadline = start + limit;
-        }
-        /* the ranks that had failed when the wait returned: the first
-           failure; the others fail in its wake (a closed connection) */
-        for (r = 0; r < nr; r++) {
-            failed_first[r] = ch[r].done && ch[r].status != 0;
-            any_failed |= failed_first[r];
-        }
-        if (running > 0) {
-            if (!any_failed)
-                timed_out = 1;
-            else {
-                /* the other rank waits in a collective: 5 s, then kill */
-                int64_t g = hs_now_ns() + HS__PR_GRACE_NS;
-
-                hs_child_wait_all(ch, nr,
-                                  g < deadline ? g : deadline, 0);
-            }
-            for (r = 0; r < nr; r++)
-                hs_child_kill(&ch[r], 2000000000LL);
-        }
-        for (r = 0; r < nr; r++)
-            rk[r].child = ch[r];
-        if (!timed_out && !any_failed)
-            return HS_OK;
-        for (r = 0; r < nr; r++)
-            hs_prun_log_scan(rk[r].log, &lg[r]);
-        if (timed_out) {
-            /* the hung rank: the one that got least far; on a tie the one
-               not waiting in an all-reduce (DDP's, in the backward, or
-               the harness's after it) */
-            who = 0;
-            for (r = 1; r < nr; r++)
-                if (lg[r].step < lg[who].step
-                    || (lg[r].step == lg[who].step
-                        && hs__in_collective(lg[who].phase)
-                        && !hs__in_collective(lg[r].phase)))
-                    who = (long)r;
-            hs_prun_where(&lg[who], line, sizeof line);
-            return hs_error_setf(
-                err, HS_ERR_RANK,
-                "profile: type '%s', rank %ld (device %s, host %s) did not "
-                "finish within %.0f s (%s): stopped %s (log: %s)", ty->name,
-                who, rk[who].name, rk[who].host, (double)limit / 1e9,
-                limit > timeout_ns
-                    ? "the limit grown to the steps, the trace export and "
-                      "the probes left at the measured step time, times "
-                      "profiling.timeout_factor"
-                    : "profiling.timeout",
-                line, rk[who].log);
-        }
-        /* among the first failures, prefer one whose harness said what
-           went wrong */
-        for (r = 0; r < nr; r++)
-            if (failed_first[r] && (who < 0 || (lg[r].error[0] != '\0'
-                                                && lg[who].error[0] == '\0')))
-                who = (long)r;
-        if (lg[who].error[0] != '\0')
-            snprintf(line, sizeof line, "%s", lg[who].error);
-        else {
-            char where[200];
-            hs_prun_where(&lg[who], where, sizeof where);
-            snprintf(line, sizeof line, "%s: %s", where,
-                     lg[who].tail[0] ? lg[who].tail : "no message");
-        }
-        return hs_error_setf(
-            err, HS_ERR_RANK,
-            "profile: type '%s', rank %ld (device %s, host %s) failed with "
-            "exit status %d: %s (log: %s)", ty->name, who,
-            rk[who].name, rk[who].host, ch[who].status,
-            line, rk[who].log);
-    }
-    return HS_OK;
+    hs__rt_wait(&rt, &w);
+    if (!w.timed_out && !w.any_failed)
+        return HS_OK;
+    for (r = 0; r < nr; r++)
+        hs_prun_log_scan(rk[r].log, &w.lg[r]);
+    if (w.timed_out)
+        return hs__rt_timeout_error(&rt, &w, err);
+    return hs__rt_fail_error(&rt, &w, err);
 stop:
     for (r = 0; r < nr; r++)
         hs_child_kill(&rk[r].child, 2000000000LL);
@@ -1076,6 +1161,86 @@ out:
     return rc;
 }
 
+/* Checks what a profile run needs before it starts a rank: the harness
+   (*harness: o's, the scenario's, or the installed one written into
+   harness_def, cap bytes), the model file, iters and warmup, the output
+   directory (made here), and every type's sub-system (hs__pick). Fills
+   err on the first that fails. */
+static hs_err_t hs__prun_inputs(const hs_scenario_t *s,
+                                const hs_prun_opts_t *o, uint32_t iters,
+                                uint32_t warmup, char *harness_def,
+                                size_t cap, const char **harness,
+                                hs_error_t *err)
+{
+    hs_err_t rc;
+    size_t t;
+
+    if (*harness == NULL) {
+        /* the installed (or build tree's) harness: hs_datadir.h */
+        rc = hs_datadir_path("live/harness/hetsim_harness.py", harness_def,
+                             cap, err);
+        if (rc == HS_ERR_IO && err != NULL)
+            err->code = HS_ERR_EXTERNAL;    /* as an unreadable harness */
+        if (rc != HS_OK)
+            return rc == HS_ERR_IO ? HS_ERR_EXTERNAL : rc;
+        *harness = harness_def;
+    }
+    if (s->n_launcher == 0 && access(*harness, R_OK) != 0)
+        return hs_error_setf(err, HS_ERR_EXTERNAL,
+                             "profile: the harness %s cannot be read: %s",
+                             *harness, strerror(errno));
+    if (s->n_launcher == 0 && access(s->model_file, R_OK) != 0)
+        return hs_error_setf(err, HS_ERR_IO, "%s: job.model.file %s: %s",
+                             s->file, s->model_file, strerror(errno));
+    if (iters < 2 || warmup >= iters)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "profile: need iterations >= 2 and warm-up < "
+                             "iterations (%u, %u)", iters, warmup);
+    if (hs__mkdirs(o->out_dir) != 0)
+        return hs_error_setf(err, HS_ERR_IO, "%s: %s", o->out_dir,
+                             strerror(errno));
+    /* every type's sub-system first: a type that cannot have one stops
+       the run before minutes of profiling */
+    for (t = 0; t < s->n_types; t++) {
+        hs_prun_type_t probe;
+
+        memset(&probe, 0, sizeof probe);
+        if (o->only_type != NULL && strcmp(o->only_type, s->types[t].name))
+            continue;
+        if ((rc = hs__pick(s, t, o, &probe, err)) != HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Tells (hs__progress) what type pt's profiling measured: its profile,
+   its batch points and their cost, and its notes (warnings marked). */
+static void hs__prun_report(const hs_prun_opts_t *o,
+                            const hs_prun_type_t *pt)
+{
+    hs__progress(o, "type %s: profile %s (D = %llu B, n = %u, %u "
+                 "steps kept)\n", pt->name, pt->profile_path,
+                 (unsigned long long)pt->profile.ar_bytes,
+                 pt->profile.subsys_n, pt->profile.steps_kept);
+    if (pt->profile.n_points > 0) {
+        hs__progress(o, "type %s: %zu batch points (batch",
+                     pt->name, pt->profile.n_points);
+        for (size_t k = 0; k < pt->profile.n_points; k++)
+            hs__progress(o, "%s%llu", k ? ", " : " ",
+                         (unsigned long long)
+                             pt->profile.points[k].batch);
+        hs__progress(o, "), profiling cost %.1f device-s\n",
+                     pt->device_s);
+    }
+    for (size_t k = 0; k < pt->n_notes; k++)
+        hs__progress(o, "type %s: %s: %s\n", pt->name,
+                     strstr(pt->notes[k], "may not have had") ||
+                             strstr(pt->notes[k], "shares differ")
+                         ? "WARNING"
+                         : "note",
+                     pt->notes[k]);
+}
+
 hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                         const hs_prun_opts_t *o, hs_prun_result_t *res,
                         hs_error_t *err)
@@ -1101,41 +1266,9 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
                              "%s: job.model must be {file: MODEL.py, entry: "
                              "build_model} to profile (it is '%s')", s->file,
                              s->model_label ? s->model_label : "missing");
-    if (harness == NULL) {
-        /* the installed (or build tree's) harness: hs_datadir.h */
-        rc = hs_datadir_path("live/harness/hetsim_harness.py", harness_def,
-                             sizeof harness_def, err);
-        if (rc == HS_ERR_IO && err != NULL)
-            err->code = HS_ERR_EXTERNAL;    /* as an unreadable harness */
-        if (rc != HS_OK)
-            return rc == HS_ERR_IO ? HS_ERR_EXTERNAL : rc;
-        harness = harness_def;
-    }
-    if (s->n_launcher == 0 && access(harness, R_OK) != 0)
-        return hs_error_setf(err, HS_ERR_EXTERNAL,
-                             "profile: the harness %s cannot be read: %s",
-                             harness, strerror(errno));
-    if (s->n_launcher == 0 && access(s->model_file, R_OK) != 0)
-        return hs_error_setf(err, HS_ERR_IO, "%s: job.model.file %s: %s",
-                             s->file, s->model_file, strerror(errno));
-    if (iters < 2 || warmup >= iters)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "profile: need iterations >= 2 and warm-up < "
-                             "iterations (%u, %u)", iters, warmup);
-    if (hs__mkdirs(o->out_dir) != 0)
-        return hs_error_setf(err, HS_ERR_IO, "%s: %s", o->out_dir,
-                             strerror(errno));
-    /* every type's sub-system first: a type that cannot have one stops
-       the run before minutes of profiling */
-    for (t = 0; t < s->n_types; t++) {
-        hs_prun_type_t probe;
-
-        memset(&probe, 0, sizeof probe);
-        if (o->only_type != NULL && strcmp(o->only_type, s->types[t].name))
-            continue;
-        if ((rc = hs__pick(s, t, o, &probe, err)) != HS_OK)
-            return rc;
-    }
+    if ((rc = hs__prun_inputs(s, o, iters, warmup, harness_def,
+                              sizeof harness_def, &harness, err)) != HS_OK)
+        return rc;
     res->types = calloc(s->n_types ? s->n_types : 1, sizeof *res->types);
     if (res->types == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -1167,27 +1300,7 @@ hs_err_t hs_profile_run(const hs_scenario_t *s, const char *scenario_path,
         rc = hs__run_points(s, t, o, python, harness, iters, warmup,
                             timeout_ns, pt, err);
         if (rc == HS_OK) {
-            hs__progress(o, "type %s: profile %s (D = %llu B, n = %u, %u "
-                         "steps kept)\n", pt->name, pt->profile_path,
-                         (unsigned long long)pt->profile.ar_bytes,
-                         pt->profile.subsys_n, pt->profile.steps_kept);
-            if (pt->profile.n_points > 0) {
-                hs__progress(o, "type %s: %zu batch points (batch",
-                             pt->name, pt->profile.n_points);
-                for (size_t k = 0; k < pt->profile.n_points; k++)
-                    hs__progress(o, "%s%llu", k ? ", " : " ",
-                                 (unsigned long long)
-                                     pt->profile.points[k].batch);
-                hs__progress(o, "), profiling cost %.1f device-s\n",
-                             pt->device_s);
-            }
-            for (size_t k = 0; k < pt->n_notes; k++)
-                hs__progress(o, "type %s: %s: %s\n", pt->name,
-                             strstr(pt->notes[k], "may not have had") ||
-                                     strstr(pt->notes[k], "shares differ")
-                                 ? "WARNING"
-                                 : "note",
-                             pt->notes[k]);
+            hs__prun_report(o, pt);
             continue;
         }
         /* keep going: the other types' results are still worth having */
