@@ -180,30 +180,19 @@ static int64_t hs__known(const hs_dist_t *t)
     return t->known ? t->mean_ns : -1;
 }
 
-static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
-                            hs_capi_answer_t *out, hs_capi_type_t *types,
-                            size_t n_types, hs_error_t *err)
+/* Sets out->notes (owned by out; NULL when there are none) to the
+   scenario's, the closed form's and the replay's notes, one a line, and
+   their counts. HS_ERR_NOMEM, err filled, when out of memory. */
+static hs_err_t hs__flatten_notes(const hs_scenario_t *s,
+                                  const hs_answer_t *a,
+                                  hs_capi_answer_t *out, hs_error_t *err)
 {
     const hs_replay_result_t *r = a->replay;
     const hs_prediction_t *cp = a->closed;
-    uint32_t lk = cp->bottleneck_link;
     char *notes = NULL;
-    size_t len = 0, k;
+    size_t len = 0;
     FILE *f;
-    int p;
 
-    memset(out, 0, sizeof *out);
-    out->bottleneck_device = cp->bottleneck_device;
-    out->bottleneck_bound = (int32_t)cp->bottleneck_bound;
-    out->link_pos = lk;
-    out->link_from = s->ring[lk];
-    out->link_to = s->ring[lk + 1 == s->n_devices ? 0 : lk + 1];
-    out->link_bandwidth_bytes_per_s = s->ring_bw_bytes_per_s[lk];
-    out->link_latency_ns = s->ring_lat_ns[lk];
-    out->link_t_ar_ns = cp->dev[s->ring[lk]].t_ar_ns;
-    out->shards_unbalanced = cp->shards_unbalanced != 0;
-    out->shard_coverage = cp->shard_coverage;
-    out->n_nodes = s->nodes != NULL ? s->nodes->n_nodes : 0;
     f = open_memstream(&notes, &len);
     if (f == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -223,6 +212,129 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
     out->n_notes_scenario = (uint32_t)s->n_warnings;
     out->n_notes_closed = (uint32_t)cp->n_warnings;
     out->n_notes_replay = r != NULL ? (uint32_t)r->n_notes : 0;
+    return HS_OK;
+}
+
+/* Copies replay r's figures into out; out owns cluster_step_ns. -1 when
+   out of memory (cluster_step_ns then NULL), else 0. */
+static int hs__flatten_replay(const hs_replay_result_t *r,
+                              hs_capi_answer_t *out)
+{
+    out->overlap_asked = (int32_t)r->overlap_asked;
+    out->send = (int32_t)r->send;
+    out->hop_wait = (int32_t)r->hop_wait;
+    out->stochastic = r->stochastic != 0;
+    out->n_buckets = r->n_buckets;
+    out->streams = r->streams;
+    out->streams_asked = r->streams_asked;
+    out->replay_step_ns = r->step_ns;
+    out->closed_step_ns = r->closed_step_ns;
+    out->closed_ext_step_ns = r->closed_ext_step_ns;
+    out->epoch_lo_ns = r->epoch_lo_ns;
+    out->epoch_hi_ns = r->epoch_hi_ns;
+    out->total_lo_ns = r->total_lo_ns;
+    out->total_hi_ns = r->total_hi_ns;
+    out->end_ns = r->end_ns;
+    out->queue_high_water = r->queue_high_water;
+    out->state_bytes = r->state_bytes;
+    out->collective = r->collective;
+    out->cluster_step_ns = malloc((r->steps ? r->steps : 1) *
+                                  sizeof *out->cluster_step_ns);
+    if (out->cluster_step_ns == NULL)
+        return -1;
+    memcpy(out->cluster_step_ns, r->cluster_step_ns,
+           r->steps * sizeof *out->cluster_step_ns);
+    out->replay_ran = 1;
+    out->steps = r->steps;
+    out->overlap = (int32_t)r->overlap;
+    out->fast_path = r->fast_path != 0;
+    out->seed = r->seed;
+    out->first_step_replay_ns = r->first_step_ns;
+    out->step_mean_ns = r->step_mean_ns;
+    out->step_sd_ns = r->step_sd_ns;
+    out->step_p50_ns = r->step_p50_ns;
+    out->step_p95_ns = r->step_p95_ns;
+    out->events = r->n_events;
+    return 0;
+}
+
+/* Fills t with type k's figures: the closed form's, the profile's and,
+   when a replay ran, the replay's (else -1). Owns nothing. */
+static void hs__flatten_type(const hs_scenario_t *s, const hs_answer_t *a,
+                             size_t k, hs_capi_type_t *t)
+{
+    const hs_replay_result_t *r = a->replay;
+    const hs_type_pred_t *tp = &a->closed->types[k];
+
+    t->count = tp->count;
+    t->batch = s->types[k].batch;
+    t->shard_samples = tp->shard_samples;
+    t->iters_per_epoch = tp->iters;
+    t->t_fwd_ns = tp->t_fwd_ns;
+    t->t_b1_ns = tp->t_b1_ns;
+    t->t_ar_min_ns = tp->t_ar_min_ns;
+    t->t_ar_max_ns = tp->t_ar_max_ns;
+    t->step_source_min_ns = tp->t_step_min_ns;
+    t->step_source_max_ns = tp->t_step_max_ns;
+    t->step_extended_max_ns = a->closed->types[k].t_ext_max_ns;
+    t->step_replay_ns = r != NULL ? r->type_step_ns[k] : -1;
+    t->payload_bytes = tp->payload_bytes;
+    t->t_dl_ns = hs__known(&s->types[k].profile.t_dl);
+    t->t_bwd_ns = hs__known(&s->types[k].profile.t_bwd);
+    t->t_opt_ns = hs__known(&s->types[k].profile.t_opt);
+    t->allreduce_bytes = s->types[k].profile.ar_bytes;
+    t->subsystem_size = s->types[k].profile.subsys_n;
+    t->comm_ns_per_byte = s->types[k].profile.comm_ns_per_byte;
+    t->t_hop_wait_ns = s->types[k].profile.t_hop_wait_ns;
+    t->cpu_quota_cores = s->types[k].profile.cpu_quota_cores;
+    t->t_cpu_period_ns = s->types[k].profile.t_cpu_period_ns;
+    t->slowest_device = tp->slowest_device;
+    t->replay_step_source_ns = r != NULL ? r->type_closed_ns[k] : -1;
+    t->replay_step_extended_ns =
+        r != NULL ? r->type_closed_ext_ns[k] : -1;
+    t->hop_wait_ns = t->hop_wait_intra_ns = t->hop_wait_inter_ns = -1;
+    if (r != NULL) {
+        size_t rn[2];
+
+        t->hop_wait_ns = hs_replay_hop_wait_ns(s, k, r->hop_wait);
+        if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
+            t->hop_wait_intra_ns =
+                hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[0]);
+            t->hop_wait_inter_ns =
+                hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[1]);
+        }
+    }
+}
+
+/* Flattens answer a of scenario s into out (zeroed first; out owns its
+   notes and cluster_step_ns) and, when types is not NULL, up to n_types
+   per-type rows. HS_ERR_NOMEM, err filled, when out of memory; out then
+   owns nothing. */
+static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
+                            hs_capi_answer_t *out, hs_capi_type_t *types,
+                            size_t n_types, hs_error_t *err)
+{
+    const hs_replay_result_t *r = a->replay;
+    const hs_prediction_t *cp = a->closed;
+    uint32_t lk = cp->bottleneck_link;
+    size_t k;
+    int p;
+    hs_err_t rc;
+
+    memset(out, 0, sizeof *out);
+    out->bottleneck_device = cp->bottleneck_device;
+    out->bottleneck_bound = (int32_t)cp->bottleneck_bound;
+    out->link_pos = lk;
+    out->link_from = s->ring[lk];
+    out->link_to = s->ring[lk + 1 == s->n_devices ? 0 : lk + 1];
+    out->link_bandwidth_bytes_per_s = s->ring_bw_bytes_per_s[lk];
+    out->link_latency_ns = s->ring_lat_ns[lk];
+    out->link_t_ar_ns = cp->dev[s->ring[lk]].t_ar_ns;
+    out->shards_unbalanced = cp->shards_unbalanced != 0;
+    out->shard_coverage = cp->shard_coverage;
+    out->n_nodes = s->nodes != NULL ? s->nodes->n_nodes : 0;
+    if ((rc = hs__flatten_notes(s, a, out, err)) != HS_OK)
+        return rc;
     for (p = 0; p < HS_PREDICTORS; p++) {
         out->step_ns[p] = a->est[p].step_ns;
         out->epoch_ns[p] = a->est[p].epoch_ns;
@@ -234,89 +346,13 @@ static hs_err_t hs__flatten(const hs_scenario_t *s, const hs_answer_t *a,
     out->n_devices = s->n_devices;
     out->latency_ns = s->latency_ns;
     snprintf(out->why, sizeof out->why, "%s", a->why);
-    if (r != NULL) {
-        out->overlap_asked = (int32_t)r->overlap_asked;
-        out->send = (int32_t)r->send;
-        out->hop_wait = (int32_t)r->hop_wait;
-        out->stochastic = r->stochastic != 0;
-        out->n_buckets = r->n_buckets;
-        out->streams = r->streams;
-        out->streams_asked = r->streams_asked;
-        out->replay_step_ns = r->step_ns;
-        out->closed_step_ns = r->closed_step_ns;
-        out->closed_ext_step_ns = r->closed_ext_step_ns;
-        out->epoch_lo_ns = r->epoch_lo_ns;
-        out->epoch_hi_ns = r->epoch_hi_ns;
-        out->total_lo_ns = r->total_lo_ns;
-        out->total_hi_ns = r->total_hi_ns;
-        out->end_ns = r->end_ns;
-        out->queue_high_water = r->queue_high_water;
-        out->state_bytes = r->state_bytes;
-        out->collective = r->collective;
-        out->cluster_step_ns = malloc((r->steps ? r->steps : 1) *
-                                      sizeof *out->cluster_step_ns);
-        if (out->cluster_step_ns == NULL) {
-            free(out->notes);
-            out->notes = NULL;
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        }
-        memcpy(out->cluster_step_ns, r->cluster_step_ns,
-               r->steps * sizeof *out->cluster_step_ns);
-        out->replay_ran = 1;
-        out->steps = r->steps;
-        out->overlap = (int32_t)r->overlap;
-        out->fast_path = r->fast_path != 0;
-        out->seed = r->seed;
-        out->first_step_replay_ns = r->first_step_ns;
-        out->step_mean_ns = r->step_mean_ns;
-        out->step_sd_ns = r->step_sd_ns;
-        out->step_p50_ns = r->step_p50_ns;
-        out->step_p95_ns = r->step_p95_ns;
-        out->events = r->n_events;
+    if (r != NULL && hs__flatten_replay(r, out) != 0) {
+        free(out->notes);
+        out->notes = NULL;
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     }
-    for (k = 0; types != NULL && k < n_types && k < s->n_types; k++) {
-        const hs_type_pred_t *tp = &a->closed->types[k];
-        hs_capi_type_t *t = &types[k];
-
-        t->count = tp->count;
-        t->batch = s->types[k].batch;
-        t->shard_samples = tp->shard_samples;
-        t->iters_per_epoch = tp->iters;
-        t->t_fwd_ns = tp->t_fwd_ns;
-        t->t_b1_ns = tp->t_b1_ns;
-        t->t_ar_min_ns = tp->t_ar_min_ns;
-        t->t_ar_max_ns = tp->t_ar_max_ns;
-        t->step_source_min_ns = tp->t_step_min_ns;
-        t->step_source_max_ns = tp->t_step_max_ns;
-        t->step_extended_max_ns = a->closed->types[k].t_ext_max_ns;
-        t->step_replay_ns = r != NULL ? r->type_step_ns[k] : -1;
-        t->payload_bytes = tp->payload_bytes;
-        t->t_dl_ns = hs__known(&s->types[k].profile.t_dl);
-        t->t_bwd_ns = hs__known(&s->types[k].profile.t_bwd);
-        t->t_opt_ns = hs__known(&s->types[k].profile.t_opt);
-        t->allreduce_bytes = s->types[k].profile.ar_bytes;
-        t->subsystem_size = s->types[k].profile.subsys_n;
-        t->comm_ns_per_byte = s->types[k].profile.comm_ns_per_byte;
-        t->t_hop_wait_ns = s->types[k].profile.t_hop_wait_ns;
-        t->cpu_quota_cores = s->types[k].profile.cpu_quota_cores;
-        t->t_cpu_period_ns = s->types[k].profile.t_cpu_period_ns;
-        t->slowest_device = tp->slowest_device;
-        t->replay_step_source_ns = r != NULL ? r->type_closed_ns[k] : -1;
-        t->replay_step_extended_ns =
-            r != NULL ? r->type_closed_ext_ns[k] : -1;
-        t->hop_wait_ns = t->hop_wait_intra_ns = t->hop_wait_inter_ns = -1;
-        if (r != NULL) {
-            size_t rn[2];
-
-            t->hop_wait_ns = hs_replay_hop_wait_ns(s, k, r->hop_wait);
-            if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
-                t->hop_wait_intra_ns =
-                    hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[0]);
-                t->hop_wait_inter_ns =
-                    hs_replay_hop_wait_ring_ns(s, k, r->hop_wait, rn[1]);
-            }
-        }
-    }
+    for (k = 0; types != NULL && k < n_types && k < s->n_types; k++)
+        hs__flatten_type(s, a, k, &types[k]);
     return HS_OK;
 }
 
