@@ -1109,6 +1109,7 @@ typedef struct {
     double cl_all, si_all;      /* the cluster's closed form, simulated */
 } hs__st_t;
 
+/* Frees st's arrays (not st, not the run it reads). */
 static void hs__st_free(hs__st_t *st)
 {
     free(st->dev_cl);

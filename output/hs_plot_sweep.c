@@ -123,6 +123,7 @@ typedef struct {
     hs__xord_t *order;          /* the x values in drawing order */
 } hs__sp_t;
 
+/* Frees sp's lists and arrays (not sp, not its table). */
 static void hs__sp_free(hs__sp_t *sp)
 {
     size_t k;
