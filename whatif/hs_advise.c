@@ -276,34 +276,16 @@ static hs_err_t hs__ring_job(void *ctx, size_t k, hs_advise_fig_t *fig,
                            fig, err);
 }
 
-hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                        int replay, uint32_t exact_max,
-                        hs_advise_ring_t **out, hs_error_t *err)
+/* Refuses what ring advice cannot answer: fewer than 2 devices, a
+   collective that does not follow the ring order, a search past its
+   budget (as simulate's replay budget: refused at once unless --force,
+   o->force). */
+static hs_err_t hs__ring_refuse(const hs_scenario_t *s,
+                                const hs_replay_opts_t *o, uint32_t n,
+                                int by_node, hs_error_t *err)
 {
-    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
-}
+    uint32_t m = by_node ? (uint32_t)s->nodes->n_nodes : n;
 
-hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                          int replay, uint32_t exact_max,
-                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
-                          hs_error_t *err)
-{
-    static const char *const labels[HS_ADVISE_RING_CANDS] = {
-        "given", "grouped", "interleave", "searched"};
-    hs_advise_ring_t *r = NULL;
-    hs_ringopt_result_t *sr = NULL;
-    hs__nctx_t nc = {s, 0, NULL, NULL};
-    uint32_t n = (uint32_t)s->n_devices;
-    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
-    int todo[HS_ADVISE_RING_CANDS];
-    hs_advise_fig_t figs[HS_ADVISE_RING_CANDS];
-    size_t k, j;
-    double t0;
-    hs_err_t rc;
-
-    *out = NULL;
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
-        return rc;
     if (n < 2)
         return hs_error_setf(err, HS_ERR_RANGE, "%s: a ring order needs at "
                              "least 2 devices", s->file);
@@ -314,35 +296,62 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              "collective: ring (set collective: ring in the "
                              "file to ask which order)", s->file,
                              s->collective);
-    {
-        /* the search's budget, as simulate's replay budget: refused at
-           once unless --force (o->force) */
-        uint32_t m = by_node ? (uint32_t)s->nodes->n_nodes : n;
-        if (m > HS_LIMIT_RINGOPT_DEVICES && (o == NULL || !o->force))
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "%s: a ring order search over %u %s is "
-                                 "past its budget (%u): each pass weighs "
-                                 "about %llu pairs and it may not end "
-                                 "soon; --force runs it anyway", s->file,
-                                 m, by_node ? "nodes" : "devices",
-                                 HS_LIMIT_RINGOPT_DEVICES,
-                                 (unsigned long long)m * m);
-    }
-    if ((r = calloc(1, sizeof *r)) == NULL)
-        goto nomem;
+    if (m > HS_LIMIT_RINGOPT_DEVICES && (o == NULL || !o->force))
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "%s: a ring order search over %u %s is "
+                             "past its budget (%u): each pass weighs "
+                             "about %llu pairs and it may not end "
+                             "soon; --force runs it anyway", s->file,
+                             m, by_node ? "nodes" : "devices",
+                             HS_LIMIT_RINGOPT_DEVICES,
+                             (unsigned long long)m * m);
+    return HS_OK;
+}
+
+/* Allocates the advice *out (freed by the caller, also on failure) with
+   its candidates' labels and orders: the given one, grouped and
+   interleaved (the searched one is filled by hs__ring_search). */
+static hs_err_t hs__ring_cands(const hs_scenario_t *s, uint32_t n,
+                               hs_advise_ring_t **out, hs_error_t *err)
+{
+    static const char *const labels[HS_ADVISE_RING_CANDS] = {
+        "given", "grouped", "interleave", "searched"};
+    hs_advise_ring_t *r;
+    hs_err_t rc;
+    size_t k;
+
+    if ((*out = r = calloc(1, sizeof *r)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     r->n = n;
     r->n_cands = HS_ADVISE_RING_CANDS;
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         r->cands[k].label = labels[k];
         r->cands[k].same_as = -1;
         if ((r->cands[k].order = malloc(n * sizeof(uint32_t))) == NULL)
-            goto nomem;
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     }
     memcpy(r->cands[0].order, s->ring, n * sizeof(uint32_t));
     if ((rc = hs__form_order(s, "grouped", r->cands[1].order, err)) != HS_OK ||
         (rc = hs__form_order(s, "interleave", r->cands[2].order, err)) !=
             HS_OK)
-        goto fail;
+        return rc;
+    return HS_OK;
+}
+
+/* The searched order (candidate 3), the lower bound, the search's CPU
+   time, exactness and moves; over nodes when by_node (nc filled here,
+   freed by the caller). */
+static hs_err_t hs__ring_search(const hs_scenario_t *s, uint32_t exact_max,
+                                const hs_advise_exec_t *ex, int by_node,
+                                hs__nctx_t *nc, hs_advise_ring_t *r,
+                                hs_error_t *err)
+{
+    hs_ringopt_result_t *sr = NULL;
+    uint32_t n = r->n;
+    size_t k, j;
+    double t0;
+    hs_err_t rc;
+
     t0 = hs__advise_cpu_s();
     if (by_node) {
         /* the nodes in order, each node's devices together: the ring
@@ -350,18 +359,18 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
            are the closed form's (hs_nodes.h) */
         uint32_t a, at = 0;
 
-        if (hs__nodes_build(s, &nc) != HS_OK)
-            goto nomem;
-        rc = hs_ringopt_search_x(nc.n_nodes, hs__node_cost, &nc, NULL, 0,
+        if (hs__nodes_build(s, nc) != HS_OK)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        rc = hs_ringopt_search_x(nc->n_nodes, hs__node_cost, nc, NULL, 0,
                                  exact_max, 0, ex != NULL ? ex->progress
                                                           : NULL,
                                  ex != NULL ? ex->progress_ctx : NULL, &sr,
                                  err);
         if (rc == HS_OK) {
-            for (k = 0; k < nc.n_nodes; k++) {
+            for (k = 0; k < nc->n_nodes; k++) {
                 a = sr->order[k];
-                for (j = nc.first[a]; j < nc.first[a + 1]; j++)
-                    r->cands[3].order[at++] = nc.dev[j];
+                for (j = nc->first[a]; j < nc->first[a + 1]; j++)
+                    r->cands[3].order[at++] = nc->dev[j];
             }
             rc = hs__ring_lb(s, &r->lower_bound_ns, err);
         }
@@ -380,12 +389,28 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         }
     }
     r->search_s = hs__advise_cpu_s() - t0;
-    if (rc != HS_OK)
-        goto fail;
-    r->exact = sr->exact;
-    r->moves = sr->moves;
+    if (rc == HS_OK) {
+        r->exact = sr->exact;
+        r->moves = sr->moves;
+    }
     hs_ringopt_result_free(sr);
-    sr = NULL;
+    return rc;
+}
+
+/* Every candidate's closed-form step and sum of T(i), which earlier one
+   it repeats (same_as), and the judge's figures of each (a repeat's are
+   its original's). */
+static hs_err_t hs__ring_judge_all(const hs_scenario_t *s,
+                                   const hs_replay_opts_t *o, int replay,
+                                   const hs_advise_exec_t *ex, int by_node,
+                                   hs_advise_ring_t *r, hs_error_t *err)
+{
+    int todo[HS_ADVISE_RING_CANDS];
+    hs_advise_fig_t figs[HS_ADVISE_RING_CANDS];
+    uint32_t n = r->n;
+    size_t k, j;
+    hs_err_t rc;
+
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
@@ -396,7 +421,7 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
             rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
                                  &c->closed_ns, &c->closed_sum_ns, err);
         if (rc != HS_OK)
-            goto fail;
+            return rc;
         for (j = 0; j < k && c->same_as < 0; j++)
             if (memcmp(r->cands[j].order, c->order, n * sizeof(uint32_t)) ==
                 0)
@@ -408,16 +433,23 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
         if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo,
                                       hs__ring_job, &rj, figs, err)) != HS_OK)
-            goto fail;
+            return rc;
     }
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
         c->fig = figs[c->same_as >= 0 ? (size_t)c->same_as : k];
     }
-    /* the judge's fastest; on a tie the given order, then the searched
-       one, then grouped and interleaved: the given order stays unless
-       another is strictly faster */
+    return HS_OK;
+}
+
+/* The judge's fastest; on a tie the given order, then the searched one,
+   then grouped and interleaved: the given order stays unless another is
+   strictly faster.  Sets chosen and outcome. */
+static void hs__ring_choose(hs_advise_ring_t *r)
+{
+    size_t k, j;
+
     r->chosen = 0;
     for (j = 0; j < HS_ADVISE_RING_CANDS - 1; j++) {
         static const size_t pref[HS_ADVISE_RING_CANDS - 1] = {3, 1, 2};
@@ -437,16 +469,45 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         r->outcome = HS_ADVISE_IMPROVED;
     else
         r->outcome = HS_ADVISE_FALLBACK;
+}
+
+hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                        int replay, uint32_t exact_max,
+                        hs_advise_ring_t **out, hs_error_t *err)
+{
+    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
+}
+
+hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          int replay, uint32_t exact_max,
+                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
+                          hs_error_t *err)
+{
+    hs_advise_ring_t *r = NULL;
+    hs__nctx_t nc = {s, 0, NULL, NULL};
+    uint32_t n = (uint32_t)s->n_devices;
+    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
+    hs_err_t rc;
+
+    *out = NULL;
+    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__ring_refuse(s, o, n, by_node, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__ring_cands(s, n, &r, err)) != HS_OK ||
+        (rc = hs__ring_search(s, exact_max, ex, by_node, &nc, r, err)) !=
+            HS_OK ||
+        (rc = hs__ring_judge_all(s, o, replay, ex, by_node, r, err)) !=
+            HS_OK)
+        goto fail;
+    hs__ring_choose(r);
     free(nc.first);
     free(nc.dev);
     *out = r;
     return HS_OK;
-nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
     free(nc.first);
     free(nc.dev);
-    hs_ringopt_result_free(sr);
     hs_advise_ring_free(r);
     return rc;
 }
