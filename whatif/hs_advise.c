@@ -1120,15 +1120,244 @@ static int hs__cat(char **buf, const char *fmt, ...)
     return 0;
 }
 
+/* What hs_advise_write gathers: the edits (keys and values, malloc'd,
+   n of them), the header's text and the written file's directory (both
+   malloc'd), all freed by hs_advise_write. */
+typedef struct {
+    const hs_scenario_t *s;
+    const char *path;
+    char **keys, **vals;
+    size_t n;
+    char *header;
+    char *outdir;
+} hs__wr_t;
+
+/* The edit and header of ring advice: the chosen order. */
+static hs_err_t hs__wr_ring(hs__wr_t *w, const hs_advise_ring_t *ring,
+                            hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char judged[400];
+
+    w->keys[w->n] = strdup("ring");
+    w->vals[w->n] = hs__ring_yaml(s, ring->cands[ring->chosen].order);
+    if (w->keys[w->n] == NULL || w->vals[w->n] == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    w->n++;
+    hs__judged_line(&ring->cands[0].fig,
+                    &ring->cands[ring->chosen].fig, 0, judged,
+                    sizeof judged);
+    if (hs__cat(&w->header, "written by hetsim advise ring from %s: the "
+                "ring is the recommended order ('%s');\n%s", s->file,
+                ring->cands[ring->chosen].label, judged) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Type t's batch (batch advice) or count (mix advice) edit, set to v:
+   with nodes, a mix's count is its kind's count of nodes (none when the
+   type has no kind). */
+static hs_err_t hs__wr_count(hs__wr_t *w, size_t t,
+                             const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, uint64_t v,
+                             hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    const char *what = batch != NULL ? "batch" : "count";
+    char buf[640];
+
+    snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
+             what);
+    if (mix != NULL && s->nodes != NULL) {
+        /* the counts follow from the nodes: the kind's nodes
+           (hs_advise_mix made the count a whole number of them) */
+        long kd = hs__kind_of(s, t);
+
+        if (kd >= 0) {
+            snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
+                     s->nodes->kinds[kd].name);
+            v /= s->nodes->kinds[kd].devices;
+        } else {
+            buf[0] = '\0';     /* no kind: stays at 0 devices */
+        }
+    }
+    if (buf[0] != '\0') {
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+        if ((w->vals[w->n++] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* Type t's profile scaled to batch v, written beside the file and named
+   relative to it; its edit, and its line of the header. */
+static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
+                               const hs_advise_batch_t *batch, uint64_t v,
+                               hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char buf[640];
+    char ppath[4096], pname[1024], line[400];
+    hs_profile_info_t info = {s->types[t].name, NULL};
+    const char *slash = strrchr(w->path, '/');
+    const char *stem = slash != NULL ? slash + 1 : w->path;
+    size_t sl = strlen(stem);
+    hs_profile_t tmp;
+    hs_bscale_t how;
+    hs_err_t rc;
+
+    if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
+        sl -= 5;
+    if (w->outdir == NULL && (w->outdir = hs_file_absdir(w->path)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
+             (int)sl, stem, s->types[t].name);
+    snprintf(ppath, sizeof ppath, "%s/%s", w->outdir, pname);
+    if (hs_profile_at_batch(&s->types[t].profile,
+                            s->types[t].batch, v, &tmp,
+                            &how) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    hs_profile_clear(&tmp);
+    hs_bscale_describe(&how, s->types[t].batch, v, line,
+                       sizeof line);
+    snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
+             "of type %s scaled to batch %llu (%s), not measured "
+             "at it", s->types[t].name, (unsigned long long)v,
+             line);
+    info.comment = buf;
+    if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
+                               &info, err)) != HS_OK)
+        return rc;
+    snprintf(buf, sizeof buf, "device_types.%s.profile",
+             s->types[t].name);
+    if ((w->keys[w->n] = strdup(buf)) == NULL ||
+        (w->vals[w->n] = malloc(strlen(pname) + 3)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    sprintf(w->vals[w->n++], "\"%s\"", pname);
+    if (hs__cat(&w->header, "%s%s: batch %llu -> %llu, profile %s "
+                "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
+                (unsigned long long)s->types[t].batch,
+                (unsigned long long)v, pname, line) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Type t's shard edit: removed when a mix derives the shards from the
+   batches, set to batch advice's shard where it gave one. */
+static hs_err_t hs__wr_shard(hs__wr_t *w, size_t t,
+                             const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char buf[640];
+
+    if (mix != NULL && mix->shards_derived &&
+        s->types[t].shard != 0) {
+        snprintf(buf, sizeof buf, "device_types.%s.shard",
+                 s->types[t].name);
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        w->vals[w->n++] = NULL;       /* removed: shards follow batches */
+    }
+    if (batch != NULL && batch->shard_after[t] != 0) {
+        snprintf(buf, sizeof buf, "device_types.%s.shard",
+                 s->types[t].name);
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        if (s->types[t].shard_is_bytes)
+            snprintf(buf, sizeof buf, "%lluB",
+                     (unsigned long long)(batch->shard_after[t] *
+                                          s->sample_bytes));
+        else
+            snprintf(buf, sizeof buf, "%llu",
+                     (unsigned long long)batch->shard_after[t]);
+        if ((w->vals[w->n++] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* The header of batch advice (the types' lines gathered so far, after
+   its opening) or of mix advice. */
+static hs_err_t hs__wr_header(hs__wr_t *w, const hs_advise_batch_t *batch,
+                              const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char judged[400];
+
+    if (batch != NULL) {
+        char *types = w->header;
+
+        w->header = NULL;
+        hs__judged_line(&batch->cands[0].fig,
+                        &batch->cands[batch->chosen].fig, 0, judged,
+                        sizeof judged);
+        if (hs__cat(&w->header, "written by hetsim advise batch from %s: "
+                    "each type's batch (and shard, where it gave one) "
+                    "is the recommendation ('%s');\nthe profiles, "
+                    "written beside this file, are each type's profile "
+                    "in that scenario scaled to its new batch, not "
+                    "measured at it (profile each type at its new batch "
+                    "to confirm):\n%s;\n%s", s->file,
+                    batch->cands[batch->chosen].label,
+                    types != NULL ? types : "", judged) != 0) {
+            free(types);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+        free(types);
+    } else {
+        hs__judged_line(&mix->given, &mix->fig[mix->chosen], 1, judged,
+                        sizeof judged);
+        if (hs__cat(&w->header, "written by hetsim advise mix from %s: "
+                    "each type's count is the recommended mix (number "
+                    "%zu of the closed form's best)%s;\n%s, cost %.6g "
+                    "given, %.6g recommended", s->file, mix->chosen + 1,
+                    mix->shards_derived
+                        ? ";\nthe shards follow the batches over the "
+                          "whole training set"
+                        : "",
+                    judged, mix->given_cost,
+                    mix->cost[mix->chosen]) != 0)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* The edits and header of batch or mix advice, type by type. */
+static hs_err_t hs__wr_types(hs__wr_t *w, const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    hs_err_t rc;
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++) {
+        uint64_t v = batch != NULL
+                         ? batch->batch_after[t]
+                         : mix->search->top[mix->chosen].counts[t];
+
+        if ((rc = hs__wr_count(w, t, batch, mix, v, err)) != HS_OK)
+            return rc;
+        if (batch != NULL &&
+            (rc = hs__wr_profile(w, t, batch, v, err)) != HS_OK)
+            return rc;
+        if ((rc = hs__wr_shard(w, t, batch, mix, err)) != HS_OK)
+            return rc;
+    }
+    return hs__wr_header(w, batch, mix, err);
+}
+
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
                          const hs_advise_mix_t *mix, const char *path,
                          hs_error_t *err)
 {
+    hs__wr_t w = {s, path, NULL, NULL, 0, NULL, NULL};
     hs_rewrite_edit_t *ed = NULL;
-    char **keys = NULL, **vals = NULL, *base = NULL, *header = NULL;
-    char *outdir = NULL, judged[400];
-    size_t n = 0, cap = 3 * s->n_types + 1, t, i;
+    char *base = NULL;
+    size_t cap = 3 * s->n_types + 1, i;
     hs_err_t rc;
 
     if ((ring != NULL && ring->outcome == HS_ADVISE_NONE) ||
@@ -1138,182 +1367,38 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                              "configuration found: nothing to write",
                              path);
     ed = calloc(cap, sizeof *ed);
-    keys = calloc(cap, sizeof *keys);
-    vals = calloc(cap, sizeof *vals);
-    if (ed == NULL || keys == NULL || vals == NULL)
+    w.keys = calloc(cap, sizeof *w.keys);
+    w.vals = calloc(cap, sizeof *w.vals);
+    if (ed == NULL || w.keys == NULL || w.vals == NULL)
         goto nomem;
-    if (ring != NULL) {
-        keys[n] = strdup("ring");
-        vals[n] = hs__ring_yaml(s, ring->cands[ring->chosen].order);
-        if (keys[n] == NULL || vals[n] == NULL)
-            goto nomem;
-        n++;
-        hs__judged_line(&ring->cands[0].fig,
-                        &ring->cands[ring->chosen].fig, 0, judged,
-                        sizeof judged);
-        if (hs__cat(&header, "written by hetsim advise ring from %s: the "
-                    "ring is the recommended order ('%s');\n%s", s->file,
-                    ring->cands[ring->chosen].label, judged) != 0)
-            goto nomem;
-    } else {
-        for (t = 0; t < s->n_types; t++) {
-            const char *what = batch != NULL ? "batch" : "count";
-            uint64_t v = batch != NULL
-                             ? batch->batch_after[t]
-                             : mix->search->top[mix->chosen].counts[t];
-            char buf[640];
-
-            snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
-                     what);
-            if (mix != NULL && s->nodes != NULL) {
-                /* the counts follow from the nodes: the kind's nodes
-                   (hs_advise_mix made the count a whole number of them) */
-                long kd = hs__kind_of(s, t);
-
-                if (kd >= 0) {
-                    snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
-                             s->nodes->kinds[kd].name);
-                    v /= s->nodes->kinds[kd].devices;
-                } else {
-                    buf[0] = '\0';     /* no kind: stays at 0 devices */
-                }
-            }
-            if (buf[0] != '\0') {
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-                if ((vals[n++] = strdup(buf)) == NULL)
-                    goto nomem;
-            }
-            if (batch != NULL) {
-                /* the scaled profile beside the file, named relative to
-                   it */
-                char ppath[4096], pname[1024], line[400];
-                hs_profile_info_t info = {s->types[t].name, NULL};
-                const char *slash = strrchr(path, '/');
-                const char *stem = slash != NULL ? slash + 1 : path;
-                size_t sl = strlen(stem);
-                hs_profile_t tmp;
-                hs_bscale_t how;
-
-                if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
-                    sl -= 5;
-                if (outdir == NULL && (outdir = hs_file_absdir(path)) == NULL)
-                    goto nomem;
-                snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
-                         (int)sl, stem, s->types[t].name);
-                snprintf(ppath, sizeof ppath, "%s/%s", outdir, pname);
-                if (hs_profile_at_batch(&s->types[t].profile,
-                                        s->types[t].batch, v, &tmp,
-                                        &how) != 0)
-                    goto nomem;
-                hs_profile_clear(&tmp);
-                hs_bscale_describe(&how, s->types[t].batch, v, line,
-                                   sizeof line);
-                snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
-                         "of type %s scaled to batch %llu (%s), not measured "
-                         "at it", s->types[t].name, (unsigned long long)v,
-                         line);
-                info.comment = buf;
-                if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
-                                           &info, err)) != HS_OK)
-                    goto out;
-                snprintf(buf, sizeof buf, "device_types.%s.profile",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL ||
-                    (vals[n] = malloc(strlen(pname) + 3)) == NULL)
-                    goto nomem;
-                sprintf(vals[n++], "\"%s\"", pname);
-                if (hs__cat(&header, "%s%s: batch %llu -> %llu, profile %s "
-                            "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
-                            (unsigned long long)s->types[t].batch,
-                            (unsigned long long)v, pname, line) != 0)
-                    goto nomem;
-            }
-            if (mix != NULL && mix->shards_derived &&
-                s->types[t].shard != 0) {
-                snprintf(buf, sizeof buf, "device_types.%s.shard",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                vals[n++] = NULL;       /* removed: shards follow batches */
-            }
-            if (batch != NULL && batch->shard_after[t] != 0) {
-                snprintf(buf, sizeof buf, "device_types.%s.shard",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                if (s->types[t].shard_is_bytes)
-                    snprintf(buf, sizeof buf, "%lluB",
-                             (unsigned long long)(batch->shard_after[t] *
-                                                  s->sample_bytes));
-                else
-                    snprintf(buf, sizeof buf, "%llu",
-                             (unsigned long long)batch->shard_after[t]);
-                if ((vals[n++] = strdup(buf)) == NULL)
-                    goto nomem;
-            }
-        }
-        if (batch != NULL) {
-            char *types = header;
-
-            header = NULL;
-            hs__judged_line(&batch->cands[0].fig,
-                            &batch->cands[batch->chosen].fig, 0, judged,
-                            sizeof judged);
-            if (hs__cat(&header, "written by hetsim advise batch from %s: "
-                        "each type's batch (and shard, where it gave one) "
-                        "is the recommendation ('%s');\nthe profiles, "
-                        "written beside this file, are each type's profile "
-                        "in that scenario scaled to its new batch, not "
-                        "measured at it (profile each type at its new batch "
-                        "to confirm):\n%s;\n%s", s->file,
-                        batch->cands[batch->chosen].label,
-                        types != NULL ? types : "", judged) != 0) {
-                free(types);
-                goto nomem;
-            }
-            free(types);
-        } else {
-            hs__judged_line(&mix->given, &mix->fig[mix->chosen], 1, judged,
-                            sizeof judged);
-            if (hs__cat(&header, "written by hetsim advise mix from %s: "
-                        "each type's count is the recommended mix (number "
-                        "%zu of the closed form's best)%s;\n%s, cost %.6g "
-                        "given, %.6g recommended", s->file, mix->chosen + 1,
-                        mix->shards_derived
-                            ? ";\nthe shards follow the batches over the "
-                              "whole training set"
-                            : "",
-                        judged, mix->given_cost,
-                        mix->cost[mix->chosen]) != 0)
-                goto nomem;
-        }
-    }
-    for (i = 0; i < n; i++) {
-        ed[i].key_path = keys[i];
-        ed[i].value = vals[i];
+    rc = ring != NULL ? hs__wr_ring(&w, ring, err)
+                      : hs__wr_types(&w, batch, mix, err);
+    if (rc != HS_OK)
+        goto out;
+    for (i = 0; i < w.n; i++) {
+        ed[i].key_path = w.keys[i];
+        ed[i].value = w.vals[i];
     }
     if (strcmp(s->file, "<default>") != 0 &&
         (base = hs_file_absdir(s->file)) == NULL)
         goto nomem;
-    rc = hs_rewrite_file_rebased(s->text, strlen(s->text), s->file, ed, n,
-                                 base, header, path, err);
+    rc = hs_rewrite_file_rebased(s->text, strlen(s->text), s->file, ed, w.n,
+                                 base, w.header, path, err);
     goto out;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 out:
     for (i = 0; i < cap; i++) {
-        if (keys != NULL)
-            free(keys[i]);
-        if (vals != NULL)
-            free(vals[i]);
+        if (w.keys != NULL)
+            free(w.keys[i]);
+        if (w.vals != NULL)
+            free(w.vals[i]);
     }
-    free(keys);
-    free(vals);
+    free(w.keys);
+    free(w.vals);
     free(ed);
     free(base);
-    free(outdir);
-    free(header);
+    free(w.outdir);
+    free(w.header);
     return rc;
 }
