@@ -805,53 +805,47 @@ static int hs__batch_add(hs_advise_batch_t *r, const uint64_t *count,
     return 0;
 }
 
-hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                           uint64_t global_batch, const uint64_t *max_batch,
-                           int replay, const hs_advise_exec_t *ex,
-                           hs_advise_batch_t **out, hs_error_t *err)
-{
-    static const struct {
-        const char *label;
-        double lambda;
-    } part[3] = {{"searched-3/4", 0.75}, {"searched-1/2", 0.5},
-                 {"searched-1/4", 0.25}};
-    hs_advise_batch_t *r = NULL;
-    hs__bctx_t bc = {s, NULL, NULL, NULL, HS__BK_EXT, 0};
+/* Everything hs_advise_batch_x works with, phase by phase: the advice
+   being built (r), the search's context (bc) and the judging's (bw), the
+   per-type scratch arrays, the searches' splits and results, and the
+   recommendation's scenario and scaling text; all freed by
+   hs__bstate_free (r only on failure). */
+typedef struct {
+    hs_advise_batch_t *r;
+    hs__bctx_t bc;
     hs__bwork_t bw;
-    uint64_t *maxb = NULL, *b = NULL, *search[3] = {NULL, NULL, NULL};
-    uint64_t gb_now = 0;
+    uint64_t *maxb, *b, *search[3];
+    uint64_t gb_now;
     hs_batchopt_result_t br[3];
-    hs_advise_fig_t figs[HS_ADVISE_BATCH_CANDS];
-    int same_as[HS_ADVISE_BATCH_CANDS], todo[HS_ADVISE_BATCH_CANDS];
-    double *x = NULL;
-    size_t t, i, k, nt = s->n_types;
-    hs_scenario_t *w = NULL;
-    int models = 0;
-    char *scaling = NULL;
-    hs_err_t rc;
+    int same_as[HS_ADVISE_BATCH_CANDS];
+    double *x;
+    hs_scenario_t *w;
+    int models;
+    char *scaling;
+} hs__bstate_t;
 
-    *out = NULL;
-    memset(&bw, 0, sizeof bw);
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
-        return rc;
-    bw.s = s;
-    bw.o = o;
-    bw.replay = replay;
-    bw.same_as = same_as;
-    r = calloc(1, sizeof *r);
-    bw.count = calloc(nt, sizeof *bw.count);
-    maxb = calloc(nt, sizeof *maxb);
-    b = calloc(nt, sizeof *b);
-    x = calloc(nt, sizeof *x);
-    bc.devs = calloc(nt, sizeof *bc.devs);
-    bc.n_devs = calloc(nt, sizeof *bc.n_devs);
+/* Allocates the advice and the scratch arrays of st (nt types). */
+static hs_err_t hs__batch_alloc(hs__bstate_t *st, size_t nt,
+                                hs_error_t *err)
+{
+    hs_advise_batch_t *r;
+    size_t k;
+
+    r = st->r = calloc(1, sizeof *r);
+    st->bw.count = calloc(nt, sizeof *st->bw.count);
+    st->maxb = calloc(nt, sizeof *st->maxb);
+    st->b = calloc(nt, sizeof *st->b);
+    st->x = calloc(nt, sizeof *st->x);
+    st->bc.devs = calloc(nt, sizeof *st->bc.devs);
+    st->bc.n_devs = calloc(nt, sizeof *st->bc.n_devs);
     for (k = 0; k < 3; k++)
-        search[k] = calloc(nt, sizeof *search[k]);
-    if (r == NULL || bw.count == NULL || maxb == NULL || b == NULL ||
-        x == NULL || bc.devs == NULL || bc.n_devs == NULL ||
-        search[0] == NULL || search[1] == NULL || search[2] == NULL)
-        goto nomem;
-    bw.r = r;
+        st->search[k] = calloc(nt, sizeof *st->search[k]);
+    if (r == NULL || st->bw.count == NULL || st->maxb == NULL ||
+        st->b == NULL || st->x == NULL || st->bc.devs == NULL ||
+        st->bc.n_devs == NULL || st->search[0] == NULL ||
+        st->search[1] == NULL || st->search[2] == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    st->bw.r = r;
     r->n_types = nt;
     r->batch_before = calloc(nt, sizeof *r->batch_before);
     r->batch_after = calloc(nt, sizeof *r->batch_after);
@@ -859,65 +853,109 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->profile_after = calloc(nt, sizeof *r->profile_after);
     if (r->batch_before == NULL || r->batch_after == NULL ||
         r->shard_after == NULL || r->profile_after == NULL)
-        goto nomem;
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Per type: its count, given batch and shard (refusing a shard in bytes
+   without sample_bytes, and a type without devices); the global batch
+   asked and each type's largest batch. */
+static hs_err_t hs__batch_types(hs__bstate_t *st, const hs_scenario_t *s,
+                                uint64_t global_batch,
+                                const uint64_t *max_batch, hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    hs__bwork_t *bw = &st->bw;
+    size_t t, nt = s->n_types;
+
     for (t = 0; t < nt; t++) {
-        bw.count[t] = s->types[t].count;
+        bw->count[t] = s->types[t].count;
         r->batch_before[t] = s->types[t].batch;
-        gb_now += bw.count[t] * s->types[t].batch;
+        st->gb_now += bw->count[t] * s->types[t].batch;
         if (s->types[t].shard != 0) {
-            bw.any_shard = 1;
-            if (s->types[t].shard_is_bytes && s->sample_bytes == 0) {
-                rc = hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
-                                   "'%s' gives its shard in bytes: give "
-                                   "job.dataset.sample_bytes (or the shard "
-                                   "in samples) for batch advice", s->file,
-                                   s->types[t].name);
-                goto fail;
-            }
-            bw.total_shard += bw.count[t] * (s->types[t].shard_is_bytes
-                                                 ? s->types[t].shard /
-                                                       s->sample_bytes
-                                                 : s->types[t].shard);
+            bw->any_shard = 1;
+            if (s->types[t].shard_is_bytes && s->sample_bytes == 0)
+                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
+                                     "'%s' gives its shard in bytes: give "
+                                     "job.dataset.sample_bytes (or the "
+                                     "shard in samples) for batch advice",
+                                     s->file, s->types[t].name);
+            bw->total_shard += bw->count[t] * (s->types[t].shard_is_bytes
+                                                   ? s->types[t].shard /
+                                                         s->sample_bytes
+                                                   : s->types[t].shard);
         }
-        if (bw.count[t] == 0) {
-            rc = hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' has "
-                               "no devices", s->file, s->types[t].name);
-            goto fail;
-        }
+        if (bw->count[t] == 0)
+            return hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' "
+                                 "has no devices", s->file,
+                                 s->types[t].name);
     }
-    r->global_batch_asked = global_batch != 0 ? global_batch : gb_now;
+    r->global_batch_asked = global_batch != 0 ? global_batch : st->gb_now;
     for (t = 0; t < nt; t++)
-        maxb[t] = max_batch != NULL && max_batch[t] != 0
-                      ? max_batch[t]
-                      : 4 * r->global_batch_asked;
-    /* the devices of each type, and a working copy for the searches */
+        st->maxb[t] = max_batch != NULL && max_batch[t] != 0
+                          ? max_batch[t]
+                          : 4 * r->global_batch_asked;
+    return HS_OK;
+}
+
+/* The devices of each type, the slowest all-reduce, a working copy for
+   the searches, and the three searches (each kind of T_ext). */
+static hs_err_t hs__batch_search(hs__bstate_t *st, const hs_scenario_t *s,
+                                 hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    hs__bctx_t *bc = &st->bc;
+    size_t t, i, k, nt = s->n_types;
+    hs_err_t rc;
+
     for (t = 0; t < nt; t++)
-        if ((bc.devs[t] = malloc(bw.count[t] * sizeof **bc.devs)) == NULL)
-            goto nomem;
+        if ((bc->devs[t] = malloc(st->bw.count[t] * sizeof **bc->devs)) ==
+            NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     for (i = 0; i < s->n_devices; i++) {
         t = s->devices[i].type;
-        bc.devs[t][bc.n_devs[t]++] = (uint32_t)i;
+        bc->devs[t][bc->n_devs[t]++] = (uint32_t)i;
         {
             int64_t ar = hs_closed_allreduce_ns(s, (uint32_t)i);
 
-            if (ar > bc.ar_max_ns)
-                bc.ar_max_ns = ar;
+            if (ar > bc->ar_max_ns)
+                bc->ar_max_ns = ar;
         }
     }
-    if ((rc = hs_scenario_clone(s, &bc.w, err)) != HS_OK)
-        goto fail;
+    if ((rc = hs_scenario_clone(s, &bc->w, err)) != HS_OK)
+        return rc;
     for (k = 0; k < 3; k++) {
-        bc.kind = (int)k;
-        if ((rc = hs_batchopt_solve(nt, bw.count, maxb,
+        bc->kind = (int)k;
+        if ((rc = hs_batchopt_solve(nt, st->bw.count, st->maxb,
                                     r->global_batch_asked, hs__batch_time,
-                                    &bc, search[k], &br[k], err)) != HS_OK)
-            goto fail;
+                                    bc, st->search[k], &st->br[k], err)) !=
+            HS_OK)
+            return rc;
     }
-    r->global_batch = br[0].global_batch;
-    /* the candidates: the baseline, the search's split, the fallbacks */
-    bw.baseline_given = r->global_batch_asked == gb_now;
-    if (bw.baseline_given) {
-        if (hs__batch_add(r, bw.count, "given", r->batch_before, 1,
+    r->global_batch = st->br[0].global_batch;
+    return HS_OK;
+}
+
+/* The candidates: the baseline, the search's split, the fallbacks, and
+   the shards that follow each candidate's batches. */
+static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
+                                hs_error_t *err)
+{
+    static const struct {
+        const char *label;
+        double lambda;
+    } part[3] = {{"searched-3/4", 0.75}, {"searched-1/2", 0.5},
+                 {"searched-1/4", 0.25}};
+    hs_advise_batch_t *r = st->r;
+    hs__bwork_t *bw = &st->bw;
+    uint64_t *maxb = st->maxb, *b = st->b, **search = st->search;
+    int *same_as = st->same_as;
+    double *x = st->x;
+    size_t t, k, nt = s->n_types;
+
+    bw->baseline_given = r->global_batch_asked == st->gb_now;
+    if (bw->baseline_given) {
+        if (hs__batch_add(r, bw->count, "given", r->batch_before, 1,
                           same_as) != 0)
             goto nomem;
     } else {
@@ -925,54 +963,71 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
            whole batches make it, the given ones (compared by epoch) */
         for (t = 0; t < nt; t++)
             x[t] = (double)r->batch_before[t] *
-                   (double)r->global_batch / (double)gb_now;
-        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) != 0) {
+                   (double)r->global_batch / (double)st->gb_now;
+        if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) !=
+            0) {
             memcpy(b, r->batch_before, nt * sizeof *b);
-            bw.baseline_given = 1;
+            bw->baseline_given = 1;
         }
-        if (hs__batch_add(r, bw.count, bw.baseline_given ? "given"
-                                                         : "proportional",
+        if (hs__batch_add(r, bw->count, bw->baseline_given ? "given"
+                                                           : "proportional",
                           b, 1, same_as) != 0)
             goto nomem;
     }
-    if (bw.baseline_given)
+    if (bw->baseline_given)
         for (t = 0; t < nt; t++)
             if (s->types[t].shard != 0)
                 r->cands[0].shard[t] = s->types[t].shard_is_bytes
                                            ? s->types[t].shard /
                                                  s->sample_bytes
                                            : s->types[t].shard;
-    if (hs__batch_add(r, bw.count, "searched", search[0], 1, same_as) != 0 ||
-        hs__batch_add(r, bw.count, "paced", search[1], 0, same_as) != 0 ||
-        hs__batch_add(r, bw.count, "compute", search[2], 0, same_as) != 0)
+    if (hs__batch_add(r, bw->count, "searched", search[0], 1, same_as) != 0 ||
+        hs__batch_add(r, bw->count, "paced", search[1], 0, same_as) != 0 ||
+        hs__batch_add(r, bw->count, "compute", search[2], 0, same_as) != 0)
         goto nomem;
     for (k = 0; k < 3; k++) {
         for (t = 0; t < nt; t++)
             x[t] = (double)r->cands[0].batch[t] +
                    part[k].lambda * ((double)search[0][t] -
                                      (double)r->cands[0].batch[t]);
-        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) == 0 &&
-            hs__batch_add(r, bw.count, part[k].label, b, 0, same_as) != 0)
+        if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) ==
+                0 &&
+            hs__batch_add(r, bw->count, part[k].label, b, 0, same_as) != 0)
             goto nomem;
     }
     /* the shards that follow each candidate's batches */
-    for (k = bw.baseline_given ? 1 : 0; k < r->n_cands; k++)
+    for (k = bw->baseline_given ? 1 : 0; k < r->n_cands; k++)
         for (t = 0; t < nt; t++)
-            if (bw.any_shard && s->types[t].shard != 0)
+            if (bw->any_shard && s->types[t].shard != 0)
                 r->cands[k].shard[t] =
-                    (uint64_t)((long double)bw.total_shard *
+                    (uint64_t)((long double)bw->total_shard *
                                (long double)r->cands[k].batch[t] /
                                (long double)r->cands[k].global_batch);
-    /* judged, split over the processes */
+    return HS_OK;
+nomem:
+    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+}
+
+/* Every candidate judged, split over the processes (a repeat's figures
+   are its original's); the judge's fastest, strictly faster than the
+   baseline, ties to the earlier candidate, chosen. */
+static hs_err_t hs__batch_judge(hs__bstate_t *st, const hs_advise_exec_t *ex,
+                                hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    const int *same_as = st->same_as;
+    hs_advise_fig_t figs[HS_ADVISE_BATCH_CANDS];
+    int todo[HS_ADVISE_BATCH_CANDS];
+    size_t k;
+    hs_err_t rc;
+
     for (k = 0; k < r->n_cands; k++)
         todo[k] = same_as[k] < 0;
-    if ((rc = hs__advise_run_jobs(ex, r->n_cands, todo, hs__batch_job, &bw,
-                                  figs, err)) != HS_OK)
-        goto fail;
+    if ((rc = hs__advise_run_jobs(ex, r->n_cands, todo, hs__batch_job,
+                                  &st->bw, figs, err)) != HS_OK)
+        return rc;
     for (k = 0; k < r->n_cands; k++)
         r->cands[k].fig = figs[same_as[k] >= 0 ? (size_t)same_as[k] : k];
-    /* the judge's fastest, strictly faster than the baseline; ties to
-       the earlier candidate */
     r->chosen = 0;
     for (k = 1; k < r->n_cands; k++)
         if (same_as[k] < 0 &&
@@ -983,63 +1038,103 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->outcome = r->chosen == 0   ? HS_ADVISE_NONE
                  : r->chosen == 1 ? HS_ADVISE_IMPROVED
                                   : HS_ADVISE_FALLBACK;
-    /* the recommendation as written (the search's split's scaling when
-       there is none) */
-    k = r->chosen != 0 ? r->chosen : 1;
-    if ((rc = hs__batch_build(&bw, r->cands[k].batch, &w, &scaling, &models,
-                              err)) != HS_OK)
-        goto fail;
-    {
-        static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
-                                  "scale by b/b0, t_opt does not change";
-        static const char pts[] = ". Interpolated: each phase piecewise "
-                                  "linear between the measured batches' "
-                                  "running maximum (non-decreasing in b), "
-                                  "beyond them the line through the two "
-                                  "nearest, below them never under b times "
-                                  "the smallest per-sample time";
-        static const char tail[] = ". The all-reduce payload does not "
-                                   "change";
-        size_t len = (scaling ? strlen(scaling) : 0) + sizeof lin +
-                     sizeof pts + sizeof tail;
+    return HS_OK;
+}
 
-        if ((r->scaling = malloc(len)) == NULL)
-            goto nomem;
-        snprintf(r->scaling, len, "%s%s%s%s", scaling ? scaling : "",
-                 models & 1 ? lin : "", models & 2 ? pts : "", tail);
-    }
+/* The recommendation as written (the search's split's scaling when there
+   is none): the scaling in words, the batches, shards and profiles
+   after. */
+static hs_err_t hs__batch_recommend(hs__bstate_t *st, const hs_scenario_t *s,
+                                    hs_error_t *err)
+{
+    static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
+                              "scale by b/b0, t_opt does not change";
+    static const char pts[] = ". Interpolated: each phase piecewise "
+                              "linear between the measured batches' "
+                              "running maximum (non-decreasing in b), "
+                              "beyond them the line through the two "
+                              "nearest, below them never under b times "
+                              "the smallest per-sample time";
+    static const char tail[] = ". The all-reduce payload does not "
+                               "change";
+    hs_advise_batch_t *r = st->r;
+    size_t t, k, len, nt = s->n_types;
+    hs_err_t rc;
+
+    k = r->chosen != 0 ? r->chosen : 1;
+    if ((rc = hs__batch_build(&st->bw, r->cands[k].batch, &st->w,
+                              &st->scaling, &st->models, err)) != HS_OK)
+        return rc;
+    len = (st->scaling ? strlen(st->scaling) : 0) + sizeof lin +
+          sizeof pts + sizeof tail;
+    if ((r->scaling = malloc(len)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(r->scaling, len, "%s%s%s%s", st->scaling ? st->scaling : "",
+             st->models & 1 ? lin : "", st->models & 2 ? pts : "", tail);
     memcpy(r->batch_after, r->cands[r->chosen].batch,
            nt * sizeof *r->batch_after);
     memcpy(r->shard_after, r->cands[r->chosen].shard,
            nt * sizeof *r->shard_after);
     for (t = 0; t < nt; t++)
         if (hs_profile_copy(&r->profile_after[t],
-                            r->chosen != 0 ? &w->types[t].profile
+                            r->chosen != 0 ? &st->w->types[t].profile
                                            : &s->types[t].profile) != 0)
-            goto nomem;
-    rc = HS_OK;
-    goto done;
-nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-fail:
-    hs_advise_batch_free(r);
-    r = NULL;
-done:
-    hs_scenario_free(w);
-    hs_scenario_free(bc.w);
-    if (bc.devs != NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Frees what st holds but the advice (nt types). */
+static void hs__bstate_free(hs__bstate_t *st, size_t nt)
+{
+    size_t t, k;
+
+    hs_scenario_free(st->w);
+    hs_scenario_free(st->bc.w);
+    if (st->bc.devs != NULL)
         for (t = 0; t < nt; t++)
-            free(bc.devs[t]);
-    free(bc.devs);
-    free(bc.n_devs);
-    free(bw.count);
-    free(maxb);
-    free(b);
-    free(x);
+            free(st->bc.devs[t]);
+    free(st->bc.devs);
+    free(st->bc.n_devs);
+    free(st->bw.count);
+    free(st->maxb);
+    free(st->b);
+    free(st->x);
     for (k = 0; k < 3; k++)
-        free(search[k]);
-    free(scaling);
-    *out = r;
+        free(st->search[k]);
+    free(st->scaling);
+}
+
+hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           uint64_t global_batch, const uint64_t *max_batch,
+                           int replay, const hs_advise_exec_t *ex,
+                           hs_advise_batch_t **out, hs_error_t *err)
+{
+    hs__bstate_t st;
+    size_t nt = s->n_types;
+    hs_err_t rc;
+
+    *out = NULL;
+    memset(&st, 0, sizeof st);
+    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+        return rc;
+    st.bc.s = s;
+    st.bc.kind = HS__BK_EXT;
+    st.bw.s = s;
+    st.bw.o = o;
+    st.bw.replay = replay;
+    st.bw.same_as = st.same_as;
+    if ((rc = hs__batch_alloc(&st, nt, err)) != HS_OK ||
+        (rc = hs__batch_types(&st, s, global_batch, max_batch, err)) !=
+            HS_OK ||
+        (rc = hs__batch_search(&st, s, err)) != HS_OK ||
+        (rc = hs__batch_cands(&st, s, err)) != HS_OK ||
+        (rc = hs__batch_judge(&st, ex, err)) != HS_OK ||
+        (rc = hs__batch_recommend(&st, s, err)) != HS_OK) {
+        hs_advise_batch_free(st.r);
+        st.r = NULL;
+    }
+    hs__bstate_free(&st, nt);
+    *out = st.r;
     return rc;
 }
 
