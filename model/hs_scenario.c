@@ -221,7 +221,97 @@ static int hs__where_key(hs_yaml_ctx_t *c, const char *section,
     return hs__where_node(c, buf, n);
 }
 
-static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
+/* Type t's micro_batches from vm (1 when vm is NULL): a divisor of its
+   batch. */
+static hs_err_t hs__type_micro(hs_yaml_ctx_t *c, yaml_node_t *vm,
+                               hs_type_t *t)
+{
+    uint64_t mb = 1;
+    hs_err_t rc;
+
+    t->micro_batches = 1;
+    if (vm == NULL)
+        return HS_OK;
+    if ((rc = hs_yaml_get_u64(c, vm, "micro_batches", 1,
+                              HS_LIMIT_MICRO_BATCHES, &mb)) != HS_OK)
+        return rc;
+    if (t->batch % mb != 0)
+        return hs_yaml_fail(c, vm, HS_ERR_RANGE,
+                            "micro_batches %llu does not divide "
+                            "the batch %llu: a step's micro-batches "
+                            "are batch / micro_batches samples each",
+                            (unsigned long long)mb,
+                            (unsigned long long)t->batch);
+    t->micro_batches = (uint32_t)mb;
+    return HS_OK;
+}
+
+/* Type t's profile from vp (of the type at tn): none when vp is NULL or
+   null, a file named relative to the scenario, or given inline. */
+static hs_err_t hs__type_profile(hs_yaml_ctx_t *c, yaml_node_t *tn,
+                                 yaml_node_t *vp, hs_type_t *t)
+{
+    hs_scenario_t *s = HS__S(c);
+    hs_err_t rc;
+
+    t->has_profile = vp != NULL && !hs_yaml_is_null(vp);
+    if (!t->has_profile) {
+        /* not measured yet: hs_scenario_require_profiles rejects it
+           where timings are needed */
+    } else if (hs_yaml_scalar(vp) != NULL) {
+        char *path = hs_file_join(c->base_dir,
+                                      hs_yaml_scalar(vp));
+        if (path == NULL)
+            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
+        rc = hs_profile_read_file(path, &t->profile, &s->warnings,
+                                  &s->n_warnings, c->err);
+        if (rc == HS_ERR_IO) {
+            char inner[HS_ERRMSG_LEN];
+            snprintf(inner, sizeof inner, "%s", c->err->msg);
+            rc = hs_yaml_fail(c, vp, HS_ERR_IO,
+                              "profile of type '%s': %s", t->name, inner);
+        }
+        free(path);
+        if (rc != HS_OK)
+            return rc;
+    } else {
+        char what[256];
+        snprintf(what, sizeof what, "the profile of type '%s'", t->name);
+        if ((rc = hs_profile_parse(c, vp, what,
+                                   &t->profile)) != HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Type t's backend from vb (none when vb is NULL): gloo, nccl or mpi. */
+static hs_err_t hs__type_backend(hs_yaml_ctx_t *c, yaml_node_t *vb,
+                                 hs_type_t *t)
+{
+    const char *b;
+
+    if (vb == NULL)
+        return HS_OK;
+    b = hs_yaml_scalar(vb);
+    if (b == NULL || (strcmp(b, "gloo") != 0 &&
+                      strcmp(b, "nccl") != 0 &&
+                      strcmp(b, "mpi") != 0))
+    {
+        static const char *const ok[] = {"gloo", "nccl", "mpi",
+                                         NULL};
+        char hint[HS_SUGGEST_HINT_LEN];
+        return hs_yaml_fail(c, vb, HS_ERR_SCHEMA,
+                            "backend must be gloo, nccl or mpi%s",
+                            hs__word_hint(vb, ok, hint,
+                                          sizeof hint));
+    }
+    t->backend = strdup(b);
+    return HS_OK;
+}
+
+/* Device type k of device_types, at tn: its name (valid, not a repeat),
+   count, batch, micro-batches, shard, profile, backend and env. */
+static hs_err_t hs__parse_type(hs_yaml_ctx_t *c, yaml_node_t *tn, size_t k)
 {
     enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV,
            K_MICRO };
@@ -229,10 +319,78 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                                        "profile", "backend", "env",
                                        "micro_batches", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_item_t *it;
-    size_t cnt, k = 0, j;
+    yaml_node_t *v[8];
+    hs_type_t *t = &s->types[k];
+    size_t j;
     hs_err_t rc;
     const char *why;
+
+    s->n_types = k + 1;
+    t->line = tn->start_mark.line + 1;
+    t->col = tn->start_mark.column + 1;
+    if ((rc = hs_yaml_map(c, tn, "a device type", keys, v)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, tn, v[K_NAME], "name", "a device type")) !=
+            HS_OK ||
+        (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
+        return rc;
+    if (hs_valid_name(t->name, &why) != 0) {
+        char q[HS_LIMIT_NAME_LEN * 4 + 8];
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "device type name '%s' %s",
+                            hs_valid_quote(t->name, q, sizeof q), why);
+    }
+    for (j = 0; j < k; j++)
+        if (strcmp(s->types[j].name, t->name) == 0)
+            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                "duplicate device type name '%s' (first at "
+                                "line %lu)",
+                                t->name, s->types[j].line);
+    if (v[K_COUNT] != NULL &&
+        (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
+                              &t->count)) != HS_OK)
+        return rc;
+    t->has_count = v[K_COUNT] != NULL;
+    if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
+                           "a device type")) != HS_OK ||
+        (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
+                              &t->batch)) != HS_OK)
+        return rc;
+    if ((rc = hs__type_micro(c, v[K_MICRO], t)) != HS_OK)
+        return rc;
+    if (hs__where_key(c, "device_types", t->name, "batch",
+                      v[K_BATCH]) != 0 ||
+        hs__where_key(c, "device_types", t->name, "shard",
+                      v[K_SHARD]) != 0 ||
+        hs__where_key(c, "device_types", t->name, "count",
+                      v[K_COUNT]) != 0)
+        return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
+    if (v[K_SHARD] != NULL) {
+        if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
+                                     &t->shard_is_bytes, &t->shard)) !=
+            HS_OK)
+            return rc;
+        if (t->shard_is_bytes && s->sample_bytes == 0)
+            return hs_yaml_fail(
+                c, v[K_SHARD], HS_ERR_SCHEMA,
+                "shard is a size: give "
+                "job.dataset.sample_bytes to count samples");
+    }
+    if ((rc = hs__type_profile(c, tn, v[K_PROFILE], t)) != HS_OK ||
+        (rc = hs__type_backend(c, v[K_BACKEND], t)) != HS_OK)
+        return rc;
+    if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
+        return rc;
+    return HS_OK;
+}
+
+/* Reads device_types (n, a non-empty list) into s->types. */
+static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t cnt, k = 0;
+    hs_err_t rc;
 
     if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
@@ -245,120 +403,9 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
     if (s->types == NULL)
         return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-         it++, k++) {
-        yaml_node_t *tn = hs_yaml_node(c, *it), *v[8];
-        hs_type_t *t = &s->types[k];
-
-        s->n_types = k + 1;
-        t->line = tn->start_mark.line + 1;
-        t->col = tn->start_mark.column + 1;
-        if ((rc = hs_yaml_map(c, tn, "a device type", keys, v)) != HS_OK)
+         it++, k++)
+        if ((rc = hs__parse_type(c, hs_yaml_node(c, *it), k)) != HS_OK)
             return rc;
-        if ((rc = hs_yaml_need(c, tn, v[K_NAME], "name", "a device type")) !=
-                HS_OK ||
-            (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
-            return rc;
-        if (hs_valid_name(t->name, &why) != 0) {
-            char q[HS_LIMIT_NAME_LEN * 4 + 8];
-            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                "device type name '%s' %s",
-                                hs_valid_quote(t->name, q, sizeof q), why);
-        }
-        for (j = 0; j < k; j++)
-            if (strcmp(s->types[j].name, t->name) == 0)
-                return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                    "duplicate device type name '%s' (first at "
-                                    "line %lu)",
-                                    t->name, s->types[j].line);
-        if (v[K_COUNT] != NULL &&
-            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
-                                  &t->count)) != HS_OK)
-            return rc;
-        t->has_count = v[K_COUNT] != NULL;
-        if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
-                               "a device type")) != HS_OK ||
-            (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
-                                  &t->batch)) != HS_OK)
-            return rc;
-        t->micro_batches = 1;
-        if (v[K_MICRO] != NULL) {
-            uint64_t mb = 1;
-            if ((rc = hs_yaml_get_u64(c, v[K_MICRO], "micro_batches", 1,
-                                      HS_LIMIT_MICRO_BATCHES, &mb)) != HS_OK)
-                return rc;
-            if (t->batch % mb != 0)
-                return hs_yaml_fail(c, v[K_MICRO], HS_ERR_RANGE,
-                                    "micro_batches %llu does not divide "
-                                    "the batch %llu: a step's micro-batches "
-                                    "are batch / micro_batches samples each",
-                                    (unsigned long long)mb,
-                                    (unsigned long long)t->batch);
-            t->micro_batches = (uint32_t)mb;
-        }
-        if (hs__where_key(c, "device_types", t->name, "batch",
-                          v[K_BATCH]) != 0 ||
-            hs__where_key(c, "device_types", t->name, "shard",
-                          v[K_SHARD]) != 0 ||
-            hs__where_key(c, "device_types", t->name, "count",
-                          v[K_COUNT]) != 0)
-            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
-        if (v[K_SHARD] != NULL) {
-            if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
-                                         &t->shard_is_bytes, &t->shard)) !=
-                HS_OK)
-                return rc;
-            if (t->shard_is_bytes && s->sample_bytes == 0)
-                return hs_yaml_fail(
-                    c, v[K_SHARD], HS_ERR_SCHEMA,
-                    "shard is a size: give "
-                    "job.dataset.sample_bytes to count samples");
-        }
-        t->has_profile = v[K_PROFILE] != NULL && !hs_yaml_is_null(v[K_PROFILE]);
-        if (!t->has_profile) {
-            /* not measured yet: hs_scenario_require_profiles rejects it
-               where timings are needed */
-        } else if (hs_yaml_scalar(v[K_PROFILE]) != NULL) {
-            char *path = hs_file_join(c->base_dir,
-                                          hs_yaml_scalar(v[K_PROFILE]));
-            if (path == NULL)
-                return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
-            rc = hs_profile_read_file(path, &t->profile, &s->warnings,
-                                      &s->n_warnings, c->err);
-            if (rc == HS_ERR_IO) {
-                char inner[HS_ERRMSG_LEN];
-                snprintf(inner, sizeof inner, "%s", c->err->msg);
-                rc = hs_yaml_fail(c, v[K_PROFILE], HS_ERR_IO,
-                                  "profile of type '%s': %s", t->name, inner);
-            }
-            free(path);
-            if (rc != HS_OK)
-                return rc;
-        } else {
-            char what[256];
-            snprintf(what, sizeof what, "the profile of type '%s'", t->name);
-            if ((rc = hs_profile_parse(c, v[K_PROFILE], what,
-                                       &t->profile)) != HS_OK)
-                return rc;
-        }
-        if (v[K_BACKEND] != NULL) {
-            const char *b = hs_yaml_scalar(v[K_BACKEND]);
-            if (b == NULL || (strcmp(b, "gloo") != 0 &&
-                              strcmp(b, "nccl") != 0 &&
-                              strcmp(b, "mpi") != 0))
-            {
-                static const char *const ok[] = {"gloo", "nccl", "mpi",
-                                                 NULL};
-                char hint[HS_SUGGEST_HINT_LEN];
-                return hs_yaml_fail(c, v[K_BACKEND], HS_ERR_SCHEMA,
-                                    "backend must be gloo, nccl or mpi%s",
-                                    hs__word_hint(v[K_BACKEND], ok, hint,
-                                                  sizeof hint));
-            }
-            t->backend = strdup(b);
-        }
-        if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
-            return rc;
-    }
     return HS_OK;
 }
 
