@@ -420,168 +420,197 @@ static void hs__fix_names(hs_scenario_t *s, size_t *name_off,
     }
 }
 
-static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
+/* A device's addr from va (its name nm when va is NULL) into *ad: a
+   non-empty, valid address. */
+static hs_err_t hs__device_addr(hs_yaml_ctx_t *c, yaml_node_t *va,
+                                const char *nm, const char **ad)
+{
+    const char *why;
+
+    *ad = nm;
+    if (va == NULL)
+        return HS_OK;
+    *ad = hs_yaml_scalar(va);
+    if (*ad == NULL || (*ad)[0] == '\0')
+        return hs_yaml_fail(c, va, HS_ERR_SCHEMA,
+                            "a device's addr must be a string");
+    if (hs_valid_addr(*ad, &why) != 0) {
+        char q[HS_LIMIT_HOST_LEN * 4 + 8];
+        return hs_yaml_fail(c, va, HS_ERR_SCHEMA,
+                            "device '%s': addr '%s' %s", nm,
+                            hs_valid_quote(*ad, q, sizeof q), why);
+    }
+    return HS_OK;
+}
+
+/* Device k of devices, at dn: its name and addr (into the arena, their
+   offsets in name_off[k], addr_off[k]), type (counted in counts),
+   compute_scale and extra_compute. */
+static hs_err_t hs__parse_device(hs_yaml_ctx_t *c, yaml_node_t *dn, size_t k,
+                                 size_t *counts, size_t *name_off,
+                                 size_t *addr_off)
 {
     enum { K_NAME, K_TYPE, K_ADDR, K_SCALE, K_EXTRA };
     static const char *const keys[] = {"name", "type", "addr",
                                        "compute_scale", "extra_compute",
                                        NULL};
     hs_scenario_t *s = HS__S(c);
+    yaml_node_t *v[5];
+    hs_device_t *d = &s->devices[k];
+    const char *nm, *ty, *ad, *why;
+    long ti;
+    hs_err_t rc;
+
+    if ((rc = hs_yaml_map(c, dn, "a device", keys, v)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, dn, v[K_NAME], "name", "a device")) !=
+            HS_OK ||
+        (rc = hs_yaml_need(c, dn, v[K_TYPE], "type", "a device")) !=
+            HS_OK)
+        return rc;
+    nm = hs_yaml_scalar(v[K_NAME]);
+    ty = hs_yaml_scalar(v[K_TYPE]);
+    if (nm == NULL || nm[0] == '\0')
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "a device's name must be a string");
+    if (hs_valid_name(nm, &why) != 0) {
+        char q[HS_LIMIT_NAME_LEN * 4 + 8];
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "device name '%s' %s",
+                            hs_valid_quote(nm, q, sizeof q), why);
+    }
+    if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
+        char hint[HS__HINT_LEN];
+        return hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
+                            "device '%s' has unknown type '%s'%s", nm,
+                            hs_ex(ty ? ty : ""),
+                            hs__type_hint(s, ty ? ty : "", hint,
+                                          sizeof hint));
+    }
+    if ((rc = hs__device_addr(c, v[K_ADDR], nm, &ad)) != HS_OK)
+        return rc;
+    d->type = (uint32_t)ti;
+    counts[ti]++;
+    d->compute_scale = 1.0;
+    if (v[K_SCALE] != NULL &&
+        (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
+                                 &d->compute_scale)) != HS_OK)
+        return rc;
+    if (v[K_EXTRA] != NULL &&
+        (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
+                               &d->extra_compute_ns)) != HS_OK)
+        return rc;
+    if (hs__where_key(c, "devices", nm, "compute_scale",
+                      v[K_SCALE]) != 0 ||
+        hs__where_key(c, "devices", nm, "extra_compute",
+                      v[K_EXTRA]) != 0)
+        return hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+    name_off[k] = hs__arena_add(s, nm);
+    addr_off[k] = hs__arena_add(s, ad);
+    if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1)
+        return hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+    s->n_devices = k + 1;
+    return HS_OK;
+}
+
+/* The listed devices (n): no name twice (h, a name hash built here and
+   freed by the caller), and each type's count as many as listed of it
+   (counts), taken as its count. */
+static hs_err_t hs__devices_agree(hs_yaml_ctx_t *c, yaml_node_t *n,
+                                  hs__hash_t *h, const size_t *counts)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t i, k;
+
+    if (hs__hash_build(h, s, 0) != 0)
+        return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
+    k = 0;
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++) {
+        long first = hs__hash_find(h, s, 0, s->devices[k].name);
+        if (first != (long)k) {
+            yaml_node_t *dn = hs_yaml_node(c, *it);
+            return hs_yaml_fail(c, dn, HS_ERR_SCHEMA,
+                                "duplicate device name '%s'",
+                                s->devices[k].name);
+        }
+    }
+    for (i = 0; i < s->n_types; i++) {
+        hs_type_t *t = &s->types[i];
+        if (t->count != 0 && t->count != counts[i])
+            return hs_error_set(c->err, HS_ERR_SCHEMA, c->file, t->line,
+                                t->col,
+                                "device type '%s' says count %llu but "
+                                "devices lists %zu of it",
+                                t->name, (unsigned long long)t->count,
+                                counts[i]);
+        t->count = counts[i];
+    }
+    return HS_OK;
+}
+
+/* No devices listed: every type needs a count, and the devices are
+   generated from the counts. */
+static hs_err_t hs__devices_from_counts(hs_yaml_ctx_t *c)
+{
+    hs_scenario_t *s = HS__S(c);
+    size_t i;
+
+    for (i = 0; i < s->n_types; i++)
+        if (s->types[i].count == 0 && !s->types[i].has_count)
+            return hs_error_set(c->err, HS_ERR_SCHEMA, c->file,
+                                s->types[i].line, s->types[i].col,
+                                "device type '%s' needs a count "
+                                "(or list the devices)",
+                                s->types[i].name);
+    return hs__gen_devices(s, c->err);
+}
+
+/* Reads devices (n; NULL: generated from the type counts) into
+   s->devices, and allocates the ring's arrays. */
+static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
+{
+    hs_scenario_t *s = HS__S(c);
     size_t *name_off = NULL, *addr_off = NULL, *counts = NULL;
-    size_t cnt = 0, i, k;
+    size_t cnt = 0, k;
     hs_err_t rc = HS_OK;
     hs__hash_t h = {0};
-    const char *why;
+    yaml_node_item_t *it;
 
-    if (n != NULL) {
-        yaml_node_item_t *it;
-        if (n->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                                "devices must be a list of {name, type, addr}");
-        cnt = (size_t)(n->data.sequence.items.top -
-                       n->data.sequence.items.start);
-        if (cnt == 0)
-            return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                                "devices must not be empty (leave it out to "
-                                "generate devices from the type counts)");
-        if (cnt > HS_LIMIT_DEVICES)
-            return hs_yaml_fail(c, n, HS_ERR_RANGE,
-                                "%zu devices: a ring has at most %lu", cnt,
-                                (unsigned long)HS_LIMIT_DEVICES);
-        s->devices = calloc(cnt, sizeof *s->devices);
-        name_off = calloc(cnt, sizeof *name_off);
-        addr_off = calloc(cnt, sizeof *addr_off);
-        counts = calloc(s->n_types, sizeof *counts);
-        if (!s->devices || !name_off || !addr_off || !counts) {
-            rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        k = 0;
-        for (it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++, k++) {
-            yaml_node_t *dn = hs_yaml_node(c, *it), *v[5];
-            hs_device_t *d = &s->devices[k];
-            const char *nm, *ty, *ad;
-            long ti;
-
-            if ((rc = hs_yaml_map(c, dn, "a device", keys, v)) != HS_OK)
-                goto done;
-            if ((rc = hs_yaml_need(c, dn, v[K_NAME], "name", "a device")) !=
-                    HS_OK ||
-                (rc = hs_yaml_need(c, dn, v[K_TYPE], "type", "a device")) !=
-                    HS_OK)
-                goto done;
-            nm = hs_yaml_scalar(v[K_NAME]);
-            ty = hs_yaml_scalar(v[K_TYPE]);
-            if (nm == NULL || nm[0] == '\0') {
-                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                  "a device's name must be a string");
-                goto done;
-            }
-            if (hs_valid_name(nm, &why) != 0) {
-                char q[HS_LIMIT_NAME_LEN * 4 + 8];
-                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                  "device name '%s' %s",
-                                  hs_valid_quote(nm, q, sizeof q), why);
-                goto done;
-            }
-            if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
-                char hint[HS__HINT_LEN];
-                rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                                  "device '%s' has unknown type '%s'%s", nm,
-                                  hs_ex(ty ? ty : ""),
-                                  hs__type_hint(s, ty ? ty : "", hint,
-                                                sizeof hint));
-                goto done;
-            }
-            ad = nm;
-            if (v[K_ADDR] != NULL) {
-                ad = hs_yaml_scalar(v[K_ADDR]);
-                if (ad == NULL || ad[0] == '\0') {
-                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                      "a device's addr must be a string");
-                    goto done;
-                }
-                if (hs_valid_addr(ad, &why) != 0) {
-                    char q[HS_LIMIT_HOST_LEN * 4 + 8];
-                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                      "device '%s': addr '%s' %s", nm,
-                                      hs_valid_quote(ad, q, sizeof q), why);
-                    goto done;
-                }
-            }
-            d->type = (uint32_t)ti;
-            counts[ti]++;
-            d->compute_scale = 1.0;
-            if (v[K_SCALE] != NULL &&
-                (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
-                                         &d->compute_scale)) != HS_OK)
-                goto done;
-            if (v[K_EXTRA] != NULL &&
-                (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
-                                       &d->extra_compute_ns)) != HS_OK)
-                goto done;
-            if (hs__where_key(c, "devices", nm, "compute_scale",
-                              v[K_SCALE]) != 0 ||
-                hs__where_key(c, "devices", nm, "extra_compute",
-                              v[K_EXTRA]) != 0) {
-                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            name_off[k] = hs__arena_add(s, nm);
-            addr_off[k] = hs__arena_add(s, ad);
-            if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1) {
-                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            s->n_devices = k + 1;
-        }
-        hs__fix_names(s, name_off, addr_off);
-        s->devices_listed = 1;
-        /* duplicate names */
-        if (hs__hash_build(&h, s, 0) != 0) {
-            rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        k = 0;
-        for (it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++, k++) {
-            long first = hs__hash_find(&h, s, 0, s->devices[k].name);
-            if (first != (long)k) {
-                yaml_node_t *dn = hs_yaml_node(c, *it);
-                rc = hs_yaml_fail(c, dn, HS_ERR_SCHEMA,
-                                  "duplicate device name '%s'",
-                                  s->devices[k].name);
-                goto done;
-            }
-        }
-        for (i = 0; i < s->n_types; i++) {
-            hs_type_t *t = &s->types[i];
-            if (t->count != 0 && t->count != counts[i]) {
-                rc = hs_error_set(c->err, HS_ERR_SCHEMA, c->file, t->line,
-                                  t->col,
-                                  "device type '%s' says count %llu but "
-                                  "devices lists %zu of it",
-                                  t->name, (unsigned long long)t->count,
-                                  counts[i]);
-                goto done;
-            }
-            t->count = counts[i];
-        }
-    } else {
-        for (i = 0; i < s->n_types; i++) {
-            if (s->types[i].count == 0 && !s->types[i].has_count) {
-                rc = hs_error_set(c->err, HS_ERR_SCHEMA, c->file,
-                                  s->types[i].line, s->types[i].col,
-                                  "device type '%s' needs a count "
-                                  "(or list the devices)",
-                                  s->types[i].name);
-                goto done;
-            }
-        }
-        rc = hs__gen_devices(s, c->err);
+    if (n == NULL)
+        return hs__devices_from_counts(c);
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "devices must be a list of {name, type, addr}");
+    cnt = (size_t)(n->data.sequence.items.top -
+                   n->data.sequence.items.start);
+    if (cnt == 0)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "devices must not be empty (leave it out to "
+                            "generate devices from the type counts)");
+    if (cnt > HS_LIMIT_DEVICES)
+        return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                            "%zu devices: a ring has at most %lu", cnt,
+                            (unsigned long)HS_LIMIT_DEVICES);
+    s->devices = calloc(cnt, sizeof *s->devices);
+    name_off = calloc(cnt, sizeof *name_off);
+    addr_off = calloc(cnt, sizeof *addr_off);
+    counts = calloc(s->n_types, sizeof *counts);
+    if (!s->devices || !name_off || !addr_off || !counts) {
+        rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
         goto done;
     }
+    k = 0;
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++)
+        if ((rc = hs__parse_device(c, hs_yaml_node(c, *it), k, counts,
+                                   name_off, addr_off)) != HS_OK)
+            goto done;
+    hs__fix_names(s, name_off, addr_off);
+    s->devices_listed = 1;
+    if ((rc = hs__devices_agree(c, n, &h, counts)) != HS_OK)
+        goto done;
     if (s->n_devices < 2) {
         rc = hs_error_setf(c->err, HS_ERR_SCHEMA,
                            "%s: a ring needs at least 2 devices", c->file);
