@@ -911,6 +911,131 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                      (unsigned long)at->start_mark.column + 1, c->err);
 }
 
+/* A straggler's steps (sv: a step number or [first, last]) into g. */
+static hs_err_t hs__straggler_steps(hs_yaml_ctx_t *c, yaml_node_t *sv,
+                                    hs_straggler_t *g)
+{
+    hs_err_t rc;
+
+    if (hs_yaml_scalar(sv) != NULL) {
+        if ((rc = hs_yaml_get_u32(c, sv, "straggler steps", 0,
+                                  UINT32_MAX, &g->first_step)) != HS_OK)
+            return rc;
+        g->last_step = g->first_step;
+    } else if (sv->type == YAML_SEQUENCE_NODE &&
+               sv->data.sequence.items.top -
+                       sv->data.sequence.items.start ==
+                   2) {
+        if ((rc = hs_yaml_get_u32(
+                 c,
+                 hs_yaml_node(c, sv->data.sequence.items.start[0]),
+                 "straggler first step", 0, UINT32_MAX,
+                 &g->first_step)) != HS_OK ||
+            (rc = hs_yaml_get_u32(
+                 c,
+                 hs_yaml_node(c, sv->data.sequence.items.start[1]),
+                 "straggler last step", 0, UINT32_MAX,
+                 &g->last_step)) != HS_OK)
+            return rc;
+        if (g->last_step < g->first_step)
+            return hs_yaml_fail(
+                c, sv, HS_ERR_RANGE,
+                "straggler steps [first, last] must not "
+                "run backwards");
+    } else {
+        return hs_yaml_fail(c, sv, HS_ERR_SCHEMA,
+                            "straggler steps must be a step number or "
+                            "[first, last]");
+    }
+    return HS_OK;
+}
+
+/* Straggler k of simulate.stragglers, at sn: its device (by name, nm
+   ready), steps, factor and extra. */
+static hs_err_t hs__parse_straggler(hs_yaml_ctx_t *c, yaml_node_t *sn,
+                                    size_t k, hs__names_t *nm)
+{
+    static const char *const sk[] = {"device", "steps", "factor",
+                                     "extra", NULL};
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_t *sv[4];
+    hs_straggler_t *g = &s->stragglers[k];
+    const char *dn;
+    long d;
+    hs_err_t rc;
+
+    if ((rc = hs_yaml_map(c, sn, "a straggler", sk, sv)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, sn, sv[0], "device", "a straggler")) !=
+            HS_OK ||
+        (rc = hs_yaml_need(c, sn, sv[1], "steps", "a straggler")) !=
+            HS_OK)
+        return rc;
+    dn = hs_yaml_scalar(sv[0]);
+    d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
+    if (d < 0) {
+        char hint[HS__HINT_LEN];
+        return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
+                            "straggler names unknown device '%s'%s",
+                            hs_ex(dn ? dn : ""),
+                            hs__device_hint(s, dn ? dn : "", hint,
+                                            sizeof hint));
+    }
+    g->device = (uint32_t)d;
+    if ((s->straggler_names[k] = strdup(dn)) == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    if ((rc = hs__straggler_steps(c, sv[1], g)) != HS_OK)
+        return rc;
+    g->factor = 1.0;
+    if (sv[2] != NULL &&
+        (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
+                                 &g->factor)) != HS_OK)
+        return rc;
+    if (sv[3] != NULL &&
+        (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
+                               &g->extra_ns)) != HS_OK)
+        return rc;
+    {
+        char key[64];
+        snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
+        if (hs__where_node(c, key, sn) != 0)
+            return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
+                                "out of memory");
+    }
+    s->n_stragglers = k + 1;
+    return HS_OK;
+}
+
+/* simulate.stragglers (n): a list of stragglers into s->stragglers. */
+static hs_err_t hs__parse_stragglers(hs_yaml_ctx_t *c, yaml_node_t *n,
+                                     hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t cnt, k = 0;
+    hs_err_t rc;
+
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "simulate.stragglers must be a list");
+    cnt = (size_t)(n->data.sequence.items.top -
+                   n->data.sequence.items.start);
+    s->stragglers = calloc(cnt ? cnt : 1, sizeof *s->stragglers);
+    s->straggler_names = calloc(cnt + 1, sizeof *s->straggler_names);
+    if (s->stragglers == NULL || s->straggler_names == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    if (hs__names_ready(nm, s) != 0)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++)
+        if ((rc = hs__parse_straggler(c, hs_yaml_node(c, *it), k, nm)) !=
+            HS_OK)
+            return rc;
+    return HS_OK;
+}
+
+/* Reads the simulate section (n) into s: steps, seed, the overlap, send
+   and hop-wait modes, streams, stochastic, stragglers. */
 static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                                    hs__names_t *nm)
 {
@@ -968,97 +1093,8 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
         (rc = hs_yaml_get_bool(c, v[K_STOCH], "simulate.stochastic",
                                &s->stochastic)) != HS_OK)
         return rc;
-    if (v[K_STRAG] != NULL) {
-        static const char *const sk[] = {"device", "steps", "factor",
-                                         "extra", NULL};
-        yaml_node_item_t *it;
-        size_t cnt, k = 0;
-        if (v[K_STRAG]->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, v[K_STRAG], HS_ERR_SCHEMA,
-                                "simulate.stragglers must be a list");
-        cnt = (size_t)(v[K_STRAG]->data.sequence.items.top -
-                       v[K_STRAG]->data.sequence.items.start);
-        s->stragglers = calloc(cnt ? cnt : 1, sizeof *s->stragglers);
-        s->straggler_names = calloc(cnt + 1, sizeof *s->straggler_names);
-        if (s->stragglers == NULL || s->straggler_names == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        if (hs__names_ready(nm, s) != 0)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        for (it = v[K_STRAG]->data.sequence.items.start;
-             it < v[K_STRAG]->data.sequence.items.top; it++, k++) {
-            yaml_node_t *sn = hs_yaml_node(c, *it), *sv[4];
-            hs_straggler_t *g = &s->stragglers[k];
-            const char *dn;
-            long d;
-            if ((rc = hs_yaml_map(c, sn, "a straggler", sk, sv)) != HS_OK)
-                return rc;
-            if ((rc = hs_yaml_need(c, sn, sv[0], "device", "a straggler")) !=
-                    HS_OK ||
-                (rc = hs_yaml_need(c, sn, sv[1], "steps", "a straggler")) !=
-                    HS_OK)
-                return rc;
-            dn = hs_yaml_scalar(sv[0]);
-            d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
-            if (d < 0) {
-                char hint[HS__HINT_LEN];
-                return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
-                                    "straggler names unknown device '%s'%s",
-                                    hs_ex(dn ? dn : ""),
-                                    hs__device_hint(s, dn ? dn : "", hint,
-                                                    sizeof hint));
-            }
-            g->device = (uint32_t)d;
-            if ((s->straggler_names[k] = strdup(dn)) == NULL)
-                return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-            if (hs_yaml_scalar(sv[1]) != NULL) {
-                if ((rc = hs_yaml_get_u32(c, sv[1], "straggler steps", 0,
-                                          UINT32_MAX, &g->first_step)) != HS_OK)
-                    return rc;
-                g->last_step = g->first_step;
-            } else if (sv[1]->type == YAML_SEQUENCE_NODE &&
-                       sv[1]->data.sequence.items.top -
-                               sv[1]->data.sequence.items.start ==
-                           2) {
-                if ((rc = hs_yaml_get_u32(
-                         c,
-                         hs_yaml_node(c, sv[1]->data.sequence.items.start[0]),
-                         "straggler first step", 0, UINT32_MAX,
-                         &g->first_step)) != HS_OK ||
-                    (rc = hs_yaml_get_u32(
-                         c,
-                         hs_yaml_node(c, sv[1]->data.sequence.items.start[1]),
-                         "straggler last step", 0, UINT32_MAX,
-                         &g->last_step)) != HS_OK)
-                    return rc;
-                if (g->last_step < g->first_step)
-                    return hs_yaml_fail(
-                        c, sv[1], HS_ERR_RANGE,
-                        "straggler steps [first, last] must not "
-                        "run backwards");
-            } else {
-                return hs_yaml_fail(c, sv[1], HS_ERR_SCHEMA,
-                                    "straggler steps must be a step number or "
-                                    "[first, last]");
-            }
-            g->factor = 1.0;
-            if (sv[2] != NULL &&
-                (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
-                                         &g->factor)) != HS_OK)
-                return rc;
-            if (sv[3] != NULL &&
-                (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
-                                       &g->extra_ns)) != HS_OK)
-                return rc;
-            {
-                char key[64];
-                snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
-                if (hs__where_node(c, key, sn) != 0)
-                    return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
-                                        "out of memory");
-            }
-            s->n_stragglers = k + 1;
-        }
-    }
+    if (v[K_STRAG] != NULL)
+        return hs__parse_stragglers(c, v[K_STRAG], nm);
     return HS_OK;
 }
 
