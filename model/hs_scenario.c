@@ -799,6 +799,88 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
     return HS_OK;
 }
 
+/* network.links_csv (vc): the rows of the CSV file, named relative to
+   the scenario, added to s->links (nm ready). */
+static hs_err_t hs__links_csv(hs_yaml_ctx_t *c, yaml_node_t *vc,
+                              hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    const char *p = hs_yaml_scalar(vc);
+    hs__known_t known;
+    char *path;
+    hs_err_t rc;
+
+    if (p == NULL || p[0] == '\0')
+        return hs_yaml_fail(c, vc, HS_ERR_SCHEMA,
+                            "network.links_csv must be a file path");
+    path = hs_file_join(c->base_dir, p);
+    if (path == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    known.nm = nm;
+    known.s = s;
+    rc = hs_links_read_csv(&s->links, path, hs__known, &known, c->err);
+    if (rc == HS_ERR_IO) {
+        char inner[HS_ERRMSG_LEN];
+        snprintf(inner, sizeof inner, "%s", c->err->msg);
+        rc = hs_yaml_fail(c, vc, HS_ERR_IO,
+                          "network.links_csv: %s", inner);
+    }
+    free(path);
+    return rc;
+}
+
+/* One row rn of network.links: [addr1, addr2, bandwidth[, latency]],
+   both ends known and different devices, added to s->links (nm
+   ready). */
+static hs_err_t hs__links_row(hs_yaml_ctx_t *c, yaml_node_t *rn,
+                              hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_t *f[4];
+    size_t nf = hs_yaml_len(rn), i;
+    double bw;
+    int64_t lat = -1;
+    hs_err_t rc;
+
+    if (rn->type != YAML_SEQUENCE_NODE || nf < 3 || nf > 4)
+        return hs_yaml_fail(c, rn, HS_ERR_SCHEMA,
+                            "a links row is [addr1, addr2, "
+                            "bandwidth] or [addr1, addr2, "
+                            "bandwidth, latency]");
+    for (i = 0; i < nf; i++)
+        f[i] = hs_yaml_item(c, rn, i);
+    for (i = 0; i < 2; i++) {
+        const char *e = hs_yaml_scalar(f[i]);
+        char hint[HS__HINT_LEN];
+        if (e == NULL || !hs__endpoint_known(nm, s, e))
+            return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
+                                "'%s' is neither a device name nor "
+                                "a device address%s",
+                                hs_ex(e ? e : ""),
+                                hs__device_hint(s, e ? e : "", hint,
+                                                sizeof hint));
+    }
+    if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
+        hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
+        return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
+                            "a link from '%s' to itself: a ring "
+                            "link joins two devices",
+                            hs_ex(hs_yaml_scalar(f[0])));
+    if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
+        HS_OK)
+        return rc;
+    if (nf == 4 && (rc = hs_yaml_get_time(c, f[3], "links latency",
+                                          &lat)) != HS_OK)
+        return rc;
+    if (hs_links_add_row(&s->links, hs_yaml_scalar(f[0]),
+                         hs_yaml_scalar(f[1]), bw, lat) != 0)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Reads the network section (n; NULL: none, root for the position of
+   errors) into s: default bandwidth and latency, type links, links from
+   a CSV file then inline; then every ring edge's bandwidth and latency. */
 static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                   hs__names_t *nm, yaml_node_t *root)
 {
@@ -808,8 +890,7 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                        NULL};
     hs_scenario_t *s = HS__S(c);
     yaml_node_t *v[5] = {NULL, NULL, NULL, NULL, NULL}, *at;
-    hs__known_t known;
-    size_t i, k;
+    size_t k;
     hs_err_t rc = HS_OK;
 
     if (n != NULL && (rc = hs_yaml_map(c, n, "network", keys, v)) != HS_OK)
@@ -838,73 +919,18 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
     if ((v[K_LINKS] != NULL || v[K_CSV] != NULL) &&
         hs__names_ready(nm, s) != 0)
         return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-    if (v[K_CSV] != NULL) {
-        const char *p = hs_yaml_scalar(v[K_CSV]);
-        char *path;
-        if (p == NULL || p[0] == '\0')
-            return hs_yaml_fail(c, v[K_CSV], HS_ERR_SCHEMA,
-                                "network.links_csv must be a file path");
-        path = hs_file_join(c->base_dir, p);
-        if (path == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        known.nm = nm;
-        known.s = s;
-        rc = hs_links_read_csv(&s->links, path, hs__known, &known, c->err);
-        if (rc == HS_ERR_IO) {
-            char inner[HS_ERRMSG_LEN];
-            snprintf(inner, sizeof inner, "%s", c->err->msg);
-            rc = hs_yaml_fail(c, v[K_CSV], HS_ERR_IO,
-                              "network.links_csv: %s", inner);
-        }
-        free(path);
-        if (rc != HS_OK)
-            return rc;
-    }
+    if (v[K_CSV] != NULL && (rc = hs__links_csv(c, v[K_CSV], nm)) != HS_OK)
+        return rc;
     if (v[K_LINKS] != NULL) {
         /* inline rows come after CSV rows: they win on the same pair */
         if (v[K_LINKS]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_LINKS], HS_ERR_SCHEMA,
                                 "network.links must be a list of [addr1, "
                                 "addr2, bandwidth] rows");
-        for (k = 0; k < hs_yaml_len(v[K_LINKS]); k++) {
-            yaml_node_t *rn = hs_yaml_item(c, v[K_LINKS], k), *f[4];
-            size_t nf = hs_yaml_len(rn);
-            double bw;
-            int64_t lat = -1;
-            if (rn->type != YAML_SEQUENCE_NODE || nf < 3 || nf > 4)
-                return hs_yaml_fail(c, rn, HS_ERR_SCHEMA,
-                                    "a links row is [addr1, addr2, "
-                                    "bandwidth] or [addr1, addr2, "
-                                    "bandwidth, latency]");
-            for (i = 0; i < nf; i++)
-                f[i] = hs_yaml_item(c, rn, i);
-            for (i = 0; i < 2; i++) {
-                const char *e = hs_yaml_scalar(f[i]);
-                char hint[HS__HINT_LEN];
-                if (e == NULL || !hs__endpoint_known(nm, s, e))
-                    return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
-                                        "'%s' is neither a device name nor "
-                                        "a device address%s",
-                                        hs_ex(e ? e : ""),
-                                        hs__device_hint(s, e ? e : "", hint,
-                                                        sizeof hint));
-            }
-            if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
-                hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
-                return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
-                                    "a link from '%s' to itself: a ring "
-                                    "link joins two devices",
-                                    hs_ex(hs_yaml_scalar(f[0])));
-            if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
-                HS_OK)
+        for (k = 0; k < hs_yaml_len(v[K_LINKS]); k++)
+            if ((rc = hs__links_row(c, hs_yaml_item(c, v[K_LINKS], k),
+                                    nm)) != HS_OK)
                 return rc;
-            if (nf == 4 && (rc = hs_yaml_get_time(c, f[3], "links latency",
-                                                  &lat)) != HS_OK)
-                return rc;
-            if (hs_links_add_row(&s->links, hs_yaml_scalar(f[0]),
-                                 hs_yaml_scalar(f[1]), bw, lat) != 0)
-                return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        }
     }
     at = n != NULL ? n : root;
     return hs__edges(s, (unsigned long)at->start_mark.line + 1,
