@@ -543,13 +543,118 @@ static int hs__ring(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     return hs_cli_stdout_status();
 }
 
+/* Prints batch advice r as JSON (none: nothing recommended; written:
+   the scenario was written to -o). */
+static void hs__batch_json(const hs_scenario_t *s,
+                           const hs_advise_batch_t *r,
+                           const hs__adv_opts_t *o, int none, int written)
+{
+    yajl_gen g = hs_cli_json_new();
+    size_t t, k;
+
+    yajl_gen_map_open(g);
+    hs__json_head(g, "batch", s);
+    hs__json_judged(g, &r->cands[0].fig,
+                    none ? NULL : &r->cands[r->chosen].fig, 0,
+                    r->outcome);
+    hs_cli_kv_str(g, "recommended",
+                  none ? NULL : r->cands[r->chosen].label);
+    hs_cli_kv_str(g, "scaling", r->scaling);
+    hs_cli_kv_i64(g, "global_batch_asked", (int64_t)r->global_batch_asked);
+    hs_cli_kv_i64(g, "global_batch", (int64_t)r->global_batch);
+    hs_cli_js(g, "types");
+    yajl_gen_array_open(g);
+    for (t = 0; t < r->n_types; t++) {
+        yajl_gen_map_open(g);
+        hs_cli_kv_str(g, "name", s->types[t].name);
+        hs_cli_kv_i64(g, "count", (int64_t)s->types[t].count);
+        hs_cli_kv_i64(g, "batch_given", (int64_t)r->batch_before[t]);
+        hs_cli_kv_i64(g, "batch_recommended", (int64_t)r->batch_after[t]);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    hs_cli_js(g, "candidates");
+    yajl_gen_array_open(g);
+    for (k = 0; k < r->n_cands; k++) {
+        const hs_advise_batch_cand_t *c = &r->cands[k];
+
+        yajl_gen_map_open(g);
+        hs_cli_kv_str(g, "label", c->label);
+        hs_cli_js(g, "recommended");
+        yajl_gen_bool(g, !none && k == r->chosen);
+        hs_cli_kv_i64(g, "global_batch", (int64_t)c->global_batch);
+        hs_cli_js(g, "batch");
+        yajl_gen_map_open(g);
+        for (t = 0; t < r->n_types; t++)
+            hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->batch[t]);
+        yajl_gen_map_close(g);
+        hs_cli_js(g, "shard_samples");
+        yajl_gen_map_open(g);
+        for (t = 0; t < r->n_types; t++)
+            if (c->shard[t] != 0)
+                hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->shard[t]);
+        yajl_gen_map_close(g);
+        hs__json_fig(g, &c->fig);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
+    yajl_gen_map_close(g);
+    hs_cli_json_print(g);
+}
+
+/* Prints batch advice r as text (as hs__batch_json). */
+static void hs__batch_text(const hs_scenario_t *s,
+                           const hs_advise_batch_t *r,
+                           const hs__adv_opts_t *o, int none, int written)
+{
+    size_t t, k;
+
+    printf("hetsim %s -- advise batch: %s\n", HS_VERSION, s->file);
+    hs__print_judge(&r->cands[0].fig, o);
+    printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
+           "recommended");
+    for (t = 0; t < r->n_types; t++)
+        printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
+               (unsigned long long)s->types[t].count,
+               (unsigned long long)r->batch_before[t],
+               (unsigned long long)r->batch_after[t]);
+    printf("\nglobal batch %llu%s\n",
+           (unsigned long long)r->global_batch,
+           r->global_batch != r->global_batch_asked
+               ? " (the counts cannot make the one asked; nearest above)"
+               : "");
+    printf("scaling: %s\n\n", r->scaling);
+    hs__print_head("candidate", &r->cands[0].fig, 0);
+    for (k = 0; k < r->n_cands; k++) {
+        const hs_advise_batch_cand_t *c = &r->cands[k];
+
+        hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
+        printf("   ");
+        for (t = 0; t < r->n_types; t++)
+            printf("%s%s=%llu", t ? " " : "", s->types[t].name,
+                   (unsigned long long)c->batch[t]);
+        printf("%s\n", !none && k == r->chosen ? "   <- recommended"
+                                               : "");
+    }
+    printf("\n");
+    hs__print_verdict(r->cands[0].label[0] == 'p'
+                          ? "proportional split (the given batches "
+                            "scaled to the global batch asked)"
+                          : "given batches",
+                      &r->cands[0].fig,
+                      none ? NULL : &r->cands[r->chosen].fig,
+                      r->cands[r->chosen].label, 0);
+    hs__print_written(o, written);
+}
+
 static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                      const hs__adv_opts_t *o)
 {
     hs_advise_batch_t *r = NULL;
     uint64_t *maxb;
     hs_error_t err;
-    size_t t, k;
+    size_t t;
     int rc, none, written;
 
     if ((rc = hs__kv_check(&o->max_batch, "max-batch", s)) != 0)
@@ -574,96 +679,10 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         hs_advise_batch_free(r);
         return rc;
     }
-    if (o->json) {
-        yajl_gen g = hs_cli_json_new();
-
-        yajl_gen_map_open(g);
-        hs__json_head(g, "batch", s);
-        hs__json_judged(g, &r->cands[0].fig,
-                        none ? NULL : &r->cands[r->chosen].fig, 0,
-                        r->outcome);
-        hs_cli_kv_str(g, "recommended",
-                      none ? NULL : r->cands[r->chosen].label);
-        hs_cli_kv_str(g, "scaling", r->scaling);
-        hs_cli_kv_i64(g, "global_batch_asked", (int64_t)r->global_batch_asked);
-        hs_cli_kv_i64(g, "global_batch", (int64_t)r->global_batch);
-        hs_cli_js(g, "types");
-        yajl_gen_array_open(g);
-        for (t = 0; t < r->n_types; t++) {
-            yajl_gen_map_open(g);
-            hs_cli_kv_str(g, "name", s->types[t].name);
-            hs_cli_kv_i64(g, "count", (int64_t)s->types[t].count);
-            hs_cli_kv_i64(g, "batch_given", (int64_t)r->batch_before[t]);
-            hs_cli_kv_i64(g, "batch_recommended", (int64_t)r->batch_after[t]);
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
-        hs_cli_js(g, "candidates");
-        yajl_gen_array_open(g);
-        for (k = 0; k < r->n_cands; k++) {
-            const hs_advise_batch_cand_t *c = &r->cands[k];
-
-            yajl_gen_map_open(g);
-            hs_cli_kv_str(g, "label", c->label);
-            hs_cli_js(g, "recommended");
-            yajl_gen_bool(g, !none && k == r->chosen);
-            hs_cli_kv_i64(g, "global_batch", (int64_t)c->global_batch);
-            hs_cli_js(g, "batch");
-            yajl_gen_map_open(g);
-            for (t = 0; t < r->n_types; t++)
-                hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->batch[t]);
-            yajl_gen_map_close(g);
-            hs_cli_js(g, "shard_samples");
-            yajl_gen_map_open(g);
-            for (t = 0; t < r->n_types; t++)
-                if (c->shard[t] != 0)
-                    hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->shard[t]);
-            yajl_gen_map_close(g);
-            hs__json_fig(g, &c->fig);
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
-        yajl_gen_map_close(g);
-        hs_cli_json_print(g);
-    } else {
-        printf("hetsim %s -- advise batch: %s\n", HS_VERSION, s->file);
-        hs__print_judge(&r->cands[0].fig, o);
-        printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
-               "recommended");
-        for (t = 0; t < r->n_types; t++)
-            printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
-                   (unsigned long long)s->types[t].count,
-                   (unsigned long long)r->batch_before[t],
-                   (unsigned long long)r->batch_after[t]);
-        printf("\nglobal batch %llu%s\n",
-               (unsigned long long)r->global_batch,
-               r->global_batch != r->global_batch_asked
-                   ? " (the counts cannot make the one asked; nearest above)"
-                   : "");
-        printf("scaling: %s\n\n", r->scaling);
-        hs__print_head("candidate", &r->cands[0].fig, 0);
-        for (k = 0; k < r->n_cands; k++) {
-            const hs_advise_batch_cand_t *c = &r->cands[k];
-
-            hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
-            printf("   ");
-            for (t = 0; t < r->n_types; t++)
-                printf("%s%s=%llu", t ? " " : "", s->types[t].name,
-                       (unsigned long long)c->batch[t]);
-            printf("%s\n", !none && k == r->chosen ? "   <- recommended"
-                                                   : "");
-        }
-        printf("\n");
-        hs__print_verdict(r->cands[0].label[0] == 'p'
-                              ? "proportional split (the given batches "
-                                "scaled to the global batch asked)"
-                              : "given batches",
-                          &r->cands[0].fig,
-                          none ? NULL : &r->cands[r->chosen].fig,
-                          r->cands[r->chosen].label, 0);
-        hs__print_written(o, written);
-    }
+    if (o->json)
+        hs__batch_json(s, r, o, none, written);
+    else
+        hs__batch_text(s, r, o, none, written);
     hs_advise_batch_free(r);
     return hs_cli_stdout_status();
 }
@@ -751,15 +770,16 @@ static void hs__mix_verdict(const hs_advise_mix_t *r, const hs__adv_opts_t *o)
                                     "--avail");
 }
 
-static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
-                   const hs__adv_opts_t *o)
+/* The search's types from --avail, --min and --price (*out, malloc'd):
+   0, or the exit status of a usage error or failure. */
+static int hs__mix_types(const hs_scenario_t *s, const hs__adv_opts_t *o,
+                         hs_mixopt_type_t **out)
 {
-    hs_advise_mix_t *r = NULL;
     hs_mixopt_type_t *ty;
-    hs_error_t err;
-    size_t t, k;
-    int rc, none, written;
+    size_t t;
+    int rc;
 
+    *out = NULL;
     if (o->has_budget == o->has_deadline)
         return hs_cli_usage_error("advise", "mix needs exactly one of "
                                   "--budget and --deadline");
@@ -784,6 +804,133 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
                                       s->types[t].name);
         }
     }
+    *out = ty;
+    return 0;
+}
+
+/* Prints mix advice r as JSON (none: nothing recommended; written: the
+   scenario was written to -o). */
+static void hs__mix_json(const hs_scenario_t *s, const hs_advise_mix_t *r,
+                         const hs__adv_opts_t *o, int none, int written)
+{
+    yajl_gen g = hs_cli_json_new();
+    size_t k;
+
+    yajl_gen_map_open(g);
+    hs__json_head(g, "mix", s);
+    hs_cli_kv_str(g, "goal", o->has_budget ? "fastest within budget"
+                                           : "cheapest within deadline");
+    hs_cli_js(g, "budget");
+    if (o->has_budget)
+        yajl_gen_double(g, o->budget);
+    else
+        yajl_gen_null(g);
+    hs__kv_ns(g, "deadline_ns", o->has_deadline ? o->deadline_ns : -1);
+    hs__json_judged(g, &r->given, none ? NULL : &r->fig[r->chosen], 1,
+                    r->outcome);
+    hs_cli_js(g, "recommended");
+    if (none)
+        yajl_gen_null(g);
+    else
+        yajl_gen_integer(g, (long long)r->chosen + 1);
+    hs_cli_js(g, "constraint_met");
+    yajl_gen_bool(g, r->met);
+    hs_cli_js(g, "shards_derived");
+    yajl_gen_bool(g, r->shards_derived);
+    hs_cli_kv_i64(g, "mixes_visited", (int64_t)r->search->visited);
+    hs_cli_kv_i64(g, "mixes_evaluated", (int64_t)r->search->evaluated);
+    hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
+    hs_cli_js(g, "given");
+    yajl_gen_map_open(g);
+    hs__json_mix(g, s, r->given_counts, &r->given, r->given_cost,
+                 r->given_ok);
+    hs_cli_js(g, "within_limits");
+    yajl_gen_bool(g, r->given_allowed);
+    yajl_gen_map_close(g);
+    hs_cli_js(g, "candidates");
+    yajl_gen_array_open(g);
+    for (k = 0; k < r->search->n_top; k++) {
+        const hs_mixopt_entry_t *e = &r->search->top[k];
+
+        yajl_gen_map_open(g);
+        hs_cli_kv_i64(g, "rank", (int64_t)k + 1);
+        hs_cli_js(g, "recommended");
+        yajl_gen_bool(g, !none && k == r->chosen);
+        hs__json_mix(g, s, e->counts, &r->fig[k], r->cost[k], r->ok[k]);
+        hs_cli_kv_dbl(g, "cost_extended", e->cost);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
+    yajl_gen_map_close(g);
+    hs_cli_json_print(g);
+}
+
+/* Prints mix advice r as text (as hs__mix_json). */
+static void hs__mix_text(const hs_scenario_t *s, const hs_advise_mix_t *r,
+                         const hs__adv_opts_t *o, int none, int written)
+{
+    char name[512];
+    size_t k;
+
+    printf("hetsim %s -- advise mix: %s\n", HS_VERSION, s->file);
+    if (o->has_budget)
+        printf("goal: the fastest mix within the budget (%.6g)\n",
+               o->budget);
+    else {
+        char a[32];
+
+        hs_fmt_time(o->deadline_ns, a, sizeof a);
+        printf("goal: the cheapest mix within the deadline (%s)\n", a);
+    }
+    hs__print_judge(&r->given, o);
+    if (r->shards_derived)
+        printf("every mix trains the whole training set: the scenario's "
+               "shards are replaced by shards that follow the batches "
+               "(the given counts too)\n");
+    printf("searched %llu mixes, evaluated %llu (the others ruled out "
+           "by a lower bound), %.3f s\n\n",
+           (unsigned long long)r->search->visited,
+           (unsigned long long)r->search->evaluated, r->search_s);
+    hs__print_head("mix", &r->given, 1);
+    hs__print_row("given", &r->given, &r->given, 1);
+    hs__mix_name(s, r->given_counts, name, sizeof name);
+    printf("   cost %.4g%s   %s\n", r->given_cost,
+           !r->given_allowed ? ", outside --min/--avail"
+           : r->given_ok     ? ""
+                             : ", misses the constraint",
+           name);
+    for (k = 0; k < r->search->n_top; k++) {
+        char label[16];
+
+        snprintf(label, sizeof label, "%zu", k + 1);
+        hs__print_row(label, &r->fig[k], &r->given, 1);
+        hs__mix_name(s, r->search->top[k].counts, name, sizeof name);
+        printf("   cost %.4g%s   %s%s\n", r->cost[k],
+               r->ok[k] ? "" : ", misses the constraint", name,
+               !none && k == r->chosen ? "   <- recommended" : "");
+    }
+    printf("\n");
+    if (!r->met)
+        printf("the %s predictor says none of these meets the %s; "
+               "widen the constraint\n",
+               hs_predictor_name(r->given.recommended),
+               o->has_budget ? "budget" : "deadline");
+    else
+        hs__mix_verdict(r, o);
+    hs__print_written(o, written);
+}
+
+static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
+                   const hs__adv_opts_t *o)
+{
+    hs_advise_mix_t *r = NULL;
+    hs_mixopt_type_t *ty;
+    hs_error_t err;
+    int rc, none, written;
+
+    if ((rc = hs__mix_types(s, o, &ty)) != 0)
+        return rc;
     rc = hs_advise_mix_x(s, ro, ty, o->has_budget ? HS_MIX_FASTEST
                                                   : HS_MIX_CHEAPEST,
                          o->budget, o->deadline_ns, !o->no_replay, o->ex, &r,
@@ -802,107 +949,10 @@ static int hs__mix(const hs_scenario_t *s, const hs_replay_opts_t *ro,
         hs_advise_mix_free(r);
         return rc;
     }
-    if (o->json) {
-        yajl_gen g = hs_cli_json_new();
-
-        yajl_gen_map_open(g);
-        hs__json_head(g, "mix", s);
-        hs_cli_kv_str(g, "goal", o->has_budget ? "fastest within budget"
-                                               : "cheapest within deadline");
-        hs_cli_js(g, "budget");
-        if (o->has_budget)
-            yajl_gen_double(g, o->budget);
-        else
-            yajl_gen_null(g);
-        hs__kv_ns(g, "deadline_ns", o->has_deadline ? o->deadline_ns : -1);
-        hs__json_judged(g, &r->given, none ? NULL : &r->fig[r->chosen], 1,
-                        r->outcome);
-        hs_cli_js(g, "recommended");
-        if (none)
-            yajl_gen_null(g);
-        else
-            yajl_gen_integer(g, (long long)r->chosen + 1);
-        hs_cli_js(g, "constraint_met");
-        yajl_gen_bool(g, r->met);
-        hs_cli_js(g, "shards_derived");
-        yajl_gen_bool(g, r->shards_derived);
-        hs_cli_kv_i64(g, "mixes_visited", (int64_t)r->search->visited);
-        hs_cli_kv_i64(g, "mixes_evaluated", (int64_t)r->search->evaluated);
-        hs_cli_kv_dbl(g, "search_cpu_s", r->search_s);
-        hs_cli_js(g, "given");
-        yajl_gen_map_open(g);
-        hs__json_mix(g, s, r->given_counts, &r->given, r->given_cost,
-                     r->given_ok);
-        hs_cli_js(g, "within_limits");
-        yajl_gen_bool(g, r->given_allowed);
-        yajl_gen_map_close(g);
-        hs_cli_js(g, "candidates");
-        yajl_gen_array_open(g);
-        for (k = 0; k < r->search->n_top; k++) {
-            const hs_mixopt_entry_t *e = &r->search->top[k];
-
-            yajl_gen_map_open(g);
-            hs_cli_kv_i64(g, "rank", (int64_t)k + 1);
-            hs_cli_js(g, "recommended");
-            yajl_gen_bool(g, !none && k == r->chosen);
-            hs__json_mix(g, s, e->counts, &r->fig[k], r->cost[k], r->ok[k]);
-            hs_cli_kv_dbl(g, "cost_extended", e->cost);
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
-        hs_cli_kv_str(g, "scenario_written", written ? o->out : NULL);
-        yajl_gen_map_close(g);
-        hs_cli_json_print(g);
-    } else {
-        char name[512];
-
-        printf("hetsim %s -- advise mix: %s\n", HS_VERSION, s->file);
-        if (o->has_budget)
-            printf("goal: the fastest mix within the budget (%.6g)\n",
-                   o->budget);
-        else {
-            char a[32];
-
-            hs_fmt_time(o->deadline_ns, a, sizeof a);
-            printf("goal: the cheapest mix within the deadline (%s)\n", a);
-        }
-        hs__print_judge(&r->given, o);
-        if (r->shards_derived)
-            printf("every mix trains the whole training set: the scenario's "
-                   "shards are replaced by shards that follow the batches "
-                   "(the given counts too)\n");
-        printf("searched %llu mixes, evaluated %llu (the others ruled out "
-               "by a lower bound), %.3f s\n\n",
-               (unsigned long long)r->search->visited,
-               (unsigned long long)r->search->evaluated, r->search_s);
-        hs__print_head("mix", &r->given, 1);
-        hs__print_row("given", &r->given, &r->given, 1);
-        hs__mix_name(s, r->given_counts, name, sizeof name);
-        printf("   cost %.4g%s   %s\n", r->given_cost,
-               !r->given_allowed ? ", outside --min/--avail"
-               : r->given_ok     ? ""
-                                 : ", misses the constraint",
-               name);
-        for (k = 0; k < r->search->n_top; k++) {
-            char label[16];
-
-            snprintf(label, sizeof label, "%zu", k + 1);
-            hs__print_row(label, &r->fig[k], &r->given, 1);
-            hs__mix_name(s, r->search->top[k].counts, name, sizeof name);
-            printf("   cost %.4g%s   %s%s\n", r->cost[k],
-                   r->ok[k] ? "" : ", misses the constraint", name,
-                   !none && k == r->chosen ? "   <- recommended" : "");
-        }
-        printf("\n");
-        if (!r->met)
-            printf("the %s predictor says none of these meets the %s; "
-                   "widen the constraint\n",
-                   hs_predictor_name(r->given.recommended),
-                   o->has_budget ? "budget" : "deadline");
-        else
-            hs__mix_verdict(r, o);
-        hs__print_written(o, written);
-    }
+    if (o->json)
+        hs__mix_json(s, r, o, none, written);
+    else
+        hs__mix_text(s, r, o, none, written);
     rc = !r->met ? hs_err_exit_code(HS_ERR_TOLERANCE)
                  : hs_cli_stdout_status();
     hs_advise_mix_free(r);

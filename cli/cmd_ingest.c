@@ -235,20 +235,111 @@ static const char *hs__dir_sidecar(const char *dir, const char *path,
     return buf;
 }
 
+/* Refuses options that do not go together (nt traces given), a bad
+   --type, an -o target that cannot be replaced (before the traces are
+   read, not after); one sidecar for all goes into o.  0, or the exit
+   status. */
+static int hs__ingest_check(const hs__ingest_cli_t *c, hs_ingest_opts_t *o,
+                            size_t nt, hs_error_t *err)
+{
+    if (nt == 0)
+        return hs_cli_usage_error("ingest", "no TRACE given");
+    if (!c->summary && c->outp == NULL)
+        return hs_cli_usage_error("ingest",
+                                  "give -o PROFILE.yaml or --summary");
+    if (c->outp != NULL && c->type == NULL)
+        return hs_cli_usage_error("ingest",
+                                  "--type NAME is needed with -o");
+    if (c->type != NULL) {
+        const char *why = NULL;
+        if (hs_valid_name(c->type, &why) != 0) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "--type '%s' %s", hs_ex(c->type), why);
+            return hs_cli_usage_error("ingest", msg);
+        }
+    }
+    /* a target that cannot be replaced is refused before the traces are
+       read, not after */
+    if (c->outp != NULL && hs_atomic_check_target(c->outp, 1, err) != HS_OK)
+        return hs_cli_fail(err);
+    /* the sidecars: one for all, one per trace, or a directory of them */
+    if (c->n_sidecars == 1 && !hs__is_dir(c->sidecars[0]))
+        o->sidecar = c->sidecars[0];
+    else if (c->n_sidecars > 1 && c->n_sidecars != nt)
+        return hs_cli_usage_error("ingest",
+                                  "give --sidecar once, once per TRACE "
+                                  "(in the same order) or a directory");
+    return 0;
+}
+
+/* Reads the nt traces into ing, each with its sidecar (o->sidecar: one
+   for all; else per trace, or found in a directory). */
+static hs_err_t hs__ingest_add(hs_ingest_t *ing, const hs__ingest_cli_t *c,
+                               const hs_ingest_opts_t *o,
+                               const char **traces, size_t nt,
+                               hs_error_t *err)
+{
+    size_t i;
+    hs_err_t rc;
+
+    for (i = 0; i < nt; i++) {
+        char side[4096];
+        const char *sp = NULL;
+
+        if (c->n_sidecars > 1)
+            sp = c->sidecars[i];
+        else if (c->n_sidecars == 1 && o->sidecar == NULL)
+            sp = hs__dir_sidecar(c->sidecars[0], traces[i], side,
+                                 sizeof side);
+        if ((rc = hs_ingest_add_file_sidecar(ing, traces[i], sp, err)) !=
+            HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* The summary (--summary) and the profile written (-o) into prof; 0, or
+   the exit status of a failure. */
+static int hs__ingest_out(hs_ingest_t *ing, const hs__ingest_cli_t *c,
+                          hs_profile_t *prof, hs_error_t *err)
+{
+    hs_err_t prc;
+    size_t k;
+
+    if (c->summary) {
+        for (k = 0; k < hs_ingest_n_files(ing); k++)
+            hs__print_table(hs_ingest_file(ing, k));
+        prc = hs_ingest_profile(ing, prof, err);
+        if (prc == HS_OK)
+            hs__print_profile(prof, ing);
+        else
+            printf("profile: not available: %s\n", err->msg);
+    }
+    if (c->outp != NULL) {
+        if (!c->summary && hs_ingest_profile(ing, prof, err) != HS_OK)
+            return hs_cli_fail(err);
+        if (c->summary && prof->subsys_n == 0)
+            return hs_cli_fail(err);
+        if (hs_profile_write(prof, c->outp,
+                             &(const hs_profile_info_t){c->type, NULL},
+                             err) != HS_OK)
+            return hs_cli_fail(err);
+    }
+    return 0;
+}
+
 int hs_cli_ingest(int argc, char **argv)
 {
     hs_ingest_opts_t o;
     static hs__ingest_cli_t c;
     const hs_opt_group_t groups[] = {{hs__ingest_table, &c},
                                      {hs__ingest_lib_table, &o}};
-    const char *type, *outp;
-    int summary, rc = 0;
+    int rc = 0;
     const char **traces;
-    size_t nt = 0, i;
+    size_t nt = 0;
     hs_ingest_t *ing = NULL;
     hs_error_t err;
     hs_profile_t prof;
-    hs_err_t prc;
     size_t k, nn;
     const char *const *notes;
 
@@ -266,46 +357,9 @@ int hs_cli_ingest(int argc, char **argv)
         free(traces);
         return rc;
     }
-    type = c.type;
-    outp = c.outp;
-    summary = c.summary;
-    if (nt == 0) {
+    if ((rc = hs__ingest_check(&c, &o, nt, &err)) != 0) {
         free(traces);
-        return hs_cli_usage_error("ingest", "no TRACE given");
-    }
-    if (!summary && outp == NULL) {
-        free(traces);
-        return hs_cli_usage_error("ingest",
-                                  "give -o PROFILE.yaml or --summary");
-    }
-    if (outp != NULL && type == NULL) {
-        free(traces);
-        return hs_cli_usage_error("ingest",
-                                  "--type NAME is needed with -o");
-    }
-    if (type != NULL) {
-        const char *why = NULL;
-        if (hs_valid_name(type, &why) != 0) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "--type '%s' %s", hs_ex(type), why);
-            free(traces);
-            return hs_cli_usage_error("ingest", msg);
-        }
-    }
-    /* a target that cannot be replaced is refused before the traces are
-       read, not after */
-    if (outp != NULL && hs_atomic_check_target(outp, 1, &err) != HS_OK) {
-        free(traces);
-        return hs_cli_fail(&err);
-    }
-    /* the sidecars: one for all, one per trace, or a directory of them */
-    if (c.n_sidecars == 1 && !hs__is_dir(c.sidecars[0]))
-        o.sidecar = c.sidecars[0];
-    else if (c.n_sidecars > 1 && c.n_sidecars != nt) {
-        free(traces);
-        return hs_cli_usage_error("ingest",
-                                  "give --sidecar once, once per TRACE "
-                                  "(in the same order) or a directory");
+        return rc;
     }
     ing = hs_ingest_new(&o);
     if (ing == NULL) {
@@ -313,52 +367,19 @@ int hs_cli_ingest(int argc, char **argv)
         fprintf(stderr, "hetsim: out of memory\n");
         return hs_err_exit_code(HS_ERR_NOMEM);
     }
-    for (i = 0; i < nt; i++) {
-        char side[4096];
-        const char *sp = NULL;
-
-        if (c.n_sidecars > 1)
-            sp = c.sidecars[i];
-        else if (c.n_sidecars == 1 && o.sidecar == NULL)
-            sp = hs__dir_sidecar(c.sidecars[0], traces[i], side,
-                                 sizeof side);
-        if (hs_ingest_add_file_sidecar(ing, traces[i], sp, &err) != HS_OK) {
-            rc = hs_cli_fail(&err);
-            goto done;
-        }
+    if (hs__ingest_add(ing, &c, &o, traces, nt, &err) != HS_OK) {
+        rc = hs_cli_fail(&err);
+        goto done;
     }
-    if (summary) {
-        for (k = 0; k < hs_ingest_n_files(ing); k++)
-            hs__print_table(hs_ingest_file(ing, k));
-        prc = hs_ingest_profile(ing, &prof, &err);
-        if (prc == HS_OK)
-            hs__print_profile(&prof, ing);
-        else
-            printf("profile: not available: %s\n", err.msg);
-    }
-    if (outp != NULL) {
-        if (!summary && hs_ingest_profile(ing, &prof, &err) != HS_OK) {
-            rc = hs_cli_fail(&err);
-            goto done;
-        }
-        if (summary && prof.subsys_n == 0) {
-            rc = hs_cli_fail(&err);
-            goto done;
-        }
-        if (hs_profile_write(&prof, outp,
-                             &(const hs_profile_info_t){type, NULL},
-                             &err) != HS_OK) {
-            rc = hs_cli_fail(&err);
-            goto done;
-        }
-    }
+    if ((rc = hs__ingest_out(ing, &c, &prof, &err)) != 0)
+        goto done;
     notes = hs_ingest_notes(ing, &nn);
     for (k = 0; k < nn; k++)
         fprintf(stderr, "hetsim ingest: note: %s\n", notes[k]);
-    if (outp != NULL && !summary)
+    if (c.outp != NULL && !c.summary)
         fprintf(stderr, "hetsim ingest: wrote %s (%s, D = %" PRIu64
                         " B, n = %u, %u steps kept per rank)\n",
-                outp, hs_ar_source_name(prof.ar_source), prof.ar_bytes,
+                c.outp, hs_ar_source_name(prof.ar_source), prof.ar_bytes,
                 prof.subsys_n, prof.steps_kept);
 done:
     hs_profile_clear(&prof);

@@ -59,79 +59,68 @@ static const char *hs__bound_name(hs_bound_t b)
 
 /* --- JSON ---------------------------------------------------------- */
 
-static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
-                     int per_device)
+/* Type k's figures as a JSON map (r: the replay, NULL when it did not
+   run). */
+static void hs__json_type(yajl_gen g, const hs_scenario_t *s,
+                          const hs_prediction_t *p,
+                          const hs_replay_result_t *r, size_t k)
 {
-    const hs_prediction_t *p = a->closed;
-    const hs_replay_result_t *r = a->replay;
-    yajl_gen g = hs_cli_json_new();
-    size_t i, k;
+    const hs_type_t *t = &s->types[k];
+    const hs_type_pred_t *tp = &p->types[k];
+    yajl_gen_map_open(g);
+    hs_cli_kv_str(g, "name", t->name);
+    hs_cli_kv_i64(g, "count", (int64_t)tp->count);
+    hs_cli_kv_i64(g, "batch", (int64_t)t->batch);
+    hs_cli_js(g, "t_dl_ns");
+    if (t->profile.t_dl.known)
+        yajl_gen_integer(g, t->profile.t_dl.mean_ns);
+    else
+        yajl_gen_null(g);
+    hs_cli_kv_i64(g, "t_fwd_ns", tp->t_fwd_ns);
+    hs_cli_kv_i64(g, "t_b1_ns", tp->t_b1_ns);
+    hs_cli_js(g, "t_bwd_ns");
+    if (t->profile.t_bwd.known)
+        yajl_gen_integer(g, t->profile.t_bwd.mean_ns);
+    else
+        yajl_gen_null(g);
+    hs_cli_js(g, "t_opt_ns");
+    if (t->profile.t_opt.known)
+        yajl_gen_integer(g, t->profile.t_opt.mean_ns);
+    else
+        yajl_gen_null(g);
+    hs_cli_kv_i64(g, "allreduce_bytes", (int64_t)t->profile.ar_bytes);
+    hs_cli_kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
+    hs_cli_kv_dbl(g, "comm_ns_per_byte", t->profile.comm_ns_per_byte);
+    hs_cli_kv_i64(g, "t_hop_wait_ns", t->profile.t_hop_wait_ns);
+    hs_cli_kv_dbl(g, "cpu_quota_cores", t->profile.cpu_quota_cores);
+    hs_cli_kv_i64(g, "t_cpu_period_ns", t->profile.t_cpu_period_ns);
+    hs_cli_kv_dbl(g, "payload_bytes", tp->payload_bytes);
+    hs_cli_kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
+    hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
+    hs_cli_kv_i64(g, "step_source_min_ns", tp->t_step_min_ns);
+    hs_cli_kv_i64(g, "step_source_max_ns", tp->t_step_max_ns);
+    hs_cli_kv_i64(g, "step_extended_max_ns", p->types[k].t_ext_max_ns);
+    hs_cli_js(g, "step_replay_ns");
+    if (r != NULL)
+        yajl_gen_integer(g, r->type_step_ns[k]);
+    else
+        yajl_gen_null(g);
+    hs_cli_kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
+    hs_cli_kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
+    hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
+    yajl_gen_map_close(g);
+}
+
+/* The bottleneck device and link as a JSON map. */
+static void hs__json_bottleneck(yajl_gen g, const hs_scenario_t *s,
+                                const hs_prediction_t *p)
+{
     uint32_t lk = p->bottleneck_link;
     const hs_device_t *la = &s->devices[s->ring[lk]];
     const hs_device_t *lb =
         &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
     const hs_device_t *bd = &s->devices[p->bottleneck_device];
-    yajl_gen_map_open(g);
-    hs_cli_json_head(g, "hetsim.predict");
-    hs_cli_js(g, "scenario");
-    yajl_gen_map_open(g);
-    hs_cli_kv_str(g, "name", s->name);
-    hs_cli_kv_str(g, "file", s->file);
-    hs_cli_kv_str(g, "model", s->model_label);
-    yajl_gen_map_close(g);
-    hs_cli_kv_answer(g, a);
-    hs_cli_kv_i64(g, "n_devices", (int64_t)s->n_devices);
-    hs_cli_kv_i64(g, "latency_ns", s->latency_ns);
-    hs_cli_js(g, "types");
-    yajl_gen_array_open(g);
-    for (k = 0; k < s->n_types; k++) {
-        const hs_type_t *t = &s->types[k];
-        const hs_type_pred_t *tp = &p->types[k];
-        yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "name", t->name);
-        hs_cli_kv_i64(g, "count", (int64_t)tp->count);
-        hs_cli_kv_i64(g, "batch", (int64_t)t->batch);
-        hs_cli_js(g, "t_dl_ns");
-        if (t->profile.t_dl.known)
-            yajl_gen_integer(g, t->profile.t_dl.mean_ns);
-        else
-            yajl_gen_null(g);
-        hs_cli_kv_i64(g, "t_fwd_ns", tp->t_fwd_ns);
-        hs_cli_kv_i64(g, "t_b1_ns", tp->t_b1_ns);
-        hs_cli_js(g, "t_bwd_ns");
-        if (t->profile.t_bwd.known)
-            yajl_gen_integer(g, t->profile.t_bwd.mean_ns);
-        else
-            yajl_gen_null(g);
-        hs_cli_js(g, "t_opt_ns");
-        if (t->profile.t_opt.known)
-            yajl_gen_integer(g, t->profile.t_opt.mean_ns);
-        else
-            yajl_gen_null(g);
-        hs_cli_kv_i64(g, "allreduce_bytes", (int64_t)t->profile.ar_bytes);
-        hs_cli_kv_i64(g, "subsystem_size", (int64_t)t->profile.subsys_n);
-        hs_cli_kv_dbl(g, "comm_ns_per_byte", t->profile.comm_ns_per_byte);
-        hs_cli_kv_i64(g, "t_hop_wait_ns", t->profile.t_hop_wait_ns);
-        hs_cli_kv_dbl(g, "cpu_quota_cores", t->profile.cpu_quota_cores);
-        hs_cli_kv_i64(g, "t_cpu_period_ns", t->profile.t_cpu_period_ns);
-        hs_cli_kv_dbl(g, "payload_bytes", tp->payload_bytes);
-        hs_cli_kv_i64(g, "t_ar_min_ns", tp->t_ar_min_ns);
-        hs_cli_kv_i64(g, "t_ar_max_ns", tp->t_ar_max_ns);
-        hs_cli_kv_i64(g, "step_source_min_ns", tp->t_step_min_ns);
-        hs_cli_kv_i64(g, "step_source_max_ns", tp->t_step_max_ns);
-        hs_cli_kv_i64(g, "step_extended_max_ns", p->types[k].t_ext_max_ns);
-        hs_cli_js(g, "step_replay_ns");
-        if (r != NULL)
-            yajl_gen_integer(g, r->type_step_ns[k]);
-        else
-            yajl_gen_null(g);
-        hs_cli_kv_str(g, "slowest_device", s->devices[tp->slowest_device].name);
-        hs_cli_kv_i64(g, "shard_samples", (int64_t)tp->shard_samples);
-        hs_cli_kv_i64(g, "iters_per_epoch", (int64_t)tp->iters);
-        yajl_gen_map_close(g);
-    }
-    yajl_gen_array_close(g);
-    hs_cli_js(g, "bottleneck");
+
     yajl_gen_map_open(g);
     hs_cli_kv_str(g, "device", bd->name);
     hs_cli_kv_str(g, "type", s->types[bd->type].name);
@@ -148,6 +137,69 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs_cli_kv_i64(g, "t_ar_ns", p->dev[s->ring[lk]].t_ar_ns);
     yajl_gen_map_close(g);
     yajl_gen_map_close(g);
+}
+
+/* Every device's figures as a JSON array. */
+static void hs__json_devices(yajl_gen g, const hs_scenario_t *s,
+                             const hs_answer_t *a)
+{
+    const hs_prediction_t *p = a->closed;
+    size_t i;
+
+    yajl_gen_array_open(g);
+    for (i = 0; i < s->n_devices; i++) {
+        const hs_device_t *d = &s->devices[i];
+        const hs_dev_pred_t *r = &p->dev[i];
+        yajl_gen_map_open(g);
+        hs_cli_kv_str(g, "name", d->name);
+        hs_cli_kv_str(g, "type", s->types[d->type].name);
+        hs_cli_kv_str(g, "addr", d->addr);
+        hs_cli_kv_i64(g, "ring_pos", d->ring_pos);
+        hs_cli_kv_dbl(g, "next_bandwidth_bytes_per_s",
+                   s->ring_bw_bytes_per_s[d->ring_pos]);
+        hs_cli_kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
+        hs_cli_kv_i64(g, "t_b1_ns", r->t_b1_ns);
+        hs_cli_kv_i64(g, "t_ar_ns", r->t_ar_ns);
+        hs_cli_kv_i64(g, "step_source_ns", r->t_step_ns);
+        hs_cli_kv_i64(g, "step_extended_ns", r->t_ext_ns);
+        hs_cli_js(g, "step_replay_ns");
+        if (a->replay != NULL)
+            yajl_gen_integer(g, a->replay->dev_step_ns[i]);
+        else
+            yajl_gen_null(g);
+        hs_cli_kv_str(g, "bound", hs__bound_name(r->bound));
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+}
+
+/* Prints the answer a as JSON: the scenario, every predictor's figures,
+   per type, the bottleneck, notes, and per device (per_device). */
+static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
+                     int per_device)
+{
+    const hs_prediction_t *p = a->closed;
+    const hs_replay_result_t *r = a->replay;
+    yajl_gen g = hs_cli_json_new();
+    size_t k;
+    yajl_gen_map_open(g);
+    hs_cli_json_head(g, "hetsim.predict");
+    hs_cli_js(g, "scenario");
+    yajl_gen_map_open(g);
+    hs_cli_kv_str(g, "name", s->name);
+    hs_cli_kv_str(g, "file", s->file);
+    hs_cli_kv_str(g, "model", s->model_label);
+    yajl_gen_map_close(g);
+    hs_cli_kv_answer(g, a);
+    hs_cli_kv_i64(g, "n_devices", (int64_t)s->n_devices);
+    hs_cli_kv_i64(g, "latency_ns", s->latency_ns);
+    hs_cli_js(g, "types");
+    yajl_gen_array_open(g);
+    for (k = 0; k < s->n_types; k++)
+        hs__json_type(g, s, p, r, k);
+    yajl_gen_array_close(g);
+    hs_cli_js(g, "bottleneck");
+    hs__json_bottleneck(g, s, p);
     if (s->collective != NULL)
         hs_cli_kv_str(g, "collective", s->collective);
     if (s->nodes != NULL)
@@ -158,31 +210,7 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs_cli_kv_notes(g, "notes", s, a->notes, a->n_notes);
     if (per_device) {
         hs_cli_js(g, "devices");
-        yajl_gen_array_open(g);
-        for (i = 0; i < s->n_devices; i++) {
-            const hs_device_t *d = &s->devices[i];
-            const hs_dev_pred_t *r = &p->dev[i];
-            yajl_gen_map_open(g);
-            hs_cli_kv_str(g, "name", d->name);
-            hs_cli_kv_str(g, "type", s->types[d->type].name);
-            hs_cli_kv_str(g, "addr", d->addr);
-            hs_cli_kv_i64(g, "ring_pos", d->ring_pos);
-            hs_cli_kv_dbl(g, "next_bandwidth_bytes_per_s",
-                       s->ring_bw_bytes_per_s[d->ring_pos]);
-            hs_cli_kv_i64(g, "t_fwd_ns", r->t_fwd_ns);
-            hs_cli_kv_i64(g, "t_b1_ns", r->t_b1_ns);
-            hs_cli_kv_i64(g, "t_ar_ns", r->t_ar_ns);
-            hs_cli_kv_i64(g, "step_source_ns", r->t_step_ns);
-            hs_cli_kv_i64(g, "step_extended_ns", r->t_ext_ns);
-            hs_cli_js(g, "step_replay_ns");
-            if (a->replay != NULL)
-                yajl_gen_integer(g, a->replay->dev_step_ns[i]);
-            else
-                yajl_gen_null(g);
-            hs_cli_kv_str(g, "bound", hs__bound_name(r->bound));
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
+        hs__json_devices(g, s, a);
     }
     yajl_gen_map_close(g);
     hs_cli_json_print(g);

@@ -63,6 +63,67 @@ static const hs_opt_cmd_t hs__simulate_cmd = {
     .pos_name = "SCENARIO",
     .max_pos = 1};
 
+/* Every device type's replayed figures as a JSON array. */
+static void hs__json_types(yajl_gen g, const hs_scenario_t *s,
+                           const hs_replay_result_t *r)
+{
+    size_t i;
+
+    yajl_gen_array_open(g);
+    for (i = 0; i < r->n_types; i++) {
+        yajl_gen_map_open(g);
+        hs_cli_kv_str(g, "name", s->types[i].name);
+        hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
+        hs_cli_kv_dbl(g, "comm_ns_per_byte",
+                      s->types[i].profile.comm_ns_per_byte);
+        hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);
+        hs_cli_kv_i64(g, "hop_wait_ns",
+                      hs_replay_hop_wait_ns(s, i, r->hop_wait));
+        {
+            /* the hierarchical collective's own rings */
+            size_t rn[2];
+
+            if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
+                hs_cli_kv_i64(g, "hop_wait_intra_ns",
+                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                         rn[0]));
+                hs_cli_kv_i64(g, "hop_wait_inter_ns",
+                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
+                                                         rn[1]));
+            }
+        }
+        hs_cli_kv_i64(g, "step_source_ns", r->type_closed_ns[i]);
+        hs_cli_kv_i64(g, "step_extended_ns", r->type_closed_ext_ns[i]);
+        hs_cli_kv_i64(g, "step_replay_ns", r->type_step_ns[i]);
+        hs_cli_kv_dbl(g, "replay_vs_source_pct",
+                   hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+}
+
+/* Every device's steps by predictor as a JSON array. */
+static void hs__json_devices(yajl_gen g, const hs_scenario_t *s,
+                             const hs_replay_result_t *r)
+{
+    size_t i;
+
+    yajl_gen_array_open(g);
+    for (i = 0; i < r->n_devices; i++) {
+        yajl_gen_map_open(g);
+        hs_cli_kv_str(g, "name", s->devices[i].name);
+        hs_cli_kv_str(g, "type", s->types[s->devices[i].type].name);
+        hs_cli_kv_i64(g, "ring_pos", s->devices[i].ring_pos);
+        hs_cli_kv_i64(g, "step_source_ns", r->dev_closed_ns[i]);
+        hs_cli_kv_i64(g, "step_extended_ns", r->dev_closed_ext_ns[i]);
+        hs_cli_kv_i64(g, "step_replay_ns", r->dev_step_ns[i]);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+}
+
+/* Prints the replay of answer a as JSON: its settings, step statistics,
+   every step, per type, per device (per_device), the engine, notes. */
 static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
                      int per_device)
 {
@@ -112,51 +173,10 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
         yajl_gen_integer(g, r->cluster_step_ns[i]);
     yajl_gen_array_close(g);
     hs_cli_js(g, "types");
-    yajl_gen_array_open(g);
-    for (i = 0; i < r->n_types; i++) {
-        yajl_gen_map_open(g);
-        hs_cli_kv_str(g, "name", s->types[i].name);
-        hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
-        hs_cli_kv_dbl(g, "comm_ns_per_byte",
-                      s->types[i].profile.comm_ns_per_byte);
-        hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);
-        hs_cli_kv_i64(g, "hop_wait_ns",
-                      hs_replay_hop_wait_ns(s, i, r->hop_wait));
-        {
-            /* the hierarchical collective's own rings */
-            size_t rn[2];
-
-            if (hs_replay_hop_rings(s, r->collective, rn) == 2) {
-                hs_cli_kv_i64(g, "hop_wait_intra_ns",
-                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
-                                                         rn[0]));
-                hs_cli_kv_i64(g, "hop_wait_inter_ns",
-                              hs_replay_hop_wait_ring_ns(s, i, r->hop_wait,
-                                                         rn[1]));
-            }
-        }
-        hs_cli_kv_i64(g, "step_source_ns", r->type_closed_ns[i]);
-        hs_cli_kv_i64(g, "step_extended_ns", r->type_closed_ext_ns[i]);
-        hs_cli_kv_i64(g, "step_replay_ns", r->type_step_ns[i]);
-        hs_cli_kv_dbl(g, "replay_vs_source_pct",
-                   hs_cli_pct(r->type_step_ns[i], r->type_closed_ns[i]));
-        yajl_gen_map_close(g);
-    }
-    yajl_gen_array_close(g);
+    hs__json_types(g, s, r);
     if (per_device) {
         hs_cli_js(g, "devices");
-        yajl_gen_array_open(g);
-        for (i = 0; i < r->n_devices; i++) {
-            yajl_gen_map_open(g);
-            hs_cli_kv_str(g, "name", s->devices[i].name);
-            hs_cli_kv_str(g, "type", s->types[s->devices[i].type].name);
-            hs_cli_kv_i64(g, "ring_pos", s->devices[i].ring_pos);
-            hs_cli_kv_i64(g, "step_source_ns", r->dev_closed_ns[i]);
-            hs_cli_kv_i64(g, "step_extended_ns", r->dev_closed_ext_ns[i]);
-            hs_cli_kv_i64(g, "step_replay_ns", r->dev_step_ns[i]);
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
+        hs__json_devices(g, s, r);
     }
     hs_cli_js(g, "engine");
     yajl_gen_map_open(g);
@@ -171,11 +191,12 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs_cli_json_print(g);
 }
 
-static void hs__text(const hs_scenario_t *s, const hs_answer_t *an,
-                     int per_device)
+/* The replay's settings, as the text report's header lines (without the
+   last newline): devices, steps, modes, buckets, the communication's own
+   cost and the hop wait where the profiles give them. */
+static void hs__text_header(const hs_scenario_t *s,
+                            const hs_replay_result_t *r)
 {
-    const hs_replay_result_t *r = an->replay;
-    char a[64], b[64], c[64];
     size_t i;
 
     printf("hetsim %s -- discrete-event replay of the ring\n", HS_VERSION);
@@ -231,6 +252,19 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *an,
                    : "grown to this ring's size from each type's probe and "
                      "CPU quota");
     }
+}
+
+/* Prints the replay of answer an as text: the header, the answer, the
+   cluster step, per type, the stochastic statistics, per device
+   (per_device), the engine, notes. */
+static void hs__text(const hs_scenario_t *s, const hs_answer_t *an,
+                     int per_device)
+{
+    const hs_replay_result_t *r = an->replay;
+    char a[64], b[64], c[64];
+    size_t i;
+
+    hs__text_header(s, r);
     printf("\n\n");
     hs_cli_print_answer(an);
     printf("\nreplayed cluster step: %s (steady, steps 1..%u), first step "

@@ -187,6 +187,112 @@ static size_t hs__replay_sets(const hs_cli_replay_opts_t *r, char *buf,
     return n;
 }
 
+/* Refuses options that do not go together; the output file's format
+   (*fmt, -1 for none) and stdout's (*stdout_fmt).  0, or the exit
+   status of the usage error. */
+static int hs__sweep_formats(const hs__sweep_opts_t *o, int *fmt,
+                             int *stdout_fmt)
+{
+    if (o->n_vary == 0)
+        return hs_cli_usage_error("sweep", "nothing to sweep: give at least "
+                                           "one --vary KEY=VALUES");
+    if (o->replay && o->closed_only)
+        return hs_cli_usage_error("sweep", "--replay or --closed-only, "
+                                           "not both");
+    if (o->json && o->csv)
+        return hs_cli_usage_error("sweep", "--json or --csv, not both");
+    if (o->have_fmt)
+        *fmt = o->fmt;
+    if (o->out != NULL && *fmt < 0) {
+        *fmt = hs_sweep_fmt_from_path(o->out);
+        if (*fmt < 0)
+            return hs_cli_usage_error("sweep",
+                                      "-o %s: name it .csv, .json, .h5 or "
+                                      ".txt, or give --format", o->out);
+    }
+    if (o->out == NULL && *fmt == HS_SWEEP_FMT_H5)
+        return hs_cli_usage_error("sweep", "--format h5 needs -o FILE");
+    if (o->json)
+        *stdout_fmt = HS_SWEEP_FMT_JSON;
+    if (o->csv)
+        *stdout_fmt = HS_SWEEP_FMT_CSV;
+    if (o->out == NULL && *fmt >= 0)
+        *stdout_fmt = *fmt;
+    return 0;
+}
+
+/* Loads the scenario (scn) and plans the sweep (*s, *sw, freed by the
+   caller): the replay options' sets (rsets), --set, --zip, --force,
+   --vary; the results (*res) on rank 0. */
+static hs_err_t hs__sweep_plan(const hs__sweep_opts_t *o, int force,
+                               const char *scn, const char **rsets,
+                               size_t n_rsets, int rank, hs_scenario_t **s,
+                               hs_sweep_t **sw, hs_sweep_results_t **res,
+                               hs_error_t *err)
+{
+    size_t i;
+    hs_err_t rc;
+
+    rc = hs_cli_load_scenario(scn, s, err);
+    if (rc == HS_OK)
+        rc = hs_sweep_new(*s,
+                          o->replay        ? HS_ANSWER_REPLAY_ALWAYS
+                          : o->closed_only ? HS_ANSWER_REPLAY_NEVER
+                                           : HS_ANSWER_REPLAY_AUTO,
+                          sw, err);
+    for (i = 0; rc == HS_OK && i < n_rsets; i++)
+        rc = hs_sweep_set(*sw, rsets[i], err);
+    for (i = 0; rc == HS_OK && i < o->n_set; i++)
+        rc = hs_sweep_set(*sw, o->set[i], err);
+    if (rc == HS_OK) {
+        hs_sweep_set_zip(*sw, o->zip);
+        hs_sweep_set_force(*sw, force);
+    }
+    for (i = 0; rc == HS_OK && i < o->n_vary; i++)
+        rc = hs_sweep_vary(*sw, o->vary[i], err);
+    if (rc == HS_OK)
+        rc = hs_sweep_plan(*sw, err);
+    if (rc == HS_OK && rank == 0)
+        rc = hs_sweep_results_new(*sw, res, err);
+    return rc;
+}
+
+/* Writes the results to -o's file (fmt) or prints them (stdout_fmt);
+   the exit status: 1 when some points failed. */
+static int hs__sweep_output(const hs__sweep_opts_t *o, int fmt,
+                            int stdout_fmt, const hs_sweep_t *sw,
+                            const hs_sweep_results_t *res,
+                            hs_error_t *err)
+{
+    hs_err_t rc;
+    int code = 0;
+
+    if (o->out != NULL) {
+        rc = hs_sweep_write(sw, res, (hs_sweep_fmt_t)fmt, o->out, err);
+        if (rc != HS_OK)
+            return hs_cli_fail(err);
+        printf("wrote %s: %zu points, %zu failed\n", o->out, res->n_points,
+               res->n_failed);
+    } else {
+        if (stdout_fmt == HS_SWEEP_FMT_CSV)
+            rc = hs_sweep_write_csv(sw, res, stdout, err);
+        else if (stdout_fmt == HS_SWEEP_FMT_JSON)
+            rc = hs_sweep_write_json(sw, res, stdout, err);
+        else
+            rc = hs_sweep_print_table(sw, res, stdout, err);
+        if (rc != HS_OK)
+            return hs_cli_fail(err);
+    }
+    if (res->n_failed > 0) {
+        fprintf(stderr, "hetsim sweep: %zu of %zu points failed (see the "
+                        "error column)\n", res->n_failed, res->n_points);
+        code = hs_err_exit_code(HS_ERR_PARTIAL);
+    }
+    if (code == 0)
+        code = hs_cli_stdout_status();
+    return code;
+}
+
 int hs_cli_sweep(int argc, char **argv)
 {
     hs__sweep_opts_t o;
@@ -197,7 +303,7 @@ int hs_cli_sweep(int argc, char **argv)
                                      {hs_cli_force_table, &fo}};
     const char *scn = NULL, *rsets[8];
     char rbuf[512];
-    size_t n_pos = 0, n_rsets, i;
+    size_t n_pos = 0, n_rsets;
     int fmt = -1, stdout_fmt = HS_SWEEP_FMT_TABLE, code = 0;
     hs_scenario_t *s = NULL;
     hs_sweep_t *sw = NULL;
@@ -227,68 +333,16 @@ int hs_cli_sweep(int argc, char **argv)
         goto done;
     }
     n_rsets = hs__replay_sets(&ro, rbuf, sizeof rbuf, rsets);
-    if (o.n_vary == 0) {
-        code = hs_cli_usage_error("sweep", "nothing to sweep: give at least "
-                                           "one --vary KEY=VALUES");
+    if ((code = hs__sweep_formats(&o, &fmt, &stdout_fmt)) != 0)
         goto done;
-    }
-    if (o.replay && o.closed_only) {
-        code = hs_cli_usage_error("sweep", "--replay or --closed-only, "
-                                           "not both");
-        goto done;
-    }
-    if (o.json && o.csv) {
-        code = hs_cli_usage_error("sweep", "--json or --csv, not both");
-        goto done;
-    }
-    if (o.have_fmt)
-        fmt = o.fmt;
-    if (o.out != NULL && fmt < 0) {
-        fmt = hs_sweep_fmt_from_path(o.out);
-        if (fmt < 0) {
-            code = hs_cli_usage_error("sweep",
-                                      "-o %s: name it .csv, .json, .h5 or "
-                                      ".txt, or give --format", o.out);
-            goto done;
-        }
-    }
-    if (o.out == NULL && fmt == HS_SWEEP_FMT_H5) {
-        code = hs_cli_usage_error("sweep", "--format h5 needs -o FILE");
-        goto done;
-    }
-    if (o.json)
-        stdout_fmt = HS_SWEEP_FMT_JSON;
-    if (o.csv)
-        stdout_fmt = HS_SWEEP_FMT_CSV;
-    if (o.out == NULL && fmt >= 0)
-        stdout_fmt = fmt;
 
     /* every rank parses, loads and plans the same sweep */
     if ((rc = hs_sweep_mpi_init(&mpi, &err)) != HS_OK) {
         code = hs_cli_fail(&err);
         goto done;
     }
-    rc = hs_cli_load_scenario(scn, &s, &err);
-    if (rc == HS_OK)
-        rc = hs_sweep_new(s,
-                          o.replay        ? HS_ANSWER_REPLAY_ALWAYS
-                          : o.closed_only ? HS_ANSWER_REPLAY_NEVER
-                                          : HS_ANSWER_REPLAY_AUTO,
-                          &sw, &err);
-    for (i = 0; rc == HS_OK && i < n_rsets; i++)
-        rc = hs_sweep_set(sw, rsets[i], &err);
-    for (i = 0; rc == HS_OK && i < o.n_set; i++)
-        rc = hs_sweep_set(sw, o.set[i], &err);
-    if (rc == HS_OK) {
-        hs_sweep_set_zip(sw, o.zip);
-        hs_sweep_set_force(sw, fo.force);
-    }
-    for (i = 0; rc == HS_OK && i < o.n_vary; i++)
-        rc = hs_sweep_vary(sw, o.vary[i], &err);
-    if (rc == HS_OK)
-        rc = hs_sweep_plan(sw, &err);
-    if (rc == HS_OK && mpi.rank == 0)
-        rc = hs_sweep_results_new(sw, &res, &err);
+    rc = hs__sweep_plan(&o, fo.force, scn, rsets, n_rsets, mpi.rank, &s, &sw,
+                        &res, &err);
     if (rc != HS_OK) {
         code = mpi.rank == 0 ? hs_cli_fail(&err)
                              : hs_err_exit_code(err.code);
@@ -307,34 +361,7 @@ int hs_cli_sweep(int argc, char **argv)
     }
     if (mpi.rank != 0)
         goto done;
-
-    if (o.out != NULL) {
-        rc = hs_sweep_write(sw, res, (hs_sweep_fmt_t)fmt, o.out, &err);
-        if (rc != HS_OK) {
-            code = hs_cli_fail(&err);
-            goto done;
-        }
-        printf("wrote %s: %zu points, %zu failed\n", o.out, res->n_points,
-               res->n_failed);
-    } else {
-        if (stdout_fmt == HS_SWEEP_FMT_CSV)
-            rc = hs_sweep_write_csv(sw, res, stdout, &err);
-        else if (stdout_fmt == HS_SWEEP_FMT_JSON)
-            rc = hs_sweep_write_json(sw, res, stdout, &err);
-        else
-            rc = hs_sweep_print_table(sw, res, stdout, &err);
-        if (rc != HS_OK) {
-            code = hs_cli_fail(&err);
-            goto done;
-        }
-    }
-    if (res->n_failed > 0) {
-        fprintf(stderr, "hetsim sweep: %zu of %zu points failed (see the "
-                        "error column)\n", res->n_failed, res->n_points);
-        code = hs_err_exit_code(HS_ERR_PARTIAL);
-    }
-    if (code == 0)
-        code = hs_cli_stdout_status();
+    code = hs__sweep_output(&o, fmt, stdout_fmt, sw, res, &err);
 
 done:
     hs_sweep_mpi_finalize(&mpi);

@@ -82,6 +82,125 @@ static void hs__row(yajl_gen g, int64_t source, int64_t ext, int64_t closed,
     yajl_gen_double(g, hs_cli_pct(sim, closed));
 }
 
+/* Prints the comparison as JSON: the scenario, the answer, per type and
+   for the cluster each predictor's step against the replay (tclosed,
+   cclosed: the compared closed form's), the tolerance and whether the
+   cluster is within it (ok). */
+static void hs__validate_json(const hs_scenario_t *s, const hs_answer_t *an,
+                              const hs__validate_opts_t *vo, int ok,
+                              const int64_t *tclosed, int64_t cclosed)
+{
+    const hs_replay_result_t *r = an->replay;
+    yajl_gen g = hs_cli_json_new();
+    size_t t;
+
+    yajl_gen_map_open(g);
+    hs_cli_json_head(g, "hetsim.validate");
+    hs_cli_js(g, "scenario");
+    yajl_gen_map_open(g);
+    hs_cli_js(g, "name");
+    if (s->name != NULL)
+        hs_cli_js(g, s->name);
+    else
+        yajl_gen_null(g);
+    hs_cli_js(g, "file");
+    hs_cli_js(g, s->file);
+    yajl_gen_map_close(g);
+    hs_cli_kv_answer(g, an);
+    hs_cli_js(g, "formula");
+    hs_cli_js(g, vo->source ? "source" : "extended");
+    hs_cli_js(g, "overlap");
+    hs_cli_js(g, hs_overlap_name(r->overlap));
+    hs_cli_js(g, "overlap_asked");
+    hs_cli_js(g, hs_overlap_name(r->overlap_asked));
+    hs_cli_js(g, "send");
+    hs_cli_js(g, hs_send_name(r->send));
+    hs_cli_js(g, "steps");
+    yajl_gen_integer(g, r->steps);
+    hs_cli_js(g, "types");
+    yajl_gen_array_open(g);
+    for (t = 0; t < r->n_types; t++) {
+        yajl_gen_map_open(g);
+        hs_cli_js(g, "name");
+        hs_cli_js(g, s->types[t].name);
+        hs_cli_js(g, "count");
+        yajl_gen_integer(g, (long long)s->types[t].count);
+        hs__row(g, r->type_closed_ns[t], r->type_closed_ext_ns[t],
+                tclosed[t], r->type_step_ns[t]);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    hs_cli_js(g, "cluster");
+    yajl_gen_map_open(g);
+    hs__row(g, r->closed_step_ns, r->closed_ext_step_ns, cclosed,
+            r->step_ns);
+    yajl_gen_map_close(g);
+    hs_cli_js(g, "tolerance_pct");
+    if (vo->have_tol)
+        yajl_gen_double(g, vo->tol);
+    else
+        yajl_gen_null(g);
+    hs_cli_js(g, "within_tolerance");
+    if (vo->have_tol)
+        yajl_gen_bool(g, ok);
+    else
+        yajl_gen_null(g);
+    hs_cli_kv_notes(g, "notes", s, r->notes, r->n_notes);
+    yajl_gen_map_close(g);
+    hs_cli_json_print(g);
+}
+
+/* Prints the comparison as text: as hs__validate_json, in a table. */
+static void hs__validate_text(const hs_scenario_t *s, const hs_answer_t *an,
+                              const hs__validate_opts_t *vo, int ok,
+                              const int64_t *tclosed, int64_t cclosed)
+{
+    const hs_replay_result_t *r = an->replay;
+    int source = vo->source;
+    char a[64], b[64], c[64];
+    size_t t;
+
+    printf("hetsim %s -- closed form (%s) vs replay (%u steps, overlap "
+           "%s, send %s)\n",
+           HS_VERSION, source ? "source T(i)" : "extended T_ext(i)",
+           r->steps, hs_overlap_name(r->overlap),
+           hs_send_name(r->send));
+    printf("scenario: %s (%s)\n\n", s->name ? s->name : "(unnamed)",
+           s->file);
+    printf("recommended: %s; step %s, epoch %s, total %s\n\n",
+           hs_predictor_name(an->recommended),
+           hs_fmt_time(hs_answer_best(an)->step_ns, a, sizeof a),
+           hs_answer_best(an)->epoch_ns >= 0
+               ? hs_fmt_time(hs_answer_best(an)->epoch_ns, b, sizeof b)
+               : "unknown",
+           hs_answer_best(an)->total_ns >= 0
+               ? hs_fmt_time(hs_answer_best(an)->total_ns, c, sizeof c)
+               : "unknown");
+    printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count",
+           source ? "source" : "extended", "replay", "difference",
+           "diff %");
+    for (t = 0; t < r->n_types; t++)
+        printf("%-14s %7llu %14s %14s %14s %+9.2f%%\n", s->types[t].name,
+               (unsigned long long)s->types[t].count,
+               hs_fmt_time(tclosed[t], a, sizeof a),
+               hs_fmt_time(r->type_step_ns[t], b, sizeof b),
+               hs_fmt_time(r->type_step_ns[t] - tclosed[t], c,
+                           sizeof c),
+               hs_cli_pct(r->type_step_ns[t], tclosed[t]));
+    printf("%-14s %7zu %14s %14s %14s %+9.2f%%\n", "cluster",
+           r->n_devices, hs_fmt_time(cclosed, a, sizeof a),
+           hs_fmt_time(r->step_ns, b, sizeof b),
+           hs_fmt_time(r->step_ns - cclosed, c, sizeof c),
+           hs_cli_pct(r->step_ns, cclosed));
+    printf("(difference in ns: %lld)\n",
+           (long long)(r->step_ns - cclosed));
+    if (vo->have_tol)
+        printf("\ntolerance %.3g%%: %s\n", vo->tol,
+               ok ? "within" : "EXCEEDED");
+    for (t = 0; t < r->n_notes; t++)
+        printf("note: %s\n", r->notes[t]);
+}
+
 int hs_cli_validate(int argc, char **argv)
 {
     const char *path = NULL;
@@ -92,8 +211,7 @@ int hs_cli_validate(int argc, char **argv)
                                      {hs_cli_force_table, &fo},
                                      {hs_cli_replay_table, &ro}};
     hs_replay_opts_t opts;
-    int json, source, have_tol, ok = 1, rc;
-    double tol;
+    int ok = 1, rc;
     size_t n_pos;
     hs_scenario_t *s = NULL;
     hs_answer_t *an = NULL;
@@ -101,18 +219,12 @@ int hs_cli_validate(int argc, char **argv)
     hs_error_t err;
     const int64_t *tclosed;
     int64_t cclosed;
-    size_t t;
-    char a[64], b[64], c[64];
 
     hs_error_clear(&err);
     hs_cli_replay_opts_init(&ro);
     if (!hs_cli_parse(&hs__validate_cmd, groups, 3, argc, argv, &path, 1,
                       &n_pos, &rc))
         return rc;
-    json = vo.json;
-    source = vo.source;
-    have_tol = vo.have_tol;
-    tol = vo.tol;
     rc = hs_cli_load_scenario(path, &s, &err);
     if (rc != HS_OK)
         return hs_cli_fail(&err);
@@ -130,113 +242,20 @@ int hs_cli_validate(int argc, char **argv)
         return hs_cli_fail(&err);
     }
     r = an->replay;
-    tclosed = source ? r->type_closed_ns : r->type_closed_ext_ns;
-    cclosed = source ? r->closed_step_ns : r->closed_ext_step_ns;
-    if (have_tol && !(fabs(hs_cli_pct(r->step_ns, cclosed)) <= tol))
+    tclosed = vo.source ? r->type_closed_ns : r->type_closed_ext_ns;
+    cclosed = vo.source ? r->closed_step_ns : r->closed_ext_step_ns;
+    if (vo.have_tol && !(fabs(hs_cli_pct(r->step_ns, cclosed)) <= vo.tol))
         ok = 0;
-    if (json) {
-        yajl_gen g = hs_cli_json_new();
-        yajl_gen_map_open(g);
-        hs_cli_json_head(g, "hetsim.validate");
-        hs_cli_js(g, "scenario");
-        yajl_gen_map_open(g);
-        hs_cli_js(g, "name");
-        if (s->name != NULL)
-            hs_cli_js(g, s->name);
-        else
-            yajl_gen_null(g);
-        hs_cli_js(g, "file");
-        hs_cli_js(g, s->file);
-        yajl_gen_map_close(g);
-        hs_cli_kv_answer(g, an);
-        hs_cli_js(g, "formula");
-        hs_cli_js(g, source ? "source" : "extended");
-        hs_cli_js(g, "overlap");
-        hs_cli_js(g, hs_overlap_name(r->overlap));
-        hs_cli_js(g, "overlap_asked");
-        hs_cli_js(g, hs_overlap_name(r->overlap_asked));
-        hs_cli_js(g, "send");
-        hs_cli_js(g, hs_send_name(r->send));
-        hs_cli_js(g, "steps");
-        yajl_gen_integer(g, r->steps);
-        hs_cli_js(g, "types");
-        yajl_gen_array_open(g);
-        for (t = 0; t < r->n_types; t++) {
-            yajl_gen_map_open(g);
-            hs_cli_js(g, "name");
-            hs_cli_js(g, s->types[t].name);
-            hs_cli_js(g, "count");
-            yajl_gen_integer(g, (long long)s->types[t].count);
-            hs__row(g, r->type_closed_ns[t], r->type_closed_ext_ns[t],
-                    tclosed[t], r->type_step_ns[t]);
-            yajl_gen_map_close(g);
-        }
-        yajl_gen_array_close(g);
-        hs_cli_js(g, "cluster");
-        yajl_gen_map_open(g);
-        hs__row(g, r->closed_step_ns, r->closed_ext_step_ns, cclosed,
-                r->step_ns);
-        yajl_gen_map_close(g);
-        hs_cli_js(g, "tolerance_pct");
-        if (have_tol)
-            yajl_gen_double(g, tol);
-        else
-            yajl_gen_null(g);
-        hs_cli_js(g, "within_tolerance");
-        if (have_tol)
-            yajl_gen_bool(g, ok);
-        else
-            yajl_gen_null(g);
-        hs_cli_kv_notes(g, "notes", s, r->notes, r->n_notes);
-        yajl_gen_map_close(g);
-        hs_cli_json_print(g);
-    } else {
-        printf("hetsim %s -- closed form (%s) vs replay (%u steps, overlap "
-               "%s, send %s)\n",
-               HS_VERSION, source ? "source T(i)" : "extended T_ext(i)",
-               r->steps, hs_overlap_name(r->overlap),
-               hs_send_name(r->send));
-        printf("scenario: %s (%s)\n\n", s->name ? s->name : "(unnamed)",
-               s->file);
-        printf("recommended: %s; step %s, epoch %s, total %s\n\n",
-               hs_predictor_name(an->recommended),
-               hs_fmt_time(hs_answer_best(an)->step_ns, a, sizeof a),
-               hs_answer_best(an)->epoch_ns >= 0
-                   ? hs_fmt_time(hs_answer_best(an)->epoch_ns, b, sizeof b)
-                   : "unknown",
-               hs_answer_best(an)->total_ns >= 0
-                   ? hs_fmt_time(hs_answer_best(an)->total_ns, c, sizeof c)
-                   : "unknown");
-        printf("%-14s %7s %14s %14s %14s %10s\n", "type", "count",
-               source ? "source" : "extended", "replay", "difference",
-               "diff %");
-        for (t = 0; t < r->n_types; t++)
-            printf("%-14s %7llu %14s %14s %14s %+9.2f%%\n", s->types[t].name,
-                   (unsigned long long)s->types[t].count,
-                   hs_fmt_time(tclosed[t], a, sizeof a),
-                   hs_fmt_time(r->type_step_ns[t], b, sizeof b),
-                   hs_fmt_time(r->type_step_ns[t] - tclosed[t], c,
-                               sizeof c),
-                   hs_cli_pct(r->type_step_ns[t], tclosed[t]));
-        printf("%-14s %7zu %14s %14s %14s %+9.2f%%\n", "cluster",
-               r->n_devices, hs_fmt_time(cclosed, a, sizeof a),
-               hs_fmt_time(r->step_ns, b, sizeof b),
-               hs_fmt_time(r->step_ns - cclosed, c, sizeof c),
-               hs_cli_pct(r->step_ns, cclosed));
-        printf("(difference in ns: %lld)\n",
-               (long long)(r->step_ns - cclosed));
-        if (have_tol)
-            printf("\ntolerance %.3g%%: %s\n", tol,
-                   ok ? "within" : "EXCEEDED");
-        for (t = 0; t < r->n_notes; t++)
-            printf("note: %s\n", r->notes[t]);
-    }
+    if (vo.json)
+        hs__validate_json(s, an, &vo, ok, tclosed, cclosed);
+    else
+        hs__validate_text(s, an, &vo, ok, tclosed, cclosed);
     rc = hs_cli_stdout_status();
     if (rc == 0 && !ok) {
         fprintf(stderr,
                 "hetsim validate: cluster step differs by %+.2f%% "
                 "(tolerance %.3g%%)\n",
-                hs_cli_pct(r->step_ns, cclosed), tol);
+                hs_cli_pct(r->step_ns, cclosed), vo.tol);
         rc = hs_err_exit_code(HS_ERR_TOLERANCE);
     }
     hs_answer_free(an);

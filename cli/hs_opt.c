@@ -114,21 +114,16 @@ static const char *hs__opt_choices(const hs_opt_t *o, char *buf, size_t len)
     return buf;
 }
 
-/* Reads text as option o's value into base.  HS_OK, or HS_ERR_USAGE. */
-static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
-                              const char *text, void *base, hs_error_t *err)
+/* Reads text as the number option o (U64, I64 or DOUBLE) into dst.
+   HS_OK, or HS_ERR_USAGE. */
+static hs_err_t hs__opt_number(const hs_opt_t *o, const char *shown,
+                               const char *text, void *dst, hs_error_t *err)
 {
-    void *dst = (char *)base + o->off;
     uint64_t u;
     int64_t i;
     double d;
-    size_t k;
-    char buf[256], hint[HS_SUGGEST_HINT_LEN];
 
     switch (o->kind) {
-    case HS_OPT_FLAG:
-        *(int *)dst = 1;
-        break;
     case HS_OPT_U64:
         if (hs__opt_u64(text, &u) != 0 || u < o->u_lo || u > o->u_hi) {
             if (o->u_hi == UINT64_MAX)
@@ -148,7 +143,7 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
                                  text, o->i_lo, o->i_hi);
         hs__opt_store_i(dst, o->size, i);
         break;
-    case HS_OPT_DOUBLE:
+    default:
         if (hs_opt_double(text, &d) != 0
             || !(d >= o->d_lo && d <= o->d_hi)) {
             if (o->d_hi == DBL_MAX)
@@ -160,26 +155,21 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
         }
         *(double *)dst = d;
         break;
-    case HS_OPT_PATH:
-        if (*text == '\0')
-            return hs_error_setf(err, HS_ERR_USAGE, "%s: an empty name",
-                                 shown);
-        /* fall through */
-    case HS_OPT_STRING:
-        *(const char **)dst = text;
-        break;
-    case HS_OPT_ENUM:
-        for (k = 0; o->choices[k] != NULL; k++)
-            if (strcmp(o->choices[k], text) == 0)
-                break;
-        if (o->choices[k] == NULL)
-            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s%s",
-                                 shown, text,
-                                 hs__opt_choices(o, buf, sizeof buf),
-                                 hs_suggest_hint_list(text, o->choices, hint,
-                                                      sizeof hint));
-        hs__opt_store_i(dst, o->size, o->values ? o->values[k] : (int)k);
-        break;
+    }
+    return HS_OK;
+}
+
+/* Reads text as the quantity option o (TIME, BYTES or BANDWIDTH, each
+   with its unit) into dst.  HS_OK, or HS_ERR_USAGE. */
+static hs_err_t hs__opt_quantity(const hs_opt_t *o, const char *shown,
+                                 const char *text, void *dst,
+                                 hs_error_t *err)
+{
+    uint64_t u;
+    int64_t i;
+    double d;
+
+    switch (o->kind) {
     case HS_OPT_TIME:
         if (hs_parse_time_ns(text, &i) != 0 || i < o->i_lo
             || i > o->i_hi) {
@@ -205,7 +195,7 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
                                  o->u_hi);
         *(uint64_t *)dst = u;
         break;
-    case HS_OPT_BANDWIDTH:
+    default:
         if (hs_parse_bandwidth(text, &d) != 0
             || !(d >= o->d_lo && d <= o->d_hi))
             return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not a "
@@ -213,6 +203,55 @@ static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
                                  "e.g. 25Gbps", shown, text, o->d_lo,
                                  o->d_hi);
         *(double *)dst = d;
+        break;
+    }
+    return HS_OK;
+}
+
+/* Reads text as option o's value into base.  HS_OK, or HS_ERR_USAGE. */
+static hs_err_t hs__opt_value(const hs_opt_t *o, const char *shown,
+                              const char *text, void *base, hs_error_t *err)
+{
+    void *dst = (char *)base + o->off;
+    size_t k;
+    hs_err_t rc;
+    char buf[256], hint[HS_SUGGEST_HINT_LEN];
+
+    switch (o->kind) {
+    case HS_OPT_FLAG:
+        *(int *)dst = 1;
+        break;
+    case HS_OPT_U64:
+    case HS_OPT_I64:
+    case HS_OPT_DOUBLE:
+        if ((rc = hs__opt_number(o, shown, text, dst, err)) != HS_OK)
+            return rc;
+        break;
+    case HS_OPT_PATH:
+        if (*text == '\0')
+            return hs_error_setf(err, HS_ERR_USAGE, "%s: an empty name",
+                                 shown);
+        /* fall through */
+    case HS_OPT_STRING:
+        *(const char **)dst = text;
+        break;
+    case HS_OPT_ENUM:
+        for (k = 0; o->choices[k] != NULL; k++)
+            if (strcmp(o->choices[k], text) == 0)
+                break;
+        if (o->choices[k] == NULL)
+            return hs_error_setf(err, HS_ERR_USAGE, "%s: '%s' is not %s%s",
+                                 shown, text,
+                                 hs__opt_choices(o, buf, sizeof buf),
+                                 hs_suggest_hint_list(text, o->choices, hint,
+                                                      sizeof hint));
+        hs__opt_store_i(dst, o->size, o->values ? o->values[k] : (int)k);
+        break;
+    case HS_OPT_TIME:
+    case HS_OPT_BYTES:
+    case HS_OPT_BANDWIDTH:
+        if ((rc = hs__opt_quantity(o, shown, text, dst, err)) != HS_OK)
+            return rc;
         break;
     case HS_OPT_CUSTOM:
         if (o->parse(text, base) != 0)

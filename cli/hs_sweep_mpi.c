@@ -204,6 +204,74 @@ static hs_err_t hs__worker(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
     return HS_OK;
 }
 
+/* No result waiting: refuses a worker that kept its point (held[w],
+   given at since[w]) longer than timeout_ns (0: no limit). */
+static hs_err_t hs__coord_watch(const hs_sweep_mpi_t *m, const int64_t *held,
+                                const int64_t *since, int64_t timeout_ns,
+                                hs_error_t *err)
+{
+    int64_t now = hs__now_ns();
+    char t[32];
+    int w;
+
+    for (w = 1; timeout_ns > 0 && w < m->size; w++) {
+        if (held[w] >= 0 && now - since[w] > timeout_ns)
+            return hs_error_setf(err, HS_ERR_RANK,
+                                 "rank %d did not return point %lld "
+                                 "within %s: it hung or died; the "
+                                 "sweep is abandoned, no output "
+                                 "written", w, (long long)held[w],
+                                 hs_fmt_time(timeout_ns, t,
+                                             sizeof t));
+    }
+    return HS_OK;
+}
+
+/* Receives the message st announced from worker src into msg and stores
+   its result, if any, for point held[src] (of n) in res, reporting
+   progress; refuses a message that is not a result, or a point the
+   worker was not given. */
+static hs_err_t hs__coord_receive(const MPI_Status *st, unsigned char *msg,
+                                  size_t n, int64_t *held,
+                                  hs_sweep_results_t *res,
+                                  hs_sweep_progress_fn progress, void *ctx,
+                                  hs_error_t *err)
+{
+    int count = 0, src = st->MPI_SOURCE, rc;
+    int64_t point;
+    hs_err_t hrc;
+
+    MPI_Get_count(st, MPI_BYTE, &count);
+    if (count < (int)HS__HDR + 1 || count > (int)HS__MSG_MAX)
+        return hs_error_setf(err, HS_ERR_RANK,
+                             "rank %d sent a message of %d bytes, not a "
+                             "sweep result", src, count);
+    rc = MPI_Recv(msg, count, MPI_BYTE, src, HS__TAG_RESULT,
+                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return hs__mpi_fail(err, rc, src, "receiving a result");
+    msg[count - 1] = '\0';
+    memcpy(&point, msg, sizeof point);
+    if (point >= 0) {
+        hs_sweep_rec_t rec;
+        if ((size_t)point >= n || point != held[src])
+            return hs_error_setf(err, HS_ERR_RANK,
+                                 "rank %d returned point %lld, which it "
+                                 "was not given", src, (long long)point);
+        memcpy(&rec, msg + sizeof point, sizeof rec);
+        hrc = hs_sweep_results_store(res, (size_t)point, &rec,
+                                     (const char *)msg + HS__HDR, err);
+        if (hrc != HS_OK)
+            return hrc;
+        held[src] = -1;
+        if (progress != NULL && progress(ctx, res->n_done, n) != 0)
+            return hs_error_setf(err, HS_ERR_USAGE,
+                                 "the sweep was stopped after %zu of %zu "
+                                 "points", res->n_done, n);
+    }
+    return HS_OK;
+}
+
 /* What rank 0 does: answer requests until every worker was told to stop;
    watch for workers that keep a point too long. */
 static hs_err_t hs__coordinator(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
@@ -226,8 +294,8 @@ static hs_err_t hs__coordinator(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
         held[w] = -1;
     while (stopped < nw) {
         MPI_Status st;
-        int flag = 0, count = 0, src;
-        int64_t point, reply;
+        int flag = 0, src;
+        int64_t reply;
 
         rc = MPI_Iprobe(MPI_ANY_SOURCE, HS__TAG_RESULT, MPI_COMM_WORLD,
                         &flag, &st);
@@ -236,60 +304,16 @@ static hs_err_t hs__coordinator(const hs_sweep_mpi_t *m, hs_sweep_t *sw,
             goto done;
         }
         if (!flag) {
-            int64_t now = hs__now_ns();
-            char t[32];
-            for (w = 1; timeout_ns > 0 && w < m->size; w++) {
-                if (held[w] >= 0 && now - since[w] > timeout_ns) {
-                    hrc = hs_error_setf(err, HS_ERR_RANK,
-                                        "rank %d did not return point %lld "
-                                        "within %s: it hung or died; the "
-                                        "sweep is abandoned, no output "
-                                        "written", w, (long long)held[w],
-                                        hs_fmt_time(timeout_ns, t,
-                                                    sizeof t));
-                    goto done;
-                }
-            }
+            if ((hrc = hs__coord_watch(m, held, since, timeout_ns, err)) !=
+                HS_OK)
+                goto done;
             usleep(100);
             continue;
         }
         src = st.MPI_SOURCE;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (count < (int)HS__HDR + 1 || count > (int)HS__MSG_MAX) {
-            hrc = hs_error_setf(err, HS_ERR_RANK,
-                                "rank %d sent a message of %d bytes, not a "
-                                "sweep result", src, count);
+        if ((hrc = hs__coord_receive(&st, msg, n, held, res, progress, ctx,
+                                     err)) != HS_OK)
             goto done;
-        }
-        rc = MPI_Recv(msg, count, MPI_BYTE, src, HS__TAG_RESULT,
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-            hrc = hs__mpi_fail(err, rc, src, "receiving a result");
-            goto done;
-        }
-        msg[count - 1] = '\0';
-        memcpy(&point, msg, sizeof point);
-        if (point >= 0) {
-            hs_sweep_rec_t rec;
-            if ((size_t)point >= n || point != held[src]) {
-                hrc = hs_error_setf(err, HS_ERR_RANK,
-                                    "rank %d returned point %lld, which it "
-                                    "was not given", src, (long long)point);
-                goto done;
-            }
-            memcpy(&rec, msg + sizeof point, sizeof rec);
-            hrc = hs_sweep_results_store(res, (size_t)point, &rec,
-                                         (const char *)msg + HS__HDR, err);
-            if (hrc != HS_OK)
-                goto done;
-            held[src] = -1;
-            if (progress != NULL && progress(ctx, res->n_done, n) != 0) {
-                hrc = hs_error_setf(err, HS_ERR_USAGE,
-                                    "the sweep was stopped after %zu of %zu "
-                                    "points", res->n_done, n);
-                goto done;
-            }
-        }
         reply = next < n ? (int64_t)next++ : -1;
         rc = MPI_Send(&reply, 1, MPI_INT64_T, src, HS__TAG_WORK,
                       MPI_COMM_WORLD);

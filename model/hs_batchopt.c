@@ -124,16 +124,18 @@ static int hs__exact(size_t n, const uint64_t *c, const uint64_t *caps,
     return 1;
 }
 
-hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
-                           const uint64_t *max_batch, uint64_t global_batch,
-                           hs_batchopt_time_fn time_fn, void *ctx,
-                           uint64_t *batch_out, hs_batchopt_result_t *res,
-                           hs_error_t *err)
+/* Refuses no types, a type without devices or batches, or a global
+   batch outside [one sample per device, every largest batch]; the
+   range [*lo, *hi] of tau: the largest time at batch 1 and at the
+   largest batch. */
+static hs_err_t hs__tau_range(hs__bo_t *bo, size_t n_types,
+                              const uint64_t *count,
+                              const uint64_t *max_batch,
+                              uint64_t global_batch, int64_t *lo,
+                              int64_t *hi, hs_error_t *err)
 {
-    hs__bo_t bo = {time_fn, ctx, 0, err};
-    uint64_t lo_sum = 0, hi_sum = 0, sum, excess, *caps = NULL;
-    unsigned char *reach = NULL;
-    int64_t lo = INT64_MIN, hi = INT64_MIN, v;
+    uint64_t lo_sum = 0, hi_sum = 0;
+    int64_t v;
     size_t t;
     hs_err_t rc;
 
@@ -147,14 +149,14 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
                                  "0", t);
         lo_sum += count[t];
         hi_sum += count[t] * max_batch[t];
-        if ((rc = hs__t(&bo, t, 1, &v)) != HS_OK)
+        if ((rc = hs__t(bo, t, 1, &v)) != HS_OK)
             return rc;
-        if (v > lo)
-            lo = v;
-        if ((rc = hs__t(&bo, t, max_batch[t], &v)) != HS_OK)
+        if (v > *lo)
+            *lo = v;
+        if ((rc = hs__t(bo, t, max_batch[t], &v)) != HS_OK)
             return rc;
-        if (v > hi)
-            hi = v;
+        if (v > *hi)
+            *hi = v;
     }
     if (global_batch < lo_sum)
         return hs_error_setf(err, HS_ERR_RANGE, "batch balancing: a global "
@@ -168,6 +170,109 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
                              "batches (at most %llu samples per step)",
                              (unsigned long long)global_batch,
                              (unsigned long long)hi_sum);
+    return HS_OK;
+}
+
+/* G made exactly (the counts allow it): the least tau in [lo, hi] whose
+   caps can make G (feasibility only grows with tau), its batches in
+   batch_out. */
+static hs_err_t hs__solve_exact(hs__bo_t *bo, size_t n_types,
+                                const uint64_t *count,
+                                const uint64_t *max_batch,
+                                uint64_t global_batch, int64_t lo,
+                                int64_t hi, uint64_t *caps,
+                                unsigned char *reach, uint64_t *batch_out)
+{
+    uint64_t sum;
+    hs_err_t rc;
+
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if ((rc = hs__sum_at(bo, n_types, count, max_batch, mid, caps,
+                             &sum)) != HS_OK)
+            return rc;
+        if (sum >= global_batch &&
+            hs__exact(n_types, count, caps, global_batch, reach,
+                      batch_out))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if ((rc = hs__sum_at(bo, n_types, count, max_batch, lo, caps,
+                         &sum)) != HS_OK)
+        return rc;
+    hs__exact(n_types, count, caps, global_batch, reach, batch_out);
+    return HS_OK;
+}
+
+/* G cannot be made: the least tau in [lo, hi] whose caps pass G, then
+   the excess removed from the slowest types first; what is left over in
+   *excess. */
+static hs_err_t hs__solve_over(hs__bo_t *bo, size_t n_types,
+                               const uint64_t *count,
+                               const uint64_t *max_batch,
+                               uint64_t global_batch, int64_t lo, int64_t hi,
+                               uint64_t *batch_out, uint64_t *excess)
+{
+    uint64_t sum;
+    int64_t v;
+    size_t t;
+    hs_err_t rc;
+
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if ((rc = hs__sum_at(bo, n_types, count, max_batch, mid,
+                             batch_out, &sum)) != HS_OK)
+            return rc;
+        if (sum >= global_batch)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if ((rc = hs__sum_at(bo, n_types, count, max_batch, lo, batch_out,
+                         &sum)) != HS_OK)
+        return rc;
+    *excess = sum - global_batch;
+    while (*excess > 0) {
+        size_t best = n_types;
+        int64_t best_v = INT64_MIN;
+
+        for (t = 0; t < n_types; t++) {
+            if (batch_out[t] <= 1 || count[t] > *excess)
+                continue;
+            if ((rc = hs__t(bo, t, batch_out[t], &v)) != HS_OK)
+                return rc;
+            if (v > best_v) {
+                best_v = v;
+                best = t;
+            }
+        }
+        if (best == n_types)
+            break;
+        batch_out[best]--;
+        *excess -= count[best];
+    }
+    return HS_OK;
+}
+
+hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
+                           const uint64_t *max_batch, uint64_t global_batch,
+                           hs_batchopt_time_fn time_fn, void *ctx,
+                           uint64_t *batch_out, hs_batchopt_result_t *res,
+                           hs_error_t *err)
+{
+    hs__bo_t bo = {time_fn, ctx, 0, err};
+    uint64_t excess = 0, *caps = NULL;
+    unsigned char *reach = NULL;
+    int64_t lo = INT64_MIN, hi = INT64_MIN, v;
+    size_t t;
+    hs_err_t rc;
+
+    if ((rc = hs__tau_range(&bo, n_types, count, max_batch, global_batch,
+                            &lo, &hi, err)) != HS_OK)
+        return rc;
     /* Exactly G where the counts allow it: the least tau whose caps
        can make G (feasibility only grows with tau). */
     reach = malloc(n_types * (size_t)(global_batch + 1));
@@ -179,63 +284,14 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
     }
     for (t = 0; t < n_types; t++)
         caps[t] = max_batch[t];
-    if (hs__exact(n_types, count, caps, global_batch, reach, batch_out)) {
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-
-            if ((rc = hs__sum_at(&bo, n_types, count, max_batch, mid, caps,
-                                 &sum)) != HS_OK)
-                goto done;
-            if (sum >= global_batch &&
-                hs__exact(n_types, count, caps, global_batch, reach,
-                          batch_out))
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        if ((rc = hs__sum_at(&bo, n_types, count, max_batch, lo, caps,
-                             &sum)) != HS_OK)
-            goto done;
-        hs__exact(n_types, count, caps, global_batch, reach, batch_out);
-        excess = 0;
-    } else {
-        /* G cannot be made: the least tau whose caps pass G, then the
-           excess removed from the slowest types first */
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-
-            if ((rc = hs__sum_at(&bo, n_types, count, max_batch, mid,
-                                 batch_out, &sum)) != HS_OK)
-                goto done;
-            if (sum >= global_batch)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        if ((rc = hs__sum_at(&bo, n_types, count, max_batch, lo, batch_out,
-                             &sum)) != HS_OK)
-            goto done;
-        excess = sum - global_batch;
-        while (excess > 0) {
-            size_t best = n_types;
-            int64_t best_v = INT64_MIN;
-
-            for (t = 0; t < n_types; t++) {
-                if (batch_out[t] <= 1 || count[t] > excess)
-                    continue;
-                if ((rc = hs__t(&bo, t, batch_out[t], &v)) != HS_OK)
-                    goto done;
-                if (v > best_v) {
-                    best_v = v;
-                    best = t;
-                }
-            }
-            if (best == n_types)
-                break;
-            batch_out[best]--;
-            excess -= count[best];
-        }
-    }
+    if (hs__exact(n_types, count, caps, global_batch, reach, batch_out))
+        rc = hs__solve_exact(&bo, n_types, count, max_batch, global_batch,
+                             lo, hi, caps, reach, batch_out);
+    else
+        rc = hs__solve_over(&bo, n_types, count, max_batch, global_batch,
+                            lo, hi, batch_out, &excess);
+    if (rc != HS_OK)
+        goto done;
     res->global_batch = global_batch + excess;
     res->step_ns = INT64_MIN;
     for (t = 0; t < n_types; t++) {

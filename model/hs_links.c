@@ -218,6 +218,96 @@ static hs_err_t hs__csv_quantity_fail(hs_error_t *err, const char *path,
                         hs_ex(text), good);
 }
 
+/* A NUL byte in text[0..len) would end the row (or the file) early and
+   drop the rest without a word: refused where it is. */
+static hs_err_t hs__csv_nul(const char *text, size_t len, const char *path,
+                            hs_error_t *err)
+{
+    const char *nul = memchr(text, '\0', len);
+    unsigned long ln = 1, col = 1;
+    const char *q;
+
+    if (nul == NULL)
+        return HS_OK;
+    for (q = text; q < nul; q++) {
+        if (*q == '\n') {
+            ln++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    return hs_error_set(err, HS_ERR_SYNTAX, path, ln, col,
+                        "a NUL byte: a links CSV is text");
+}
+
+/* Line lineno of the links CSV (line, changed in place): blank, a
+   comment or the header, else "addr1,addr2,bandwidth[,latency]" added
+   to l, each end known (known: NULL for any). */
+static hs_err_t hs__csv_row(hs_links_t *l, const char *path,
+                            unsigned long lineno, char *line,
+                            int (*known)(void *ctx, const char *key),
+                            void *ctx, hs_error_t *err)
+{
+    char *f[5];
+    int nf = 0;
+    char *p;
+    double bw;
+    int64_t lat = -1;
+
+    if (strlen(line) > HS_LIMIT_CSV_LINE)
+        return hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
+                            HS_LIMIT_CSV_LINE + 1,
+                            "the line is longer than %d bytes (the "
+                            "limit)", HS_LIMIT_CSV_LINE);
+    p = hs__trim(line);
+    if (*p == '\0' || *p == '#')
+        return HS_OK;
+    f[nf++] = p;
+    for (; *p; p++) {
+        if (*p == ',') {
+            *p = '\0';
+            if (nf == 5)
+                break;
+            f[nf++] = p + 1;
+        }
+    }
+    if (nf < 3 || nf > 4)
+        return hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
+                            "expected addr1,addr2,bandwidth[,latency]");
+    for (int i = 0; i < nf; i++)
+        f[i] = hs__trim(f[i]);
+    if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
+        return HS_OK; /* header */
+    if (hs_parse_bandwidth(f[2], &bw) != 0)
+        return hs__csv_quantity_fail(
+            err, path, lineno, (unsigned long)(f[2] - line) + 1,
+            HS_UNIT_BANDWIDTH, f[2],
+            "a positive bandwidth with a unit (e.g. 25Gbps)");
+    if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0)
+        return hs__csv_quantity_fail(
+            err, path, lineno, (unsigned long)(f[3] - line) + 1,
+            HS_UNIT_TIME, f[3], "a duration with a unit (e.g. 20us)");
+    for (int i = 0; i < 2; i++) {
+        if (known != NULL && !known(ctx, f[i])) {
+            unsigned long col = (unsigned long)(f[i] - line) + 1;
+            return hs_error_set(
+                err, HS_ERR_NETWORK, path, lineno, col,
+                "'%s' is neither a device name nor a device address",
+                hs_ex(f[i]));
+        }
+    }
+    if (strcmp(f[0], f[1]) == 0)
+        return hs_error_set(
+            err, HS_ERR_NETWORK, path, lineno,
+            (unsigned long)(f[1] - line) + 1,
+            "a link from '%s' to itself: a ring link joins two "
+            "devices", hs_ex(f[0]));
+    if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
 hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
                            int (*known)(void *ctx, const char *key),
                            void *ctx, hs_error_t *err)
@@ -229,111 +319,26 @@ hs_err_t hs_links_read_csv(hs_links_t *l, const char *path,
 
     if ((rc = hs_file_read(path, &text, &len, err)) != HS_OK)
         return rc;
-    /* a NUL byte would end the row (or the file) early and drop the rest
-       without a word: refused where it is */
-    {
-        const char *nul = memchr(text, '\0', len);
-        if (nul != NULL) {
-            unsigned long ln = 1, col = 1;
-            const char *q;
-            for (q = text; q < nul; q++) {
-                if (*q == '\n') {
-                    ln++;
-                    col = 1;
-                } else {
-                    col++;
-                }
-            }
-            free(text);
-            return hs_error_set(err, HS_ERR_SYNTAX, path, ln, col,
-                                "a NUL byte: a links CSV is text");
-        }
-    }
+    if ((rc = hs__csv_nul(text, len, path, err)) != HS_OK)
+        goto done;
     line = text;
     /* a UTF-8 byte order mark (spreadsheets write one) is not data */
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         line += 3;
     for (; line != NULL && *line; line = save) {
-        char *nl = strchr(line, '\n'), *f[5];
-        int nf = 0;
-        char *p;
-        double bw;
-        int64_t lat = -1;
+        char *nl = strchr(line, '\n');
 
         save = nl ? nl + 1 : NULL;
         if (nl)
             *nl = '\0';
         lineno++;
-        if (strlen(line) > HS_LIMIT_CSV_LINE) {
-            free(text);
-            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno,
-                                HS_LIMIT_CSV_LINE + 1,
-                                "the line is longer than %d bytes (the "
-                                "limit)", HS_LIMIT_CSV_LINE);
-        }
-        p = hs__trim(line);
-        if (*p == '\0' || *p == '#')
-            continue;
-        f[nf++] = p;
-        for (; *p; p++) {
-            if (*p == ',') {
-                *p = '\0';
-                if (nf == 5)
-                    break;
-                f[nf++] = p + 1;
-            }
-        }
-        if (nf < 3 || nf > 4) {
-            free(text);
-            return hs_error_set(err, HS_ERR_SYNTAX, path, lineno, 1,
-                                "expected addr1,addr2,bandwidth[,latency]");
-        }
-        for (int i = 0; i < nf; i++)
-            f[i] = hs__trim(f[i]);
-        if (lineno == 1 && strcmp(f[2], "bandwidth") == 0)
-            continue; /* header */
-        if (hs_parse_bandwidth(f[2], &bw) != 0) {
-            hs_err_t e = hs__csv_quantity_fail(
-                err, path, lineno, (unsigned long)(f[2] - line) + 1,
-                HS_UNIT_BANDWIDTH, f[2],
-                "a positive bandwidth with a unit (e.g. 25Gbps)");
-            free(text);
-            return e;
-        }
-        if (nf == 4 && hs_parse_time_ns(f[3], &lat) != 0) {
-            hs_err_t e = hs__csv_quantity_fail(
-                err, path, lineno, (unsigned long)(f[3] - line) + 1,
-                HS_UNIT_TIME, f[3], "a duration with a unit (e.g. 20us)");
-            free(text);
-            return e;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (known != NULL && !known(ctx, f[i])) {
-                unsigned long col = (unsigned long)(f[i] - line) + 1;
-                hs_err_t e = hs_error_set(
-                    err, HS_ERR_NETWORK, path, lineno, col,
-                    "'%s' is neither a device name nor a device address",
-                    hs_ex(f[i]));
-                free(text);
-                return e;
-            }
-        }
-        if (strcmp(f[0], f[1]) == 0) {
-            hs_err_t e = hs_error_set(
-                err, HS_ERR_NETWORK, path, lineno,
-                (unsigned long)(f[1] - line) + 1,
-                "a link from '%s' to itself: a ring link joins two "
-                "devices", hs_ex(f[0]));
-            free(text);
-            return e;
-        }
-        if (hs_links_add_row(l, f[0], f[1], bw, lat) != 0) {
-            free(text);
-            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        }
+        if ((rc = hs__csv_row(l, path, lineno, line, known, ctx, err)) !=
+            HS_OK)
+            goto done;
     }
+done:
     free(text);
-    return HS_OK;
+    return rc;
 }
 
 int hs_links_copy(hs_links_t *dst, const hs_links_t *src)

@@ -142,22 +142,33 @@ static hs_err_t hs__memo_add(hs_mixopt_memo_t *m, uint64_t index,
     return HS_OK;
 }
 
-static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
-                           hs_mix_goal_t goal, double budget,
-                           int64_t deadline_ns, size_t keep,
-                           hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
-                           void *ctx, const hs__walk_t *wk,
-                           hs_mixopt_result_t **out, hs_error_t *err)
-{
-    void *bctx = wk->bctx != NULL ? wk->bctx : ctx;
-    hs_mixopt_result_t *r = NULL;
-    uint64_t *c = NULL, *miss = NULL;
-    double space = 1, miss_cost = 0;
-    int64_t miss_ns = INT64_MAX;
-    size_t t, i;
-    hs_err_t rc;
+/* One walk of hs__search: its arguments, the result being built (r),
+   the mix at hand (c) and the number of mixes (space). */
+typedef struct {
+    size_t n_types;
+    const hs_mixopt_type_t *types;
+    hs_mix_goal_t goal;
+    double budget;
+    int64_t deadline_ns;
+    size_t keep;
+    hs_mixopt_eval_fn eval;
+    hs_mixopt_bound_fn bound;
+    void *ctx, *bctx;
+    const hs__walk_t *wk;
+    hs_mixopt_result_t *r;
+    uint64_t *c;
+    double space;
+} hs__search_t;
 
-    *out = NULL;
+/* Refuses a search without types, keeping 0 or too many mixes, a type
+   whose minimum is over what it has or with a negative price, or over
+   1e9 mixes; the number of mixes in *space. */
+static hs_err_t hs__search_check(size_t n_types,
+                                 const hs_mixopt_type_t *types, size_t keep,
+                                 double *space, hs_error_t *err)
+{
+    size_t t;
+
     if (n_types == 0 || keep == 0 || keep > HS_MIXOPT_TOP)
         return hs_error_setf(err, HS_ERR_RANGE, "mix search: needs device "
                              "types and 1..%d mixes to keep", HS_MIXOPT_TOP);
@@ -170,12 +181,174 @@ static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
         if (!(types[t].price_per_h >= 0))
             return hs_error_setf(err, HS_ERR_RANGE, "mix search: type %zu "
                                  "has a negative price", t);
-        space *= (double)(types[t].avail - types[t].min + 1);
+        *space *= (double)(types[t].avail - types[t].min + 1);
     }
-    if (space > 1e9)
+    if (*space > 1e9)
         return hs_error_setf(err, HS_ERR_RANGE, "mix search: %.3g mixes are "
                              "too many (at most 1e9); narrow the counts",
-                             space);
+                             *space);
+    return HS_OK;
+}
+
+/* Weighs mix q->c (number index of the walk, this part's when mine):
+   ruled out by its bound, or evaluated, recorded (a part's memo) and
+   kept if among the best that meet the constraint.  *stop set when a
+   part meets an error the merged search reports. */
+static hs_err_t hs__search_one(hs__search_t *q, uint64_t index, int mine,
+                               int *stop, hs_error_t *err)
+{
+    const hs__walk_t *wk = q->wk;
+    hs_mixopt_result_t *r = q->r;
+    uint64_t *c = q->c, devs = 0;
+    size_t t, keep = q->keep;
+    hs_mix_goal_t goal = q->goal;
+    hs_err_t rc;
+
+    for (t = 0; t < q->n_types; t++)
+        devs += c[t];
+    if (devs > 0 && mine) {
+        int64_t lb = q->bound != NULL ? q->bound(q->bctx, c) : 0, t_ns;
+        double lb_cost = hs_mixopt_cost(q->n_types, q->types, c, lb), cost;
+        int skip = 0;
+
+        /* a bound that breaks the constraint or loses to the worst
+           kept mix rules the mix out */
+        if ((goal == HS_MIX_FASTEST && lb_cost > q->budget) ||
+            (goal == HS_MIX_CHEAPEST && lb > q->deadline_ns))
+            skip = 1;
+        if (r->n_top == keep &&
+            !hs_mixopt_beats(goal, lb, lb_cost, r->top[keep - 1].total_ns,
+                       r->top[keep - 1].cost))
+            skip = 1;
+        if (!skip) {
+            r->evaluated++;
+            rc = q->eval(q->ctx, c, &t_ns, err);
+            if (wk->memo != NULL && rc != HS_OK && rc != HS_ERR_RANGE &&
+                rc != HS_ERR_NOMEM) {
+                *stop = 1;      /* the merged search reports it */
+                return HS_OK;
+            }
+            if (wk->memo != NULL && (rc == HS_OK || rc == HS_ERR_RANGE) &&
+                hs__memo_add(wk->memo, index, t_ns, rc) != HS_OK)
+                return hs_error_setf(err, HS_ERR_NOMEM,
+                                     "mix search: out of memory");
+            if (rc == HS_ERR_RANGE) {
+                r->invalid++;
+            } else if (rc != HS_OK) {
+                return rc;
+            } else {
+                cost = hs_mixopt_cost(q->n_types, q->types, c, t_ns);
+                if (goal == HS_MIX_FASTEST ? cost <= q->budget
+                                           : t_ns <= q->deadline_ns)
+                    hs__keep(r, keep, goal, c, t_ns, cost);
+            }
+        }
+    }
+    return HS_OK;
+}
+
+/* Walks every mix from the minimum counts up, in odometer order,
+   reporting progress every 1024 mixes and at the end. */
+static hs_err_t hs__search_walk(hs__search_t *q, hs_error_t *err)
+{
+    const hs__walk_t *wk = q->wk;
+    hs_mixopt_result_t *r = q->r;
+    uint64_t *c = q->c;
+    size_t t, n_types = q->n_types;
+    int stop = 0;
+    hs_err_t rc;
+
+    for (t = 0; t < n_types; t++)
+        c[t] = q->types[t].min;
+    for (;;) {
+        uint64_t index = r->visited;
+        int mine = wk->n_parts == 0 || index % wk->n_parts == wk->part;
+
+        r->visited++;
+        if (wk->progress != NULL && (index & 1023) == 0)
+            wk->progress(wk->pctx, "mixes", index, (uint64_t)q->space,
+                         q->goal == HS_MIX_FASTEST && r->n_top > 0
+                             ? r->top[0].total_ns
+                             : -1);
+        if ((rc = hs__search_one(q, index, mine, &stop, err)) != HS_OK)
+            return rc;
+        if (stop)
+            break;
+        for (t = n_types; t-- > 0;) {
+            if (++c[t] <= q->types[t].avail)
+                break;
+            c[t] = q->types[t].min;
+        }
+        if (t == (size_t)-1)
+            break;
+    }
+    if (wk->progress != NULL)
+        wk->progress(wk->pctx, "mixes", r->visited, (uint64_t)q->space,
+                     q->goal == HS_MIX_FASTEST && r->n_top > 0
+                         ? r->top[0].total_ns
+                         : -1);
+    return HS_OK;
+}
+
+/* No mix kept: the error, naming the nearest miss (miss, scratch of
+   n_types counts). */
+static hs_err_t hs__search_none(hs__search_t *q, uint64_t *miss,
+                                hs_error_t *err)
+{
+    size_t n_types = q->n_types, t;
+    double miss_cost = 0;
+    int64_t miss_ns = INT64_MAX;
+    char desc[256];
+    size_t len = 0;
+    int got;
+    hs_err_t rc;
+
+    /* what the nearest miss is, for the message */
+    got = hs__nearest_miss(n_types, q->types, q->goal, q->eval, q->bound,
+                           q->ctx, q->bctx, q->c, miss, &miss_ns,
+                           &miss_cost, &rc, err);
+    if (got < 0)
+        return rc;
+
+    for (t = 0; t < n_types && len < sizeof desc - 24; t++)
+        len += (size_t)snprintf(desc + len, sizeof desc - len, "%s%llu",
+                                t ? "/" : "",
+                                (unsigned long long)miss[t]);
+    if (got == 0)
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix makes "
+                             "a cluster (%llu refused)",
+                             (unsigned long long)q->r->invalid);
+    else if (q->goal == HS_MIX_FASTEST)
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
+                             "the budget of %.2f; the cheapest (counts %s) "
+                             "costs %.2f", q->budget, desc, miss_cost);
+    else
+        return hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
+                             "the deadline of %.3f h; the fastest (counts "
+                             "%s) takes %.3f h",
+                             (double)q->deadline_ns / 3.6e12, desc,
+                             (double)miss_ns / 3.6e12);
+}
+
+static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
+                           hs_mix_goal_t goal, double budget,
+                           int64_t deadline_ns, size_t keep,
+                           hs_mixopt_eval_fn eval, hs_mixopt_bound_fn bound,
+                           void *ctx, const hs__walk_t *wk,
+                           hs_mixopt_result_t **out, hs_error_t *err)
+{
+    hs__search_t q = {n_types, types, goal, budget, deadline_ns, keep,
+                      eval, bound, ctx, NULL, wk, NULL, NULL, 1};
+    hs_mixopt_result_t *r = NULL;
+    uint64_t *c = NULL, *miss = NULL;
+    size_t i;
+    hs_err_t rc;
+
+    *out = NULL;
+    q.bctx = wk->bctx != NULL ? wk->bctx : ctx;
+    if ((rc = hs__search_check(n_types, types, keep, &q.space, err)) !=
+        HS_OK)
+        return rc;
     r = calloc(1, sizeof *r);
     c = malloc(n_types * sizeof *c);
     miss = calloc(n_types, sizeof *miss);
@@ -185,68 +358,10 @@ static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
     for (i = 0; i < keep; i++)
         if ((r->top[i].counts = calloc(n_types, sizeof *c)) == NULL)
             goto nomem;
-    for (t = 0; t < n_types; t++)
-        c[t] = types[t].min;
-    for (;;) {
-        uint64_t devs = 0, index = r->visited;
-        int mine = wk->n_parts == 0 || index % wk->n_parts == wk->part;
-
-        for (t = 0; t < n_types; t++)
-            devs += c[t];
-        r->visited++;
-        if (wk->progress != NULL && (index & 1023) == 0)
-            wk->progress(wk->pctx, "mixes", index, (uint64_t)space,
-                         goal == HS_MIX_FASTEST && r->n_top > 0
-                             ? r->top[0].total_ns
-                             : -1);
-        if (devs > 0 && mine) {
-            int64_t lb = bound != NULL ? bound(bctx, c) : 0, t_ns;
-            double lb_cost = hs_mixopt_cost(n_types, types, c, lb), cost;
-            int skip = 0;
-
-            /* a bound that breaks the constraint or loses to the worst
-               kept mix rules the mix out */
-            if ((goal == HS_MIX_FASTEST && lb_cost > budget) ||
-                (goal == HS_MIX_CHEAPEST && lb > deadline_ns))
-                skip = 1;
-            if (r->n_top == keep &&
-                !hs_mixopt_beats(goal, lb, lb_cost, r->top[keep - 1].total_ns,
-                           r->top[keep - 1].cost))
-                skip = 1;
-            if (!skip) {
-                r->evaluated++;
-                rc = eval(ctx, c, &t_ns, err);
-                if (wk->memo != NULL && rc != HS_OK && rc != HS_ERR_RANGE &&
-                    rc != HS_ERR_NOMEM)
-                    break;      /* the merged search reports it */
-                if (wk->memo != NULL && (rc == HS_OK || rc == HS_ERR_RANGE) &&
-                    hs__memo_add(wk->memo, index, t_ns, rc) != HS_OK)
-                    goto nomem;
-                if (rc == HS_ERR_RANGE) {
-                    r->invalid++;
-                } else if (rc != HS_OK) {
-                    goto fail;
-                } else {
-                    cost = hs_mixopt_cost(n_types, types, c, t_ns);
-                    if (goal == HS_MIX_FASTEST ? cost <= budget
-                                               : t_ns <= deadline_ns)
-                        hs__keep(r, keep, goal, c, t_ns, cost);
-                }
-            }
-        }
-        for (t = n_types; t-- > 0;) {
-            if (++c[t] <= types[t].avail)
-                break;
-            c[t] = types[t].min;
-        }
-        if (t == (size_t)-1)
-            break;
-    }
-    if (wk->progress != NULL)
-        wk->progress(wk->pctx, "mixes", r->visited, (uint64_t)space,
-                     goal == HS_MIX_FASTEST && r->n_top > 0
-                         ? r->top[0].total_ns
-                         : -1);
+    q.r = r;
+    q.c = c;
+    if ((rc = hs__search_walk(&q, err)) != HS_OK)
+        goto fail;
     if (wk->memo != NULL) {
         /* a part: its records are the result */
         free(c);
@@ -255,34 +370,7 @@ static hs_err_t hs__search(size_t n_types, const hs_mixopt_type_t *types,
         return HS_OK;
     }
     if (r->n_top == 0) {
-        char desc[256];
-        size_t len = 0;
-        int got;
-
-        /* what the nearest miss is, for the message */
-        got = hs__nearest_miss(n_types, types, goal, eval, bound, ctx, bctx,
-                               c, miss, &miss_ns, &miss_cost, &rc, err);
-        if (got < 0)
-            goto fail;
-
-        for (t = 0; t < n_types && len < sizeof desc - 24; t++)
-            len += (size_t)snprintf(desc + len, sizeof desc - len, "%s%llu",
-                                    t ? "/" : "",
-                                    (unsigned long long)miss[t]);
-        if (got == 0)
-            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix makes "
-                               "a cluster (%llu refused)",
-                               (unsigned long long)r->invalid);
-        else if (goal == HS_MIX_FASTEST)
-            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
-                               "the budget of %.2f; the cheapest (counts %s) "
-                               "costs %.2f", budget, desc, miss_cost);
-        else
-            rc = hs_error_setf(err, HS_ERR_RANGE, "mix search: no mix meets "
-                               "the deadline of %.3f h; the fastest (counts "
-                               "%s) takes %.3f h",
-                               (double)deadline_ns / 3.6e12, desc,
-                               (double)miss_ns / 3.6e12);
+        rc = hs__search_none(&q, miss, err);
         goto fail;
     }
     /* slots past n_top were never used: release them now */

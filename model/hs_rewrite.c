@@ -118,31 +118,18 @@ static int hs__add_str(yaml_document_t *d, const char *s)
                                     (int)strlen(s), YAML_ANY_SCALAR_STYLE);
 }
 
-/* Applies one edit to document d. */
-static hs_err_t hs__apply(yaml_document_t *d, const char *name,
-                          const hs_rewrite_edit_t *e, hs_error_t *err)
+/* The value of edit e as a node of d, *vid (0 when e removes its key):
+   checked and parsed as a YAML document of its own, then copied in. */
+static hs_err_t hs__value_node(yaml_document_t *d, const char *name,
+                               const hs_rewrite_edit_t *e, int *vid,
+                               hs_error_t *err)
 {
-    char path[1024], *comp[16], *save = NULL, *tok;
-    size_t nc = 0, k;
     yaml_parser_t vp;
     yaml_document_t vd;
-    yaml_node_t *node;
-    int vid, id;
 
-    if (snprintf(path, sizeof path, "%s", e->key_path) >= (int)sizeof path)
-        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: key path too long",
-                             name);
-    for (tok = strtok_r(path, ".", &save); tok != NULL && nc < 16;
-         tok = strtok_r(NULL, ".", &save))
-        comp[nc++] = tok;
-    if (nc == 0 || tok != NULL)
-        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: bad key path '%s'",
-                             name, e->key_path);
-    if (e->value == NULL) {
-        vid = 0;
-        goto walk;
-    }
-    /* the value, as a YAML document of its own */
+    *vid = 0;
+    if (e->value == NULL)
+        return HS_OK;
     {
         hs_err_t crc = hs_yaml_check(e->key_path, e->value,
                                      strlen(e->value), 1, err);
@@ -167,18 +154,64 @@ static hs_err_t hs__apply(yaml_document_t *d, const char *name,
         return hs_error_setf(err, HS_ERR_SYNTAX, "%s: empty value for %s",
                              name, e->key_path);
     }
-    vid = hs__copy(d, &vd, 1);
+    *vid = hs__copy(d, &vd, 1);
     yaml_document_delete(&vd);
-    if (vid == 0)
+    if (*vid == 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-walk:
-    /* walk to the parent map, creating maps on the way */
-    node = yaml_document_get_root_node(d);
-    id = 1;
+    return HS_OK;
+}
+
+/* In the list node (component k of the key path comp[0..nc)), the item
+   whose name is component k + 1, into *id. */
+static hs_err_t hs__select_item(yaml_document_t *d, const char *name,
+                                const hs_rewrite_edit_t *e, char **comp,
+                                size_t nc, size_t k, yaml_node_t *node,
+                                int *id, hs_error_t *err)
+{
+    yaml_node_item_t *it;
+    int found = 0;
+
+    if (k + 2 >= nc)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: name a "
+                             "%s item and one of its keys", name,
+                             e->key_path, comp[k]);
+    for (it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top && !found; it++) {
+        yaml_node_t *m = yaml_document_get_node(d, *it);
+        yaml_node_pair_t *np;
+
+        if (m == NULL || m->type != YAML_MAPPING_NODE)
+            continue;
+        np = hs__pair(d, m, "name");
+        if (np != NULL && hs__scalar(d, np->value) != NULL &&
+            strcmp(hs__scalar(d, np->value), comp[k + 1]) == 0) {
+            *id = *it;
+            found = 1;
+        }
+    }
+    if (!found)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: no %s "
+                             "item named '%s'", name, e->key_path,
+                             comp[k], comp[k + 1]);
+    return HS_OK;
+}
+
+/* Walks d along the key path comp[0..nc - 1) to the parent map of the
+   last component, *id, creating maps on the way and selecting the items
+   of device_types, devices and nodes.kinds by name. */
+static hs_err_t hs__walk_parent(yaml_document_t *d, const char *name,
+                                const hs_rewrite_edit_t *e, char **comp,
+                                size_t nc, int *id, hs_error_t *err)
+{
+    yaml_node_t *node;
+    size_t k;
+    hs_err_t rc;
+
+    *id = 1;
     for (k = 0; k + 1 < nc; k++) {
         yaml_node_pair_t *p;
 
-        node = yaml_document_get_node(d, id);
+        node = yaml_document_get_node(d, *id);
         if (node == NULL || node->type != YAML_MAPPING_NODE)
             return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: '%s' is not "
                                  "a map", name, e->key_path, comp[k]);
@@ -189,47 +222,50 @@ walk:
                                                 YAML_BLOCK_MAPPING_STYLE);
 
             if (kid == 0 || mid == 0 ||
-                !yaml_document_append_mapping_pair(d, id, kid, mid))
+                !yaml_document_append_mapping_pair(d, *id, kid, mid))
                 return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-            id = mid;
+            *id = mid;
             continue;
         }
-        id = p->value;
-        node = yaml_document_get_node(d, id);
+        *id = p->value;
+        node = yaml_document_get_node(d, *id);
         if (node != NULL && node->type == YAML_SEQUENCE_NODE &&
             (strcmp(comp[k], "device_types") == 0 ||
              strcmp(comp[k], "devices") == 0 ||
              (k > 0 && strcmp(comp[k], "kinds") == 0 &&
               strcmp(comp[k - 1], "nodes") == 0))) {
             /* select the item by name */
-            yaml_node_item_t *it;
-            int found = 0;
-
-            if (k + 2 >= nc)
-                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: name a "
-                                     "%s item and one of its keys", name,
-                                     e->key_path, comp[k]);
-            for (it = node->data.sequence.items.start;
-                 it < node->data.sequence.items.top && !found; it++) {
-                yaml_node_t *m = yaml_document_get_node(d, *it);
-                yaml_node_pair_t *np;
-
-                if (m == NULL || m->type != YAML_MAPPING_NODE)
-                    continue;
-                np = hs__pair(d, m, "name");
-                if (np != NULL && hs__scalar(d, np->value) != NULL &&
-                    strcmp(hs__scalar(d, np->value), comp[k + 1]) == 0) {
-                    id = *it;
-                    found = 1;
-                }
-            }
-            if (!found)
-                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: no %s "
-                                     "item named '%s'", name, e->key_path,
-                                     comp[k], comp[k + 1]);
+            if ((rc = hs__select_item(d, name, e, comp, nc, k, node, id,
+                                      err)) != HS_OK)
+                return rc;
             k++;
         }
     }
+    return HS_OK;
+}
+
+/* Applies one edit to document d. */
+static hs_err_t hs__apply(yaml_document_t *d, const char *name,
+                          const hs_rewrite_edit_t *e, hs_error_t *err)
+{
+    char path[1024], *comp[16], *save = NULL, *tok;
+    size_t nc = 0;
+    yaml_node_t *node;
+    int vid, id;
+    hs_err_t rc;
+
+    if (snprintf(path, sizeof path, "%s", e->key_path) >= (int)sizeof path)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: key path too long",
+                             name);
+    for (tok = strtok_r(path, ".", &save); tok != NULL && nc < 16;
+         tok = strtok_r(NULL, ".", &save))
+        comp[nc++] = tok;
+    if (nc == 0 || tok != NULL)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: bad key path '%s'",
+                             name, e->key_path);
+    if ((rc = hs__value_node(d, name, e, &vid, err)) != HS_OK ||
+        (rc = hs__walk_parent(d, name, e, comp, nc, &id, err)) != HS_OK)
+        return rc;
     node = yaml_document_get_node(d, id);
     if (node == NULL || node->type != YAML_MAPPING_NODE)
         return hs_error_setf(err, HS_ERR_SCHEMA, "%s: %s: the parent of "

@@ -324,6 +324,141 @@ static int hs__add_edge(uint32_t *ex, int nx, uint32_t k)
 }
 
 /*
+ * One pass of swaps of hs__improve: for each p < q, the devices at
+ * positions p and q swapped when that improves (max, sum); top, the
+ * costliest edges, rebuilt after each move, and *improved set.
+ */
+static hs_err_t hs__swap_pass(hs__ro_t *ro, uint32_t *o, int64_t *e,
+                              int64_t *mx, int64_t *sm, uint64_t max_moves,
+                              uint64_t *moves, hs__top_t *top, int *improved)
+{
+    uint32_t n = ro->n, p, q, k;
+    hs_err_t rc;
+
+    for (p = 0; p < n; p++) {
+        if (ro->progress != NULL)
+            ro->progress(ro->pctx, "devices (ring search, swaps)", p, n,
+                         *mx);
+        for (q = p + 1; q < n; q++) {
+            /* swap o[p] and o[q] */
+            uint32_t ex[4], pp = p == 0 ? n - 1 : p - 1;
+            uint32_t qp = q - 1;
+            int nx = 0, a;
+            int64_t nw[4], nm, ns, rest;
+
+            nx = hs__add_edge(ex, nx, pp);
+            nx = hs__add_edge(ex, nx, p);
+            nx = hs__add_edge(ex, nx, qp);
+            nx = hs__add_edge(ex, nx, q);
+            ns = *sm;
+            for (a = 0; a < nx; a++)
+                ns -= e[ex[a]];
+            nm = INT64_MIN;
+            for (a = 0; a < nx; a++) {
+                uint32_t k0 = ex[a], k1 = k0 + 1 == n ? 0 : k0 + 1;
+                uint32_t d0 = o[k0], d1 = o[k1];
+
+                d0 = k0 == p ? o[q] : k0 == q ? o[p] : d0;
+                d1 = k1 == p ? o[q] : k1 == q ? o[p] : d1;
+                if ((rc = hs__w(ro, d0, d1, &nw[a])) != HS_OK)
+                    return rc;
+                ns += nw[a];
+                if (nw[a] > nm)
+                    nm = nw[a];
+            }
+            rest = hs__top_max_except(top, ex, nx);
+            if (rest > nm)
+                nm = rest;
+            if (!hs__better(nm, ns, *mx, *sm) ||
+                (max_moves != 0 && *moves >= max_moves))
+                continue;
+            k = o[p];
+            o[p] = o[q];
+            o[q] = k;
+            for (a = 0; a < nx; a++)
+                e[ex[a]] = nw[a];
+            *mx = nm;
+            *sm = ns;
+            (*moves)++;
+            hs__top_build(top, e, n);
+            *improved = 1;
+        }
+    }
+    return HS_OK;
+}
+
+/*
+ * One pass of moves of hs__improve: for each p and q (q != p, p - 1),
+ * the device at p moved to just after position q when that improves
+ * (max, sum); as hs__swap_pass.
+ */
+static hs_err_t hs__move_pass(hs__ro_t *ro, uint32_t *o, int64_t *e,
+                              int64_t *mx, int64_t *sm, uint64_t max_moves,
+                              uint64_t *moves, hs__top_t *top, int *improved)
+{
+    uint32_t n = ro->n, p, q;
+    hs_err_t rc;
+
+    for (p = 0; p < n; p++) {
+        if (ro->progress != NULL)
+            ro->progress(ro->pctx, "devices (ring search, moves)", p, n,
+                         *mx);
+        for (q = 0; q < n; q++) {
+            /* move o[p] to just after position q (q != p, p-1) */
+            uint32_t pp = p == 0 ? n - 1 : p - 1, ex[3], *tmp;
+            int64_t w1, w2, w3, nm, ns, rest;
+            uint32_t dp_ = o[pp], dn = o[p + 1 == n ? 0 : p + 1];
+            uint32_t dq = o[q], dqn = o[q + 1 == n ? 0 : q + 1];
+            uint32_t i, at;
+            int nx = 0;
+
+            if (q == p || q == pp || n < 4 ||
+                (max_moves != 0 && *moves >= max_moves))
+                continue;
+            nx = hs__add_edge(ex, nx, pp);
+            nx = hs__add_edge(ex, nx, p);
+            nx = hs__add_edge(ex, nx, q);
+            if ((rc = hs__w(ro, dp_, dn, &w1)) != HS_OK ||
+                (rc = hs__w(ro, dq, o[p], &w2)) != HS_OK ||
+                (rc = hs__w(ro, o[p], dqn, &w3)) != HS_OK)
+                return rc;
+            ns = *sm - e[pp] - e[p] - e[q] + w1 + w2 + w3;
+            nm = w1 > w2 ? w1 : w2;
+            if (w3 > nm)
+                nm = w3;
+            rest = hs__top_max_except(top, ex, nx);
+            if (rest > nm)
+                nm = rest;
+            if (!hs__better(nm, ns, *mx, *sm))
+                continue;
+            /* rebuild the order: cheap next to the search itself */
+            tmp = malloc((size_t)n * sizeof *tmp);
+            if (tmp == NULL)
+                return hs_error_setf(ro->err, HS_ERR_NOMEM,
+                                     "ring search: out of memory");
+            for (i = 0, at = 0; i < n; i++) {
+                if (i != p)
+                    tmp[at++] = o[i];
+                if (i == q)
+                    tmp[at++] = o[p];
+            }
+            memcpy(o, tmp, (size_t)n * sizeof *o);
+            free(tmp);
+            if ((rc = hs__eval(ro, o, mx, sm)) != HS_OK)
+                return rc;
+            for (i = 0; i < n; i++)
+                if ((rc = hs__w(ro, o[i], o[i + 1 == n ? 0 : i + 1],
+                                &e[i])) != HS_OK)
+                    return rc;
+            (*moves)++;
+            hs__top_build(top, e, n);
+            *improved = 1;
+        }
+    }
+    return HS_OK;
+}
+
+/*
  * Local search on order o with edge costs e (e[k]: o[k] -> o[k+1]).
  * Moves: swap the devices at positions p < q; move the device at p to
  * just after position q.  A move is taken when it improves (max, sum).
@@ -332,119 +467,18 @@ static hs_err_t hs__improve(hs__ro_t *ro, uint32_t *o, int64_t *e,
                             int64_t *mx, int64_t *sm, uint64_t max_moves,
                             uint64_t *moves)
 {
-    uint32_t n = ro->n, p, q, k;
     hs__top_t top;
     int improved = 1;
     hs_err_t rc;
 
-    hs__top_build(&top, e, n);
+    hs__top_build(&top, e, ro->n);
     while (improved && (max_moves == 0 || *moves < max_moves)) {
         improved = 0;
-        for (p = 0; p < n; p++) {
-            if (ro->progress != NULL)
-                ro->progress(ro->pctx, "devices (ring search, swaps)", p, n,
-                             *mx);
-            for (q = p + 1; q < n; q++) {
-                /* swap o[p] and o[q] */
-                uint32_t ex[4], pp = p == 0 ? n - 1 : p - 1;
-                uint32_t qp = q - 1;
-                int nx = 0, a;
-                int64_t nw[4], nm, ns, rest;
-
-                nx = hs__add_edge(ex, nx, pp);
-                nx = hs__add_edge(ex, nx, p);
-                nx = hs__add_edge(ex, nx, qp);
-                nx = hs__add_edge(ex, nx, q);
-                ns = *sm;
-                for (a = 0; a < nx; a++)
-                    ns -= e[ex[a]];
-                nm = INT64_MIN;
-                for (a = 0; a < nx; a++) {
-                    uint32_t k0 = ex[a], k1 = k0 + 1 == n ? 0 : k0 + 1;
-                    uint32_t d0 = o[k0], d1 = o[k1];
-
-                    d0 = k0 == p ? o[q] : k0 == q ? o[p] : d0;
-                    d1 = k1 == p ? o[q] : k1 == q ? o[p] : d1;
-                    if ((rc = hs__w(ro, d0, d1, &nw[a])) != HS_OK)
-                        return rc;
-                    ns += nw[a];
-                    if (nw[a] > nm)
-                        nm = nw[a];
-                }
-                rest = hs__top_max_except(&top, ex, nx);
-                if (rest > nm)
-                    nm = rest;
-                if (!hs__better(nm, ns, *mx, *sm) ||
-                    (max_moves != 0 && *moves >= max_moves))
-                    continue;
-                k = o[p];
-                o[p] = o[q];
-                o[q] = k;
-                for (a = 0; a < nx; a++)
-                    e[ex[a]] = nw[a];
-                *mx = nm;
-                *sm = ns;
-                (*moves)++;
-                hs__top_build(&top, e, n);
-                improved = 1;
-            }
-        }
-        for (p = 0; p < n; p++) {
-            if (ro->progress != NULL)
-                ro->progress(ro->pctx, "devices (ring search, moves)", p, n,
-                             *mx);
-            for (q = 0; q < n; q++) {
-                /* move o[p] to just after position q (q != p, p-1) */
-                uint32_t pp = p == 0 ? n - 1 : p - 1, ex[3], *tmp;
-                int64_t w1, w2, w3, nm, ns, rest;
-                uint32_t dp_ = o[pp], dn = o[p + 1 == n ? 0 : p + 1];
-                uint32_t dq = o[q], dqn = o[q + 1 == n ? 0 : q + 1];
-                uint32_t i, at;
-                int nx = 0;
-
-                if (q == p || q == pp || n < 4 ||
-                    (max_moves != 0 && *moves >= max_moves))
-                    continue;
-                nx = hs__add_edge(ex, nx, pp);
-                nx = hs__add_edge(ex, nx, p);
-                nx = hs__add_edge(ex, nx, q);
-                if ((rc = hs__w(ro, dp_, dn, &w1)) != HS_OK ||
-                    (rc = hs__w(ro, dq, o[p], &w2)) != HS_OK ||
-                    (rc = hs__w(ro, o[p], dqn, &w3)) != HS_OK)
-                    return rc;
-                ns = *sm - e[pp] - e[p] - e[q] + w1 + w2 + w3;
-                nm = w1 > w2 ? w1 : w2;
-                if (w3 > nm)
-                    nm = w3;
-                rest = hs__top_max_except(&top, ex, nx);
-                if (rest > nm)
-                    nm = rest;
-                if (!hs__better(nm, ns, *mx, *sm))
-                    continue;
-                /* rebuild the order: cheap next to the search itself */
-                tmp = malloc((size_t)n * sizeof *tmp);
-                if (tmp == NULL)
-                    return hs_error_setf(ro->err, HS_ERR_NOMEM,
-                                         "ring search: out of memory");
-                for (i = 0, at = 0; i < n; i++) {
-                    if (i != p)
-                        tmp[at++] = o[i];
-                    if (i == q)
-                        tmp[at++] = o[p];
-                }
-                memcpy(o, tmp, (size_t)n * sizeof *o);
-                free(tmp);
-                if ((rc = hs__eval(ro, o, mx, sm)) != HS_OK)
-                    return rc;
-                for (i = 0; i < n; i++)
-                    if ((rc = hs__w(ro, o[i], o[i + 1 == n ? 0 : i + 1],
-                                    &e[i])) != HS_OK)
-                        return rc;
-                (*moves)++;
-                hs__top_build(&top, e, n);
-                improved = 1;
-            }
-        }
+        if ((rc = hs__swap_pass(ro, o, e, mx, sm, max_moves, moves, &top,
+                                &improved)) != HS_OK ||
+            (rc = hs__move_pass(ro, o, e, mx, sm, max_moves, moves, &top,
+                                &improved)) != HS_OK)
+            return rc;
     }
     return HS_OK;
 }

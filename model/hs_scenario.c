@@ -221,7 +221,97 @@ static int hs__where_key(hs_yaml_ctx_t *c, const char *section,
     return hs__where_node(c, buf, n);
 }
 
-static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
+/* Type t's micro_batches from vm (1 when vm is NULL): a divisor of its
+   batch. */
+static hs_err_t hs__type_micro(hs_yaml_ctx_t *c, yaml_node_t *vm,
+                               hs_type_t *t)
+{
+    uint64_t mb = 1;
+    hs_err_t rc;
+
+    t->micro_batches = 1;
+    if (vm == NULL)
+        return HS_OK;
+    if ((rc = hs_yaml_get_u64(c, vm, "micro_batches", 1,
+                              HS_LIMIT_MICRO_BATCHES, &mb)) != HS_OK)
+        return rc;
+    if (t->batch % mb != 0)
+        return hs_yaml_fail(c, vm, HS_ERR_RANGE,
+                            "micro_batches %llu does not divide "
+                            "the batch %llu: a step's micro-batches "
+                            "are batch / micro_batches samples each",
+                            (unsigned long long)mb,
+                            (unsigned long long)t->batch);
+    t->micro_batches = (uint32_t)mb;
+    return HS_OK;
+}
+
+/* Type t's profile from vp (of the type at tn): none when vp is NULL or
+   null, a file named relative to the scenario, or given inline. */
+static hs_err_t hs__type_profile(hs_yaml_ctx_t *c, yaml_node_t *tn,
+                                 yaml_node_t *vp, hs_type_t *t)
+{
+    hs_scenario_t *s = HS__S(c);
+    hs_err_t rc;
+
+    t->has_profile = vp != NULL && !hs_yaml_is_null(vp);
+    if (!t->has_profile) {
+        /* not measured yet: hs_scenario_require_profiles rejects it
+           where timings are needed */
+    } else if (hs_yaml_scalar(vp) != NULL) {
+        char *path = hs_file_join(c->base_dir,
+                                      hs_yaml_scalar(vp));
+        if (path == NULL)
+            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
+        rc = hs_profile_read_file(path, &t->profile, &s->warnings,
+                                  &s->n_warnings, c->err);
+        if (rc == HS_ERR_IO) {
+            char inner[HS_ERRMSG_LEN];
+            snprintf(inner, sizeof inner, "%s", c->err->msg);
+            rc = hs_yaml_fail(c, vp, HS_ERR_IO,
+                              "profile of type '%s': %s", t->name, inner);
+        }
+        free(path);
+        if (rc != HS_OK)
+            return rc;
+    } else {
+        char what[256];
+        snprintf(what, sizeof what, "the profile of type '%s'", t->name);
+        if ((rc = hs_profile_parse(c, vp, what,
+                                   &t->profile)) != HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Type t's backend from vb (none when vb is NULL): gloo, nccl or mpi. */
+static hs_err_t hs__type_backend(hs_yaml_ctx_t *c, yaml_node_t *vb,
+                                 hs_type_t *t)
+{
+    const char *b;
+
+    if (vb == NULL)
+        return HS_OK;
+    b = hs_yaml_scalar(vb);
+    if (b == NULL || (strcmp(b, "gloo") != 0 &&
+                      strcmp(b, "nccl") != 0 &&
+                      strcmp(b, "mpi") != 0))
+    {
+        static const char *const ok[] = {"gloo", "nccl", "mpi",
+                                         NULL};
+        char hint[HS_SUGGEST_HINT_LEN];
+        return hs_yaml_fail(c, vb, HS_ERR_SCHEMA,
+                            "backend must be gloo, nccl or mpi%s",
+                            hs__word_hint(vb, ok, hint,
+                                          sizeof hint));
+    }
+    t->backend = strdup(b);
+    return HS_OK;
+}
+
+/* Device type k of device_types, at tn: its name (valid, not a repeat),
+   count, batch, micro-batches, shard, profile, backend and env. */
+static hs_err_t hs__parse_type(hs_yaml_ctx_t *c, yaml_node_t *tn, size_t k)
 {
     enum { K_NAME, K_COUNT, K_BATCH, K_SHARD, K_PROFILE, K_BACKEND, K_ENV,
            K_MICRO };
@@ -229,10 +319,78 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
                                        "profile", "backend", "env",
                                        "micro_batches", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_item_t *it;
-    size_t cnt, k = 0, j;
+    yaml_node_t *v[8];
+    hs_type_t *t = &s->types[k];
+    size_t j;
     hs_err_t rc;
     const char *why;
+
+    s->n_types = k + 1;
+    t->line = tn->start_mark.line + 1;
+    t->col = tn->start_mark.column + 1;
+    if ((rc = hs_yaml_map(c, tn, "a device type", keys, v)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, tn, v[K_NAME], "name", "a device type")) !=
+            HS_OK ||
+        (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
+        return rc;
+    if (hs_valid_name(t->name, &why) != 0) {
+        char q[HS_LIMIT_NAME_LEN * 4 + 8];
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "device type name '%s' %s",
+                            hs_valid_quote(t->name, q, sizeof q), why);
+    }
+    for (j = 0; j < k; j++)
+        if (strcmp(s->types[j].name, t->name) == 0)
+            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                                "duplicate device type name '%s' (first at "
+                                "line %lu)",
+                                t->name, s->types[j].line);
+    if (v[K_COUNT] != NULL &&
+        (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
+                              &t->count)) != HS_OK)
+        return rc;
+    t->has_count = v[K_COUNT] != NULL;
+    if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
+                           "a device type")) != HS_OK ||
+        (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
+                              &t->batch)) != HS_OK)
+        return rc;
+    if ((rc = hs__type_micro(c, v[K_MICRO], t)) != HS_OK)
+        return rc;
+    if (hs__where_key(c, "device_types", t->name, "batch",
+                      v[K_BATCH]) != 0 ||
+        hs__where_key(c, "device_types", t->name, "shard",
+                      v[K_SHARD]) != 0 ||
+        hs__where_key(c, "device_types", t->name, "count",
+                      v[K_COUNT]) != 0)
+        return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
+    if (v[K_SHARD] != NULL) {
+        if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
+                                     &t->shard_is_bytes, &t->shard)) !=
+            HS_OK)
+            return rc;
+        if (t->shard_is_bytes && s->sample_bytes == 0)
+            return hs_yaml_fail(
+                c, v[K_SHARD], HS_ERR_SCHEMA,
+                "shard is a size: give "
+                "job.dataset.sample_bytes to count samples");
+    }
+    if ((rc = hs__type_profile(c, tn, v[K_PROFILE], t)) != HS_OK ||
+        (rc = hs__type_backend(c, v[K_BACKEND], t)) != HS_OK)
+        return rc;
+    if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
+        return rc;
+    return HS_OK;
+}
+
+/* Reads device_types (n, a non-empty list) into s->types. */
+static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t cnt, k = 0;
+    hs_err_t rc;
 
     if (n->type != YAML_SEQUENCE_NODE)
         return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
@@ -245,120 +403,9 @@ static hs_err_t hs__parse_types(hs_yaml_ctx_t *c, yaml_node_t *n)
     if (s->types == NULL)
         return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
     for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-         it++, k++) {
-        yaml_node_t *tn = hs_yaml_node(c, *it), *v[8];
-        hs_type_t *t = &s->types[k];
-
-        s->n_types = k + 1;
-        t->line = tn->start_mark.line + 1;
-        t->col = tn->start_mark.column + 1;
-        if ((rc = hs_yaml_map(c, tn, "a device type", keys, v)) != HS_OK)
+         it++, k++)
+        if ((rc = hs__parse_type(c, hs_yaml_node(c, *it), k)) != HS_OK)
             return rc;
-        if ((rc = hs_yaml_need(c, tn, v[K_NAME], "name", "a device type")) !=
-                HS_OK ||
-            (rc = hs_yaml_get_str(c, v[K_NAME], "name", &t->name)) != HS_OK)
-            return rc;
-        if (hs_valid_name(t->name, &why) != 0) {
-            char q[HS_LIMIT_NAME_LEN * 4 + 8];
-            return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                "device type name '%s' %s",
-                                hs_valid_quote(t->name, q, sizeof q), why);
-        }
-        for (j = 0; j < k; j++)
-            if (strcmp(s->types[j].name, t->name) == 0)
-                return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                    "duplicate device type name '%s' (first at "
-                                    "line %lu)",
-                                    t->name, s->types[j].line);
-        if (v[K_COUNT] != NULL &&
-            (rc = hs_yaml_get_u64(c, v[K_COUNT], "count", 0, HS_LIMIT_DEVICES,
-                                  &t->count)) != HS_OK)
-            return rc;
-        t->has_count = v[K_COUNT] != NULL;
-        if ((rc = hs_yaml_need(c, tn, v[K_BATCH], "batch",
-                               "a device type")) != HS_OK ||
-            (rc = hs_yaml_get_u64(c, v[K_BATCH], "batch", 1, UINT32_MAX,
-                                  &t->batch)) != HS_OK)
-            return rc;
-        t->micro_batches = 1;
-        if (v[K_MICRO] != NULL) {
-            uint64_t mb = 1;
-            if ((rc = hs_yaml_get_u64(c, v[K_MICRO], "micro_batches", 1,
-                                      HS_LIMIT_MICRO_BATCHES, &mb)) != HS_OK)
-                return rc;
-            if (t->batch % mb != 0)
-                return hs_yaml_fail(c, v[K_MICRO], HS_ERR_RANGE,
-                                    "micro_batches %llu does not divide "
-                                    "the batch %llu: a step's micro-batches "
-                                    "are batch / micro_batches samples each",
-                                    (unsigned long long)mb,
-                                    (unsigned long long)t->batch);
-            t->micro_batches = (uint32_t)mb;
-        }
-        if (hs__where_key(c, "device_types", t->name, "batch",
-                          v[K_BATCH]) != 0 ||
-            hs__where_key(c, "device_types", t->name, "shard",
-                          v[K_SHARD]) != 0 ||
-            hs__where_key(c, "device_types", t->name, "count",
-                          v[K_COUNT]) != 0)
-            return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
-        if (v[K_SHARD] != NULL) {
-            if ((rc = hs_yaml_get_amount(c, v[K_SHARD], "shard",
-                                         &t->shard_is_bytes, &t->shard)) !=
-                HS_OK)
-                return rc;
-            if (t->shard_is_bytes && s->sample_bytes == 0)
-                return hs_yaml_fail(
-                    c, v[K_SHARD], HS_ERR_SCHEMA,
-                    "shard is a size: give "
-                    "job.dataset.sample_bytes to count samples");
-        }
-        t->has_profile = v[K_PROFILE] != NULL && !hs_yaml_is_null(v[K_PROFILE]);
-        if (!t->has_profile) {
-            /* not measured yet: hs_scenario_require_profiles rejects it
-               where timings are needed */
-        } else if (hs_yaml_scalar(v[K_PROFILE]) != NULL) {
-            char *path = hs_file_join(c->base_dir,
-                                          hs_yaml_scalar(v[K_PROFILE]));
-            if (path == NULL)
-                return hs_yaml_fail(c, tn, HS_ERR_NOMEM, "out of memory");
-            rc = hs_profile_read_file(path, &t->profile, &s->warnings,
-                                      &s->n_warnings, c->err);
-            if (rc == HS_ERR_IO) {
-                char inner[HS_ERRMSG_LEN];
-                snprintf(inner, sizeof inner, "%s", c->err->msg);
-                rc = hs_yaml_fail(c, v[K_PROFILE], HS_ERR_IO,
-                                  "profile of type '%s': %s", t->name, inner);
-            }
-            free(path);
-            if (rc != HS_OK)
-                return rc;
-        } else {
-            char what[256];
-            snprintf(what, sizeof what, "the profile of type '%s'", t->name);
-            if ((rc = hs_profile_parse(c, v[K_PROFILE], what,
-                                       &t->profile)) != HS_OK)
-                return rc;
-        }
-        if (v[K_BACKEND] != NULL) {
-            const char *b = hs_yaml_scalar(v[K_BACKEND]);
-            if (b == NULL || (strcmp(b, "gloo") != 0 &&
-                              strcmp(b, "nccl") != 0 &&
-                              strcmp(b, "mpi") != 0))
-            {
-                static const char *const ok[] = {"gloo", "nccl", "mpi",
-                                                 NULL};
-                char hint[HS_SUGGEST_HINT_LEN];
-                return hs_yaml_fail(c, v[K_BACKEND], HS_ERR_SCHEMA,
-                                    "backend must be gloo, nccl or mpi%s",
-                                    hs__word_hint(v[K_BACKEND], ok, hint,
-                                                  sizeof hint));
-            }
-            t->backend = strdup(b);
-        }
-        if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)
-            return rc;
-    }
     return HS_OK;
 }
 
@@ -373,168 +420,197 @@ static void hs__fix_names(hs_scenario_t *s, size_t *name_off,
     }
 }
 
-static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
+/* A device's addr from va (its name nm when va is NULL) into *ad: a
+   non-empty, valid address. */
+static hs_err_t hs__device_addr(hs_yaml_ctx_t *c, yaml_node_t *va,
+                                const char *nm, const char **ad)
+{
+    const char *why;
+
+    *ad = nm;
+    if (va == NULL)
+        return HS_OK;
+    *ad = hs_yaml_scalar(va);
+    if (*ad == NULL || (*ad)[0] == '\0')
+        return hs_yaml_fail(c, va, HS_ERR_SCHEMA,
+                            "a device's addr must be a string");
+    if (hs_valid_addr(*ad, &why) != 0) {
+        char q[HS_LIMIT_HOST_LEN * 4 + 8];
+        return hs_yaml_fail(c, va, HS_ERR_SCHEMA,
+                            "device '%s': addr '%s' %s", nm,
+                            hs_valid_quote(*ad, q, sizeof q), why);
+    }
+    return HS_OK;
+}
+
+/* Device k of devices, at dn: its name and addr (into the arena, their
+   offsets in name_off[k], addr_off[k]), type (counted in counts),
+   compute_scale and extra_compute. */
+static hs_err_t hs__parse_device(hs_yaml_ctx_t *c, yaml_node_t *dn, size_t k,
+                                 size_t *counts, size_t *name_off,
+                                 size_t *addr_off)
 {
     enum { K_NAME, K_TYPE, K_ADDR, K_SCALE, K_EXTRA };
     static const char *const keys[] = {"name", "type", "addr",
                                        "compute_scale", "extra_compute",
                                        NULL};
     hs_scenario_t *s = HS__S(c);
+    yaml_node_t *v[5];
+    hs_device_t *d = &s->devices[k];
+    const char *nm, *ty, *ad, *why;
+    long ti;
+    hs_err_t rc;
+
+    if ((rc = hs_yaml_map(c, dn, "a device", keys, v)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, dn, v[K_NAME], "name", "a device")) !=
+            HS_OK ||
+        (rc = hs_yaml_need(c, dn, v[K_TYPE], "type", "a device")) !=
+            HS_OK)
+        return rc;
+    nm = hs_yaml_scalar(v[K_NAME]);
+    ty = hs_yaml_scalar(v[K_TYPE]);
+    if (nm == NULL || nm[0] == '\0')
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "a device's name must be a string");
+    if (hs_valid_name(nm, &why) != 0) {
+        char q[HS_LIMIT_NAME_LEN * 4 + 8];
+        return hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
+                            "device name '%s' %s",
+                            hs_valid_quote(nm, q, sizeof q), why);
+    }
+    if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
+        char hint[HS__HINT_LEN];
+        return hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
+                            "device '%s' has unknown type '%s'%s", nm,
+                            hs_ex(ty ? ty : ""),
+                            hs__type_hint(s, ty ? ty : "", hint,
+                                          sizeof hint));
+    }
+    if ((rc = hs__device_addr(c, v[K_ADDR], nm, &ad)) != HS_OK)
+        return rc;
+    d->type = (uint32_t)ti;
+    counts[ti]++;
+    d->compute_scale = 1.0;
+    if (v[K_SCALE] != NULL &&
+        (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
+                                 &d->compute_scale)) != HS_OK)
+        return rc;
+    if (v[K_EXTRA] != NULL &&
+        (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
+                               &d->extra_compute_ns)) != HS_OK)
+        return rc;
+    if (hs__where_key(c, "devices", nm, "compute_scale",
+                      v[K_SCALE]) != 0 ||
+        hs__where_key(c, "devices", nm, "extra_compute",
+                      v[K_EXTRA]) != 0)
+        return hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+    name_off[k] = hs__arena_add(s, nm);
+    addr_off[k] = hs__arena_add(s, ad);
+    if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1)
+        return hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
+    s->n_devices = k + 1;
+    return HS_OK;
+}
+
+/* The listed devices (n): no name twice (h, a name hash built here and
+   freed by the caller), and each type's count as many as listed of it
+   (counts), taken as its count. */
+static hs_err_t hs__devices_agree(hs_yaml_ctx_t *c, yaml_node_t *n,
+                                  hs__hash_t *h, const size_t *counts)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t i, k;
+
+    if (hs__hash_build(h, s, 0) != 0)
+        return hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
+    k = 0;
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++) {
+        long first = hs__hash_find(h, s, 0, s->devices[k].name);
+        if (first != (long)k) {
+            yaml_node_t *dn = hs_yaml_node(c, *it);
+            return hs_yaml_fail(c, dn, HS_ERR_SCHEMA,
+                                "duplicate device name '%s'",
+                                s->devices[k].name);
+        }
+    }
+    for (i = 0; i < s->n_types; i++) {
+        hs_type_t *t = &s->types[i];
+        if (t->count != 0 && t->count != counts[i])
+            return hs_error_set(c->err, HS_ERR_SCHEMA, c->file, t->line,
+                                t->col,
+                                "device type '%s' says count %llu but "
+                                "devices lists %zu of it",
+                                t->name, (unsigned long long)t->count,
+                                counts[i]);
+        t->count = counts[i];
+    }
+    return HS_OK;
+}
+
+/* No devices listed: every type needs a count, and the devices are
+   generated from the counts. */
+static hs_err_t hs__devices_from_counts(hs_yaml_ctx_t *c)
+{
+    hs_scenario_t *s = HS__S(c);
+    size_t i;
+
+    for (i = 0; i < s->n_types; i++)
+        if (s->types[i].count == 0 && !s->types[i].has_count)
+            return hs_error_set(c->err, HS_ERR_SCHEMA, c->file,
+                                s->types[i].line, s->types[i].col,
+                                "device type '%s' needs a count "
+                                "(or list the devices)",
+                                s->types[i].name);
+    return hs__gen_devices(s, c->err);
+}
+
+/* Reads devices (n; NULL: generated from the type counts) into
+   s->devices, and allocates the ring's arrays. */
+static hs_err_t hs__parse_devices(hs_yaml_ctx_t *c, yaml_node_t *n)
+{
+    hs_scenario_t *s = HS__S(c);
     size_t *name_off = NULL, *addr_off = NULL, *counts = NULL;
-    size_t cnt = 0, i, k;
+    size_t cnt = 0, k;
     hs_err_t rc = HS_OK;
     hs__hash_t h = {0};
-    const char *why;
+    yaml_node_item_t *it;
 
-    if (n != NULL) {
-        yaml_node_item_t *it;
-        if (n->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                                "devices must be a list of {name, type, addr}");
-        cnt = (size_t)(n->data.sequence.items.top -
-                       n->data.sequence.items.start);
-        if (cnt == 0)
-            return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
-                                "devices must not be empty (leave it out to "
-                                "generate devices from the type counts)");
-        if (cnt > HS_LIMIT_DEVICES)
-            return hs_yaml_fail(c, n, HS_ERR_RANGE,
-                                "%zu devices: a ring has at most %lu", cnt,
-                                (unsigned long)HS_LIMIT_DEVICES);
-        s->devices = calloc(cnt, sizeof *s->devices);
-        name_off = calloc(cnt, sizeof *name_off);
-        addr_off = calloc(cnt, sizeof *addr_off);
-        counts = calloc(s->n_types, sizeof *counts);
-        if (!s->devices || !name_off || !addr_off || !counts) {
-            rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        k = 0;
-        for (it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++, k++) {
-            yaml_node_t *dn = hs_yaml_node(c, *it), *v[5];
-            hs_device_t *d = &s->devices[k];
-            const char *nm, *ty, *ad;
-            long ti;
-
-            if ((rc = hs_yaml_map(c, dn, "a device", keys, v)) != HS_OK)
-                goto done;
-            if ((rc = hs_yaml_need(c, dn, v[K_NAME], "name", "a device")) !=
-                    HS_OK ||
-                (rc = hs_yaml_need(c, dn, v[K_TYPE], "type", "a device")) !=
-                    HS_OK)
-                goto done;
-            nm = hs_yaml_scalar(v[K_NAME]);
-            ty = hs_yaml_scalar(v[K_TYPE]);
-            if (nm == NULL || nm[0] == '\0') {
-                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                  "a device's name must be a string");
-                goto done;
-            }
-            if (hs_valid_name(nm, &why) != 0) {
-                char q[HS_LIMIT_NAME_LEN * 4 + 8];
-                rc = hs_yaml_fail(c, v[K_NAME], HS_ERR_SCHEMA,
-                                  "device name '%s' %s",
-                                  hs_valid_quote(nm, q, sizeof q), why);
-                goto done;
-            }
-            if (ty == NULL || (ti = hs__type_index(s, ty)) < 0) {
-                char hint[HS__HINT_LEN];
-                rc = hs_yaml_fail(c, v[K_TYPE], HS_ERR_SCHEMA,
-                                  "device '%s' has unknown type '%s'%s", nm,
-                                  hs_ex(ty ? ty : ""),
-                                  hs__type_hint(s, ty ? ty : "", hint,
-                                                sizeof hint));
-                goto done;
-            }
-            ad = nm;
-            if (v[K_ADDR] != NULL) {
-                ad = hs_yaml_scalar(v[K_ADDR]);
-                if (ad == NULL || ad[0] == '\0') {
-                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                      "a device's addr must be a string");
-                    goto done;
-                }
-                if (hs_valid_addr(ad, &why) != 0) {
-                    char q[HS_LIMIT_HOST_LEN * 4 + 8];
-                    rc = hs_yaml_fail(c, v[K_ADDR], HS_ERR_SCHEMA,
-                                      "device '%s': addr '%s' %s", nm,
-                                      hs_valid_quote(ad, q, sizeof q), why);
-                    goto done;
-                }
-            }
-            d->type = (uint32_t)ti;
-            counts[ti]++;
-            d->compute_scale = 1.0;
-            if (v[K_SCALE] != NULL &&
-                (rc = hs_yaml_get_factor(c, v[K_SCALE], "compute_scale",
-                                         &d->compute_scale)) != HS_OK)
-                goto done;
-            if (v[K_EXTRA] != NULL &&
-                (rc = hs_yaml_get_time(c, v[K_EXTRA], "extra_compute",
-                                       &d->extra_compute_ns)) != HS_OK)
-                goto done;
-            if (hs__where_key(c, "devices", nm, "compute_scale",
-                              v[K_SCALE]) != 0 ||
-                hs__where_key(c, "devices", nm, "extra_compute",
-                              v[K_EXTRA]) != 0) {
-                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            name_off[k] = hs__arena_add(s, nm);
-            addr_off[k] = hs__arena_add(s, ad);
-            if (name_off[k] == (size_t)-1 || addr_off[k] == (size_t)-1) {
-                rc = hs_yaml_fail(c, dn, HS_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-            s->n_devices = k + 1;
-        }
-        hs__fix_names(s, name_off, addr_off);
-        s->devices_listed = 1;
-        /* duplicate names */
-        if (hs__hash_build(&h, s, 0) != 0) {
-            rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        k = 0;
-        for (it = n->data.sequence.items.start;
-             it < n->data.sequence.items.top; it++, k++) {
-            long first = hs__hash_find(&h, s, 0, s->devices[k].name);
-            if (first != (long)k) {
-                yaml_node_t *dn = hs_yaml_node(c, *it);
-                rc = hs_yaml_fail(c, dn, HS_ERR_SCHEMA,
-                                  "duplicate device name '%s'",
-                                  s->devices[k].name);
-                goto done;
-            }
-        }
-        for (i = 0; i < s->n_types; i++) {
-            hs_type_t *t = &s->types[i];
-            if (t->count != 0 && t->count != counts[i]) {
-                rc = hs_error_set(c->err, HS_ERR_SCHEMA, c->file, t->line,
-                                  t->col,
-                                  "device type '%s' says count %llu but "
-                                  "devices lists %zu of it",
-                                  t->name, (unsigned long long)t->count,
-                                  counts[i]);
-                goto done;
-            }
-            t->count = counts[i];
-        }
-    } else {
-        for (i = 0; i < s->n_types; i++) {
-            if (s->types[i].count == 0 && !s->types[i].has_count) {
-                rc = hs_error_set(c->err, HS_ERR_SCHEMA, c->file,
-                                  s->types[i].line, s->types[i].col,
-                                  "device type '%s' needs a count "
-                                  "(or list the devices)",
-                                  s->types[i].name);
-                goto done;
-            }
-        }
-        rc = hs__gen_devices(s, c->err);
+    if (n == NULL)
+        return hs__devices_from_counts(c);
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "devices must be a list of {name, type, addr}");
+    cnt = (size_t)(n->data.sequence.items.top -
+                   n->data.sequence.items.start);
+    if (cnt == 0)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "devices must not be empty (leave it out to "
+                            "generate devices from the type counts)");
+    if (cnt > HS_LIMIT_DEVICES)
+        return hs_yaml_fail(c, n, HS_ERR_RANGE,
+                            "%zu devices: a ring has at most %lu", cnt,
+                            (unsigned long)HS_LIMIT_DEVICES);
+    s->devices = calloc(cnt, sizeof *s->devices);
+    name_off = calloc(cnt, sizeof *name_off);
+    addr_off = calloc(cnt, sizeof *addr_off);
+    counts = calloc(s->n_types, sizeof *counts);
+    if (!s->devices || !name_off || !addr_off || !counts) {
+        rc = hs_yaml_fail(c, n, HS_ERR_NOMEM, "out of memory");
         goto done;
     }
+    k = 0;
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++)
+        if ((rc = hs__parse_device(c, hs_yaml_node(c, *it), k, counts,
+                                   name_off, addr_off)) != HS_OK)
+            goto done;
+    hs__fix_names(s, name_off, addr_off);
+    s->devices_listed = 1;
+    if ((rc = hs__devices_agree(c, n, &h, counts)) != HS_OK)
+        goto done;
     if (s->n_devices < 2) {
         rc = hs_error_setf(c->err, HS_ERR_SCHEMA,
                            "%s: a ring needs at least 2 devices", c->file);
@@ -723,6 +799,88 @@ hs_err_t hs__type_row(struct hs_yaml_ctx_s *c, struct yaml_node_s *rn,
     return HS_OK;
 }
 
+/* network.links_csv (vc): the rows of the CSV file, named relative to
+   the scenario, added to s->links (nm ready). */
+static hs_err_t hs__links_csv(hs_yaml_ctx_t *c, yaml_node_t *vc,
+                              hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    const char *p = hs_yaml_scalar(vc);
+    hs__known_t known;
+    char *path;
+    hs_err_t rc;
+
+    if (p == NULL || p[0] == '\0')
+        return hs_yaml_fail(c, vc, HS_ERR_SCHEMA,
+                            "network.links_csv must be a file path");
+    path = hs_file_join(c->base_dir, p);
+    if (path == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    known.nm = nm;
+    known.s = s;
+    rc = hs_links_read_csv(&s->links, path, hs__known, &known, c->err);
+    if (rc == HS_ERR_IO) {
+        char inner[HS_ERRMSG_LEN];
+        snprintf(inner, sizeof inner, "%s", c->err->msg);
+        rc = hs_yaml_fail(c, vc, HS_ERR_IO,
+                          "network.links_csv: %s", inner);
+    }
+    free(path);
+    return rc;
+}
+
+/* One row rn of network.links: [addr1, addr2, bandwidth[, latency]],
+   both ends known and different devices, added to s->links (nm
+   ready). */
+static hs_err_t hs__links_row(hs_yaml_ctx_t *c, yaml_node_t *rn,
+                              hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_t *f[4];
+    size_t nf = hs_yaml_len(rn), i;
+    double bw;
+    int64_t lat = -1;
+    hs_err_t rc;
+
+    if (rn->type != YAML_SEQUENCE_NODE || nf < 3 || nf > 4)
+        return hs_yaml_fail(c, rn, HS_ERR_SCHEMA,
+                            "a links row is [addr1, addr2, "
+                            "bandwidth] or [addr1, addr2, "
+                            "bandwidth, latency]");
+    for (i = 0; i < nf; i++)
+        f[i] = hs_yaml_item(c, rn, i);
+    for (i = 0; i < 2; i++) {
+        const char *e = hs_yaml_scalar(f[i]);
+        char hint[HS__HINT_LEN];
+        if (e == NULL || !hs__endpoint_known(nm, s, e))
+            return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
+                                "'%s' is neither a device name nor "
+                                "a device address%s",
+                                hs_ex(e ? e : ""),
+                                hs__device_hint(s, e ? e : "", hint,
+                                                sizeof hint));
+    }
+    if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
+        hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
+        return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
+                            "a link from '%s' to itself: a ring "
+                            "link joins two devices",
+                            hs_ex(hs_yaml_scalar(f[0])));
+    if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
+        HS_OK)
+        return rc;
+    if (nf == 4 && (rc = hs_yaml_get_time(c, f[3], "links latency",
+                                          &lat)) != HS_OK)
+        return rc;
+    if (hs_links_add_row(&s->links, hs_yaml_scalar(f[0]),
+                         hs_yaml_scalar(f[1]), bw, lat) != 0)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Reads the network section (n; NULL: none, root for the position of
+   errors) into s: default bandwidth and latency, type links, links from
+   a CSV file then inline; then every ring edge's bandwidth and latency. */
 static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                   hs__names_t *nm, yaml_node_t *root)
 {
@@ -732,8 +890,7 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
                                        NULL};
     hs_scenario_t *s = HS__S(c);
     yaml_node_t *v[5] = {NULL, NULL, NULL, NULL, NULL}, *at;
-    hs__known_t known;
-    size_t i, k;
+    size_t k;
     hs_err_t rc = HS_OK;
 
     if (n != NULL && (rc = hs_yaml_map(c, n, "network", keys, v)) != HS_OK)
@@ -762,79 +919,149 @@ static hs_err_t hs__parse_network(hs_yaml_ctx_t *c, yaml_node_t *n,
     if ((v[K_LINKS] != NULL || v[K_CSV] != NULL) &&
         hs__names_ready(nm, s) != 0)
         return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-    if (v[K_CSV] != NULL) {
-        const char *p = hs_yaml_scalar(v[K_CSV]);
-        char *path;
-        if (p == NULL || p[0] == '\0')
-            return hs_yaml_fail(c, v[K_CSV], HS_ERR_SCHEMA,
-                                "network.links_csv must be a file path");
-        path = hs_file_join(c->base_dir, p);
-        if (path == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        known.nm = nm;
-        known.s = s;
-        rc = hs_links_read_csv(&s->links, path, hs__known, &known, c->err);
-        if (rc == HS_ERR_IO) {
-            char inner[HS_ERRMSG_LEN];
-            snprintf(inner, sizeof inner, "%s", c->err->msg);
-            rc = hs_yaml_fail(c, v[K_CSV], HS_ERR_IO,
-                              "network.links_csv: %s", inner);
-        }
-        free(path);
-        if (rc != HS_OK)
-            return rc;
-    }
+    if (v[K_CSV] != NULL && (rc = hs__links_csv(c, v[K_CSV], nm)) != HS_OK)
+        return rc;
     if (v[K_LINKS] != NULL) {
         /* inline rows come after CSV rows: they win on the same pair */
         if (v[K_LINKS]->type != YAML_SEQUENCE_NODE)
             return hs_yaml_fail(c, v[K_LINKS], HS_ERR_SCHEMA,
                                 "network.links must be a list of [addr1, "
                                 "addr2, bandwidth] rows");
-        for (k = 0; k < hs_yaml_len(v[K_LINKS]); k++) {
-            yaml_node_t *rn = hs_yaml_item(c, v[K_LINKS], k), *f[4];
-            size_t nf = hs_yaml_len(rn);
-            double bw;
-            int64_t lat = -1;
-            if (rn->type != YAML_SEQUENCE_NODE || nf < 3 || nf > 4)
-                return hs_yaml_fail(c, rn, HS_ERR_SCHEMA,
-                                    "a links row is [addr1, addr2, "
-                                    "bandwidth] or [addr1, addr2, "
-                                    "bandwidth, latency]");
-            for (i = 0; i < nf; i++)
-                f[i] = hs_yaml_item(c, rn, i);
-            for (i = 0; i < 2; i++) {
-                const char *e = hs_yaml_scalar(f[i]);
-                char hint[HS__HINT_LEN];
-                if (e == NULL || !hs__endpoint_known(nm, s, e))
-                    return hs_yaml_fail(c, f[i], HS_ERR_NETWORK,
-                                        "'%s' is neither a device name nor "
-                                        "a device address%s",
-                                        hs_ex(e ? e : ""),
-                                        hs__device_hint(s, e ? e : "", hint,
-                                                        sizeof hint));
-            }
-            if (hs__endpoint_device(nm, s, hs_yaml_scalar(f[0])) ==
-                hs__endpoint_device(nm, s, hs_yaml_scalar(f[1])))
-                return hs_yaml_fail(c, f[1], HS_ERR_NETWORK,
-                                    "a link from '%s' to itself: a ring "
-                                    "link joins two devices",
-                                    hs_ex(hs_yaml_scalar(f[0])));
-            if ((rc = hs_yaml_get_bw(c, f[2], "links bandwidth", &bw)) !=
-                HS_OK)
+        for (k = 0; k < hs_yaml_len(v[K_LINKS]); k++)
+            if ((rc = hs__links_row(c, hs_yaml_item(c, v[K_LINKS], k),
+                                    nm)) != HS_OK)
                 return rc;
-            if (nf == 4 && (rc = hs_yaml_get_time(c, f[3], "links latency",
-                                                  &lat)) != HS_OK)
-                return rc;
-            if (hs_links_add_row(&s->links, hs_yaml_scalar(f[0]),
-                                 hs_yaml_scalar(f[1]), bw, lat) != 0)
-                return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        }
     }
     at = n != NULL ? n : root;
     return hs__edges(s, (unsigned long)at->start_mark.line + 1,
                      (unsigned long)at->start_mark.column + 1, c->err);
 }
 
+/* A straggler's steps (sv: a step number or [first, last]) into g. */
+static hs_err_t hs__straggler_steps(hs_yaml_ctx_t *c, yaml_node_t *sv,
+                                    hs_straggler_t *g)
+{
+    hs_err_t rc;
+
+    if (hs_yaml_scalar(sv) != NULL) {
+        if ((rc = hs_yaml_get_u32(c, sv, "straggler steps", 0,
+                                  UINT32_MAX, &g->first_step)) != HS_OK)
+            return rc;
+        g->last_step = g->first_step;
+    } else if (sv->type == YAML_SEQUENCE_NODE &&
+               sv->data.sequence.items.top -
+                       sv->data.sequence.items.start ==
+                   2) {
+        if ((rc = hs_yaml_get_u32(
+                 c,
+                 hs_yaml_node(c, sv->data.sequence.items.start[0]),
+                 "straggler first step", 0, UINT32_MAX,
+                 &g->first_step)) != HS_OK ||
+            (rc = hs_yaml_get_u32(
+                 c,
+                 hs_yaml_node(c, sv->data.sequence.items.start[1]),
+                 "straggler last step", 0, UINT32_MAX,
+                 &g->last_step)) != HS_OK)
+            return rc;
+        if (g->last_step < g->first_step)
+            return hs_yaml_fail(
+                c, sv, HS_ERR_RANGE,
+                "straggler steps [first, last] must not "
+                "run backwards");
+    } else {
+        return hs_yaml_fail(c, sv, HS_ERR_SCHEMA,
+                            "straggler steps must be a step number or "
+                            "[first, last]");
+    }
+    return HS_OK;
+}
+
+/* Straggler k of simulate.stragglers, at sn: its device (by name, nm
+   ready), steps, factor and extra. */
+static hs_err_t hs__parse_straggler(hs_yaml_ctx_t *c, yaml_node_t *sn,
+                                    size_t k, hs__names_t *nm)
+{
+    static const char *const sk[] = {"device", "steps", "factor",
+                                     "extra", NULL};
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_t *sv[4];
+    hs_straggler_t *g = &s->stragglers[k];
+    const char *dn;
+    long d;
+    hs_err_t rc;
+
+    if ((rc = hs_yaml_map(c, sn, "a straggler", sk, sv)) != HS_OK)
+        return rc;
+    if ((rc = hs_yaml_need(c, sn, sv[0], "device", "a straggler")) !=
+            HS_OK ||
+        (rc = hs_yaml_need(c, sn, sv[1], "steps", "a straggler")) !=
+            HS_OK)
+        return rc;
+    dn = hs_yaml_scalar(sv[0]);
+    d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
+    if (d < 0) {
+        char hint[HS__HINT_LEN];
+        return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
+                            "straggler names unknown device '%s'%s",
+                            hs_ex(dn ? dn : ""),
+                            hs__device_hint(s, dn ? dn : "", hint,
+                                            sizeof hint));
+    }
+    g->device = (uint32_t)d;
+    if ((s->straggler_names[k] = strdup(dn)) == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    if ((rc = hs__straggler_steps(c, sv[1], g)) != HS_OK)
+        return rc;
+    g->factor = 1.0;
+    if (sv[2] != NULL &&
+        (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
+                                 &g->factor)) != HS_OK)
+        return rc;
+    if (sv[3] != NULL &&
+        (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
+                               &g->extra_ns)) != HS_OK)
+        return rc;
+    {
+        char key[64];
+        snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
+        if (hs__where_node(c, key, sn) != 0)
+            return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
+                                "out of memory");
+    }
+    s->n_stragglers = k + 1;
+    return HS_OK;
+}
+
+/* simulate.stragglers (n): a list of stragglers into s->stragglers. */
+static hs_err_t hs__parse_stragglers(hs_yaml_ctx_t *c, yaml_node_t *n,
+                                     hs__names_t *nm)
+{
+    hs_scenario_t *s = HS__S(c);
+    yaml_node_item_t *it;
+    size_t cnt, k = 0;
+    hs_err_t rc;
+
+    if (n->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, n, HS_ERR_SCHEMA,
+                            "simulate.stragglers must be a list");
+    cnt = (size_t)(n->data.sequence.items.top -
+                   n->data.sequence.items.start);
+    s->stragglers = calloc(cnt ? cnt : 1, sizeof *s->stragglers);
+    s->straggler_names = calloc(cnt + 1, sizeof *s->straggler_names);
+    if (s->stragglers == NULL || s->straggler_names == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    if (hs__names_ready(nm, s) != 0)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    for (it = n->data.sequence.items.start;
+         it < n->data.sequence.items.top; it++, k++)
+        if ((rc = hs__parse_straggler(c, hs_yaml_node(c, *it), k, nm)) !=
+            HS_OK)
+            return rc;
+    return HS_OK;
+}
+
+/* Reads the simulate section (n) into s: steps, seed, the overlap, send
+   and hop-wait modes, streams, stochastic, stragglers. */
 static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
                                    hs__names_t *nm)
 {
@@ -892,97 +1119,8 @@ static hs_err_t hs__parse_simulate(hs_yaml_ctx_t *c, yaml_node_t *n,
         (rc = hs_yaml_get_bool(c, v[K_STOCH], "simulate.stochastic",
                                &s->stochastic)) != HS_OK)
         return rc;
-    if (v[K_STRAG] != NULL) {
-        static const char *const sk[] = {"device", "steps", "factor",
-                                         "extra", NULL};
-        yaml_node_item_t *it;
-        size_t cnt, k = 0;
-        if (v[K_STRAG]->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, v[K_STRAG], HS_ERR_SCHEMA,
-                                "simulate.stragglers must be a list");
-        cnt = (size_t)(v[K_STRAG]->data.sequence.items.top -
-                       v[K_STRAG]->data.sequence.items.start);
-        s->stragglers = calloc(cnt ? cnt : 1, sizeof *s->stragglers);
-        s->straggler_names = calloc(cnt + 1, sizeof *s->straggler_names);
-        if (s->stragglers == NULL || s->straggler_names == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        if (hs__names_ready(nm, s) != 0)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        for (it = v[K_STRAG]->data.sequence.items.start;
-             it < v[K_STRAG]->data.sequence.items.top; it++, k++) {
-            yaml_node_t *sn = hs_yaml_node(c, *it), *sv[4];
-            hs_straggler_t *g = &s->stragglers[k];
-            const char *dn;
-            long d;
-            if ((rc = hs_yaml_map(c, sn, "a straggler", sk, sv)) != HS_OK)
-                return rc;
-            if ((rc = hs_yaml_need(c, sn, sv[0], "device", "a straggler")) !=
-                    HS_OK ||
-                (rc = hs_yaml_need(c, sn, sv[1], "steps", "a straggler")) !=
-                    HS_OK)
-                return rc;
-            dn = hs_yaml_scalar(sv[0]);
-            d = dn ? hs__hash_find(&nm->by_name, s, 0, dn) : -1;
-            if (d < 0) {
-                char hint[HS__HINT_LEN];
-                return hs_yaml_fail(c, sv[0], HS_ERR_SCHEMA,
-                                    "straggler names unknown device '%s'%s",
-                                    hs_ex(dn ? dn : ""),
-                                    hs__device_hint(s, dn ? dn : "", hint,
-                                                    sizeof hint));
-            }
-            g->device = (uint32_t)d;
-            if ((s->straggler_names[k] = strdup(dn)) == NULL)
-                return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-            if (hs_yaml_scalar(sv[1]) != NULL) {
-                if ((rc = hs_yaml_get_u32(c, sv[1], "straggler steps", 0,
-                                          UINT32_MAX, &g->first_step)) != HS_OK)
-                    return rc;
-                g->last_step = g->first_step;
-            } else if (sv[1]->type == YAML_SEQUENCE_NODE &&
-                       sv[1]->data.sequence.items.top -
-                               sv[1]->data.sequence.items.start ==
-                           2) {
-                if ((rc = hs_yaml_get_u32(
-                         c,
-                         hs_yaml_node(c, sv[1]->data.sequence.items.start[0]),
-                         "straggler first step", 0, UINT32_MAX,
-                         &g->first_step)) != HS_OK ||
-                    (rc = hs_yaml_get_u32(
-                         c,
-                         hs_yaml_node(c, sv[1]->data.sequence.items.start[1]),
-                         "straggler last step", 0, UINT32_MAX,
-                         &g->last_step)) != HS_OK)
-                    return rc;
-                if (g->last_step < g->first_step)
-                    return hs_yaml_fail(
-                        c, sv[1], HS_ERR_RANGE,
-                        "straggler steps [first, last] must not "
-                        "run backwards");
-            } else {
-                return hs_yaml_fail(c, sv[1], HS_ERR_SCHEMA,
-                                    "straggler steps must be a step number or "
-                                    "[first, last]");
-            }
-            g->factor = 1.0;
-            if (sv[2] != NULL &&
-                (rc = hs_yaml_get_factor(c, sv[2], "straggler factor",
-                                         &g->factor)) != HS_OK)
-                return rc;
-            if (sv[3] != NULL &&
-                (rc = hs_yaml_get_time(c, sv[3], "straggler extra",
-                                       &g->extra_ns)) != HS_OK)
-                return rc;
-            {
-                char key[64];
-                snprintf(key, sizeof key, "simulate.stragglers.%zu", k);
-                if (hs__where_node(c, key, sn) != 0)
-                    return hs_yaml_fail(c, sn, HS_ERR_NOMEM,
-                                        "out of memory");
-            }
-            s->n_stragglers = k + 1;
-        }
-    }
+    if (v[K_STRAG] != NULL)
+        return hs__parse_stragglers(c, v[K_STRAG], nm);
     return HS_OK;
 }
 

@@ -144,6 +144,279 @@ static void hs__compute_key(const hs_scenario_t *s,
              s->types[s->devices[d].type].name, prof_key);
 }
 
+/* What hs_scenario_check_ranges_with derives, phase by phase: the
+   scenario and its options, per-device factors (owned), the maxima of
+   each term and whom to blame for them, and the blame key's buffer. */
+typedef struct {
+    const hs_scenario_t *s;
+    hs_overlap_t overlap;
+    const hs_straggler_t *stragglers;
+    size_t n_stragglers;
+    hs_error_t *err;
+    double *fac, *extra;
+    double c_max, dl_max, m_max, comm_max, r_max;
+    double nb_max, n, rounds;
+    uint32_t c_dev, dl_dev, r_edge;
+    size_t m_type, comm_type;
+    char key[HS_LIMIT_NAME_LEN + 64];
+} hs__bounds_t;
+
+/* Fills fac (compute_scale factors of the stragglers > 1) and extra
+   (extra_compute plus the stragglers' extras) of every device. */
+static void hs__device_factors(hs__bounds_t *k)
+{
+    const hs_scenario_t *s = k->s;
+    uint32_t d;
+    size_t i;
+
+    for (d = 0; d < s->n_devices; d++) {
+        k->fac[d] = 1.0;
+        k->extra[d] = (double)s->devices[d].extra_compute_ns;
+    }
+    for (i = 0; i < k->n_stragglers; i++) {
+        const hs_straggler_t *g = &k->stragglers[i];
+        if (g->device >= s->n_devices)
+            continue;
+        if (g->factor > 1.0)
+            k->fac[g->device] *= g->factor;
+        k->extra[g->device] += (double)g->extra_ns;
+    }
+}
+
+/* Per type: the largest payload, communication cost and bucket count. */
+static void hs__type_maxima(hs__bounds_t *k)
+{
+    const hs_scenario_t *s = k->s;
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile;
+        double M;
+        if (!s->types[t].has_profile)
+            continue;
+        M = hs_profile_payload_bytes(p);
+        if (M > k->m_max) {
+            k->m_max = M;
+            k->m_type = t;
+        }
+        if (p->comm_ns_per_byte > k->comm_max) {
+            k->comm_max = p->comm_ns_per_byte;
+            k->comm_type = t;
+        }
+        if (k->overlap == HS_OVERLAP_BUCKETS &&
+            (double)p->n_buckets > k->nb_max)
+            k->nb_max = (double)p->n_buckets;
+    }
+}
+
+/* Refuses device d's compute bound cd over the limit, blaming its
+   biggest term; returns the error. */
+static hs_err_t hs__compute_fail(hs__bounds_t *k, uint32_t d, double cd,
+                                 double fwd, double b1x, double bwd,
+                                 double tail, double opt)
+{
+    const hs_scenario_t *s = k->s;
+    const hs_device_t *dv = &s->devices[d];
+    const double *fac = k->fac, *extra = k->extra;
+    char b1[64], b2[64];
+    const char *big;
+
+    if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
+        size_t g;
+        snprintf(k->key, sizeof k->key, "devices.%s.extra_compute",
+                 dv->name);
+        for (g = 0; g < k->n_stragglers; g++)
+            if (k->stragglers[g].device == d &&
+                k->stragglers[g].extra_ns > 0)
+                snprintf(k->key, sizeof k->key, "simulate.stragglers.%zu",
+                         g);
+    } else {
+        big = fwd >= tail && fwd >= opt ? "t_fwd"
+              : tail >= opt ? (bwd >= b1x ? "t_bwd" : "t_b1")
+                            : "t_opt";
+        hs__compute_key(s, k->stragglers, k->n_stragglers, d, dv->compute_scale, fac[d], big, k->key,
+                        sizeof k->key);
+    }
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "device '%s' would compute for up to %s in one step "
+        "(scaled by %.6g, plus %s extra); " HS__LIM_TXT,
+        dv->name, hs__t(cd, b1, sizeof b1),
+        dv->compute_scale * fac[d], hs__t(extra[d], b2, sizeof b2));
+}
+
+/* Bounds device d's compute and data loading in one step, raising
+   c_max and dl_max; refuses a micro_batches that does not divide the
+   batch, or a compute bound over the limit. */
+static hs_err_t hs__device_bound(hs__bounds_t *k, uint32_t d)
+{
+    const hs_scenario_t *s = k->s;
+    const hs_device_t *dv = &s->devices[d];
+    const hs_type_t *ty = &s->types[dv->type];
+    const hs_profile_t *p = &ty->profile;
+    double fwd, b1x, bwd, rdy, opt, tail, cd, dl;
+
+    if (!ty->has_profile)
+        return HS_OK;
+    fwd = hs__dmax(&p->t_fwd);
+    b1x = hs__dmax(&p->t_b1);
+    bwd = hs__dmax(&p->t_bwd);
+    if (ty->micro_batches > 1) {
+        /* the micro-batches before the last: whole forwards and
+           backwards ahead of the last one's forward (hs_phases.h) */
+        double mb = (double)ty->micro_batches;
+
+        if (ty->batch % ty->micro_batches != 0) {
+            snprintf(k->key, sizeof k->key, "device_types.%s.micro_batches",
+                     ty->name);
+            return hs_scenario_fail(
+                s, k->key, HS_ERR_RANGE, k->err,
+                "micro_batches %u does not divide the batch %llu: a "
+                "step's micro-batches are batch / micro_batches samples "
+                "each",
+                ty->micro_batches, (unsigned long long)ty->batch);
+        }
+        fwd = mb * fwd + (mb - 1.0) * (b1x > bwd ? b1x : bwd);
+    }
+    rdy = k->overlap == HS_OVERLAP_BUCKETS ||
+                  k->overlap == HS_OVERLAP_LAST_BUCKET
+              ? hs__ready_max(s, dv->type)
+              : 0;
+    opt = hs__dmax(&p->t_opt);
+    tail = b1x > bwd ? b1x : bwd;
+    if (rdy > tail)
+        tail = rdy;
+    cd = hs_phases_bound(dv->compute_scale * k->fac[d], k->extra[d], fwd,
+                         tail, opt);
+    if (!(cd <= HS__LIM))
+        return hs__compute_fail(k, d, cd, fwd, b1x, bwd, tail, opt);
+    if (cd > k->c_max) {
+        k->c_max = cd;
+        k->c_dev = d;
+    }
+    dl = hs__dmax(&p->t_dl) *
+         (ty->micro_batches > 1 ? (double)ty->micro_batches : 1.0);
+    if (dl > k->dl_max) {
+        k->dl_max = dl;
+        k->dl_dev = d;
+    }
+    return HS_OK;
+}
+
+/* Per ring edge: one round, at the most (r_max, on edge r_edge). */
+static void hs__ring_edge_max(hs__bounds_t *k)
+{
+    const hs_scenario_t *s = k->s;
+    size_t i;
+
+    for (i = 0; i < s->n_devices; i++) {
+        double bw = s->ring_bw_bytes_per_s[i], lat = (double)s->ring_lat_ns[i];
+        double chunk = k->m_max / k->n, xfer;
+        int64_t x;
+        if (!(bw > 0))
+            continue; /* hs__edges refused it already */
+        xfer = hs_checked_ns_from_bytes(chunk, bw, &x) == 0
+                   ? (double)x
+                   : chunk * 1e9 / bw;
+        {
+            double r = k->nb_max * (lat + 2.0) + xfer + k->comm_max * chunk;
+            if (r > k->r_max) {
+                k->r_max = r;
+                k->r_edge = (uint32_t)i;
+            }
+        }
+    }
+}
+
+/* The communication's own cost one device pays in a step: every chunk
+   it receives, processed (the replay's "debt"); refuses it over 2^43 ns. */
+static hs_err_t hs__check_debt(hs__bounds_t *k)
+{
+    const hs_scenario_t *s = k->s;
+    double debt;
+    char ds[64];
+
+    if (!(k->comm_max > 0))
+        return HS_OK;
+    debt = k->rounds * (k->comm_max * k->m_max / k->n + k->nb_max);
+    if (debt <= (double)HS_LIMIT_COMM_DEBT_NS)
+        return HS_OK;
+    snprintf(k->key, sizeof k->key,
+             "device_types.%s.profile.comm_ns_per_byte",
+             s->types[k->comm_type].name);
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "processing its ring chunks (%g ns per byte of a %.3g B "
+        "payload) would take a device up to %s of compute in one "
+        "step; the replay handles up to 2^43 ns (2.44 h)",
+        k->comm_max, k->m_max, hs__t(debt, ds, sizeof ds));
+}
+
+/* Refuses one ring all-reduce bound (ring) over the limit, blaming the
+   latency, the communication cost or the payload of its worst edge. */
+static hs_err_t hs__ring_fail(hs__bounds_t *k, double ring)
+{
+    const hs_scenario_t *s = k->s;
+    double m_max = k->m_max, n = k->n, comm_max = k->comm_max;
+    double nb_max = k->nb_max;
+    uint32_t r_edge = k->r_edge;
+    uint32_t a = s->ring[r_edge];
+    uint32_t b = s->ring[r_edge + 1 == s->n_devices ? 0 : r_edge + 1];
+    double bw = s->ring_bw_bytes_per_s[r_edge];
+    double lat = (double)s->ring_lat_ns[r_edge];
+    double xfer = (m_max / n) * 1e9 / bw;
+    char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
+
+    if (nb_max * lat >= xfer && nb_max * lat >= comm_max * m_max / n)
+        snprintf(k->key, sizeof k->key, "network.latency");
+    else if (comm_max * m_max / n > xfer)
+        snprintf(k->key, sizeof k->key,
+                 "device_types.%s.profile.comm_ns_per_byte",
+                 s->types[k->comm_type].name);
+    else
+        snprintf(k->key, sizeof k->key,
+                 "device_types.%s.profile.allreduce_bytes",
+                 s->types[k->m_type].name);
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "one ring all-reduce would take up to %s: %.0f rounds over "
+        "the link '%s' -> '%s' (%s, latency %s), each a chunk of %s "
+        "(payload %s / %u devices) taking %s; " HS__LIM_TXT,
+        hs__t(ring, r_s, sizeof r_s), k->rounds, s->devices[a].name,
+        s->devices[b].name, hs_fmt_bandwidth(bw, bw_s, sizeof bw_s),
+        hs__t(lat, lat_s, sizeof lat_s),
+        hs_fmt_bytes((uint64_t)(m_max / n), ch_s, sizeof ch_s),
+        hs_fmt_bytes((uint64_t)m_max, m_s, sizeof m_s),
+        (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
+}
+
+/* Refuses a step bound over the limit, blaming the biggest of the ring,
+   the compute and the data loading. */
+static hs_err_t hs__step_fail(hs__bounds_t *k, double step, double ring)
+{
+    const hs_scenario_t *s = k->s;
+    double c_max = k->c_max, dl_max = k->dl_max;
+    char st[64], cs[64], ds[64], rs[64];
+
+    if (ring >= c_max && ring >= dl_max)
+        snprintf(k->key, sizeof k->key,
+                 "device_types.%s.profile.allreduce_bytes",
+                 s->types[k->m_type].name);
+    else if (c_max >= dl_max) {
+        const hs_device_t *dv = &s->devices[k->c_dev];
+        hs__compute_key(s, k->stragglers, k->n_stragglers, k->c_dev, dv->compute_scale, k->fac[k->c_dev], "t_fwd",
+                        k->key, sizeof k->key);
+    } else
+        snprintf(k->key, sizeof k->key, "device_types.%s.profile.t_dl",
+                 s->types[s->devices[k->dl_dev].type].name);
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "a step could take up to %s (compute %s, data loading %s, "
+        "the ring all-reduce %s); " HS__LIM_TXT,
+        hs__t(step, st, sizeof st), hs__t(c_max, cs, sizeof cs),
+        hs__t(dl_max, ds, sizeof ds), hs__t(ring, rs, sizeof rs));
+}
+
 hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err)
 {
@@ -156,221 +429,44 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
                                        const hs_straggler_t *stragglers,
                                        size_t n_stragglers, hs_error_t *err)
 {
-    double *fac = NULL, *extra = NULL;
-    double c_max = 0, dl_max = 0, m_max = 0, comm_max = 0, r_max = 0;
-    double nb_max = 1, n, rounds, ring, step;
-    uint32_t d, c_dev = 0, dl_dev = 0, r_edge = 0;
-    size_t i, t, m_type = 0, comm_type = 0;
-    char key[HS_LIMIT_NAME_LEN + 64], b1[64], b2[64];
+    hs__bounds_t k;
+    double ring, step;
+    uint32_t d;
     hs_err_t rc = HS_OK;
 
     if (s->n_devices < 2 || s->ring == NULL)
         return HS_OK;
-    n = (double)s->n_devices;
-    rounds = 2.0 * (n - 1.0);
-    fac = malloc(s->n_devices * sizeof *fac);
-    extra = malloc(s->n_devices * sizeof *extra);
-    if (fac == NULL || extra == NULL) {
+    memset(&k, 0, sizeof k);
+    k.s = s;
+    k.overlap = overlap;
+    k.stragglers = stragglers;
+    k.n_stragglers = n_stragglers;
+    k.err = err;
+    k.nb_max = 1;
+    k.n = (double)s->n_devices;
+    k.rounds = 2.0 * (k.n - 1.0);
+    k.fac = malloc(s->n_devices * sizeof *k.fac);
+    k.extra = malloc(s->n_devices * sizeof *k.extra);
+    if (k.fac == NULL || k.extra == NULL) {
         rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (d = 0; d < s->n_devices; d++) {
-        fac[d] = 1.0;
-        extra[d] = (double)s->devices[d].extra_compute_ns;
-    }
-    for (i = 0; i < n_stragglers; i++) {
-        const hs_straggler_t *g = &stragglers[i];
-        if (g->device >= s->n_devices)
-            continue;
-        if (g->factor > 1.0)
-            fac[g->device] *= g->factor;
-        extra[g->device] += (double)g->extra_ns;
-    }
-    /* per type: payload, buckets, communication cost */
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile;
-        double M;
-        if (!s->types[t].has_profile)
-            continue;
-        M = hs_profile_payload_bytes(p);
-        if (M > m_max) {
-            m_max = M;
-            m_type = t;
-        }
-        if (p->comm_ns_per_byte > comm_max) {
-            comm_max = p->comm_ns_per_byte;
-            comm_type = t;
-        }
-        if (overlap == HS_OVERLAP_BUCKETS && (double)p->n_buckets > nb_max)
-            nb_max = (double)p->n_buckets;
-    }
-    /* per device: compute and data loading */
-    for (d = 0; d < s->n_devices; d++) {
-        const hs_device_t *dv = &s->devices[d];
-        const hs_type_t *ty = &s->types[dv->type];
-        const hs_profile_t *p = &ty->profile;
-        double fwd, b1x, bwd, rdy, opt, tail, cd, dl;
-        const char *big;
-        if (!ty->has_profile)
-            continue;
-        fwd = hs__dmax(&p->t_fwd);
-        b1x = hs__dmax(&p->t_b1);
-        bwd = hs__dmax(&p->t_bwd);
-        if (ty->micro_batches > 1) {
-            /* the micro-batches before the last: whole forwards and
-               backwards ahead of the last one's forward (hs_phases.h) */
-            double mb = (double)ty->micro_batches;
-
-            if (ty->batch % ty->micro_batches != 0) {
-                snprintf(key, sizeof key, "device_types.%s.micro_batches",
-                         ty->name);
-                rc = hs_scenario_fail(
-                    s, key, HS_ERR_RANGE, err,
-                    "micro_batches %u does not divide the batch %llu: a "
-                    "step's micro-batches are batch / micro_batches samples "
-                    "each",
-                    ty->micro_batches, (unsigned long long)ty->batch);
-                goto done;
-            }
-            fwd = mb * fwd + (mb - 1.0) * (b1x > bwd ? b1x : bwd);
-        }
-        rdy = overlap == HS_OVERLAP_BUCKETS ||
-                      overlap == HS_OVERLAP_LAST_BUCKET
-                  ? hs__ready_max(s, dv->type)
-                  : 0;
-        opt = hs__dmax(&p->t_opt);
-        tail = b1x > bwd ? b1x : bwd;
-        if (rdy > tail)
-            tail = rdy;
-        cd = hs_phases_bound(dv->compute_scale * fac[d], extra[d], fwd, tail,
-                             opt);
-        if (!(cd <= HS__LIM)) {
-            if (extra[d] > dv->compute_scale * fac[d] * (fwd + tail + opt)) {
-                size_t g;
-                snprintf(key, sizeof key, "devices.%s.extra_compute",
-                         dv->name);
-                for (g = 0; g < n_stragglers; g++)
-                    if (stragglers[g].device == d &&
-                        stragglers[g].extra_ns > 0)
-                        snprintf(key, sizeof key, "simulate.stragglers.%zu",
-                                 g);
-            } else {
-                big = fwd >= tail && fwd >= opt ? "t_fwd"
-                      : tail >= opt ? (bwd >= b1x ? "t_bwd" : "t_b1")
-                                    : "t_opt";
-                hs__compute_key(s, stragglers, n_stragglers, d, dv->compute_scale, fac[d], big, key,
-                                sizeof key);
-            }
-            rc = hs_scenario_fail(
-                s, key, HS_ERR_RANGE, err,
-                "device '%s' would compute for up to %s in one step "
-                "(scaled by %.6g, plus %s extra); " HS__LIM_TXT,
-                dv->name, hs__t(cd, b1, sizeof b1),
-                dv->compute_scale * fac[d], hs__t(extra[d], b2, sizeof b2));
+    hs__device_factors(&k);
+    hs__type_maxima(&k);
+    for (d = 0; d < s->n_devices; d++)
+        if ((rc = hs__device_bound(&k, d)) != HS_OK)
             goto done;
-        }
-        if (cd > c_max) {
-            c_max = cd;
-            c_dev = d;
-        }
-        dl = hs__dmax(&p->t_dl) *
-             (ty->micro_batches > 1 ? (double)ty->micro_batches : 1.0);
-        if (dl > dl_max) {
-            dl_max = dl;
-            dl_dev = d;
-        }
-    }
-    /* per ring edge: one round, at the most */
-    for (i = 0; i < s->n_devices; i++) {
-        double bw = s->ring_bw_bytes_per_s[i], lat = (double)s->ring_lat_ns[i];
-        double chunk = m_max / n, xfer;
-        int64_t x;
-        if (!(bw > 0))
-            continue; /* hs__edges refused it already */
-        xfer = hs_checked_ns_from_bytes(chunk, bw, &x) == 0
-                   ? (double)x
-                   : chunk * 1e9 / bw;
-        {
-            double r = nb_max * (lat + 2.0) + xfer + comm_max * chunk;
-            if (r > r_max) {
-                r_max = r;
-                r_edge = (uint32_t)i;
-            }
-        }
-    }
-    /* the communication's own cost one device pays in a step: every
-       chunk it receives, processed (the replay's "debt") */
-    if (comm_max > 0) {
-        double debt = rounds * (comm_max * m_max / n + nb_max);
-        if (!(debt <= (double)HS_LIMIT_COMM_DEBT_NS)) {
-            char ds[64];
-            snprintf(key, sizeof key,
-                     "device_types.%s.profile.comm_ns_per_byte",
-                     s->types[comm_type].name);
-            rc = hs_scenario_fail(
-                s, key, HS_ERR_RANGE, err,
-                "processing its ring chunks (%g ns per byte of a %.3g B "
-                "payload) would take a device up to %s of compute in one "
-                "step; the replay handles up to 2^43 ns (2.44 h)",
-                comm_max, m_max, hs__t(debt, ds, sizeof ds));
-            goto done;
-        }
-    }
-    ring = rounds * r_max;
+    hs__ring_edge_max(&k);
+    if ((rc = hs__check_debt(&k)) != HS_OK)
+        goto done;
+    ring = k.rounds * k.r_max;
     if (!(ring <= HS__LIM)) {
-        uint32_t a = s->ring[r_edge];
-        uint32_t b = s->ring[r_edge + 1 == s->n_devices ? 0 : r_edge + 1];
-        double bw = s->ring_bw_bytes_per_s[r_edge];
-        double lat = (double)s->ring_lat_ns[r_edge];
-        double xfer = (m_max / n) * 1e9 / bw;
-        if (nb_max * lat >= xfer && nb_max * lat >= comm_max * m_max / n)
-            snprintf(key, sizeof key, "network.latency");
-        else if (comm_max * m_max / n > xfer)
-            snprintf(key, sizeof key,
-                     "device_types.%s.profile.comm_ns_per_byte",
-                     s->types[comm_type].name);
-        else
-            snprintf(key, sizeof key,
-                     "device_types.%s.profile.allreduce_bytes",
-                     s->types[m_type].name);
-        {
-            char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
-            rc = hs_scenario_fail(
-                s, key, HS_ERR_RANGE, err,
-                "one ring all-reduce would take up to %s: %.0f rounds over "
-                "the link '%s' -> '%s' (%s, latency %s), each a chunk of %s "
-                "(payload %s / %u devices) taking %s; " HS__LIM_TXT,
-                hs__t(ring, r_s, sizeof r_s), rounds, s->devices[a].name,
-                s->devices[b].name, hs_fmt_bandwidth(bw, bw_s, sizeof bw_s),
-                hs__t(lat, lat_s, sizeof lat_s),
-                hs_fmt_bytes((uint64_t)(m_max / n), ch_s, sizeof ch_s),
-                hs_fmt_bytes((uint64_t)m_max, m_s, sizeof m_s),
-                (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
-        }
+        rc = hs__ring_fail(&k, ring);
         goto done;
     }
-    step = dl_max + c_max + ring;
+    step = k.dl_max + k.c_max + ring;
     if (!(step <= HS__LIM)) {
-        if (ring >= c_max && ring >= dl_max)
-            snprintf(key, sizeof key,
-                     "device_types.%s.profile.allreduce_bytes",
-                     s->types[m_type].name);
-        else if (c_max >= dl_max) {
-            const hs_device_t *dv = &s->devices[c_dev];
-            hs__compute_key(s, stragglers, n_stragglers, c_dev, dv->compute_scale, fac[c_dev], "t_fwd",
-                            key, sizeof key);
-        } else
-            snprintf(key, sizeof key, "device_types.%s.profile.t_dl",
-                     s->types[s->devices[dl_dev].type].name);
-        {
-            char st[64], cs[64], ds[64], rs[64];
-            rc = hs_scenario_fail(
-                s, key, HS_ERR_RANGE, err,
-                "a step could take up to %s (compute %s, data loading %s, "
-                "the ring all-reduce %s); " HS__LIM_TXT,
-                hs__t(step, st, sizeof st), hs__t(c_max, cs, sizeof cs),
-                hs__t(dl_max, ds, sizeof ds), hs__t(ring, rs, sizeof rs));
-        }
+        rc = hs__step_fail(&k, step, ring);
         goto done;
     }
     if (steps > 0 && !((double)steps * step <= HS__LIM)) {
@@ -383,8 +479,8 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
         goto done;
     }
 done:
-    free(fac);
-    free(extra);
+    free(k.fac);
+    free(k.extra);
     return rc;
 }
 

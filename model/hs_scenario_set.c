@@ -605,19 +605,10 @@ static void *hs__dupmem(const void *src, size_t n)
     (((dst) = hs__dupmem((src), (n) * sizeof *(src))) == NULL &&            \
      (src) != NULL)
 
-hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
-                           hs_error_t *err)
+/* Clears every pointer of d, a shallow copy of a scenario, so that
+   nothing in it may be freed from the original. */
+static void hs__clone_clear(hs_scenario_t *d)
 {
-    hs_scenario_t *d;
-    size_t i;
-    int bad = 0;
-
-    *out = NULL;
-    d = calloc(1, sizeof *d);
-    if (d == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    *d = *s;
-    /* nothing below may be freed from s: clear every pointer first */
     d->file = d->text = d->name = d->model_label = d->model_file = NULL;
     d->model_entry = d->dataset_file = d->dataset_entry = NULL;
     d->types = NULL;
@@ -643,15 +634,15 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     memset(&d->links, 0, sizeof d->links);
     d->nodes = NULL;
     d->collective = NULL;
+}
 
-    bad |= hs__dup(&d->file, s->file) | hs__dup(&d->text, s->text) |
-           hs__dup(&d->name, s->name) |
-           hs__dup(&d->model_label, s->model_label) |
-           hs__dup(&d->model_file, s->model_file) |
-           hs__dup(&d->model_entry, s->model_entry) |
-           hs__dup(&d->dataset_file, s->dataset_file) |
-           hs__dup(&d->dataset_entry, s->dataset_entry) |
-           hs__dup(&d->harness, s->harness) | hs__dup(&d->python, s->python);
+/* Deep copies of s's device types into d (names, backends, env,
+   profiles); non-zero when something could not be copied. */
+static int hs__clone_types(hs_scenario_t *d, const hs_scenario_t *s)
+{
+    size_t i;
+    int bad = 0;
+
     if (s->n_types > 0) {
         d->types = calloc(s->n_types, sizeof *d->types);
         bad |= d->types == NULL;
@@ -672,6 +663,17 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
             dt->n_env = st->n_env;
         bad |= hs_profile_copy(&dt->profile, &st->profile) != 0;
     }
+    return bad;
+}
+
+/* Copies of s's arena, devices (names rebased into the new arena), ring
+   and its edge arrays, and nodes into d; non-zero when something could
+   not be copied. */
+static int hs__clone_devices(hs_scenario_t *d, const hs_scenario_t *s)
+{
+    size_t i;
+    int bad = 0;
+
     if (s->arena != NULL) {
         d->arena = malloc(s->arena_cap ? s->arena_cap : 1);
         if (d->arena != NULL)
@@ -692,6 +694,56 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     bad |= HS__DUPARR(d->ring_lat_ns, s->ring_lat_ns,
                       (s->nodes ? 3 : 1) * s->n_devices);
     bad |= hs_nodes_clone(s->nodes, &d->nodes, NULL) != HS_OK;
+    return bad;
+}
+
+/* Copies of s's device overrides into d; non-zero when something could
+   not be copied. */
+static int hs__clone_overrides(hs_scenario_t *d, const hs_scenario_t *s)
+{
+    size_t i;
+    int bad = 0;
+
+    if (s->n_dev_overrides > 0) {
+        d->dev_overrides = calloc(s->n_dev_overrides,
+                                  sizeof *d->dev_overrides);
+        bad |= d->dev_overrides == NULL;
+        for (i = 0; d->dev_overrides != NULL && i < s->n_dev_overrides;
+             i++) {
+            d->dev_overrides[i] = s->dev_overrides[i];
+            d->dev_overrides[i].name = NULL;
+            d->n_dev_overrides = i + 1;
+            bad |= hs__dup(&d->dev_overrides[i].name,
+                           s->dev_overrides[i].name);
+        }
+    }
+    return bad;
+}
+
+hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
+                           hs_error_t *err)
+{
+    hs_scenario_t *d;
+    int bad = 0;
+
+    *out = NULL;
+    d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    *d = *s;
+    /* nothing below may be freed from s: clear every pointer first */
+    hs__clone_clear(d);
+
+    bad |= hs__dup(&d->file, s->file) | hs__dup(&d->text, s->text) |
+           hs__dup(&d->name, s->name) |
+           hs__dup(&d->model_label, s->model_label) |
+           hs__dup(&d->model_file, s->model_file) |
+           hs__dup(&d->model_entry, s->model_entry) |
+           hs__dup(&d->dataset_file, s->dataset_file) |
+           hs__dup(&d->dataset_entry, s->dataset_entry) |
+           hs__dup(&d->harness, s->harness) | hs__dup(&d->python, s->python);
+    bad |= hs__clone_types(d, s);
+    bad |= hs__clone_devices(d, s);
     bad |= hs__dup(&d->collective, s->collective);
     bad |= HS__DUPARR(d->stragglers, s->stragglers, s->n_stragglers);
     bad |= hs__dupv(&d->straggler_names, s->straggler_names, s->n_stragglers,
@@ -708,19 +760,7 @@ hs_err_t hs_scenario_clone(const hs_scenario_t *s, hs_scenario_t **out,
     bad |= hs__dupv(&d->ring_names, s->ring_names, s->n_ring_names, 0);
     if (d->ring_names != NULL)
         d->n_ring_names = s->n_ring_names;
-    if (s->n_dev_overrides > 0) {
-        d->dev_overrides = calloc(s->n_dev_overrides,
-                                  sizeof *d->dev_overrides);
-        bad |= d->dev_overrides == NULL;
-        for (i = 0; d->dev_overrides != NULL && i < s->n_dev_overrides;
-             i++) {
-            d->dev_overrides[i] = s->dev_overrides[i];
-            d->dev_overrides[i].name = NULL;
-            d->n_dev_overrides = i + 1;
-            bad |= hs__dup(&d->dev_overrides[i].name,
-                           s->dev_overrides[i].name);
-        }
-    }
+    bad |= hs__clone_overrides(d, s);
     bad |= hs_links_copy(&d->links, &s->links) != 0;
     bad |= hs__where_copy(d, s) != 0;
     if (bad) {

@@ -276,34 +276,16 @@ static hs_err_t hs__ring_job(void *ctx, size_t k, hs_advise_fig_t *fig,
                            fig, err);
 }
 
-hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                        int replay, uint32_t exact_max,
-                        hs_advise_ring_t **out, hs_error_t *err)
+/* Refuses what ring advice cannot answer: fewer than 2 devices, a
+   collective that does not follow the ring order, a search past its
+   budget (as simulate's replay budget: refused at once unless --force,
+   o->force). */
+static hs_err_t hs__ring_refuse(const hs_scenario_t *s,
+                                const hs_replay_opts_t *o, uint32_t n,
+                                int by_node, hs_error_t *err)
 {
-    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
-}
+    uint32_t m = by_node ? (uint32_t)s->nodes->n_nodes : n;
 
-hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                          int replay, uint32_t exact_max,
-                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
-                          hs_error_t *err)
-{
-    static const char *const labels[HS_ADVISE_RING_CANDS] = {
-        "given", "grouped", "interleave", "searched"};
-    hs_advise_ring_t *r = NULL;
-    hs_ringopt_result_t *sr = NULL;
-    hs__nctx_t nc = {s, 0, NULL, NULL};
-    uint32_t n = (uint32_t)s->n_devices;
-    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
-    int todo[HS_ADVISE_RING_CANDS];
-    hs_advise_fig_t figs[HS_ADVISE_RING_CANDS];
-    size_t k, j;
-    double t0;
-    hs_err_t rc;
-
-    *out = NULL;
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
-        return rc;
     if (n < 2)
         return hs_error_setf(err, HS_ERR_RANGE, "%s: a ring order needs at "
                              "least 2 devices", s->file);
@@ -314,35 +296,62 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                              "collective: ring (set collective: ring in the "
                              "file to ask which order)", s->file,
                              s->collective);
-    {
-        /* the search's budget, as simulate's replay budget: refused at
-           once unless --force (o->force) */
-        uint32_t m = by_node ? (uint32_t)s->nodes->n_nodes : n;
-        if (m > HS_LIMIT_RINGOPT_DEVICES && (o == NULL || !o->force))
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "%s: a ring order search over %u %s is "
-                                 "past its budget (%u): each pass weighs "
-                                 "about %llu pairs and it may not end "
-                                 "soon; --force runs it anyway", s->file,
-                                 m, by_node ? "nodes" : "devices",
-                                 HS_LIMIT_RINGOPT_DEVICES,
-                                 (unsigned long long)m * m);
-    }
-    if ((r = calloc(1, sizeof *r)) == NULL)
-        goto nomem;
+    if (m > HS_LIMIT_RINGOPT_DEVICES && (o == NULL || !o->force))
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "%s: a ring order search over %u %s is "
+                             "past its budget (%u): each pass weighs "
+                             "about %llu pairs and it may not end "
+                             "soon; --force runs it anyway", s->file,
+                             m, by_node ? "nodes" : "devices",
+                             HS_LIMIT_RINGOPT_DEVICES,
+                             (unsigned long long)m * m);
+    return HS_OK;
+}
+
+/* Allocates the advice *out (freed by the caller, also on failure) with
+   its candidates' labels and orders: the given one, grouped and
+   interleaved (the searched one is filled by hs__ring_search). */
+static hs_err_t hs__ring_cands(const hs_scenario_t *s, uint32_t n,
+                               hs_advise_ring_t **out, hs_error_t *err)
+{
+    static const char *const labels[HS_ADVISE_RING_CANDS] = {
+        "given", "grouped", "interleave", "searched"};
+    hs_advise_ring_t *r;
+    hs_err_t rc;
+    size_t k;
+
+    if ((*out = r = calloc(1, sizeof *r)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     r->n = n;
     r->n_cands = HS_ADVISE_RING_CANDS;
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         r->cands[k].label = labels[k];
         r->cands[k].same_as = -1;
         if ((r->cands[k].order = malloc(n * sizeof(uint32_t))) == NULL)
-            goto nomem;
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     }
     memcpy(r->cands[0].order, s->ring, n * sizeof(uint32_t));
     if ((rc = hs__form_order(s, "grouped", r->cands[1].order, err)) != HS_OK ||
         (rc = hs__form_order(s, "interleave", r->cands[2].order, err)) !=
             HS_OK)
-        goto fail;
+        return rc;
+    return HS_OK;
+}
+
+/* The searched order (candidate 3), the lower bound, the search's CPU
+   time, exactness and moves; over nodes when by_node (nc filled here,
+   freed by the caller). */
+static hs_err_t hs__ring_search(const hs_scenario_t *s, uint32_t exact_max,
+                                const hs_advise_exec_t *ex, int by_node,
+                                hs__nctx_t *nc, hs_advise_ring_t *r,
+                                hs_error_t *err)
+{
+    hs_ringopt_result_t *sr = NULL;
+    uint32_t n = r->n;
+    size_t k, j;
+    double t0;
+    hs_err_t rc;
+
     t0 = hs__advise_cpu_s();
     if (by_node) {
         /* the nodes in order, each node's devices together: the ring
@@ -350,18 +359,18 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
            are the closed form's (hs_nodes.h) */
         uint32_t a, at = 0;
 
-        if (hs__nodes_build(s, &nc) != HS_OK)
-            goto nomem;
-        rc = hs_ringopt_search_x(nc.n_nodes, hs__node_cost, &nc, NULL, 0,
+        if (hs__nodes_build(s, nc) != HS_OK)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        rc = hs_ringopt_search_x(nc->n_nodes, hs__node_cost, nc, NULL, 0,
                                  exact_max, 0, ex != NULL ? ex->progress
                                                           : NULL,
                                  ex != NULL ? ex->progress_ctx : NULL, &sr,
                                  err);
         if (rc == HS_OK) {
-            for (k = 0; k < nc.n_nodes; k++) {
+            for (k = 0; k < nc->n_nodes; k++) {
                 a = sr->order[k];
-                for (j = nc.first[a]; j < nc.first[a + 1]; j++)
-                    r->cands[3].order[at++] = nc.dev[j];
+                for (j = nc->first[a]; j < nc->first[a + 1]; j++)
+                    r->cands[3].order[at++] = nc->dev[j];
             }
             rc = hs__ring_lb(s, &r->lower_bound_ns, err);
         }
@@ -380,12 +389,28 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         }
     }
     r->search_s = hs__advise_cpu_s() - t0;
-    if (rc != HS_OK)
-        goto fail;
-    r->exact = sr->exact;
-    r->moves = sr->moves;
+    if (rc == HS_OK) {
+        r->exact = sr->exact;
+        r->moves = sr->moves;
+    }
     hs_ringopt_result_free(sr);
-    sr = NULL;
+    return rc;
+}
+
+/* Every candidate's closed-form step and sum of T(i), which earlier one
+   it repeats (same_as), and the judge's figures of each (a repeat's are
+   its original's). */
+static hs_err_t hs__ring_judge_all(const hs_scenario_t *s,
+                                   const hs_replay_opts_t *o, int replay,
+                                   const hs_advise_exec_t *ex, int by_node,
+                                   hs_advise_ring_t *r, hs_error_t *err)
+{
+    int todo[HS_ADVISE_RING_CANDS];
+    hs_advise_fig_t figs[HS_ADVISE_RING_CANDS];
+    uint32_t n = r->n;
+    size_t k, j;
+    hs_err_t rc;
+
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
@@ -396,7 +421,7 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
             rc = hs_ringopt_eval(n, c->order, hs__ring_cost, (void *)s,
                                  &c->closed_ns, &c->closed_sum_ns, err);
         if (rc != HS_OK)
-            goto fail;
+            return rc;
         for (j = 0; j < k && c->same_as < 0; j++)
             if (memcmp(r->cands[j].order, c->order, n * sizeof(uint32_t)) ==
                 0)
@@ -408,16 +433,23 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
         if ((rc = hs__advise_run_jobs(ex, HS_ADVISE_RING_CANDS, todo,
                                       hs__ring_job, &rj, figs, err)) != HS_OK)
-            goto fail;
+            return rc;
     }
     for (k = 0; k < HS_ADVISE_RING_CANDS; k++) {
         hs_advise_ring_cand_t *c = &r->cands[k];
 
         c->fig = figs[c->same_as >= 0 ? (size_t)c->same_as : k];
     }
-    /* the judge's fastest; on a tie the given order, then the searched
-       one, then grouped and interleaved: the given order stays unless
-       another is strictly faster */
+    return HS_OK;
+}
+
+/* The judge's fastest; on a tie the given order, then the searched one,
+   then grouped and interleaved: the given order stays unless another is
+   strictly faster.  Sets chosen and outcome. */
+static void hs__ring_choose(hs_advise_ring_t *r)
+{
+    size_t k, j;
+
     r->chosen = 0;
     for (j = 0; j < HS_ADVISE_RING_CANDS - 1; j++) {
         static const size_t pref[HS_ADVISE_RING_CANDS - 1] = {3, 1, 2};
@@ -437,16 +469,45 @@ hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         r->outcome = HS_ADVISE_IMPROVED;
     else
         r->outcome = HS_ADVISE_FALLBACK;
+}
+
+hs_err_t hs_advise_ring(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                        int replay, uint32_t exact_max,
+                        hs_advise_ring_t **out, hs_error_t *err)
+{
+    return hs_advise_ring_x(s, o, replay, exact_max, NULL, out, err);
+}
+
+hs_err_t hs_advise_ring_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          int replay, uint32_t exact_max,
+                          const hs_advise_exec_t *ex, hs_advise_ring_t **out,
+                          hs_error_t *err)
+{
+    hs_advise_ring_t *r = NULL;
+    hs__nctx_t nc = {s, 0, NULL, NULL};
+    uint32_t n = (uint32_t)s->n_devices;
+    int by_node = s->nodes != NULL && s->nodes->n_nodes >= 2;
+    hs_err_t rc;
+
+    *out = NULL;
+    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__ring_refuse(s, o, n, by_node, err)) != HS_OK)
+        return rc;
+    if ((rc = hs__ring_cands(s, n, &r, err)) != HS_OK ||
+        (rc = hs__ring_search(s, exact_max, ex, by_node, &nc, r, err)) !=
+            HS_OK ||
+        (rc = hs__ring_judge_all(s, o, replay, ex, by_node, r, err)) !=
+            HS_OK)
+        goto fail;
+    hs__ring_choose(r);
     free(nc.first);
     free(nc.dev);
     *out = r;
     return HS_OK;
-nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
     free(nc.first);
     free(nc.dev);
-    hs_ringopt_result_free(sr);
     hs_advise_ring_free(r);
     return rc;
 }
@@ -744,53 +805,47 @@ static int hs__batch_add(hs_advise_batch_t *r, const uint64_t *count,
     return 0;
 }
 
-hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                           uint64_t global_batch, const uint64_t *max_batch,
-                           int replay, const hs_advise_exec_t *ex,
-                           hs_advise_batch_t **out, hs_error_t *err)
-{
-    static const struct {
-        const char *label;
-        double lambda;
-    } part[3] = {{"searched-3/4", 0.75}, {"searched-1/2", 0.5},
-                 {"searched-1/4", 0.25}};
-    hs_advise_batch_t *r = NULL;
-    hs__bctx_t bc = {s, NULL, NULL, NULL, HS__BK_EXT, 0};
+/* Everything hs_advise_batch_x works with, phase by phase: the advice
+   being built (r), the search's context (bc) and the judging's (bw), the
+   per-type scratch arrays, the searches' splits and results, and the
+   recommendation's scenario and scaling text; all freed by
+   hs__bstate_free (r only on failure). */
+typedef struct {
+    hs_advise_batch_t *r;
+    hs__bctx_t bc;
     hs__bwork_t bw;
-    uint64_t *maxb = NULL, *b = NULL, *search[3] = {NULL, NULL, NULL};
-    uint64_t gb_now = 0;
+    uint64_t *maxb, *b, *search[3];
+    uint64_t gb_now;
     hs_batchopt_result_t br[3];
-    hs_advise_fig_t figs[HS_ADVISE_BATCH_CANDS];
-    int same_as[HS_ADVISE_BATCH_CANDS], todo[HS_ADVISE_BATCH_CANDS];
-    double *x = NULL;
-    size_t t, i, k, nt = s->n_types;
-    hs_scenario_t *w = NULL;
-    int models = 0;
-    char *scaling = NULL;
-    hs_err_t rc;
+    int same_as[HS_ADVISE_BATCH_CANDS];
+    double *x;
+    hs_scenario_t *w;
+    int models;
+    char *scaling;
+} hs__bstate_t;
 
-    *out = NULL;
-    memset(&bw, 0, sizeof bw);
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
-        return rc;
-    bw.s = s;
-    bw.o = o;
-    bw.replay = replay;
-    bw.same_as = same_as;
-    r = calloc(1, sizeof *r);
-    bw.count = calloc(nt, sizeof *bw.count);
-    maxb = calloc(nt, sizeof *maxb);
-    b = calloc(nt, sizeof *b);
-    x = calloc(nt, sizeof *x);
-    bc.devs = calloc(nt, sizeof *bc.devs);
-    bc.n_devs = calloc(nt, sizeof *bc.n_devs);
+/* Allocates the advice and the scratch arrays of st (nt types). */
+static hs_err_t hs__batch_alloc(hs__bstate_t *st, size_t nt,
+                                hs_error_t *err)
+{
+    hs_advise_batch_t *r;
+    size_t k;
+
+    r = st->r = calloc(1, sizeof *r);
+    st->bw.count = calloc(nt, sizeof *st->bw.count);
+    st->maxb = calloc(nt, sizeof *st->maxb);
+    st->b = calloc(nt, sizeof *st->b);
+    st->x = calloc(nt, sizeof *st->x);
+    st->bc.devs = calloc(nt, sizeof *st->bc.devs);
+    st->bc.n_devs = calloc(nt, sizeof *st->bc.n_devs);
     for (k = 0; k < 3; k++)
-        search[k] = calloc(nt, sizeof *search[k]);
-    if (r == NULL || bw.count == NULL || maxb == NULL || b == NULL ||
-        x == NULL || bc.devs == NULL || bc.n_devs == NULL ||
-        search[0] == NULL || search[1] == NULL || search[2] == NULL)
-        goto nomem;
-    bw.r = r;
+        st->search[k] = calloc(nt, sizeof *st->search[k]);
+    if (r == NULL || st->bw.count == NULL || st->maxb == NULL ||
+        st->b == NULL || st->x == NULL || st->bc.devs == NULL ||
+        st->bc.n_devs == NULL || st->search[0] == NULL ||
+        st->search[1] == NULL || st->search[2] == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    st->bw.r = r;
     r->n_types = nt;
     r->batch_before = calloc(nt, sizeof *r->batch_before);
     r->batch_after = calloc(nt, sizeof *r->batch_after);
@@ -798,65 +853,109 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->profile_after = calloc(nt, sizeof *r->profile_after);
     if (r->batch_before == NULL || r->batch_after == NULL ||
         r->shard_after == NULL || r->profile_after == NULL)
-        goto nomem;
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Per type: its count, given batch and shard (refusing a shard in bytes
+   without sample_bytes, and a type without devices); the global batch
+   asked and each type's largest batch. */
+static hs_err_t hs__batch_types(hs__bstate_t *st, const hs_scenario_t *s,
+                                uint64_t global_batch,
+                                const uint64_t *max_batch, hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    hs__bwork_t *bw = &st->bw;
+    size_t t, nt = s->n_types;
+
     for (t = 0; t < nt; t++) {
-        bw.count[t] = s->types[t].count;
+        bw->count[t] = s->types[t].count;
         r->batch_before[t] = s->types[t].batch;
-        gb_now += bw.count[t] * s->types[t].batch;
+        st->gb_now += bw->count[t] * s->types[t].batch;
         if (s->types[t].shard != 0) {
-            bw.any_shard = 1;
-            if (s->types[t].shard_is_bytes && s->sample_bytes == 0) {
-                rc = hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
-                                   "'%s' gives its shard in bytes: give "
-                                   "job.dataset.sample_bytes (or the shard "
-                                   "in samples) for batch advice", s->file,
-                                   s->types[t].name);
-                goto fail;
-            }
-            bw.total_shard += bw.count[t] * (s->types[t].shard_is_bytes
-                                                 ? s->types[t].shard /
-                                                       s->sample_bytes
-                                                 : s->types[t].shard);
+            bw->any_shard = 1;
+            if (s->types[t].shard_is_bytes && s->sample_bytes == 0)
+                return hs_error_setf(err, HS_ERR_SCHEMA, "%s: device type "
+                                     "'%s' gives its shard in bytes: give "
+                                     "job.dataset.sample_bytes (or the "
+                                     "shard in samples) for batch advice",
+                                     s->file, s->types[t].name);
+            bw->total_shard += bw->count[t] * (s->types[t].shard_is_bytes
+                                                   ? s->types[t].shard /
+                                                         s->sample_bytes
+                                                   : s->types[t].shard);
         }
-        if (bw.count[t] == 0) {
-            rc = hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' has "
-                               "no devices", s->file, s->types[t].name);
-            goto fail;
-        }
+        if (bw->count[t] == 0)
+            return hs_error_setf(err, HS_ERR_RANGE, "%s: device type '%s' "
+                                 "has no devices", s->file,
+                                 s->types[t].name);
     }
-    r->global_batch_asked = global_batch != 0 ? global_batch : gb_now;
+    r->global_batch_asked = global_batch != 0 ? global_batch : st->gb_now;
     for (t = 0; t < nt; t++)
-        maxb[t] = max_batch != NULL && max_batch[t] != 0
-                      ? max_batch[t]
-                      : 4 * r->global_batch_asked;
-    /* the devices of each type, and a working copy for the searches */
+        st->maxb[t] = max_batch != NULL && max_batch[t] != 0
+                          ? max_batch[t]
+                          : 4 * r->global_batch_asked;
+    return HS_OK;
+}
+
+/* The devices of each type, the slowest all-reduce, a working copy for
+   the searches, and the three searches (each kind of T_ext). */
+static hs_err_t hs__batch_search(hs__bstate_t *st, const hs_scenario_t *s,
+                                 hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    hs__bctx_t *bc = &st->bc;
+    size_t t, i, k, nt = s->n_types;
+    hs_err_t rc;
+
     for (t = 0; t < nt; t++)
-        if ((bc.devs[t] = malloc(bw.count[t] * sizeof **bc.devs)) == NULL)
-            goto nomem;
+        if ((bc->devs[t] = malloc(st->bw.count[t] * sizeof **bc->devs)) ==
+            NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     for (i = 0; i < s->n_devices; i++) {
         t = s->devices[i].type;
-        bc.devs[t][bc.n_devs[t]++] = (uint32_t)i;
+        bc->devs[t][bc->n_devs[t]++] = (uint32_t)i;
         {
             int64_t ar = hs_closed_allreduce_ns(s, (uint32_t)i);
 
-            if (ar > bc.ar_max_ns)
-                bc.ar_max_ns = ar;
+            if (ar > bc->ar_max_ns)
+                bc->ar_max_ns = ar;
         }
     }
-    if ((rc = hs_scenario_clone(s, &bc.w, err)) != HS_OK)
-        goto fail;
+    if ((rc = hs_scenario_clone(s, &bc->w, err)) != HS_OK)
+        return rc;
     for (k = 0; k < 3; k++) {
-        bc.kind = (int)k;
-        if ((rc = hs_batchopt_solve(nt, bw.count, maxb,
+        bc->kind = (int)k;
+        if ((rc = hs_batchopt_solve(nt, st->bw.count, st->maxb,
                                     r->global_batch_asked, hs__batch_time,
-                                    &bc, search[k], &br[k], err)) != HS_OK)
-            goto fail;
+                                    bc, st->search[k], &st->br[k], err)) !=
+            HS_OK)
+            return rc;
     }
-    r->global_batch = br[0].global_batch;
-    /* the candidates: the baseline, the search's split, the fallbacks */
-    bw.baseline_given = r->global_batch_asked == gb_now;
-    if (bw.baseline_given) {
-        if (hs__batch_add(r, bw.count, "given", r->batch_before, 1,
+    r->global_batch = st->br[0].global_batch;
+    return HS_OK;
+}
+
+/* The candidates: the baseline, the search's split, the fallbacks, and
+   the shards that follow each candidate's batches. */
+static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
+                                hs_error_t *err)
+{
+    static const struct {
+        const char *label;
+        double lambda;
+    } part[3] = {{"searched-3/4", 0.75}, {"searched-1/2", 0.5},
+                 {"searched-1/4", 0.25}};
+    hs_advise_batch_t *r = st->r;
+    hs__bwork_t *bw = &st->bw;
+    uint64_t *maxb = st->maxb, *b = st->b, **search = st->search;
+    int *same_as = st->same_as;
+    double *x = st->x;
+    size_t t, k, nt = s->n_types;
+
+    bw->baseline_given = r->global_batch_asked == st->gb_now;
+    if (bw->baseline_given) {
+        if (hs__batch_add(r, bw->count, "given", r->batch_before, 1,
                           same_as) != 0)
             goto nomem;
     } else {
@@ -864,54 +963,71 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
            whole batches make it, the given ones (compared by epoch) */
         for (t = 0; t < nt; t++)
             x[t] = (double)r->batch_before[t] *
-                   (double)r->global_batch / (double)gb_now;
-        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) != 0) {
+                   (double)r->global_batch / (double)st->gb_now;
+        if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) !=
+            0) {
             memcpy(b, r->batch_before, nt * sizeof *b);
-            bw.baseline_given = 1;
+            bw->baseline_given = 1;
         }
-        if (hs__batch_add(r, bw.count, bw.baseline_given ? "given"
-                                                         : "proportional",
+        if (hs__batch_add(r, bw->count, bw->baseline_given ? "given"
+                                                           : "proportional",
                           b, 1, same_as) != 0)
             goto nomem;
     }
-    if (bw.baseline_given)
+    if (bw->baseline_given)
         for (t = 0; t < nt; t++)
             if (s->types[t].shard != 0)
                 r->cands[0].shard[t] = s->types[t].shard_is_bytes
                                            ? s->types[t].shard /
                                                  s->sample_bytes
                                            : s->types[t].shard;
-    if (hs__batch_add(r, bw.count, "searched", search[0], 1, same_as) != 0 ||
-        hs__batch_add(r, bw.count, "paced", search[1], 0, same_as) != 0 ||
-        hs__batch_add(r, bw.count, "compute", search[2], 0, same_as) != 0)
+    if (hs__batch_add(r, bw->count, "searched", search[0], 1, same_as) != 0 ||
+        hs__batch_add(r, bw->count, "paced", search[1], 0, same_as) != 0 ||
+        hs__batch_add(r, bw->count, "compute", search[2], 0, same_as) != 0)
         goto nomem;
     for (k = 0; k < 3; k++) {
         for (t = 0; t < nt; t++)
             x[t] = (double)r->cands[0].batch[t] +
                    part[k].lambda * ((double)search[0][t] -
                                      (double)r->cands[0].batch[t]);
-        if (hs__round_split(nt, bw.count, maxb, x, r->global_batch, b) == 0 &&
-            hs__batch_add(r, bw.count, part[k].label, b, 0, same_as) != 0)
+        if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) ==
+                0 &&
+            hs__batch_add(r, bw->count, part[k].label, b, 0, same_as) != 0)
             goto nomem;
     }
     /* the shards that follow each candidate's batches */
-    for (k = bw.baseline_given ? 1 : 0; k < r->n_cands; k++)
+    for (k = bw->baseline_given ? 1 : 0; k < r->n_cands; k++)
         for (t = 0; t < nt; t++)
-            if (bw.any_shard && s->types[t].shard != 0)
+            if (bw->any_shard && s->types[t].shard != 0)
                 r->cands[k].shard[t] =
-                    (uint64_t)((long double)bw.total_shard *
+                    (uint64_t)((long double)bw->total_shard *
                                (long double)r->cands[k].batch[t] /
                                (long double)r->cands[k].global_batch);
-    /* judged, split over the processes */
+    return HS_OK;
+nomem:
+    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+}
+
+/* Every candidate judged, split over the processes (a repeat's figures
+   are its original's); the judge's fastest, strictly faster than the
+   baseline, ties to the earlier candidate, chosen. */
+static hs_err_t hs__batch_judge(hs__bstate_t *st, const hs_advise_exec_t *ex,
+                                hs_error_t *err)
+{
+    hs_advise_batch_t *r = st->r;
+    const int *same_as = st->same_as;
+    hs_advise_fig_t figs[HS_ADVISE_BATCH_CANDS];
+    int todo[HS_ADVISE_BATCH_CANDS];
+    size_t k;
+    hs_err_t rc;
+
     for (k = 0; k < r->n_cands; k++)
         todo[k] = same_as[k] < 0;
-    if ((rc = hs__advise_run_jobs(ex, r->n_cands, todo, hs__batch_job, &bw,
-                                  figs, err)) != HS_OK)
-        goto fail;
+    if ((rc = hs__advise_run_jobs(ex, r->n_cands, todo, hs__batch_job,
+                                  &st->bw, figs, err)) != HS_OK)
+        return rc;
     for (k = 0; k < r->n_cands; k++)
         r->cands[k].fig = figs[same_as[k] >= 0 ? (size_t)same_as[k] : k];
-    /* the judge's fastest, strictly faster than the baseline; ties to
-       the earlier candidate */
     r->chosen = 0;
     for (k = 1; k < r->n_cands; k++)
         if (same_as[k] < 0 &&
@@ -922,63 +1038,103 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->outcome = r->chosen == 0   ? HS_ADVISE_NONE
                  : r->chosen == 1 ? HS_ADVISE_IMPROVED
                                   : HS_ADVISE_FALLBACK;
-    /* the recommendation as written (the search's split's scaling when
-       there is none) */
-    k = r->chosen != 0 ? r->chosen : 1;
-    if ((rc = hs__batch_build(&bw, r->cands[k].batch, &w, &scaling, &models,
-                              err)) != HS_OK)
-        goto fail;
-    {
-        static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
-                                  "scale by b/b0, t_opt does not change";
-        static const char pts[] = ". Interpolated: each phase piecewise "
-                                  "linear between the measured batches' "
-                                  "running maximum (non-decreasing in b), "
-                                  "beyond them the line through the two "
-                                  "nearest, below them never under b times "
-                                  "the smallest per-sample time";
-        static const char tail[] = ". The all-reduce payload does not "
-                                   "change";
-        size_t len = (scaling ? strlen(scaling) : 0) + sizeof lin +
-                     sizeof pts + sizeof tail;
+    return HS_OK;
+}
 
-        if ((r->scaling = malloc(len)) == NULL)
-            goto nomem;
-        snprintf(r->scaling, len, "%s%s%s%s", scaling ? scaling : "",
-                 models & 1 ? lin : "", models & 2 ? pts : "", tail);
-    }
+/* The recommendation as written (the search's split's scaling when there
+   is none): the scaling in words, the batches, shards and profiles
+   after. */
+static hs_err_t hs__batch_recommend(hs__bstate_t *st, const hs_scenario_t *s,
+                                    hs_error_t *err)
+{
+    static const char lin[] = ". Linear: t_dl, t_fwd, t_b1 and t_bwd "
+                              "scale by b/b0, t_opt does not change";
+    static const char pts[] = ". Interpolated: each phase piecewise "
+                              "linear between the measured batches' "
+                              "running maximum (non-decreasing in b), "
+                              "beyond them the line through the two "
+                              "nearest, below them never under b times "
+                              "the smallest per-sample time";
+    static const char tail[] = ". The all-reduce payload does not "
+                               "change";
+    hs_advise_batch_t *r = st->r;
+    size_t t, k, len, nt = s->n_types;
+    hs_err_t rc;
+
+    k = r->chosen != 0 ? r->chosen : 1;
+    if ((rc = hs__batch_build(&st->bw, r->cands[k].batch, &st->w,
+                              &st->scaling, &st->models, err)) != HS_OK)
+        return rc;
+    len = (st->scaling ? strlen(st->scaling) : 0) + sizeof lin +
+          sizeof pts + sizeof tail;
+    if ((r->scaling = malloc(len)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(r->scaling, len, "%s%s%s%s", st->scaling ? st->scaling : "",
+             st->models & 1 ? lin : "", st->models & 2 ? pts : "", tail);
     memcpy(r->batch_after, r->cands[r->chosen].batch,
            nt * sizeof *r->batch_after);
     memcpy(r->shard_after, r->cands[r->chosen].shard,
            nt * sizeof *r->shard_after);
     for (t = 0; t < nt; t++)
         if (hs_profile_copy(&r->profile_after[t],
-                            r->chosen != 0 ? &w->types[t].profile
+                            r->chosen != 0 ? &st->w->types[t].profile
                                            : &s->types[t].profile) != 0)
-            goto nomem;
-    rc = HS_OK;
-    goto done;
-nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-fail:
-    hs_advise_batch_free(r);
-    r = NULL;
-done:
-    hs_scenario_free(w);
-    hs_scenario_free(bc.w);
-    if (bc.devs != NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Frees what st holds but the advice (nt types). */
+static void hs__bstate_free(hs__bstate_t *st, size_t nt)
+{
+    size_t t, k;
+
+    hs_scenario_free(st->w);
+    hs_scenario_free(st->bc.w);
+    if (st->bc.devs != NULL)
         for (t = 0; t < nt; t++)
-            free(bc.devs[t]);
-    free(bc.devs);
-    free(bc.n_devs);
-    free(bw.count);
-    free(maxb);
-    free(b);
-    free(x);
+            free(st->bc.devs[t]);
+    free(st->bc.devs);
+    free(st->bc.n_devs);
+    free(st->bw.count);
+    free(st->maxb);
+    free(st->b);
+    free(st->x);
     for (k = 0; k < 3; k++)
-        free(search[k]);
-    free(scaling);
-    *out = r;
+        free(st->search[k]);
+    free(st->scaling);
+}
+
+hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           uint64_t global_batch, const uint64_t *max_batch,
+                           int replay, const hs_advise_exec_t *ex,
+                           hs_advise_batch_t **out, hs_error_t *err)
+{
+    hs__bstate_t st;
+    size_t nt = s->n_types;
+    hs_err_t rc;
+
+    *out = NULL;
+    memset(&st, 0, sizeof st);
+    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+        return rc;
+    st.bc.s = s;
+    st.bc.kind = HS__BK_EXT;
+    st.bw.s = s;
+    st.bw.o = o;
+    st.bw.replay = replay;
+    st.bw.same_as = st.same_as;
+    if ((rc = hs__batch_alloc(&st, nt, err)) != HS_OK ||
+        (rc = hs__batch_types(&st, s, global_batch, max_batch, err)) !=
+            HS_OK ||
+        (rc = hs__batch_search(&st, s, err)) != HS_OK ||
+        (rc = hs__batch_cands(&st, s, err)) != HS_OK ||
+        (rc = hs__batch_judge(&st, ex, err)) != HS_OK ||
+        (rc = hs__batch_recommend(&st, s, err)) != HS_OK) {
+        hs_advise_batch_free(st.r);
+        st.r = NULL;
+    }
+    hs__bstate_free(&st, nt);
+    *out = st.r;
     return rc;
 }
 
@@ -1059,15 +1215,244 @@ static int hs__cat(char **buf, const char *fmt, ...)
     return 0;
 }
 
+/* What hs_advise_write gathers: the edits (keys and values, malloc'd,
+   n of them), the header's text and the written file's directory (both
+   malloc'd), all freed by hs_advise_write. */
+typedef struct {
+    const hs_scenario_t *s;
+    const char *path;
+    char **keys, **vals;
+    size_t n;
+    char *header;
+    char *outdir;
+} hs__wr_t;
+
+/* The edit and header of ring advice: the chosen order. */
+static hs_err_t hs__wr_ring(hs__wr_t *w, const hs_advise_ring_t *ring,
+                            hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char judged[400];
+
+    w->keys[w->n] = strdup("ring");
+    w->vals[w->n] = hs__ring_yaml(s, ring->cands[ring->chosen].order);
+    if (w->keys[w->n] == NULL || w->vals[w->n] == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    w->n++;
+    hs__judged_line(&ring->cands[0].fig,
+                    &ring->cands[ring->chosen].fig, 0, judged,
+                    sizeof judged);
+    if (hs__cat(&w->header, "written by hetsim advise ring from %s: the "
+                "ring is the recommended order ('%s');\n%s", s->file,
+                ring->cands[ring->chosen].label, judged) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Type t's batch (batch advice) or count (mix advice) edit, set to v:
+   with nodes, a mix's count is its kind's count of nodes (none when the
+   type has no kind). */
+static hs_err_t hs__wr_count(hs__wr_t *w, size_t t,
+                             const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, uint64_t v,
+                             hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    const char *what = batch != NULL ? "batch" : "count";
+    char buf[640];
+
+    snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
+             what);
+    if (mix != NULL && s->nodes != NULL) {
+        /* the counts follow from the nodes: the kind's nodes
+           (hs_advise_mix made the count a whole number of them) */
+        long kd = hs__kind_of(s, t);
+
+        if (kd >= 0) {
+            snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
+                     s->nodes->kinds[kd].name);
+            v /= s->nodes->kinds[kd].devices;
+        } else {
+            buf[0] = '\0';     /* no kind: stays at 0 devices */
+        }
+    }
+    if (buf[0] != '\0') {
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+        if ((w->vals[w->n++] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* Type t's profile scaled to batch v, written beside the file and named
+   relative to it; its edit, and its line of the header. */
+static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
+                               const hs_advise_batch_t *batch, uint64_t v,
+                               hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char buf[640];
+    char ppath[4096], pname[1024], line[400];
+    hs_profile_info_t info = {s->types[t].name, NULL};
+    const char *slash = strrchr(w->path, '/');
+    const char *stem = slash != NULL ? slash + 1 : w->path;
+    size_t sl = strlen(stem);
+    hs_profile_t tmp;
+    hs_bscale_t how;
+    hs_err_t rc;
+
+    if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
+        sl -= 5;
+    if (w->outdir == NULL && (w->outdir = hs_file_absdir(w->path)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
+             (int)sl, stem, s->types[t].name);
+    snprintf(ppath, sizeof ppath, "%s/%s", w->outdir, pname);
+    if (hs_profile_at_batch(&s->types[t].profile,
+                            s->types[t].batch, v, &tmp,
+                            &how) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    hs_profile_clear(&tmp);
+    hs_bscale_describe(&how, s->types[t].batch, v, line,
+                       sizeof line);
+    snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
+             "of type %s scaled to batch %llu (%s), not measured "
+             "at it", s->types[t].name, (unsigned long long)v,
+             line);
+    info.comment = buf;
+    if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
+                               &info, err)) != HS_OK)
+        return rc;
+    snprintf(buf, sizeof buf, "device_types.%s.profile",
+             s->types[t].name);
+    if ((w->keys[w->n] = strdup(buf)) == NULL ||
+        (w->vals[w->n] = malloc(strlen(pname) + 3)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    sprintf(w->vals[w->n++], "\"%s\"", pname);
+    if (hs__cat(&w->header, "%s%s: batch %llu -> %llu, profile %s "
+                "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
+                (unsigned long long)s->types[t].batch,
+                (unsigned long long)v, pname, line) != 0)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Type t's shard edit: removed when a mix derives the shards from the
+   batches, set to batch advice's shard where it gave one. */
+static hs_err_t hs__wr_shard(hs__wr_t *w, size_t t,
+                             const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char buf[640];
+
+    if (mix != NULL && mix->shards_derived &&
+        s->types[t].shard != 0) {
+        snprintf(buf, sizeof buf, "device_types.%s.shard",
+                 s->types[t].name);
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        w->vals[w->n++] = NULL;       /* removed: shards follow batches */
+    }
+    if (batch != NULL && batch->shard_after[t] != 0) {
+        snprintf(buf, sizeof buf, "device_types.%s.shard",
+                 s->types[t].name);
+        if ((w->keys[w->n] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        if (s->types[t].shard_is_bytes)
+            snprintf(buf, sizeof buf, "%lluB",
+                     (unsigned long long)(batch->shard_after[t] *
+                                          s->sample_bytes));
+        else
+            snprintf(buf, sizeof buf, "%llu",
+                     (unsigned long long)batch->shard_after[t]);
+        if ((w->vals[w->n++] = strdup(buf)) == NULL)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* The header of batch advice (the types' lines gathered so far, after
+   its opening) or of mix advice. */
+static hs_err_t hs__wr_header(hs__wr_t *w, const hs_advise_batch_t *batch,
+                              const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    char judged[400];
+
+    if (batch != NULL) {
+        char *types = w->header;
+
+        w->header = NULL;
+        hs__judged_line(&batch->cands[0].fig,
+                        &batch->cands[batch->chosen].fig, 0, judged,
+                        sizeof judged);
+        if (hs__cat(&w->header, "written by hetsim advise batch from %s: "
+                    "each type's batch (and shard, where it gave one) "
+                    "is the recommendation ('%s');\nthe profiles, "
+                    "written beside this file, are each type's profile "
+                    "in that scenario scaled to its new batch, not "
+                    "measured at it (profile each type at its new batch "
+                    "to confirm):\n%s;\n%s", s->file,
+                    batch->cands[batch->chosen].label,
+                    types != NULL ? types : "", judged) != 0) {
+            free(types);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        }
+        free(types);
+    } else {
+        hs__judged_line(&mix->given, &mix->fig[mix->chosen], 1, judged,
+                        sizeof judged);
+        if (hs__cat(&w->header, "written by hetsim advise mix from %s: "
+                    "each type's count is the recommended mix (number "
+                    "%zu of the closed form's best)%s;\n%s, cost %.6g "
+                    "given, %.6g recommended", s->file, mix->chosen + 1,
+                    mix->shards_derived
+                        ? ";\nthe shards follow the batches over the "
+                          "whole training set"
+                        : "",
+                    judged, mix->given_cost,
+                    mix->cost[mix->chosen]) != 0)
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    return HS_OK;
+}
+
+/* The edits and header of batch or mix advice, type by type. */
+static hs_err_t hs__wr_types(hs__wr_t *w, const hs_advise_batch_t *batch,
+                             const hs_advise_mix_t *mix, hs_error_t *err)
+{
+    const hs_scenario_t *s = w->s;
+    hs_err_t rc;
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++) {
+        uint64_t v = batch != NULL
+                         ? batch->batch_after[t]
+                         : mix->search->top[mix->chosen].counts[t];
+
+        if ((rc = hs__wr_count(w, t, batch, mix, v, err)) != HS_OK)
+            return rc;
+        if (batch != NULL &&
+            (rc = hs__wr_profile(w, t, batch, v, err)) != HS_OK)
+            return rc;
+        if ((rc = hs__wr_shard(w, t, batch, mix, err)) != HS_OK)
+            return rc;
+    }
+    return hs__wr_header(w, batch, mix, err);
+}
+
 hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                          const hs_advise_batch_t *batch,
                          const hs_advise_mix_t *mix, const char *path,
                          hs_error_t *err)
 {
+    hs__wr_t w = {s, path, NULL, NULL, 0, NULL, NULL};
     hs_rewrite_edit_t *ed = NULL;
-    char **keys = NULL, **vals = NULL, *base = NULL, *header = NULL;
-    char *outdir = NULL, judged[400];
-    size_t n = 0, cap = 3 * s->n_types + 1, t, i;
+    char *base = NULL;
+    size_t cap = 3 * s->n_types + 1, i;
     hs_err_t rc;
 
     if ((ring != NULL && ring->outcome == HS_ADVISE_NONE) ||
@@ -1077,182 +1462,38 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
                              "configuration found: nothing to write",
                              path);
     ed = calloc(cap, sizeof *ed);
-    keys = calloc(cap, sizeof *keys);
-    vals = calloc(cap, sizeof *vals);
-    if (ed == NULL || keys == NULL || vals == NULL)
+    w.keys = calloc(cap, sizeof *w.keys);
+    w.vals = calloc(cap, sizeof *w.vals);
+    if (ed == NULL || w.keys == NULL || w.vals == NULL)
         goto nomem;
-    if (ring != NULL) {
-        keys[n] = strdup("ring");
-        vals[n] = hs__ring_yaml(s, ring->cands[ring->chosen].order);
-        if (keys[n] == NULL || vals[n] == NULL)
-            goto nomem;
-        n++;
-        hs__judged_line(&ring->cands[0].fig,
-                        &ring->cands[ring->chosen].fig, 0, judged,
-                        sizeof judged);
-        if (hs__cat(&header, "written by hetsim advise ring from %s: the "
-                    "ring is the recommended order ('%s');\n%s", s->file,
-                    ring->cands[ring->chosen].label, judged) != 0)
-            goto nomem;
-    } else {
-        for (t = 0; t < s->n_types; t++) {
-            const char *what = batch != NULL ? "batch" : "count";
-            uint64_t v = batch != NULL
-                             ? batch->batch_after[t]
-                             : mix->search->top[mix->chosen].counts[t];
-            char buf[640];
-
-            snprintf(buf, sizeof buf, "device_types.%s.%s", s->types[t].name,
-                     what);
-            if (mix != NULL && s->nodes != NULL) {
-                /* the counts follow from the nodes: the kind's nodes
-                   (hs_advise_mix made the count a whole number of them) */
-                long kd = hs__kind_of(s, t);
-
-                if (kd >= 0) {
-                    snprintf(buf, sizeof buf, "nodes.kinds.%s.count",
-                             s->nodes->kinds[kd].name);
-                    v /= s->nodes->kinds[kd].devices;
-                } else {
-                    buf[0] = '\0';     /* no kind: stays at 0 devices */
-                }
-            }
-            if (buf[0] != '\0') {
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-                if ((vals[n++] = strdup(buf)) == NULL)
-                    goto nomem;
-            }
-            if (batch != NULL) {
-                /* the scaled profile beside the file, named relative to
-                   it */
-                char ppath[4096], pname[1024], line[400];
-                hs_profile_info_t info = {s->types[t].name, NULL};
-                const char *slash = strrchr(path, '/');
-                const char *stem = slash != NULL ? slash + 1 : path;
-                size_t sl = strlen(stem);
-                hs_profile_t tmp;
-                hs_bscale_t how;
-
-                if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
-                    sl -= 5;
-                if (outdir == NULL && (outdir = hs_file_absdir(path)) == NULL)
-                    goto nomem;
-                snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
-                         (int)sl, stem, s->types[t].name);
-                snprintf(ppath, sizeof ppath, "%s/%s", outdir, pname);
-                if (hs_profile_at_batch(&s->types[t].profile,
-                                        s->types[t].batch, v, &tmp,
-                                        &how) != 0)
-                    goto nomem;
-                hs_profile_clear(&tmp);
-                hs_bscale_describe(&how, s->types[t].batch, v, line,
-                                   sizeof line);
-                snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
-                         "of type %s scaled to batch %llu (%s), not measured "
-                         "at it", s->types[t].name, (unsigned long long)v,
-                         line);
-                info.comment = buf;
-                if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
-                                           &info, err)) != HS_OK)
-                    goto out;
-                snprintf(buf, sizeof buf, "device_types.%s.profile",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL ||
-                    (vals[n] = malloc(strlen(pname) + 3)) == NULL)
-                    goto nomem;
-                sprintf(vals[n++], "\"%s\"", pname);
-                if (hs__cat(&header, "%s%s: batch %llu -> %llu, profile %s "
-                            "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
-                            (unsigned long long)s->types[t].batch,
-                            (unsigned long long)v, pname, line) != 0)
-                    goto nomem;
-            }
-            if (mix != NULL && mix->shards_derived &&
-                s->types[t].shard != 0) {
-                snprintf(buf, sizeof buf, "device_types.%s.shard",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                vals[n++] = NULL;       /* removed: shards follow batches */
-            }
-            if (batch != NULL && batch->shard_after[t] != 0) {
-                snprintf(buf, sizeof buf, "device_types.%s.shard",
-                         s->types[t].name);
-                if ((keys[n] = strdup(buf)) == NULL)
-                    goto nomem;
-                if (s->types[t].shard_is_bytes)
-                    snprintf(buf, sizeof buf, "%lluB",
-                             (unsigned long long)(batch->shard_after[t] *
-                                                  s->sample_bytes));
-                else
-                    snprintf(buf, sizeof buf, "%llu",
-                             (unsigned long long)batch->shard_after[t]);
-                if ((vals[n++] = strdup(buf)) == NULL)
-                    goto nomem;
-            }
-        }
-        if (batch != NULL) {
-            char *types = header;
-
-            header = NULL;
-            hs__judged_line(&batch->cands[0].fig,
-                            &batch->cands[batch->chosen].fig, 0, judged,
-                            sizeof judged);
-            if (hs__cat(&header, "written by hetsim advise batch from %s: "
-                        "each type's batch (and shard, where it gave one) "
-                        "is the recommendation ('%s');\nthe profiles, "
-                        "written beside this file, are each type's profile "
-                        "in that scenario scaled to its new batch, not "
-                        "measured at it (profile each type at its new batch "
-                        "to confirm):\n%s;\n%s", s->file,
-                        batch->cands[batch->chosen].label,
-                        types != NULL ? types : "", judged) != 0) {
-                free(types);
-                goto nomem;
-            }
-            free(types);
-        } else {
-            hs__judged_line(&mix->given, &mix->fig[mix->chosen], 1, judged,
-                            sizeof judged);
-            if (hs__cat(&header, "written by hetsim advise mix from %s: "
-                        "each type's count is the recommended mix (number "
-                        "%zu of the closed form's best)%s;\n%s, cost %.6g "
-                        "given, %.6g recommended", s->file, mix->chosen + 1,
-                        mix->shards_derived
-                            ? ";\nthe shards follow the batches over the "
-                              "whole training set"
-                            : "",
-                        judged, mix->given_cost,
-                        mix->cost[mix->chosen]) != 0)
-                goto nomem;
-        }
-    }
-    for (i = 0; i < n; i++) {
-        ed[i].key_path = keys[i];
-        ed[i].value = vals[i];
+    rc = ring != NULL ? hs__wr_ring(&w, ring, err)
+                      : hs__wr_types(&w, batch, mix, err);
+    if (rc != HS_OK)
+        goto out;
+    for (i = 0; i < w.n; i++) {
+        ed[i].key_path = w.keys[i];
+        ed[i].value = w.vals[i];
     }
     if (strcmp(s->file, "<default>") != 0 &&
         (base = hs_file_absdir(s->file)) == NULL)
         goto nomem;
-    rc = hs_rewrite_file_rebased(s->text, strlen(s->text), s->file, ed, n,
-                                 base, header, path, err);
+    rc = hs_rewrite_file_rebased(s->text, strlen(s->text), s->file, ed, w.n,
+                                 base, w.header, path, err);
     goto out;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 out:
     for (i = 0; i < cap; i++) {
-        if (keys != NULL)
-            free(keys[i]);
-        if (vals != NULL)
-            free(vals[i]);
+        if (w.keys != NULL)
+            free(w.keys[i]);
+        if (w.vals != NULL)
+            free(w.vals[i]);
     }
-    free(keys);
-    free(vals);
+    free(w.keys);
+    free(w.vals);
     free(ed);
     free(base);
-    free(outdir);
-    free(header);
+    free(w.outdir);
+    free(w.header);
     return rc;
 }

@@ -307,111 +307,114 @@ hs_err_t hs_advise_mix(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            NULL, out, err);
 }
 
-hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                         const hs_mixopt_type_t *types, hs_mix_goal_t goal,
-                         double budget, int64_t deadline_ns, int replay,
-                         const hs_advise_exec_t *ex, hs_advise_mix_t **out,
-                         hs_error_t *err)
+/* The search's context (mc, with its arrays allocated) made ready: the
+   units of each type (nt, the search's types, in units), each type's
+   floor, whether the bound holds, the working copy with its shards
+   following the batches (r->shards_derived when some type gave one). */
+static hs_err_t hs__mix_prepare(const hs_scenario_t *s, hs__mctx_t *mc,
+                                const hs_mixopt_type_t *types,
+                                hs_mixopt_type_t *nt, hs_advise_mix_t *r,
+                                hs_error_t *err)
 {
-    hs_advise_mix_t *r = NULL;
-    hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL};
-    hs_mixopt_type_t *nt = NULL;
-    hs_advise_fig_t figs[HS_MIXOPT_TOP + 1];
-    size_t t, k;
-    int have;
-    double t0;
+    size_t t;
     hs_err_t rc;
 
-    *out = NULL;
-    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+    if (s->dataset_total == 0)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: a device mix needs "
+                             "the training set's size (job.dataset): the "
+                             "time to train it is what the mixes are "
+                             "compared on", s->file);
+    if ((rc = hs__mix_units(s, mc, types, nt, err)) != HS_OK)
         return rc;
-    if (s->devices_listed)
-        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: the scenario lists its "
-                             "devices: a device mix needs devices generated "
-                             "from the counts (no devices: list)", s->file);
-    if ((r = calloc(1, sizeof *r)) == NULL ||
-        (mc.type_floor_ns = calloc(s->n_types, sizeof(int64_t))) == NULL ||
-        (mc.unit = calloc(s->n_types, sizeof *mc.unit)) == NULL ||
-        (nt = calloc(s->n_types, sizeof *nt)) == NULL) {
-        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
-    if (s->dataset_total == 0) {
-        rc = hs_error_setf(err, HS_ERR_SCHEMA, "%s: a device mix needs the "
-                           "training set's size (job.dataset): the time to "
-                           "train it is what the mixes are compared on",
-                           s->file);
-        goto fail;
-    }
-    if ((rc = hs__mix_units(s, &mc, types, nt, err)) != HS_OK)
-        goto fail;
     for (t = 0; t < s->n_types; t++) {
         const hs_profile_t *p = &s->types[t].profile;
         int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0;
         int64_t c = p->t_fwd.mean_ns + p->t_b1.mean_ns;
 
-        mc.type_floor_ns[t] = dl > c ? dl : c;
+        mc->type_floor_ns[t] = dl > c ? dl : c;
     }
     if (s->n_dev_overrides > 0)
-        mc.bound_ok = 0;
-    if ((rc = hs_scenario_clone(s, &mc.w, err)) != HS_OK)
-        goto fail;
+        mc->bound_ok = 0;
+    if ((rc = hs_scenario_clone(s, &mc->w, err)) != HS_OK)
+        return rc;
     /* every mix trains the whole set: shards follow the batches */
     for (t = 0; t < s->n_types; t++) {
         if (s->types[t].shard != 0)
             r->shards_derived = 1;
-        mc.w->types[t].shard = 0;
+        mc->w->types[t].shard = 0;
     }
-    t0 = hs__advise_cpu_s();
-    rc = hs__mix_search(ex, &mc, nt, goal, budget, deadline_ns,
-                        HS_MIXOPT_TOP, &r->search, err);
-    r->search_s = hs__advise_cpu_s() - t0;
-    if (rc != HS_OK)
-        goto fail;
-    /* the counts the caller sees are devices */
-    for (k = 0; k < r->search->n_top; k++)
-        for (t = 0; t < s->n_types; t++)
-            r->search->top[k].counts[t] *= mc.unit[t];
-    /* the given counts and the search's best, judged */
+    return HS_OK;
+}
+
+/* The given counts, and whether the search could have proposed them
+   (within each type's range, a whole number of units). */
+static hs_err_t hs__mix_given(const hs_scenario_t *s,
+                              const hs_mixopt_type_t *types,
+                              const hs__mctx_t *mc, hs_advise_mix_t *r,
+                              hs_error_t *err)
+{
+    size_t t;
+
     if ((r->given_counts = calloc(s->n_types, sizeof *r->given_counts)) ==
-        NULL) {
-        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
+        NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     r->given_allowed = 1;
     for (t = 0; t < s->n_types; t++) {
         r->given_counts[t] = s->types[t].count;
         if (r->given_counts[t] < types[t].min ||
             r->given_counts[t] > types[t].avail ||
-            r->given_counts[t] % mc.unit[t] != 0)
+            r->given_counts[t] % mc->unit[t] != 0)
             r->given_allowed = 0;
     }
-    {
-        hs__mjob_t mj = {&mc, o, replay, NULL};
-        hs_mixopt_result_t units;
+    return HS_OK;
+}
 
-        /* the jobs set counts in units */
-        units = *r->search;
-        for (k = 0; k < r->search->n_top; k++) {
-            units.top[k].counts = malloc(s->n_types * sizeof(uint64_t));
-            if (units.top[k].counts == NULL) {
-                while (k-- > 0)
-                    free(units.top[k].counts);
-                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-                goto fail;
-            }
-            for (t = 0; t < s->n_types; t++)
-                units.top[k].counts[t] = r->search->top[k].counts[t] /
-                                         mc.unit[t];
+/* The given counts (figs[0]) and the search's best (figs[1..]) judged,
+   split over the processes; the jobs set counts in units. */
+static hs_err_t hs__mix_judge(const hs_scenario_t *s,
+                              const hs_replay_opts_t *o, int replay,
+                              const hs_advise_exec_t *ex, hs__mctx_t *mc,
+                              const hs_advise_mix_t *r,
+                              hs_advise_fig_t *figs, hs_error_t *err)
+{
+    hs__mjob_t mj = {mc, o, replay, NULL};
+    hs_mixopt_result_t units;
+    size_t t, k;
+    hs_err_t rc;
+
+    /* the jobs set counts in units */
+    units = *r->search;
+    for (k = 0; k < r->search->n_top; k++) {
+        units.top[k].counts = malloc(s->n_types * sizeof(uint64_t));
+        if (units.top[k].counts == NULL) {
+            while (k-- > 0)
+                free(units.top[k].counts);
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
         }
-        mj.search = &units;
-        rc = hs__advise_run_jobs(ex, r->search->n_top + 1, NULL, hs__mix_job,
-                                 &mj, figs, err);
-        for (k = 0; k < r->search->n_top; k++)
-            free(units.top[k].counts);
-        if (rc != HS_OK)
-            goto fail;
+        for (t = 0; t < s->n_types; t++)
+            units.top[k].counts[t] = r->search->top[k].counts[t] /
+                                     mc->unit[t];
     }
+    mj.search = &units;
+    rc = hs__advise_run_jobs(ex, r->search->n_top + 1, NULL, hs__mix_job,
+                             &mj, figs, err);
+    for (k = 0; k < r->search->n_top; k++)
+        free(units.top[k].counts);
+    return rc;
+}
+
+/* The judged figures (figs) and costs of the given counts and of each
+   mix, which meet the constraint, and the chosen one: better than the
+   given one (when that is a choice within the constraint) and than the
+   best so far, ties to the earlier; the outcome. */
+static void hs__mix_choose(const hs_scenario_t *s,
+                           const hs_mixopt_type_t *types, hs_mix_goal_t goal,
+                           double budget, int64_t deadline_ns,
+                           const hs_advise_fig_t *figs, hs_advise_mix_t *r)
+{
+    size_t k;
+    int have;
+
     r->given = figs[0];
     r->given_cost = hs_mixopt_cost(s->n_types, types, r->given_counts,
                                    hs__mix_fig_total(&r->given));
@@ -452,6 +455,53 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     r->outcome = !have ? HS_ADVISE_NONE
                  : r->chosen == 0 ? HS_ADVISE_IMPROVED
                                   : HS_ADVISE_FALLBACK;
+}
+
+hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                         const hs_mixopt_type_t *types, hs_mix_goal_t goal,
+                         double budget, int64_t deadline_ns, int replay,
+                         const hs_advise_exec_t *ex, hs_advise_mix_t **out,
+                         hs_error_t *err)
+{
+    hs_advise_mix_t *r = NULL;
+    hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL};
+    hs_mixopt_type_t *nt = NULL;
+    hs_advise_fig_t figs[HS_MIXOPT_TOP + 1];
+    size_t t, k;
+    double t0;
+    hs_err_t rc;
+
+    *out = NULL;
+    if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
+        return rc;
+    if (s->devices_listed)
+        return hs_error_setf(err, HS_ERR_SCHEMA, "%s: the scenario lists its "
+                             "devices: a device mix needs devices generated "
+                             "from the counts (no devices: list)", s->file);
+    if ((r = calloc(1, sizeof *r)) == NULL ||
+        (mc.type_floor_ns = calloc(s->n_types, sizeof(int64_t))) == NULL ||
+        (mc.unit = calloc(s->n_types, sizeof *mc.unit)) == NULL ||
+        (nt = calloc(s->n_types, sizeof *nt)) == NULL) {
+        rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = hs__mix_prepare(s, &mc, types, nt, r, err)) != HS_OK)
+        goto fail;
+    t0 = hs__advise_cpu_s();
+    rc = hs__mix_search(ex, &mc, nt, goal, budget, deadline_ns,
+                        HS_MIXOPT_TOP, &r->search, err);
+    r->search_s = hs__advise_cpu_s() - t0;
+    if (rc != HS_OK)
+        goto fail;
+    /* the counts the caller sees are devices */
+    for (k = 0; k < r->search->n_top; k++)
+        for (t = 0; t < s->n_types; t++)
+            r->search->top[k].counts[t] *= mc.unit[t];
+    /* the given counts and the search's best, judged */
+    if ((rc = hs__mix_given(s, types, &mc, r, err)) != HS_OK ||
+        (rc = hs__mix_judge(s, o, replay, ex, &mc, r, figs, err)) != HS_OK)
+        goto fail;
+    hs__mix_choose(s, types, goal, budget, deadline_ns, figs, r);
     hs_scenario_free(mc.w);
     free(mc.type_floor_ns);
     free(mc.kind);

@@ -395,18 +395,23 @@ static void hs__vals_clear(hs__vals_t *l)
     l->n = l->cap = 0;
 }
 
-/*
- * Expands the range item "A..B:STEP" or "A..B*FACTOR" of class c into l.
- */
-static hs_err_t hs__range(const char *key, hs_sweep_class_t c,
-                          const char *item, hs__vals_t *l, hs_error_t *err)
+/* A range item of --vary KEY (class c) as hs__range reads it: its ends
+   a, b and step (or factor) s, their units, the unit kind (0 a sample
+   count, -1 none) and whether it is geometric ("A..B*FACTOR"). */
+typedef struct {
+    const char *key, *item;
+    hs_sweep_class_t c;
+    double a, b, s;
+    char ua[64], ub[64], us[64];
+    int kind, geometric;
+} hs__rng_t;
+
+/* Splits r->item into its ends, step or factor and their units. */
+static hs_err_t hs__range_split(hs__rng_t *r, hs_error_t *err)
 {
+    const char *key = r->key, *item = r->item;
     const char *dots = strstr(item, ".."), *rest, *op;
     char a_txt[128], b_txt[128], s_txt[128];
-    char ua[64], ub[64], us[64];
-    double a, b, s, sa, sb, ss;
-    int kind = hs__class_unit(c), ka = 0, kb = 0, ks = 0, geometric;
-    size_t i, n_vals;
 
     rest = dots + 2;
     op = strpbrk(rest, ":*");
@@ -415,63 +420,89 @@ static hs_err_t hs__range(const char *key, hs_sweep_class_t c,
         return hs_error_setf(err, HS_ERR_USAGE,
                              "--vary %s: range '%s': expected A..B:STEP "
                              "or A..B*FACTOR", key, item);
-    geometric = *op == '*';
+    r->geometric = *op == '*';
     memcpy(a_txt, item, (size_t)(dots - item));
     a_txt[dots - item] = '\0';
     memcpy(b_txt, rest, (size_t)(op - rest));
     b_txt[op - rest] = '\0';
     strcpy(s_txt, op + 1);
-    if (hs__split_num(a_txt, &a, ua, sizeof ua) != 0 ||
-        hs__split_num(b_txt, &b, ub, sizeof ub) != 0 ||
-        hs__split_num(s_txt, &s, us, sizeof us) != 0)
+    if (hs__split_num(a_txt, &r->a, r->ua, sizeof r->ua) != 0 ||
+        hs__split_num(b_txt, &r->b, r->ub, sizeof r->ub) != 0 ||
+        hs__split_num(s_txt, &r->s, r->us, sizeof r->us) != 0)
         return hs_error_setf(err, HS_ERR_USAGE,
                              "--vary %s: range '%s': the ends and the %s "
                              "must be non-negative numbers", key, item,
-                             geometric ? "factor" : "step");
-    if (geometric && us[0] != '\0')
+                             r->geometric ? "factor" : "step");
+    if (r->geometric && r->us[0] != '\0')
         return hs_error_setf(err, HS_ERR_USAGE,
                              "--vary %s: range '%s': the factor after '*' "
                              "is a plain number", key, item);
+    return HS_OK;
+}
+
+/* The range's unit kind, its units checked against its class and each
+   other, and b and s brought to a's unit. */
+static hs_err_t hs__range_units(hs__rng_t *r, hs_error_t *err)
+{
+    const char *key = r->key, *item = r->item;
+    hs_sweep_class_t c = r->c;
+    char *ua = r->ua, *ub = r->ub, *us = r->us;
+    int geometric = r->geometric, ka = 0, kb = 0, ks = 0;
+    double sa, sb, ss;
+
     if (c == HS_SWEEP_SIZE && ua[0] == '\0' && ub[0] == '\0')
-        kind = 0;   /* a sample count */
+        r->kind = 0;   /* a sample count */
     if (c == HS_SWEEP_COUNT || c == HS_SWEEP_NUMBER)
-        kind = -1;  /* no unit at all */
+        r->kind = -1;  /* no unit at all */
     if (ua[0] == '\0' && ub[0] != '\0')
         strcpy(ua, ub);
     if (ub[0] == '\0')
         strcpy(ub, ua);
     if (!geometric && us[0] == '\0')
         strcpy(us, ua);
-    if (kind == -1 || (c == HS_SWEEP_ANY && ua[0] == '\0') ||
-        (c == HS_SWEEP_SIZE && kind == 0)) {
+    if (r->kind == -1 || (c == HS_SWEEP_ANY && ua[0] == '\0') ||
+        (c == HS_SWEEP_SIZE && r->kind == 0)) {
         if (ua[0] != '\0' || ub[0] != '\0' || us[0] != '\0')
             return hs_error_setf(err, HS_ERR_UNIT,
                                  "--vary %s: range '%s': a %s takes no "
                                  "unit", key, item,
                                  hs_sweep_class_name(c));
-        sa = sb = ss = 1;
-    } else {
-        if (ua[0] == '\0')
-            return hs_error_setf(err, HS_ERR_UNIT,
-                                 "--vary %s: range '%s' is not a %s: give "
-                                 "a unit (e.g. %s)", key, item,
-                                 hs_sweep_class_name(c),
-                                 hs__class_example(c));
-        sa = hs__unit_scale(ua, kind, &ka);
-        sb = hs__unit_scale(ub, kind, &kb);
-        ss = geometric ? 1 : hs__unit_scale(us, kind, &ks);
-        if (sa < 0 || sb < 0 || ss < 0 || kb != ka ||
-            (!geometric && ks != ka))
-            return hs_error_setf(err, HS_ERR_UNIT,
-                                 "--vary %s: range '%s' is not a %s range "
-                                 "(e.g. %s)", key, item,
-                                 c == HS_SWEEP_ANY ? "consistent"
-                                                   : hs_sweep_class_name(c),
-                                 hs__class_example(c));
-        b = b * sb / sa;
-        if (!geometric)
-            s = s * ss / sa;
+        return HS_OK;
     }
+    if (ua[0] == '\0')
+        return hs_error_setf(err, HS_ERR_UNIT,
+                             "--vary %s: range '%s' is not a %s: give "
+                             "a unit (e.g. %s)", key, item,
+                             hs_sweep_class_name(c),
+                             hs__class_example(c));
+    sa = hs__unit_scale(ua, r->kind, &ka);
+    sb = hs__unit_scale(ub, r->kind, &kb);
+    ss = geometric ? 1 : hs__unit_scale(us, r->kind, &ks);
+    if (sa < 0 || sb < 0 || ss < 0 || kb != ka ||
+        (!geometric && ks != ka))
+        return hs_error_setf(err, HS_ERR_UNIT,
+                             "--vary %s: range '%s' is not a %s range "
+                             "(e.g. %s)", key, item,
+                             c == HS_SWEEP_ANY ? "consistent"
+                                               : hs_sweep_class_name(c),
+                             hs__class_example(c));
+    r->b = r->b * sb / sa;
+    if (!geometric)
+        r->s = r->s * ss / sa;
+    return HS_OK;
+}
+
+/* The number of values of the range (*n_vals), refusing an empty or
+   endless one, one that takes l past HS_SWEEP_MAX_VALUES values, or a
+   count range of fractions. */
+static hs_err_t hs__range_count(const hs__rng_t *r, const hs__vals_t *l,
+                                size_t *n_vals, hs_error_t *err)
+{
+    const char *key = r->key, *item = r->item;
+    hs_sweep_class_t c = r->c;
+    double a = r->a, b = r->b, s = r->s;
+    int geometric = r->geometric;
+
     if (b < a)
         return hs_error_setf(err, HS_ERR_USAGE,
                              "--vary %s: range '%s': the end is below the "
@@ -486,30 +517,54 @@ static hs_err_t hs__range(const char *key, hs_sweep_class_t c,
                              "--vary %s: range '%s': a geometric range "
                              "starts above 0", key, item);
     if (geometric)
-        n_vals = (size_t)floor(log(b / a) / log(s) + 1e-9) + 1;
+        *n_vals = (size_t)floor(log(b / a) / log(s) + 1e-9) + 1;
     else {
         double q = (b - a) / s + 1e-9;
         if (q > (double)HS_SWEEP_MAX_VALUES)
             q = (double)HS_SWEEP_MAX_VALUES;
-        n_vals = (size_t)floor(q) + 1;
+        *n_vals = (size_t)floor(q) + 1;
     }
-    if (n_vals > HS_SWEEP_MAX_VALUES || l->n + n_vals > HS_SWEEP_MAX_VALUES)
+    if (*n_vals > HS_SWEEP_MAX_VALUES ||
+        l->n + *n_vals > HS_SWEEP_MAX_VALUES)
         return hs_error_setf(err, HS_ERR_USAGE,
                              "--vary %s: range '%s' has more than %lu "
                              "values", key, item, HS_SWEEP_MAX_VALUES);
-    if (c == HS_SWEEP_COUNT || (c == HS_SWEEP_SIZE && kind == 0)) {
+    if (c == HS_SWEEP_COUNT || (c == HS_SWEEP_SIZE && r->kind == 0)) {
         if (a != floor(a) || (!geometric && s != floor(s)))
             return hs_error_setf(err, HS_ERR_UNIT,
                                  "--vary %s: range '%s': a count range "
                                  "has whole numbers", key, item);
     }
+    return HS_OK;
+}
+
+/*
+ * Expands the range item "A..B:STEP" or "A..B*FACTOR" of class c into l.
+ */
+static hs_err_t hs__range(const char *key, hs_sweep_class_t c,
+                          const char *item, hs__vals_t *l, hs_error_t *err)
+{
+    hs__rng_t r;
+    size_t i, n_vals = 0;
+    hs_err_t rc;
+
+    memset(&r, 0, sizeof r);
+    r.key = key;
+    r.item = item;
+    r.c = c;
+    r.kind = hs__class_unit(c);
+    if ((rc = hs__range_split(&r, err)) != HS_OK ||
+        (rc = hs__range_units(&r, err)) != HS_OK ||
+        (rc = hs__range_count(&r, l, &n_vals, err)) != HS_OK)
+        return rc;
     for (i = 0; i < n_vals; i++) {
-        double v = geometric ? a * pow(s, (double)i) : a + (double)i * s;
+        double v = r.geometric ? r.a * pow(r.s, (double)i)
+                               : r.a + (double)i * r.s;
         char buf[96];
-        if (c == HS_SWEEP_COUNT || (c == HS_SWEEP_SIZE && kind == 0))
+        if (c == HS_SWEEP_COUNT || (c == HS_SWEEP_SIZE && r.kind == 0))
             snprintf(buf, sizeof buf, "%.0f", floor(v + 0.5));
         else
-            snprintf(buf, sizeof buf, "%.12g%s", v, ua);
+            snprintf(buf, sizeof buf, "%.12g%s", v, r.ua);
         if (hs__vals_push(l, hs__strdup(buf)) != 0)
             return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     }
