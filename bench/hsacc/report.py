@@ -286,7 +286,7 @@ def summarize(results):
     run's host factor over the profile's; not a prediction); and the
     compute-drift diagnostic over the cases that have it (drift_cases):
     the recommended prediction's errors there (drift_recommended) and the
-    drift replay's (drift_replay; compute_drift above; not a
+    drift replay's (drift_replay; run.compute_drift; not a
     prediction)."""
     ok = [r for r in results if "error" not in r]
     out = {"cases": len(ok), "failed": len(results) - len(ok),

@@ -222,9 +222,9 @@ def keep_best_profile(d, attempts):
 
 def run_case(c, hetsim, work, idx, repeat=1, retry=0,
              steady_s=STEADY_MAX_S, canaries=True):
-    """One case end to end (module docstring).  repeat full runs are
-    wanted; with retry R, a profile the host monitor flags is done again
-    (up to R times) and a flagged full run is run again (up to R more
+    """One case end to end (the package's docstring, __init__.py).
+    repeat full runs are wanted; with retry R, a profile the host monitor
+    flags is done again (up to R times) and a flagged full run is run again (up to R more
     runs) until repeat runs held.  Each profile attempt and full run
     first waits up to steady_s seconds for a steady host (wait_steady).
     Every attempt is kept in the result: when no profile attempt held,
