@@ -262,3 +262,19 @@ def test_trainer_runs(model_file, tmp_path):
     assert res["cpu_ns"] > 0
     # the model's parameters: 6*5+5 + 5*3+3 floats
     assert res["param_bytes"] == 4 * (6 * 5 + 5 + 5 * 3 + 3)
+
+
+def test_harness_copy_without_contract(tmp_path):
+    """A copy of the harness alone (profiling.harness names any file):
+    exit 3 and a line saying the contract belongs beside it."""
+    lone = tmp_path / "hetsim_harness.py"
+    with open(os.path.join(HARNESS_DIR, "hetsim_harness.py")) as f:
+        lone.write_text(f.read())
+    env = _env(_free_port())
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([sys.executable, str(lone), "--model", "m.py",
+                        "--batch", "4", "--out", str(tmp_path / "o")],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    assert ("hetsim-harness: rank 0: step start-up: cannot import "
+            "hetsim_models.py") in r.stderr

@@ -41,7 +41,14 @@ import time
 
 # the model-module contract, shared with bench/testbed/ddp_run.py: beside
 # this file (installed with it, share/hetsim/live/harness/)
-import hetsim_models as M
+try:
+    import hetsim_models as M
+except ImportError as _e:
+    sys.stderr.write("hetsim-harness: rank %s: step start-up: cannot import "
+                     "hetsim_models.py, the model-module contract, which "
+                     "belongs beside %s: %s\n"
+                     % (os.environ.get("RANK", "?"), __file__, _e))
+    sys.exit(3)
 
 SIDECAR_FORMAT = 1
 
