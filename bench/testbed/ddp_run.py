@@ -9,7 +9,8 @@ profiling harness (live/harness/hetsim_harness.py) -- same model file,
 synthetic data, DataLoader, loss, SGD with momentum, DDP bucket cap -- minus
 the profiler and the comm hook: the run being predicted is real training
 (its one addition, a hook on each parameter's gradient, only reads the
-clock).
+clock).  Both load the model file and run a step through the same module,
+live/harness/hetsim_models.py (the model-module contract).
 
 It writes --out/rank<R>.json:
   {"rank", "world_size", "host", "iters", "warmup",
@@ -31,11 +32,16 @@ Exit status 0 ok, 1 failure while training, 2 bad arguments.
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import sys
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# the model-module contract, the harness's (live/harness/hetsim_models.py)
+sys.path.insert(0, os.path.join(ROOT, "live", "harness"))
+import hetsim_models as M  # noqa: E402
 
 
 def parse(argv):
@@ -60,18 +66,18 @@ def parse(argv):
     return a
 
 
-def synthetic(torch, spec, n, seed):
-    shape_s, _, classes_s = spec.partition("/")
-    classes = int(classes_s or "10")
-    g = torch.Generator().manual_seed(seed)
-    if shape_s.startswith("tokens:"):
-        _, length, vocab = shape_s.split(":")
-        x = torch.randint(0, int(vocab), (n, int(length)), generator=g)
-    else:
-        shape = tuple(int(v) for v in shape_s.split("x"))
-        x = torch.randn((n,) + shape, generator=g)
-    y = torch.randint(0, classes, (n,), generator=g)
-    return torch.utils.data.TensorDataset(x, y)
+def load_model(a, torch):
+    """(module, model, synthetic spec) of --model and --entry, through the
+    model-module contract the harness uses (hetsim_models.py); raises
+    hetsim_models.ContractError when the file or its entry cannot be used
+    or no spec is given."""
+    mod, build = M.load_entry(a.model, a.entry, "model")
+    model = M.make_model(build, a.entry, torch)
+    syn = M.synthetic_spec(mod, a.synthetic)
+    if not syn:
+        raise M.ContractError("no --synthetic and the model file %s defines "
+                              "no SYNTHETIC spec" % a.model)
+    return mod, model, syn
 
 
 def main(argv):
@@ -83,11 +89,7 @@ def main(argv):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.manual_seed(a.seed)
-    spec = importlib.util.spec_from_file_location("tb_model", a.model)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    model = getattr(mod, a.entry)()
-    syn = a.synthetic or getattr(mod, "SYNTHETIC")
+    mod, model, syn = load_model(a, torch)
 
     dist.init_process_group("gloo", rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=a.timeout))
@@ -95,17 +97,13 @@ def main(argv):
     param_bytes = sum(p.numel() * p.element_size() for p in params)
     # Enough distinct samples for a few batches; the loader cycles.
     n = a.batch * min(a.iters, 16)
-    ds = synthetic(torch, syn, n, a.seed * 1000003 + 7919 * rank + 1)
-    g = torch.Generator().manual_seed(a.seed * 1000003 + rank)
+    ds = M.SyntheticDataset(syn, n, M.data_seed(a.seed, rank))
+    g = torch.Generator().manual_seed(M.loader_seed(a.seed, rank))
     loader = torch.utils.data.DataLoader(ds, batch_size=a.batch, shuffle=True,
                                          drop_last=True, generator=g)
     ddp = DDP(model, bucket_cap_mb=a.bucket_cap_mb)
-    loss_fn = (mod.build_loss() if callable(getattr(mod, "build_loss", None))
-               else torch.nn.CrossEntropyLoss())
-    if callable(getattr(mod, "build_optimizer", None)):
-        opt = mod.build_optimizer(ddp.parameters())
-    else:
-        opt = torch.optim.SGD(ddp.parameters(), lr=a.lr, momentum=0.9)
+    loss_fn = M.make_loss(mod, torch)
+    opt = M.make_optimizer(mod, ddp.parameters(), a.lr, torch)
 
     now = time.perf_counter_ns
     # When the backward's compute ends: a hook on every parameter's
@@ -120,35 +118,37 @@ def main(argv):
     for p in params:
         p.register_hook(mark)
     starts, t_dl, t_fwd, t_bwd, t_opt, t_grad = [], [], [], [], [], []
-    it = iter(loader)
+    batches = M.Batches(loader)
     dist.barrier()
-    cpu0 = None
+    tm = {}
+
+    def clock(phase):
+        # the step's clock (train_step calls it at each phase's boundary)
+        if phase == "data":
+            tm["t0"] = now()
+            if tm["i"] == a.warmup:
+                tm["cpu0"] = time.process_time_ns()
+            starts.append(tm["t0"])
+        elif phase == "forward":
+            tm["t1"] = now()
+        elif phase == "backward":
+            tm["t2"] = now()
+            last_grad[0] = tm["t2"]
+        elif phase == "backward done":
+            tm["t3"] = now()
+        elif phase == "done":
+            tm["t4"] = now()
+
     for i in range(a.iters):
-        t0 = now()
-        if i == a.warmup:
-            cpu0 = time.process_time_ns()
-        starts.append(t0)
-        try:
-            x, y = next(it)
-        except StopIteration:
-            it = iter(loader)
-            x, y = next(it)
-        t1 = now()
-        loss = loss_fn(ddp(x), y)
-        t2 = now()
-        last_grad[0] = t2
-        loss.backward()
-        t3 = now()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        t4 = now()
-        if not torch.isfinite(loss).item():
-            raise FloatingPointError("loss is %s" % loss.item())
+        tm["i"] = i
+        M.train_step(ddp, loss_fn, opt, batches, clock)
+        t0, t1, t2, t3, t4 = tm["t0"], tm["t1"], tm["t2"], tm["t3"], tm["t4"]
         t_dl.append(t1 - t0)
         t_fwd.append(t2 - t1)
         t_bwd.append(t3 - t2)
         t_opt.append(t4 - t3)
         t_grad.append(last_grad[0] - t2)
+    cpu0 = tm["cpu0"]
     starts.append(now())
     cpu_ns = time.process_time_ns() - cpu0
     res = {"rank": rank, "world_size": world, "host": a.host,

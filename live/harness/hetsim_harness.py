@@ -33,13 +33,22 @@ what" on stderr so the caller can name the device and the step.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import random
 import sys
 import time
-import traceback
+
+# the model-module contract, shared with bench/testbed/ddp_run.py: beside
+# this file (installed with it, share/hetsim/live/harness/)
+try:
+    import hetsim_models as M
+except ImportError as _e:
+    sys.stderr.write("hetsim-harness: rank %s: step start-up: cannot import "
+                     "hetsim_models.py, the model-module contract, which "
+                     "belongs beside %s: %s\n"
+                     % (os.environ.get("RANK", "?"), __file__, _e))
+    sys.exit(3)
 
 SIDECAR_FORMAT = 1
 
@@ -135,55 +144,15 @@ def _parse_args(argv):
 
 
 def _load_entry(spec, default_entry, what, rank):
-    path, _, entry = spec.rpartition(":")
-    if not path or os.sep in entry or entry.endswith(".py"):
-        path, entry = spec, default_entry
-    if not os.path.isfile(path):
-        _fail(rank, 3, "%s file %s: no such file" % (what, path))
-    name = "hetsim_user_%s" % what
+    """The file and entry of spec (FILE:ENTRY or FILE) imported through the
+    model-module contract (hetsim_models.py); exit status 3 with the reason
+    when it cannot be."""
+    path, entry = M.split_spec(spec, default_entry)
     try:
-        spec_ = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec_)
-        sys.modules[name] = mod
-        spec_.loader.exec_module(mod)
-    except Exception as e:  # noqa: BLE001 -- the user's code, any error
-        tb = traceback.format_exception_only(type(e), e)[-1].strip()
-        _fail(rank, 3, "%s file %s failed to import: %s" % (what, path, tb))
-    fn = getattr(mod, entry, None)
-    if not callable(fn):
-        _fail(rank, 3, "%s file %s has no function %s()" % (what, path, entry))
+        mod, fn = M.load_entry(path, entry, what)
+    except M.ContractError as e:
+        _fail(rank, 3, str(e))
     return mod, fn, path, entry
-
-
-class _SyntheticDataset(object):
-    """Deterministic random samples: sample i depends only on (seed, i)."""
-
-    def __init__(self, spec, n, seed):
-        import torch
-        shape_s, _, classes_s = spec.partition("/")
-        self.classes = int(classes_s or "10")
-        self.tokens = shape_s.startswith("tokens:")
-        if self.tokens:
-            _, length, vocab = shape_s.split(":")
-            self.shape = (int(length),)
-            self.vocab = int(vocab)
-        else:
-            self.shape = tuple(int(x) for x in shape_s.split("x"))
-        if self.classes < 1 or not self.shape or min(self.shape) < 1:
-            raise ValueError("bad synthetic dataset spec %r" % spec)
-        g = torch.Generator().manual_seed(seed)
-        if self.tokens:
-            self.x = torch.randint(0, self.vocab, (n,) + self.shape,
-                                   generator=g)
-        else:
-            self.x = torch.randn((n,) + self.shape, generator=g)
-        self.y = torch.randint(0, self.classes, (n,), generator=g)
-
-    def __len__(self):
-        return self.x.shape[0]
-
-    def __getitem__(self, i):
-        return self.x[i], self.y[i]
 
 
 def _bucket_plan(params, cap_bytes, first_cap_bytes):
@@ -468,7 +437,7 @@ def main(argv):
             a.dataset, "build_dataset", "dataset", rank)
         dataset_desc = "%s:%s" % (ds_path, ds_entry)
     else:
-        spec = a.synthetic or getattr(mod, "SYNTHETIC", None)
+        spec = M.synthetic_spec(mod, a.synthetic)
         if not spec:
             _fail(rank, 2, "no --dataset, no --synthetic and the model file "
                            "defines no SYNTHETIC spec")
@@ -499,11 +468,7 @@ def main(argv):
 
     _STAGE["step"] = "build model"
     try:
-        model = build_model()
-        if not isinstance(model, torch.nn.Module):
-            raise TypeError("%s() returned %s, not a torch.nn.Module"
-                            % (model_entry, type(model).__name__))
-        model = model.to(device)
+        model = M.make_model(build_model, model_entry, torch).to(device)
     except Exception as e:  # noqa: BLE001
         _fail(rank, 1, "building the model: %s" % e)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -523,15 +488,15 @@ def main(argv):
         # The data share: n_share samples drawn at random (recorded seed,
         # one stream per rank); with replacement only when the dataset is
         # smaller than the share.
-        g = torch.Generator().manual_seed(a.seed * 1000003 + rank)
+        g = torch.Generator().manual_seed(M.loader_seed(a.seed, rank))
         n_take = min(n_share, n_full) if full is None else n_share
         if n_take <= n_full:
             idx = torch.randperm(n_full, generator=g)[:n_take]
         else:
             idx = torch.randint(0, n_full, (n_take,), generator=g)
         if full is None:
-            full = _SyntheticDataset(spec, n_full,
-                                     a.seed * 1000003 + 7919 * rank + 1)
+            full = M.SyntheticDataset(spec, n_full,
+                                      M.data_seed(a.seed, rank))
         share = torch.utils.data.Subset(full, idx.tolist())
         loader = torch.utils.data.DataLoader(
             share, batch_size=a.batch, shuffle=True, drop_last=True,
@@ -586,12 +551,8 @@ def main(argv):
 
     ddp.register_comm_hook(None, recording_hook)
 
-    loss_fn = (mod.build_loss() if callable(getattr(mod, "build_loss", None))
-               else torch.nn.CrossEntropyLoss())
-    if callable(getattr(mod, "build_optimizer", None)):
-        opt = mod.build_optimizer(ddp.parameters())
-    else:
-        opt = torch.optim.SGD(ddp.parameters(), lr=a.lr, momentum=0.9)
+    loss_fn = M.make_loss(mod, torch)
+    opt = M.make_optimizer(mod, ddp.parameters(), a.lr, torch)
 
     kineto = bool(getattr(torch.autograd, "kineto_available",
                           lambda: False)())
@@ -625,7 +586,7 @@ def main(argv):
     sys.stdout.write("hetsim-harness: rank %d: steps %d (%d profiled)\n"
                      % (rank, total, n_prof))
     sys.stdout.flush()
-    it = iter(loader)
+    batches = M.Batches(loader)
     for i in range(total):
         _STAGE["step"] = str(i)
         if i == p0 and kineto:
@@ -649,47 +610,44 @@ def main(argv):
             legacy_step_rf = torch.autograd.profiler.record_function(
                 "ProfilerStep#%d" % i)
             legacy_step_rf.__enter__()
-        try:
-            _phase(rank, i, "data")
-            t0 = now()
-            c0 = cpu_now()
-            try:
-                x, y = next(it)
-            except StopIteration:
-                it = iter(loader)
-                x, y = next(it)
-            x = x.to(device, non_blocking=True)
-            y = y.to(device, non_blocking=True)
-            sync()
-            t1 = now()
-            c1 = cpu_now()
-            _phase(rank, i, "forward")
-            out = ddp(x)
-            loss = loss_fn(out, y)
-            sync()
-            t2 = now()
-            c2 = cpu_now()
-            del hook_log[:]
-            bwd_start[0] = t2
-            _phase(rank, i, "backward")
-            loss.backward()
-            sync()
-            t3 = now()
+        tm = {}
+
+        def clock(phase):
+            # the step's clock and its phase lines (train_step calls it at
+            # each phase's boundary)
+            if phase == "data":
+                _phase(rank, i, "data")
+                tm["t0"], tm["c0"] = now(), cpu_now()
+            elif phase == "forward":
+                tm["t1"], tm["c1"] = now(), cpu_now()
+                _phase(rank, i, "forward")
+            elif phase == "backward":
+                tm["t2"], tm["c2"] = now(), cpu_now()
+                del hook_log[:]
+                bwd_start[0] = tm["t2"]
+                _phase(rank, i, "backward")
+            elif phase == "backward done":
+                tm["t3"] = now()
+            elif phase == "optimizer":
+                tm["t3b"] = now()
+                _phase(rank, i, "optimizer")
+            elif phase == "done":
+                tm["t4"], tm["c4"] = now(), cpu_now()
+
+        def after_backward():
             if deferred:
                 _phase(rank, i, "all-reduce")
                 reduce_after_backward()
                 sync()
-            t3b = now()
-            _phase(rank, i, "optimizer")
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            sync()
-            t4 = now()
-            c4 = cpu_now()
-            if not torch.isfinite(loss).item():
-                raise FloatingPointError("loss is %s" % loss.item())
+        try:
+            loss = M.train_step(ddp, loss_fn, opt, batches, clock,
+                                device=device, sync=sync,
+                                after_backward=after_backward)
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "training: %s: %s" % (type(e).__name__, e))
+        t0, t1, t2, t3, t3b, t4 = (tm["t0"], tm["t1"], tm["t2"], tm["t3"],
+                                   tm["t3b"], tm["t4"])
+        c0, c1, c2, c4 = tm["c0"], tm["c1"], tm["c2"], tm["c4"]
         if legacy_step_rf is not None:
             legacy_step_rf.__exit__(None, None, None)
             legacy_step_rf = None

@@ -60,6 +60,7 @@ grep -q gnuplot <<<"$(dpkg-deb -f "$deb" Recommends)" || fail "Recommends lacks 
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$T/files.txt"
 for f in /usr/bin/hetsim /usr/include/hetsim/hetsim.h /usr/share/hetsim/plots/timeline.gp \
          /usr/share/hetsim/scenarios/default.yaml /usr/share/hetsim/live/harness/hetsim_harness.py \
+         /usr/share/hetsim/live/harness/hetsim_models.py \
          /usr/share/man/man1/hetsim.1 /usr/share/man/man1/hetsim-simulate.1 \
          /usr/share/bash-completion/completions/hetsim /usr/share/doc/hetsim/copyright; do
     grep -qx "$f" "$T/files.txt" || fail "the package lacks $f"

@@ -42,6 +42,7 @@ for f in bin/hetsim "$libdir/libhetsim.a" include/hetsim/hetsim.h \
          share/hetsim/plots/sweep.gp share/hetsim/scenarios/default.yaml \
          share/hetsim/scenarios/models/mlp.py \
          share/hetsim/live/harness/hetsim_harness.py \
+         share/hetsim/live/harness/hetsim_models.py \
          "$libdir/pkgconfig/hetsim.pc" "$libdir/cmake/hetsim/hetsimConfig.cmake" \
          "$libdir/cmake/hetsim/hetsimConfigVersion.cmake" \
          share/man/man1/hetsim.1 share/man/man1/hetsim-simulate.1 \
@@ -52,6 +53,9 @@ done
 for c in $("$P/bin/hetsim" --list-commands); do
     [ -e "$P/share/man/man1/hetsim-$c.1" ] || fail "no man page hetsim-$c.1"
 done
+# the installed harness finds the model-module contract beside it
+(cd "$T" && python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import hetsim_harness as h; assert h.M.__file__.startswith(sys.argv[1])' \
+    "$P/share/hetsim/live/harness") || fail "the installed harness cannot import hetsim_models"
 soname=$(objdump -p "$P/$libdir/libhetsim.so" | awk '$1 == "SONAME" {print $2}')
 [[ $soname =~ ^libhetsim\.so\.[0-9]+$ ]] || fail "SONAME is '$soname'"
 [ -e "$P/$libdir/$soname" ] || fail "no $soname link"
