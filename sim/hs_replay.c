@@ -809,30 +809,18 @@ void hs_replay_opts_from_scenario(const hs_scenario_t *s,
     o->collective = s->collective;  /* NULL = ring */
 }
 
-hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                       const hs_trace_sink_t *sinks, size_t n_sinks,
-                       hs_replay_result_t **out, hs_error_t *err)
+/* The checks before a replay: devices, steps, stragglers, the collective
+   and its engine, the ranges every time below must stay in, and (unless
+   o->force) the budget.  Fills *coll and *eng. */
+static hs_err_t hs__replay_precheck(const hs_scenario_t *s,
+                                    const hs_replay_opts_t *o,
+                                    const hs_collective_t **coll,
+                                    const hs_coll_engine_t **eng,
+                                    hs_error_t *err)
 {
-    hs_handler_t handlers[HS__EV_KINDS];
-    hs__model_t m;
-    hs_replay_opts_t o_s;
-    hs_replay_result_t *res = NULL;
-    hs_prediction_t *pred = NULL;
-    hs_engine_t *e = NULL;
-    double *bytes = NULL;
-    const hs_collective_t *coll;
-    const hs_coll_engine_t *eng;
-    hs_coll_round_t rd;
     hs_err_t rc;
-    size_t i, cap;
-    uint32_t x;
+    size_t i;
 
-    *out = NULL;
-    memset(&m, 0, sizeof m);
-    if (o == NULL) {
-        hs_replay_opts_from_scenario(s, &o_s);
-        o = &o_s;
-    }
     if (s->n_devices == 0 || s->n_devices > UINT32_MAX / 2)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: %zu devices (need 1 .. 2^31)",
@@ -846,13 +834,13 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                  "replay: straggler %zu names device %u of "
                                  "%zu", i, o->stragglers[i].device,
                                  s->n_devices);
-    rc = hs_collective_find(o->collective, &coll, err);
+    rc = hs_collective_find(o->collective, coll, err);
     if (rc != HS_OK)
         return rc;
-    if ((eng = hs_coll_engine_of(coll)) == NULL)
+    if ((*eng = hs_coll_engine_of(*coll)) == NULL)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: collective '%s' has no replay",
-                             coll->name);
+                             (*coll)->name);
     /* every time below is bounded: nothing can overflow, nor reach the
        event engine's internal checks (hs_scenario_check_ranges) */
     rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
@@ -862,9 +850,247 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     /* a replay that would not end in reasonable time or memory, unless
        the caller forces it (every caller: simulate, validate, sweep,
        advise) */
-    if (!o->force &&
-        (rc = hs_scenario_check_budget(s, o->steps, o->overlap, err)) !=
-            HS_OK)
+    if (!o->force)
+        return hs_scenario_check_budget(s, o->steps, o->overlap, err);
+    return HS_OK;
+}
+
+/* The streams (bucket b's ring runs on stream b % k, one after the other
+   on each stream), the bucket limit, which types carry a communication
+   cost and each type's hop wait (m->hopw, owned by m).  After
+   hs__replay_buckets.  HS_ERR_NOMEM is returned without a message. */
+static hs_err_t hs__replay_layout(hs__model_t *m, hs_error_t *err)
+{
+    const hs_scenario_t *s = m->s;
+    size_t i;
+
+    m->k = 1;
+    if (m->overlap == HS_OVERLAP_BUCKETS && m->o->streams > 1)
+        m->k = m->o->streams < m->nb ? m->o->streams : m->nb;
+    if (m->k > HS_MAX_STREAMS)
+        return hs_error_setf(err, HS_ERR_RANGE, "replay: %u streams (at "
+                             "most %d)", m->k, HS_MAX_STREAMS);
+    for (i = 0; i < m->k; i++) {
+        m->bs[i] = ((int64_t)m->nb - (int64_t)i + m->k - 1) / m->k;
+        m->gs[i] = m->bs[i] * m->rounds;
+    }
+    if (m->nb > HS__ARG_BUCKET)
+        return hs_error_setf(err, HS_ERR_RANGE, "replay: %u gradient "
+                             "buckets (at most %lld)", m->nb,
+                             (long long)HS__ARG_BUCKET);
+    for (i = 0; i < s->n_types; i++) {
+        const hs_profile_t *p = &s->types[i].profile;
+        if (p->comm_ns_per_byte > 0 || p->t_hop_wait_ns > 0)
+            m->comm = 1;
+        if (p->t_hop_wait_ns <= 0)
+            continue;
+        if (m->hopw == NULL &&
+            (m->hopw = calloc(s->n_types, sizeof *m->hopw)) == NULL)
+            return HS_ERR_NOMEM;
+        m->hopw[i] = hs_replay_hop_wait_ns(s, i, m->o->hop_wait);
+    }
+    return HS_OK;
+}
+
+/* The model's arrays (lanes, devices, closed figures, step ends, bucket
+   durations, trace blocks, the communication costs from bytes) and the
+   result's; m and res own what they get.  0, or -1 when out of memory. */
+static int hs__replay_alloc(hs__model_t *m, hs_replay_result_t *res,
+                            const double *bytes)
+{
+    const hs_scenario_t *s = m->s;
+    size_t i;
+
+    if (m->comm) {
+        m->proc = calloc(s->n_types * m->nb, sizeof *m->proc);
+        if (m->proc == NULL)
+            return -1;
+        for (i = 0; i < s->n_types * m->nb; i++)
+            m->proc[i] = llround(s->types[i / m->nb].profile.comm_ns_per_byte *
+                                 bytes[i] / m->parts);
+    }
+    m->h.k = m->k;
+    m->h.rendezvous = m->rendezvous;
+    m->uniform = m->coll->uniform;
+    m->h.slow = m->k > 1 || m->nb > 1 || m->comm || m->tracing || !m->uniform;
+    m->h.tracing = m->tracing;
+    /* one cache line per lane (device and stream) */
+    m->h.lane = aligned_alloc(64, ((size_t)m->n * m->k * sizeof *m->h.lane +
+                                   63) / 64 * 64);
+    if (m->h.lane != NULL)
+        memset(m->h.lane, 0, (size_t)m->n * m->k * sizeof *m->h.lane);
+    if (m->comm && (m->pend = calloc((size_t)m->n * m->k, sizeof *m->pend)) ==
+                       NULL)
+        return -1;
+    m->h.pend = m->pend;
+    if (m->tracing && (m->trc = calloc((size_t)m->n * m->k, sizeof *m->trc)) ==
+                          NULL)
+        return -1;
+    m->dev = calloc(m->n, sizeof *m->dev);
+    m->closed = calloc(m->n, sizeof *m->closed);
+    m->cl_end = malloc((size_t)m->steps * sizeof *m->cl_end);
+    if (m->nb > 1)
+        m->dur = calloc((size_t)m->n * m->nb, sizeof *m->dur);
+    if (m->tracing) {
+        m->iv = malloc(HS__IV_BLOCK * sizeof *m->iv);
+        m->rec = malloc(HS__REC_BLOCK * sizeof *m->rec);
+    }
+    if (hs_replay_result_arrays(res, m->n, s->n_types, (uint32_t)m->steps) != 0)
+        return -1;
+    if (m->h.lane == NULL || m->dev == NULL || m->closed == NULL ||
+        m->cl_end == NULL || (m->nb > 1 && m->dur == NULL) ||
+        (m->tracing && (m->iv == NULL || m->rec == NULL)))
+        return -1;
+    if (m->stochastic) {
+        gsl_set_error_handler_off();
+        m->rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (m->rng == NULL)
+            return -1;
+        gsl_rng_set(m->rng, (unsigned long)m->o->seed);
+    }
+    return 0;
+}
+
+/* Every lane's first chunk time and every device's state, bucket
+   durations and closed figure, before time 0; bytes: per type and bucket. */
+static void hs__replay_lanes(hs__model_t *m, const double *bytes)
+{
+    const hs_scenario_t *s = m->s;
+    hs_coll_round_t rd;
+    size_t i;
+    uint32_t x;
+
+    for (i = 0; i < (size_t)m->steps; i++)
+        m->cl_end[i] = INT64_MIN;
+    m->cl_start0 = INT64_MAX;
+    for (x = 0; x < m->n; x++) {
+        const hs_device_t *dv = &s->devices[x];
+        double bw;
+        int64_t lat;
+        uint32_t b, st;
+        /* a uniform collective's chunks all take round 0's edge */
+        m->coll->round(s, x, 0, &rd);
+        bw = s->ring_bw_bytes_per_s[rd.edge];
+        lat = s->ring_lat_ns[rd.edge];
+        for (st = 0; st < m->k; st++) {
+            hs_coll_lane_t *r = &m->h.lane[(size_t)x * m->k + st];
+            m->eng->lane_init(s, x, st, m->k, r);
+            r->enter_g = -1;
+            r->dur0 = hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m->nb],
+                                  rd.parts);
+        }
+        m->dev[x].step = -1;
+        m->dev[x].dl_ready_ns = INT64_MAX;
+        m->dev[x].dev_done = 1;
+        for (b = 0; m->nb > 1 && b < m->nb; b++)
+            m->dur[(size_t)x * m->nb + b] =
+                hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m->nb + b],
+                            rd.parts);
+        m->closed[x] = hs_closed_device_coll_ns(s, m->coll, x);
+    }
+}
+
+/* Runs the event engine e over the model from time 0 (every device starts
+   loading batch 0) to the end; the sinks' error or a stall fails it. */
+static hs_err_t hs__replay_events(hs__model_t *m, hs_engine_t *e,
+                                  hs_error_t *err)
+{
+    hs_err_t rc;
+    uint32_t x;
+
+    for (x = 0; x < m->n; x++) {
+        const hs_profile_t *p = &m->s->types[m->s->devices[x].type].profile;
+        int64_t dl = hs_phases_dl_ns(m->s, x, hs__val(m, &p->t_dl));
+        if (m->tracing)
+            hs__iv(m, x, 0, HS_PH_DATA_LOAD, -1, -1, -1, 0, dl, 0);
+        m->dev[x].dl_ready_ns = dl;
+        hs_engine_schedule(e, dl, HS__EV_DL_DONE, x, 0);
+    }
+    rc = hs_engine_run(e, err);
+    if (rc != HS_OK)
+        return rc;
+    if (!m->h.failed && m->tracing) {
+        hs__flush_iv(m);
+        hs__flush_rec(m);
+    }
+    if (m->h.failed) {
+        rc = m->err.code != HS_OK ? m->err.code : HS_ERR_IO;
+        if (err != NULL)
+            *err = m->err;
+        if (err != NULL && err->code == HS_OK)
+            err->code = rc;
+        return rc;
+    }
+    if (m->n_finished != m->n)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "replay stalled: %u of %u devices finished "
+                             "(an internal error)", m->n_finished, m->n);
+    return HS_OK;
+}
+
+/* What the replay ran (modes, counts) and what it cost (events, queue,
+   state bytes), into res, after hs__replay_events. */
+static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
+                                hs_replay_result_t *res)
+{
+    const hs_replay_opts_t *o = m->o;
+    const hs_scenario_t *s = m->s;
+
+    res->steps = (uint32_t)m->steps;
+    res->overlap = m->overlap == HS_OVERLAP_BUCKETS &&
+                           o->overlap == HS_OVERLAP_LAST_BUCKET
+                       ? HS_OVERLAP_LAST_BUCKET
+                       : m->overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = m->coll->name;
+    res->send = o->send;
+    res->hop_wait = o->hop_wait;
+    res->stochastic = o->stochastic;
+    res->seed = o->seed;
+    res->n_buckets = m->nb;
+    res->streams = m->k;
+    res->streams_asked = o->streams;
+    res->n_events = hs_engine_events(e);
+    res->end_ns = hs_engine_now(e);
+    res->queue_high_water = hs_engine_high_water(e);
+    res->state_bytes = hs_engine_bytes(e) +
+        (size_t)m->n * (m->k * sizeof(hs_coll_lane_t) + sizeof(hs__dev_t) +
+                        sizeof(int64_t)) +
+        (m->nb > 1 ? (size_t)m->n * m->nb * sizeof(int64_t) : 0) +
+        (m->comm ? s->n_types * m->nb * sizeof(int64_t) +
+                       (size_t)m->n * m->k * sizeof(int64_t) : 0) +
+        (m->hopw != NULL ? s->n_types * sizeof(int64_t) : 0) +
+        (m->tracing ? (size_t)m->n * m->k * 2 * sizeof(int64_t) : 0) +
+        (size_t)m->steps * sizeof(int64_t) +
+        (m->tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
+                          HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
+}
+
+hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                       const hs_trace_sink_t *sinks, size_t n_sinks,
+                       hs_replay_result_t **out, hs_error_t *err)
+{
+    hs_handler_t handlers[HS__EV_KINDS];
+    hs__model_t m;
+    hs_replay_opts_t o_s;
+    hs_replay_result_t *res = NULL;
+    hs_prediction_t *pred = NULL;
+    hs_engine_t *e = NULL;
+    double *bytes = NULL;
+    const hs_collective_t *coll = NULL;
+    const hs_coll_engine_t *eng = NULL;
+    hs_coll_round_t rd;
+    hs_err_t rc;
+    size_t cap;
+
+    *out = NULL;
+    memset(&m, 0, sizeof m);
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &o_s);
+        o = &o_s;
+    }
+    rc = hs__replay_precheck(s, o, &coll, &eng, err);
+    if (rc != HS_OK)
         return rc;
     /* the same figures without an event queue, where they can be had */
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
@@ -899,36 +1125,11 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs__replay_buckets(&m, res, &bytes, err);
     if (rc != HS_OK)
         goto fail;
-    /* streams: bucket b's ring runs on stream b % k, one after the other
-       on each stream */
-    m.k = 1;
-    if (m.overlap == HS_OVERLAP_BUCKETS && o->streams > 1)
-        m.k = o->streams < m.nb ? o->streams : m.nb;
-    if (m.k > HS_MAX_STREAMS) {
-        rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u streams (at most "
-                           "%d)", m.k, HS_MAX_STREAMS);
+    rc = hs__replay_layout(&m, err);
+    if (rc == HS_ERR_NOMEM)
+        goto nomem;
+    if (rc != HS_OK)
         goto fail;
-    }
-    for (i = 0; i < m.k; i++) {
-        m.bs[i] = ((int64_t)m.nb - (int64_t)i + m.k - 1) / m.k;
-        m.gs[i] = m.bs[i] * m.rounds;
-    }
-    if (m.nb > HS__ARG_BUCKET) {
-        rc = hs_error_setf(err, HS_ERR_RANGE, "replay: %u gradient buckets "
-                           "(at most %lld)", m.nb, (long long)HS__ARG_BUCKET);
-        goto fail;
-    }
-    for (i = 0; i < s->n_types; i++) {
-        const hs_profile_t *p = &s->types[i].profile;
-        if (p->comm_ns_per_byte > 0 || p->t_hop_wait_ns > 0)
-            m.comm = 1;
-        if (p->t_hop_wait_ns <= 0)
-            continue;
-        if (m.hopw == NULL &&
-            (m.hopw = calloc(s->n_types, sizeof *m.hopw)) == NULL)
-            goto nomem;
-        m.hopw[i] = hs_replay_hop_wait_ns(s, i, o->hop_wait);
-    }
     /* pending at most: per device a batch load, its bucket openings, the
        end of its backward, its optimizer; per ring index a chunk on the
        wire and one being processed */
@@ -936,96 +1137,9 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs__replay_check_engine(&m, cap, err);
     if (rc != HS_OK)
         goto fail;
-    if (m.comm) {
-        m.proc = calloc(s->n_types * m.nb, sizeof *m.proc);
-        if (m.proc == NULL)
-            goto nomem;
-        for (i = 0; i < s->n_types * m.nb; i++)
-            m.proc[i] = llround(s->types[i / m.nb].profile.comm_ns_per_byte *
-                                bytes[i] / m.parts);
-    }
-    m.h.k = m.k;
-    m.h.rendezvous = m.rendezvous;
-    m.uniform = coll->uniform;
-    m.h.slow = m.k > 1 || m.nb > 1 || m.comm || m.tracing || !m.uniform;
-    m.h.tracing = m.tracing;
-    /* one cache line per lane (device and stream) */
-    m.h.lane = aligned_alloc(64, ((size_t)m.n * m.k * sizeof *m.h.lane + 63) /
-                                   64 * 64);
-    if (m.h.lane != NULL)
-        memset(m.h.lane, 0, (size_t)m.n * m.k * sizeof *m.h.lane);
-    if (m.comm && (m.pend = calloc((size_t)m.n * m.k, sizeof *m.pend)) ==
-                      NULL)
+    if (hs__replay_alloc(&m, res, bytes) != 0)
         goto nomem;
-    m.h.pend = m.pend;
-    if (m.tracing && (m.trc = calloc((size_t)m.n * m.k, sizeof *m.trc)) ==
-                         NULL)
-        goto nomem;
-    m.dev = calloc(m.n, sizeof *m.dev);
-    m.closed = calloc(m.n, sizeof *m.closed);
-    m.cl_end = malloc((size_t)m.steps * sizeof *m.cl_end);
-    if (m.nb > 1)
-        m.dur = calloc((size_t)m.n * m.nb, sizeof *m.dur);
-    if (m.tracing) {
-        m.iv = malloc(HS__IV_BLOCK * sizeof *m.iv);
-        m.rec = malloc(HS__REC_BLOCK * sizeof *m.rec);
-    }
-    res->n_devices = m.n;
-    res->n_types = s->n_types;
-    res->dev_step_ns = calloc(m.n, sizeof *res->dev_step_ns);
-    res->dev_closed_ns = calloc(m.n, sizeof *res->dev_closed_ns);
-    res->dev_closed_ext_ns = calloc(m.n, sizeof *res->dev_closed_ext_ns);
-    res->type_closed_ext_ns = calloc(s->n_types ? s->n_types : 1,
-                                     sizeof *res->type_closed_ext_ns);
-    res->type_step_ns = calloc(s->n_types ? s->n_types : 1,
-                               sizeof *res->type_step_ns);
-    res->type_closed_ns = calloc(s->n_types ? s->n_types : 1,
-                                 sizeof *res->type_closed_ns);
-    res->cluster_step_ns = calloc((size_t)m.steps,
-                                  sizeof *res->cluster_step_ns);
-    if (m.h.lane == NULL || m.dev == NULL || m.closed == NULL ||
-        m.cl_end == NULL || (m.nb > 1 && m.dur == NULL) ||
-        (m.tracing && (m.iv == NULL || m.rec == NULL)) ||
-        res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
-        res->dev_closed_ext_ns == NULL || res->type_closed_ext_ns == NULL ||
-        res->type_step_ns == NULL || res->type_closed_ns == NULL ||
-        res->cluster_step_ns == NULL)
-        goto nomem;
-    if (m.stochastic) {
-        gsl_set_error_handler_off();
-        m.rng = gsl_rng_alloc(gsl_rng_mt19937);
-        if (m.rng == NULL)
-            goto nomem;
-        gsl_rng_set(m.rng, (unsigned long)o->seed);
-    }
-    for (i = 0; i < (size_t)m.steps; i++)
-        m.cl_end[i] = INT64_MIN;
-    m.cl_start0 = INT64_MAX;
-    for (x = 0; x < m.n; x++) {
-        const hs_device_t *dv = &s->devices[x];
-        double bw;
-        int64_t lat;
-        uint32_t b, st;
-        /* a uniform collective's chunks all take round 0's edge */
-        coll->round(s, x, 0, &rd);
-        bw = s->ring_bw_bytes_per_s[rd.edge];
-        lat = s->ring_lat_ns[rd.edge];
-        for (st = 0; st < m.k; st++) {
-            hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
-            eng->lane_init(s, x, st, m.k, r);
-            r->enter_g = -1;
-            r->dur0 = hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb],
-                                  rd.parts);
-        }
-        m.dev[x].step = -1;
-        m.dev[x].dl_ready_ns = INT64_MAX;
-        m.dev[x].dev_done = 1;
-        for (b = 0; m.nb > 1 && b < m.nb; b++)
-            m.dur[(size_t)x * m.nb + b] =
-                hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m.nb + b],
-                            rd.parts);
-        m.closed[x] = hs_closed_device_coll_ns(s, coll, x);
-    }
+    hs__replay_lanes(&m, bytes);
     m.bytes = bytes;   /* the model owns them now */
     bytes = NULL;
 
@@ -1038,64 +1152,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_engine_new(cap, handlers, HS__EV_KINDS, &m, &e, err);
     if (rc != HS_OK)
         goto fail;
-    /* time 0: every CPU starts loading batch 0 */
-    for (x = 0; x < m.n; x++) {
-        const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-        int64_t dl = hs_phases_dl_ns(s, x, hs__val(&m, &p->t_dl));
-        if (m.tracing)
-            hs__iv(&m, x, 0, HS_PH_DATA_LOAD, -1, -1, -1, 0, dl, 0);
-        m.dev[x].dl_ready_ns = dl;
-        hs_engine_schedule(e, dl, HS__EV_DL_DONE, x, 0);
-    }
-    rc = hs_engine_run(e, err);
+    rc = hs__replay_events(&m, e, err);
     if (rc != HS_OK)
         goto fail;
-    if (!m.h.failed && m.tracing) {
-        hs__flush_iv(&m);
-        hs__flush_rec(&m);
-    }
-    if (m.h.failed) {
-        rc = m.err.code != HS_OK ? m.err.code : HS_ERR_IO;
-        if (err != NULL)
-            *err = m.err;
-        if (err != NULL && err->code == HS_OK)
-            err->code = rc;
-        goto fail;
-    }
-    if (m.n_finished != m.n) {
-        rc = hs_error_setf(err, HS_ERR_RANGE,
-                           "replay stalled: %u of %u devices finished "
-                           "(an internal error)", m.n_finished, m.n);
-        goto fail;
-    }
-    res->steps = (uint32_t)m.steps;
-    res->overlap = m.overlap == HS_OVERLAP_BUCKETS &&
-                           o->overlap == HS_OVERLAP_LAST_BUCKET
-                       ? HS_OVERLAP_LAST_BUCKET
-                       : m.overlap;
-    res->overlap_asked = o->overlap;
-    res->collective = coll->name;
-    res->send = o->send;
-    res->hop_wait = o->hop_wait;
-    res->stochastic = o->stochastic;
-    res->seed = o->seed;
-    res->n_buckets = m.nb;
-    res->streams = m.k;
-    res->streams_asked = o->streams;
-    res->n_events = hs_engine_events(e);
-    res->end_ns = hs_engine_now(e);
-    res->queue_high_water = hs_engine_high_water(e);
-    res->state_bytes = hs_engine_bytes(e) +
-        (size_t)m.n * (m.k * sizeof(hs_coll_lane_t) + sizeof(hs__dev_t) +
-                       sizeof(int64_t)) +
-        (m.nb > 1 ? (size_t)m.n * m.nb * sizeof(int64_t) : 0) +
-        (m.comm ? s->n_types * m.nb * sizeof(int64_t) +
-                      (size_t)m.n * m.k * sizeof(int64_t) : 0) +
-        (m.hopw != NULL ? s->n_types * sizeof(int64_t) : 0) +
-        (m.tracing ? (size_t)m.n * m.k * 2 * sizeof(int64_t) : 0) +
-        (size_t)m.steps * sizeof(int64_t) +
-        (m.tracing ? HS__IV_BLOCK * sizeof(hs_interval_t) +
-                         HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
+    hs__replay_describe(&m, e, res);
     rc = hs__replay_figures(&m, pred, res, err);
     if (rc != HS_OK)
         goto fail;

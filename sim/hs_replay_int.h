@@ -187,6 +187,16 @@ void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
 const hs_profile_t *hs_replay_bucket_ref(const hs_scenario_t *s,
                                          size_t *ref_t, size_t *odd_t);
 
+/*
+ * Allocates the per-device, per-type and per-step arrays of res (n
+ * devices, n_types types, steps steps; zeroed) and sets its device and
+ * type counts.  0, or -1 when out of memory (what was allocated stays in
+ * res: hs_replay_result_free frees it).  Shared by the event engine's
+ * replay and the fast path.
+ */
+int hs_replay_result_arrays(hs_replay_result_t *res, size_t n,
+                            size_t n_types, uint32_t steps);
+
 hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                             hs_replay_result_t *res, hs_error_t *err);
 

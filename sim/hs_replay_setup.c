@@ -226,6 +226,28 @@ hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
                              res, err);
 }
 
+int hs_replay_result_arrays(hs_replay_result_t *res, size_t n,
+                            size_t n_types, uint32_t steps)
+{
+    size_t nt = n_types ? n_types : 1;
+
+    res->n_devices = n;
+    res->n_types = n_types;
+    res->dev_step_ns = calloc(n, sizeof *res->dev_step_ns);
+    res->dev_closed_ns = calloc(n, sizeof *res->dev_closed_ns);
+    res->dev_closed_ext_ns = calloc(n, sizeof *res->dev_closed_ext_ns);
+    res->type_closed_ext_ns = calloc(nt, sizeof *res->type_closed_ext_ns);
+    res->type_step_ns = calloc(nt, sizeof *res->type_step_ns);
+    res->type_closed_ns = calloc(nt, sizeof *res->type_closed_ns);
+    res->cluster_step_ns = calloc(steps, sizeof *res->cluster_step_ns);
+    if (res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
+        res->dev_closed_ext_ns == NULL || res->type_closed_ext_ns == NULL ||
+        res->type_step_ns == NULL || res->type_closed_ns == NULL ||
+        res->cluster_step_ns == NULL)
+        return -1;
+    return 0;
+}
+
 hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
                            const int64_t *cl_end, int64_t cl_start0,
                            const hs_prediction_t *pred,

@@ -465,6 +465,189 @@ static void hs__fast_free(hs__fast_t *m)
     free(m->ready);
 }
 
+/* Points the arrays of m into m->buf (3 padded round arrays, 10 plain
+   ones of n); returns the last, the round scratch of the ring. */
+static int64_t *hs__fast_carve(hs__fast_t *m, size_t n)
+{
+    m->a = m->buf + 1;
+    m->b = m->a + n + 2;
+    m->e = m->b + n + 2;
+    m->v = m->e + n + 1;
+    m->d = m->v + n;
+    m->w = m->d + n;
+    m->f = m->w + n;
+    m->o = m->f + n;
+    m->t3 = m->o + n;
+    m->debt = m->t3 + n;
+    m->pf = m->debt + n;
+    m->sum = m->pf + n;
+    return m->sum + n;
+}
+
+/* The rings of a step: with overlap buckets or last_bucket, the bucket
+   layout as hs_replay.c decides it (m->nb, m->db, m->ob, m->ready, and
+   each type's bucket bytes into *bbytes, which the caller frees); else
+   one ring.  Also m->type.  HS_ERR_NOMEM without a message when out of
+   memory. */
+static hs_err_t hs__fast_buckets(hs__fast_t *m, const hs_scenario_t *s,
+                                 const hs_replay_opts_t *o,
+                                 hs_replay_result_t *res, double **bbytes,
+                                 hs_error_t *err)
+{
+    const hs_profile_t *ref = NULL;
+    size_t n = m->n, nt = s->n_types ? s->n_types : 1;
+    int bad;
+
+    m->nb = 1;
+    if (o->overlap == HS_OVERLAP_BUCKETS ||
+        o->overlap == HS_OVERLAP_LAST_BUCKET) {
+        ref = hs__bucket_ref(s, &bad);
+        if (ref == NULL) {
+            hs__note(res, "overlap %s: no profile lists gradient "
+                          "buckets; one ring after the whole backward "
+                          "(as overlap none)",
+                     hs_overlap_name(o->overlap));
+        } else {
+            m->buckets = 1;
+            m->patent = 1; /* as patent: the ring may beat the backward */
+            m->nb = (uint32_t)ref->n_buckets;
+        }
+    }
+    m->type = calloc(n, sizeof *m->type);
+    if (m->type == NULL)
+        return HS_ERR_NOMEM;
+    m->db = m->d;
+    if (!m->buckets)
+        return HS_OK;
+    m->db = calloc((size_t)m->nb * n, sizeof *m->db);
+    m->ob = calloc((size_t)m->nb * n, sizeof *m->ob);
+    m->ready = calloc(nt * m->nb, sizeof *m->ready);
+    *bbytes = calloc(nt * m->nb, sizeof **bbytes);
+    if (m->db == NULL || m->ob == NULL || m->ready == NULL ||
+        *bbytes == NULL)
+        return HS_ERR_NOMEM;
+    hs_err_t rc = hs_replay_bucket_layout(s, ref, m->nb, m->ready, *bbytes,
+                                          res, err);
+    if (rc != HS_OK)
+        return rc;
+    if (o->overlap == HS_OVERLAP_LAST_BUCKET) {
+        /* one bucket per type: the arrays stay nb-sized, only their
+           first entries are used from here on */
+        hs_replay_bucket_gather(nt, m->nb, m->ready, *bbytes);
+        m->nb = 1;
+    }
+    return HS_OK;
+}
+
+/* Per ring position j: its type, chunk transfer times (whole payload and
+   per bucket), processing cost, base compute (base[j]) and the end of
+   its first batch load (m->f); returns the earliest such end. */
+static int64_t hs__fast_positions(hs__fast_t *m, const hs_scenario_t *s,
+                                  const hs_replay_opts_t *o,
+                                  hs__comp_t *base, double *payload,
+                                  const double *bbytes)
+{
+    int64_t cl_start0 = INT64_MAX;
+    size_t n = m->n, j;
+
+    for (j = 0; j < s->n_types; j++)
+        payload[j] = hs_profile_payload_bytes(&s->types[j].profile);
+    for (j = 0; j < n; j++) {
+        uint32_t x = s->ring[j], t = s->devices[x].type, b;
+        const hs_profile_t *p = &s->types[t].profile;
+        m->type[j] = t;
+        m->d[j] = hs_edge_chunk_ns(s, j, payload[t], (double)n);
+        for (b = 0; m->buckets && b < m->nb; b++)
+            m->db[(size_t)b * n + j] = hs_edge_chunk_ns(
+                s, j, bbytes[(size_t)t * m->nb + b], (double)n);
+        m->w[j] = m->comm ? llround(p->comm_ns_per_byte * payload[t] /
+                                    (double)n) : 0;
+        hs__compute(s, o, x, -1, &base[j]);
+        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
+        m->f[j] = base[j].dl;
+        if (m->f[j] < cl_start0)
+            cl_start0 = m->f[j];
+    }
+    return cl_start0;
+}
+
+/* Replays step k of every device (plan, rings, then each device's
+   optimizer and next batch), counting the events the engine would have
+   run; the step's end into *end_ns. */
+static void hs__fast_step(hs__fast_t *m, const hs_scenario_t *s,
+                          const hs_replay_opts_t *o, hs__comp_t *base,
+                          hs__comp_t *comp, uint8_t *touched, int64_t *rd,
+                          uint32_t k, uint32_t steps, int64_t *end_ns)
+{
+    size_t n = m->n, j;
+    int64_t end = INT64_MIN;
+
+    hs__plan_step(s, o, m, base, comp, touched, k);
+    if (m->comm) {
+        memset(m->debt, 0, n * sizeof *m->debt);
+        hs__ring_comm(m, rd);
+    } else {
+        hs__rings(m, rd);
+    }
+    /* ARRIVE */
+    m->n_events += (uint64_t)n * (uint64_t)m->rounds * m->nb;
+    for (j = 0; j < n; j++) {
+        int64_t tb = rd[j], dd, fn, bwd = m->t3[j] + m->debt[j];
+        /* patent: RING_OPEN (buckets: one per bucket), and BWD_DONE
+           when the ring beats the backward; none: the BWD_DONE that
+           opens the ring */
+        m->n_events += m->buckets ? m->nb : 1;
+        if (m->patent && tb < bwd) {
+            tb = bwd;
+            m->n_events++;
+        }
+        dd = tb + comp[j].opt;
+        m->n_events += comp[j].opt > 0;
+        fn = m->f[j] + comp[j].dl;
+        if (fn > dd)
+            m->n_events++; /* DL_DONE: it waits for the batch */
+        else
+            fn = dd;
+        if (k >= 1 || steps == 1)
+            m->sum[j] += fn - m->f[j];
+        if (fn > end)
+            end = fn;
+        m->f[j] = fn;
+    }
+    *end_ns = end;
+}
+
+/* What the fast path ran (modes, counts) and what it held, into res. */
+static void hs__fast_describe(const hs__fast_t *m, const hs_scenario_t *s,
+                              const hs_replay_opts_t *o, uint32_t steps,
+                              int64_t end_ns, hs_replay_result_t *res)
+{
+    size_t n = m->n, nt = s->n_types ? s->n_types : 1;
+
+    res->steps = steps;
+    res->overlap = (o->overlap == HS_OVERLAP_BUCKETS ||
+                    o->overlap == HS_OVERLAP_LAST_BUCKET) && !m->buckets
+                       ? HS_OVERLAP_NONE
+                       : o->overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = "ring";
+    res->send = o->send;
+    res->hop_wait = o->hop_wait;
+    res->stochastic = 0;
+    res->seed = o->seed;
+    res->n_buckets = m->nb;
+    res->streams = 1;
+    res->streams_asked = o->streams;
+    res->n_events = m->n_events;
+    res->end_ns = end_ns;
+    res->queue_high_water = 0;
+    res->state_bytes = (3 * (n + 2) + 10 * n) * sizeof(int64_t) +
+                       n * (2 * sizeof(hs__comp_t) + 1) +
+                       steps * sizeof(int64_t) + n * sizeof(uint32_t) +
+                       (m->buckets ? 2 * (size_t)m->nb * n * sizeof(int64_t) +
+                                         nt * m->nb * sizeof(double) : 0);
+}
+
 hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          hs_replay_result_t **out, hs_error_t *err)
 {
@@ -473,14 +656,12 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_prediction_t *pred = NULL;
     hs__comp_t *base = NULL, *comp = NULL;
     uint8_t *touched = NULL;
-    int64_t *cl_end = NULL, *rd = NULL, cl_start0 = INT64_MAX, n_sum;
+    int64_t *cl_end = NULL, *rd = NULL, cl_start0, n_sum;
     char why[200];
     hs_err_t rc;
     size_t n, j, nt;
     uint32_t k, steps;
     double *payload = NULL, *bbytes = NULL;
-    const hs_profile_t *ref = NULL;
-    int bad;
 
     *out = NULL;
     memset(&m, 0, sizeof m);
@@ -508,136 +689,25 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (m.buf == NULL || base == NULL || comp == NULL || touched == NULL ||
         cl_end == NULL || payload == NULL || res == NULL)
         goto nomem;
-    m.a = m.buf + 1;
-    m.b = m.a + n + 2;
-    m.e = m.b + n + 2;
-    m.v = m.e + n + 1;
-    m.d = m.v + n;
-    m.w = m.d + n;
-    m.f = m.w + n;
-    m.o = m.f + n;
-    m.t3 = m.o + n;
-    m.debt = m.t3 + n;
-    m.pf = m.debt + n;
-    m.sum = m.pf + n;
-    rd = m.sum + n;
-    res->n_devices = n;
-    res->n_types = s->n_types;
-    res->dev_step_ns = calloc(n, sizeof *res->dev_step_ns);
-    res->dev_closed_ns = calloc(n, sizeof *res->dev_closed_ns);
-    res->dev_closed_ext_ns = calloc(n, sizeof *res->dev_closed_ext_ns);
-    res->type_closed_ext_ns = calloc(nt, sizeof *res->type_closed_ext_ns);
-    res->type_step_ns = calloc(nt, sizeof *res->type_step_ns);
-    res->type_closed_ns = calloc(nt, sizeof *res->type_closed_ns);
-    res->cluster_step_ns = calloc(steps, sizeof *res->cluster_step_ns);
-    if (res->dev_step_ns == NULL || res->dev_closed_ns == NULL ||
-        res->dev_closed_ext_ns == NULL || res->type_closed_ext_ns == NULL ||
-        res->type_step_ns == NULL || res->type_closed_ns == NULL ||
-        res->cluster_step_ns == NULL)
+    rd = hs__fast_carve(&m, n);
+    if (hs_replay_result_arrays(res, n, s->n_types, steps) != 0)
         goto nomem;
-
-    /* the rings of a step: buckets mode as hs_replay.c decides it */
-    m.nb = 1;
-    if (o->overlap == HS_OVERLAP_BUCKETS ||
-        o->overlap == HS_OVERLAP_LAST_BUCKET) {
-        ref = hs__bucket_ref(s, &bad);
-        if (ref == NULL) {
-            hs__note(res, "overlap %s: no profile lists gradient "
-                          "buckets; one ring after the whole backward "
-                          "(as overlap none)",
-                     hs_overlap_name(o->overlap));
-        } else {
-            m.buckets = 1;
-            m.patent = 1; /* as patent: the ring may beat the backward */
-            m.nb = (uint32_t)ref->n_buckets;
-        }
-    }
-    m.type = calloc(n, sizeof *m.type);
-    if (m.type == NULL)
+    rc = hs__fast_buckets(&m, s, o, res, &bbytes, err);
+    if (rc == HS_ERR_NOMEM)
         goto nomem;
-    m.db = m.d;
-    if (m.buckets) {
-        m.db = calloc((size_t)m.nb * n, sizeof *m.db);
-        m.ob = calloc((size_t)m.nb * n, sizeof *m.ob);
-        m.ready = calloc(nt * m.nb, sizeof *m.ready);
-        bbytes = calloc(nt * m.nb, sizeof *bbytes);
-        if (m.db == NULL || m.ob == NULL || m.ready == NULL ||
-            bbytes == NULL)
-            goto nomem;
-        rc = hs_replay_bucket_layout(s, ref, m.nb, m.ready, bbytes, res,
-                                     err);
-        if (rc != HS_OK)
-            goto fail;
-        if (o->overlap == HS_OVERLAP_LAST_BUCKET) {
-            /* one bucket per type: the arrays stay nb-sized, only
-               their first entries are used from here on */
-            hs_replay_bucket_gather(nt, m.nb, m.ready, bbytes);
-            m.nb = 1;
-        }
-    }
-
-    for (j = 0; j < s->n_types; j++)
-        payload[j] = hs_profile_payload_bytes(&s->types[j].profile);
-    for (j = 0; j < n; j++) {
-        uint32_t x = s->ring[j], t = s->devices[x].type, b;
-        const hs_profile_t *p = &s->types[t].profile;
-        m.type[j] = t;
-        m.d[j] = hs_edge_chunk_ns(s, j, payload[t], (double)n);
-        for (b = 0; m.buckets && b < m.nb; b++)
-            m.db[(size_t)b * n + j] = hs_edge_chunk_ns(
-                s, j, bbytes[(size_t)t * m.nb + b], (double)n);
-        m.w[j] = m.comm ? llround(p->comm_ns_per_byte * payload[t] /
-                                  (double)n) : 0;
-        hs__compute(s, o, x, -1, &base[j]);
-        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
-        m.f[j] = base[j].dl;
-        if (m.f[j] < cl_start0)
-            cl_start0 = m.f[j];
-    }
+    if (rc != HS_OK)
+        goto fail;
+    cl_start0 = hs__fast_positions(&m, s, o, base, payload, bbytes);
     m.n_events = n; /* the initial DL_DONEs */
     n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
-
     for (k = 0; k < steps; k++) {
-        int64_t end = INT64_MIN;
         if (o->stop != NULL && *o->stop) {
             rc = hs_error_setf(err, HS_ERR_USAGE, "interrupted");
             goto fail;
         }
-        hs__plan_step(s, o, &m, base, comp, touched, k);
-        if (m.comm) {
-            memset(m.debt, 0, n * sizeof *m.debt);
-            hs__ring_comm(&m, rd);
-        } else {
-            hs__rings(&m, rd);
-        }
-        /* ARRIVE */
-        m.n_events += (uint64_t)n * (uint64_t)m.rounds * m.nb;
-        for (j = 0; j < n; j++) {
-            int64_t tb = rd[j], dd, fn, bwd = m.t3[j] + m.debt[j];
-            /* patent: RING_OPEN (buckets: one per bucket), and BWD_DONE
-               when the ring beats the backward; none: the BWD_DONE that
-               opens the ring */
-            m.n_events += m.buckets ? m.nb : 1;
-            if (m.patent && tb < bwd) {
-                tb = bwd;
-                m.n_events++;
-            }
-            dd = tb + comp[j].opt;
-            m.n_events += comp[j].opt > 0;
-            fn = m.f[j] + comp[j].dl;
-            if (fn > dd)
-                m.n_events++; /* DL_DONE: it waits for the batch */
-            else
-                fn = dd;
-            if (k >= 1 || steps == 1)
-                m.sum[j] += fn - m.f[j];
-            if (fn > end)
-                end = fn;
-            m.f[j] = fn;
-        }
-        cl_end[k] = end;
+        hs__fast_step(&m, s, o, base, comp, touched, rd, k, steps,
+                      &cl_end[k]);
     }
-
     /* back from ring positions to listing order */
     for (j = 0; j < n; j++)
         res->dev_step_ns[s->ring[j]] =
@@ -645,28 +715,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_replay_figures(s, steps, cl_end, cl_start0, pred, res, err);
     if (rc != HS_OK)
         goto fail;
-    res->steps = steps;
-    res->overlap = (o->overlap == HS_OVERLAP_BUCKETS ||
-                    o->overlap == HS_OVERLAP_LAST_BUCKET) && !m.buckets
-                       ? HS_OVERLAP_NONE
-                       : o->overlap;
-    res->overlap_asked = o->overlap;
-    res->collective = "ring";
-    res->send = o->send;
-    res->hop_wait = o->hop_wait;
-    res->stochastic = 0;
-    res->seed = o->seed;
-    res->n_buckets = m.nb;
-    res->streams = 1;
-    res->streams_asked = o->streams;
-    res->n_events = m.n_events;
-    res->end_ns = cl_end[steps - 1];
-    res->queue_high_water = 0;
-    res->state_bytes = (3 * (n + 2) + 10 * n) * sizeof(int64_t) +
-                       n * (2 * sizeof(hs__comp_t) + 1) +
-                       steps * sizeof(int64_t) + n * sizeof(uint32_t) +
-                       (m.buckets ? 2 * (size_t)m.nb * n * sizeof(int64_t) +
-                                        nt * m.nb * sizeof(double) : 0);
+    hs__fast_describe(&m, s, o, steps, cl_end[steps - 1], res);
     hs__fast_free(&m);
     free(bbytes);
     free(base);
