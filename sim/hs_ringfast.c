@@ -137,7 +137,7 @@ static int hs__hopwait(const hs_scenario_t *s)
 static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
 {
     size_t t, b, ref_t, odd_t;
-    const hs_profile_t *ref = hs_replay_bucket_ref(s, &ref_t, &odd_t);
+    const hs_profile_t *ref = hs_bucket_ref(s, &ref_t, &odd_t);
 
     *bad = ref != NULL && odd_t < s->n_types;
     for (t = 0; ref != NULL && t < s->n_types; t++) {
@@ -486,7 +486,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     memset(&m, 0, sizeof m);
     if (!hs_ringfast_supports(s, o, why, sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
-    rc = hs_closed_predict_coll(s, &hs_coll_ring, &pred, err);
+    rc = hs_closed_predict_with(s, &hs_coll_ring, o->overlap, &pred, err);
     if (rc != HS_OK)
         return rc;
     n = s->n_devices;
@@ -564,14 +564,14 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         if (m.db == NULL || m.ob == NULL || m.ready == NULL ||
             bbytes == NULL)
             goto nomem;
-        rc = hs_replay_bucket_layout(s, ref, m.nb, m.ready, bbytes, res,
-                                     err);
+        rc = hs_bucket_layout(s, ref, m.nb, m.ready, bbytes, &res->notes,
+                              &res->n_notes, err);
         if (rc != HS_OK)
             goto fail;
         if (o->overlap == HS_OVERLAP_LAST_BUCKET) {
             /* one bucket per type: the arrays stay nb-sized, only
                their first entries are used from here on */
-            hs_replay_bucket_gather(nt, m.nb, m.ready, bbytes);
+            hs_bucket_gather(nt, m.nb, m.ready, bbytes);
             m.nb = 1;
         }
     }

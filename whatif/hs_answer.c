@@ -86,6 +86,7 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        hs_answer_replay_t mode, const hs_trace_sink_t *sinks,
                        size_t n_sinks, hs_answer_t **out, hs_error_t *err)
 {
+    const hs_collective_t *coll;
     hs_answer_t *a;
     hs_error_t rerr;
     hs_err_t rc;
@@ -103,7 +104,12 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     a->est[HS_PREDICTOR_REPLAY].step_ns = -1;
     a->est[HS_PREDICTOR_REPLAY].epoch_ns = -1;
     a->est[HS_PREDICTOR_REPLAY].total_ns = -1;
-    rc = hs_closed_predict(s, &a->closed, err);
+    /* the extended form follows the overlap the replay runs */
+    rc = hs_collective_find(s->collective, &coll, err);
+    if (rc == HS_OK)
+        rc = hs_closed_predict_with(s, coll,
+                                    o != NULL ? o->overlap : s->overlap,
+                                    &a->closed, err);
     if (rc != HS_OK)
         goto fail;
     a->iters_per_epoch = a->closed->iters_per_epoch;
