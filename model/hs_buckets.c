@@ -14,6 +14,23 @@
     ((void)(notes != NULL ? hs_notes_add_to(notes, n_notes, __VA_ARGS__) \
                           : 0))
 
+int hs_bucket_empty(const hs_scenario_t *s, const hs_profile_t *ref)
+{
+    size_t t, b;
+
+    for (t = 0; t < s->n_types; t++) {
+        const hs_profile_t *p = &s->types[t].profile;
+        const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
+        double sum = 0;
+
+        for (b = 0; b < src->n_buckets; b++)
+            sum += (double)src->buckets[b].bytes;
+        if (sum <= 0)
+            return 1;
+    }
+    return 0;
+}
+
 hs_err_t hs_bucket_layout(const hs_scenario_t *s, const hs_profile_t *ref,
                           size_t nb, double *ready, double *bytes,
                           char ***notes, size_t *n_notes, hs_error_t *err)

@@ -24,6 +24,13 @@ const hs_profile_t *hs_bucket_ref(const hs_scenario_t *s, size_t *ref_t,
                                   size_t *odd_t);
 
 /*
+ * 1 when some type's buckets (its own, or ref's where it lists none) hold
+ * no bytes: the replay refuses that layout (hs_bucket_layout fails on it);
+ * else 0.  ref as hs_bucket_ref returns it, not NULL.
+ */
+int hs_bucket_empty(const hs_scenario_t *s, const hs_profile_t *ref);
+
+/*
  * Per type t and bucket b (nb of them, ref the reference above), the ready
  * time from the backward's start (unscaled by compute; made
  * non-decreasing) into ready[t nb + b] and the bytes (scaled to the type's

@@ -34,25 +34,6 @@ void hs_closed_overlap_clear(hs_closed_overlap_t *ov)
     memset(ov, 0, sizeof *ov);
 }
 
-/* 1 when some type's buckets (its own, or the reference's it borrows)
-   hold no bytes: the replay refuses that layout. */
-static int hs__buckets_empty(const hs_scenario_t *s, const hs_profile_t *ref)
-{
-    size_t t, b;
-
-    for (t = 0; t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile;
-        const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
-        double sum = 0;
-
-        for (b = 0; b < src->n_buckets; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (sum <= 0)
-            return 1;
-    }
-    return 0;
-}
-
 hs_err_t hs_closed_overlap_init(const hs_scenario_t *s, hs_overlap_t asked,
                                 hs_closed_overlap_t *out, hs_error_t *err)
 {
@@ -70,7 +51,7 @@ hs_err_t hs_closed_overlap_init(const hs_scenario_t *s, hs_overlap_t asked,
     else if (odd_t < s->n_types)
         out->why_none = "the profiles list different numbers of gradient "
                         "buckets";
-    else if (hs__buckets_empty(s, ref))
+    else if (hs_bucket_empty(s, ref))
         out->why_none = "a type's gradient buckets hold 0 bytes";
     if (out->why_none != NULL) {
         out->mode = HS_OVERLAP_NONE;

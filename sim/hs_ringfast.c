@@ -136,19 +136,10 @@ static int hs__hopwait(const hs_scenario_t *s)
    bytes (the replay fails on both). */
 static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
 {
-    size_t t, b, ref_t, odd_t;
+    size_t ref_t, odd_t;
     const hs_profile_t *ref = hs_bucket_ref(s, &ref_t, &odd_t);
 
-    *bad = ref != NULL && odd_t < s->n_types;
-    for (t = 0; ref != NULL && t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile;
-        const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
-        double sum = 0;
-        for (b = 0; b < src->n_buckets; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (sum <= 0)
-            *bad = 1;
-    }
+    *bad = ref != NULL && (odd_t < s->n_types || hs_bucket_empty(s, ref));
     return ref;
 }
 
