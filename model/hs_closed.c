@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_buckets.h"
 #include "hs_checked.h"
+#include "hs_edge.h"
 #include "hs_notes.h"
 #include "hs_phases.h"
 #include "hs_units.h"
@@ -23,13 +25,137 @@ int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     return hs_coll_ring.allreduce_ns(s, d);
 }
 
-/* Fills one device's record, T_ar(i) from collective c; returns T(i). */
+void hs_closed_overlap_clear(hs_closed_overlap_t *ov)
+{
+    if (ov == NULL)
+        return;
+    free(ov->ready);
+    free(ov->bytes);
+    memset(ov, 0, sizeof *ov);
+}
+
+hs_err_t hs_closed_overlap_init(const hs_scenario_t *s, hs_overlap_t asked,
+                                hs_closed_overlap_t *out, hs_error_t *err)
+{
+    const hs_profile_t *ref;
+    size_t ref_t, odd_t, nb, nt = s->n_types ? s->n_types : 1;
+
+    memset(out, 0, sizeof *out);
+    out->asked = out->mode = asked;
+    if (asked != HS_OVERLAP_BUCKETS && asked != HS_OVERLAP_LAST_BUCKET)
+        return HS_OK;
+    /* as the replay decides it (sim/hs_replay_setup.c) */
+    ref = hs_bucket_ref(s, &ref_t, &odd_t);
+    if (ref == NULL)
+        out->why_none = "no profile lists gradient buckets";
+    else if (odd_t < s->n_types)
+        out->why_none = "the profiles list different numbers of gradient "
+                        "buckets";
+    else if (hs_bucket_empty(s, ref))
+        out->why_none = "a type's gradient buckets hold 0 bytes";
+    if (out->why_none != NULL) {
+        out->mode = HS_OVERLAP_NONE;
+        return HS_OK;
+    }
+    nb = ref->n_buckets;
+    out->ready = calloc(nt * nb, sizeof *out->ready);
+    out->bytes = calloc(nt * nb, sizeof *out->bytes);
+    if (out->ready == NULL || out->bytes == NULL) {
+        hs_closed_overlap_clear(out);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    /* cannot fail: the 0-byte layout was ruled out above */
+    (void)hs_bucket_layout(s, ref, nb, out->ready, out->bytes, NULL, NULL,
+                           NULL);
+    if (asked == HS_OVERLAP_LAST_BUCKET) {
+        hs_bucket_gather(s->n_types, nb, out->ready, out->bytes);
+        nb = 1;
+    }
+    out->nb = nb;
+    return HS_OK;
+}
+
+void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
+                         const hs_closed_overlap_t *ov, uint32_t d,
+                         int64_t *out)
+{
+    int64_t rounds, r;
+    size_t b, t = s->devices[d].type;
+    hs_coll_round_t rd;
+
+    if (ov == NULL || ov->mode != HS_OVERLAP_BUCKETS)
+        return;
+    rounds = c->rounds_of != NULL ? c->rounds_of(s)
+                                  : c->rounds((uint32_t)s->n_devices);
+    c->round(s, d, 0, &rd);
+    for (b = 0; b < ov->nb; b++) {
+        double bytes = ov->bytes[t * ov->nb + b];
+
+        if (c->uniform) {
+            /* every round takes round 0's edge and chunk */
+            out[b] = rounds * hs_edge_chunk_ns(s, rd.edge, bytes,
+                                               (double)rd.parts);
+            continue;
+        }
+        out[b] = 0;
+        for (r = 0; r < rounds; r++) {
+            hs_coll_round_t x;
+
+            c->round(s, d, r, &x);
+            out[b] += hs_edge_chunk_ns(s, x.edge, bytes, (double)x.parts);
+        }
+    }
+}
+
+int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
+                              const hs_phases_t *ph, int64_t dl_ns,
+                              int64_t ar_ns, const int64_t *bucket_ar_ns)
+{
+    /* the whole backward: max(t_bwd scaled, t_b1) */
+    int64_t bwd = ph->b1_ns + ph->rest_ns, ring, ext;
+    hs_overlap_t mode = ov != NULL ? ov->mode : HS_OVERLAP_PATENT;
+    size_t b;
+
+    switch (mode) {
+    case HS_OVERLAP_NONE:
+        /* the ring opens when the backward is over */
+        ring = bwd + ar_ns;
+        break;
+    case HS_OVERLAP_LAST_BUCKET:
+        /* one ring of M when the last bucket is ready */
+        ring = hs_phases_ready_ns(ov->ready[type], ph->scale) + ar_ns;
+        break;
+    case HS_OVERLAP_BUCKETS:
+        /* bucket b's ring starts when it is ready and the ring before it
+           is done: E_b = max(E_{b-1}, r_b) + T_ar,b (one stream; several
+           streams share each edge, so the last ring ends no sooner) */
+        ring = 0;
+        for (b = 0; b < ov->nb; b++) {
+            int64_t at = hs_phases_ready_ns(ov->ready[type * ov->nb + b],
+                                            ph->scale);
+
+            ring = (at > ring ? at : ring) +
+                   (bucket_ar_ns != NULL ? bucket_ar_ns[b] : 0);
+        }
+        break;
+    default:
+        /* patent: after the first backward operator */
+        ring = ph->b1_ns + ar_ns;
+        break;
+    }
+    /* the optimizer follows the later of the backward and the ring */
+    ext = ph->fwd_ns + (bwd > ring ? bwd : ring) + ph->opt_ns;
+    return dl_ns > ext ? dl_ns : ext;
+}
+
+/* Fills one device's record, T_ar(i) from collective c, T_ext(i) in
+   overlap ov (bar: room for ov->nb bucket all-reduces); returns T(i). */
 static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
-                          uint32_t d, hs_dev_pred_t *r)
+                          const hs_closed_overlap_t *ov, uint32_t d,
+                          int64_t *bar, hs_dev_pred_t *r)
 {
     const hs_profile_t *p = &s->types[s->devices[d].type].profile;
     hs_phases_t ph;
-    int64_t bwd, opt;
 
     hs_phases_derive(s, d, -1, NULL, 0, NULL, &ph);
     r->t_dl_ns = p->t_dl.known ? hs_phases_dl_ns(s, d, p->t_dl.mean_ns) : 0;
@@ -39,17 +165,9 @@ static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
     r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
     r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
     r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
-    /* the whole backward: max(t_bwd scaled, t_b1), so that
-       max(bwd, b1 + T_ar) is the backward or the ring, whichever ends
-       later (T_ar >= 0) */
-    bwd = ph.b1_ns + ph.rest_ns;
-    opt = ph.opt_ns;
-    r->t_ext_ns = r->t_fwd_ns +
-                  (bwd > r->t_b1_ns + r->t_ar_ns ? bwd
-                                                 : r->t_b1_ns + r->t_ar_ns) +
-                  opt;
-    if (r->t_dl_ns > r->t_ext_ns)
-        r->t_ext_ns = r->t_dl_ns;
+    hs_closed_bucket_ar(s, c, ov, d, bar);
+    r->t_ext_ns = hs_closed_ext_step_ns(ov, s->devices[d].type, &ph,
+                                        r->t_dl_ns, r->t_ar_ns, bar);
     return r->t_step_ns;
 }
 
@@ -63,14 +181,24 @@ int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
 {
     hs_dev_pred_t r;
 
-    return hs__device(s, c, d, &r);
+    return hs__device(s, c, NULL, d, NULL, &r);
 }
 
 int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
 {
+    hs_closed_overlap_t ov;
     hs_dev_pred_t r;
+    int64_t *bar = NULL;
 
-    hs__device(s, &hs_coll_ring, d, &r);
+    if (hs_closed_overlap_init(s, s->overlap, &ov, NULL) != HS_OK)
+        return -1;
+    if (ov.nb > 0 && (bar = malloc(ov.nb * sizeof *bar)) == NULL) {
+        hs_closed_overlap_clear(&ov);
+        return -1;
+    }
+    hs__device(s, &hs_coll_ring, &ov, d, bar, &r);
+    free(bar);
+    hs_closed_overlap_clear(&ov);
     return r.t_ext_ns;
 }
 
@@ -137,38 +265,33 @@ hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
     *out = NULL;
     if ((rc = hs_collective_find(s->collective, &c, err)) != HS_OK)
         return rc;
-    return hs_closed_predict_coll(s, c, out, err);
+    return hs_closed_predict_with(s, c, s->overlap, out, err);
 }
 
 hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
                                 const hs_collective_t *c,
                                 hs_prediction_t **out, hs_error_t *err)
 {
-    hs_prediction_t *p;
-    size_t i, t;
-    uint64_t total_samples = 0, sum_batch = 0, iters_min = UINT64_MAX;
-    long double shard_sum = 0;
-    int64_t worst_ar = -1;
-    int epoch_known = 1;
-    char b1[64], b2[64];
+    return hs_closed_predict_with(s, c, s->overlap, out, err);
+}
 
-    *out = NULL;
-    if (hs_scenario_require_profiles(s, err) != HS_OK)
-        return err != NULL ? err->code : HS_ERR_SCHEMA;
-    /* nothing below can overflow once this passed (T(i), T_ar) */
-    if (hs_scenario_check_ranges(s, 0, err) != HS_OK)
-        return err != NULL ? err->code : HS_ERR_RANGE;
-    if (c->check != NULL && c->check(s, err) != HS_OK)
-        return err != NULL ? err->code : HS_ERR_SCHEMA;
-    p = calloc(1, sizeof *p);
+/* A new prediction for s with its per-device and per-type records, the
+   type means filled in; NULL when out of memory. */
+static hs_prediction_t *hs__pred_new(const hs_scenario_t *s)
+{
+    hs_prediction_t *p = calloc(1, sizeof *p);
+    size_t t;
+
     if (p == NULL)
-        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        return NULL;
     p->n_devices = s->n_devices;
     p->n_types = s->n_types;
     p->dev = malloc(s->n_devices * sizeof *p->dev);
     p->types = calloc(s->n_types, sizeof *p->types);
-    if (p->dev == NULL || p->types == NULL)
-        goto nomem;
+    if (p->dev == NULL || p->types == NULL) {
+        hs_prediction_free(p);
+        return NULL;
+    }
     for (t = 0; t < s->n_types; t++) {
         hs_type_pred_t *tp = &p->types[t];
         const hs_profile_t *pr = &s->types[t].profile;
@@ -180,14 +303,27 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
         tp->t_ar_max_ns = tp->t_step_max_ns = -1;
     }
     p->step_ns = -1;
+    return p;
+}
+
+/* Every device's T(i) and T_ext(i) (bar: room for ov->nb bucket
+   all-reduces), and the extremes per type and over the cluster; the sum
+   of the devices' batches into *sum_batch. */
+static void hs__pred_devices(const hs_scenario_t *s, const hs_collective_t *c,
+                             const hs_closed_overlap_t *ov, int64_t *bar,
+                             hs_prediction_t *p, uint64_t *sum_batch)
+{
+    int64_t worst_ar = -1;
+    size_t i;
+
     for (i = 0; i < s->n_devices; i++) {
         hs_dev_pred_t *r = &p->dev[i];
         uint32_t ty = s->devices[i].type;
         hs_type_pred_t *tp = &p->types[ty];
-        int64_t ts = hs__device(s, c, (uint32_t)i, r);
+        int64_t ts = hs__device(s, c, ov, (uint32_t)i, bar, r);
 
         tp->count++;
-        sum_batch += s->types[ty].batch;
+        *sum_batch += s->types[ty].batch;
         if (r->t_ar_ns < tp->t_ar_min_ns)
             tp->t_ar_min_ns = r->t_ar_ns;
         if (r->t_ar_ns > tp->t_ar_max_ns)
@@ -212,13 +348,29 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
             p->bottleneck_link = s->devices[i].ring_pos;
         }
     }
-    /* iterations per epoch: I = max_t ceil(d_t / b_t) */
+}
+
+/* The epoch and the total: I = max_t ceil(d_t / b_t), T_epoch = I x
+   T_step, T_total = E x T_epoch, checked, within the time limit, or an
+   error that names the key to blame.  Without shards nor a data set the
+   epoch stays unknown (iters_per_epoch 0, a warning). */
+static hs_err_t hs__pred_epoch(const hs_scenario_t *s, hs_prediction_t *p,
+                               uint64_t sum_batch, uint64_t *iters_min,
+                               hs_error_t *err)
+{
+    uint64_t total_samples = 0;
+    long double shard_sum = 0;
+    int epoch_known = 1;
+    int64_t iters = 0, e = 0, tot = 0;
+    size_t t;
+
     if (s->dataset_total != 0)
         total_samples = s->dataset_is_bytes
                             ? (s->sample_bytes ? s->dataset_total /
                                                      s->sample_bytes
                                                : 0)
                             : s->dataset_total;
+    *iters_min = UINT64_MAX;
     for (t = 0; t < s->n_types; t++) {
         hs_type_pred_t *tp = &p->types[t];
         uint64_t b = s->types[t].batch;
@@ -233,52 +385,55 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
         shard_sum += (long double)tp->shard_samples * (long double)tp->count;
         if (tp->iters > p->iters_per_epoch)
             p->iters_per_epoch = tp->iters;
-        if (tp->iters < iters_min)
-            iters_min = tp->iters;
+        if (tp->iters < *iters_min)
+            *iters_min = tp->iters;
     }
-    if (epoch_known && p->iters_per_epoch > 0) {
-        int64_t iters = 0, e = 0, tot = 0;
-        hs_err_t rc = HS_OK;
-        /* T_epoch = I x T_step, T_total = E x T_epoch: checked, within
-           the time limit, or an error that names the key to blame */
-        if (hs_checked_u64_to_i64(p->iters_per_epoch, &iters) != 0 ||
-            hs_checked_mul_i64(iters, p->step_ns, &e) != 0 ||
-            !hs_checked_time_ok(e)) {
-            char key[300], st[64];
-            hs__iters_key(s, p, key, sizeof key);
-            rc = hs_scenario_fail(
-                s, key, HS_ERR_RANGE, err,
-                "one epoch of %llu iterations of a %s step would take "
-                "%.3g ns; hetsim handles times up to 1e18 ns (31.7 years)",
-                (unsigned long long)p->iters_per_epoch,
-                hs_fmt_time(p->step_ns, st, sizeof st),
-                (double)p->iters_per_epoch * (double)p->step_ns);
-        } else if (hs_checked_mul_i64(e, (int64_t)s->epochs, &tot) != 0 ||
-                   !hs_checked_time_ok(tot)) {
-            char ep[64];
-            rc = hs_scenario_fail(
-                s, "job.epochs", HS_ERR_RANGE, err,
-                "%u epochs of %s would take %.3g ns; hetsim handles times "
-                "up to 1e18 ns (31.7 years)",
-                s->epochs, hs_fmt_time(e, ep, sizeof ep),
-                (double)e * (double)s->epochs);
-        }
-        if (rc != HS_OK) {
-            hs_prediction_free(p);
-            return rc;
-        }
-        p->epoch_ns = e;
-        p->total_ns = tot;
-        p->shards_unbalanced = iters_min != p->iters_per_epoch;
-        if (total_samples != 0)
-            p->shard_coverage = (double)(shard_sum / total_samples);
-    } else {
+    if (!epoch_known || p->iters_per_epoch == 0) {
         p->iters_per_epoch = 0;
         if (hs__warn(p, "epoch and total time unknown: give job.dataset "
                         "(size or samples) or a shard per device type") != 0)
-            goto nomem;
+            return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+        return HS_OK;
     }
-    /* warnings a careful user wants to see */
+    if (hs_checked_u64_to_i64(p->iters_per_epoch, &iters) != 0 ||
+        hs_checked_mul_i64(iters, p->step_ns, &e) != 0 ||
+        !hs_checked_time_ok(e)) {
+        char key[300], st[64];
+        hs__iters_key(s, p, key, sizeof key);
+        return hs_scenario_fail(
+            s, key, HS_ERR_RANGE, err,
+            "one epoch of %llu iterations of a %s step would take "
+            "%.3g ns; hetsim handles times up to 1e18 ns (31.7 years)",
+            (unsigned long long)p->iters_per_epoch,
+            hs_fmt_time(p->step_ns, st, sizeof st),
+            (double)p->iters_per_epoch * (double)p->step_ns);
+    }
+    if (hs_checked_mul_i64(e, (int64_t)s->epochs, &tot) != 0 ||
+        !hs_checked_time_ok(tot)) {
+        char ep[64];
+        return hs_scenario_fail(
+            s, "job.epochs", HS_ERR_RANGE, err,
+            "%u epochs of %s would take %.3g ns; hetsim handles times "
+            "up to 1e18 ns (31.7 years)",
+            s->epochs, hs_fmt_time(e, ep, sizeof ep),
+            (double)e * (double)s->epochs);
+    }
+    p->epoch_ns = e;
+    p->total_ns = tot;
+    p->shards_unbalanced = *iters_min != p->iters_per_epoch;
+    if (total_samples != 0)
+        p->shard_coverage = (double)(shard_sum / total_samples);
+    return HS_OK;
+}
+
+/* The warnings a careful user wants to see; -1 when out of memory. */
+static int hs__pred_warnings(const hs_scenario_t *s,
+                             const hs_closed_overlap_t *ov,
+                             hs_prediction_t *p, uint64_t iters_min)
+{
+    char b1[64], b2[64];
+    size_t t;
+
     for (t = 0; t < s->n_types; t++) {
         const hs_profile_t *pr = &s->types[t].profile;
         const hs_type_pred_t *tp = &p->types[t];
@@ -288,7 +443,7 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
             hs__warn(p, "type '%s': t_dl unknown (not measured): data "
                         "loading is assumed hidden behind the device's work",
                      s->types[t].name) != 0)
-            goto nomem;
+            return -1;
         if (pr->t_bwd.known &&
             pr->t_bwd.mean_ns - pr->t_b1.mean_ns > tp->t_ar_max_ns &&
             hs__warn(p, "type '%s': the rest of the backward (%s) outlasts "
@@ -298,25 +453,76 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
                      hs_fmt_time(pr->t_bwd.mean_ns - pr->t_b1.mean_ns, b1,
                                  sizeof b1),
                      hs_fmt_time(tp->t_ar_max_ns, b2, sizeof b2)) != 0)
-            goto nomem;
+            return -1;
     }
+    if (ov->why_none != NULL &&
+        hs__warn(p, "overlap %s: %s, so the extended step opens the ring "
+                    "after the whole backward (as overlap none)",
+                 hs_overlap_name(ov->asked), ov->why_none) != 0)
+        return -1;
+    if (ov->asked != HS_OVERLAP_PATENT &&
+        hs__warn(p, "overlap %s: the source's formula T(i) opens the ring "
+                    "after the first backward operator (overlap patent); "
+                    "the extended step opens it as the replay does",
+                 hs_overlap_name(ov->asked)) != 0)
+        return -1;
     if (p->shards_unbalanced &&
         hs__warn(p, "shards are unbalanced: types need %llu to %llu "
                     "iterations per epoch, so some devices idle at the end "
                     "of each epoch",
                  (unsigned long long)iters_min,
                  (unsigned long long)p->iters_per_epoch) != 0)
-        goto nomem;
+        return -1;
     if (p->shard_coverage > 0 &&
         (p->shard_coverage < 0.99 || p->shard_coverage > 1.01) &&
         hs__warn(p, "the shards cover %.4g%% of the training set: an epoch "
                     "here is one pass over the shards, not over the whole "
                     "set",
                  p->shard_coverage * 100.0) != 0)
+        return -1;
+    return 0;
+}
+
+hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
+                                const hs_collective_t *c,
+                                hs_overlap_t overlap, hs_prediction_t **out,
+                                hs_error_t *err)
+{
+    hs_closed_overlap_t ov;
+    hs_prediction_t *p = NULL;
+    int64_t *bar = NULL;
+    uint64_t sum_batch = 0, iters_min = UINT64_MAX;
+    hs_err_t rc;
+
+    *out = NULL;
+    if (hs_scenario_require_profiles(s, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_SCHEMA;
+    /* nothing below can overflow once this passed (T(i), T_ar) */
+    if (hs_scenario_check_ranges(s, 0, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_RANGE;
+    if (c->check != NULL && c->check(s, err) != HS_OK)
+        return err != NULL ? err->code : HS_ERR_SCHEMA;
+    if ((rc = hs_closed_overlap_init(s, overlap, &ov, err)) != HS_OK)
+        return rc;
+    p = hs__pred_new(s);
+    if (p == NULL || (ov.nb > 0 && (bar = malloc(ov.nb * sizeof *bar)) ==
+                                       NULL))
         goto nomem;
+    p->overlap = ov.mode;
+    hs__pred_devices(s, c, &ov, bar, p, &sum_batch);
+    if ((rc = hs__pred_epoch(s, p, sum_batch, &iters_min, err)) != HS_OK)
+        goto fail;
+    if (hs__pred_warnings(s, &ov, p, iters_min) != 0)
+        goto nomem;
+    free(bar);
+    hs_closed_overlap_clear(&ov);
     *out = p;
     return HS_OK;
 nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+fail:
+    free(bar);
+    hs_closed_overlap_clear(&ov);
     hs_prediction_free(p);
-    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return rc;
 }

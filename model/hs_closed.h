@@ -9,11 +9,25 @@
  * with t_dl, T_fwd, t_b1 the means of its type (T_fwd and t_b1 scaled by the
  * device's compute_scale, extra_compute added), M = D n / (2(n-1)) from its
  * type's profile.  The cluster's step is max_i T(i); an epoch is
- * I = max_t ceil(d_t / b_t) steps; the total is epochs * epoch.
+ * I = max_t ceil(d_t / b_t) steps; the total is epochs * epoch.  T(i) is
+ * the source's formula: it opens the ring after the first backward
+ * operator (overlap patent) whatever the scenario's overlap.
  *
- * Beside the source's formula, hetsim reports an "extended" step that also
- * counts the rest of the backward and the optimizer where measured:
- *   T_ext(i) = max( t_dl, T_fwd + max(t_bwd, t_b1 + T_ar(i)) + t_opt ).
+ * Beside it, hetsim reports an "extended" step that also counts the rest of
+ * the backward and the optimizer, and opens the ring when the scenario's
+ * overlap mode (simulate.overlap) opens it in the replay:
+ *   T_ext(i) = max( t_dl, T_fwd + max(t_bwd, E(i)) + t_opt )
+ * with E(i), when device i's collective is done (from the backward's
+ * start), per overlap mode:
+ *   patent       E(i) = t_b1 + T_ar(i)
+ *   none         E(i) = t_bwd + T_ar(i)
+ *   last_bucket  E(i) = r_B + T_ar(i)
+ *   buckets      E(i) = E_B, E_1 = r_1 + T_ar,1(i),
+ *                E_b = max(E_{b-1}, r_b) + T_ar,b(i)
+ * where r_b is the ready time of gradient bucket b of B from the
+ * backward's start (scaled by the compute factor; r_B the last) and
+ * T_ar,b(i) the all-reduce of bucket b's bytes alone (hs_buckets.h gives
+ * the layout).
  */
 #ifndef HS_CLOSED_H
 #define HS_CLOSED_H
@@ -23,6 +37,9 @@
 #include "hs_collective.h"
 #include "hs_error.h"
 #include "hs_scenario.h"
+
+/* A device's compute in one step (model/hs_phases.h, internal). */
+struct hs_phases_s;
 
 /* What bounds a device's step. */
 typedef enum hs_bound_e {
@@ -37,7 +54,7 @@ typedef struct hs_dev_pred_s {
     int64_t t_ar_ns;       /* T_ar(i) */
     int64_t t_dev_ns;      /* T_fwd + t_b1 + T_ar */
     int64_t t_step_ns;     /* T(i) */
-    int64_t t_ext_ns;      /* T_ext(i) */
+    int64_t t_ext_ns;      /* T_ext(i), in the overlap mode in effect */
     hs_bound_t bound;
 } hs_dev_pred_t;
 
@@ -63,6 +80,9 @@ typedef struct hs_prediction_s {
     hs_type_pred_t *types;
     int64_t step_ns;           /* max_i T(i) */
     int64_t step_ext_ns;       /* max_i T_ext(i) */
+    hs_overlap_t overlap;      /* the mode T_ext(i) follows (in effect:
+                                  buckets and last_bucket become none when
+                                  no profile lists buckets) */
     uint32_t bottleneck_device;
     uint32_t bottleneck_link;  /* ring position k of the slowest edge
                                   ring[k] -> ring[k+1] (by T_ar) */
@@ -77,11 +97,66 @@ typedef struct hs_prediction_s {
     char **warnings;
 } hs_prediction_t;
 
+/* The overlap the extended form follows, prepared once per scenario: the
+   mode in effect and, for buckets and last_bucket, the bucket layout. */
+typedef struct hs_closed_overlap_s {
+    hs_overlap_t asked;    /* the mode asked */
+    hs_overlap_t mode;     /* in effect: buckets and last_bucket become
+                              none when no profile lists buckets, or when
+                              the profiles' buckets do not match (the
+                              replay refuses those) */
+    size_t nb;             /* buckets per type in ready and bytes: the
+                              profiles' count (buckets), 1 (last_bucket,
+                              gathered), 0 (patent, none) */
+    double *ready;         /* [t nb + b]: ns from the backward's start,
+                              not scaled by compute (hs_phases_ready_ns
+                              scales it) */
+    double *bytes;         /* [t nb + b]: the bucket's bytes */
+    const char *why_none;  /* why a bucket mode became none (a static
+                              phrase), NULL otherwise */
+} hs_closed_overlap_t;
+
+/*
+ * Prepares *out for overlap `asked` on scenario s (profiles required): the
+ * mode in effect and its bucket layout (hs_buckets.h), as the replay
+ * decides them.  Free with hs_closed_overlap_clear.  Fails only with
+ * HS_ERR_NOMEM; a layout the replay would refuse makes the mode none, with
+ * why_none set.
+ */
+hs_err_t hs_closed_overlap_init(const hs_scenario_t *s, hs_overlap_t asked,
+                                hs_closed_overlap_t *out, hs_error_t *err);
+
+/* Releases what ov owns and zeroes it (mode patent).  ov may be NULL. */
+void hs_closed_overlap_clear(hs_closed_overlap_t *ov);
+
+/*
+ * The extended T_ext of a device of type `type` (the formulas above) from
+ * its phases ph (hs_phases_derive), its step's data loading dl_ns, its
+ * all-reduce of the whole payload ar_ns and, in buckets mode, the nb
+ * all-reduces of its buckets alone bucket_ar_ns (hs_closed_bucket_ar;
+ * NULL: 0 each).  ov NULL: patent.  Pure; no allocation.
+ */
+int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
+                              const struct hs_phases_s *ph, int64_t dl_ns,
+                              int64_t ar_ns, const int64_t *bucket_ar_ns);
+
+/*
+ * The all-reduce of each bucket of ov alone on device d's edges, by
+ * collective c, into out[0 .. ov->nb - 1]: the rounds of c each taking
+ * latency + hs_xfer_ns(bucket bytes / parts) over the round's edge, as
+ * the replay times a chunk.  O(nb) for a uniform collective (the ring),
+ * O(nb x rounds) otherwise.  Nothing when ov->mode is not buckets.
+ */
+void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
+                         const hs_closed_overlap_t *ov, uint32_t d,
+                         int64_t *out);
+
 /*
  * Applies the closed form to scenario s with its collective
- * (s->collective, the ring when NULL).  Stores a new prediction in *out
- * (free with hs_prediction_free).  Fails with HS_ERR_RANGE when the numbers
- * make no epoch (no batch, an overflow).
+ * (s->collective, the ring when NULL) and its overlap (s->overlap).
+ * Stores a new prediction in *out (free with hs_prediction_free).  Fails
+ * with HS_ERR_RANGE when the numbers make no epoch (no batch, an
+ * overflow).
  */
 hs_err_t hs_closed_predict(const hs_scenario_t *s, hs_prediction_t **out,
                            hs_error_t *err);
@@ -93,11 +168,20 @@ hs_err_t hs_closed_predict_coll(const hs_scenario_t *s,
                                 const hs_collective_t *c,
                                 hs_prediction_t **out, hs_error_t *err);
 
+/* As hs_closed_predict_coll, the extended form following overlap mode
+   `overlap` instead of s->overlap (the replay's options may override the
+   scenario's). */
+hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
+                                const hs_collective_t *c,
+                                hs_overlap_t overlap, hs_prediction_t **out,
+                                hs_error_t *err);
+
 /* T(i) of device d alone (no allocation); what the replay compares with. */
 int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d);
 
-/* The extended T_ext(i) of device d (the ring): also the rest of the
-   backward and the optimizer. */
+/* The extended T_ext(i) of device d (the ring) in s->overlap: also the
+   rest of the backward and the optimizer.  In the bucket modes it builds
+   the layout each call (hs_closed_overlap_init); -1 when out of memory. */
 int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d);
 
 /* As hs_closed_device_ns with T_ar(i) from collective c. */

@@ -64,7 +64,7 @@
  *   last_bucket  one ring of M that opens when the type's LAST bucket is
  *            ready (backward start + max_b ready_b * c), the rest of the
  *            backward beside it: buckets mode on the same layout gathered
- *            into one bucket (hs_replay_bucket_gather).  Chosen on
+ *            into one bucket (hs_bucket_gather).  Chosen on
  *            tuning draws of gloo on CPU devices, where the early
  *            buckets' rings made little headway while the backward held
  *            the device's cores but the ring did not wait for the
@@ -1100,7 +1100,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
             (*out)->fast_path = 1;
         return rc;
     }
-    rc = hs_closed_predict_coll(s, coll, &pred, err);
+    rc = hs_closed_predict_with(s, coll, o->overlap, &pred, err);
     if (rc != HS_OK)
         return rc;
     res = calloc(1, sizeof *res);

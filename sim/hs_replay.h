@@ -113,7 +113,9 @@ typedef struct hs_replay_result_s {
     int64_t *dev_closed_ns;    /* the closed form's T(i) (the source's
                                   formula) */
     int64_t *dev_closed_ext_ns;/* its extended T_ext(i): also counts the
-                                  rest of the backward and the optimizer */
+                                  rest of the backward and the optimizer,
+                                  the ring opened as the overlap replayed
+                                  opens it (hs_closed.h) */
 
     /* per device type: the largest of its devices' figures */
     size_t n_types;

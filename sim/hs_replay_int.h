@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_buckets.h"
 #include "hs_closed.h"
 #include "hs_coll_engine.h"
 #include "hs_replay.h"
@@ -149,43 +150,6 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
                            const int64_t *cl_end, int64_t cl_start0,
                            const hs_prediction_t *pred,
                            hs_replay_result_t *res, hs_error_t *err);
-
-/*
- * The gradient-bucket layout of buckets mode, for the event replay and the
- * fast path alike: per type t and bucket b (nb of them, ref the first
- * profile that lists buckets), the ready time from the backward's start
- * (unscaled by compute; made non-decreasing) into ready[t nb + b] and the
- * bytes (scaled to the type's payload M) into bytes[t nb + b]; a type
- * without buckets borrows ref's, ready times stretched by the ratio of
- * backward (else forward) times.  Notes go to res.  HS_ERR_RANGE when a
- * type's buckets hold 0 bytes.
- */
-hs_err_t hs_replay_bucket_layout(const hs_scenario_t *s,
-                                 const hs_profile_t *ref, size_t nb,
-                                 double *ready, double *bytes,
-                                 hs_replay_result_t *res, hs_error_t *err);
-
-/*
- * last_bucket mode: gathers a layout of nb buckets per type (as
- * hs_replay_bucket_layout fills it) into one bucket per type, in place:
- * ready[t] becomes the type's last ready time, bytes[t] the sum of its
- * buckets (its payload M).  The first n_types entries of each array then
- * hold the layout; the rest is stale.  No allocation.
- */
-void hs_replay_bucket_gather(size_t n_types, size_t nb, double *ready,
-                             double *bytes);
-
-/*
- * The bucket layout's reference: the profile of the first type of s that
- * lists gradient buckets (its index in *ref_t), or NULL when none does
- * (*ref_t is then s->n_types).  *odd_t is the first type whose profile
- * lists a non-zero number of buckets other than the reference's
- * (s->n_types when every type agrees).  The pointer borrows from s.
- * Shared by the engine's setup (hs__replay_buckets) and the max-plus fast
- * path (hs_ringfast.c), so both judge a layout alike.
- */
-const hs_profile_t *hs_replay_bucket_ref(const hs_scenario_t *s,
-                                         size_t *ref_t, size_t *odd_t);
 
 /*
  * Allocates the per-device, per-type and per-step arrays of res (n

@@ -136,19 +136,10 @@ static int hs__hopwait(const hs_scenario_t *s)
    bytes (the replay fails on both). */
 static const hs_profile_t *hs__bucket_ref(const hs_scenario_t *s, int *bad)
 {
-    size_t t, b, ref_t, odd_t;
-    const hs_profile_t *ref = hs_replay_bucket_ref(s, &ref_t, &odd_t);
+    size_t ref_t, odd_t;
+    const hs_profile_t *ref = hs_bucket_ref(s, &ref_t, &odd_t);
 
-    *bad = ref != NULL && odd_t < s->n_types;
-    for (t = 0; ref != NULL && t < s->n_types; t++) {
-        const hs_profile_t *p = &s->types[t].profile;
-        const hs_profile_t *src = p->n_buckets > 0 ? p : ref;
-        double sum = 0;
-        for (b = 0; b < src->n_buckets; b++)
-            sum += (double)src->buckets[b].bytes;
-        if (sum <= 0)
-            *bad = 1;
-    }
+    *bad = ref != NULL && (odd_t < s->n_types || hs_bucket_empty(s, ref));
     return ref;
 }
 
@@ -526,14 +517,14 @@ static hs_err_t hs__fast_buckets(hs__fast_t *m, const hs_scenario_t *s,
     if (m->db == NULL || m->ob == NULL || m->ready == NULL ||
         *bbytes == NULL)
         return HS_ERR_NOMEM;
-    hs_err_t rc = hs_replay_bucket_layout(s, ref, m->nb, m->ready, *bbytes,
-                                          res, err);
+    hs_err_t rc = hs_bucket_layout(s, ref, m->nb, m->ready, *bbytes,
+                                   &res->notes, &res->n_notes, err);
     if (rc != HS_OK)
         return rc;
     if (o->overlap == HS_OVERLAP_LAST_BUCKET) {
         /* one bucket per type: the arrays stay nb-sized, only their
            first entries are used from here on */
-        hs_replay_bucket_gather(nt, m->nb, m->ready, *bbytes);
+        hs_bucket_gather(nt, m->nb, m->ready, *bbytes);
         m->nb = 1;
     }
     return HS_OK;
@@ -667,7 +658,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     memset(&m, 0, sizeof m);
     if (!hs_ringfast_supports(s, o, why, sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
-    rc = hs_closed_predict_coll(s, &hs_coll_ring, &pred, err);
+    rc = hs_closed_predict_with(s, &hs_coll_ring, o->overlap, &pred, err);
     if (rc != HS_OK)
         return rc;
     n = s->n_devices;

@@ -301,6 +301,59 @@ static void test_batch_by_hand(void)
     hs_scenario_free(s);
 }
 
+/* The batch search follows the overlap the replay runs (issue 33).  Per
+   sample: fast t_fwd 1/6 ms, t_bwd 1/2 ms; slow both 1/2 ms; T_ar = 6 x
+   (10 MB / 3 GB/s) = 6 x 3.333333 ms; b_f + b_s = 48.  Overlap none:
+   T_ext = fwd + bwd + T_ar, so 2/3 b_f = b_s: 28.8 / 19.2, the split
+   29 / 19, whose T_ext (the fast devices': 29 x 2/3 ms + 19.999998 ms)
+   is the replay's step.  Overlap patent: the ring hides
+   the backward below b = 40, T_ext = fwd + 20 ms, so b_f / 6 = b_s / 2:
+   36 / 12 -- under overlap none that split replays at 44 ms, no better
+   than the given 24 / 24. */
+static const char *batch_none =
+    "job: {model: x, dataset: {samples: 9600}}\n"
+    "device_types:\n"
+    "  - {name: fast, count: 2, batch: 24, profile: {t_fwd: 4ms,\n"
+    "     t_b1: 1us, t_bwd: 12ms, allreduce_bytes: 40MB}}\n"
+    "  - {name: slow, count: 2, batch: 24, profile: {t_fwd: 12ms,\n"
+    "     t_b1: 1us, t_bwd: 12ms, allreduce_bytes: 40MB}}\n"
+    "network: {default_bandwidth: 3GB/s, latency: 0us}\n"
+    "simulate: {steps: 4, overlap: none}\n";
+
+static void test_batch_follows_overlap(void)
+{
+    hs_scenario_t *s = load(batch_none);
+    hs_advise_batch_t *r = NULL;
+    hs_replay_opts_t o;
+    hs_error_t e;
+    const hs_advise_fig_t *f;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 0, NULL, 1, &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(r->cands[1].label, "searched");
+    HS_ASSERT_I64_EQ(r->cands[1].batch[0], 29);
+    HS_ASSERT_I64_EQ(r->cands[1].batch[1], 19);
+    HS_ASSERT_I64_EQ(r->chosen, 1);
+    f = &r->cands[1].fig;
+    HS_ASSERT_I64_EQ(f->est[HS_PREDICTOR_EXTENDED].step_ns, 39333331);
+    HS_ASSERT_I64_EQ(f->est[HS_PREDICTOR_REPLAY].step_ns,
+                     f->est[HS_PREDICTOR_EXTENDED].step_ns);
+    hs_advise_batch_free(r);
+    /* the same scenario replayed under overlap patent */
+    hs_replay_opts_from_scenario(s, &o);
+    o.overlap = HS_OVERLAP_PATENT;
+    HS_ASSERT_I64_EQ(hs_advise_batch(s, &o, 0, NULL, 1, &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->cands[1].batch[0], 36);
+    HS_ASSERT_I64_EQ(r->cands[1].batch[1], 12);
+    f = &r->cands[1].fig;
+    HS_ASSERT_I64_EQ(f->est[HS_PREDICTOR_REPLAY].step_ns,
+                     f->est[HS_PREDICTOR_EXTENDED].step_ns);
+    hs_advise_batch_free(r);
+    hs_scenario_free(s);
+}
+
 /* Brute force over every count vector: set the counts, resolve, predict. */
 static void test_mix_brute_force(void)
 {
@@ -763,6 +816,8 @@ static int reg(void)
                    "interleave", test_ring_heuristic);
     CU_add_test(s, "batch: hand-computed batches, written and reloaded",
                 test_batch_by_hand);
+    CU_add_test(s, "issue 33: batch: the search follows the overlap",
+                test_batch_follows_overlap);
     CU_add_test(s, "mix: same as a brute force over every count vector",
                 test_mix_brute_force);
     CU_add_test(s, "bad inputs", test_bad_inputs);

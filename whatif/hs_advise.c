@@ -578,22 +578,68 @@ typedef struct hs__bctx_s {
     size_t *n_devs;
     int kind;                   /* HS__BK_* */
     int64_t ar_max_ns;          /* the slowest device's T_ar(i) */
+    uint32_t ar_max_dev;        /* that device */
+    hs_overlap_t overlap;       /* the mode the replay runs (T_ext follows
+                                   it, hs_closed.h) */
 } hs__bctx_t;
 
-/* T_ext(i) of device d of w with T_ar(i) replaced by ar_ns (as
-   hs_closed.c computes it). */
-static int64_t hs__dev_ext_with(const hs_scenario_t *w, uint32_t d,
-                                int64_t ar_ns)
+/* T_ext(i) of device d of w in overlap ov (as hs_closed.c computes it),
+   by kind: its own T_ar(i) (EXT), the slowest device's (PACED), none
+   (COMPUTE); bar: room for ov->nb bucket all-reduces. */
+static int64_t hs__dev_ext_with(const hs__bctx_t *bc,
+                                const hs_closed_overlap_t *ov, uint32_t d,
+                                int64_t *bar)
 {
+    const hs_scenario_t *w = bc->w;
     const hs_profile_t *p = &w->types[w->devices[d].type].profile;
-    int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0, bwd, ext;
+    int64_t dl = p->t_dl.known ? p->t_dl.mean_ns : 0, ar = 0;
+    uint32_t ar_dev = bc->kind == HS__BK_PACED ? bc->ar_max_dev : d;
     hs_phases_t ph;
 
     hs_phases_derive(w, d, -1, NULL, 0, NULL, &ph);
-    bwd = ph.b1_ns + ph.rest_ns;   /* max(t_bwd scaled, t_b1) */
-    ext = ph.fwd_ns + (bwd > ph.b1_ns + ar_ns ? bwd : ph.b1_ns + ar_ns) +
-          ph.opt_ns;
-    return dl > ext ? dl : ext;
+    if (bc->kind == HS__BK_EXT)
+        dl = p->t_dl.known ? hs_phases_dl_ns(w, d, p->t_dl.mean_ns) : 0;
+    if (bc->kind != HS__BK_COMPUTE) {
+        ar = bc->kind == HS__BK_PACED ? bc->ar_max_ns
+                                      : hs_closed_allreduce_ns(w, d);
+        hs_closed_bucket_ar(w, &hs_coll_ring, ov, ar_dev, bar);
+    }
+    return hs_closed_ext_step_ns(ov, w->devices[d].type, &ph, dl, ar,
+                                 bc->kind != HS__BK_COMPUTE ? bar : NULL);
+}
+
+/* The largest T_ext(i) (by kind) over type t's devices of w as it is now;
+   the bucket layout follows w's profiles. */
+static hs_err_t hs__batch_max(const hs__bctx_t *bc, size_t t, int64_t *ns,
+                              hs_error_t *err)
+{
+    hs_closed_overlap_t ov;
+    int64_t *bar = NULL, v, mx = INT64_MIN;
+    size_t i;
+    hs_err_t rc;
+
+    if ((rc = hs_closed_overlap_init(bc->w, bc->overlap, &ov, err)) != HS_OK)
+        return rc;
+    if (ov.nb > 0 && (bar = malloc(ov.nb * sizeof *bar)) == NULL) {
+        hs_closed_overlap_clear(&ov);
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    }
+    for (i = 0; i < bc->n_devs[t]; i++) {
+        v = hs__dev_ext_with(bc, &ov, bc->devs[t][i], bar);
+        if (v > mx)
+            mx = v;
+    }
+    free(bar);
+    hs_closed_overlap_clear(&ov);
+    *ns = mx;
+    return HS_OK;
+}
+
+/* r = now / before, 1 when before is not positive (hs_profile_at_batch
+   scales the bucket ready times so). */
+static double hs__ratio(int64_t now_ns, int64_t before_ns)
+{
+    return before_ns > 0 ? (double)now_ns / (double)before_ns : 1.0;
 }
 
 static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
@@ -602,10 +648,11 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     hs__bctx_t *bc = ctx;
     const hs_profile_t *p0 = &bc->s->types[t].profile;
     hs_profile_t *p = &bc->w->types[t].profile;
-    int64_t mx = INT64_MIN, v, m[HS_PH_N];
+    int64_t m[HS_PH_N];
+    double rb;
     size_t i;
+    hs_err_t rc;
 
-    (void)err;
     /* non-decreasing in b, as the search needs (hs_profile.h) */
     hs_profile_means_at_batch(p0, bc->s->types[t].batch, b, m, NULL);
     p->t_dl.mean_ns = m[HS_PH_DL];
@@ -613,24 +660,21 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     p->t_b1.mean_ns = m[HS_PH_B1];
     p->t_bwd.mean_ns = m[HS_PH_BWD];
     p->t_opt.mean_ns = m[HS_PH_OPT];
-    for (i = 0; i < bc->n_devs[t]; i++) {
-        uint32_t d = bc->devs[t][i];
-
-        v = bc->kind == HS__BK_EXT
-                ? hs_closed_device_ext_ns(bc->w, d)
-                : hs__dev_ext_with(bc->w, d, bc->kind == HS__BK_PACED
-                                                 ? bc->ar_max_ns
-                                                 : 0);
-        if (v > mx)
-            mx = v;
-    }
+    /* the buckets are ready as much later as the backward ends */
+    rb = p0->t_bwd.known ? hs__ratio(m[HS_PH_BWD], p0->t_bwd.mean_ns)
+                         : hs__ratio(m[HS_PH_B1], p0->t_b1.mean_ns);
+    for (i = 0; i < p->n_buckets; i++)
+        p->buckets[i].ready_ns =
+            (int64_t)llround((double)p0->buckets[i].ready_ns * rb);
+    rc = hs__batch_max(bc, t, ns, err);
     p->t_dl.mean_ns = p0->t_dl.mean_ns;
     p->t_fwd.mean_ns = p0->t_fwd.mean_ns;
     p->t_b1.mean_ns = p0->t_b1.mean_ns;
     p->t_bwd.mean_ns = p0->t_bwd.mean_ns;
     p->t_opt.mean_ns = p0->t_opt.mean_ns;
-    *ns = mx;
-    return HS_OK;
+    for (i = 0; i < p->n_buckets; i++)
+        p->buckets[i].ready_ns = p0->buckets[i].ready_ns;
+    return rc;
 }
 
 /*
@@ -918,8 +962,10 @@ static hs_err_t hs__batch_search(hs__bstate_t *st, const hs_scenario_t *s,
         {
             int64_t ar = hs_closed_allreduce_ns(s, (uint32_t)i);
 
-            if (ar > bc->ar_max_ns)
+            if (ar > bc->ar_max_ns) {
                 bc->ar_max_ns = ar;
+                bc->ar_max_dev = (uint32_t)i;
+            }
         }
     }
     if ((rc = hs_scenario_clone(s, &bc->w, err)) != HS_OK)
@@ -1119,6 +1165,7 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
         return rc;
     st.bc.s = s;
     st.bc.kind = HS__BK_EXT;
+    st.bc.overlap = o != NULL ? o->overlap : s->overlap;
     st.bw.s = s;
     st.bw.o = o;
     st.bw.replay = replay;

@@ -26,6 +26,8 @@ typedef struct hs__mctx_s {
     long *kind;                 /* per type: its node kind, -1 none; NULL:
                                    no nodes */
     uint64_t *unit;             /* per type: devices per counted unit */
+    hs_overlap_t overlap;       /* the mode the replay runs (the extended
+                                   form follows it) */
 } hs__mctx_t;
 
 /* Sets w's counts: devices per type, or with nodes the nodes of each
@@ -60,12 +62,15 @@ static hs_err_t hs__mix_total(void *ctx, const uint64_t *counts,
                               int64_t *total_ns, hs_error_t *err)
 {
     hs__mctx_t *mc = ctx;
+    const hs_collective_t *coll;
     hs_prediction_t *p = NULL;
     hs_err_t rc;
 
     rc = hs__set_counts(mc, mc->w, counts, err);
     if (rc == HS_OK)
-        rc = hs_closed_predict(mc->w, &p, err);
+        rc = hs_collective_find(mc->w->collective, &coll, err);
+    if (rc == HS_OK)
+        rc = hs_closed_predict_with(mc->w, coll, mc->overlap, &p, err);
     if (rc == HS_OK) {
         /* the extended form: the whole backward and the optimizer count,
            as they do in the replay that confirms the best mixes */
@@ -464,7 +469,7 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          hs_error_t *err)
 {
     hs_advise_mix_t *r = NULL;
-    hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL};
+    hs__mctx_t mc = {s, NULL, 1, NULL, NULL, NULL, HS_OVERLAP_PATENT};
     hs_mixopt_type_t *nt = NULL;
     hs_advise_fig_t figs[HS_MIXOPT_TOP + 1];
     size_t t, k;
@@ -472,6 +477,7 @@ hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_err_t rc;
 
     *out = NULL;
+    mc.overlap = o != NULL ? o->overlap : s->overlap;
     if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
         return rc;
     if (s->devices_listed)

@@ -82,6 +82,21 @@ static hs_err_t hs__estimate(const hs_scenario_t *s, uint64_t iters,
                                    &est->total_ns, err);
 }
 
+/* The closed forms of s, the extended one following the overlap the
+   replay runs (o's, else the scenario's). */
+static hs_err_t hs__closed(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           hs_prediction_t **out, hs_error_t *err)
+{
+    const hs_collective_t *coll;
+    hs_err_t rc = hs_collective_find(s->collective, &coll, err);
+
+    if (rc != HS_OK)
+        return rc;
+    return hs_closed_predict_with(s, coll,
+                                  o != NULL ? o->overlap : s->overlap, out,
+                                  err);
+}
+
 hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        hs_answer_replay_t mode, const hs_trace_sink_t *sinks,
                        size_t n_sinks, hs_answer_t **out, hs_error_t *err)
@@ -103,7 +118,7 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     a->est[HS_PREDICTOR_REPLAY].step_ns = -1;
     a->est[HS_PREDICTOR_REPLAY].epoch_ns = -1;
     a->est[HS_PREDICTOR_REPLAY].total_ns = -1;
-    rc = hs_closed_predict(s, &a->closed, err);
+    rc = hs__closed(s, o, &a->closed, err);
     if (rc != HS_OK)
         goto fail;
     a->iters_per_epoch = a->closed->iters_per_epoch;
