@@ -505,6 +505,10 @@ static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
 
     m->coll->round(s, x, g % m->rounds, &rd);
     *ring_n = rd.ring_n;
+    if (rd.edge == HS_COLL_EDGE_OWN)
+        return hs_chunk_ns(rd.lat_ns, rd.bw_bytes_per_s,
+                           m->bytes[(size_t)s->devices[x].type * m->nb + b],
+                           rd.parts);
     return hs_edge_chunk_ns(
         s, rd.edge, m->bytes[(size_t)s->devices[x].type * m->nb + b],
         rd.parts);
@@ -1008,8 +1012,10 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         uint32_t b, st;
         /* a uniform collective's chunks all take round 0's edge */
         coll->round(s, x, 0, &rd);
-        bw = s->ring_bw_bytes_per_s[rd.edge];
-        lat = s->ring_lat_ns[rd.edge];
+        bw = rd.edge == HS_COLL_EDGE_OWN ? rd.bw_bytes_per_s
+                                         : s->ring_bw_bytes_per_s[rd.edge];
+        lat = rd.edge == HS_COLL_EDGE_OWN ? rd.lat_ns
+                                          : s->ring_lat_ns[rd.edge];
         for (st = 0; st < m.k; st++) {
             hs_coll_lane_t *r = &m.h.lane[(size_t)x * m.k + st];
             eng->lane_init(s, x, st, m.k, r);
