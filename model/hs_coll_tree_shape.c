@@ -10,7 +10,7 @@
  * That schedule is a max-plus recursion over the rounds,
  *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r),
  * evaluated here in one pass (reduce rounds children first, broadcast
- * rounds parents first), O(N R) per device asked.  T_ar(x) is done(x,
+ * rounds parents first, then the last round), O(N R) per device asked.  T_ar(x) is done(x,
  * R-1).  It is what the replay gives when every device opens at once,
  * with eager sends and no communication cost (the tree's chunks are
  * always eager: NCCL's tree sends into the receiver's buffer).  For P ->
@@ -97,27 +97,42 @@ static void hs__tree_order(const hs_scenario_t *s, int t, uint32_t *order)
     }
 }
 
-/* Round r of device x once its needs are known: done[x * 3 + slot] holds
-   x's round times (the reduce: slot 0 of chunk r; the broadcast: slots 0-2
-   of the current chunk), last[x] its latest. */
+/* The closed form's round times: up[x * 2P + c] when device x's reduce
+   round c was done, dn[x * 6 + 3t + slot] its broadcast round `slot` of
+   the latest chunk of tree t, last[x] its latest round. */
+typedef struct hs__tree_times_s {
+    int64_t *up, *dn, *last;
+} hs__tree_times_t;
+
+/* When round r of device x, whose round r' needs are known, is done. */
 static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
-                          int64_t *done, int64_t *last)
+                          hs__tree_times_t *tm)
 {
     const int64_t P2 = 2 * (int64_t)HS_TREE_CHUNKS;
     hs_tree_step_t st;
-    int64_t t = last[x];
+    int64_t t = tm->last[x], q;
     uint32_t i;
 
     hs_coll_tree_step(s, x, r, &st);
     for (i = 0; i < st.n_need; i++) {
-        int64_t slot = st.need_r[i] < P2 ? 0 : (st.need_r[i] - P2) % 3;
-        int64_t a = done[(size_t)st.need[i] * 3 + (size_t)slot];
+        int64_t a;
+        q = st.need_r[i];
+        if (q < P2)
+            a = tm->up[(size_t)st.need[i] * (size_t)P2 + (size_t)q];
+        else
+            a = tm->dn[(size_t)st.need[i] * 6 +
+                       (size_t)(((q - P2) / 3) % 2) * 3 +
+                       (size_t)((q - P2) % 3)];
         if (a > t)
             t = a;
     }
     t += hs__tree_send_ns(s, x, &st);
-    done[(size_t)x * 3 + (size_t)(r < P2 ? 0 : (r - P2) % 3)] = t;
-    last[x] = t;
+    if (r < P2)
+        tm->up[(size_t)x * (size_t)P2 + (size_t)r] = t;
+    else if (r < 4 * P2)
+        tm->dn[(size_t)x * 6 + (size_t)(((r - P2) / 3) % 2) * 3 +
+               (size_t)((r - P2) % 3)] = t;
+    tm->last[x] = t;
 }
 
 static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
@@ -125,29 +140,33 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     const int64_t P2 = 2 * (int64_t)HS_TREE_CHUNKS;
     size_t N = s->n_devices, i;
     uint32_t *order = malloc(2 * N * sizeof *order);
-    int64_t *done = calloc(4 * N, sizeof *done), *last = done + 3 * N;
+    int64_t *buf = calloc((size_t)(P2 + 7) * N, sizeof *buf);
+    hs__tree_times_t tm;
     int64_t c, r, k, t_ar;
 
-    if (order == NULL || done == NULL) {
+    if (order == NULL || buf == NULL) {
         free(order);
-        free(done);
+        free(buf);
         return INT64_MAX;   /* out of memory: no figure */
     }
+    tm.up = buf;
+    tm.dn = buf + (size_t)P2 * N;
+    tm.last = tm.dn + 6 * N;
     hs__tree_order(s, 0, order);
     hs__tree_order(s, 1, order + N);
     for (r = 0; r < P2; r++)        /* reduce: children first */
         for (i = N; i-- > 0;)
-            hs__tree_eval(s, order[(size_t)(r % 2) * N + i], r, done, last);
+            hs__tree_eval(s, order[(size_t)(r % 2) * N + i], r, &tm);
     for (c = 0; c < P2; c++)        /* broadcast: parents first */
         for (i = 0; i < N; i++)
-            for (k = 0; k < 3; k++) {
-                r = P2 + 3 * c + k;
-                hs__tree_eval(s, order[(size_t)(c % 2) * N + i], r, done,
-                              last);
-            }
-    t_ar = last[d];
+            for (k = 0; k < 3; k++)
+                hs__tree_eval(s, order[(size_t)(c % 2) * N + i],
+                              P2 + 3 * c + k, &tm);
+    for (i = 0; i < N; i++)
+        hs__tree_eval(s, (uint32_t)i, 4 * P2, &tm);
+    t_ar = tm.last[d];
     free(order);
-    free(done);
+    free(buf);
     return t_ar;
 }
 

@@ -23,20 +23,27 @@
  *
  * Rounds.  Each tree carries half the payload M in P chunks (the tree's
  * chunk count, HS_TREE_CHUNKS), so 2P chunks of M / (2P) bytes; chunk c
- * belongs to tree c mod 2.  A device runs R = 8P rounds, one chunk on its
- * wire at a time:
- *   rounds 0 .. 2P-1      reduce, chunk c = r: once it has chunk c from
- *                         every child of tree c mod 2, it sends its
- *                         reduced chunk c to its parent (the root: no
- *                         send);
- *   rounds 2P .. 8P-1     broadcast, r = 2P + 3c + slot: in slot 0 it
- *                         first needs chunk c from its parent (the root
- *                         has it); in slot i it sends chunk c to its i-th
- *                         child of tree c mod 2 (no send past its
- *                         children).
- * That is NCCL's up-then-down tree kernel (every chunk reduced up, then
- * every chunk broadcast down), both trees' chunks interleaved on one
- * device, its sends to its children one after the other.
+ * belongs to tree c mod 2.  A device runs R = 8P + 1 rounds, one chunk on
+ * its wire at a time:
+ *   rounds 0 .. 2P-1      reduce, chunk c = r: a device with a parent
+ *                         sends its reduced chunk c to it once it has
+ *                         chunk c from every child of tree c mod 2 (the
+ *                         root: nothing, at once);
+ *   rounds 2P .. 8P-1     broadcast, r = 2P + 3c + slot: in slot i it
+ *                         sends chunk c to its i-th child of tree c mod 2
+ *                         (nothing past its children); slot 0 of a device
+ *                         with children first needs chunk c from its
+ *                         parent, or, the root, from all its children
+ *                         (chunk c is then reduced);
+ *   round 8P              nothing to send; it needs the last chunk of
+ *                         each tree from its parent (so a leaf's chunks
+ *                         have all come: they arrive in order).
+ * A round waits only for what its own send needs, so a device that is a
+ * leaf of one tree never holds up its sends in the other (NCCL runs the
+ * two trees on separate channels).  That is NCCL's up-then-down tree
+ * kernel (every chunk reduced up, then every chunk broadcast down), both
+ * trees' chunks interleaved on one device, its sends to its children one
+ * after the other.
  */
 #ifndef HS_COLL_TREE_SHAPE_H
 #define HS_COLL_TREE_SHAPE_H
@@ -52,8 +59,8 @@
 /* No device (a root's parent, an absent child). */
 #define HS_TREE_NONE UINT32_MAX
 
-/* Rounds of one tree all-reduce: 2P reduce, 3 x 2P broadcast. */
-#define HS_TREE_ROUNDS ((int64_t)8 * HS_TREE_CHUNKS)
+/* Rounds of one tree all-reduce: 2P reduce, 3 x 2P broadcast, 1 final. */
+#define HS_TREE_ROUNDS ((int64_t)8 * HS_TREE_CHUNKS + 1)
 
 /* Node `rank`'s parent and children (-1: none) in NCCL's binary tree of
    n >= 1 nodes rooted at 0 (ncclGetBtree's arithmetic): the parent of a
@@ -186,26 +193,50 @@ static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
     hs_tree_links_t lk;
     int64_t c, slot;
     uint32_t i;
+    int t;
 
     o->n_need = 0;
+    o->to = HS_TREE_NONE;
     if (r < P2) {
         hs_coll_tree_links(s, (int)(r % 2), x, &lk);
-        o->to = lk.parent;
+        if ((o->to = lk.parent) == HS_TREE_NONE)
+            return;
         for (i = 0; i < lk.n_kids; i++) {
             o->need[o->n_need] = lk.kids[i];
             o->need_r[o->n_need++] = r;
         }
         return;
     }
+    if (r == 4 * P2) {      /* the last chunk of each tree from the parent */
+        for (t = 0; t < 2; t++) {
+            hs_coll_tree_links(s, t, x, &lk);
+            if (lk.parent == HS_TREE_NONE)
+                continue;
+            o->need[o->n_need] = lk.parent;
+            o->need_r[o->n_need++] =
+                P2 + 3 * (P2 - 2 + t) +
+                hs_coll_tree_slot(s, t, lk.parent, x);
+        }
+        return;
+    }
     c = (r - P2) / 3;
     slot = (r - P2) % 3;
     hs_coll_tree_links(s, (int)(c % 2), x, &lk);
-    o->to = slot < lk.n_kids ? lk.kids[slot] : HS_TREE_NONE;
-    if (slot == 0 && lk.parent != HS_TREE_NONE) {
+    if (slot >= lk.n_kids)
+        return;
+    o->to = lk.kids[slot];
+    if (slot > 0)
+        return;
+    if (lk.parent != HS_TREE_NONE) {
         o->need[0] = lk.parent;
         o->need_r[0] = P2 + 3 * c +
                        hs_coll_tree_slot(s, (int)(c % 2), lk.parent, x);
         o->n_need = 1;
+        return;
+    }
+    for (i = 0; i < lk.n_kids; i++) {   /* the root: chunk c reduced */
+        o->need[o->n_need] = lk.kids[i];
+        o->need_r[o->n_need++] = c;
     }
 }
 

@@ -1,0 +1,221 @@
+/*
+ * test_tree.c -- the double binary tree all-reduce (collective: tree,
+ * model/hs_coll_tree_shape.c, sim/hs_coll_tree.c): the trees against
+ * NCCL's own illustrations (src/graph/trees.cc), the bytes through each
+ * node's NIC against docs/nccl-notes.md section 3, the closed form by hand
+ * on two nodes, and the event-engine replay against the closed form to
+ * the ns (everyone ready at once) on 2, 3, 4, 5 and 8 nodes of unequal
+ * sizes, both send modes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_coll_tree_shape.h"
+#include "hs_collective.h"
+#include "hs_replay.h"
+#include "hs_scenario.h"
+#include "hs_test.h"
+
+static hs_scenario_t *load(const char *text)
+{
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+    hs_err_t rc = hs_scenario_load_text(text, strlen(text), "tree.yaml",
+                                        NULL, &s, &err);
+
+    if (rc != HS_OK)
+        fprintf(stderr, "\nload: %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, HS_OK);
+    return s;
+}
+
+/* trees.cc's pictures: the binary tree of 14 ranks, the mirror of 12,
+   the shift of 13 (parents, -1 for the root). */
+static void test_trees_as_nccl_draws_them(void)
+{
+    static const int64_t bt14[14] = {-1, 2, 4, 2, 8, 6, 4,
+                                     6, 0, 10, 12, 10, 8, 12};
+    static const int64_t mirror12[12] = {1, 3, 1, 11, 5, 7,
+                                         5, 3, 9, 7, 9, -1};
+    static const int64_t shift13[13] = {9, -1, 3, 5, 3, 9, 7,
+                                        5, 7, 1, 11, 0, 11};
+    int64_t r, up, d0, d1;
+
+    for (r = 0; r < 14; r++) {
+        hs_tree_btree(14, r, &up, &d0, &d1);
+        HS_ASSERT_I64_EQ(up, bt14[r]);
+        /* each child names r as its parent */
+        if (d0 >= 0) {
+            int64_t u, a, b;
+            hs_tree_btree(14, d0, &u, &a, &b);
+            HS_ASSERT_I64_EQ(u, r);
+        }
+    }
+    for (r = 0; r < 12; r++) {
+        hs_tree_dtree(12, 1, r, &up, &d0, &d1);
+        HS_ASSERT_I64_EQ(up, mirror12[r]);
+    }
+    for (r = 0; r < 13; r++) {
+        hs_tree_dtree(13, 1, r, &up, &d0, &d1);
+        HS_ASSERT_I64_EQ(up, shift13[r]);
+    }
+}
+
+/* Half the payload per tree to the parent and to each child: the busiest
+   node's NIC carries M (K = 2), 1.5 M (K = 3), 2 M (K >= 4) each way
+   (docs/nccl-notes.md section 3). */
+static void test_nic_bytes(void)
+{
+    int64_t K;
+
+    for (K = 2; K <= 64; K++) {
+        double worst = 0;
+        int64_t n;
+        for (n = 0; n < K; n++) {
+            double out = 0;
+            int t;
+            for (t = 0; t < 2; t++) {
+                int64_t up, d0, d1;
+                hs_tree_dtree(K, t, n, &up, &d0, &d1);
+                out += 0.5 * ((up >= 0) + (d0 >= 0) + (d1 >= 0));
+            }
+            if (out > worst)
+                worst = out;
+        }
+        HS_ASSERT_DBL_NEAR(worst, K == 2 ? 1.0 : K == 3 ? 1.5 : 2.0, 1e-12);
+    }
+}
+
+/* Two nodes of one device: each is the root of one tree and the leaf of
+   the other.  Reduce: each sends its P chunks of the tree it is a leaf of,
+   back to back; broadcast: each sends the P chunks of the tree it is the
+   root of: 2P (a + (M / 2P) / B) = 16 x (5 us + 1 MB / 2 GB/s). */
+static void test_two_nodes_by_hand(void)
+{
+    hs_scenario_t *s = load(
+        "name: two\n"
+        "job: {model: x, dataset: {samples: 1000}}\n"
+        "device_types:\n"
+        "  - name: gpu\n"
+        "    batch: 100\n"
+        "    profile: {subsystem_size: 2, t_fwd: 30ms, t_b1: 1ms,\n"
+        "              allreduce_bytes: 16MB}\n"
+        "nodes:\n"
+        "  kinds:\n"
+        "    - {name: n, type: gpu, devices: 1, count: 2,\n"
+        "       nics: 1, nic_bandwidth: 2GB/s}\n"
+        "  inter_bandwidth: 10GB/s\n"
+        "  inter_latency: 5us\n"
+        "collective: tree\n");
+    const int64_t want = 16 * (5000 + 500000);
+
+    HS_ASSERT_I64_EQ(HS_TREE_CHUNKS, 8);
+    HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), want);
+    HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 1), want);
+    hs_scenario_free(s);
+}
+
+/* Nodes of 3, 1 and 2 devices in turn (K nodes), everyone ready at once:
+   the replay's first step equals the closed form to the ns, both send
+   modes (the tree's sends are eager either way). */
+static void test_replay_equals_closed(void)
+{
+    static const unsigned Ks[] = {2, 3, 4, 5, 8};
+    size_t i;
+    int send;
+
+    for (i = 0; i < sizeof Ks / sizeof Ks[0]; i++) {
+        for (send = 0; send < 2; send++) {
+            char text[2048];
+            hs_scenario_t *s;
+            hs_replay_result_t *r = NULL;
+            hs_replay_opts_t o;
+            hs_error_t err;
+            unsigned K = Ks[i], ka = (K + 2) / 3, kb = (K + 1) / 3,
+                     kc = K / 3;
+            snprintf(text, sizeof text,
+                     "name: eq\n"
+                     "job: {model: x, dataset: {samples: 100000}}\n"
+                     "device_types:\n"
+                     "  - name: gpu\n"
+                     "    batch: 100\n"
+                     "    profile: {subsystem_size: 2, t_dl: 5ms, "
+                     "t_fwd: 30ms,\n"
+                     "              t_b1: 1ms, allreduce_bytes: 37MB}\n"
+                     "nodes:\n"
+                     "  kinds:\n"
+                     "    - {name: a, type: gpu, devices: 3, count: %u,\n"
+                     "       intra_bandwidth: 40GB/s, intra_latency: 3us,\n"
+                     "       nics: 2, nic_bandwidth: 3GB/s}\n"
+                     "    - {name: b, type: gpu, devices: 1, count: %u,\n"
+                     "       intra_bandwidth: 40GB/s,\n"
+                     "       nics: 1, nic_bandwidth: 1.5GB/s}\n"
+                     "    - {name: c, type: gpu, devices: 2, count: %u,\n"
+                     "       intra_bandwidth: 20GB/s, intra_latency: 7us}\n"
+                     "  inter_bandwidth: 2GB/s\n"
+                     "  inter_latency: 11us\n"
+                     "collective: tree\n"
+                     "simulate: {steps: 3, overlap: none, send: %s}\n",
+                     ka, kb, kc, send ? "eager" : "rendezvous");
+            s = load(text);
+            hs_replay_opts_from_scenario(s, &o);
+            o.engine = 1;
+            CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err),
+                                  HS_OK);
+            CU_ASSERT_STRING_EQUAL(r->collective, "tree");
+            if (r->first_step_ns != r->closed_step_ns)
+                fprintf(stderr, "\nK=%u %s: replay %lld closed %lld\n", K,
+                        send ? "eager" : "rendezvous",
+                        (long long)r->first_step_ns,
+                        (long long)r->closed_step_ns);
+            HS_ASSERT_I64_EQ(r->first_step_ns, r->closed_step_ns);
+            /* later steps open unevenly: never slower than the first */
+            CU_ASSERT(r->step_ns <= r->closed_step_ns);
+            CU_ASSERT(r->step_ns > 0);
+            hs_replay_result_free(r);
+            hs_scenario_free(s);
+        }
+    }
+}
+
+/* Without nodes the tree has no nodes to span: a clear error. */
+static void test_needs_nodes(void)
+{
+    const char *text =
+        "name: flat\n"
+        "job: {model: x, dataset: {samples: 1000}}\n"
+        "device_types:\n"
+        "  - {name: gpu, count: 4, batch: 10,\n"
+        "     profile: {t_fwd: 1ms, t_b1: 1ms, allreduce_bytes: 1MB}}\n"
+        "network: {default_bandwidth: 1GB/s}\n"
+        "collective: tree\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+
+    HS_ASSERT_I64_EQ(hs_scenario_load_text(text, strlen(text), "flat.yaml",
+                                           NULL, &s, &err),
+                     HS_ERR_SCHEMA);
+    HS_ASSERT_STR_CONTAINS(err.msg, "tree needs a nodes: section");
+    CU_ASSERT_PTR_NULL(s);
+}
+
+static int register_tests(void)
+{
+    CU_pSuite s = CU_add_suite("tree", NULL, NULL);
+
+    if (s == NULL)
+        return -1;
+    if (CU_add_test(s, "trees as trees.cc draws them",
+                    test_trees_as_nccl_draws_them) == NULL ||
+        CU_add_test(s, "bytes through the busiest NIC", test_nic_bytes) ==
+            NULL ||
+        CU_add_test(s, "two nodes by hand", test_two_nodes_by_hand) ==
+            NULL ||
+        CU_add_test(s, "replay = closed form, K = 2, 3, 4, 5, 8",
+                    test_replay_equals_closed) == NULL ||
+        CU_add_test(s, "needs nodes", test_needs_nodes) == NULL)
+        return -1;
+    return 0;
+}
+
+HS_TEST_MAIN(register_tests)
