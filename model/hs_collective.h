@@ -21,7 +21,8 @@
  * and one line in hs_collective.c's table) and its engine in sim/.
  *
  * Registered: hs_coll_ring (hs_coll_ring_shape.c), hs_coll_hier
- * (hs_coll_hier_shape.c), hs_coll_tree (hs_coll_tree_shape.c).
+ * (hs_coll_hier_shape.c), hs_coll_tree (hs_coll_tree_shape.c),
+ * hs_coll_auto (hs_coll_auto.c: ring or tree, NCCL's choice).
  */
 #ifndef HS_COLLECTIVE_H
 #define HS_COLLECTIVE_H
@@ -105,6 +106,16 @@ extern const hs_collective_t hs_coll_hier;
    engine, sim/hs_coll_tree.c, knows the others), and its links are its
    own (HS_COLL_EDGE_OWN). */
 extern const hs_collective_t hs_coll_tree;
+
+/* `collective: auto` (model/hs_coll_auto.h): ring or tree, as NCCL's own
+   cost model picks for the scenario's payload; its functions are the
+   chosen collective's. */
+extern const hs_collective_t hs_coll_auto;
+
+/* The collective that runs for c on s: c itself, or for hs_coll_auto the
+   one it picks (the replay asks for the engine of that one).  Pure. */
+const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,
+                                             const hs_scenario_t *s);
 
 /*
  * The collective named `name` (NULL: "ring") into *out.  Fails with

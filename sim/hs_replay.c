@@ -824,7 +824,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_prediction_t *pred = NULL;
     hs_engine_t *e = NULL;
     double *bytes = NULL;
-    const hs_collective_t *coll;
+    const hs_collective_t *coll, *asked;
     const hs_coll_engine_t *eng;
     hs_coll_round_t rd;
     hs_err_t rc;
@@ -853,6 +853,8 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs_collective_find(o->collective, &coll, err);
     if (rc != HS_OK)
         return rc;
+    asked = coll;
+    coll = hs_collective_resolve(coll, s);   /* auto: the one it picks */
     if ((eng = hs_coll_engine_of(coll)) == NULL)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: collective '%s' has no replay",
@@ -1080,7 +1082,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        ? HS_OVERLAP_LAST_BUCKET
                        : m.overlap;
     res->overlap_asked = o->overlap;
-    res->collective = coll->name;
+    res->collective = asked->name;
     res->send = o->send;
     res->hop_wait = o->hop_wait;
     res->stochastic = o->stochastic;
