@@ -5,11 +5,14 @@
  * node's NIC against docs/nccl-notes.md section 3, the closed form by hand
  * on two nodes, and the event-engine replay against the closed form to
  * the ns (everyone ready at once) on 2, 3, 4, 5 and 8 nodes of unequal
- * sizes, both send modes.
+ * sizes, both send modes; collective: auto: NCCL's predicted times worked
+ * out by hand from its constants (src/graph/tuning.cc), the choice on a
+ * small and a large payload, and that auto then times the chosen one.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "hs_coll_auto.h"
 #include "hs_coll_tree_shape.h"
 #include "hs_collective.h"
 #include "hs_replay.h"
@@ -199,6 +202,109 @@ static void test_needs_nodes(void)
     CU_ASSERT_PTR_NULL(s);
 }
 
+/* NCCL's model by hand (docs/nccl-notes.md section 2, Volta constants,
+   one channel of 3 GB/s, NVLink inside a node, Intel CPU):
+   100 MB on 11 ranks in 5 nodes.
+   Ring Simple: algBw = 3 x 11/20 = 1.65 GB/s, 1e8 / 1650 = 60606.06 us;
+   lat = (8.4 + 12 x max(3.4, 3 x 1) + 8 x 14) x 1.9 (plateau) = 306.28 us.
+   Tree Simple: busBw = min(0.92 x 3, 10) = 2.76, algBw = 1.38 x 0.8
+   (correction at 2^20 x 64 B) = 1.104 GB/s: 1e8 / 1104 = 90579.71 us;
+   lat = 8.4 + 2 (1 x 4.0 + 2 x 14) = 72.4 us.
+   64 KB on 16 ranks in 16 nodes (ppn 1, so the ring's net hop takes the
+   tree's NET latency):
+   Ring LL: busBw = min(20.4, 0.5 x 3) = 1.5, algBw = 1.5 x 16/30 = 0.8:
+   65536 / 800 = 81.92 us; lat = 6.6 + 30 x 5.0 = 156.6 us.
+   Tree Simple: algBw = 1.38 x 0.6 (correction at 2^10 x 64 B) = 0.828:
+   65536 / 828 = 79.15 us; lat = 8.4 + 2 (0 + 4 x 14) = 120.4 us. */
+static void test_nccl_model_by_hand(void)
+{
+    HS_ASSERT_DBL_NEAR(hs_coll_nccl_time_us(0, 1, 1e8, 11, 5, 3.0, 1),
+                       306.28 + 1e8 / 1650.0, 1e-6);
+    HS_ASSERT_DBL_NEAR(hs_coll_nccl_time_us(1, 1, 1e8, 11, 5, 3.0, 1),
+                       72.4 + 1e8 / 1104.0, 1e-6);
+    HS_ASSERT_DBL_NEAR(hs_coll_nccl_time_us(0, 0, 65536, 16, 16, 3.0, 0),
+                       156.6 + 65536 / 800.0, 1e-6);
+    HS_ASSERT_DBL_NEAR(hs_coll_nccl_time_us(1, 1, 65536, 16, 16, 3.0, 0),
+                       120.4 + 65536 / 828.0, 1e-6);
+}
+
+/* A 16-node cluster of one device each: auto picks the tree for 64 KB,
+   the ring for 100 MB (the figures above), and times the one it picks:
+   its closed form and replay are the chosen collective's. */
+static void test_auto_picks_and_times(void)
+{
+    static const char *sizes[] = {"64KiB", "100MB"};
+    size_t i;
+
+    for (i = 0; i < 2; i++) {
+        char text[1024];
+        hs_scenario_t *s;
+        hs_coll_choice_t ch;
+        hs_replay_result_t *r = NULL;
+        hs_replay_opts_t o;
+        hs_error_t err;
+        uint32_t x;
+        snprintf(text, sizeof text,
+                 "name: auto\n"
+                 "job: {model: x, dataset: {samples: 100000}}\n"
+                 "device_types:\n"
+                 "  - name: gpu\n"
+                 "    batch: 100\n"
+                 "    profile: {subsystem_size: 2, t_fwd: 30ms, t_b1: 1ms,\n"
+                 "              allreduce_bytes: %s}\n"
+                 "nodes:\n"
+                 "  kinds:\n"
+                 "    - {name: n, type: gpu, devices: 1, count: 16,\n"
+                 "       nics: 1, nic_bandwidth: 3GB/s}\n"
+                 "  inter_bandwidth: 2GB/s\n"
+                 "  inter_latency: 20us\n"
+                 "collective: auto\n"
+                 "simulate: {steps: 2, overlap: none}\n",
+                 sizes[i]);
+        s = load(text);
+        hs_coll_auto_choose(s, &ch);
+        CU_ASSERT_PTR_EQUAL(ch.chosen, i == 0 ? &hs_coll_tree : &hs_coll_ring);
+        CU_ASSERT_PTR_EQUAL(hs_collective_resolve(&hs_coll_auto, s),
+                            ch.chosen);
+        HS_ASSERT_DBL_NEAR(ch.bw_channel_gb_per_s, 3.0, 0);
+        if (i == 0) {
+            HS_ASSERT_STR_CONTAINS(ch.tree_proto, "Simple");
+            HS_ASSERT_STR_CONTAINS(ch.ring_proto, "LL");
+            HS_ASSERT_DBL_NEAR(ch.tree_us, 120.4 + 65536 / 828.0, 1e-6);
+        }
+        for (x = 0; x < 16; x++)
+            HS_ASSERT_I64_EQ(hs_coll_auto.allreduce_ns(s, x),
+                             ch.chosen->allreduce_ns(s, x));
+        hs_replay_opts_from_scenario(s, &o);
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+        CU_ASSERT_STRING_EQUAL(r->collective, "auto");
+        HS_ASSERT_I64_EQ(r->first_step_ns, r->closed_step_ns);
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+/* Without nodes there is no tree: auto is the ring, and says why. */
+static void test_auto_without_nodes(void)
+{
+    hs_scenario_t *s = load(
+        "name: flat\n"
+        "job: {model: x, dataset: {samples: 1000}}\n"
+        "device_types:\n"
+        "  - {name: gpu, count: 4, batch: 10,\n"
+        "     profile: {t_fwd: 1ms, t_b1: 1ms, allreduce_bytes: 1KB}}\n"
+        "network: {default_bandwidth: 1GB/s}\n"
+        "collective: auto\n");
+    hs_coll_choice_t ch;
+
+    hs_coll_auto_choose(s, &ch);
+    CU_ASSERT_PTR_EQUAL(ch.chosen, &hs_coll_ring);
+    HS_ASSERT_STR_CONTAINS(ch.why, "no nodes");
+    HS_ASSERT_I64_EQ(hs_coll_auto.allreduce_ns(s, 0),
+                     hs_coll_ring.allreduce_ns(s, 0));
+    hs_scenario_free(s);
+}
+
 static int register_tests(void)
 {
     CU_pSuite s = CU_add_suite("tree", NULL, NULL);
@@ -213,7 +319,13 @@ static int register_tests(void)
             NULL ||
         CU_add_test(s, "replay = closed form, K = 2, 3, 4, 5, 8",
                     test_replay_equals_closed) == NULL ||
-        CU_add_test(s, "needs nodes", test_needs_nodes) == NULL)
+        CU_add_test(s, "needs nodes", test_needs_nodes) == NULL ||
+        CU_add_test(s, "NCCL's model by hand", test_nccl_model_by_hand) ==
+            NULL ||
+        CU_add_test(s, "auto picks like NCCL and times the pick",
+                    test_auto_picks_and_times) == NULL ||
+        CU_add_test(s, "auto without nodes", test_auto_without_nodes) ==
+            NULL)
         return -1;
     return 0;
 }
