@@ -280,7 +280,7 @@ int hs_hop_wait_parse(const char *name, hs_hop_wait_t *out);
  *   ring  (listing | grouped | interleave | [name, ...])
  *   simulate.steps | seed | overlap | send | streams | stochastic
  *   devices.<name>.compute_scale | extra_compute
- *   collective  (ring | hierarchical | tree)
+ *   collective  (ring | hierarchical | tree | auto)
  *   nodes.<kind>.count  (nodes of that kind; with a nodes: section)
  * Marks the scenario dirty: call hs_scenario_resolve once after the sets
  * before using devices, ring or edges.  On failure s is unchanged, err
