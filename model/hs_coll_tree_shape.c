@@ -6,7 +6,8 @@
  * Closed form.  Every device opens the all-reduce at 0; a round starts
  * when the device's previous round is done and the chunks it needs have
  * arrived; a send takes the link's latency plus its M / (2P) bytes over
- * the link's bandwidth (hs_chunk_ns, rounded as the replay rounds it).
+ * the link's bandwidth (P = the scenario's tree_chunks:, default 8;
+ * hs_chunk_ns, rounded as the replay rounds it).
  * That schedule is a max-plus recursion over the rounds,
  *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r),
  * evaluated here in one pass (reduce rounds children first, broadcast
@@ -42,8 +43,13 @@ int hs_coll_tree_link(const hs_scenario_t *s, uint32_t x, uint32_t y,
 
 static int64_t hs__tree_rounds(uint32_t n)
 {
-    (void)n;
-    return HS_TREE_ROUNDS;
+    (void)n;   /* the default chunk count's (rounds_of is what runs) */
+    return 8 * (int64_t)HS_TREE_CHUNKS + 1;
+}
+
+static int64_t hs__tree_rounds_of(const hs_scenario_t *s)
+{
+    return hs_coll_tree_rounds(s);
 }
 
 static void hs__tree_round(const hs_scenario_t *s, uint32_t x, int64_t r,
@@ -54,7 +60,7 @@ static void hs__tree_round(const hs_scenario_t *s, uint32_t x, int64_t r,
     hs_coll_tree_step(s, x, r, &st);
     out->to = st.to == HS_TREE_NONE ? x : st.to;
     out->from = st.n_need > 0 ? st.need[0] : x;
-    out->parts = 2 * HS_TREE_CHUNKS;
+    out->parts = (uint32_t)(2 * hs_coll_tree_chunks(s));
     out->ring_n = (uint32_t)s->n_devices;
     out->edge = HS_COLL_EDGE_OWN;
     out->bw_bytes_per_s = 0;
@@ -75,7 +81,7 @@ static int64_t hs__tree_send_ns(const hs_scenario_t *s, uint32_t x,
     if (st->to == HS_TREE_NONE || !hs_coll_tree_link(s, x, st->to, &bw, &lat))
         return 0;
     return hs_chunk_ns(lat, bw, hs_profile_payload_bytes(p),
-                       2.0 * HS_TREE_CHUNKS);
+                       2.0 * (double)hs_coll_tree_chunks(s));
 }
 
 /* Devices of tree t, parents before children (breadth first from the
@@ -108,7 +114,7 @@ typedef struct hs__tree_times_s {
 static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
                           hs__tree_times_t *tm)
 {
-    const int64_t P2 = 2 * (int64_t)HS_TREE_CHUNKS;
+    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
     hs_tree_step_t st;
     int64_t t = tm->last[x], q;
     uint32_t i;
@@ -137,7 +143,7 @@ static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
 
 static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 {
-    const int64_t P2 = 2 * (int64_t)HS_TREE_CHUNKS;
+    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
     size_t N = s->n_devices, i;
     uint32_t *order = malloc(2 * N * sizeof *order);
     int64_t *buf = calloc((size_t)(P2 + 7) * N, sizeof *buf);
@@ -204,8 +210,8 @@ static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
                         s->devices[x].name, s->devices[y].name);
                 if (!(hs_profile_payload_bytes(
                           &s->types[s->devices[x].type].profile) /
-                          (2.0 * HS_TREE_CHUNKS) / bw * 1e9 *
-                          (double)HS_TREE_ROUNDS * (double)N <
+                          (2.0 * (double)hs_coll_tree_chunks(s)) / bw *
+                          1e9 * (double)hs_coll_tree_rounds(s) * (double)N <
                       4.6e18))
                     return hs_error_setf(
                         err, HS_ERR_RANGE,
@@ -226,6 +232,6 @@ const hs_collective_t hs_coll_tree = {
     hs__tree_round,
     hs__tree_allreduce_ns,
     hs__tree_check,
-    NULL,   /* rounds_of: rounds(n) */
+    hs__tree_rounds_of,
     NULL    /* rings: the hop wait as in a ring of every device */
 };

@@ -21,8 +21,9 @@
  * this order: the heads of the child nodes (NCCL's d0, d1), then the next
  * device of the chain.
  *
- * Rounds.  Each tree carries half the payload M in P chunks (the tree's
- * chunk count, HS_TREE_CHUNKS), so 2P chunks of M / (2P) bytes; chunk c
+ * Rounds.  Each tree carries half the payload M in P chunks (the
+ * scenario's tree_chunks:, default HS_TREE_CHUNKS = 8), so 2P chunks of
+ * M / (2P) bytes; chunk c
  * belongs to tree c mod 2.  A device runs R = 8P + 1 rounds, one chunk on
  * its wire at a time:
  *   rounds 0 .. 2P-1      reduce, chunk c = r: a device with a parent
@@ -53,14 +54,25 @@
 #include "hs_collective.h"
 #include "hs_nodes.h"
 
-/* Chunks per tree the pipeline runs (both trees: twice as many). */
+/* Chunks per tree the pipeline runs by default (both trees: twice as
+   many); the scenario's tree_chunks: sets it (1..64). */
 #define HS_TREE_CHUNKS 8
 
 /* No device (a root's parent, an absent child). */
 #define HS_TREE_NONE UINT32_MAX
 
-/* Rounds of one tree all-reduce: 2P reduce, 3 x 2P broadcast, 1 final. */
-#define HS_TREE_ROUNDS ((int64_t)8 * HS_TREE_CHUNKS + 1)
+/* P, the chunks per tree on scenario s. */
+static inline int64_t hs_coll_tree_chunks(const hs_scenario_t *s)
+{
+    return s->tree_chunks > 0 ? (int64_t)s->tree_chunks : HS_TREE_CHUNKS;
+}
+
+/* Rounds of one tree all-reduce on s: 2P reduce, 3 x 2P broadcast, 1
+   final. */
+static inline int64_t hs_coll_tree_rounds(const hs_scenario_t *s)
+{
+    return 8 * hs_coll_tree_chunks(s) + 1;
+}
 
 /* Node `rank`'s parent and children (-1: none) in NCCL's binary tree of
    n >= 1 nodes rooted at 0 (ncclGetBtree's arithmetic): the parent of a
@@ -160,7 +172,7 @@ static inline void hs_coll_tree_links(const hs_scenario_t *s, int t,
         o->kids[o->n_kids++] = t == 0 ? x + 1 : x - 1;
 }
 
-/* Round r (0 .. HS_TREE_ROUNDS-1) of device x: whom it sends to
+/* Round r (0 .. hs_coll_tree_rounds(s)-1) of device x: whom it sends to
    (HS_TREE_NONE: nobody), and the rounds of other devices whose chunks it
    needs before it enters: need[i] sends its chunk in its own round
    need_r[i]. */
@@ -189,7 +201,7 @@ static inline uint32_t hs_coll_tree_slot(const hs_scenario_t *s, int t,
 static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
                                      int64_t r, hs_tree_step_t *o)
 {
-    const int64_t P2 = 2 * (int64_t)HS_TREE_CHUNKS;
+    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
     hs_tree_links_t lk;
     int64_t c, slot;
     uint32_t i;

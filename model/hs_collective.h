@@ -99,7 +99,7 @@ extern const hs_collective_t hs_coll_hier;
 /* The double binary tree all-reduce, "tree" (docs/method.md, "The double
    binary tree all-reduce"; model/hs_coll_tree_shape.h): NCCL's two trees
    over the nodes, a chain through each node's devices, reduce up then
-   broadcast down in 2 x HS_TREE_CHUNKS chunks.  Needs nodes (of any
+   broadcast down in 2P chunks (P: tree_chunks:, default 8).  Needs nodes (of any
    sizes).  Its rounds are not one-to/one-from: a device needs the chunks
    of up to 3 children before it sends up, and sends to each child in a
    round of its own (hs_coll_round_t.from names the first it needs; its

@@ -211,6 +211,9 @@ typedef struct hs_scenario_s {
                                ring; the closed form and the replay's
                                default */
     unsigned long coll_line, coll_col; /* where it was given, 0 = set */
+    uint32_t tree_chunks;   /* `tree_chunks:` chunks per tree of the tree
+                               all-reduce (1..64), 0 = the default
+                               (HS_TREE_CHUNKS, hs_coll_tree_shape.h) */
     size_t n_where, cap_where; /* where values were read (the keys whose */
     hs_where_t *where;      /* overflow a derived quantity can blame; a
                                profile's keys are in the profile) */

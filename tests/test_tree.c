@@ -115,15 +115,20 @@ static void test_two_nodes_by_hand(void)
     HS_ASSERT_I64_EQ(HS_TREE_CHUNKS, 8);
     HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), want);
     HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 1), want);
+    /* tree_chunks: 2 -> 4 x (5 us + 4 MB / 2 GB/s) */
+    s->tree_chunks = 2;
+    HS_ASSERT_I64_EQ(hs_coll_tree.rounds_of(s), 17);
+    HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), 4 * (5000 + 2000000));
     hs_scenario_free(s);
 }
 
 /* Nodes of 3, 1 and 2 devices in turn (K nodes), everyone ready at once:
    the replay's first step equals the closed form to the ns, both send
-   modes (the tree's sends are eager either way). */
+   modes (the tree's sends are eager either way), 1 to 8 chunks. */
 static void test_replay_equals_closed(void)
 {
     static const unsigned Ks[] = {2, 3, 4, 5, 8};
+    static const unsigned chunks[] = {8, 1, 3, 8, 5};   /* tree_chunks */
     size_t i;
     int send;
 
@@ -158,8 +163,9 @@ static void test_replay_equals_closed(void)
                      "  inter_bandwidth: 2GB/s\n"
                      "  inter_latency: 11us\n"
                      "collective: tree\n"
+                     "tree_chunks: %u\n"
                      "simulate: {steps: 3, overlap: none, send: %s}\n",
-                     ka, kb, kc, send ? "eager" : "rendezvous");
+                     ka, kb, kc, chunks[i], send ? "eager" : "rendezvous");
             s = load(text);
             hs_replay_opts_from_scenario(s, &o);
             o.engine = 1;
@@ -200,6 +206,14 @@ static void test_needs_nodes(void)
                      HS_ERR_SCHEMA);
     HS_ASSERT_STR_CONTAINS(err.msg, "tree needs a nodes: section");
     CU_ASSERT_PTR_NULL(s);
+    {
+        char bad[1024];
+        snprintf(bad, sizeof bad, "%stree_chunks: 65\n", text);
+        HS_ASSERT_I64_EQ(hs_scenario_load_text(bad, strlen(bad),
+                                               "flat.yaml", NULL, &s, &err),
+                         HS_ERR_RANGE);
+        HS_ASSERT_STR_CONTAINS(err.msg, "flat.yaml:8:14: tree_chunks");
+    }
 }
 
 /* NCCL's model by hand (docs/nccl-notes.md section 2, Volta constants,
