@@ -108,7 +108,29 @@ static void hs__tree_order(const hs_scenario_t *s, int t, uint32_t *order)
    the latest chunk of tree t, last[x] its latest round. */
 typedef struct hs__tree_times_s {
     int64_t *up, *dn, *last;
+    int64_t *send;   /* [x * 8 + 4t + i]: x's send in tree t to its child
+                        i (0-2) or its parent (3), computed once */
 } hs__tree_times_t;
+
+/* Fills tm->send: every send's time, once per device and tree. */
+static void hs__tree_sends(const hs_scenario_t *s, hs__tree_times_t *tm)
+{
+    uint32_t x, i;
+    int t;
+
+    for (x = 0; x < s->n_devices; x++)
+        for (t = 0; t < 2; t++) {
+            hs_tree_links_t lk;
+            hs_tree_step_t st;
+            int64_t *o = &tm->send[(size_t)x * 8 + 4 * (size_t)t];
+            hs_coll_tree_links(s, t, x, &lk);
+            for (i = 0; i < 4; i++) {
+                st.to = i < lk.n_kids ? lk.kids[i]
+                                      : i == 3 ? lk.parent : HS_TREE_NONE;
+                o[i] = hs__tree_send_ns(s, x, &st);
+            }
+        }
+}
 
 /* When round r of device x, whose round r' needs are known, is done. */
 static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
@@ -132,7 +154,11 @@ static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
         if (a > t)
             t = a;
     }
-    t += hs__tree_send_ns(s, x, &st);
+    if (st.to != HS_TREE_NONE)
+        t += r < P2 ? tm->send[(size_t)x * 8 + 4 * (size_t)(r % 2) + 3]
+                    : tm->send[(size_t)x * 8 +
+                               4 * (size_t)(((r - P2) / 3) % 2) +
+                               (size_t)((r - P2) % 3)];
     if (r < P2)
         tm->up[(size_t)x * (size_t)P2 + (size_t)r] = t;
     else if (r < 4 * P2)
@@ -146,7 +172,7 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     const int64_t P2 = 2 * hs_coll_tree_chunks(s);
     size_t N = s->n_devices, i;
     uint32_t *order = malloc(2 * N * sizeof *order);
-    int64_t *buf = calloc((size_t)(P2 + 7) * N, sizeof *buf);
+    int64_t *buf = calloc((size_t)(P2 + 15) * N, sizeof *buf);
     hs__tree_times_t tm;
     int64_t c, r, k, t_ar;
 
@@ -158,6 +184,8 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     tm.up = buf;
     tm.dn = buf + (size_t)P2 * N;
     tm.last = tm.dn + 6 * N;
+    tm.send = tm.last + N;
+    hs__tree_sends(s, &tm);
     hs__tree_order(s, 0, order);
     hs__tree_order(s, 1, order + N);
     for (r = 0; r < P2; r++)        /* reduce: children first */
@@ -178,7 +206,7 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 
 /* The devices the tree's closed form evaluates in reasonable time: it is
    O(N R) per device, O(N^2 R) for the whole cluster. */
-#define HS__TREE_MAX_DEVICES 4096
+#define HS__TREE_MAX_DEVICES 1024
 
 static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
 {
