@@ -216,6 +216,97 @@ static void test_needs_nodes(void)
     }
 }
 
+/* Buckets on two streams, a communication cost, a hop wait, stragglers,
+   both send modes: the tree replay completes every step (no stall), and
+   a step is never shorter than the slowest device's compute (forward and
+   whole backward) nor than the tree's closed-form all-reduce alone. */
+static void test_replay_buckets_streams(void)
+{
+    int send;
+
+    for (send = 0; send < 2; send++) {
+        char text[2048];
+        hs_scenario_t *s;
+        hs_replay_result_t *r = NULL;
+        hs_replay_opts_t o;
+        hs_error_t err;
+        int64_t t_ar = 0;
+        uint32_t x;
+        snprintf(text, sizeof text,
+                 "name: tb\n"
+                 "job: {model: x, dataset: {samples: 100000}}\n"
+                 "device_types:\n"
+                 "  - name: gpu\n"
+                 "    batch: 100\n"
+                 "    profile:\n"
+                 "      subsystem_size: 2\n"
+                 "      t_fwd: 30ms\n"
+                 "      t_b1: 1ms\n"
+                 "      t_bwd: 40ms\n"
+                 "      allreduce_bytes: 64MB\n"
+                 "      comm_ns_per_byte: 0.05\n"
+                 "      t_hop_wait: 20us\n"
+                 "      buckets:\n"
+                 "        - {bytes: 30MB, ready: 10ms}\n"
+                 "        - {bytes: 34MB, ready: 35ms}\n"
+                 "nodes:\n"
+                 "  kinds:\n"
+                 "    - {name: a, type: gpu, devices: 3, count: 2,\n"
+                 "       intra_bandwidth: 40GB/s, nics: 1,\n"
+                 "       nic_bandwidth: 3GB/s}\n"
+                 "    - {name: b, type: gpu, devices: 1, count: 3,\n"
+                 "       intra_bandwidth: 40GB/s}\n"
+                 "  inter_bandwidth: 5GB/s\n"
+                 "  inter_latency: 11us\n"
+                 "collective: tree\n"
+                 "tree_chunks: 3\n"
+                 "simulate: {steps: 5, overlap: buckets, streams: 2,\n"
+                 "           send: %s,\n"
+                 "           stragglers: [{device: a-0-1, steps: 1,\n"
+                 "                         factor: 2.0}]}\n",
+                 send ? "eager" : "rendezvous");
+        s = load(text);
+        for (x = 0; x < s->n_devices; x++)
+            if (hs_coll_tree.allreduce_ns(s, x) > t_ar)
+                t_ar = hs_coll_tree.allreduce_ns(s, x);
+        hs_replay_opts_from_scenario(s, &o);
+        CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+        HS_ASSERT_I64_EQ(r->n_buckets, 2);
+        HS_ASSERT_I64_EQ(r->streams, 2);
+        for (x = 0; x < r->steps; x++) {
+            CU_ASSERT(r->cluster_step_ns[x] >= 70000000);
+            CU_ASSERT(r->cluster_step_ns[x] >= t_ar);
+        }
+        hs_replay_result_free(r);
+        hs_scenario_free(s);
+    }
+}
+
+/* More devices than the closed form handles: a clear error. */
+static void test_too_many_devices(void)
+{
+    const char *text =
+        "name: big\n"
+        "job: {model: x, dataset: {samples: 1000}}\n"
+        "device_types:\n"
+        "  - {name: gpu, batch: 10,\n"
+        "     profile: {t_fwd: 1ms, t_b1: 1ms, allreduce_bytes: 1MB}}\n"
+        "nodes:\n"
+        "  kinds:\n"
+        "    - {name: n, type: gpu, devices: 5, count: 205,\n"
+        "       intra_bandwidth: 10GB/s}\n"
+        "  inter_bandwidth: 1GB/s\n"
+        "collective: tree\n";
+    hs_scenario_t *s = NULL;
+    hs_error_t err;
+
+    HS_ASSERT_I64_EQ(hs_scenario_load_text(text, strlen(text), "big.yaml",
+                                           NULL, &s, &err),
+                     HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(err.msg, "1025 devices, at most 1024");
+    CU_ASSERT_PTR_NULL(s);
+}
+
 /* NCCL's model by hand (docs/nccl-notes.md section 2, Volta constants,
    one channel of 3 GB/s, NVLink inside a node, Intel CPU):
    100 MB on 11 ranks in 5 nodes.
@@ -334,6 +425,10 @@ static int register_tests(void)
         CU_add_test(s, "replay = closed form, K = 2, 3, 4, 5, 8",
                     test_replay_equals_closed) == NULL ||
         CU_add_test(s, "needs nodes", test_needs_nodes) == NULL ||
+        CU_add_test(s, "replay: buckets, streams, costs, stragglers",
+                    test_replay_buckets_streams) == NULL ||
+        CU_add_test(s, "at most 1,024 devices", test_too_many_devices) ==
+            NULL ||
         CU_add_test(s, "NCCL's model by hand", test_nccl_model_by_hand) ==
             NULL ||
         CU_add_test(s, "auto picks like NCCL and times the pick",
