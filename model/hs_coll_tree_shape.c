@@ -10,16 +10,18 @@
  * hs_chunk_ns, rounded as the replay rounds it).
  * That schedule is a max-plus recursion over the rounds,
  *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r),
- * evaluated here in one pass (reduce rounds children first, broadcast
- * rounds parents first, then the last round), O(N R) per device asked.  T_ar(x) is done(x,
- * R-1).  It is what the replay gives when every device opens at once,
- * with eager sends and no communication cost (the tree's chunks are
- * always eager: NCCL's tree sends into the receiver's buffer).  For P ->
- * infinity it tends to the latencies along the critical path plus the
- * busiest device's bytes over its links: the bracket of
- * docs/nccl-notes.md 5(b), except that a head's sends to its node and
- * across nodes go one after the other here (one chunk per device on the
- * wire), where NCCL overlaps them.
+ * evaluated here with a worklist (a device moves on as far as the rounds
+ * it needs are known, then wakes its tree neighbours): O(N R) per device
+ * asked.  T_ar(x) is done(x, R-1).  It is what the replay gives when
+ * every device opens at once, with no communication cost (the tree's
+ * chunks are always eager: NCCL's tree sends into the receiver's buffer).
+ * As P grows it tends to the busiest device's bytes over its links plus
+ * the pipeline's fill: with one device per node, X_k M / B_nic of
+ * docs/nccl-notes.md 5(b) (X = 1 for K = 2, 1.5 for K = 3, 2 from K = 4;
+ * tests/test_tree.c), because the reduce and the broadcast of a device
+ * each carry at most M; with chains inside the nodes a head's sends to
+ * its node and across nodes go one after the other here (one chunk per
+ * device on the wire), where NCCL overlaps them on separate channels.
  */
 #include "hs_coll_tree_shape.h"
 
@@ -84,36 +86,19 @@ static int64_t hs__tree_send_ns(const hs_scenario_t *s, uint32_t x,
                        2.0 * (double)hs_coll_tree_chunks(s));
 }
 
-/* Devices of tree t, parents before children (breadth first from the
-   root), into order[N]. */
-static void hs__tree_order(const hs_scenario_t *s, int t, uint32_t *order)
-{
-    uint32_t N = (uint32_t)s->n_devices, x, head = 0, tail = 0, i;
-    hs_tree_links_t lk;
+/* The closed form's state: done[x * R + r] when device x's round r was
+   done (valid below next[x]), send[x * 8 + 4t + i] x's send in tree t to
+   its child i (0-2) or its parent (3), and a worklist of devices that may
+   move (stack, inq). */
+typedef struct hs__tree_cf_s {
+    int64_t R, P2;
+    int64_t *done, *next, *send;
+    uint32_t *stack, n_stack;
+    uint8_t *inq;
+} hs__tree_cf_t;
 
-    for (x = 0; x < N && tail == 0; x++) {
-        hs_coll_tree_links(s, t, x, &lk);
-        if (lk.parent == HS_TREE_NONE)
-            order[tail++] = x;
-    }
-    while (head < tail) {
-        hs_coll_tree_links(s, t, order[head++], &lk);
-        for (i = 0; i < lk.n_kids; i++)
-            order[tail++] = lk.kids[i];
-    }
-}
-
-/* The closed form's round times: up[x * 2P + c] when device x's reduce
-   round c was done, dn[x * 6 + 3t + slot] its broadcast round `slot` of
-   the latest chunk of tree t, last[x] its latest round. */
-typedef struct hs__tree_times_s {
-    int64_t *up, *dn, *last;
-    int64_t *send;   /* [x * 8 + 4t + i]: x's send in tree t to its child
-                        i (0-2) or its parent (3), computed once */
-} hs__tree_times_t;
-
-/* Fills tm->send: every send's time, once per device and tree. */
-static void hs__tree_sends(const hs_scenario_t *s, hs__tree_times_t *tm)
+/* Fills cf->send: every send's time, once per device and tree. */
+static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
 {
     uint32_t x, i;
     int t;
@@ -122,7 +107,7 @@ static void hs__tree_sends(const hs_scenario_t *s, hs__tree_times_t *tm)
         for (t = 0; t < 2; t++) {
             hs_tree_links_t lk;
             hs_tree_step_t st;
-            int64_t *o = &tm->send[(size_t)x * 8 + 4 * (size_t)t];
+            int64_t *o = &cf->send[(size_t)x * 8 + 4 * (size_t)t];
             hs_coll_tree_links(s, t, x, &lk);
             for (i = 0; i < 4; i++) {
                 st.to = i < lk.n_kids ? lk.kids[i]
@@ -132,75 +117,91 @@ static void hs__tree_sends(const hs_scenario_t *s, hs__tree_times_t *tm)
         }
 }
 
-/* When round r of device x, whose round r' needs are known, is done. */
-static void hs__tree_eval(const hs_scenario_t *s, uint32_t x, int64_t r,
-                          hs__tree_times_t *tm)
+static void hs__tree_push(hs__tree_cf_t *cf, uint32_t x)
 {
-    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
-    hs_tree_step_t st;
-    int64_t t = tm->last[x], q;
-    uint32_t i;
+    if (x == HS_TREE_NONE || cf->inq[x])
+        return;
+    cf->inq[x] = 1;
+    cf->stack[cf->n_stack++] = x;
+}
 
-    hs_coll_tree_step(s, x, r, &st);
-    for (i = 0; i < st.n_need; i++) {
-        int64_t a;
-        q = st.need_r[i];
-        if (q < P2)
-            a = tm->up[(size_t)st.need[i] * (size_t)P2 + (size_t)q];
-        else
-            a = tm->dn[(size_t)st.need[i] * 6 +
-                       (size_t)(((q - P2) / 3) % 2) * 3 +
-                       (size_t)((q - P2) % 3)];
-        if (a > t)
-            t = a;
+/* Evaluates device x's rounds as far as what they need is known; returns
+   whether it moved. */
+static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
+                            uint32_t x)
+{
+    int64_t *dx = &cf->done[(size_t)x * (size_t)cf->R], r;
+    int moved = 0;
+
+    while ((r = cf->next[x]) < cf->R) {
+        hs_tree_step_t st;
+        int64_t t = r > 0 ? dx[r - 1] : 0;
+        uint32_t i;
+        hs_coll_tree_step(s, x, r, &st);
+        for (i = 0; i < st.n_need; i++) {
+            if (cf->next[st.need[i]] <= st.need_r[i])
+                return moved;
+            if (cf->done[(size_t)st.need[i] * (size_t)cf->R +
+                         (size_t)st.need_r[i]] > t)
+                t = cf->done[(size_t)st.need[i] * (size_t)cf->R +
+                             (size_t)st.need_r[i]];
+        }
+        if (st.to != HS_TREE_NONE)
+            t += r < cf->P2
+                     ? cf->send[(size_t)x * 8 +
+                                4 * (size_t)(hs_coll_tree_up_chunk(s, x, r) %
+                                             2) + 3]
+                     : cf->send[(size_t)x * 8 +
+                                4 * (size_t)(((r - cf->P2) / 3) % 2) +
+                                (size_t)((r - cf->P2) % 3)];
+        dx[r] = t;
+        cf->next[x] = r + 1;
+        moved = 1;
     }
-    if (st.to != HS_TREE_NONE)
-        t += r < P2 ? tm->send[(size_t)x * 8 + 4 * (size_t)(r % 2) + 3]
-                    : tm->send[(size_t)x * 8 +
-                               4 * (size_t)(((r - P2) / 3) % 2) +
-                               (size_t)((r - P2) % 3)];
-    if (r < P2)
-        tm->up[(size_t)x * (size_t)P2 + (size_t)r] = t;
-    else if (r < 4 * P2)
-        tm->dn[(size_t)x * 6 + (size_t)(((r - P2) / 3) % 2) * 3 +
-               (size_t)((r - P2) % 3)] = t;
-    tm->last[x] = t;
+    return moved;
 }
 
 static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
 {
-    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
-    size_t N = s->n_devices, i;
-    uint32_t *order = malloc(2 * N * sizeof *order);
-    int64_t *buf = calloc((size_t)(P2 + 15) * N, sizeof *buf);
-    hs__tree_times_t tm;
-    int64_t c, r, k, t_ar;
+    size_t N = s->n_devices;
+    hs__tree_cf_t cf;
+    int64_t *buf, t_ar = INT64_MAX;
+    uint32_t x, i;
+    int t;
 
-    if (order == NULL || buf == NULL) {
-        free(order);
-        free(buf);
-        return INT64_MAX;   /* out of memory: no figure */
+    cf.R = hs_coll_tree_rounds(s);
+    cf.P2 = 2 * hs_coll_tree_chunks(s);
+    buf = calloc((size_t)(cf.R + 9) * N, sizeof *buf);
+    cf.stack = malloc(N * sizeof *cf.stack);
+    cf.inq = calloc(N, 1);
+    if (buf == NULL || cf.stack == NULL || cf.inq == NULL)
+        goto done;   /* out of memory: no figure */
+    cf.done = buf;
+    cf.next = buf + (size_t)cf.R * N;
+    cf.send = cf.next + N;
+    cf.n_stack = 0;
+    hs__tree_sends(s, &cf);
+    for (x = (uint32_t)N; x-- > 0;)
+        hs__tree_push(&cf, x);
+    while (cf.n_stack > 0) {
+        x = cf.stack[--cf.n_stack];
+        cf.inq[x] = 0;
+        if (!hs__tree_advance(s, &cf, x))
+            continue;
+        for (t = 0; t < 2; t++) {   /* who may wait on x */
+            hs_tree_links_t lk;
+            hs_coll_tree_links(s, t, x, &lk);
+            hs__tree_push(&cf, lk.parent);
+            for (i = 0; i < lk.n_kids; i++)
+                hs__tree_push(&cf, lk.kids[i]);
+        }
     }
-    tm.up = buf;
-    tm.dn = buf + (size_t)P2 * N;
-    tm.last = tm.dn + 6 * N;
-    tm.send = tm.last + N;
-    hs__tree_sends(s, &tm);
-    hs__tree_order(s, 0, order);
-    hs__tree_order(s, 1, order + N);
-    for (r = 0; r < P2; r++)        /* reduce: children first */
-        for (i = N; i-- > 0;)
-            hs__tree_eval(s, order[(size_t)(r % 2) * N + i], r, &tm);
-    for (c = 0; c < P2; c++)        /* broadcast: parents first */
-        for (i = 0; i < N; i++)
-            for (k = 0; k < 3; k++)
-                hs__tree_eval(s, order[(size_t)(c % 2) * N + i],
-                              P2 + 3 * c + k, &tm);
-    for (i = 0; i < N; i++)
-        hs__tree_eval(s, (uint32_t)i, 4 * P2, &tm);
-    t_ar = tm.last[d];
-    free(order);
+    if (cf.next[d] == cf.R)
+        t_ar = cf.done[(size_t)d * (size_t)cf.R + (size_t)(cf.R - 1)];
+done:
     free(buf);
+    free(cf.stack);
+    free(cf.inq);
     return t_ar;
 }
 

@@ -26,10 +26,17 @@
  * M / (2P) bytes; chunk c
  * belongs to tree c mod 2.  A device runs R = 8P + 1 rounds, one chunk on
  * its wire at a time:
- *   rounds 0 .. 2P-1      reduce, chunk c = r: a device with a parent
- *                         sends its reduced chunk c to it once it has
- *                         chunk c from every child of tree c mod 2 (the
- *                         root: nothing, at once);
+ *   rounds 0 .. 2P-1      reduce, one chunk c each: a device with a
+ *                         parent sends its reduced chunk c to it once it
+ *                         has chunk c from every child of tree c mod 2
+ *                         (the root: nothing, at once).  The chunks go in
+ *                         order, trees alternating, except on a device
+ *                         that is a leaf of one tree and not of the
+ *                         other: it sends that tree's P chunks first
+ *                         (they need nothing), then the other's
+ *                         (hs_coll_tree_up_chunk), so that two devices
+ *                         interior in different trees do not wait on
+ *                         each other chunk by chunk;
  *   rounds 2P .. 8P-1     broadcast, r = 2P + 3c + slot: in slot i it
  *                         sends chunk c to its i-th child of tree c mod 2
  *                         (nothing past its children); slot 0 of a device
@@ -197,6 +204,47 @@ static inline uint32_t hs_coll_tree_slot(const hs_scenario_t *s, int t,
     return 0;   /* not reached: x is a child of p */
 }
 
+/* The tree device x sends its reduce chunks of first: the one it is a
+   leaf of (no children: its sends need nothing) when it has children in
+   the other; -1 (chunks in order, trees alternating) otherwise. */
+static inline int hs_coll_tree_leaf_first(const hs_scenario_t *s,
+                                          uint32_t x)
+{
+    hs_tree_links_t a, b;
+
+    hs_coll_tree_links(s, 0, x, &a);
+    hs_coll_tree_links(s, 1, x, &b);
+    if (a.n_kids == 0 && b.n_kids > 0)
+        return 0;
+    if (b.n_kids == 0 && a.n_kids > 0)
+        return 1;
+    return -1;
+}
+
+/* The chunk of device x's reduce round r (0 .. 2P-1). */
+static inline int64_t hs_coll_tree_up_chunk(const hs_scenario_t *s,
+                                            uint32_t x, int64_t r)
+{
+    int64_t P = hs_coll_tree_chunks(s);
+    int lf = hs_coll_tree_leaf_first(s, x);
+
+    if (lf < 0)
+        return r;
+    return r < P ? 2 * r + lf : 2 * (r - P) + (1 - lf);
+}
+
+/* The reduce round in which device x sends chunk c (the inverse). */
+static inline int64_t hs_coll_tree_up_round(const hs_scenario_t *s,
+                                            uint32_t x, int64_t c)
+{
+    int64_t P = hs_coll_tree_chunks(s);
+    int lf = hs_coll_tree_leaf_first(s, x);
+
+    if (lf < 0)
+        return c;
+    return c % 2 == lf ? c / 2 : P + c / 2;
+}
+
 /* Fills *o with round r of device x (the layout above). */
 static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
                                      int64_t r, hs_tree_step_t *o)
@@ -210,12 +258,13 @@ static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
     o->n_need = 0;
     o->to = HS_TREE_NONE;
     if (r < P2) {
-        hs_coll_tree_links(s, (int)(r % 2), x, &lk);
+        c = hs_coll_tree_up_chunk(s, x, r);
+        hs_coll_tree_links(s, (int)(c % 2), x, &lk);
         if ((o->to = lk.parent) == HS_TREE_NONE)
             return;
         for (i = 0; i < lk.n_kids; i++) {
             o->need[o->n_need] = lk.kids[i];
-            o->need_r[o->n_need++] = r;
+            o->need_r[o->n_need++] = hs_coll_tree_up_round(s, lk.kids[i], c);
         }
         return;
     }
@@ -248,7 +297,7 @@ static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
     }
     for (i = 0; i < lk.n_kids; i++) {   /* the root: chunk c reduced */
         o->need[o->n_need] = lk.kids[i];
-        o->need_r[o->n_need++] = c;
+        o->need_r[o->n_need++] = hs_coll_tree_up_round(s, lk.kids[i], c);
     }
 }
 

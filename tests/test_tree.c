@@ -122,6 +122,54 @@ static void test_two_nodes_by_hand(void)
     hs_scenario_free(s);
 }
 
+/* One device per node, no latency, 64 chunks: the busiest device's
+   T_ar is the notes' fluid X_K M / B_nic (nccl-notes.md 5(b); X = 1, 1.5,
+   2 for K = 2, 3, >= 4) plus a pipeline fill of at most 2 (log2 K + 1)
+   chunks of M / 128 (1 ms here). */
+static void test_fluid_limit(void)
+{
+    static const unsigned Ks[] = {2, 3, 4, 5, 6, 8, 13, 16};
+    size_t i;
+
+    for (i = 0; i < sizeof Ks / sizeof Ks[0]; i++) {
+        char text[1024];
+        hs_scenario_t *s;
+        unsigned K = Ks[i], lg = 0;
+        int64_t worst = 0, fluid, chunk = 1000000;
+        uint32_t x;
+        snprintf(text, sizeof text,
+                 "name: fluid\n"
+                 "job: {model: x, dataset: {samples: 100000}}\n"
+                 "device_types:\n"
+                 "  - name: gpu\n"
+                 "    batch: 100\n"
+                 "    profile: {subsystem_size: 2, t_fwd: 30ms, t_b1: 1ms,\n"
+                 "              allreduce_bytes: 128MB}\n"
+                 "nodes:\n"
+                 "  kinds:\n"
+                 "    - {name: n, type: gpu, devices: 1, count: %u,\n"
+                 "       nics: 1, nic_bandwidth: 1GB/s}\n"
+                 "  inter_bandwidth: 10GB/s\n"
+                 "  inter_latency: 0s\n"
+                 "collective: tree\n"
+                 "tree_chunks: 64\n",
+                 K);
+        s = load(text);
+        for (x = 0; x < K; x++)
+            if (hs_coll_tree.allreduce_ns(s, x) > worst)
+                worst = hs_coll_tree.allreduce_ns(s, x);
+        while ((1u << (lg + 1)) <= K)
+            lg++;
+        fluid = K == 2 ? 128000000 : K == 3 ? 192000000 : 256000000;
+        if (worst < fluid || worst > fluid + 2 * (lg + 1) * chunk)
+            fprintf(stderr, "\nK=%u: T_ar %lld, fluid %lld\n", K,
+                    (long long)worst, (long long)fluid);
+        CU_ASSERT(worst >= fluid);
+        CU_ASSERT(worst <= fluid + 2 * (int64_t)(lg + 1) * chunk);
+        hs_scenario_free(s);
+    }
+}
+
 /* Nodes of 3, 1 and 2 devices in turn (K nodes), everyone ready at once:
    the replay's first step equals the closed form to the ns, both send
    modes (the tree's sends are eager either way), 1 to 8 chunks. */
@@ -422,6 +470,8 @@ static int register_tests(void)
             NULL ||
         CU_add_test(s, "two nodes by hand", test_two_nodes_by_hand) ==
             NULL ||
+        CU_add_test(s, "the notes' fluid limit, one device per node",
+                    test_fluid_limit) == NULL ||
         CU_add_test(s, "replay = closed form, K = 2, 3, 4, 5, 8",
                     test_replay_equals_closed) == NULL ||
         CU_add_test(s, "needs nodes", test_needs_nodes) == NULL ||
