@@ -95,7 +95,82 @@ typedef struct hs__tree_cf_s {
     int64_t *done, *next, *send;
     uint32_t *stack, n_stack;
     uint8_t *inq;
+    hs_tree_links_t *lk;   /* [x * 2 + t]: hs_coll_tree_links, once */
+    int8_t *lf;            /* [x]: hs_coll_tree_leaf_first, once */
 } hs__tree_cf_t;
+
+/* hs_coll_tree_up_round from the cached links. */
+static int64_t hs__tree_up_round(const hs__tree_cf_t *cf, uint32_t x,
+                                 int64_t c)
+{
+    int lf = cf->lf[x];
+
+    if (lf < 0)
+        return c;
+    return c % 2 == lf ? c / 2 : cf->P2 / 2 + c / 2;
+}
+
+/* hs_coll_tree_step from the cached links (the same rounds: the replay,
+   which asks hs_coll_tree_step, equals this closed form to the ns in
+   tests/test_tree.c). */
+static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
+                          hs_tree_step_t *o)
+{
+    const int64_t P2 = cf->P2, P = P2 / 2;
+    const hs_tree_links_t *lk, *pl;
+    int64_t c, slot;
+    uint32_t i;
+    int t;
+
+    o->n_need = 0;
+    o->to = HS_TREE_NONE;
+    if (r < P2) {
+        c = cf->lf[x] < 0 ? r
+            : r < P ? 2 * r + cf->lf[x] : 2 * (r - P) + (1 - cf->lf[x]);
+        lk = &cf->lk[(size_t)x * 2 + (size_t)(c % 2)];
+        if ((o->to = lk->parent) == HS_TREE_NONE)
+            return;
+        for (i = 0; i < lk->n_kids; i++) {
+            o->need[o->n_need] = lk->kids[i];
+            o->need_r[o->n_need++] = hs__tree_up_round(cf, lk->kids[i], c);
+        }
+        return;
+    }
+    if (r == 4 * P2) {
+        for (t = 0; t < 2; t++) {
+            lk = &cf->lk[(size_t)x * 2 + (size_t)t];
+            if (lk->parent == HS_TREE_NONE)
+                continue;
+            pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)t];
+            for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
+                ;
+            o->need[o->n_need] = lk->parent;
+            o->need_r[o->n_need++] = P2 + 3 * (P2 - 2 + t) + i;
+        }
+        return;
+    }
+    c = (r - P2) / 3;
+    slot = (r - P2) % 3;
+    lk = &cf->lk[(size_t)x * 2 + (size_t)(c % 2)];
+    if (slot >= lk->n_kids)
+        return;
+    o->to = lk->kids[slot];
+    if (slot > 0)
+        return;
+    if (lk->parent != HS_TREE_NONE) {
+        pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)(c % 2)];
+        for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
+            ;
+        o->need[0] = lk->parent;
+        o->need_r[0] = P2 + 3 * c + i;
+        o->n_need = 1;
+        return;
+    }
+    for (i = 0; i < lk->n_kids; i++) {
+        o->need[o->n_need] = lk->kids[i];
+        o->need_r[o->n_need++] = hs__tree_up_round(cf, lk->kids[i], c);
+    }
+}
 
 /* Fills cf->send: every send's time, once per device and tree. */
 static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
@@ -105,13 +180,12 @@ static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
 
     for (x = 0; x < s->n_devices; x++)
         for (t = 0; t < 2; t++) {
-            hs_tree_links_t lk;
+            const hs_tree_links_t *lk = &cf->lk[(size_t)x * 2 + (size_t)t];
             hs_tree_step_t st;
             int64_t *o = &cf->send[(size_t)x * 8 + 4 * (size_t)t];
-            hs_coll_tree_links(s, t, x, &lk);
             for (i = 0; i < 4; i++) {
-                st.to = i < lk.n_kids ? lk.kids[i]
-                                      : i == 3 ? lk.parent : HS_TREE_NONE;
+                st.to = i < lk->n_kids ? lk->kids[i]
+                                       : i == 3 ? lk->parent : HS_TREE_NONE;
                 o[i] = hs__tree_send_ns(s, x, &st);
             }
         }
@@ -137,7 +211,7 @@ static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
         hs_tree_step_t st;
         int64_t t = r > 0 ? dx[r - 1] : 0;
         uint32_t i;
-        hs_coll_tree_step(s, x, r, &st);
+        hs__tree_step(cf, x, r, &st);
         for (i = 0; i < st.n_need; i++) {
             if (cf->next[st.need[i]] <= st.need_r[i])
                 return moved;
@@ -149,8 +223,10 @@ static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
         if (st.to != HS_TREE_NONE)
             t += r < cf->P2
                      ? cf->send[(size_t)x * 8 +
-                                4 * (size_t)(hs_coll_tree_up_chunk(s, x, r) %
-                                             2) + 3]
+                                4 * (size_t)((cf->lf[x] < 0 ? r
+                                              : r < cf->P2 / 2
+                                                  ? cf->lf[x]
+                                                  : 1 - cf->lf[x]) % 2) + 3]
                      : cf->send[(size_t)x * 8 +
                                 4 * (size_t)(((r - cf->P2) / 3) % 2) +
                                 (size_t)((r - cf->P2) % 3)];
@@ -174,8 +250,16 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     buf = calloc((size_t)(cf.R + 9) * N, sizeof *buf);
     cf.stack = malloc(N * sizeof *cf.stack);
     cf.inq = calloc(N, 1);
-    if (buf == NULL || cf.stack == NULL || cf.inq == NULL)
+    cf.lk = malloc(2 * N * sizeof *cf.lk);
+    cf.lf = malloc(N);
+    if (buf == NULL || cf.stack == NULL || cf.inq == NULL || cf.lk == NULL ||
+        cf.lf == NULL)
         goto done;   /* out of memory: no figure */
+    for (x = 0; x < N; x++) {
+        hs_coll_tree_links(s, 0, x, &cf.lk[(size_t)x * 2]);
+        hs_coll_tree_links(s, 1, x, &cf.lk[(size_t)x * 2 + 1]);
+        cf.lf[x] = (int8_t)hs_coll_tree_leaf_first(s, x);
+    }
     cf.done = buf;
     cf.next = buf + (size_t)cf.R * N;
     cf.send = cf.next + N;
@@ -189,11 +273,10 @@ static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
         if (!hs__tree_advance(s, &cf, x))
             continue;
         for (t = 0; t < 2; t++) {   /* who may wait on x */
-            hs_tree_links_t lk;
-            hs_coll_tree_links(s, t, x, &lk);
-            hs__tree_push(&cf, lk.parent);
-            for (i = 0; i < lk.n_kids; i++)
-                hs__tree_push(&cf, lk.kids[i]);
+            const hs_tree_links_t *lk = &cf.lk[(size_t)x * 2 + (size_t)t];
+            hs__tree_push(&cf, lk->parent);
+            for (i = 0; i < lk->n_kids; i++)
+                hs__tree_push(&cf, lk->kids[i]);
         }
     }
     if (cf.next[d] == cf.R)
@@ -202,6 +285,8 @@ done:
     free(buf);
     free(cf.stack);
     free(cf.inq);
+    free(cf.lk);
+    free(cf.lf);
     return t_ar;
 }
 
