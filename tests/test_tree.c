@@ -116,7 +116,14 @@ static void test_two_nodes_by_hand(void)
     HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), want);
     HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 1), want);
     /* tree_chunks: 2 -> 4 x (5 us + 4 MB / 2 GB/s) */
-    s->tree_chunks = 2;
+    {
+        hs_error_t err;
+        HS_ASSERT_I64_EQ(hs_scenario_set(s, "tree_chunks", "0", &err),
+                         HS_ERR_RANGE);
+        HS_ASSERT_I64_EQ(hs_scenario_set(s, "tree_chunks", "2", &err),
+                         HS_OK);
+    }
+    HS_ASSERT_I64_EQ(s->tree_chunks, 2);
     HS_ASSERT_I64_EQ(hs_coll_tree.rounds_of(s), 17);
     HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), 4 * (5000 + 2000000));
     hs_scenario_free(s);
