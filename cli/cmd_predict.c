@@ -11,6 +11,7 @@
 #include "hs_cli.h"
 #include "hs_answer.h"
 #include "hs_closed.h"
+#include "hs_coll_auto.h"
 #include "hs_nodes.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
@@ -202,6 +203,12 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs__json_bottleneck(g, s, p);
     if (s->collective != NULL)
         hs_cli_kv_str(g, "collective", s->collective);
+    if (s->collective != NULL && strcmp(s->collective, "auto") == 0) {
+        hs_coll_choice_t ch;
+        hs_coll_auto_choose(s, &ch);
+        hs_cli_kv_str(g, "collective_chosen", ch.chosen->name);
+        hs_cli_kv_str(g, "collective_why", ch.why);
+    }
     if (s->nodes != NULL)
         hs_cli_kv_i64(g, "nodes", (int64_t)s->nodes->n_nodes);
     hs_cli_js(g, "shards_unbalanced");
@@ -249,6 +256,11 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
     }
     if (s->collective != NULL)
         printf("\ncollective: %s", s->collective);
+    if (s->collective != NULL && strcmp(s->collective, "auto") == 0) {
+        hs_coll_choice_t ch;
+        hs_coll_auto_choose(s, &ch);
+        printf(" -> %s", ch.why);
+    }
     printf("\n\n");
     hs_cli_print_answer(a);
     printf("\nper device type (the slowest device of each; step by "

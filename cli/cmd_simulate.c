@@ -13,6 +13,7 @@
 
 #include "hs_answer.h"
 #include "hs_chrome.h"
+#include "hs_coll_auto.h"
 #include "hs_cli.h"
 #include "hs_h5.h"
 #include "hs_replay.h"
@@ -143,6 +144,12 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
     hs_cli_kv_str(g, "overlap", hs_overlap_name(r->overlap));
     hs_cli_kv_str(g, "overlap_asked", hs_overlap_name(r->overlap_asked));
     hs_cli_kv_str(g, "collective", r->collective);
+    if (strcmp(r->collective, "auto") == 0) {
+        hs_coll_choice_t ch;
+        hs_coll_auto_choose(s, &ch);
+        hs_cli_kv_str(g, "collective_chosen", ch.chosen->name);
+        hs_cli_kv_str(g, "collective_why", ch.why);
+    }
     hs_cli_kv_str(g, "send", hs_send_name(r->send));
     hs_cli_kv_str(g, "hop_wait", hs_hop_wait_name(r->hop_wait));
     hs_cli_js(g, "stochastic");
@@ -207,6 +214,11 @@ static void hs__text_header(const hs_scenario_t *s,
            r->stochastic ? "stochastic" : "deterministic");
     if (strcmp(r->collective, "ring") != 0)
         printf(", collective %s", r->collective);
+    if (strcmp(r->collective, "auto") == 0) {
+        hs_coll_choice_t ch;
+        hs_coll_auto_choose(s, &ch);
+        printf(" (%s)", ch.why);
+    }
     if (r->overlap != r->overlap_asked)
         printf(" (overlap %s asked)", hs_overlap_name(r->overlap_asked));
     if (r->stochastic)

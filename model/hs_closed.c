@@ -93,8 +93,7 @@ void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
 
         if (c->uniform) {
             /* every round takes round 0's edge and chunk */
-            out[b] = rounds * hs_edge_chunk_ns(s, rd.edge, bytes,
-                                               (double)rd.parts);
+            out[b] = rounds * hs_coll_round_chunk_ns(s, &rd, bytes);
             continue;
         }
         out[b] = 0;
@@ -102,7 +101,7 @@ void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
             hs_coll_round_t x;
 
             c->round(s, d, r, &x);
-            out[b] += hs_edge_chunk_ns(s, x.edge, bytes, (double)x.parts);
+            out[b] += hs_coll_round_chunk_ns(s, &x, bytes);
         }
     }
 }

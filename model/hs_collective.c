@@ -11,6 +11,8 @@
 static const hs_collective_t *const hs__collectives[] = {
     &hs_coll_ring,
     &hs_coll_hier,
+    &hs_coll_tree,
+    &hs_coll_auto,
 };
 
 #define HS__N_COLL (sizeof hs__collectives / sizeof hs__collectives[0])

@@ -21,7 +21,8 @@
  * and one line in hs_collective.c's table) and its engine in sim/.
  *
  * Registered: hs_coll_ring (hs_coll_ring_shape.c), hs_coll_hier
- * (hs_coll_hier_shape.c).
+ * (hs_coll_hier_shape.c), hs_coll_tree (hs_coll_tree_shape.c),
+ * hs_coll_auto (hs_coll_auto.c: ring or tree, NCCL's choice).
  */
 #ifndef HS_COLLECTIVE_H
 #define HS_COLLECTIVE_H
@@ -48,7 +49,16 @@ typedef struct hs_coll_round_s {
                               in its node phases, K across nodes): the
                               hop wait grows with it
                               (hs_replay_hop_wait_ring_ns) */
+    /* The link, when edge is HS_COLL_EDGE_OWN: a collective whose edges
+       are not in the scenario's edge arrays (the tree: a node's heads
+       talk to the heads of its tree neighbours) gives the chunk's link
+       itself.  Read only then (other collectives leave them unset). */
+    double bw_bytes_per_s;
+    int64_t lat_ns;
 } hs_coll_round_t;
+
+/* hs_coll_round_t.edge of a round that carries its own link. */
+#define HS_COLL_EDGE_OWN UINT32_MAX
 
 typedef struct hs_collective_s {
     const char *name;      /* what options and scenarios call it */
@@ -85,6 +95,27 @@ extern const hs_collective_t hs_coll_ring;
    hierarchical all-reduce"): needs nodes of equal size (its check says
    why not otherwise). */
 extern const hs_collective_t hs_coll_hier;
+
+/* The double binary tree all-reduce, "tree" (docs/method.md, "The double
+   binary tree all-reduce"; model/hs_coll_tree_shape.h): NCCL's two trees
+   over the nodes, a chain through each node's devices, reduce up then
+   broadcast down in 2P chunks (P: tree_chunks:, default 8).  Needs nodes (of any
+   sizes).  Its rounds are not one-to/one-from: a device needs the chunks
+   of up to 3 children before it sends up, and sends to each child in a
+   round of its own (hs_coll_round_t.from names the first it needs; its
+   engine, sim/hs_coll_tree.c, knows the others), and its links are its
+   own (HS_COLL_EDGE_OWN). */
+extern const hs_collective_t hs_coll_tree;
+
+/* `collective: auto` (model/hs_coll_auto.h): ring or tree, as NCCL's own
+   cost model picks for the scenario's payload; its functions are the
+   chosen collective's. */
+extern const hs_collective_t hs_coll_auto;
+
+/* The collective that runs for c on s: c itself, or for hs_coll_auto the
+   one it picks (the replay asks for the engine of that one).  Pure. */
+const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,
+                                             const hs_scenario_t *s);
 
 /*
  * The collective named `name` (NULL: "ring") into *out.  Fails with

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_scenario.h"
 #include "hs_units.h"
 
@@ -54,6 +55,20 @@ static inline int64_t hs_edge_chunk_ns(const hs_scenario_t *s, uint32_t edge,
 {
     return hs_chunk_ns(s->ring_lat_ns[edge], s->ring_bw_bytes_per_s[edge],
                        bytes, parts);
+}
+
+/* The time round rd's chunk of bytes / rd->parts takes: over the
+   scenario's edge rd->edge, or over the round's own link when the edge is
+   HS_COLL_EDGE_OWN.  The one place a round's chunk is timed (the closed
+   forms and the replay). */
+static inline int64_t hs_coll_round_chunk_ns(const hs_scenario_t *s,
+                                             const hs_coll_round_t *rd,
+                                             double bytes)
+{
+    if (rd->edge == HS_COLL_EDGE_OWN)
+        return hs_chunk_ns(rd->lat_ns, rd->bw_bytes_per_s, bytes,
+                           rd->parts);
+    return hs_edge_chunk_ns(s, rd->edge, bytes, (double)rd->parts);
 }
 
 #endif

@@ -1279,13 +1279,13 @@ static hs_err_t hs__check(hs_yaml_ctx_t *c)
 static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
 {
     enum { K_NAME, K_JOB, K_TYPES, K_DEVICES, K_RING, K_NET, K_SIM,
-           K_PROF, K_NODES, K_COLL };
+           K_PROF, K_NODES, K_COLL, K_TREEC };
     static const char *const keys[] = {"name", "job", "device_types",
                                        "devices", "ring", "network",
                                        "simulate", "profiling", "nodes",
-                                       "collective", NULL};
+                                       "collective", "tree_chunks", NULL};
     hs_scenario_t *s = HS__S(c);
-    yaml_node_t *v[10];
+    yaml_node_t *v[11];
     hs__names_t nm;
     hs_err_t rc;
 
@@ -1310,6 +1310,10 @@ static hs_err_t hs__parse_root(hs_yaml_ctx_t *c, yaml_node_t *root)
         s->coll_line = (unsigned long)v[K_COLL]->start_mark.line + 1;
         s->coll_col = (unsigned long)v[K_COLL]->start_mark.column + 1;
     }
+    if (v[K_TREEC] != NULL &&
+        (rc = hs_yaml_get_u32(c, v[K_TREEC], "tree_chunks", 1, 64,
+                              &s->tree_chunks)) != HS_OK)
+        return rc;
     if (v[K_NODES] != NULL && v[K_DEVICES] != NULL)
         return hs_yaml_fail(c, v[K_DEVICES], HS_ERR_SCHEMA,
                             "give nodes: or devices:, not both");

@@ -211,6 +211,9 @@ typedef struct hs_scenario_s {
                                ring; the closed form and the replay's
                                default */
     unsigned long coll_line, coll_col; /* where it was given, 0 = set */
+    uint32_t tree_chunks;   /* `tree_chunks:` chunks per tree of the tree
+                               all-reduce (1..64), 0 = the default
+                               (HS_TREE_CHUNKS, hs_coll_tree_shape.h) */
     size_t n_where, cap_where; /* where values were read (the keys whose */
     hs_where_t *where;      /* overflow a derived quantity can blame; a
                                profile's keys are in the profile) */
@@ -280,7 +283,7 @@ int hs_hop_wait_parse(const char *name, hs_hop_wait_t *out);
  *   ring  (listing | grouped | interleave | [name, ...])
  *   simulate.steps | seed | overlap | send | streams | stochastic
  *   devices.<name>.compute_scale | extra_compute
- *   collective  (ring | hierarchical)
+ *   collective  (ring | hierarchical | tree | auto)
  *   nodes.<kind>.count  (nodes of that kind; with a nodes: section)
  * Marks the scenario dirty: call hs_scenario_resolve once after the sets
  * before using devices, ring or edges.  On failure s is unchanged, err

@@ -468,7 +468,8 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
 {
     static const char *const top[] = {"device_types", "job", "network",
                                       "ring", "simulate", "devices",
-                                      "collective", "nodes", NULL};
+                                      "collective", "nodes", "tree_chunks",
+                                      NULL};
     char buf[1024], *comp[HS__MAX_COMPS], *p;
     size_t nc = 0;
     yaml_parser_t parser;
@@ -544,6 +545,11 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
         }
     } else if (strcmp(comp[0], "collective") == 0 && nc == 1)
         rc = hs__set_collective(&c, s, root);
+    else if (strcmp(comp[0], "tree_chunks") == 0 && nc == 1) {
+        rc = hs_yaml_get_u32(&c, root, "tree_chunks", 1, 64,
+                             &s->tree_chunks);
+        s->dirty |= rc == HS_OK;
+    }
     else if (strcmp(comp[0], "nodes") == 0)
         rc = hs__set_nodes(&c, s, comp, nc, key_path, root);
     else

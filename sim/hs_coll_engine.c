@@ -7,10 +7,12 @@
 
 #include "hs_coll_hier.h"
 #include "hs_coll_ring.h"
+#include "hs_coll_tree.h"
 
 static const hs_coll_engine_t *const hs__engines[] = {
     &hs_coll_ring_engine,
     &hs_coll_hier_engine,
+    &hs_coll_tree_engine,
 };
 
 #define HS__N_ENG (sizeof hs__engines / sizeof hs__engines[0])

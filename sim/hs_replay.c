@@ -505,9 +505,8 @@ static int64_t hs__round_ns(const hs__model_t *m, uint32_t x, uint32_t st,
 
     m->coll->round(s, x, g % m->rounds, &rd);
     *ring_n = rd.ring_n;
-    return hs_edge_chunk_ns(
-        s, rd.edge, m->bytes[(size_t)s->devices[x].type * m->nb + b],
-        rd.parts);
+    return hs_coll_round_chunk_ns(
+        s, &rd, m->bytes[(size_t)s->devices[x].type * m->nb + b]);
 }
 
 /* hs_coll_send beyond one stream, one bucket, no cost, no tracing: the
@@ -811,9 +810,11 @@ void hs_replay_opts_from_scenario(const hs_scenario_t *s,
 
 /* The checks before a replay: devices, steps, stragglers, the collective
    and its engine, the ranges every time below must stay in, and (unless
-   o->force) the budget.  Fills *coll and *eng. */
+   o->force) the budget.  Fills *asked (the collective named), *coll (the
+   one that runs: auto's pick) and *eng. */
 static hs_err_t hs__replay_precheck(const hs_scenario_t *s,
                                     const hs_replay_opts_t *o,
+                                    const hs_collective_t **asked,
                                     const hs_collective_t **coll,
                                     const hs_coll_engine_t **eng,
                                     hs_error_t *err)
@@ -834,9 +835,10 @@ static hs_err_t hs__replay_precheck(const hs_scenario_t *s,
                                  "replay: straggler %zu names device %u of "
                                  "%zu", i, o->stragglers[i].device,
                                  s->n_devices);
-    rc = hs_collective_find(o->collective, coll, err);
+    rc = hs_collective_find(o->collective, asked, err);
     if (rc != HS_OK)
         return rc;
+    *coll = hs_collective_resolve(*asked, s);   /* auto: the one it picks */
     if ((*eng = hs_coll_engine_of(*coll)) == NULL)
         return hs_error_setf(err, HS_ERR_RANGE,
                              "replay: collective '%s' has no replay",
@@ -970,8 +972,10 @@ static void hs__replay_lanes(hs__model_t *m, const double *bytes)
         uint32_t b, st;
         /* a uniform collective's chunks all take round 0's edge */
         m->coll->round(s, x, 0, &rd);
-        bw = s->ring_bw_bytes_per_s[rd.edge];
-        lat = s->ring_lat_ns[rd.edge];
+        bw = rd.edge == HS_COLL_EDGE_OWN ? rd.bw_bytes_per_s
+                                         : s->ring_bw_bytes_per_s[rd.edge];
+        lat = rd.edge == HS_COLL_EDGE_OWN ? rd.lat_ns
+                                          : s->ring_lat_ns[rd.edge];
         for (st = 0; st < m->k; st++) {
             hs_coll_lane_t *r = &m->h.lane[(size_t)x * m->k + st];
             m->eng->lane_init(s, x, st, m->k, r);
@@ -1077,7 +1081,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_prediction_t *pred = NULL;
     hs_engine_t *e = NULL;
     double *bytes = NULL;
-    const hs_collective_t *coll = NULL;
+    const hs_collective_t *coll = NULL, *asked = NULL;
     const hs_coll_engine_t *eng = NULL;
     hs_coll_round_t rd;
     hs_err_t rc;
@@ -1089,15 +1093,17 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         hs_replay_opts_from_scenario(s, &o_s);
         o = &o_s;
     }
-    rc = hs__replay_precheck(s, o, &coll, &eng, err);
+    rc = hs__replay_precheck(s, o, &asked, &coll, &eng, err);
     if (rc != HS_OK)
         return rc;
     /* the same figures without an event queue, where they can be had */
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
         hs_ringfast_supports(s, o, NULL, 0)) {
         rc = hs_ringfast_run(s, o, out, err);
-        if (rc == HS_OK)
+        if (rc == HS_OK) {
             (*out)->fast_path = 1;
+            (*out)->collective = asked->name;
+        }
         return rc;
     }
     rc = hs_closed_predict_with(s, coll, o->overlap, &pred, err);
@@ -1156,6 +1162,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (rc != HS_OK)
         goto fail;
     hs__replay_describe(&m, e, res);
+    res->collective = asked->name;
     rc = hs__replay_figures(&m, pred, res, err);
     if (rc != HS_OK)
         goto fail;

@@ -229,9 +229,9 @@ static void test_hier_closed_by_hand(void)
     CU_ASSERT_EQUAL(hs_scenario_set(s, "nodes.crate.count", "8", &err),
                     HS_ERR_SCHEMA);
     HS_ASSERT_STR_CONTAINS(err.msg, "unknown node kind 'crate'");
-    CU_ASSERT_EQUAL(hs_scenario_set(s, "collective", "tree", &err),
+    CU_ASSERT_EQUAL(hs_scenario_set(s, "collective", "butterfly", &err),
                     HS_ERR_RANGE);
-    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'tree'");
+    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'butterfly'");
     hs_scenario_free(s);
 }
 
@@ -557,11 +557,11 @@ static void test_errors(void)
     snprintf(text, sizeof text,
              "%s    count: 4\n"
              "network: {default_bandwidth: 10GB/s}\n"
-             "collective: tree\n",
+             "collective: butterfly\n",
              bad_head);
     load_fails(text, HS_ERR_RANGE,
-               "nodes.yaml:9:13: collective: unknown collective 'tree' "
-               "(known: ring, hierarchical)");
+               "nodes.yaml:9:13: collective: unknown collective 'butterfly' "
+               "(known: ring, hierarchical, tree, auto)");
     /* nodes and devices both */
     snprintf(text, sizeof text,
              "%snodes:\n"

@@ -1228,9 +1228,9 @@ static void test_collective_names(void)
     CU_ASSERT_EQUAL(hs_collective_find(NULL, &c, &err), HS_OK);
     CU_ASSERT_PTR_EQUAL(c, &hs_coll_ring);
     CU_ASSERT_PTR_EQUAL(hs_collective_get(0), &hs_coll_ring);
-    CU_ASSERT_EQUAL(hs_collective_find("tree", &c, &err), HS_ERR_RANGE);
+    CU_ASSERT_EQUAL(hs_collective_find("butterfly", &c, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(c);
-    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'tree'");
+    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'butterfly'");
     HS_ASSERT_STR_CONTAINS(err.msg, "known: ring");
 
     s = load_text(
@@ -1245,10 +1245,10 @@ static void test_collective_names(void)
         "network: {default_bandwidth: 1GB/s, latency: 0s}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     hs_replay_opts_from_scenario(s, &o);
-    o.collective = "tree";
+    o.collective = "butterfly";
     CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_ERR_RANGE);
-    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'tree' (known: "
-                                    "ring, hierarchical)");
+    HS_ASSERT_STR_CONTAINS(err.msg, "unknown collective 'butterfly' (known: "
+                                    "ring, hierarchical, tree, auto)");
     CU_ASSERT_PTR_NULL(r);
     /* the ring's shape and closed form: 6 rounds of 1 MB to the next
        device, 6 ms at 1 GB/s */

@@ -400,7 +400,8 @@ static void test_set_errors(void)
                      "mean 'epochs'?", 1);
     expect_set_error(s, "netwrk.latency", "1us", HS_ERR_SCHEMA,
                      "netwrk.latency: unknown key; valid: device_types, job, "
-                     "network, ring, simulate, devices, collective, nodes; "
+                     "network, ring, simulate, devices, collective, nodes, "
+                     "tree_chunks; "
                      "did you mean 'network'?",
                      1);
     expect_set_error(s, "ring", "circle", HS_ERR_SCHEMA,

@@ -1,0 +1,351 @@
+/*
+ * hs_coll_tree_shape.c -- the double binary tree all-reduce's shape and
+ * closed form (hs_collective.h); the trees, the chains and the rounds are
+ * hs_coll_tree_shape.h, its progress in the replay sim/hs_coll_tree.c.
+ *
+ * Closed form.  Every device opens the all-reduce at 0; a round starts
+ * when the device's previous round is done and the chunks it needs have
+ * arrived; a send takes the link's latency plus its M / (2P) bytes over
+ * the link's bandwidth (P = the scenario's tree_chunks:, default 8;
+ * hs_chunk_ns, rounded as the replay rounds it).
+ * That schedule is a max-plus recursion over the rounds,
+ *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r),
+ * evaluated here with a worklist (a device moves on as far as the rounds
+ * it needs are known, then wakes its tree neighbours): O(N R) per device
+ * asked.  T_ar(x) is done(x, R-1).  It is what the replay gives when
+ * every device opens at once, with no communication cost (the tree's
+ * chunks are always eager: NCCL's tree sends into the receiver's buffer).
+ * As P grows it tends to the busiest device's bytes over its links plus
+ * the pipeline's fill: with one device per node, X_k M / B_nic of
+ * docs/nccl-notes.md 5(b) (X = 1 for K = 2, 1.5 for K = 3, 2 from K = 4;
+ * tests/test_tree.c), because the reduce and the broadcast of a device
+ * each carry at most M; with chains inside the nodes a head's sends to
+ * its node and across nodes go one after the other here (one chunk per
+ * device on the wire), where NCCL overlaps them on separate channels.
+ */
+#include "hs_coll_tree_shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hs_edge.h"
+
+int hs_coll_tree_link(const hs_scenario_t *s, uint32_t x, uint32_t y,
+                      double *bw_bytes_per_s, int64_t *lat_ns)
+{
+    const hs_nodes_t *nd = s->nodes;
+    uint32_t a = nd->dev_node[x], b = nd->dev_node[y];
+    uint32_t sa = nd->node_first[a + 1] - nd->node_first[a] > 1 ? 2 : 1;
+    uint32_t sb = nd->node_first[b + 1] - nd->node_first[b] > 1 ? 2 : 1;
+
+    if (a == b)
+        sa = sb = 1;
+    return hs_nodes_link(s, x, y, sa, sb, bw_bytes_per_s, lat_ns);
+}
+
+static int64_t hs__tree_rounds(uint32_t n)
+{
+    (void)n;   /* the default chunk count's (rounds_of is what runs) */
+    return 8 * (int64_t)HS_TREE_CHUNKS + 1;
+}
+
+static int64_t hs__tree_rounds_of(const hs_scenario_t *s)
+{
+    return hs_coll_tree_rounds(s);
+}
+
+static void hs__tree_round(const hs_scenario_t *s, uint32_t x, int64_t r,
+                           hs_coll_round_t *out)
+{
+    hs_tree_step_t st;
+
+    hs_coll_tree_step(s, x, r, &st);
+    out->to = st.to == HS_TREE_NONE ? x : st.to;
+    out->from = st.n_need > 0 ? st.need[0] : x;
+    out->parts = (uint32_t)(2 * hs_coll_tree_chunks(s));
+    out->ring_n = (uint32_t)s->n_devices;
+    out->edge = HS_COLL_EDGE_OWN;
+    out->bw_bytes_per_s = 0;
+    out->lat_ns = 0;
+    if (st.to != HS_TREE_NONE)
+        (void)hs_coll_tree_link(s, x, st.to, &out->bw_bytes_per_s,
+                                &out->lat_ns);
+}
+
+/* The time device x's send of round r takes (0 without a send). */
+static int64_t hs__tree_send_ns(const hs_scenario_t *s, uint32_t x,
+                                const hs_tree_step_t *st)
+{
+    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
+    double bw;
+    int64_t lat;
+
+    if (st->to == HS_TREE_NONE || !hs_coll_tree_link(s, x, st->to, &bw, &lat))
+        return 0;
+    return hs_chunk_ns(lat, bw, hs_profile_payload_bytes(p),
+                       2.0 * (double)hs_coll_tree_chunks(s));
+}
+
+/* The closed form's state: done[x * R + r] when device x's round r was
+   done (valid below next[x]), send[x * 8 + 4t + i] x's send in tree t to
+   its child i (0-2) or its parent (3), and a worklist of devices that may
+   move (stack, inq). */
+typedef struct hs__tree_cf_s {
+    int64_t R, P2;
+    int64_t *done, *next, *send;
+    uint32_t *stack, n_stack;
+    uint8_t *inq;
+    hs_tree_links_t *lk;   /* [x * 2 + t]: hs_coll_tree_links, once */
+    int8_t *lf;            /* [x]: hs_coll_tree_leaf_first, once */
+} hs__tree_cf_t;
+
+/* hs_coll_tree_up_round from the cached links. */
+static int64_t hs__tree_up_round(const hs__tree_cf_t *cf, uint32_t x,
+                                 int64_t c)
+{
+    int lf = cf->lf[x];
+
+    if (lf < 0)
+        return c;
+    return c % 2 == lf ? c / 2 : cf->P2 / 2 + c / 2;
+}
+
+/* hs_coll_tree_step from the cached links (the same rounds: the replay,
+   which asks hs_coll_tree_step, equals this closed form to the ns in
+   tests/test_tree.c). */
+static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
+                          hs_tree_step_t *o)
+{
+    const int64_t P2 = cf->P2, P = P2 / 2;
+    const hs_tree_links_t *lk, *pl;
+    int64_t c, slot;
+    uint32_t i;
+    int t;
+
+    o->n_need = 0;
+    o->to = HS_TREE_NONE;
+    if (r < P2) {
+        c = cf->lf[x] < 0 ? r
+            : r < P ? 2 * r + cf->lf[x] : 2 * (r - P) + (1 - cf->lf[x]);
+        lk = &cf->lk[(size_t)x * 2 + (size_t)(c % 2)];
+        if ((o->to = lk->parent) == HS_TREE_NONE)
+            return;
+        for (i = 0; i < lk->n_kids; i++) {
+            o->need[o->n_need] = lk->kids[i];
+            o->need_r[o->n_need++] = hs__tree_up_round(cf, lk->kids[i], c);
+        }
+        return;
+    }
+    if (r == 4 * P2) {
+        for (t = 0; t < 2; t++) {
+            lk = &cf->lk[(size_t)x * 2 + (size_t)t];
+            if (lk->parent == HS_TREE_NONE)
+                continue;
+            pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)t];
+            for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
+                ;
+            o->need[o->n_need] = lk->parent;
+            o->need_r[o->n_need++] = P2 + 3 * (P2 - 2 + t) + i;
+        }
+        return;
+    }
+    c = (r - P2) / 3;
+    slot = (r - P2) % 3;
+    lk = &cf->lk[(size_t)x * 2 + (size_t)(c % 2)];
+    if (slot >= lk->n_kids)
+        return;
+    o->to = lk->kids[slot];
+    if (slot > 0)
+        return;
+    if (lk->parent != HS_TREE_NONE) {
+        pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)(c % 2)];
+        for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
+            ;
+        o->need[0] = lk->parent;
+        o->need_r[0] = P2 + 3 * c + i;
+        o->n_need = 1;
+        return;
+    }
+    for (i = 0; i < lk->n_kids; i++) {
+        o->need[o->n_need] = lk->kids[i];
+        o->need_r[o->n_need++] = hs__tree_up_round(cf, lk->kids[i], c);
+    }
+}
+
+/* Fills cf->send: every send's time, once per device and tree. */
+static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
+{
+    uint32_t x, i;
+    int t;
+
+    for (x = 0; x < s->n_devices; x++)
+        for (t = 0; t < 2; t++) {
+            const hs_tree_links_t *lk = &cf->lk[(size_t)x * 2 + (size_t)t];
+            hs_tree_step_t st;
+            int64_t *o = &cf->send[(size_t)x * 8 + 4 * (size_t)t];
+            for (i = 0; i < 4; i++) {
+                st.to = i < lk->n_kids ? lk->kids[i]
+                                       : i == 3 ? lk->parent : HS_TREE_NONE;
+                o[i] = hs__tree_send_ns(s, x, &st);
+            }
+        }
+}
+
+static void hs__tree_push(hs__tree_cf_t *cf, uint32_t x)
+{
+    if (x == HS_TREE_NONE || cf->inq[x])
+        return;
+    cf->inq[x] = 1;
+    cf->stack[cf->n_stack++] = x;
+}
+
+/* Evaluates device x's rounds as far as what they need is known; returns
+   whether it moved. */
+static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
+                            uint32_t x)
+{
+    int64_t *dx = &cf->done[(size_t)x * (size_t)cf->R], r;
+    int moved = 0;
+
+    while ((r = cf->next[x]) < cf->R) {
+        hs_tree_step_t st;
+        int64_t t = r > 0 ? dx[r - 1] : 0;
+        uint32_t i;
+        hs__tree_step(cf, x, r, &st);
+        for (i = 0; i < st.n_need; i++) {
+            if (cf->next[st.need[i]] <= st.need_r[i])
+                return moved;
+            if (cf->done[(size_t)st.need[i] * (size_t)cf->R +
+                         (size_t)st.need_r[i]] > t)
+                t = cf->done[(size_t)st.need[i] * (size_t)cf->R +
+                             (size_t)st.need_r[i]];
+        }
+        if (st.to != HS_TREE_NONE)
+            t += r < cf->P2
+                     ? cf->send[(size_t)x * 8 +
+                                4 * (size_t)((cf->lf[x] < 0 ? r
+                                              : r < cf->P2 / 2
+                                                  ? cf->lf[x]
+                                                  : 1 - cf->lf[x]) % 2) + 3]
+                     : cf->send[(size_t)x * 8 +
+                                4 * (size_t)(((r - cf->P2) / 3) % 2) +
+                                (size_t)((r - cf->P2) % 3)];
+        dx[r] = t;
+        cf->next[x] = r + 1;
+        moved = 1;
+    }
+    return moved;
+}
+
+static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
+{
+    size_t N = s->n_devices;
+    hs__tree_cf_t cf;
+    int64_t *buf, t_ar = INT64_MAX;
+    uint32_t x, i;
+    int t;
+
+    cf.R = hs_coll_tree_rounds(s);
+    cf.P2 = 2 * hs_coll_tree_chunks(s);
+    buf = calloc((size_t)(cf.R + 9) * N, sizeof *buf);
+    cf.stack = malloc(N * sizeof *cf.stack);
+    cf.inq = calloc(N, 1);
+    cf.lk = malloc(2 * N * sizeof *cf.lk);
+    cf.lf = malloc(N);
+    if (buf == NULL || cf.stack == NULL || cf.inq == NULL || cf.lk == NULL ||
+        cf.lf == NULL)
+        goto done;   /* out of memory: no figure */
+    for (x = 0; x < N; x++) {
+        hs_coll_tree_links(s, 0, x, &cf.lk[(size_t)x * 2]);
+        hs_coll_tree_links(s, 1, x, &cf.lk[(size_t)x * 2 + 1]);
+        cf.lf[x] = (int8_t)hs_coll_tree_leaf_first(s, x);
+    }
+    cf.done = buf;
+    cf.next = buf + (size_t)cf.R * N;
+    cf.send = cf.next + N;
+    cf.n_stack = 0;
+    hs__tree_sends(s, &cf);
+    for (x = (uint32_t)N; x-- > 0;)
+        hs__tree_push(&cf, x);
+    while (cf.n_stack > 0) {
+        x = cf.stack[--cf.n_stack];
+        cf.inq[x] = 0;
+        if (!hs__tree_advance(s, &cf, x))
+            continue;
+        for (t = 0; t < 2; t++) {   /* who may wait on x */
+            const hs_tree_links_t *lk = &cf.lk[(size_t)x * 2 + (size_t)t];
+            hs__tree_push(&cf, lk->parent);
+            for (i = 0; i < lk->n_kids; i++)
+                hs__tree_push(&cf, lk->kids[i]);
+        }
+    }
+    if (cf.next[d] == cf.R)
+        t_ar = cf.done[(size_t)d * (size_t)cf.R + (size_t)(cf.R - 1)];
+done:
+    free(buf);
+    free(cf.stack);
+    free(cf.inq);
+    free(cf.lk);
+    free(cf.lf);
+    return t_ar;
+}
+
+/* The devices the tree's closed form evaluates in reasonable time: it is
+   O(N R) per device, O(N^2 R) for the whole cluster. */
+#define HS__TREE_MAX_DEVICES 1024
+
+static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
+{
+    size_t N = s->n_devices;
+    uint32_t x, i;
+    int t;
+
+    if (s->nodes == NULL)
+        return hs_error_setf(err, HS_ERR_SCHEMA,
+                             "tree needs a nodes: section (a flat device "
+                             "list has no nodes; use ring)");
+    if (N > HS__TREE_MAX_DEVICES)
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "tree: %zu devices, at most %d (its closed "
+                             "form is quadratic in the devices; use ring)",
+                             N, HS__TREE_MAX_DEVICES);
+    for (x = 0; x < N; x++)
+        for (t = 0; t < 2; t++) {
+            hs_tree_links_t lk;
+            double bw;
+            int64_t lat;
+            hs_coll_tree_links(s, t, x, &lk);
+            for (i = 0; i < lk.n_kids + (lk.parent != HS_TREE_NONE); i++) {
+                uint32_t y = i < lk.n_kids ? lk.kids[i] : lk.parent;
+                if (!hs_coll_tree_link(s, x, y, &bw, &lat))
+                    return hs_error_setf(
+                        err, HS_ERR_NETWORK,
+                        "tree: device %s has no bandwidth to %s",
+                        s->devices[x].name, s->devices[y].name);
+                if (!(hs_profile_payload_bytes(
+                          &s->types[s->devices[x].type].profile) /
+                          (2.0 * (double)hs_coll_tree_chunks(s)) / bw *
+                          1e9 * (double)hs_coll_tree_rounds(s) * (double)N <
+                      4.6e18))
+                    return hs_error_setf(
+                        err, HS_ERR_RANGE,
+                        "tree: one all-reduce of device %s could take "
+                        "beyond the 2^62 ns the replay handles",
+                        s->devices[x].name);
+            }
+        }
+    return HS_OK;
+}
+
+const hs_collective_t hs_coll_tree = {
+    "tree",
+    "double binary tree across nodes (NCCL's), a chain inside each node: "
+    "reduce up, then broadcast down, pipelined in chunks",
+    0,
+    hs__tree_rounds,
+    hs__tree_round,
+    hs__tree_allreduce_ns,
+    hs__tree_check,
+    hs__tree_rounds_of,
+    NULL    /* rings: the hop wait as in a ring of every device */
+};
