@@ -74,7 +74,8 @@ int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
 /* The sizes of the rings a replay of s with the named collective (NULL =
    "ring") runs its chunks along, for reporting the hop wait: 1 with
    ring_n[0] = N for the flat ring; 2 for the hierarchical collective on
-   nodes of L devices, ring_n = {L, K = N / L} (in a node, across nodes).
+   nodes of L devices, ring_n = {L, K = N / L} (in a node, across nodes;
+   L the largest node's when they differ).
    Returns how many it filled.  Pure. */
 size_t hs_replay_hop_rings(const hs_scenario_t *s, const char *collective,
                            size_t ring_n[2]);
