@@ -201,6 +201,7 @@
 #include "hs_notes.h"
 #include "hs_phases.h"
 #include "hs_replay_int.h"
+#include "hs_hierfast.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
 
@@ -870,6 +871,13 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
         hs_ringfast_supports(s, o, NULL, 0)) {
         rc = hs_ringfast_run(s, o, out, err);
+        if (rc == HS_OK)
+            (*out)->fast_path = 1;
+        return rc;
+    }
+    if (n_sinks == 0 && !o->engine && coll == &hs_coll_hier &&
+        hs_hierfast_supports(s, o, NULL, 0)) {
+        rc = hs_hierfast_run(s, o, out, err);
         if (rc == HS_OK)
             (*out)->fast_path = 1;
         return rc;

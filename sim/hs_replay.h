@@ -43,9 +43,10 @@ typedef struct hs_replay_opts_s {
     const char *collective;   /* name of the collective (hs_collective.h);
                                  NULL = "ring" */
     int engine;               /* 1: always the event engine; 0: the
-                                 max-plus fast path (hs_ringfast.h) where
-                                 it gives the same figures to the ns (no
-                                 sinks, deterministic, ring, ...) */
+                                 max-plus fast path (hs_ringfast.h,
+                                 hs_hierfast.h) where it gives the same
+                                 figures to the ns (no sinks,
+                                 deterministic, ...) */
     int force;                /* 0: refuse a replay past the budgets of
                                  hs_scenario_check_budget (2^32 events,
                                  8 GiB); 1: run it anyway (--force).  The
