@@ -33,7 +33,8 @@
  *   the last L_max-1 rounds   all-gather inside the node, as the first
  *                             phase (the last L_max-L_n idle).
  * Closed form (everyone opening at once, each round as long as x's own):
- *   T_ar(x) = 2(L_n-1) (a_in + (M/L_n) / B_in) + 2(K-1) (a_out + (M/(K L_n)) / B_out).
+ *   T_ar(x) = 2(L_n-1) (a_in + (M/L_n) / B_in)
+ *             + 2(K-1) (a_out + (M/(K L_n)) / B_out).
  * Its maximum over the devices is the notes' T_hier (docs/nccl-notes.md,
  * 5(d)): max_k 2(L_k-1)/L_k M/B_in,k + 2(K-1)/K M/B_nic when every node's
  * cross-node round takes as long (its NICs bind, and are the same); the

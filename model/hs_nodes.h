@@ -122,9 +122,10 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err);
 
 /* Fills the ring edges [0, N) and the hierarchical edges [N, 3N).  An
    inter-node edge with no bandwidth (a hierarchical one: when the
-   collective is hierarchical) fails with HS_ERR_NETWORK at (line, col) of s->file ("nodes a-0 -> b-1
-   have no inter-node bandwidth ..."); network.links or type_links given
-   beside nodes: fail with HS_ERR_SCHEMA. */
+   collective is hierarchical) fails with HS_ERR_NETWORK at (line, col)
+   of s->file ("nodes a-0 -> b-1 have no inter-node bandwidth ...");
+   network.links or type_links given beside nodes: fail with
+   HS_ERR_SCHEMA. */
 hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
                         unsigned long col, hs_error_t *err);
 

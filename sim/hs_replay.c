@@ -897,6 +897,8 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.h.s = s;
     m.h.rounds = m.rounds;
     coll->round(s, 0, 0, &rd);
+    for (i = 1; rd.parts == 0 && (int64_t)i < m.rounds; i++)
+        coll->round(s, 0, (int64_t)i, &rd);   /* past idle rounds */
     m.parts = rd.parts > 0 ? rd.parts : 1;
     m.steps = o->steps;
     m.rendezvous = o->send == HS_SEND_RENDEZVOUS;
