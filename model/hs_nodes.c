@@ -445,6 +445,22 @@ static hs_err_t hs__node_links(hs_scenario_t *s, hs_error_t *err)
     return HS_OK;
 }
 
+/* nd->local_max, and nd->local: the common node size, else 0 (a kind
+   with no nodes does not count). */
+static void hs__node_sizes(hs_nodes_t *nd)
+{
+    size_t i;
+
+    nd->local_max = 0;
+    for (i = 0; i < nd->n_kinds; i++)
+        if (nd->kinds[i].count > 0 && nd->kinds[i].devices > nd->local_max)
+            nd->local_max = nd->kinds[i].devices;
+    nd->local = nd->local_max;
+    for (i = 0; i < nd->n_kinds; i++)
+        if (nd->kinds[i].count > 0 && nd->kinds[i].devices != nd->local_max)
+            nd->local = 0;
+}
+
 hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
 {
     hs_nodes_t *nd = s->nodes;
@@ -524,22 +540,7 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
             }
         }
     }
-    /* equal node sizes (a kind with no nodes does not count) */
-    nd->local = 0;
-    nd->local_max = 0;
-    for (i = 0; i < nd->n_kinds; i++)
-        if (nd->kinds[i].count > 0 && nd->kinds[i].devices > nd->local_max)
-            nd->local_max = nd->kinds[i].devices;
-    for (i = 0; i < nd->n_kinds; i++) {
-        if (nd->kinds[i].count == 0)
-            continue;
-        if (nd->local == 0)
-            nd->local = nd->kinds[i].devices;
-        else if (nd->local != nd->kinds[i].devices) {
-            nd->local = 0;
-            break;
-        }
-    }
+    hs__node_sizes(nd);
     nd->node_first[nn] = (uint32_t)x;
     nd->n_nodes = nn;
     s->n_devices = cnt;
