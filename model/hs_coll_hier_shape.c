@@ -1,27 +1,47 @@
 /*
  * hs_coll_hier_shape.c -- the hierarchical ring all-reduce's shape and
- * closed form (hs_collective.h), on a scenario with nodes (hs_nodes.h) of
- * equal size L; K = N / L nodes, device x = n L + j on node n with local
- * rank j.  Its progress in the replay is sim/hs_coll_hier.c.
+ * closed form (hs_collective.h), on a scenario with nodes (hs_nodes.h),
+ * of equal size or not.  K nodes; node k holds L_k devices, device x on
+ * node n with local rank j; L_max the largest node.  Its progress in the
+ * replay is sim/hs_coll_hier.c.
  *
- * Three phases, R = 2(L-1) + 2(K-1) rounds:
- *   rounds 0 .. L-2           reduce-scatter inside the node: a ring over
+ * Three phases, R = 2(L_max-1) + 2(K-1) rounds for every device:
+ *   rounds 0 .. L_max-2       reduce-scatter inside the node: a ring over
  *                             the node's devices in local-rank order,
- *                             chunk M/L to x's next local rank, over x's
- *                             intra-node edge (edge N + x);
- *   rounds L-1 .. L-1+2(K-1)-1  all-reduce of x's shard M/L among the K
- *                             devices of local rank j (one ring per local
- *                             rank, nodes in listing order): 2(K-1)
- *                             rounds of M/(LK) = M/N bytes to the same
- *                             local rank of the next node, over x's
- *                             inter-node edge (edge 2N + x; the node's
- *                             NICs shared by its L rings, hs_nodes.h);
- *   the last L-1 rounds       all-gather inside the node, as the first
- *                             phase.
+ *                             chunk M/L_n to x's next local rank, over x's
+ *                             intra-node edge (edge N + x), in rounds
+ *                             0 .. L_n-2; a device of a smaller node is
+ *                             idle in the rest (hs_coll_round_t.parts 0:
+ *                             it sends and receives nothing; they take no
+ *                             time and let every device keep one round
+ *                             numbering);
+ *   the next 2(K-1) rounds    a ring all-reduce across the K nodes of the
+ *                             whole payload in K chunks of M/K, node n's
+ *                             share of a chunk sent by its L_n devices at
+ *                             once, M/(K L_n) each: x sends to local rank
+ *                             j mod L_{n+1} of the next node (nodes in
+ *                             listing order) over its inter-node edge
+ *                             (edge 2N + x: the link, the NICs of both
+ *                             ends shared by the L_n devices sending), and
+ *                             receives from local ranks j, j + L_n, ...
+ *                             of the node before (none, one or several;
+ *                             the chunk is usable when all have come).
+ *                             Per round a node's NICs carry M/K out and
+ *                             M/K in, 2(K-1)/K M in all, whatever its
+ *                             size; with equal L it is one ring per local
+ *                             rank of M/(LK) = M/N chunks;
+ *   the last L_max-1 rounds   all-gather inside the node, as the first
+ *                             phase (the last L_max-L_n idle).
  * Closed form (everyone opening at once, each round as long as x's own):
- *   T_ar(x) = 2(L-1) (a_in + (M/L) / B_in) + 2(K-1) (a_out + (M/N) / B_out).
- * L = N (one node) is the flat ring inside the node; L = 1 the flat ring
- * across nodes.
+ *   T_ar(x) = 2(L_n-1) (a_in + (M/L_n) / B_in)
+ *             + 2(K-1) (a_out + (M/(K L_n)) / B_out).
+ * Its maximum over the devices is the notes' T_hier (docs/nccl-notes.md,
+ * 5(d)): max_k 2(L_k-1)/L_k M/B_in,k + 2(K-1)/K M/B_nic when every node's
+ * cross-node round takes as long (its NICs bind, and are the same); the
+ * replay with everyone ready at once then ends its step there too (the
+ * ring of local ranks 0 spans every node, so phase 2 ends for everyone
+ * at the slowest node's phase 1 plus 2(K-1) rounds).  L = N (one node) is
+ * the flat ring inside the node; L = 1 the flat ring across nodes.
  */
 #include "hs_coll_hier_shape.h"
 
@@ -35,31 +55,34 @@ static int64_t hs__hier_rounds(uint32_t n)
 
 static int64_t hs__hier_rounds_of(const hs_scenario_t *s)
 {
-    int64_t L = s->nodes->local, K = (int64_t)s->n_devices / L;
+    int64_t A, K = hs_coll_hier_nodes(s, &A);
 
-    return 2 * (L - 1) + 2 * (K - 1);
+    return 2 * A + 2 * (K - 1);
 }
 
 static void hs__hier_round(const hs_scenario_t *s, uint32_t x, int64_t r,
                            hs_coll_round_t *out)
 {
-    uint32_t from, e, p, n;
+    uint32_t from, e, p, n, c;
 
     hs_coll_hier_peer(s, x, r, 1, &out->to, &out->edge, &out->parts,
-                      &out->ring_n);
-    hs_coll_hier_peer(s, x, r, -1, &from, &e, &p, &n);
+                      &out->ring_n, &c);
+    hs_coll_hier_peer(s, x, r, -1, &from, &e, &p, &n, &c);
     out->from = from;
 }
 
-/* The node's ring of L devices, then the ring of the K nodes. */
+/* The node's ring of L devices (the largest node's when they differ),
+   then the ring of the K nodes. */
 static size_t hs__hier_rings(const hs_scenario_t *s, size_t ring_n[2])
 {
-    if (s->nodes == NULL || s->nodes->local == 0) {
+    int64_t A;
+
+    if (s->nodes == NULL || s->nodes->local_max == 0) {
         ring_n[0] = s->n_devices;     /* not runnable: check says why */
         return 1;
     }
-    ring_n[0] = s->nodes->local;
-    ring_n[1] = s->n_devices / s->nodes->local;
+    ring_n[1] = hs_coll_hier_nodes(s, &A);
+    ring_n[0] = (size_t)A + 1;
     return 2;
 }
 
@@ -67,9 +90,13 @@ static int64_t hs__hier_allreduce_ns(const hs_scenario_t *s, uint32_t x)
 {
     const hs_profile_t *p = &s->types[s->devices[x].type].profile;
     size_t N = s->n_devices;
-    int64_t L = s->nodes->local, K = (int64_t)N / L;
+    uint32_t Lu;
+    int64_t A, K = hs_coll_hier_nodes(s, &A), L;
     double m = hs_profile_payload_bytes(p);
     int64_t t = 0;
+
+    (void)hs_coll_hier_node(s, s->nodes->dev_node[x], &Lu);
+    L = Lu;
 
     if (L > 1)
         t += 2 * (L - 1) *
@@ -78,66 +105,63 @@ static int64_t hs__hier_allreduce_ns(const hs_scenario_t *s, uint32_t x)
     if (K > 1)
         t += 2 * (K - 1) *
              hs_edge_chunk_ns(s, hs_edge_index(N, HS_EDGE_INTER, x), m,
-                              (double)N);
+                              (double)(K * L));
     return t;
+}
+
+/* Device i's whole all-reduce in double (no int64 ns overflow): fails
+   beyond 2^62 ns or without a bandwidth it needs. */
+static hs_err_t hs__hier_check_dev(const hs_scenario_t *s, uint32_t i,
+                                   hs_error_t *err)
+{
+    size_t N = s->n_devices;
+    uint32_t Lu;
+    int64_t A;
+    double K = hs_coll_hier_nodes(s, &A), L;
+    double m = hs_profile_payload_bytes(&s->types[s->devices[i].type].profile);
+    double t = 0;
+    uint32_t in = hs_edge_index(N, HS_EDGE_INTRA, i);
+    uint32_t out = hs_edge_index(N, HS_EDGE_INTER, i);
+    int no_in, no_out;
+
+    (void)hs_coll_hier_node(s, s->nodes->dev_node[i], &Lu);
+    L = Lu;
+    no_in = Lu > 1 && s->ring_bw_bytes_per_s[in] <= 0;
+    no_out = K > 1 && s->ring_bw_bytes_per_s[out] <= 0;
+    if (Lu > 1 && !no_in)
+        t += 2 * (L - 1) * ((double)s->ring_lat_ns[in] +
+                            m / L * 1e9 / s->ring_bw_bytes_per_s[in]);
+    if (K > 1 && !no_out)
+        t += 2 * (K - 1) *
+             ((double)s->ring_lat_ns[out] +
+              m / (K * L) * 1e9 / s->ring_bw_bytes_per_s[out]);
+    if (!(t < 4.6e18))
+        return hs_error_setf(err, HS_ERR_RANGE,
+                             "hierarchical: one all-reduce of device %s "
+                             "would take %.3g s, beyond the 2^62 ns the "
+                             "replay handles",
+                             s->devices[i].name, t * 1e-9);
+    if (no_in || no_out)
+        return hs_error_setf(err, HS_ERR_NETWORK,
+                             "hierarchical: device %s has no %s bandwidth "
+                             "to its peer",
+                             s->devices[i].name,
+                             no_in ? "intra-node" : "inter-node");
+    return HS_OK;
 }
 
 static hs_err_t hs__hier_check(const hs_scenario_t *s, hs_error_t *err)
 {
-    const hs_nodes_t *nd = s->nodes;
-    size_t i, N = s->n_devices;
+    size_t i;
+    hs_err_t rc;
 
-    if (nd == NULL)
+    if (s->nodes == NULL)
         return hs_error_setf(err, HS_ERR_SCHEMA,
                              "hierarchical needs a nodes: section (a flat "
                              "device list has no nodes; use ring)");
-    if (nd->local == 0) {
-        uint32_t b;
-        for (b = 1; b < nd->n_nodes; b++)
-            if (nd->node_first[b + 1] - nd->node_first[b] !=
-                nd->node_first[1] - nd->node_first[0])
-                break;
-        return hs_error_setf(
-            err, HS_ERR_SCHEMA,
-            "hierarchical needs nodes of equal size: node %s has %u "
-            "devices, node %s has %u (use ring)",
-            s->devices[nd->node_first[0]].addr,
-            nd->node_first[1] - nd->node_first[0],
-            s->devices[nd->node_first[b]].addr,
-            nd->node_first[b + 1] - nd->node_first[b]);
-    }
-    for (i = 0; i < N; i++) {
-        /* the whole all-reduce in double: no int64 ns overflow below */
-        double L = nd->local, K = (double)N / L;
-        double m = hs_profile_payload_bytes(
-            &s->types[s->devices[i].type].profile);
-        double t = 0;
-        uint32_t in = hs_edge_index(N, HS_EDGE_INTRA, (uint32_t)i);
-        uint32_t out = hs_edge_index(N, HS_EDGE_INTER, (uint32_t)i);
-        if (nd->local > 1 && s->ring_bw_bytes_per_s[in] > 0)
-            t += 2 * (L - 1) * ((double)s->ring_lat_ns[in] +
-                                m / L * 1e9 / s->ring_bw_bytes_per_s[in]);
-        if (nd->local < N && s->ring_bw_bytes_per_s[out] > 0)
-            t += 2 * (K - 1) *
-                 ((double)s->ring_lat_ns[out] +
-                  m / (double)N * 1e9 / s->ring_bw_bytes_per_s[out]);
-        if (!(t < 4.6e18))
-            return hs_error_setf(err, HS_ERR_RANGE,
-                                 "hierarchical: one all-reduce of device "
-                                 "%s would take %.3g s, beyond the 2^62 ns "
-                                 "the replay handles",
-                                 s->devices[i].name, t * 1e-9);
-        if ((nd->local > 1 && s->ring_bw_bytes_per_s[in] <= 0) ||
-            (nd->local < N && s->ring_bw_bytes_per_s[out] <= 0))
-            return hs_error_setf(err, HS_ERR_NETWORK,
-                                 "hierarchical: device %s has no %s "
-                                 "bandwidth to its peer",
-                                 s->devices[i].name,
-                                 s->ring_bw_bytes_per_s[in] <= 0 &&
-                                         nd->local > 1
-                                     ? "intra-node"
-                                     : "inter-node");
-    }
+    for (i = 0; i < s->n_devices; i++)
+        if ((rc = hs__hier_check_dev(s, (uint32_t)i, err)) != HS_OK)
+            return rc;
     return HS_OK;
 }
 

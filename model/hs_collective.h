@@ -36,14 +36,21 @@
 /* Round r of device x in one all-reduce. */
 typedef struct hs_coll_round_s {
     uint32_t to;           /* device it sends to */
-    uint32_t from;         /* device it receives from */
+    uint32_t from;         /* device it receives from (the first of
+                              several, or x when none: the hierarchical
+                              all-reduce across nodes of different
+                              sizes) */
     uint32_t edge;         /* index into ring_bw_bytes_per_s and
                               ring_lat_ns of the edge whose bandwidth and
                               latency the chunk sees (hs_edge.h: below N
                               the ring position k of ring[k] -> ring[k+1];
                               with nodes device x's intra- and inter-node
                               edges of the hierarchical all-reduce) */
-    uint32_t parts;        /* the chunk is payload / parts bytes */
+    uint32_t parts;        /* the chunk is payload / parts bytes; 0: an
+                              idle round, x sends and receives nothing
+                              in it (to = from = x; the hierarchical
+                              all-reduce's devices of a node smaller than
+                              the largest, in its node phases) */
     uint32_t ring_n;       /* devices in the ring this round runs along
                               (the flat ring: N; the hierarchical one: L
                               in its node phases, K across nodes): the
@@ -92,8 +99,8 @@ typedef struct hs_collective_s {
 extern const hs_collective_t hs_coll_ring;
 
 /* The hierarchical ring all-reduce, "hierarchical" (docs/method.md, "The
-   hierarchical all-reduce"): needs nodes of equal size (its check says
-   why not otherwise). */
+   hierarchical all-reduce"): needs nodes, of equal size or not (its check
+   says why not otherwise). */
 extern const hs_collective_t hs_coll_hier;
 
 /* The double binary tree all-reduce, "tree" (docs/method.md, "The double

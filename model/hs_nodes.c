@@ -6,9 +6,10 @@
  * Invariants after hs_nodes_gen_devices: devices are listed node by node,
  * node_first[n] .. node_first[n + 1] - 1 being node n's devices in local
  * rank order, node_first[n_nodes] == N; dev_node[x] is the node holding
- * x; `local` is the common node size or 0.  When `local` is set, device x
- * of node n and local rank j is x = n * local + j, which the hierarchical
- * all-reduce (sim/hs_coll_hier.c) relies on instead of a table.
+ * x; `local` is the common node size or 0, `local_max` the largest.  When
+ * `local` is set, device x of node n and local rank j is x = n * local +
+ * j, which the hierarchical all-reduce (hs_coll_hier_shape.h) uses
+ * instead of the tables.
  *
  * Cost: expansion O(N + nodes + rows log rows); a link query O(log rows +
  * kind rows).  The kind rows are few (pairs of kinds), so they are
@@ -444,6 +445,22 @@ static hs_err_t hs__node_links(hs_scenario_t *s, hs_error_t *err)
     return HS_OK;
 }
 
+/* nd->local_max, and nd->local: the common node size, else 0 (a kind
+   with no nodes does not count). */
+static void hs__node_sizes(hs_nodes_t *nd)
+{
+    size_t i;
+
+    nd->local_max = 0;
+    for (i = 0; i < nd->n_kinds; i++)
+        if (nd->kinds[i].count > 0 && nd->kinds[i].devices > nd->local_max)
+            nd->local_max = nd->kinds[i].devices;
+    nd->local = nd->local_max;
+    for (i = 0; i < nd->n_kinds; i++)
+        if (nd->kinds[i].count > 0 && nd->kinds[i].devices != nd->local_max)
+            nd->local = 0;
+}
+
 hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
 {
     hs_nodes_t *nd = s->nodes;
@@ -523,18 +540,7 @@ hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err)
             }
         }
     }
-    /* equal node sizes (a kind with no nodes does not count) */
-    nd->local = 0;
-    for (i = 0; i < nd->n_kinds; i++) {
-        if (nd->kinds[i].count == 0)
-            continue;
-        if (nd->local == 0)
-            nd->local = nd->kinds[i].devices;
-        else if (nd->local != nd->kinds[i].devices) {
-            nd->local = 0;
-            break;
-        }
-    }
+    hs__node_sizes(nd);
     nd->node_first[nn] = (uint32_t)x;
     nd->n_nodes = nn;
     s->n_devices = cnt;
@@ -636,12 +642,43 @@ static hs_err_t hs__no_bw(const hs_scenario_t *s, uint32_t a, uint32_t b,
                         s->devices[a].name, s->devices[b].name);
 }
 
+/* The hierarchical all-reduce's edges (hs_edge.h): x -> the next local
+   rank of its node (alone on it), x -> local rank j mod L' of the next
+   node of L' devices (the L devices of x's node send across at once:
+   L edges share each end's NICs). */
+static hs_err_t hs__hier_edges(hs_scenario_t *s, int hier, unsigned long line,
+                               unsigned long col, hs_error_t *err)
+{
+    const hs_nodes_t *nd = s->nodes;
+    size_t N = s->n_devices;
+    uint32_t x, K = (uint32_t)nd->n_nodes;
+
+    for (x = 0; x < N; x++) {
+        uint32_t n = nd->dev_node[x], f = nd->node_first[n], j = x - f;
+        uint32_t L = nd->node_first[n + 1] - f, m = (n + 1) % K;
+        uint32_t y = nd->node_first[m] +
+                     j % (nd->node_first[m + 1] - nd->node_first[m]);
+        uint32_t ei = hs_edge_index(N, HS_EDGE_INTRA, x);
+        uint32_t eo = hs_edge_index(N, HS_EDGE_INTER, x);
+        if (L > 1)
+            (void)hs_nodes_link(s, x, f + (j + 1) % L, 1, 1,
+                                &s->ring_bw_bytes_per_s[ei],
+                                &s->ring_lat_ns[ei]);
+        if (K > 1 &&
+            !hs_nodes_link(s, x, y, L, L, &s->ring_bw_bytes_per_s[eo],
+                           &s->ring_lat_ns[eo]) &&
+            hier)
+            return hs__no_bw(s, x, y, line, col, err);
+    }
+    return HS_OK;
+}
+
 hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
                         unsigned long col, hs_error_t *err)
 {
     hs_nodes_t *nd = s->nodes;
     size_t N = s->n_devices, k;
-    uint32_t *out, *in, L = nd->local;
+    uint32_t *out, *in;
     int hier = s->collective != NULL &&
                strcmp(s->collective, "hierarchical") == 0;
 
@@ -680,33 +717,14 @@ hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
         }
     }
     free(out);
-    /* the hierarchical all-reduce's edges (hs_edge.h): x -> next local
-       rank, x -> same local rank of the next node */
+    /* the hierarchical all-reduce's edges (hs_edge.h) */
     for (k = 0; k < N; k++) {
         uint32_t ei = hs_edge_index(N, HS_EDGE_INTRA, (uint32_t)k);
         uint32_t eo = hs_edge_index(N, HS_EDGE_INTER, (uint32_t)k);
         s->ring_bw_bytes_per_s[ei] = s->ring_bw_bytes_per_s[eo] = 0;
         s->ring_lat_ns[ei] = s->ring_lat_ns[eo] = 0;
     }
-    if (L == 0)
-        return HS_OK;
-    for (k = 0; k < N; k++) {
-        uint32_t x = (uint32_t)k, n = x / L, j = x % L;
-        uint32_t K = (uint32_t)(N / L);
-        uint32_t ei = hs_edge_index(N, HS_EDGE_INTRA, x);
-        uint32_t eo = hs_edge_index(N, HS_EDGE_INTER, x);
-        if (L > 1)
-            (void)hs_nodes_link(s, x, n * L + (j + 1) % L, 1, 1,
-                                &s->ring_bw_bytes_per_s[ei],
-                                &s->ring_lat_ns[ei]);
-        if (K > 1 &&
-            !hs_nodes_link(s, x, ((n + 1) % K) * L + j, L, L,
-                           &s->ring_bw_bytes_per_s[eo],
-                           &s->ring_lat_ns[eo]) &&
-            hier)
-            return hs__no_bw(s, x, ((n + 1) % K) * L + j, line, col, err);
-    }
-    return HS_OK;
+    return hs__hier_edges(s, hier, line, col, err);
 }
 
 hs_err_t hs_nodes_clone(const hs_nodes_t *src, hs_nodes_t **out,

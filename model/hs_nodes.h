@@ -25,8 +25,11 @@
  * edges that leave (enter) one node at the same time share that equally.
  * The flat ring in NCCL order has one edge out of and one into each node
  * (no sharing); an explicit ring that leaves a node m times divides its
- * NICs by m; the hierarchical all-reduce runs one ring per local rank, L
- * edges out of each node at once, so each gets 1/L.  A pair query
+ * NICs by m; the hierarchical all-reduce sends from all L devices of a
+ * node at once across nodes, each to a device of the next node: L edges
+ * out of the node and L into the next, so each gets 1/L of both ends'
+ * NICs (L of the sending node, also when the nodes differ in size).  A
+ * pair query
  * (hs_scenario_link) answers a lone edge (no sharing), as the ring in
  * NCCL order sees it.
  *
@@ -35,8 +38,9 @@
  * always), [N, 2N) device x's intra-node edge of the hierarchical
  * all-reduce (x to the next local rank of its node, at N + x), [2N, 3N)
  * its inter-node edge (x to the same local rank of the next node, at
- * 2N + x).  Collectives name an edge by that index (hs_coll_round_t),
- * which hs_edge_index (hs_edge.h) computes.
+ * 2N + x; local rank j mod L' on a next node of L' devices).
+ * Collectives name an edge by that index (hs_coll_round_t), which
+ * hs_edge_index (hs_edge.h) computes.
  *
  * Ownership: the scenario owns its hs_nodes_t (hs_nodes_free in
  * hs_scenario_free, hs_nodes_clone in hs_scenario_clone).
@@ -96,6 +100,7 @@ typedef struct hs_nodes_s {
     uint32_t *dev_node;           /* [N]: the node of device x */
     uint32_t local;               /* devices per node when every node has
                                      as many, else 0 */
+    uint32_t local_max;           /* devices of the largest node */
     hs_node_link_t *node_links;   /* n_rows, sorted by (a, b), by index */
     size_t n_node_links;
 } hs_nodes_t;
@@ -115,11 +120,12 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
    in a row, HS_ERR_NOMEM. */
 hs_err_t hs_nodes_gen_devices(struct hs_scenario_s *s, hs_error_t *err);
 
-/* Fills the ring edges [0, N) and the hierarchical edges [N, 3N) (when
-   every node has as many devices).  An inter-node edge with no bandwidth
-   fails with HS_ERR_NETWORK at (line, col) of s->file ("nodes a-0 -> b-1
-   have no inter-node bandwidth ..."); network.links or type_links given
-   beside nodes: fail with HS_ERR_SCHEMA. */
+/* Fills the ring edges [0, N) and the hierarchical edges [N, 3N).  An
+   inter-node edge with no bandwidth (a hierarchical one: when the
+   collective is hierarchical) fails with HS_ERR_NETWORK at (line, col)
+   of s->file ("nodes a-0 -> b-1 have no inter-node bandwidth ...");
+   network.links or type_links given beside nodes: fail with
+   HS_ERR_SCHEMA. */
 hs_err_t hs_nodes_edges(struct hs_scenario_s *s, unsigned long line,
                         unsigned long col, hs_error_t *err);
 
@@ -135,7 +141,7 @@ int hs_nodes_link(const struct hs_scenario_s *s, uint32_t a, uint32_t b,
 /*
  * Checks the scenario's collective (s->collective, NULL = ring): a known
  * name, and what the collective needs of the cluster (its check: the
- * hierarchical all-reduce wants nodes of equal size).  Errors at (line,
+ * hierarchical all-reduce wants nodes).  Errors at (line,
  * col) of s->file when line > 0 (where `collective:` was given), else
  * "file: ...".
  */

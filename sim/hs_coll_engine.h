@@ -33,7 +33,8 @@
  *   g_open    the replay's: rounds below it are open (their collective has
  *             opened on this device); a lane never enters g >= g_open;
  *   g_end     the replay's: the first round of the next step.
- * The collective advances send_cnt, recv_cnt and enter_g and nothing else.
+ * The collective advances send_cnt, recv_cnt, enter_g (and its own got)
+ * and nothing else.
  *
  * Invariants the replay guarantees to the collective:
  *   - at most one chunk per lane is on the wire (hs_coll_send sets busy;
@@ -103,6 +104,10 @@ typedef struct hs_coll_lane_s {
                              collective's arrive clears it) */
     uint8_t armed;        /* replay: all of the step's collectives opened,
                              not yet done */
+    uint32_t got;         /* collective: chunks of round recv_cnt that
+                             came so far, where a round brings several
+                             (the hierarchical all-reduce across nodes of
+                             different sizes) */
 } hs_coll_lane_t;
 
 _Static_assert(sizeof(hs_coll_lane_t) <= 64, "a lane fits a cache line");

@@ -201,6 +201,7 @@
 #include "hs_notes.h"
 #include "hs_phases.h"
 #include "hs_replay_int.h"
+#include "hs_hierfast.h"
 #include "hs_ringfast.h"
 #include "hs_units.h"
 
@@ -1085,7 +1086,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     const hs_coll_engine_t *eng = NULL;
     hs_coll_round_t rd;
     hs_err_t rc;
-    size_t cap;
+    size_t i, cap;
 
     *out = NULL;
     memset(&m, 0, sizeof m);
@@ -1100,6 +1101,15 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
         hs_ringfast_supports(s, o, NULL, 0)) {
         rc = hs_ringfast_run(s, o, out, err);
+        if (rc == HS_OK) {
+            (*out)->fast_path = 1;
+            (*out)->collective = asked->name;
+        }
+        return rc;
+    }
+    if (n_sinks == 0 && !o->engine && coll == &hs_coll_hier &&
+        hs_hierfast_supports(s, o, NULL, 0)) {
+        rc = hs_hierfast_run(s, o, out, err);
         if (rc == HS_OK) {
             (*out)->fast_path = 1;
             (*out)->collective = asked->name;
@@ -1121,6 +1131,8 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.h.s = s;
     m.h.rounds = m.rounds;
     coll->round(s, 0, 0, &rd);
+    for (i = 1; rd.parts == 0 && (int64_t)i < m.rounds; i++)
+        coll->round(s, 0, (int64_t)i, &rd);   /* past idle rounds */
     m.parts = rd.parts > 0 ? rd.parts : 1;
     m.steps = o->steps;
     m.rendezvous = o->send == HS_SEND_RENDEZVOUS;

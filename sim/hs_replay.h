@@ -43,9 +43,10 @@ typedef struct hs_replay_opts_s {
     const char *collective;   /* name of the collective (hs_collective.h);
                                  NULL = "ring" */
     int engine;               /* 1: always the event engine; 0: the
-                                 max-plus fast path (hs_ringfast.h) where
-                                 it gives the same figures to the ns (no
-                                 sinks, deterministic, ring, ...) */
+                                 max-plus fast path (hs_ringfast.h,
+                                 hs_hierfast.h) where it gives the same
+                                 figures to the ns (no sinks,
+                                 deterministic, ...) */
     int force;                /* 0: refuse a replay past the budgets of
                                  hs_scenario_check_budget (2^32 events,
                                  8 GiB); 1: run it anyway (--force).  The
@@ -74,7 +75,8 @@ int64_t hs_replay_hop_wait_ns(const hs_scenario_t *s, size_t t,
 /* The sizes of the rings a replay of s with the named collective (NULL =
    "ring") runs its chunks along, for reporting the hop wait: 1 with
    ring_n[0] = N for the flat ring; 2 for the hierarchical collective on
-   nodes of L devices, ring_n = {L, K = N / L} (in a node, across nodes).
+   nodes of L devices, ring_n = {L, K = N / L} (in a node, across nodes;
+   L the largest node's when they differ).
    Returns how many it filled.  Pure. */
 size_t hs_replay_hop_rings(const hs_scenario_t *s, const char *collective,
                            size_t ring_n[2]);

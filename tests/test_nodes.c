@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "hs_closed.h"
+#include "hs_collective.h"
 #include "hs_nodes.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
@@ -138,19 +139,58 @@ static void test_expand_small(void)
         HS_ASSERT_DBL_NEAR(eb, s->ring_bw_bytes_per_s[i], 1e-3);
         HS_ASSERT_I64_EQ(el, s->ring_lat_ns[i]);
     }
-    /* the ring collective runs on it; the hierarchical one does not */
+    /* the ring collective runs on it, and the hierarchical one across
+       its nodes of 2 and 3 devices (docs/method.md, "The hierarchical
+       all-reduce") */
     {
         hs_prediction_t *p = NULL;
+        hs_coll_round_t rd;
         CU_ASSERT_EQUAL(hs_closed_predict(s, &p, &err), HS_OK);
         hs_prediction_free(p);
         CU_ASSERT_EQUAL(hs_scenario_set(s, "collective", "hierarchical",
                                         &err),
                         HS_OK);
-        CU_ASSERT_EQUAL(hs_scenario_resolve(s, &err), HS_ERR_SCHEMA);
-        HS_ASSERT_STR_CONTAINS(err.msg,
-                               "nodes.yaml: collective: hierarchical needs "
-                               "nodes of equal size: node a-0 has 2 "
-                               "devices, node b-0 has 3");
+        CU_ASSERT_EQUAL_FATAL(hs_scenario_resolve(s, &err), HS_OK);
+        HS_ASSERT_I64_EQ(s->nodes->local_max, 3);
+        /* 2(3-1) node rounds + 2(4-1) across the 4 nodes */
+        HS_ASSERT_I64_EQ(hs_coll_hier.rounds_of(s), 10);
+        /* a-0-0 idles in round 1 (its node has 2 devices, not 3) */
+        hs_coll_hier.round(s, 0, 1, &rd);
+        HS_ASSERT_I64_EQ(rd.parts, 0);
+        HS_ASSERT_I64_EQ(rd.to, 0);
+        hs_coll_hier.round(s, 6, 1, &rd);       /* b-0-0 does not */
+        HS_ASSERT_I64_EQ(rd.parts, 3);
+        HS_ASSERT_I64_EQ(rd.to, 7);
+        /* across nodes: b-0-2 (local rank 2) sends to a-0-0 (2 mod 2),
+           3 MB = M/(K L) of 36 MB; a-0-0 receives from b-0-0 (and b-0-2);
+           b-0-2 from no one of a-2 (2 devices) */
+        hs_coll_hier.round(s, 8, 2, &rd);
+        HS_ASSERT_I64_EQ(rd.to, 0);
+        HS_ASSERT_I64_EQ(rd.parts, 12);
+        HS_ASSERT_I64_EQ(rd.ring_n, 4);
+        HS_ASSERT_I64_EQ(rd.from, 8);
+        hs_coll_hier.round(s, 0, 2, &rd);
+        HS_ASSERT_I64_EQ(rd.from, 6);
+        HS_ASSERT_I64_EQ(rd.parts, 8);
+        hs_coll_hier.round(s, 1, 9, &rd);       /* all-gather, idle */
+        HS_ASSERT_I64_EQ(rd.parts, 0);
+        hs_coll_hier.round(s, 7, 9, &rd);
+        HS_ASSERT_I64_EQ(rd.to, 8);
+        HS_ASSERT_I64_EQ(rd.from, 6);
+        /* the edges across nodes: a-0-1 -> a-1-1, row a-0,a-1 3 GB/s
+           capped by a's 4 GB/s NIC over its 2 senders; b-0-2 -> a-0-0,
+           kind row 2 GB/s capped by a-0's NIC over b-0's 3 senders */
+        HS_ASSERT_DBL_NEAR(s->ring_bw_bytes_per_s[2 * 9 + 1], 2 * GB, 1e-3);
+        HS_ASSERT_I64_EQ(s->ring_lat_ns[2 * 9 + 1], 7000);
+        HS_ASSERT_DBL_NEAR(s->ring_bw_bytes_per_s[2 * 9 + 8], 4 * GB / 3,
+                           1e-3);
+        CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &p, &err), HS_OK);
+        /* a-0-1: 2 x (1 us + 18 MB / 100 GB/s)
+                  + 6 x (7 us + 4.5 MB / 2 GB/s) */
+        HS_ASSERT_I64_EQ(p->dev[1].t_ar_ns, 2 * 181000 + 6 * 2257000);
+        /* b-0-2: 4 x 12 MB / 50 GB/s + 6 x (5 us + 3 MB / (4/3 GB/s)) */
+        HS_ASSERT_I64_EQ(p->dev[8].t_ar_ns, 4 * 240000 + 6 * 2255000);
+        hs_prediction_free(p);
     }
     hs_scenario_free(s);
 }
@@ -285,6 +325,214 @@ static void test_replay_equals_closed(void)
                         (long long)r->closed_step_ns);
             HS_ASSERT_I64_EQ(r->step_ns, r->closed_step_ns);
             HS_ASSERT_I64_EQ(r->first_step_ns, r->closed_step_ns);
+            hs_replay_result_free(r);
+            hs_scenario_free(s);
+        }
+    }
+}
+
+/* A cluster of nodes of the sizes in sizes[] (0-terminated, one kind per
+   node, in that order), into text: intra-node bandwidths differ per node,
+   every node has one 2 GB/s NIC and the links between nodes are faster,
+   so that a round across nodes takes M/K / 2 GB/s on every device. */
+static void unequal_yaml(char *text, size_t cap, const unsigned *sizes,
+                         const char *send, const char *extra)
+{
+    size_t len, i, K = 0, n = 0;
+
+    while (sizes[K] != 0)
+        n += sizes[K++];
+    len = (size_t)snprintf(
+        text, cap,
+        "name: unequal\n"
+        "job: {model: x, dataset: {samples: 100000}}\n"
+        "device_types:\n"
+        "  - name: gpu\n"
+        "    batch: 100\n"
+        "    profile: {subsystem_size: 2, t_dl: 5ms, t_fwd: 30ms,\n"
+        "              t_b1: 1ms, allreduce_bytes: %zuB%s}\n"
+        "nodes:\n"
+        "  kinds:\n",
+        K * 60000000, extra);
+    for (i = 0; i < K; i++)
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "    - {name: k%zu, type: gpu, devices: %u, count: 1,\n"
+            "       intra_bandwidth: %zuGB/s, intra_latency: 3us,\n"
+            "       nics: 1, nic_bandwidth: 2GB/s}\n",
+            i, sizes[i], 40 + 10 * i);
+    snprintf(text + len, cap - len,
+             "  inter_bandwidth: 100GB/s\n"
+             "  inter_latency: 11us\n"
+             "collective: hierarchical\n"
+             "simulate: {steps: 4, send: %s}\n",
+             send);
+    (void)n;
+}
+
+/* Nodes of different sizes, everyone ready at once: the hierarchical
+   replay's step equals the closed form's to the ns, rendezvous and
+   eager.  The closed form's maximum over the devices is the largest
+   2(L_k-1) node rounds plus the 2(K-1) rounds across nodes; the replay
+   ends there too (the slowest node's reduce-scatter, then 2(K-1) rounds
+   that reach every node, then its all-gather). */
+static void test_unequal_replay_equals_closed(void)
+{
+    static const unsigned shapes[][6] = {{1, 2, 4, 0}, {3, 5, 0},
+                                         {4, 1, 2, 0}, {2, 3, 2, 5, 0},
+                                         {5, 1, 0},    {1, 3, 1, 3, 1, 0}};
+    size_t i;
+    int send;
+
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (send = 0; send < 2; send++) {
+            char text[4096];
+            hs_scenario_t *s;
+            hs_replay_result_t *r = NULL;
+            hs_replay_opts_t o;
+            hs_error_t err;
+            unequal_yaml(text, sizeof text, shapes[i],
+                         send ? "eager" : "rendezvous", "");
+            s = load(text);
+            CU_ASSERT_EQUAL(s->nodes->local, 0);
+            hs_replay_opts_from_scenario(s, &o);
+            o.engine = 1;
+            CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err),
+                                  HS_OK);
+            if (r->step_ns != r->closed_step_ns)
+                fprintf(stderr, "\nshape %zu %s: replay %lld closed %lld\n",
+                        i, send ? "eager" : "rendezvous",
+                        (long long)r->step_ns,
+                        (long long)r->closed_step_ns);
+            HS_ASSERT_I64_EQ(r->step_ns, r->closed_step_ns);
+            HS_ASSERT_I64_EQ(r->first_step_ns, r->closed_step_ns);
+            hs_replay_result_free(r);
+            hs_scenario_free(s);
+        }
+    }
+}
+
+/* Nodes of equal size through the tables that nodes of different sizes
+   use (local cleared): the same rounds, closed form and replay as the
+   arithmetic of equal nodes, with late devices, both send modes, with
+   and without the communication's own cost. */
+static void test_unequal_path_reduces_to_equal(void)
+{
+    static const unsigned shapes[][5] = {{4, 4, 4, 0}, {2, 2, 2, 2, 0},
+                                         {3, 3, 0}};
+    uint64_t rng = 7;
+    size_t i;
+    int mode;
+
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (mode = 0; mode < 4; mode++) {
+            char text[4096];
+            hs_scenario_t *s;
+            hs_replay_result_t *a = NULL, *b = NULL;
+            hs_replay_opts_t o;
+            hs_error_t err;
+            size_t x, bad = 0;
+            int64_t r, R;
+            uint32_t L;
+            unequal_yaml(text, sizeof text, shapes[i],
+                         mode & 1 ? "eager" : "rendezvous",
+                         mode & 2 ? ", comm_ns_per_byte: 0.5" : "");
+            s = load(text);
+            for (x = 0; x < s->n_devices; x++) {
+                char key[64], val[32];
+                rng = rng * 6364136223846793005ULL +
+                      1442695040888963407ULL;
+                snprintf(key, sizeof key, "devices.%s.extra_compute",
+                         s->devices[x].name);
+                snprintf(val, sizeof val, "%lluus",
+                         (unsigned long long)((rng >> 33) % 20000));
+                CU_ASSERT_EQUAL_FATAL(hs_scenario_set(s, key, val, &err),
+                                      HS_OK);
+            }
+            CU_ASSERT_EQUAL_FATAL(hs_scenario_resolve(s, &err), HS_OK);
+            L = s->nodes->local;
+            CU_ASSERT_FATAL(L > 0);
+            hs_replay_opts_from_scenario(s, &o);
+            CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &a, &err),
+                                  HS_OK);
+            R = hs_coll_hier.rounds_of(s);
+            s->nodes->local = 0;    /* the tables' path */
+            HS_ASSERT_I64_EQ(hs_coll_hier.rounds_of(s), R);
+            for (x = 0; x < s->n_devices; x++) {
+                int64_t t = hs_coll_hier.allreduce_ns(s, (uint32_t)x);
+                hs_coll_round_t p, q;
+                for (r = 0; r < R; r++) {
+                    s->nodes->local = L;
+                    hs_coll_hier.round(s, (uint32_t)x, r, &p);
+                    s->nodes->local = 0;
+                    hs_coll_hier.round(s, (uint32_t)x, r, &q);
+                    bad += p.to != q.to || p.from != q.from ||
+                           p.edge != q.edge || p.parts != q.parts ||
+                           p.ring_n != q.ring_n;
+                }
+                s->nodes->local = L;
+                bad += hs_coll_hier.allreduce_ns(s, (uint32_t)x) != t;
+                s->nodes->local = 0;
+            }
+            HS_ASSERT_I64_EQ(bad, 0);
+            CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &b, &err),
+                                  HS_OK);
+            HS_ASSERT_I64_EQ(a->step_ns, b->step_ns);
+            HS_ASSERT_I64_EQ(a->first_step_ns, b->first_step_ns);
+            for (x = 0; x < s->n_devices; x++)
+                bad += a->dev_step_ns[x] != b->dev_step_ns[x];
+            HS_ASSERT_I64_EQ(bad, 0);
+            s->nodes->local = L;
+            hs_replay_result_free(a);
+            hs_replay_result_free(b);
+            hs_scenario_free(s);
+        }
+    }
+}
+
+/* Nodes of different sizes, devices late by random amounts, both send
+   modes, with and without the communication's own cost: every step
+   completes (no stall), and the first step is no shorter than the
+   closed form (a device's own sends run one after the other). */
+static void test_unequal_late_devices(void)
+{
+    static const unsigned shapes[][5] = {{1, 2, 4, 0}, {3, 5, 0},
+                                         {4, 1, 1, 2, 0}, {2, 6, 0}};
+    uint64_t rng = 123;
+    size_t i;
+    int mode;
+
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (mode = 0; mode < 4; mode++) {
+            char text[4096];
+            hs_scenario_t *s;
+            hs_replay_result_t *r = NULL;
+            hs_replay_opts_t o;
+            hs_error_t err;
+            size_t x;
+            unequal_yaml(text, sizeof text, shapes[i],
+                         mode & 1 ? "eager" : "rendezvous",
+                         mode & 2 ? ", comm_ns_per_byte: 0.5" : "");
+            s = load(text);
+            for (x = 0; x < s->n_devices; x++) {
+                char key[64], val[32];
+                rng = rng * 6364136223846793005ULL +
+                      1442695040888963407ULL;
+                snprintf(key, sizeof key, "devices.%s.extra_compute",
+                         s->devices[x].name);
+                snprintf(val, sizeof val, "%lluus",
+                         (unsigned long long)((rng >> 33) % 20000));
+                CU_ASSERT_EQUAL_FATAL(hs_scenario_set(s, key, val, &err),
+                                      HS_OK);
+            }
+            CU_ASSERT_EQUAL_FATAL(hs_scenario_resolve(s, &err), HS_OK);
+            hs_replay_opts_from_scenario(s, &o);
+            if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK)
+                fprintf(stderr, "\nunequal late %zu/%d: %s\n", i, mode,
+                        err.msg);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+            HS_ASSERT_I64_EQ(r->steps, 4);
+            CU_ASSERT_TRUE(r->first_step_ns >= r->closed_step_ns);
             hs_replay_result_free(r);
             hs_scenario_free(s);
         }
@@ -475,22 +723,35 @@ static void test_errors(void)
 {
     char text[2048];
 
-    /* unequal node sizes for the hierarchical all-reduce: at the
-       collective: key */
+    /* nodes of unequal size run the hierarchical all-reduce; a node of
+       no device is refused where it is declared */
     snprintf(text, sizeof text,
              "%snodes:\n"
              "  kinds:\n"
              "    - {name: big, type: gpu, devices: 8, count: 1,\n"
              "       intra_bandwidth: 100GB/s}\n"
-             "    - {name: small, type: gpu, devices: 4, count: 2,\n"
+             "    - {name: small, type: gpu, devices: 0, count: 2,\n"
              "       intra_bandwidth: 50GB/s}\n"
              "  inter_bandwidth: 10GB/s\n"
              "collective: hierarchical\n",
              bad_head);
-    load_fails(text, HS_ERR_SCHEMA,
-               "nodes.yaml:14:13: collective: hierarchical needs nodes of "
-               "equal size: node big-0 has 8 devices, node small-0 has 4 "
-               "(use ring)");
+    load_fails(text, HS_ERR_RANGE,
+               "nodes.yaml:11:41: devices must be between 1 and 1048576, "
+               "not 0");
+    /* nodes of one and four devices, no bandwidth between the two
+       nodes of one: at the nodes: section, naming the pair */
+    snprintf(text, sizeof text,
+             "%snodes:\n"
+             "  kinds:\n"
+             "    - {name: big, type: gpu, devices: 4, count: 1,\n"
+             "       intra_bandwidth: 100GB/s}\n"
+             "    - {name: one, type: gpu, devices: 1, count: 2}\n"
+             "  kind_links: [[big, one, 1GB/s]]\n"
+             "collective: hierarchical\n",
+             bad_head);
+    load_fails(text, HS_ERR_NETWORK,
+               "nodes.yaml:8:3: nodes one-0 -> one-1 have no inter-node "
+               "bandwidth");
     /* unknown node kind in a kind-pair row */
     snprintf(text, sizeof text,
              "%snodes:\n"
@@ -651,6 +912,12 @@ static int register_tests(void)
                     test_replay_equals_closed) == NULL ||
         CU_add_test(s, "hierarchical replay with late devices",
                     test_replay_late_devices) == NULL ||
+        CU_add_test(s, "unequal nodes: replay = closed form",
+                    test_unequal_replay_equals_closed) == NULL ||
+        CU_add_test(s, "unequal nodes' tables = equal nodes' arithmetic",
+                    test_unequal_path_reduces_to_equal) == NULL ||
+        CU_add_test(s, "unequal nodes: replay with late devices",
+                    test_unequal_late_devices) == NULL ||
         CU_add_test(s, "hierarchical hop wait grows per ring",
                     test_hier_hop_wait) == NULL ||
         CU_add_test(s, "errors at file:line:col", test_errors) == NULL ||

@@ -1,0 +1,456 @@
+/*
+ * hs_hierfast.c -- the hierarchical all-reduce's replay as a max-plus
+ * recurrence over its rounds (hs_hierfast.h).
+ *
+ * Why.  The event engine replays a step of the hierarchical all-reduce as
+ * one ARRIVE per chunk, N R of them (R = 2(L_max-1) + 2(K-1) rounds); at
+ * N = 10,000 in nodes of 8 that is 2.5e7 events, seconds per step.  When
+ * nothing is drawn at random, every device runs one stream and no chunk
+ * costs its receiver time, the order of events does not matter, only their
+ * times, and each is a max of earlier ones plus a fixed duration: a step
+ * is computed round by round over arrays, as hs_ringfast.c does for the
+ * flat ring.
+ *
+ * The model is sim/hs_coll_hier.c's.  Per device x and round r of one
+ * step, E_r[x] when x enters r, A_r[x] when its chunk of r arrives (the
+ * end of its send), O[x] its opening (patent: after the first backward
+ * op; none: after the whole backward), d_r[x] its chunk's time on the
+ * round's edge, y its receiver in r, P_r(x) the devices that send to it in
+ * r (model/hs_coll_hier_shape.h: the previous local rank in the node
+ * phases; 0, 1 or more devices of the node before across nodes; none in
+ * an idle round):
+ *
+ *   enter   E_0[x] = O[x]
+ *           E_r[x] = max(A_{r-1}[x], max_{s in P_{r-1}(x)} A_{r-1}[s])
+ *   send    S_r[x] = max(E_r[x], E_r[y])        rendezvous, or y has
+ *                                               several senders in r
+ *           S_r[x] = max(E_r[x], E_ph[y])       eager (ph: the first
+ *                                               round of r's phase)
+ *   arrive  A_r[x] = S_r[x] + d_r[x]            A_r[x] = E_r[x] when x
+ *                                               is idle in r
+ *   done    RD[x] = max(A_{R-1}[x], max_{s in P_{R-1}(x)} A_{R-1}[s])
+ *           (O[x] when R = 0).
+ *
+ * These are the engine's conditions (a lane enters g when its send of g-1
+ * is done and the chunks of g-1 have come; it sends when its receiver has
+ * entered g, or g's phase), and the engine applies each as soon as it
+ * holds, so every event time is the max-plus value.  Steps chain through
+ * the step's start F only, as for the ring: a device opens step k's
+ * collective after its step k-1 one is done, and no chunk of step k
+ * leaves before its receiver has entered step k's round 0 (a phase
+ * boundary, under eager too).  Around the collective: the backward's end
+ * t3 (patent: done at max(RD, t3)), the optimizer, then F' = max(done +
+ * opt, F + t_dl).
+ *
+ * Events (n_events, as the engine counts them): per device one initial
+ * DL_DONE; per step one ARRIVE per chunk (2(L_x-1) + 2(K-1) for device x
+ * on a node of L_x), per device RING_OPEN (patent) or BWD_DONE (none), a
+ * BWD_DONE when the all-reduce beats the backward (patent), OPT_DONE when
+ * t_opt > 0 and DL_DONE when the batch is loaded after the device is
+ * done.  tests/test_hierfast.c checks every figure against the event
+ * engine on shipped and random scenarios.
+ */
+#include "hs_hierfast.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_closed.h"
+#include "hs_coll_hier_shape.h"
+#include "hs_collective.h"
+#include "hs_edge.h"
+#include "hs_phases.h"
+#include "hs_replay_int.h"
+
+static inline int64_t hs__max(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                         char *why, size_t why_len)
+{
+    const char *no = NULL;
+    size_t t;
+
+    if (s->nodes == NULL || s->n_devices == 0 ||
+        s->n_devices > UINT32_MAX / 2)
+        no = "no nodes, no devices, or too many";
+    else if (o->collective == NULL ||
+             strcmp(o->collective, "hierarchical") != 0)
+        no = "this fast path replays the hierarchical all-reduce only";
+    else if (o->steps == 0)
+        no = "0 steps to replay";
+    else if (o->stochastic)
+        no = "stochastic mode draws per-step times in event order";
+    else if (o->overlap != HS_OVERLAP_PATENT &&
+             o->overlap != HS_OVERLAP_NONE)
+        no = "gradient buckets (overlap buckets, last_bucket)";
+    else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
+        no = "unknown send mode";
+    for (t = 0; no == NULL && t < s->n_types; t++)
+        if (s->types[t].profile.comm_ns_per_byte > 0 ||
+            s->types[t].profile.t_hop_wait_ns > 0)
+            no = "the communication's own cost or a hop wait: the order "
+                 "of equal-time events is the engine's";
+    if (no == NULL)
+        return 1;
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", no);
+    return 0;
+}
+
+/* One device's compute for step k (k < 0: no stragglers), as
+   hs_replay.c's start_step derives it, with its data loading. */
+typedef struct hs__comp_s {
+    int64_t dl, fwd, b1, rest, opt;
+} hs__comp_t;
+
+static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                        uint32_t x, int64_t k, hs__comp_t *out)
+{
+    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
+    hs_phase_times_t raw;
+    hs_phases_t ph;
+
+    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
+    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
+    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
+    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
+    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
+    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
+    out->fwd = ph.fwd_ns;
+    out->b1 = ph.b1_ns;
+    out->rest = ph.rest_ns;
+    out->opt = ph.opt_ns;
+}
+
+/* The state of one run, per device in listing order. */
+typedef struct hs__hf_s {
+    size_t n;
+    int64_t A, B, R;      /* node rounds (L_max-1), rounds across nodes,
+                             all rounds */
+    int rdv, patent;
+    uint32_t *L;          /* size of x's node */
+    uint32_t *in_from;    /* previous local rank (node phases) */
+    uint32_t *in_to;      /* next local rank */
+    uint32_t *out_to;     /* receiver across nodes */
+    uint32_t *s0, *nf;    /* senders across nodes: s0 + i L[x], i < nf */
+    uint8_t *force;       /* out_to[x] has several senders: x waits for
+                             it to enter the very round */
+    int64_t *buf;         /* one block for the arrays below */
+    int64_t *d_in, *d_out;/* chunk times in and across nodes */
+    int64_t *e, *a, *ap;  /* enter, arrive (this round, the last) */
+    int64_t *eph;         /* enter at the current phase's first round */
+    int64_t *o, *t3, *f, *sum, *rd;
+    uint64_t chunks;      /* ARRIVE events per step */
+} hs__hf_t;
+
+/* Device x's senders in round r: the latest of their arrivals in ap[]
+   (INT64_MIN when none). */
+static inline int64_t hs__recv(const hs__hf_t *m, size_t x, int64_t r)
+{
+    int64_t t = INT64_MIN, q;
+    uint32_t i;
+
+    if (r < m->A || r >= m->A + m->B) {
+        q = r < m->A ? r : r - m->A - m->B;
+        return q < (int64_t)m->L[x] - 1 ? m->ap[m->in_from[x]] : INT64_MIN;
+    }
+    for (i = 0; i < m->nf[x]; i++)
+        t = hs__max(t, m->ap[m->s0[x] + (size_t)i * m->L[x]]);
+    return t;
+}
+
+/* One round r: E_r from the last round's arrivals, then A_r. */
+static void hs__round(hs__hf_t *m, int64_t r)
+{
+    size_t n = m->n, x;
+    int across = r >= m->A && r < m->A + m->B;
+    int64_t q = r < m->A ? r : r - m->A - m->B, *t;
+
+    for (x = 0; x < n; x++)
+        m->e[x] = r == 0 ? m->o[x] : hs__max(m->ap[x], hs__recv(m, x, r - 1));
+    if (r == 0 || r == m->A || r == m->A + m->B)
+        memcpy(m->eph, m->e, n * sizeof *m->eph);
+    for (x = 0; x < n; x++) {
+        int64_t need;
+        if (across) {
+            need = m->rdv || m->force[x] ? m->e[m->out_to[x]]
+                                         : m->eph[m->out_to[x]];
+            m->a[x] = hs__max(m->e[x], need) + m->d_out[x];
+        } else if (q < (int64_t)m->L[x] - 1) {
+            need = m->rdv ? m->e[m->in_to[x]] : m->eph[m->in_to[x]];
+            m->a[x] = hs__max(m->e[x], need) + m->d_in[x];
+        } else {
+            m->a[x] = m->e[x];    /* idle */
+        }
+    }
+    t = m->ap;
+    m->ap = m->a;
+    m->a = t;
+}
+
+/* One step's all-reduce from the openings o[]: rd[x] when x's rounds are
+   all sent and received. */
+static void hs__collective(hs__hf_t *m)
+{
+    size_t x;
+    int64_t r;
+
+    if (m->R == 0) {
+        memcpy(m->rd, m->o, m->n * sizeof *m->rd);
+        return;
+    }
+    for (r = 0; r < m->R; r++)
+        hs__round(m, r);
+    for (x = 0; x < m->n; x++)
+        m->rd[x] = hs__max(m->ap[x], hs__recv(m, x, m->R - 1));
+}
+
+/* The peers and chunk times of every device (hs_coll_hier_shape.h),
+   and the chunks of one step. */
+static void hs__hf_peers(const hs_scenario_t *s, hs__hf_t *m)
+{
+    uint32_t x, e, parts, rn, nf;
+
+    for (x = 0; x < m->n; x++) {
+        double pay = hs_profile_payload_bytes(
+            &s->types[s->devices[x].type].profile);
+        (void)hs_coll_hier_node(s,
+                                s->nodes->local != 0 ? x / s->nodes->local
+                                                     : s->nodes->dev_node[x],
+                                &m->L[x]);
+        (void)hs_coll_hier_peer(s, x, 0, 1, &m->in_to[x], &e, &parts, &rn,
+                                &nf);
+        (void)hs_coll_hier_peer(s, x, 0, -1, &m->in_from[x], &e, &parts,
+                                &rn, &nf);
+        m->d_in[x] = m->L[x] > 1 ? hs_edge_chunk_ns(s, e, pay, m->L[x]) : 0;
+        m->chunks += 2 * ((uint64_t)m->L[x] - 1) + (uint64_t)m->B;
+        if (m->B == 0)
+            continue;
+        (void)hs_coll_hier_peer(s, x, m->A, 1, &m->out_to[x], &e, &parts,
+                                &rn, &nf);
+        m->d_out[x] = hs_edge_chunk_ns(s, e, pay, parts);
+        (void)hs_coll_hier_peer(s, x, m->A, -1, &m->s0[x], &e, &parts, &rn,
+                                &m->nf[x]);
+    }
+    for (x = 0; m->B > 0 && x < m->n; x++)
+        m->force[x] = m->nf[m->out_to[x]] > 1;
+}
+
+/* Step k's openings o[] and backward ends t3[] from the step starts f[]
+   (stragglers where they apply; comp[] then holds the step's compute). */
+static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                          hs__hf_t *m, const hs__comp_t *base,
+                          hs__comp_t *comp, int64_t k)
+{
+    size_t x, i;
+
+    memcpy(comp, base, m->n * sizeof *comp);
+    for (i = 0; i < o->n_stragglers; i++) {
+        const hs_straggler_t *st = &o->stragglers[i];
+        if (st->device < m->n && (int64_t)st->first_step <= k &&
+            k <= (int64_t)st->last_step)
+            hs__compute(s, o, st->device, k, &comp[st->device]);
+    }
+    for (x = 0; x < m->n; x++) {
+        int64_t t2 = m->f[x] + comp[x].fwd + comp[x].b1;
+        m->t3[x] = t2 + comp[x].rest;
+        m->o[x] = m->patent ? t2 : m->t3[x];
+    }
+}
+
+/* After step k's collective: each device's end (the backward, the
+   optimizer, the next batch), its step's length, the events; returns the
+   step's latest end. */
+static int64_t hs__end_step(hs__hf_t *m, const hs__comp_t *comp, uint32_t k,
+                            uint32_t steps, uint64_t *n_events)
+{
+    size_t x;
+    int64_t end = INT64_MIN;
+
+    *n_events += m->chunks;
+    for (x = 0; x < m->n; x++) {
+        int64_t tb = m->rd[x], dd, fn;
+        *n_events += 1;     /* RING_OPEN (patent), BWD_DONE (none) */
+        if (m->patent && tb < m->t3[x]) {
+            tb = m->t3[x];
+            *n_events += 1; /* BWD_DONE after the collective */
+        }
+        dd = tb + comp[x].opt;
+        *n_events += comp[x].opt > 0;
+        fn = m->f[x] + comp[x].dl;
+        if (fn > dd)
+            *n_events += 1; /* DL_DONE: it waits for the batch */
+        else
+            fn = dd;
+        if (k >= 1 || steps == 1)
+            m->sum[x] += fn - m->f[x];
+        if (fn > end)
+            end = fn;
+        m->f[x] = fn;
+    }
+    return end;
+}
+
+/* Allocates m's arrays for n devices; 0 when out of memory. */
+static int hs__hf_alloc(hs__hf_t *m, size_t n)
+{
+    m->n = n;
+    m->L = calloc(6 * n, sizeof *m->L);
+    m->force = calloc(n, 1);
+    m->buf = calloc(12 * n, sizeof *m->buf);
+    if (m->L == NULL || m->force == NULL || m->buf == NULL)
+        return 0;
+    m->in_from = m->L + n;
+    m->in_to = m->in_from + n;
+    m->out_to = m->in_to + n;
+    m->s0 = m->out_to + n;
+    m->nf = m->s0 + n;
+    m->d_in = m->buf;
+    m->d_out = m->d_in + n;
+    m->e = m->d_out + n;
+    m->a = m->e + n;
+    m->ap = m->a + n;
+    m->eph = m->ap + n;
+    m->o = m->eph + n;
+    m->t3 = m->o + n;
+    m->f = m->t3 + n;
+    m->sum = m->f + n;
+    m->rd = m->sum + n;
+    return 1;
+}
+
+static void hs__hf_free(hs__hf_t *m)
+{
+    free(m->L);
+    free(m->force);
+    free(m->buf);
+}
+
+/* The run's result fields besides the figures. */
+static void hs__hf_fill(const hs_replay_opts_t *o, const hs__hf_t *m,
+                        uint32_t steps, uint64_t n_events, int64_t end_ns,
+                        hs_replay_result_t *res)
+{
+    res->steps = steps;
+    res->overlap = o->overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = "hierarchical";
+    res->send = o->send;
+    res->hop_wait = o->hop_wait;
+    res->stochastic = 0;
+    res->seed = o->seed;
+    res->n_buckets = 1;
+    res->streams = 1;
+    res->streams_asked = o->streams;
+    res->n_events = n_events;
+    res->end_ns = end_ns;
+    res->queue_high_water = 0;
+    res->state_bytes = 12 * m->n * sizeof(int64_t) +
+                       6 * m->n * sizeof(uint32_t) + m->n +
+                       2 * m->n * sizeof(hs__comp_t) +
+                       steps * sizeof(int64_t);
+}
+
+/* The result's per-run arrays; 0 when out of memory. */
+static int hs__res_alloc(hs_replay_result_t *res, size_t n, size_t nt,
+                         uint32_t steps)
+{
+    res->dev_step_ns = calloc(n, sizeof *res->dev_step_ns);
+    res->dev_closed_ns = calloc(n, sizeof *res->dev_closed_ns);
+    res->dev_closed_ext_ns = calloc(n, sizeof *res->dev_closed_ext_ns);
+    res->type_closed_ext_ns = calloc(nt, sizeof *res->type_closed_ext_ns);
+    res->type_step_ns = calloc(nt, sizeof *res->type_step_ns);
+    res->type_closed_ns = calloc(nt, sizeof *res->type_closed_ns);
+    res->cluster_step_ns = calloc(steps, sizeof *res->cluster_step_ns);
+    return res->dev_step_ns != NULL && res->dev_closed_ns != NULL &&
+           res->dev_closed_ext_ns != NULL &&
+           res->type_closed_ext_ns != NULL && res->type_step_ns != NULL &&
+           res->type_closed_ns != NULL && res->cluster_step_ns != NULL;
+}
+
+hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                         hs_replay_result_t **out, hs_error_t *err)
+{
+    hs__hf_t m;
+    hs_replay_result_t *res = NULL;
+    hs_prediction_t *pred = NULL;
+    hs__comp_t *base = NULL, *comp = NULL;
+    int64_t *cl_end = NULL, cl_start0 = INT64_MAX, n_sum;
+    uint64_t n_events;
+    char why[200];
+    hs_err_t rc;
+    size_t n = s->n_devices, x;
+    uint32_t k, steps = o->steps, K;
+
+    *out = NULL;
+    memset(&m, 0, sizeof m);
+    if (!hs_hierfast_supports(s, o, why, sizeof why))
+        return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
+    rc = hs_closed_predict_with(s, &hs_coll_hier, o->overlap, &pred, err);
+    if (rc != HS_OK)
+        return rc;
+    K = hs_coll_hier_nodes(s, &m.A);
+    m.B = 2 * ((int64_t)K - 1);
+    m.R = 2 * m.A + m.B;
+    m.rdv = o->send == HS_SEND_RENDEZVOUS;
+    m.patent = o->overlap == HS_OVERLAP_PATENT;
+    base = calloc(n, sizeof *base);
+    comp = calloc(n, sizeof *comp);
+    cl_end = malloc(steps * sizeof *cl_end);
+    res = calloc(1, sizeof *res);
+    if (!hs__hf_alloc(&m, n) || base == NULL || comp == NULL ||
+        cl_end == NULL || res == NULL)
+        goto nomem;
+    res->n_devices = n;
+    res->n_types = s->n_types;
+    if (!hs__res_alloc(res, n, s->n_types ? s->n_types : 1, steps))
+        goto nomem;
+    hs__hf_peers(s, &m);
+    for (x = 0; x < n; x++) {
+        hs__compute(s, o, (uint32_t)x, -1, &base[x]);
+        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
+        m.f[x] = base[x].dl;
+        if (m.f[x] < cl_start0)
+            cl_start0 = m.f[x];
+    }
+    n_events = n; /* the initial DL_DONEs */
+    for (k = 0; k < steps; k++) {
+        if (o->stop != NULL && *o->stop) {
+            rc = hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+            goto fail;
+        }
+        hs__plan_step(s, o, &m, base, comp, k);
+        hs__collective(&m);
+        cl_end[k] = hs__end_step(&m, comp, k, steps, &n_events);
+    }
+    n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
+    for (x = 0; x < n; x++)
+        res->dev_step_ns[x] = llround((double)m.sum[x] / (double)n_sum);
+    rc = hs_replay_figures(s, steps, cl_end, cl_start0, pred, res, err);
+    if (rc != HS_OK)
+        goto fail;
+    hs__hf_fill(o, &m, steps, n_events, cl_end[steps - 1], res);
+    hs__hf_free(&m);
+    free(base);
+    free(comp);
+    free(cl_end);
+    hs_prediction_free(pred);
+    *out = res;
+    return HS_OK;
+nomem:
+    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
+                                          "replay of %zu devices", n);
+fail:
+    hs__hf_free(&m);
+    free(base);
+    free(comp);
+    free(cl_end);
+    hs_prediction_free(pred);
+    hs_replay_result_free(res);
+    return rc;
+}
