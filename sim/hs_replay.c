@@ -1071,6 +1071,62 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
                           HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
 }
 
+/* Runs the replay on an exact fast path when collective coll has one
+   that takes scenario s and options o (the flat ring's, the hierarchical
+   one's): returns 1 with its status in *rc (and err) and, on success, the
+   result in *out, naming the collective asked; 0 when none applies. */
+static int hs__replay_fast(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           const hs_collective_t *coll,
+                           const hs_collective_t *asked,
+                           hs_replay_result_t **out, hs_err_t *rc,
+                           hs_error_t *err)
+{
+    if (coll == &hs_coll_ring && hs_ringfast_supports(s, o, NULL, 0))
+        *rc = hs_ringfast_run(s, o, out, err);
+    else if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, NULL, 0))
+        *rc = hs_hierfast_run(s, o, out, err);
+    else
+        return 0;
+    if (*rc == HS_OK) {
+        (*out)->fast_path = 1;
+        (*out)->collective = asked->name;
+    }
+    return 1;
+}
+
+/* The event model's settings for scenario s under options o with
+   collective coll and its engine eng: sizes, rounds, the chunk's parts
+   (round 0's, past idle rounds), modes and the trace sinks (borrowed). */
+static void hs__replay_model_init(hs__model_t *m, const hs_scenario_t *s,
+                                  const hs_replay_opts_t *o,
+                                  const hs_collective_t *coll,
+                                  const hs_coll_engine_t *eng,
+                                  const hs_trace_sink_t *sinks,
+                                  size_t n_sinks)
+{
+    hs_coll_round_t rd;
+    int64_t r;
+
+    m->s = s;
+    m->o = o;
+    m->coll = coll;
+    m->eng = eng;
+    m->n = (uint32_t)s->n_devices;
+    m->rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m->n);
+    m->h.s = s;
+    m->h.rounds = m->rounds;
+    coll->round(s, 0, 0, &rd);
+    for (r = 1; rd.parts == 0 && r < m->rounds; r++)
+        coll->round(s, 0, r, &rd);   /* past idle rounds */
+    m->parts = rd.parts > 0 ? rd.parts : 1;
+    m->steps = o->steps;
+    m->rendezvous = o->send == HS_SEND_RENDEZVOUS;
+    m->stochastic = o->stochastic;
+    m->sinks = sinks;
+    m->n_sinks = n_sinks;
+    m->tracing = n_sinks > 0;
+}
+
 hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        const hs_trace_sink_t *sinks, size_t n_sinks,
                        hs_replay_result_t **out, hs_error_t *err)
@@ -1084,9 +1140,8 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     double *bytes = NULL;
     const hs_collective_t *coll = NULL, *asked = NULL;
     const hs_coll_engine_t *eng = NULL;
-    hs_coll_round_t rd;
     hs_err_t rc;
-    size_t i, cap;
+    size_t cap;
 
     *out = NULL;
     memset(&m, 0, sizeof m);
@@ -1098,48 +1153,16 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (rc != HS_OK)
         return rc;
     /* the same figures without an event queue, where they can be had */
-    if (n_sinks == 0 && !o->engine && coll == &hs_coll_ring &&
-        hs_ringfast_supports(s, o, NULL, 0)) {
-        rc = hs_ringfast_run(s, o, out, err);
-        if (rc == HS_OK) {
-            (*out)->fast_path = 1;
-            (*out)->collective = asked->name;
-        }
+    if (n_sinks == 0 && !o->engine &&
+        hs__replay_fast(s, o, coll, asked, out, &rc, err))
         return rc;
-    }
-    if (n_sinks == 0 && !o->engine && coll == &hs_coll_hier &&
-        hs_hierfast_supports(s, o, NULL, 0)) {
-        rc = hs_hierfast_run(s, o, out, err);
-        if (rc == HS_OK) {
-            (*out)->fast_path = 1;
-            (*out)->collective = asked->name;
-        }
-        return rc;
-    }
     rc = hs_closed_predict_with(s, coll, o->overlap, &pred, err);
     if (rc != HS_OK)
         return rc;
     res = calloc(1, sizeof *res);
     if (res == NULL)
         goto nomem;
-    m.s = s;
-    m.o = o;
-    m.coll = coll;
-    m.eng = eng;
-    m.n = (uint32_t)s->n_devices;
-    m.rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m.n);
-    m.h.s = s;
-    m.h.rounds = m.rounds;
-    coll->round(s, 0, 0, &rd);
-    for (i = 1; rd.parts == 0 && (int64_t)i < m.rounds; i++)
-        coll->round(s, 0, (int64_t)i, &rd);   /* past idle rounds */
-    m.parts = rd.parts > 0 ? rd.parts : 1;
-    m.steps = o->steps;
-    m.rendezvous = o->send == HS_SEND_RENDEZVOUS;
-    m.stochastic = o->stochastic;
-    m.sinks = sinks;
-    m.n_sinks = n_sinks;
-    m.tracing = n_sinks > 0;
+    hs__replay_model_init(&m, s, o, coll, eng, sinks, n_sinks);
     rc = hs__replay_buckets(&m, res, &bytes, err);
     if (rc != HS_OK)
         goto fail;
