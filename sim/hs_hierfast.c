@@ -102,31 +102,6 @@ int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
     return 0;
 }
 
-/* One device's compute for step k (k < 0: no stragglers), as
-   hs_replay.c's start_step derives it, with its data loading. */
-typedef struct hs__comp_s {
-    int64_t dl, fwd, b1, rest, opt;
-} hs__comp_t;
-
-static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                        uint32_t x, int64_t k, hs__comp_t *out)
-{
-    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-    hs_phase_times_t raw;
-    hs_phases_t ph;
-
-    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
-    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
-    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
-    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
-    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
-    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
-    out->fwd = ph.fwd_ns;
-    out->b1 = ph.b1_ns;
-    out->rest = ph.rest_ns;
-    out->opt = ph.opt_ns;
-}
-
 /* The state of one run, per device in listing order. */
 typedef struct hs__hf_s {
     size_t n;
@@ -244,8 +219,8 @@ static void hs__hf_peers(const hs_scenario_t *s, hs__hf_t *m)
 /* Step k's openings o[] and backward ends t3[] from the step starts f[]
    (stragglers where they apply; comp[] then holds the step's compute). */
 static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                          hs__hf_t *m, const hs__comp_t *base,
-                          hs__comp_t *comp, int64_t k)
+                          hs__hf_t *m, const hs_fast_comp_t *base,
+                          hs_fast_comp_t *comp, int64_t k)
 {
     size_t x, i;
 
@@ -254,7 +229,7 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
         const hs_straggler_t *st = &o->stragglers[i];
         if (st->device < m->n && (int64_t)st->first_step <= k &&
             k <= (int64_t)st->last_step)
-            hs__compute(s, o, st->device, k, &comp[st->device]);
+            hs_fast_compute(s, o, st->device, k, &comp[st->device]);
     }
     for (x = 0; x < m->n; x++) {
         int64_t t2 = m->f[x] + comp[x].fwd + comp[x].b1;
@@ -266,7 +241,7 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
 /* After step k's collective: each device's end (the backward, the
    optimizer, the next batch), its step's length, the events; returns the
    step's latest end. */
-static int64_t hs__end_step(hs__hf_t *m, const hs__comp_t *comp, uint32_t k,
+static int64_t hs__end_step(hs__hf_t *m, const hs_fast_comp_t *comp, uint32_t k,
                             uint32_t steps, uint64_t *n_events)
 {
     size_t x;
@@ -352,25 +327,8 @@ static void hs__hf_fill(const hs_replay_opts_t *o, const hs__hf_t *m,
     res->queue_high_water = 0;
     res->state_bytes = 12 * m->n * sizeof(int64_t) +
                        6 * m->n * sizeof(uint32_t) + m->n +
-                       2 * m->n * sizeof(hs__comp_t) +
+                       2 * m->n * sizeof(hs_fast_comp_t) +
                        steps * sizeof(int64_t);
-}
-
-/* The result's per-run arrays; 0 when out of memory. */
-static int hs__res_alloc(hs_replay_result_t *res, size_t n, size_t nt,
-                         uint32_t steps)
-{
-    res->dev_step_ns = calloc(n, sizeof *res->dev_step_ns);
-    res->dev_closed_ns = calloc(n, sizeof *res->dev_closed_ns);
-    res->dev_closed_ext_ns = calloc(n, sizeof *res->dev_closed_ext_ns);
-    res->type_closed_ext_ns = calloc(nt, sizeof *res->type_closed_ext_ns);
-    res->type_step_ns = calloc(nt, sizeof *res->type_step_ns);
-    res->type_closed_ns = calloc(nt, sizeof *res->type_closed_ns);
-    res->cluster_step_ns = calloc(steps, sizeof *res->cluster_step_ns);
-    return res->dev_step_ns != NULL && res->dev_closed_ns != NULL &&
-           res->dev_closed_ext_ns != NULL &&
-           res->type_closed_ext_ns != NULL && res->type_step_ns != NULL &&
-           res->type_closed_ns != NULL && res->cluster_step_ns != NULL;
 }
 
 hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -379,7 +337,7 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs__hf_t m;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
-    hs__comp_t *base = NULL, *comp = NULL;
+    hs_fast_comp_t *base = NULL, *comp = NULL;
     int64_t *cl_end = NULL, cl_start0 = INT64_MAX, n_sum;
     uint64_t n_events;
     char why[200];
@@ -406,13 +364,11 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (!hs__hf_alloc(&m, n) || base == NULL || comp == NULL ||
         cl_end == NULL || res == NULL)
         goto nomem;
-    res->n_devices = n;
-    res->n_types = s->n_types;
-    if (!hs__res_alloc(res, n, s->n_types ? s->n_types : 1, steps))
+    if (hs_replay_result_arrays(res, n, s->n_types, steps) != 0)
         goto nomem;
     hs__hf_peers(s, &m);
     for (x = 0; x < n; x++) {
-        hs__compute(s, o, (uint32_t)x, -1, &base[x]);
+        hs_fast_compute(s, o, (uint32_t)x, -1, &base[x]);
         /* time 0: every CPU loads batch 0; step 0 starts when it is in */
         m.f[x] = base[x].dl;
         if (m.f[x] < cl_start0)

@@ -151,6 +151,19 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
                            const hs_prediction_t *pred,
                            hs_replay_result_t *res, hs_error_t *err);
 
+/* One device's compute for a step, as the event replay's start of a step
+   derives it (hs_phases_derive), with its data loading: what the exact
+   fast paths (hs_ringfast.c, hs_hierfast.c) plan a step from. */
+typedef struct hs_fast_comp_s {
+    int64_t dl, fwd, b1, rest, opt;
+    double c;              /* compute scale (bucket ready times) */
+} hs_fast_comp_t;
+
+/* Device x's compute for step k of a replay of s under o (k < 0: without
+   stragglers) into *out.  No allocation. */
+void hs_fast_compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                     uint32_t x, int64_t k, hs_fast_comp_t *out);
+
 /*
  * Allocates the per-device, per-type and per-step arrays of res (n
  * devices, n_types types, steps steps; zeroed) and sets its device and

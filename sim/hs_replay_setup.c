@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hs_notes.h"
+#include "hs_phases.h"
 #include "hs_stats.h"
 
 /* A note for the result (the one notes list; out of memory drops it). */
@@ -118,6 +119,26 @@ hs_err_t hs__replay_figures(hs__model_t *m, const hs_prediction_t *pred,
     }
     return hs_replay_figures(m->s, m->steps, m->cl_end, m->cl_start0, pred,
                              res, err);
+}
+
+void hs_fast_compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                     uint32_t x, int64_t k, hs_fast_comp_t *out)
+{
+    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
+    hs_phase_times_t raw;
+    hs_phases_t ph;
+
+    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
+    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
+    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
+    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
+    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
+    out->c = ph.scale;
+    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
+    out->fwd = ph.fwd_ns;
+    out->b1 = ph.b1_ns;
+    out->rest = ph.rest_ns;
+    out->opt = ph.opt_ns;
 }
 
 int hs_replay_result_arrays(hs_replay_result_t *res, size_t n,

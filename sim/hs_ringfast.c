@@ -200,33 +200,6 @@ int hs_ringfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
     return 0;
 }
 
-/* One device's compute for step k, as hs_replay.c's start_step derives
-   it (hs_phases_derive; k < 0: no stragglers), with its data loading. */
-typedef struct hs__comp_s {
-    int64_t dl, fwd, b1, rest, opt;
-    double c;              /* compute scale (bucket ready times) */
-} hs__comp_t;
-
-static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                        uint32_t x, int64_t k, hs__comp_t *out)
-{
-    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-    hs_phase_times_t raw;
-    hs_phases_t ph;
-
-    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
-    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
-    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
-    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
-    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
-    out->c = ph.scale;
-    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
-    out->fwd = ph.fwd_ns;
-    out->b1 = ph.b1_ns;
-    out->rest = ph.rest_ns;
-    out->opt = ph.opt_ns;
-}
-
 /* ---- the round kernels: a[-1] and a[n] hold the wrap-around ---- */
 
 static inline void hs__wrap(int64_t *a, size_t n)
@@ -408,8 +381,8 @@ static void hs__rings(hs__fast_t *m, int64_t *rd)
    apply), its opening time and backward end.  Returns the dl, opt arrays
    through comp[]. */
 static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                          hs__fast_t *m, const hs__comp_t *base,
-                          hs__comp_t *comp, uint8_t *touched, int64_t k)
+                          hs__fast_t *m, const hs_fast_comp_t *base,
+                          hs_fast_comp_t *comp, uint8_t *touched, int64_t k)
 {
     size_t n = m->n, j, i;
 
@@ -423,7 +396,7 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
         pos = s->devices[st->device].ring_pos;
         if (!touched[pos]) {
             touched[pos] = 1;
-            hs__compute(s, o, st->device, k, &comp[pos]);
+            hs_fast_compute(s, o, st->device, k, &comp[pos]);
         }
     }
     for (i = 0; i < o->n_stragglers; i++)
@@ -535,7 +508,7 @@ static hs_err_t hs__fast_buckets(hs__fast_t *m, const hs_scenario_t *s,
    its first batch load (m->f); returns the earliest such end. */
 static int64_t hs__fast_positions(hs__fast_t *m, const hs_scenario_t *s,
                                   const hs_replay_opts_t *o,
-                                  hs__comp_t *base, double *payload,
+                                  hs_fast_comp_t *base, double *payload,
                                   const double *bbytes)
 {
     int64_t cl_start0 = INT64_MAX;
@@ -553,7 +526,7 @@ static int64_t hs__fast_positions(hs__fast_t *m, const hs_scenario_t *s,
                 s, j, bbytes[(size_t)t * m->nb + b], (double)n);
         m->w[j] = m->comm ? llround(p->comm_ns_per_byte * payload[t] /
                                     (double)n) : 0;
-        hs__compute(s, o, x, -1, &base[j]);
+        hs_fast_compute(s, o, x, -1, &base[j]);
         /* time 0: every CPU loads batch 0; step 0 starts when it is in */
         m->f[j] = base[j].dl;
         if (m->f[j] < cl_start0)
@@ -566,8 +539,8 @@ static int64_t hs__fast_positions(hs__fast_t *m, const hs_scenario_t *s,
    optimizer and next batch), counting the events the engine would have
    run; the step's end into *end_ns. */
 static void hs__fast_step(hs__fast_t *m, const hs_scenario_t *s,
-                          const hs_replay_opts_t *o, hs__comp_t *base,
-                          hs__comp_t *comp, uint8_t *touched, int64_t *rd,
+                          const hs_replay_opts_t *o, hs_fast_comp_t *base,
+                          hs_fast_comp_t *comp, uint8_t *touched, int64_t *rd,
                           uint32_t k, uint32_t steps, int64_t *end_ns)
 {
     size_t n = m->n, j;
@@ -633,7 +606,7 @@ static void hs__fast_describe(const hs__fast_t *m, const hs_scenario_t *s,
     res->end_ns = end_ns;
     res->queue_high_water = 0;
     res->state_bytes = (3 * (n + 2) + 10 * n) * sizeof(int64_t) +
-                       n * (2 * sizeof(hs__comp_t) + 1) +
+                       n * (2 * sizeof(hs_fast_comp_t) + 1) +
                        steps * sizeof(int64_t) + n * sizeof(uint32_t) +
                        (m->buckets ? 2 * (size_t)m->nb * n * sizeof(int64_t) +
                                          nt * m->nb * sizeof(double) : 0);
@@ -645,7 +618,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs__fast_t m;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
-    hs__comp_t *base = NULL, *comp = NULL;
+    hs_fast_comp_t *base = NULL, *comp = NULL;
     uint8_t *touched = NULL;
     int64_t *cl_end = NULL, *rd = NULL, cl_start0, n_sum;
     char why[200];
