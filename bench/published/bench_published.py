@@ -31,8 +31,9 @@ The scenario mapping (printed again in the JSON's `mapping`):
 
 Features hetsim may gain (each one switch, probed once on a small scenario; refused
 => the fallback and a note): `micro_batches` per device type (else multiplied into the
-compute by hand), an optional t_b1 (else written), `collective: nccl_ring|tree|auto`
-(else that predictor is reported as not available).
+compute by hand), an optional t_b1 (else written), `collective: tree|auto` and the
+hierarchical collective on hosts of different sizes (else that predictor is reported as not
+available).
 
 Usage:
   bench_published.py [--hetsim PATH] [--json FILE] [--runs c1,c2,...] [--split fold|phases]
@@ -153,10 +154,13 @@ class Features:
         self.micro_batches = self.probe('micro_batches', self._probe_doc(micro=True))
         self.t_b1_optional = self.probe('t_b1 optional', self._probe_doc(no_b1=True))
         self.collectives = {'ring': True, 'hierarchical': True}
-        for c in ('nccl_ring', 'tree', 'auto'):
+        for c in ('tree', 'auto'):
             self.collectives[c] = self.probe('collective: ' + c, self._probe_doc(coll=c))
+        self.collectives['hierarchical_unequal'] = self.probe(
+            'collective: hierarchical on nodes of different sizes',
+            self._probe_doc(coll='hierarchical', unequal=True))
 
-    def _probe_doc(self, micro=False, no_b1=False, coll=None):
+    def _probe_doc(self, micro=False, no_b1=False, coll=None, unequal=False):
         prof = {'subsystem_size': 2, 't_fwd': '10ms', 't_b1': '1ms', 't_bwd': '20ms',
                 'allreduce_bytes': '1MB'}
         if no_b1:
@@ -169,6 +173,8 @@ class Features:
                                     'intra_bandwidth': '10GB/s'}],
                          'inter_bandwidth': '1GB/s'},
                'simulate': {'steps': 4, 'overlap': 'none'}}
+        if unequal:
+            doc['nodes']['kinds'].append({'name': 'k1', 'type': 'g', 'devices': 1, 'count': 1})
         if coll:
             doc['collective'] = coll
         return doc
@@ -287,9 +293,9 @@ def variants(r, feats, opts):
         return out
     out.append(('ring/nodes', 'nodes', 'ring'))
     hs = hosts_of(r)
-    if len({g for _, _, _, g in hs}) == 1:
+    if len({g for _, _, _, g in hs}) == 1 or feats.collectives.get('hierarchical_unequal'):
         out.append(('hierarchical/nodes', 'nodes', 'hierarchical'))
-    for c in ('nccl_ring', 'tree', 'auto'):
+    for c in ('tree', 'auto'):
         if feats.collectives.get(c):
             out.append(('%s/nodes' % c, 'nodes', c))
     return out
