@@ -225,18 +225,11 @@ static void hs__json(const hs_scenario_t *s, const hs_answer_t *a,
 
 /* --- text ---------------------------------------------------------- */
 
-static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
-                     int per_device)
+/* Prints the text answer's head: version, scenario, model, the cluster
+   by type, the nodes, the collective (auto: its choice and why). */
+static void hs__text_head(const hs_scenario_t *s, const hs_prediction_t *p)
 {
-    const hs_prediction_t *p = a->closed;
-    const hs_replay_result_t *rr = a->replay;
-    char x[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64];
-    size_t i, k;
-    uint32_t lk = p->bottleneck_link;
-    const hs_device_t *la = &s->devices[s->ring[lk]];
-    const hs_device_t *lb =
-        &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
-    const hs_device_t *bd = &s->devices[p->bottleneck_device];
+    size_t k;
 
     printf("hetsim %s -- prediction\n", HS_VERSION);
     printf("scenario: %s (%s)\n", s->name ? s->name : "(unnamed)", s->file);
@@ -262,7 +255,16 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
         printf(" -> %s", ch.why);
     }
     printf("\n\n");
-    hs_cli_print_answer(a);
+}
+
+/* Prints the per device type table: the slowest device of each type,
+   its step by predictor (replay "-" when rr is NULL). */
+static void hs__text_types(const hs_scenario_t *s, const hs_prediction_t *p,
+                           const hs_replay_result_t *rr)
+{
+    char x[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64];
+    size_t k;
+
     printf("\nper device type (the slowest device of each; step by "
            "predictor)\n");
     printf("%-12s %6s %6s %10s %10s %10s %19s %11s %11s %11s\n", "type",
@@ -297,6 +299,20 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
                rr != NULL ? hs_fmt_time(rr->type_step_ns[k], h, sizeof h)
                           : "-");
     }
+}
+
+/* Prints the payload, the bottleneck device and the slowest ring
+   link. */
+static void hs__text_bottleneck(const hs_scenario_t *s,
+                                const hs_prediction_t *p)
+{
+    char x[64], b[64];
+    uint32_t lk = p->bottleneck_link;
+    const hs_device_t *la = &s->devices[s->ring[lk]];
+    const hs_device_t *lb =
+        &s->devices[s->ring[lk + 1 == s->n_devices ? 0 : lk + 1]];
+    const hs_device_t *bd = &s->devices[p->bottleneck_device];
+
     printf("\npayload M per step: %s (D = %llu B measured on %u devices)\n",
            hs_fmt_bytes((uint64_t)p->types[0].payload_bytes, x, sizeof x),
            (unsigned long long)s->types[0].profile.ar_bytes,
@@ -310,24 +326,44 @@ static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
            la->name, la->addr, lb->name, lb->addr,
            hs_fmt_bandwidth(s->ring_bw_bytes_per_s[lk], x, sizeof x),
            hs_fmt_time(p->dev[s->ring[lk]].t_ar_ns, b, sizeof b));
-    if (per_device) {
-        printf("\n%-16s %-10s %6s %11s %11s %11s %11s %11s %8s\n", "device",
-               "type", "ring", "T_fwd", "T_ar", "source", "extended",
-               "replay", "bound");
-        for (i = 0; i < s->n_devices; i++) {
-            const hs_dev_pred_t *r = &p->dev[i];
-            printf("%-16s %-10s %6u %11s %11s %11s %11s %11s %8s\n",
-                   s->devices[i].name, s->types[s->devices[i].type].name,
-                   s->devices[i].ring_pos,
-                   hs_fmt_time(r->t_fwd_ns, x, sizeof x),
-                   hs_fmt_time(r->t_ar_ns, b, sizeof b),
-                   hs_fmt_time(r->t_step_ns, c, sizeof c),
-                   hs_fmt_time(r->t_ext_ns, d, sizeof d),
-                   rr != NULL ? hs_fmt_time(rr->dev_step_ns[i], e, sizeof e)
-                              : "-",
-                   r->bound == HS_BOUND_DATA ? "data" : "device");
-        }
+}
+
+/* Prints the per device table (replay "-" when rr is NULL). */
+static void hs__text_devices(const hs_scenario_t *s, const hs_prediction_t *p,
+                             const hs_replay_result_t *rr)
+{
+    char x[64], b[64], c[64], d[64], e[64];
+    size_t i;
+
+    printf("\n%-16s %-10s %6s %11s %11s %11s %11s %11s %8s\n", "device",
+           "type", "ring", "T_fwd", "T_ar", "source", "extended",
+           "replay", "bound");
+    for (i = 0; i < s->n_devices; i++) {
+        const hs_dev_pred_t *r = &p->dev[i];
+        printf("%-16s %-10s %6u %11s %11s %11s %11s %11s %8s\n",
+               s->devices[i].name, s->types[s->devices[i].type].name,
+               s->devices[i].ring_pos,
+               hs_fmt_time(r->t_fwd_ns, x, sizeof x),
+               hs_fmt_time(r->t_ar_ns, b, sizeof b),
+               hs_fmt_time(r->t_step_ns, c, sizeof c),
+               hs_fmt_time(r->t_ext_ns, d, sizeof d),
+               rr != NULL ? hs_fmt_time(rr->dev_step_ns[i], e, sizeof e)
+                          : "-",
+               r->bound == HS_BOUND_DATA ? "data" : "device");
     }
+}
+
+/* Prints the answer a as text: the head, every predictor's figures, per
+   type, the bottleneck, per device (per_device), and the notes. */
+static void hs__text(const hs_scenario_t *s, const hs_answer_t *a,
+                     int per_device)
+{
+    hs__text_head(s, a->closed);
+    hs_cli_print_answer(a);
+    hs__text_types(s, a->closed, a->replay);
+    hs__text_bottleneck(s, a->closed);
+    if (per_device)
+        hs__text_devices(s, a->closed, a->replay);
     hs_cli_print_notes(s, a->notes, a->n_notes);
 }
 

@@ -214,124 +214,124 @@ static hs_err_t hs__row(hs_yaml_ctx_t *c, yaml_node_t *rn, const char *what,
     return HS_OK;
 }
 
-hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
-                        struct hs_scenario_s *s)
+/* nodes.kinds (v, present): a non-empty list of kinds into nd->kinds,
+   nd->n_kinds counting every kind begun (so hs_nodes_free frees a
+   failed one's name).  HS_OK, or the error in c->err. */
+static hs_err_t hs__kinds(hs_yaml_ctx_t *c, yaml_node_t *v, hs_nodes_t *nd)
 {
-    enum { K_KINDS, K_IBW, K_ILAT, K_KLINKS, K_LINKS };
-    static const char *const keys[] = {"kinds", "inter_bandwidth",
-                                       "inter_latency", "kind_links",
-                                       "links", NULL};
-    yaml_node_t *v[5];
-    hs_nodes_t *nd;
-    uint64_t *cnt = NULL;
-    size_t i, nk;
+    size_t i, nk = hs_yaml_len(v);
     hs_err_t rc;
 
-    if ((rc = hs_yaml_map(c, n, "nodes", keys, v)) != HS_OK)
-        return rc;
-    nd = calloc(1, sizeof *nd);
-    if (nd == NULL)
-        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-    hs_nodes_free(s->nodes);
-    s->nodes = nd;
-    nd->inter_lat_ns = -1;
-    nd->line = (unsigned long)n->start_mark.line + 1;
-    nd->col = (unsigned long)n->start_mark.column + 1;
-    if ((rc = hs_yaml_need(c, n, v[K_KINDS], "kinds", "nodes")) != HS_OK)
-        return rc;
-    nk = hs_yaml_len(v[K_KINDS]);
-    if (v[K_KINDS]->type != YAML_SEQUENCE_NODE || nk == 0)
-        return hs_yaml_fail(c, v[K_KINDS], HS_ERR_SCHEMA,
+    if (v->type != YAML_SEQUENCE_NODE || nk == 0)
+        return hs_yaml_fail(c, v, HS_ERR_SCHEMA,
                             "nodes.kinds must be a list of {name, type, "
                             "devices, count, ...}");
     nd->kinds = calloc(nk, sizeof *nd->kinds);
     if (nd->kinds == NULL)
         return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
     for (i = 0; i < nk; i++) {
-        if ((rc = hs__kind(c, hs_yaml_item(c, v[K_KINDS], i), nd,
-                           &nd->kinds[i])) != HS_OK) {
+        if ((rc = hs__kind(c, hs_yaml_item(c, v, i), nd, &nd->kinds[i])) !=
+            HS_OK) {
             nd->n_kinds = i + 1;   /* free its name */
             return rc;
         }
         nd->n_kinds = i + 1;
     }
-    if (v[K_IBW] != NULL &&
-        (rc = hs_yaml_get_bw(c, v[K_IBW], "nodes.inter_bandwidth",
-                             &nd->inter_bw_bytes_per_s)) != HS_OK)
-        return rc;
-    if (v[K_ILAT] != NULL &&
-        (rc = hs_yaml_get_time(c, v[K_ILAT], "nodes.inter_latency",
-                               &nd->inter_lat_ns)) != HS_OK)
-        return rc;
-    if (v[K_KLINKS] != NULL) {
-        size_t m = hs_yaml_len(v[K_KLINKS]);
-        if (v[K_KLINKS]->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, v[K_KLINKS], HS_ERR_SCHEMA,
-                                "nodes.kind_links must be a list of [kind1, "
-                                "kind2, bandwidth] rows");
-        nd->kind_links = calloc(m + 1, sizeof *nd->kind_links);
-        if (nd->kind_links == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        for (i = 0; i < m; i++) {
-            yaml_node_t *e[2];
-            hs_node_link_t *l = &nd->kind_links[i];
-            long ki[2];
-            int j;
-            if ((rc = hs__row(c, hs_yaml_item(c, v[K_KLINKS], i),
-                              "kind_links", &e[0], &e[1], &l->bw_bytes_per_s,
-                              &l->lat_ns)) != HS_OK)
-                return rc;
-            for (j = 0; j < 2; j++) {
-                const char *kn = hs_yaml_scalar(e[j]);
-                ki[j] = kn ? hs_nodes_find_kind(nd, kn) : -1;
-                if (ki[j] < 0) {
-                    char hint[HS__HINT_LEN];
-                    return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
-                                        "kind_links names unknown node "
-                                        "kind '%s'%s",
-                                        hs_ex(kn ? kn : ""),
-                                        hs_nodes_kind_hint(nd, kn ? kn : "", hint,
-                                                      sizeof hint));
-                }
-            }
-            l->a = (uint32_t)ki[0];
-            l->b = (uint32_t)ki[1];
-            nd->n_kind_links = i + 1;
-        }
-    }
-    if (v[K_LINKS] != NULL) {
-        size_t m = hs_yaml_len(v[K_LINKS]);
-        if (v[K_LINKS]->type != YAML_SEQUENCE_NODE)
-            return hs_yaml_fail(c, v[K_LINKS], HS_ERR_SCHEMA,
-                                "nodes.links must be a list of [node1, "
-                                "node2, bandwidth] rows");
-        nd->rows = calloc(m + 1, sizeof *nd->rows);
-        if (nd->rows == NULL)
-            return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
-        for (i = 0; i < m; i++) {
-            yaml_node_t *e[2];
-            hs_node_row_t *r = &nd->rows[i];
-            int j;
-            nd->n_rows = i + 1;
-            if ((rc = hs__row(c, hs_yaml_item(c, v[K_LINKS], i), "links",
-                              &e[0], &e[1], &r->bw_bytes_per_s,
-                              &r->lat_ns)) != HS_OK)
-                return rc;
-            for (j = 0; j < 2; j++) {
-                const char *nn = hs_yaml_scalar(e[j]);
-                if (nn == NULL || hs__node_index(nd, nn) < 0)
-                    return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
-                                        "nodes.links names unknown node "
-                                        "'%s' (nodes are <kind>-<i>)",
-                                        hs_ex(nn ? nn : ""));
-                if ((j ? (r->b = strdup(nn)) : (r->a = strdup(nn))) == NULL)
-                    return hs_error_setf(c->err, HS_ERR_NOMEM,
-                                         "out of memory");
+    return HS_OK;
+}
+
+/* nodes.kind_links (v, present): [kind1, kind2, bandwidth(, latency)]
+   rows into nd->kind_links, the kinds by name among nd->kinds.  HS_OK,
+   or the error in c->err (the rows so far in nd, for hs_nodes_free). */
+static hs_err_t hs__kind_links(hs_yaml_ctx_t *c, yaml_node_t *v,
+                               hs_nodes_t *nd)
+{
+    size_t i, m = hs_yaml_len(v);
+    hs_err_t rc;
+
+    if (v->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, v, HS_ERR_SCHEMA,
+                            "nodes.kind_links must be a list of [kind1, "
+                            "kind2, bandwidth] rows");
+    nd->kind_links = calloc(m + 1, sizeof *nd->kind_links);
+    if (nd->kind_links == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    for (i = 0; i < m; i++) {
+        yaml_node_t *e[2];
+        hs_node_link_t *l = &nd->kind_links[i];
+        long ki[2];
+        int j;
+        if ((rc = hs__row(c, hs_yaml_item(c, v, i), "kind_links", &e[0],
+                          &e[1], &l->bw_bytes_per_s, &l->lat_ns)) != HS_OK)
+            return rc;
+        for (j = 0; j < 2; j++) {
+            const char *kn = hs_yaml_scalar(e[j]);
+            ki[j] = kn ? hs_nodes_find_kind(nd, kn) : -1;
+            if (ki[j] < 0) {
+                char hint[HS__HINT_LEN];
+                return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
+                                    "kind_links names unknown node "
+                                    "kind '%s'%s",
+                                    hs_ex(kn ? kn : ""),
+                                    hs_nodes_kind_hint(nd, kn ? kn : "",
+                                                       hint, sizeof hint));
             }
         }
+        l->a = (uint32_t)ki[0];
+        l->b = (uint32_t)ki[1];
+        nd->n_kind_links = i + 1;
     }
-    /* the type counts follow from the nodes */
-    cnt = calloc(s->n_types, sizeof *cnt);
+    return HS_OK;
+}
+
+/* nodes.links (v, present): [node1, node2, bandwidth(, latency)] rows
+   into nd->rows, the nodes named <kind>-<i> (copied).  HS_OK, or the
+   error in c->err (nd->n_rows counting the row begun, for
+   hs_nodes_free). */
+static hs_err_t hs__links(hs_yaml_ctx_t *c, yaml_node_t *v, hs_nodes_t *nd)
+{
+    size_t i, m = hs_yaml_len(v);
+    hs_err_t rc;
+
+    if (v->type != YAML_SEQUENCE_NODE)
+        return hs_yaml_fail(c, v, HS_ERR_SCHEMA,
+                            "nodes.links must be a list of [node1, "
+                            "node2, bandwidth] rows");
+    nd->rows = calloc(m + 1, sizeof *nd->rows);
+    if (nd->rows == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    for (i = 0; i < m; i++) {
+        yaml_node_t *e[2];
+        hs_node_row_t *r = &nd->rows[i];
+        int j;
+        nd->n_rows = i + 1;
+        if ((rc = hs__row(c, hs_yaml_item(c, v, i), "links", &e[0], &e[1],
+                          &r->bw_bytes_per_s, &r->lat_ns)) != HS_OK)
+            return rc;
+        for (j = 0; j < 2; j++) {
+            const char *nn = hs_yaml_scalar(e[j]);
+            if (nn == NULL || hs__node_index(nd, nn) < 0)
+                return hs_yaml_fail(c, e[j], HS_ERR_SCHEMA,
+                                    "nodes.links names unknown node "
+                                    "'%s' (nodes are <kind>-<i>)",
+                                    hs_ex(nn ? nn : ""));
+            if ((j ? (r->b = strdup(nn)) : (r->a = strdup(nn))) == NULL)
+                return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    return HS_OK;
+}
+
+/* The device types' counts from the nodes (devices x count of each
+   kind): set where a type gives none, checked where it does.  HS_OK, or
+   the error in c->err. */
+static hs_err_t hs__type_counts(hs_yaml_ctx_t *c, hs_scenario_t *s,
+                                const hs_nodes_t *nd)
+{
+    uint64_t *cnt = calloc(s->n_types, sizeof *cnt);
+    size_t i;
+    hs_err_t rc;
+
     if (cnt == NULL)
         return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
     for (i = 0; i < nd->n_kinds; i++)
@@ -352,6 +352,46 @@ hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
     }
     free(cnt);
     return HS_OK;
+}
+
+hs_err_t hs_nodes_parse(struct hs_yaml_ctx_s *c, struct yaml_node_s *n,
+                        struct hs_scenario_s *s)
+{
+    enum { K_KINDS, K_IBW, K_ILAT, K_KLINKS, K_LINKS };
+    static const char *const keys[] = {"kinds", "inter_bandwidth",
+                                       "inter_latency", "kind_links",
+                                       "links", NULL};
+    yaml_node_t *v[5];
+    hs_nodes_t *nd;
+    hs_err_t rc;
+
+    if ((rc = hs_yaml_map(c, n, "nodes", keys, v)) != HS_OK)
+        return rc;
+    nd = calloc(1, sizeof *nd);
+    if (nd == NULL)
+        return hs_error_setf(c->err, HS_ERR_NOMEM, "out of memory");
+    hs_nodes_free(s->nodes);
+    s->nodes = nd;
+    nd->inter_lat_ns = -1;
+    nd->line = (unsigned long)n->start_mark.line + 1;
+    nd->col = (unsigned long)n->start_mark.column + 1;
+    if ((rc = hs_yaml_need(c, n, v[K_KINDS], "kinds", "nodes")) != HS_OK ||
+        (rc = hs__kinds(c, v[K_KINDS], nd)) != HS_OK)
+        return rc;
+    if (v[K_IBW] != NULL &&
+        (rc = hs_yaml_get_bw(c, v[K_IBW], "nodes.inter_bandwidth",
+                             &nd->inter_bw_bytes_per_s)) != HS_OK)
+        return rc;
+    if (v[K_ILAT] != NULL &&
+        (rc = hs_yaml_get_time(c, v[K_ILAT], "nodes.inter_latency",
+                               &nd->inter_lat_ns)) != HS_OK)
+        return rc;
+    if (v[K_KLINKS] != NULL &&
+        (rc = hs__kind_links(c, v[K_KLINKS], nd)) != HS_OK)
+        return rc;
+    if (v[K_LINKS] != NULL && (rc = hs__links(c, v[K_LINKS], nd)) != HS_OK)
+        return rc;
+    return hs__type_counts(c, s, nd);
 }
 
 /* ------------------------------------------------------------------ */

@@ -463,13 +463,76 @@ static hs_err_t hs__set_nodes(hs_yaml_ctx_t *c, hs_scenario_t *s,
     return HS_OK;
 }
 
-hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
-                         const char *value, hs_error_t *err)
+/* ring: the ring's mode and, for a list, its device names. */
+static hs_err_t hs__set_ring(hs_yaml_ctx_t *c, hs_scenario_t *s,
+                             yaml_node_t *n)
+{
+    hs_ring_mode_t mode;
+    char **names;
+    size_t n_names;
+    hs_err_t rc = hs__ring_spec(c, n, &mode, &names, &n_names);
+
+    if (rc == HS_OK) {
+        hs__free_strv(s->ring_names, s->n_ring_names);
+        s->ring_mode = mode;
+        s->ring_names = names;
+        s->n_ring_names = n_names;
+        s->dirty = 1;
+    }
+    return rc;
+}
+
+/* Sets the key comp[0..nc) (key_path, split at its dots) of s to the
+   parsed value root (NULL when the value is empty), by its top-level
+   section.  HS_OK, or the error in c->err. */
+static hs_err_t hs__set_key(hs_yaml_ctx_t *c, hs_scenario_t *s, char **comp,
+                            size_t nc, const char *key_path,
+                            yaml_node_t *root)
 {
     static const char *const top[] = {"device_types", "job", "network",
                                       "ring", "simulate", "devices",
                                       "collective", "nodes", "tree_chunks",
                                       NULL};
+    hs_error_t *err = c->err;
+    hs_err_t rc;
+
+    if (root == NULL)
+        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
+                          "a value is needed");
+    else if (strcmp(comp[0], "device_types") == 0 && s->nodes != NULL &&
+             nc == 3 && strcmp(comp[2], "count") == 0)
+        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
+                          "the counts follow from nodes:; set "
+                          "nodes.<kind>.count");
+    else if (strcmp(comp[0], "device_types") == 0)
+        rc = hs__set_type(c, s, comp, nc, key_path, root);
+    else if (strcmp(comp[0], "job") == 0)
+        rc = hs__set_job(c, s, comp, nc, key_path, root);
+    else if (strcmp(comp[0], "network") == 0)
+        rc = hs__set_network(c, s, comp, nc, key_path, root);
+    else if (strcmp(comp[0], "simulate") == 0)
+        rc = hs__set_simulate(c, s, comp, nc, key_path, root);
+    else if (strcmp(comp[0], "devices") == 0 && nc >= 2)
+        rc = hs__set_device(c, s, key_path, root);
+    else if (strcmp(comp[0], "ring") == 0 && nc == 1)
+        rc = hs__set_ring(c, s, root);
+    else if (strcmp(comp[0], "collective") == 0 && nc == 1)
+        rc = hs__set_collective(c, s, root);
+    else if (strcmp(comp[0], "tree_chunks") == 0 && nc == 1) {
+        rc = hs_yaml_get_u32(c, root, "tree_chunks", 1, 64,
+                             &s->tree_chunks);
+        s->dirty |= rc == HS_OK;
+    }
+    else if (strcmp(comp[0], "nodes") == 0)
+        rc = hs__set_nodes(c, s, comp, nc, key_path, root);
+    else
+        rc = hs__unknown(err, key_path, top);
+    return rc;
+}
+
+hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
+                         const char *value, hs_error_t *err)
+{
     char buf[1024], *comp[HS__MAX_COMPS], *p;
     size_t nc = 0;
     yaml_parser_t parser;
@@ -513,47 +576,7 @@ hs_err_t hs_scenario_set(hs_scenario_t *s, const char *key_path,
     c.doc = &doc;
     c.err = err;
     c.user = s;
-    if (root == NULL)
-        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
-                          "a value is needed");
-    else if (strcmp(comp[0], "device_types") == 0 && s->nodes != NULL &&
-             nc == 3 && strcmp(comp[2], "count") == 0)
-        rc = hs_error_set(err, HS_ERR_SCHEMA, key_path, 0, 0,
-                          "the counts follow from nodes:; set "
-                          "nodes.<kind>.count");
-    else if (strcmp(comp[0], "device_types") == 0)
-        rc = hs__set_type(&c, s, comp, nc, key_path, root);
-    else if (strcmp(comp[0], "job") == 0)
-        rc = hs__set_job(&c, s, comp, nc, key_path, root);
-    else if (strcmp(comp[0], "network") == 0)
-        rc = hs__set_network(&c, s, comp, nc, key_path, root);
-    else if (strcmp(comp[0], "simulate") == 0)
-        rc = hs__set_simulate(&c, s, comp, nc, key_path, root);
-    else if (strcmp(comp[0], "devices") == 0 && nc >= 2)
-        rc = hs__set_device(&c, s, key_path, root);
-    else if (strcmp(comp[0], "ring") == 0 && nc == 1) {
-        hs_ring_mode_t mode;
-        char **names;
-        size_t n_names;
-        rc = hs__ring_spec(&c, root, &mode, &names, &n_names);
-        if (rc == HS_OK) {
-            hs__free_strv(s->ring_names, s->n_ring_names);
-            s->ring_mode = mode;
-            s->ring_names = names;
-            s->n_ring_names = n_names;
-            s->dirty = 1;
-        }
-    } else if (strcmp(comp[0], "collective") == 0 && nc == 1)
-        rc = hs__set_collective(&c, s, root);
-    else if (strcmp(comp[0], "tree_chunks") == 0 && nc == 1) {
-        rc = hs_yaml_get_u32(&c, root, "tree_chunks", 1, 64,
-                             &s->tree_chunks);
-        s->dirty |= rc == HS_OK;
-    }
-    else if (strcmp(comp[0], "nodes") == 0)
-        rc = hs__set_nodes(&c, s, comp, nc, key_path, root);
-    else
-        rc = hs__unknown(err, key_path, top);
+    rc = hs__set_key(&c, s, comp, nc, key_path, root);
     yaml_document_delete(&doc);
     /* from now on an error blamed on this value names its key path */
     if (rc == HS_OK &&

@@ -441,28 +441,14 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
     return hs_jscan_file_buf(js, path, cb, ctx, where, NULL, err);
 }
 
-hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
-                           const yajl_callbacks *cb, void *ctx,
-                           hs_jscan_where_fn where, hs_jscan_buf_t *b,
-                           hs_error_t *err)
+/* The most bytes of JSON a trace may hold: HS_LIMIT_TRACE_BYTES, or
+   less when HETSIM_TRACE_MAX_BYTES says so (the environment may lower
+   the limit, never raise it). */
+static uint64_t hs__max_bytes(void)
 {
-    hs_jscan_buf_t own = {NULL, 0};
-    int fd;
-    hs__src_t src;
-    unsigned char magic[2];
-    size_t nm = 0;
-    size_t cap;
-    uint32_t isize = 0;
-    hs_err_t rc = HS_OK;
-    size_t plen = strlen(path);
-    size_t chunk = HS__CHUNK;
-    unsigned gzbuf = HS__GZBUF;
-    struct stat fst;
-    int is_gz;
     uint64_t max_bytes = HS_LIMIT_TRACE_BYTES;
     const char *lim = getenv("HETSIM_TRACE_MAX_BYTES");
 
-    /* the environment may lower the limit, never raise it */
     if (lim != NULL && *lim != '\0') {
         char *end;
         unsigned long long v;
@@ -471,28 +457,41 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
         if (errno == 0 && *end == '\0' && v > 0 && v < max_bytes)
             max_bytes = v;
     }
-    memset(js, 0, sizeof *js);
-    js->path = path;
-    js->err = err;
-    js->where = where;
-    js->ctx = ctx;
+    return max_bytes;
+}
 
-    /* the magic bytes and the size (a plain descriptor: no stdio
-       buffer for two bytes) */
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
-                            strerror(errno));
-    while (nm < 2) {
-        ssize_t r = read(fd, magic + nm, 2 - nm);
+/* What a file's first bytes and size say about how to read it. */
+typedef struct hs__probe_s {
+    size_t nm;          /* magic bytes read: 0 for an empty file */
+    int is_gz;          /* the gzip magic bytes 1f 8b */
+    size_t chunk;       /* bytes: the read buffer's most */
+    unsigned gzbuf;     /* bytes: the inflater's input buffer */
+    uint32_t isize;     /* the gzip trailer's ISIZE; 0 when unknown */
+} hs__probe_t;
+
+/* Fills *p from fd's magic bytes and size (a plain descriptor: no stdio
+   buffer for two bytes).  Never fails: a read error reads as fewer
+   magic bytes, a failed fstat as no size hints.  Leaves fd's offset
+   anywhere (the caller rewinds). */
+static void hs__probe(int fd, hs__probe_t *p)
+{
+    unsigned char magic[2];
+    struct stat fst;
+
+    p->nm = 0;
+    p->chunk = HS__CHUNK;
+    p->gzbuf = HS__GZBUF;
+    p->isize = 0;
+    while (p->nm < 2) {
+        ssize_t r = read(fd, magic + p->nm, 2 - p->nm);
 
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        nm += (size_t)r;
+        p->nm += (size_t)r;
     }
-    is_gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    p->is_gz = p->nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     /* a small file: buffers of its size, not 256 + 3 x 128 KiB (plain
        JSON: the same single read; gzip: zlib's buffers only, its input
        buffer the file's size up to HS__GZSMALL -- zlib's output buffer
@@ -501,28 +500,46 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
         memset(&fst, 0, sizeof fst);   /* not a regular file: no hints */
     if (S_ISREG(fst.st_mode) &&
         fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
-        gzbuf = fst.st_size < 4096            ? 4096u
-                : fst.st_size > HS__GZSMALL ? HS__GZSMALL
-                                              : (unsigned)fst.st_size;
-        if (!is_gz)
-            chunk = (size_t)fst.st_size + 1;
+        p->gzbuf = fst.st_size < 4096            ? 4096u
+                   : fst.st_size > HS__GZSMALL ? HS__GZSMALL
+                                                 : (unsigned)fst.st_size;
+        if (!p->is_gz)
+            p->chunk = (size_t)fst.st_size + 1;
     }
     /* gzip: the trailer's ISIZE (the data's length mod 2^32, of the last
        member) as the first size of the read buffer -- a hint only: the
        buffer grows as the data comes (hs__read_grow) */
-    if (is_gz && S_ISREG(fst.st_mode) && fst.st_size >= 18) {
+    if (p->is_gz && S_ISREG(fst.st_mode) && fst.st_size >= 18) {
         unsigned char t[4];
 
         if (pread(fd, t, 4, fst.st_size - 4) == 4)
-            isize = (uint32_t)t[0] | (uint32_t)t[1] << 8 |
-                    (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+            p->isize = (uint32_t)t[0] | (uint32_t)t[1] << 8 |
+                       (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
     }
-    if (nm == 0) {
+}
+
+/* Opens path, probes it into *p, and opens *src on it at offset 0.
+   HS_OK with *src to close (hs__src_close, which closes the file), or
+   an error in err with nothing left open: the file cannot be opened or
+   read, is empty, or is named .gz without being gzip. */
+static hs_err_t hs__open_src(const char *path, hs__src_t *src,
+                             hs__probe_t *p, hs_error_t *err)
+{
+    size_t plen = strlen(path);
+    hs_err_t rc;
+    int fd;
+
+    memset(p, 0, sizeof *p);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0, "cannot open: %s",
+                            strerror(errno));
+    hs__probe(fd, p);
+    if (p->nm == 0) {
         close(fd);
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "the file is empty: expected a JSON trace");
     }
-    if (!is_gz && plen > 3 && strcmp(path + plen - 3, ".gz") == 0) {
+    if (!p->is_gz && plen > 3 && strcmp(path + plen - 3, ".gz") == 0) {
         close(fd);
         return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
                             "byte 0: not a gzip file (the name ends in "
@@ -535,36 +552,158 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
         close(fd);
         return rc;
     }
-    if ((rc = hs__src_open(&src, fd, is_gz, gzbuf, path, err)) != HS_OK) {
-        hs__src_close(&src);
-        return rc;
-    }
-    /* gzip: the buffer starts at the data's size (the trailer's), at
-       least HS__GZBUF0, and grows to chunk only as the data comes
-       (hs__read_grow) */
-    cap = chunk;
-    if (is_gz) {
-        /* room for all the data and the byte that sees its end, when the
-           hint is right: one read; past HS__GZHINT, the full chunk at
-           once (the trailer may claim up to 4 GiB; the buffer never
-           grows past chunk, and HS__GZHINT < HS__CHUNK, a gzip file's
-           chunk) */
-        size_t want = (size_t)isize + 1;
+    if ((rc = hs__src_open(src, fd, p->is_gz, p->gzbuf, path, err)) !=
+        HS_OK)
+        hs__src_close(src);
+    return rc;
+}
+
+/* The read buffer's first size.  Plain JSON: chunk.  gzip: the data's
+   size (the trailer's), at least HS__GZBUF0, and growing to chunk only
+   as the data comes (hs__read_grow) -- room for all the data and the
+   byte that sees its end, when the hint is right: one read; past
+   HS__GZHINT, the full chunk at once (the trailer may claim up to
+   4 GiB; the buffer never grows past chunk, and HS__GZHINT <
+   HS__CHUNK, a gzip file's chunk). */
+static size_t hs__first_cap(const hs__probe_t *p)
+{
+    size_t cap = p->chunk;
+
+    if (p->is_gz) {
+        size_t want = (size_t)p->isize + 1;
 
         cap = want < HS__GZBUF0 ? HS__GZBUF0 : want;
         if (cap > HS__GZHINT)
-            cap = chunk;
+            cap = p->chunk;
     }
-    /* the caller's buffer when it has room (an earlier pass's), else a
-       new one */
-    if (b == NULL)
-        b = &own;
+    return cap;
+}
+
+/* b with room for cap bytes: kept when it has it (an earlier pass's),
+   else a new buffer; b->p is NULL when out of memory. */
+static void hs__buf_reserve(hs_jscan_buf_t *b, size_t cap)
+{
     if (b->cap < cap) {
         free(b->p);
         b->cap = 0;
         if ((b->p = malloc(cap)) != NULL)
             b->cap = cap;
     }
+}
+
+/* The error of a read that ended the stream early or badly: the gzip
+   error with where the JSON parse stood.  Returns the error code. */
+static hs_err_t hs__gz_fail(hs_jscan_t *js, hs__src_t *src)
+{
+    char w[160];
+    long coff;
+    const char *m = hs__src_msg(src, &coff);
+    int wn = (int)strlen(hs__where(js, w, sizeof w));
+
+    return hs_error_set(js->err, HS_ERR_SYNTAX, js->path, 0, 0,
+                        "gzip error at compressed byte %ld "
+                        "(after %" PRIu64 " bytes of JSON%s%.*s): "
+                        "%s",
+                        coff, js->base,
+                        wn > 0 ? ", in " : "",
+                        wn > 2 ? wn - 2 : 0, w, m);
+}
+
+/* Streams src's data through js->h (in b, reads of up to p->chunk
+   bytes) to its end.  HS_OK, or the error in js->err: a read or gzip
+   error, invalid JSON, more than max_bytes of it, out of memory, or
+   the reader's own (js->rc, when it cancelled the parse). */
+static hs_err_t hs__feed(hs_jscan_t *js, hs__src_t *src, hs_jscan_buf_t *b,
+                         const hs__probe_t *p, uint64_t max_bytes)
+{
+    const char *path = js->path;
+    hs_error_t *err = js->err;
+
+    for (;;) {
+        int n = hs__read_grow(src, &b->p, &b->cap, p->chunk);
+        yajl_status st;
+
+        if (n == -2)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
+        if (n < 0 && !p->is_gz)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0, "%s", src->msg);
+        if (n <= 0) {
+            /* a truncated gzip stream shows on the last read */
+            if (n < 0 || hs__src_bad_end(src))
+                return hs__gz_fail(js, src);
+            return HS_OK;
+        }
+        st = yajl_parse(js->h, b->p, (size_t)n);
+        if (st == yajl_status_client_canceled)
+            return js->rc;
+        if (st != yajl_status_ok) {
+            char m[256], w[160];
+            uint64_t off = hs_jscan_offset(js);
+            hs__yajl_msg(js->h, b->p, (size_t)n, m, sizeof m);
+            return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
+                                "byte %" PRIu64 ": %sinvalid JSON: %s", off,
+                                hs__where(js, w, sizeof w), m);
+        }
+        js->base += (uint64_t)n;
+        if (js->base > max_bytes)
+            return hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
+                                "byte %" PRIu64 ": the trace holds more "
+                                "than %" PRIu64 " bytes of JSON%s (the "
+                                "limit; a profiler trace of a few steps "
+                                "is far smaller)", js->base, max_bytes,
+                                p->is_gz ? " once inflated" : "");
+    }
+}
+
+/* After the last byte: no data at all is an error, else yajl's end of
+   document (a truncated one is an error).  HS_OK, or the error in
+   js->err (js->rc when the reader cancelled). */
+static hs_err_t hs__finish(hs_jscan_t *js)
+{
+    yajl_status st;
+
+    if (js->base == 0)
+        return hs_error_set(js->err, HS_ERR_SYNTAX, js->path, 0, 0,
+                            "the file holds no data: expected a JSON "
+                            "trace");
+    st = yajl_complete_parse(js->h);
+    if (st == yajl_status_client_canceled)
+        return js->rc;
+    if (st != yajl_status_ok) {
+        char m[256], w[160];
+        hs__yajl_msg(js->h, (const unsigned char *)"", 0, m, sizeof m);
+        return hs_error_set(js->err, HS_ERR_SYNTAX, js->path, 0, 0,
+                            "byte %" PRIu64
+                            ": %sinvalid JSON (truncated?): %s",
+                            js->base, hs__where(js, w, sizeof w), m);
+    }
+    return HS_OK;
+}
+
+hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
+                           const yajl_callbacks *cb, void *ctx,
+                           hs_jscan_where_fn where, hs_jscan_buf_t *b,
+                           hs_error_t *err)
+{
+    hs_jscan_buf_t own = {NULL, 0};
+    hs__src_t src;
+    hs__probe_t probe;
+    hs_err_t rc;
+    uint64_t max_bytes = hs__max_bytes();
+
+    memset(js, 0, sizeof *js);
+    js->path = path;
+    js->err = err;
+    js->where = where;
+    js->ctx = ctx;
+    if ((rc = hs__open_src(path, &src, &probe, err)) != HS_OK)
+        return rc;
+    /* the caller's buffer when it has room (an earlier pass's), else a
+       new one */
+    if (b == NULL)
+        b = &own;
+    hs__buf_reserve(b, hs__first_cap(&probe));
     js->h = yajl_alloc(cb, NULL, ctx);
     if (b->p == NULL || js->h == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -573,83 +712,9 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
     /* kernel names are long; only ASCII prefixes are ever compared, so
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
-    for (;;) {
-        int n = hs__read_grow(&src, &b->p, &b->cap, chunk);
-        yajl_status st;
-
-        if (n == -2) {
-            rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
-                              "out of memory");
-            goto done;
-        }
-        if (n < 0 && !is_gz) {
-            rc = hs_error_set(err, HS_ERR_IO, path, 0, 0, "%s", src.msg);
-            goto done;
-        }
-        if (n <= 0) {
-            /* a truncated gzip stream shows on the last read */
-            if (n < 0 || hs__src_bad_end(&src)) {
-                char w[160];
-                long coff;
-                const char *m = hs__src_msg(&src, &coff);
-                int wn = (int)strlen(hs__where(js, w, sizeof w));
-                rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                                  "gzip error at compressed byte %ld "
-                                  "(after %" PRIu64 " bytes of JSON%s%.*s): "
-                                  "%s",
-                                  coff, js->base,
-                                  wn > 0 ? ", in " : "",
-                                  wn > 2 ? wn - 2 : 0, w, m);
-                goto done;
-            }
-            break;
-        }
-        st = yajl_parse(js->h, b->p, (size_t)n);
-        if (st == yajl_status_client_canceled) {
-            rc = js->rc;
-            goto done;
-        }
-        if (st != yajl_status_ok) {
-            char m[256], w[160];
-            uint64_t off = hs_jscan_offset(js);
-            hs__yajl_msg(js->h, b->p, (size_t)n, m, sizeof m);
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                              "byte %" PRIu64 ": %sinvalid JSON: %s", off,
-                              hs__where(js, w, sizeof w), m);
-            goto done;
-        }
-        js->base += (uint64_t)n;
-        if (js->base > max_bytes) {
-            rc = hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
-                              "byte %" PRIu64 ": the trace holds more than "
-                              "%" PRIu64 " bytes of JSON%s (the limit; a "
-                              "profiler trace of a few steps is far "
-                              "smaller)", js->base, max_bytes,
-                              is_gz ? " once inflated" : "");
-            goto done;
-        }
-    }
-    if (js->base == 0) {
-        rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                          "the file holds no data: expected a JSON trace");
+    if ((rc = hs__feed(js, &src, b, &probe, max_bytes)) != HS_OK)
         goto done;
-    }
-    {
-        yajl_status st = yajl_complete_parse(js->h);
-        if (st == yajl_status_client_canceled) {
-            rc = js->rc;
-            goto done;
-        }
-        if (st != yajl_status_ok) {
-            char m[256], w[160];
-            hs__yajl_msg(js->h, (const unsigned char *)"", 0, m, sizeof m);
-            rc = hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                              "byte %" PRIu64
-                              ": %sinvalid JSON (truncated?): %s",
-                              js->base, hs__where(js, w, sizeof w), m);
-            goto done;
-        }
-    }
+    rc = hs__finish(js);
 done:
     if (js->h != NULL)
         yajl_free(js->h);

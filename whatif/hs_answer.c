@@ -97,14 +97,94 @@ static hs_err_t hs__closed(const hs_scenario_t *s, const hs_replay_opts_t *o,
                                   err);
 }
 
+/* Runs the replay into a->replay when mode asks for it (AUTO: when it
+   fits the answer budget), and says in a->why which predictor a
+   recommends (a->recommended, the extended form unless the replay ran).
+   A replay that fails is an error (in err, from the replay's) when it
+   was asked for (ALWAYS) or ran out of memory; otherwise the extended
+   form answers and a->why says why.  HS_OK, or the error. */
+static hs_err_t hs__replay(hs_answer_t *a, const hs_scenario_t *s,
+                           const hs_replay_opts_t *o,
+                           hs_answer_replay_t mode,
+                           const hs_trace_sink_t *sinks, size_t n_sinks,
+                           hs_error_t *err)
+{
+    hs_error_t rerr;
+    hs_estimate_t *r = &a->est[HS_PREDICTOR_REPLAY];
+    hs_err_t rc;
+    int run;
+
+    a->recommended = HS_PREDICTOR_EXTENDED;
+    switch (mode) {
+    case HS_ANSWER_REPLAY_NEVER:
+        run = 0;
+        snprintf(a->why, sizeof a->why, "the replay was not asked for");
+        break;
+    case HS_ANSWER_REPLAY_ALWAYS:
+        run = 1;
+        break;
+    default:
+        run = hs_answer_replay_fits(s, o, a->why, sizeof a->why);
+        break;
+    }
+    if (!run)
+        return HS_OK;
+    hs_error_clear(&rerr);
+    rc = hs_replay_run(s, o, sinks, n_sinks, &a->replay, &rerr);
+    if (rc != HS_OK) {
+        if (mode == HS_ANSWER_REPLAY_ALWAYS || rc == HS_ERR_NOMEM) {
+            if (err != NULL)
+                *err = rerr;
+            return rc;
+        }
+        /* the replay cannot run this scenario: the extended form
+           answers, and says why */
+        snprintf(a->why, sizeof a->why,
+                 "the replay cannot run this scenario: %.250s", rerr.msg);
+        return HS_OK;
+    }
+    r->step_ns = a->replay->step_ns;
+    if (a->iters_per_epoch > 0) {
+        r->epoch_ns = a->replay->epoch_ns;
+        r->total_ns = a->replay->total_ns;
+    }
+    a->recommended = HS_PREDICTOR_REPLAY;
+    snprintf(a->why, sizeof a->why,
+             "the replay (%u steps, %s) sees what the closed forms "
+             "cannot, and was the most accurate predictor on the "
+             "blind draws (docs/accuracy.md)",
+             a->replay->steps,
+             a->replay->fast_path ? "max-plus fast path" : "event engine");
+    return HS_OK;
+}
+
+/* a->notes: the remarks of the closed forms and of the replay (if it
+   ran), in that order; a copy of the pointers, owned by those results.
+   HS_OK, or HS_ERR_NOMEM in err. */
+static hs_err_t hs__notes(hs_answer_t *a, hs_error_t *err)
+{
+    size_t nc = a->closed->n_warnings;
+    size_t nr = a->replay != NULL ? a->replay->n_notes : 0;
+
+    if (nc + nr == 0)
+        return HS_OK;
+    a->notes = malloc((nc + nr) * sizeof *a->notes);
+    if (a->notes == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if (nc > 0)
+        memcpy(a->notes, a->closed->warnings, nc * sizeof *a->notes);
+    if (nr > 0)
+        memcpy(a->notes + nc, a->replay->notes, nr * sizeof *a->notes);
+    a->n_notes = nc + nr;
+    return HS_OK;
+}
+
 hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        hs_answer_replay_t mode, const hs_trace_sink_t *sinks,
                        size_t n_sinks, hs_answer_t **out, hs_error_t *err)
 {
     hs_answer_t *a;
-    hs_error_t rerr;
     hs_err_t rc;
-    int run;
 
     *out = NULL;
     if (n_sinks > 0 && mode != HS_ANSWER_REPLAY_ALWAYS)
@@ -129,71 +209,9 @@ hs_err_t hs_answer_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                           &a->est[HS_PREDICTOR_EXTENDED], err);
     if (rc != HS_OK)
         goto fail;
-
-    a->recommended = HS_PREDICTOR_EXTENDED;
-    switch (mode) {
-    case HS_ANSWER_REPLAY_NEVER:
-        run = 0;
-        snprintf(a->why, sizeof a->why, "the replay was not asked for");
-        break;
-    case HS_ANSWER_REPLAY_ALWAYS:
-        run = 1;
-        break;
-    default:
-        run = hs_answer_replay_fits(s, o, a->why, sizeof a->why);
-        break;
-    }
-    if (run) {
-        hs_error_clear(&rerr);
-        rc = hs_replay_run(s, o, sinks, n_sinks, &a->replay, &rerr);
-        if (rc != HS_OK) {
-            if (mode == HS_ANSWER_REPLAY_ALWAYS || rc == HS_ERR_NOMEM) {
-                if (err != NULL)
-                    *err = rerr;
-                goto fail;
-            }
-            /* the replay cannot run this scenario: the extended form
-               answers, and says why */
-            snprintf(a->why, sizeof a->why,
-                     "the replay cannot run this scenario: %.250s", rerr.msg);
-            rc = HS_OK;
-        } else {
-            hs_estimate_t *r = &a->est[HS_PREDICTOR_REPLAY];
-
-            r->step_ns = a->replay->step_ns;
-            if (a->iters_per_epoch > 0) {
-                r->epoch_ns = a->replay->epoch_ns;
-                r->total_ns = a->replay->total_ns;
-            }
-            a->recommended = HS_PREDICTOR_REPLAY;
-            snprintf(a->why, sizeof a->why,
-                     "the replay (%u steps, %s) sees what the closed forms "
-                     "cannot, and was the most accurate predictor on the "
-                     "blind draws (docs/accuracy.md)",
-                     a->replay->steps,
-                     a->replay->fast_path ? "max-plus fast path"
-                                          : "event engine");
-        }
-    }
-    {
-        /* the remarks of both, in that order */
-        size_t nc = a->closed->n_warnings;
-        size_t nr = a->replay != NULL ? a->replay->n_notes : 0;
-
-        if (nc + nr > 0) {
-            a->notes = malloc((nc + nr) * sizeof *a->notes);
-            if (a->notes == NULL) {
-                rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-                goto fail;
-            }
-            if (nc > 0)
-                memcpy(a->notes, a->closed->warnings, nc * sizeof *a->notes);
-            if (nr > 0)
-                memcpy(a->notes + nc, a->replay->notes,
-                       nr * sizeof *a->notes);
-            a->n_notes = nc + nr;
-        }
-    }
+    if ((rc = hs__replay(a, s, o, mode, sinks, n_sinks, err)) != HS_OK ||
+        (rc = hs__notes(a, err)) != HS_OK)
+        goto fail;
     *out = a;
     return HS_OK;
 fail:
