@@ -32,6 +32,8 @@ uint64_t hs_batchopt_micro_floor(uint64_t x, uint64_t max_batch,
 
     if (x <= max_batch)
         return x;
+    if (max_batch > UINT32_MAX)     /* no per-step batch reaches it */
+        return max_batch;
     if (x > max_batch * m)
         x = max_batch * m;
     v = hs_batchopt_micro_count(x, max_batch);
@@ -42,7 +44,10 @@ uint64_t hs_batchopt_micro_floor(uint64_t x, uint64_t max_batch,
 /* Type t's largest per-step batch, and the largest allowed one <= x. */
 static uint64_t hs__top(const hs__bo_t *bo, size_t t)
 {
-    return bo->mmax[t] * (bo->micro != NULL ? bo->micro[t] : 1);
+    /* a limit beyond 2^32 samples never binds: no product overflows */
+    return bo->micro == NULL || bo->mmax[t] > UINT32_MAX
+               ? bo->mmax[t]
+               : bo->mmax[t] * (bo->micro[t] < 1 ? 1 : bo->micro[t]);
 }
 
 static uint64_t hs__floor(const hs__bo_t *bo, size_t t, uint64_t x)

@@ -1021,7 +1021,9 @@ static hs_err_t hs__batch_types(hs__bstate_t *st, const hs_scenario_t *s,
                           : 4 * r->global_batch_asked;
         r->micro_before[t] = v0;
         st->mm[t] = r->max_micro;
-        st->top[t] = st->maxb[t] * r->max_micro;
+        st->top[t] = st->maxb[t] > UINT32_MAX
+                         ? st->maxb[t]
+                         : st->maxb[t] * r->max_micro;
         /* the profile holds one micro-batch; without the search the
            batch scales the whole step as before */
         st->ref[t] = r->max_micro > 1 ? s->types[t].batch / v0
