@@ -402,6 +402,37 @@ static void test_batch_micro_issue33(void)
     hs_scenario_free(w);
     hs_advise_batch_free(r);
     hs_advise_batch_free(capped);
+    /* a given type that already accumulates: its profile is one
+       micro-batch (24 of the batch 48 in 2), so 2 x 24 of the fast type
+       already takes the slow type's 48 ms: the search keeps it */
+    {
+        static const char acc[] =
+            "job: {model: x, dataset: {samples: 9600}}\n"
+            "device_types:\n"
+            "  - {name: fast, count: 2, batch: 48, micro_batches: 2,\n"
+            "     profile: {t_fwd: 12ms, t_b1: 1us, t_bwd: 12ms,\n"
+            "     allreduce_bytes: 1KB}}\n"
+            "  - {name: slow, count: 2, batch: 24, profile: {t_fwd: 24ms,\n"
+            "     t_b1: 1us, t_bwd: 24ms, allreduce_bytes: 1KB}}\n"
+            "network: {default_bandwidth: 100Gbps, latency: 1us}\n"
+            "simulate: {steps: 4, overlap: none}\n";
+        hs_scenario_t *a = load(acc);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(a, NULL, 0, maxb, 3, 1,
+                                                 NULL, &r, &e), HS_OK);
+        HS_ASSERT_I64_EQ(r->micro_before[0], 2);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[0], 48);
+        HS_ASSERT_I64_EQ(r->cands[1].micro[0], 2);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[1], 24);
+        HS_ASSERT_I64_EQ(r->outcome, HS_ADVISE_NONE);
+        HS_ASSERT_I64_EQ(
+            r->cands[1].fig.est[HS_PREDICTOR_REPLAY].step_ns,
+            r->cands[0].fig.est[HS_PREDICTOR_REPLAY].step_ns);
+        hs_advise_batch_free(r);
+        r = NULL;
+        hs_scenario_free(a);
+    }
     /* a limit over hetsim's is refused */
     HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(s, NULL, 0, maxb, 70000, 0,
                                              NULL, &r, &e), HS_ERR_RANGE);
