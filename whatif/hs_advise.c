@@ -1631,11 +1631,13 @@ static hs_err_t hs__wr_header(hs__wr_t *w, const hs_advise_batch_t *batch,
                     "each type's batch (and shard, where it gave one%s) "
                     "is the recommendation ('%s');\nthe profiles, "
                     "written beside this file, are each type's profile "
-                    "in that scenario scaled to its new batch, not "
-                    "measured at it (profile each type at its new batch "
+                    "in that scenario scaled to its new %s, not "
+                    "measured at it (profile each type at its new %s "
                     "to confirm):\n%s;\n%s", s->file,
                     batch->max_micro > 1 ? ", and its micro_batches" : "",
                     batch->cands[batch->chosen].label,
+                    batch->max_micro > 1 ? "micro-batch" : "batch",
+                    batch->max_micro > 1 ? "micro-batch" : "batch",
                     types != NULL ? types : "", judged) != 0) {
             free(types);
             return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
