@@ -37,6 +37,7 @@ typedef struct hs__adv_opts_s {
     int json, no_replay, progress, no_progress, quiet;
     const char *out;
     uint32_t exact_max;
+    uint32_t max_micro;     /* batch: most micro-batches a step (0: off) */
     uint64_t global_batch;
     hs__kv_t max_batch, avail, min, price;
     double budget;
@@ -104,6 +105,12 @@ static const hs_opt_t hs__adv_table[] = {
      .valid = "TYPE=B", .metavar = "TYPE=B",
      .help = "batch: the largest batch a type's device holds (repeat per "
              "type)"},
+    {.name = "max-micro", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs__adv_opts_t, max_micro), .u_lo = 1, .u_hi = 65536,
+     .metavar = "N",
+     .help = "batch: let a type reach a batch above its --max-batch by\n"
+             "gradient accumulation, up to N equal micro-batches a step\n"
+             "(default 1: each type keeps its micro_batches)"},
     {.name = "avail", .kind = HS_OPT_CUSTOM, .parse = hs__p_avail,
      .valid = "TYPE=K", .metavar = "TYPE=K",
      .help = "mix: devices of a type to choose from (default: its count)"},
@@ -570,6 +577,15 @@ static void hs__batch_json(const hs_scenario_t *s,
         hs_cli_kv_i64(g, "count", (int64_t)s->types[t].count);
         hs_cli_kv_i64(g, "batch_given", (int64_t)r->batch_before[t]);
         hs_cli_kv_i64(g, "batch_recommended", (int64_t)r->batch_after[t]);
+        if (r->max_micro > 1) {
+            /* micro-batches searched: the recommended step's split */
+            hs_cli_kv_i64(g, "micro_batches_given",
+                          (int64_t)r->micro_before[t]);
+            hs_cli_kv_i64(g, "micro_batches_recommended",
+                          (int64_t)r->micro_after[t]);
+            hs_cli_kv_i64(g, "micro_batch_recommended",
+                          (int64_t)(r->batch_after[t] / r->micro_after[t]));
+        }
         yajl_gen_map_close(g);
     }
     yajl_gen_array_close(g);
@@ -588,6 +604,13 @@ static void hs__batch_json(const hs_scenario_t *s,
         for (t = 0; t < r->n_types; t++)
             hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->batch[t]);
         yajl_gen_map_close(g);
+        if (r->max_micro > 1) {
+            hs_cli_js(g, "micro_batches");
+            yajl_gen_map_open(g);
+            for (t = 0; t < r->n_types; t++)
+                hs_cli_kv_i64(g, s->types[t].name, (int64_t)c->micro[t]);
+            yajl_gen_map_close(g);
+        }
         hs_cli_js(g, "shard_samples");
         yajl_gen_map_open(g);
         for (t = 0; t < r->n_types; t++)
@@ -603,6 +626,32 @@ static void hs__batch_json(const hs_scenario_t *s,
     hs_cli_json_print(g);
 }
 
+/* The per-type table of batch advice with micro-batches searched: the
+   batch per step, and as how many micro-batches of how many samples,
+   given and recommended. */
+static void hs__batch_micro_table(const hs_scenario_t *s,
+                                  const hs_advise_batch_t *r)
+{
+    size_t t;
+
+    printf("\n%-12s %6s %8s %14s %12s %14s\n", "type", "count", "batch",
+           "micro (given)", "recommended", "micro");
+    for (t = 0; t < r->n_types; t++) {
+        char a[48], b[48];
+
+        snprintf(a, sizeof a, "%u x %llu", r->micro_before[t],
+                 (unsigned long long)(r->batch_before[t] /
+                                      r->micro_before[t]));
+        snprintf(b, sizeof b, "%u x %llu", r->micro_after[t],
+                 (unsigned long long)(r->batch_after[t] /
+                                      r->micro_after[t]));
+        printf("%-12s %6llu %8llu %14s %12llu %14s\n", s->types[t].name,
+               (unsigned long long)s->types[t].count,
+               (unsigned long long)r->batch_before[t], a,
+               (unsigned long long)r->batch_after[t], b);
+    }
+}
+
 /* Prints batch advice r as text (as hs__batch_json). */
 static void hs__batch_text(const hs_scenario_t *s,
                            const hs_advise_batch_t *r,
@@ -612,13 +661,17 @@ static void hs__batch_text(const hs_scenario_t *s,
 
     printf("hetsim %s -- advise batch: %s\n", HS_VERSION, s->file);
     hs__print_judge(&r->cands[0].fig, o);
-    printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
-           "recommended");
-    for (t = 0; t < r->n_types; t++)
-        printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
-               (unsigned long long)s->types[t].count,
-               (unsigned long long)r->batch_before[t],
-               (unsigned long long)r->batch_after[t]);
+    if (r->max_micro > 1)
+        hs__batch_micro_table(s, r);
+    else {
+        printf("\n%-12s %6s %8s %12s\n", "type", "count", "batch",
+               "recommended");
+        for (t = 0; t < r->n_types; t++)
+            printf("%-12s %6llu %8llu %12llu\n", s->types[t].name,
+                   (unsigned long long)s->types[t].count,
+                   (unsigned long long)r->batch_before[t],
+                   (unsigned long long)r->batch_after[t]);
+    }
     printf("\nglobal batch %llu%s\n",
            (unsigned long long)r->global_batch,
            r->global_batch != r->global_batch_asked
@@ -631,9 +684,13 @@ static void hs__batch_text(const hs_scenario_t *s,
 
         hs__print_row(c->label, &c->fig, &r->cands[0].fig, 0);
         printf("   ");
-        for (t = 0; t < r->n_types; t++)
+        for (t = 0; t < r->n_types; t++) {
             printf("%s%s=%llu", t ? " " : "", s->types[t].name,
                    (unsigned long long)c->batch[t]);
+            if (r->max_micro > 1 && c->micro[t] > 1)
+                printf("(%ux%llu)", c->micro[t],
+                       (unsigned long long)(c->batch[t] / c->micro[t]));
+        }
         printf("%s\n", !none && k == r->chosen ? "   <- recommended"
                                                : "");
     }
@@ -664,8 +721,9 @@ static int hs__batch(const hs_scenario_t *s, const hs_replay_opts_t *ro,
     for (t = 0; t < s->n_types; t++)
         maxb[t] = (uint64_t)hs__kv_get(&o->max_batch, s->types[t].name, 0,
                                        NULL);
-    rc = hs_advise_batch_x(s, ro, o->global_batch, maxb, !o->no_replay,
-                           o->ex, &r, &err);
+    rc = hs_advise_batch_micro_x(s, ro, o->global_batch, maxb,
+                                 o->max_micro, !o->no_replay, o->ex, &r,
+                                 &err);
     free(maxb);
     if (rc != HS_OK)
         return hs__fail(o, &err);

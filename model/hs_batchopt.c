@@ -9,7 +9,53 @@ typedef struct hs__bo_s {
     void *ctx;
     uint64_t evals;
     hs_error_t *err;
+    const uint64_t *mmax;   /* per type: the largest (micro-)batch */
+    const uint32_t *micro;  /* per type: the most micro-batches; NULL: 1 */
 } hs__bo_t;
+
+uint64_t hs_batchopt_micro_count(uint64_t b, uint64_t max_batch)
+{
+    return b <= max_batch ? 1 : (b + max_batch - 1) / max_batch;
+}
+
+int hs_batchopt_micro_ok(uint64_t b, uint64_t max_batch, uint32_t max_micro)
+{
+    uint64_t v = hs_batchopt_micro_count(b, max_batch);
+
+    return b >= 1 && v <= (max_micro < 1 ? 1 : max_micro) && b % v == 0;
+}
+
+uint64_t hs_batchopt_micro_floor(uint64_t x, uint64_t max_batch,
+                                 uint32_t max_micro)
+{
+    uint64_t m = max_micro < 1 ? 1 : max_micro, v, y;
+
+    if (x <= max_batch)
+        return x;
+    if (max_batch > UINT32_MAX)     /* no per-step batch reaches it */
+        return max_batch;
+    if (x > max_batch * m)
+        x = max_batch * m;
+    v = hs_batchopt_micro_count(x, max_batch);
+    y = x - x % v;      /* the largest multiple of v up to x */
+    return y > (v - 1) * max_batch ? y : (v - 1) * max_batch;
+}
+
+/* Type t's largest per-step batch, and the largest allowed one <= x. */
+static uint64_t hs__top(const hs__bo_t *bo, size_t t)
+{
+    /* a limit beyond 2^32 samples never binds: no product overflows */
+    return bo->micro == NULL || bo->mmax[t] > UINT32_MAX
+               ? bo->mmax[t]
+               : bo->mmax[t] * (bo->micro[t] < 1 ? 1 : bo->micro[t]);
+}
+
+static uint64_t hs__floor(const hs__bo_t *bo, size_t t, uint64_t x)
+{
+    return bo->micro == NULL
+               ? (x < bo->mmax[t] ? x : bo->mmax[t])
+               : hs_batchopt_micro_floor(x, bo->mmax[t], bo->micro[t]);
+}
 
 static hs_err_t hs__t(hs__bo_t *bo, size_t t, uint64_t b, int64_t *ns)
 {
@@ -59,6 +105,7 @@ static hs_err_t hs__sum_at(hs__bo_t *bo, size_t n, const uint64_t *count,
     for (t = 0; t < n; t++) {
         if ((rc = hs__cap(bo, t, maxb[t], tau, &caps[t])) != HS_OK)
             return rc;
+        caps[t] = hs__floor(bo, t, caps[t]);
         if (caps[t] == 0) {
             *sum = 0;
             return HS_OK;
@@ -68,40 +115,64 @@ static hs_err_t hs__sum_at(hs__bo_t *bo, size_t n, const uint64_t *count,
     return HS_OK;
 }
 
+/* val(i) of the previous type's reach (the first type: 0 alone). */
+static unsigned char hs__val(const unsigned char *prev, uint64_t i)
+{
+    return prev != NULL ? prev[i] : i == 0;
+}
+
+/* cur[s] |= some prev[s - step m], m in [lo, hi]: a sliding window along
+   each residue class of s mod step, kept as a running count. */
+static void hs__piece(unsigned char *cur, const unsigned char *prev,
+                      uint64_t G, uint64_t step, uint64_t lo, uint64_t hi)
+{
+    uint64_t r, s, k;
+
+    for (r = 0; r < step && r <= G; r++) {
+        uint64_t win = 0;   /* reachable prev values in the window */
+
+        for (s = r, k = 0; s <= G; s += step, k++) {
+            /* the window for s = r + k step: indices k - hi .. k - lo */
+            if (k >= lo)
+                win += hs__val(prev, r + (k - lo) * step);
+            if (k >= hi + 1)
+                win -= hs__val(prev, r + (k - hi - 1) * step);
+            if (win > 0)
+                cur[s] = 1;
+        }
+    }
+}
+
 /*
- * Can batches b_t in [1, caps[t]] make sum_t c_t b_t == G exactly?  A
- * bounded subset sum over 0..G: reach_t[s] says the first t+1 types can
- * make s.  Type t adds c_t b for b in 1..cap_t, so reach_t[s] is "some
- * reach_{t-1}[s - c_t b]", a sliding window along s's residue class mod
- * c_t, kept as a running count: O(G) per type.  reach holds n (G+1)
- * bytes; when it can, the batches are read back into out.
+ * Can allowed batches b_t in [1, caps[t]] make sum_t c_t b_t == G
+ * exactly?  A bounded subset sum over 0..G: reach_t[s] says the first
+ * t+1 types can make s.  Type t adds c_t b for b in 1..min(cap_t, its
+ * largest batch) and, with micro-batches, c_t V m for each count V >= 2
+ * and micro-batch m with ceil(V m / max) = V: one sliding window per
+ * count, O(G) each.  reach holds n (G+1) bytes; when it can, the batches
+ * are read back into out.
  */
-static int hs__exact(size_t n, const uint64_t *c, const uint64_t *caps,
-                     uint64_t G, unsigned char *reach, uint64_t *out)
+static int hs__exact(const hs__bo_t *bo, size_t n, const uint64_t *c,
+                     const uint64_t *caps, uint64_t G, unsigned char *reach,
+                     uint64_t *out)
 {
     size_t t;
-    uint64_t s, r, b;
+    uint64_t s, b, v;
 
     for (t = 0; t < n; t++) {
         unsigned char *cur = reach + t * (G + 1);
         const unsigned char *prev = t > 0 ? reach + (t - 1) * (G + 1) : NULL;
+        uint64_t mx = bo->mmax[t], nv = bo->micro != NULL ? bo->micro[t] : 1;
 
         memset(cur, 0, G + 1);
-        for (r = 0; r < c[t] && r <= G; r++) {
-            uint64_t win = 0;   /* reachable prev values in the window */
+        hs__piece(cur, prev, G, c[t], 1, caps[t] < mx ? caps[t] : mx);
+        for (v = 2; v <= nv && (v - 1) * mx < caps[t]; v++) {
+            uint64_t lo = (v - 1) * mx / v + 1, hi = caps[t] / v;
 
-            for (s = r; s <= G; s += c[t]) {
-                uint64_t k = (s - r) / c[t];    /* s = r + k c_t */
-                /* the window for s: prev[s - c_t b], b = 1..cap */
-                if (k >= 1)
-                    win += prev != NULL ? prev[s - c[t]] : (s - c[t] == 0);
-                if (k >= caps[t] + 1) {
-                    uint64_t drop = s - c[t] * (caps[t] + 1);
-
-                    win -= prev != NULL ? prev[drop] : (drop == 0);
-                }
-                cur[s] = win > 0;
-            }
+            if (hi > mx)
+                hi = mx;
+            if (lo <= hi)
+                hs__piece(cur, prev, G, c[t] * v, lo, hi);
         }
     }
     if (!reach[(n - 1) * (G + 1) + G])
@@ -109,7 +180,8 @@ static int hs__exact(size_t n, const uint64_t *c, const uint64_t *caps,
     /* read the batches back, last type first */
     s = G;
     for (t = n; t-- > 0;) {
-        for (b = caps[t]; b >= 1; b--) {
+        for (b = hs__floor(bo, t, caps[t]); b >= 1;
+             b = hs__floor(bo, t, b - 1)) {
             uint64_t rest;
 
             if (c[t] * b > s)
@@ -193,7 +265,7 @@ static hs_err_t hs__solve_exact(hs__bo_t *bo, size_t n_types,
                              &sum)) != HS_OK)
             return rc;
         if (sum >= global_batch &&
-            hs__exact(n_types, count, caps, global_batch, reach,
+            hs__exact(bo, n_types, count, caps, global_batch, reach,
                       batch_out))
             hi = mid;
         else
@@ -202,7 +274,7 @@ static hs_err_t hs__solve_exact(hs__bo_t *bo, size_t n_types,
     if ((rc = hs__sum_at(bo, n_types, count, max_batch, lo, caps,
                          &sum)) != HS_OK)
         return rc;
-    hs__exact(n_types, count, caps, global_batch, reach, batch_out);
+    hs__exact(bo, n_types, count, caps, global_batch, reach, batch_out);
     return HS_OK;
 }
 
@@ -239,20 +311,29 @@ static hs_err_t hs__solve_over(hs__bo_t *bo, size_t n_types,
         size_t best = n_types;
         int64_t best_v = INT64_MIN;
 
+        uint64_t nb[2] = {0, 0};    /* best's batch below, and delta */
+
         for (t = 0; t < n_types; t++) {
-            if (batch_out[t] <= 1 || count[t] > *excess)
+            uint64_t below = batch_out[t] > 1
+                                 ? hs__floor(bo, t, batch_out[t] - 1)
+                                 : 0;
+
+            if (batch_out[t] <= 1 ||
+                count[t] * (batch_out[t] - below) > *excess)
                 continue;
             if ((rc = hs__t(bo, t, batch_out[t], &v)) != HS_OK)
                 return rc;
             if (v > best_v) {
                 best_v = v;
                 best = t;
+                nb[0] = below;
+                nb[1] = count[t] * (batch_out[t] - below);
             }
         }
         if (best == n_types)
             break;
-        batch_out[best]--;
-        *excess -= count[best];
+        batch_out[best] = nb[0];
+        *excess -= nb[1];
     }
     return HS_OK;
 }
@@ -263,16 +344,34 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
                            uint64_t *batch_out, hs_batchopt_result_t *res,
                            hs_error_t *err)
 {
-    hs__bo_t bo = {time_fn, ctx, 0, err};
-    uint64_t excess = 0, *caps = NULL;
+    return hs_batchopt_solve_micro(n_types, count, max_batch, NULL,
+                                   global_batch, time_fn, ctx, batch_out,
+                                   res, err);
+}
+
+hs_err_t hs_batchopt_solve_micro(size_t n_types, const uint64_t *count,
+                                 const uint64_t *max_batch,
+                                 const uint32_t *max_micro,
+                                 uint64_t global_batch,
+                                 hs_batchopt_time_fn time_fn, void *ctx,
+                                 uint64_t *batch_out,
+                                 hs_batchopt_result_t *res, hs_error_t *err)
+{
+    hs__bo_t bo = {time_fn, ctx, 0, err, max_batch, max_micro};
+    uint64_t excess = 0, *caps = NULL, *top = NULL;
     unsigned char *reach = NULL;
     int64_t lo = INT64_MIN, hi = INT64_MIN, v;
     size_t t;
     hs_err_t rc;
 
-    if ((rc = hs__tau_range(&bo, n_types, count, max_batch, global_batch,
-                            &lo, &hi, err)) != HS_OK)
-        return rc;
+    if ((top = malloc((n_types ? n_types : 1) * sizeof *top)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "batch balancing: out of "
+                             "memory");
+    for (t = 0; t < n_types; t++)
+        top[t] = hs__top(&bo, t);
+    if ((rc = hs__tau_range(&bo, n_types, count, top, global_batch, &lo,
+                            &hi, err)) != HS_OK)
+        goto done;
     /* Exactly G where the counts allow it: the least tau whose caps
        can make G (feasibility only grows with tau). */
     reach = malloc(n_types * (size_t)(global_batch + 1));
@@ -283,13 +382,13 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
         goto done;
     }
     for (t = 0; t < n_types; t++)
-        caps[t] = max_batch[t];
-    if (hs__exact(n_types, count, caps, global_batch, reach, batch_out))
-        rc = hs__solve_exact(&bo, n_types, count, max_batch, global_batch,
-                             lo, hi, caps, reach, batch_out);
+        caps[t] = top[t];
+    if (hs__exact(&bo, n_types, count, caps, global_batch, reach, batch_out))
+        rc = hs__solve_exact(&bo, n_types, count, top, global_batch, lo,
+                             hi, caps, reach, batch_out);
     else
-        rc = hs__solve_over(&bo, n_types, count, max_batch, global_batch,
-                            lo, hi, batch_out, &excess);
+        rc = hs__solve_over(&bo, n_types, count, top, global_batch, lo, hi,
+                            batch_out, &excess);
     if (rc != HS_OK)
         goto done;
     res->global_batch = global_batch + excess;
@@ -304,5 +403,6 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
 done:
     free(reach);
     free(caps);
+    free(top);
     return rc;
 }

@@ -50,4 +50,38 @@ hs_err_t hs_batchopt_solve(size_t n_types, const uint64_t *count,
                            uint64_t *batch_out, hs_batchopt_result_t *res,
                            hs_error_t *err);
 
+/*
+ * With gradient accumulation: as hs_batchopt_solve, max_batch[t] being
+ * the largest batch one device holds at once (its memory limit) and
+ * max_micro[t] (NULL: 1 each) the most micro-batches it may split a step
+ * into.  A per-step batch b above max_batch[t] is V = ceil(b / max) equal
+ * micro-batches of b / V samples (hs_batchopt_micro_count), so it is
+ * allowed only when V divides it and V <= max_micro[t]: a remainder is
+ * never split unevenly, the search takes the neighbouring allowed batches
+ * instead (hs_batchopt_micro_ok).  T_t(b) is asked of every b up to
+ * max_batch[t] max_micro[t] and must not decrease with b; only allowed
+ * batches are returned.  With max_micro NULL or all 1 the result is
+ * hs_batchopt_solve's, call for call.
+ */
+hs_err_t hs_batchopt_solve_micro(size_t n_types, const uint64_t *count,
+                                 const uint64_t *max_batch,
+                                 const uint32_t *max_micro,
+                                 uint64_t global_batch,
+                                 hs_batchopt_time_fn time_fn, void *ctx,
+                                 uint64_t *batch_out,
+                                 hs_batchopt_result_t *res, hs_error_t *err);
+
+/* The micro-batches of a per-step batch b on a device that holds
+   max_batch at once: ceil(b / max_batch), 1 when b fits. */
+uint64_t hs_batchopt_micro_count(uint64_t b, uint64_t max_batch);
+
+/* 1 when per-step batch b >= 1 is V = hs_batchopt_micro_count equal
+   micro-batches with V <= max_micro (0 taken as 1), else 0. */
+int hs_batchopt_micro_ok(uint64_t b, uint64_t max_batch, uint32_t max_micro);
+
+/* The largest allowed per-step batch <= x (hs_batchopt_micro_ok), x
+   itself when x <= max_batch; 0 when x is 0. */
+uint64_t hs_batchopt_micro_floor(uint64_t x, uint64_t max_batch,
+                                 uint32_t max_micro);
+
 #endif

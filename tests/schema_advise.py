@@ -89,9 +89,26 @@ def main():
             doc = check("batch", scen, extra, mode)
             if doc is None:
                 continue
-            prices = []
+            prices, caps = [], {}
             for t in doc["types"]:
                 prices += ["--price", f"{t['name']}=1"]
+                caps[t["name"]] = max(1, t["batch_given"] // 2)
+            # gradient accumulation: every type holds half its batch
+            mdoc = check("batch", scen, [a for n, c in caps.items()
+                                         for a in ("--max-batch",
+                                                   f"{n}={c}")] +
+                         ["--max-micro", "4"] + extra, mode)
+            for t in (mdoc or {}).get("types", []):
+                v = t["micro_batches_recommended"]
+                m = t["micro_batch_recommended"]
+                if v * m != t["batch_recommended"] or (
+                        mdoc["outcome"] != "none" and
+                        (m > caps[t["name"]] or v > 4)):
+                    print(f"advise batch {scen} --max-micro 4: type "
+                          f"{t['name']}: {v} x {m} is not "
+                          f"{t['batch_recommended']} within "
+                          f"{caps[t['name']]} x 4")
+                    bad += 1
             check("mix", scen, prices + ["--budget", "1e12"] + extra, mode)
             check("mix", scen, prices + ["--deadline", "200h"] + extra,
                   mode)

@@ -301,6 +301,146 @@ static void test_batch_by_hand(void)
     hs_scenario_free(s);
 }
 
+/* Gradient accumulation as a way to balance the types (issue 33): the
+   fast type of batch4 holds 24 samples at once, so without micro-batches
+   the advice stays at 24 / 24 (48 ms, the slow devices); with up to 2
+   micro-batches it takes 32 = 2 x 16 (2 x 16 ms of compute) and the slow
+   type 16 (32 ms): the replayed step falls to ~32 ms, and the written
+   scenario (batch 32, micro_batches 2, the profile at 16) replays the
+   step the advice reports. */
+static void test_batch_micro_issue33(void)
+{
+    hs_scenario_t *s = load(batch4), *w = NULL;
+    hs_advise_batch_t *r = NULL, *capped = NULL;
+    hs_advise_fig_t fw;
+    uint64_t maxb[2] = {24, 0};
+    hs_error_t e;
+    const char *path = hs_test_write_file("advise-micro.yaml", "x");
+    const hs_advise_fig_t *fg, *fc;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(s, NULL, 0, maxb, 1, 1, NULL,
+                                             &capped, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(capped);
+    HS_ASSERT_I64_EQ(capped->outcome, HS_ADVISE_NONE);
+    HS_ASSERT_I64_EQ(capped->batch_after[0], 24);
+    HS_ASSERT_I64_EQ(capped->micro_after[0], 1);
+    HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(s, NULL, 0, maxb, 2, 1, NULL,
+                                             &r, &e), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    HS_ASSERT_I64_EQ(r->max_micro, 2);
+    CU_ASSERT_STRING_EQUAL(r->cands[1].label, "searched");
+    HS_ASSERT_I64_EQ(r->cands[1].batch[0], 32);
+    HS_ASSERT_I64_EQ(r->cands[1].micro[0], 2);
+    HS_ASSERT_I64_EQ(r->cands[1].batch[1], 16);
+    HS_ASSERT_I64_EQ(r->cands[1].micro[1], 1);
+    HS_ASSERT_I64_EQ(r->outcome, HS_ADVISE_IMPROVED);
+    HS_ASSERT_I64_EQ(r->batch_after[0], 32);
+    HS_ASSERT_I64_EQ(r->micro_after[0], 2);
+    HS_ASSERT_I64_EQ(r->micro_before[0], 1);
+    /* every candidate's per-step batch is whole micro-batches within the
+       memory limit */
+    {
+        size_t k;
+
+        for (k = 0; k < r->n_cands; k++) {
+            CU_ASSERT_EQUAL(r->cands[k].batch[0] % r->cands[k].micro[0], 0);
+            CU_ASSERT_TRUE(r->cands[k].batch[0] / r->cands[k].micro[0] <=
+                           24);
+        }
+    }
+    /* replayed: lower than the capped advice's (the given 24 / 24) */
+    fg = &capped->cands[capped->chosen].fig;
+    fc = &r->cands[r->chosen].fig;
+    CU_ASSERT_TRUE(fc->est[HS_PREDICTOR_REPLAY].step_ns > 0);
+    CU_ASSERT_TRUE(fc->est[HS_PREDICTOR_REPLAY].step_ns <
+                   fg->est[HS_PREDICTOR_REPLAY].step_ns);
+    CU_ASSERT_TRUE(fc->est[HS_PREDICTOR_REPLAY].step_ns < 33000000);
+    CU_ASSERT_TRUE(fg->est[HS_PREDICTOR_REPLAY].step_ns > 47000000);
+    /* the search's figure: T_ext at 2 x 16 is the replay's step */
+    HS_ASSERT_I64_EQ(fc->est[HS_PREDICTOR_EXTENDED].step_ns,
+                     fc->est[HS_PREDICTOR_REPLAY].step_ns);
+    /* written, loaded, replayed again: the step the advice reports */
+    HS_ASSERT_I64_EQ(hs_advise_write(s, NULL, r, NULL, path, &e), HS_OK);
+    CU_ASSERT_EQUAL_FATAL(hs_scenario_load(path, &w, &e), HS_OK);
+    HS_ASSERT_I64_EQ(w->types[0].batch, 32);
+    HS_ASSERT_I64_EQ(w->types[0].micro_batches, 2);
+    HS_ASSERT_I64_EQ(w->types[1].batch, 16);
+    HS_ASSERT_I64_EQ(w->types[1].micro_batches, 1);
+    /* the profile holds one micro-batch of 16: 12 ms x 16 / 24 */
+    HS_ASSERT_I64_EQ(w->types[0].profile.t_fwd.mean_ns, 8000000);
+    HS_ASSERT_I64_EQ(hs_advise_judge(w, NULL, 1, &fw, &e), HS_OK);
+    HS_ASSERT_I64_EQ(fw.recommended, HS_PREDICTOR_REPLAY);
+    HS_ASSERT_I64_EQ(fw.est[HS_PREDICTOR_REPLAY].step_ns,
+                     fc->est[HS_PREDICTOR_REPLAY].step_ns);
+    HS_ASSERT_I64_EQ(fw.est[HS_PREDICTOR_REPLAY].epoch_ns,
+                     fc->est[HS_PREDICTOR_REPLAY].epoch_ns);
+    {
+        char *text = hs_test_slurp(path);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        HS_ASSERT_STR_CONTAINS(text, "fast: batch 24 -> 32 as 2 "
+                                     "micro-batches of 16 (micro_batches "
+                                     "1 -> 2)");
+        free(text);
+    }
+    /* max_micro 1 is the plain advice, figure for figure */
+    hs_advise_batch_free(r);
+    HS_ASSERT_I64_EQ(hs_advise_batch(s, NULL, 0, maxb, 1, &r, &e), HS_OK);
+    HS_ASSERT_I64_EQ(capped->n_cands, r->n_cands);
+    {
+        size_t k;
+
+        for (k = 0; k < r->n_cands && k < capped->n_cands; k++) {
+            CU_ASSERT_EQUAL(memcmp(capped->cands[k].batch, r->cands[k].batch,
+                                   2 * sizeof *r->cands[k].batch), 0);
+            HS_ASSERT_I64_EQ(
+                capped->cands[k].fig.est[HS_PREDICTOR_REPLAY].step_ns,
+                r->cands[k].fig.est[HS_PREDICTOR_REPLAY].step_ns);
+        }
+    }
+    hs_scenario_free(w);
+    hs_advise_batch_free(r);
+    hs_advise_batch_free(capped);
+    /* a given type that already accumulates: its profile is one
+       micro-batch (24 of the batch 48 in 2), so 2 x 24 of the fast type
+       already takes the slow type's 48 ms: the search keeps it */
+    {
+        static const char acc[] =
+            "job: {model: x, dataset: {samples: 9600}}\n"
+            "device_types:\n"
+            "  - {name: fast, count: 2, batch: 48, micro_batches: 2,\n"
+            "     profile: {t_fwd: 12ms, t_b1: 1us, t_bwd: 12ms,\n"
+            "     allreduce_bytes: 1KB}}\n"
+            "  - {name: slow, count: 2, batch: 24, profile: {t_fwd: 24ms,\n"
+            "     t_b1: 1us, t_bwd: 24ms, allreduce_bytes: 1KB}}\n"
+            "network: {default_bandwidth: 100Gbps, latency: 1us}\n"
+            "simulate: {steps: 4, overlap: none}\n";
+        hs_scenario_t *a = load(acc);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(a, NULL, 0, maxb, 3, 1,
+                                                 NULL, &r, &e), HS_OK);
+        HS_ASSERT_I64_EQ(r->micro_before[0], 2);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[0], 48);
+        HS_ASSERT_I64_EQ(r->cands[1].micro[0], 2);
+        HS_ASSERT_I64_EQ(r->cands[1].batch[1], 24);
+        HS_ASSERT_I64_EQ(r->outcome, HS_ADVISE_NONE);
+        HS_ASSERT_I64_EQ(
+            r->cands[1].fig.est[HS_PREDICTOR_REPLAY].step_ns,
+            r->cands[0].fig.est[HS_PREDICTOR_REPLAY].step_ns);
+        hs_advise_batch_free(r);
+        r = NULL;
+        hs_scenario_free(a);
+    }
+    /* a limit over hetsim's is refused */
+    HS_ASSERT_I64_EQ(hs_advise_batch_micro_x(s, NULL, 0, maxb, 70000, 0,
+                                             NULL, &r, &e), HS_ERR_RANGE);
+    HS_ASSERT_STR_CONTAINS(e.msg, "micro-batches per step");
+    CU_ASSERT_PTR_NULL(r);
+    hs_scenario_free(s);
+}
+
 /* The batch search follows the overlap the replay runs (issue 33).  Per
    sample: fast t_fwd 1/6 ms, t_bwd 1/2 ms; slow both 1/2 ms; T_ar = 6 x
    (10 MB / 3 GB/s) = 6 x 3.333333 ms; b_f + b_s = 48.  Overlap none:
@@ -816,6 +956,8 @@ static int reg(void)
                    "interleave", test_ring_heuristic);
     CU_add_test(s, "batch: hand-computed batches, written and reloaded",
                 test_batch_by_hand);
+    CU_add_test(s, "issue 33: batch: micro-batches lift the memory cap",
+                test_batch_micro_issue33);
     CU_add_test(s, "issue 33: batch: the search follows the overlap",
                 test_batch_follows_overlap);
     CU_add_test(s, "mix: same as a brute force over every count vector",

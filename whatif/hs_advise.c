@@ -531,16 +531,16 @@ void hs_advise_ring_free(hs_advise_ring_t *r)
    the model's bit (1 linear, 2 interpolated) or'ed into *models (may be
    NULL). */
 static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
-                               size_t t, uint64_t b, char **text,
-                               int *models, hs_error_t *err)
+                               size_t t, uint64_t b0, uint64_t b,
+                               uint32_t v, char **text, int *models,
+                               hs_error_t *err)
 {
     hs_profile_t np;
     hs_bscale_t how;
     char line[400], *grown;
     size_t have, add;
 
-    if (hs_profile_at_batch(&s->types[t].profile, s->types[t].batch, b, &np,
-                            &how) != 0)
+    if (hs_profile_at_batch(&s->types[t].profile, b0, b, &np, &how) != 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     hs_profile_clear(&w->types[t].profile);
     w->types[t].profile = np;
@@ -549,12 +549,17 @@ static hs_err_t hs__scale_type(const hs_scenario_t *s, hs_scenario_t *w,
     if (text == NULL)
         return HS_OK;
     have = *text != NULL ? strlen(*text) : 0;
-    hs_bscale_describe(&how, s->types[t].batch, b, line, sizeof line);
-    add = strlen(s->types[t].name) + strlen(line) + 5;
+    hs_bscale_describe(&how, b0, b, line, sizeof line);
+    add = strlen(s->types[t].name) + strlen(line) + 64;
     if ((grown = realloc(*text, have + add)) == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    snprintf(grown + have, add, "%s%s: %s", have ? "; " : "",
-             s->types[t].name, line);
+    if (v > 0)      /* micro-batches searched: say the split */
+        snprintf(grown + have, add, "%s%s: %u micro-batch%s of %llu, %s",
+                 have ? "; " : "", s->types[t].name, v, v == 1 ? "" : "es",
+                 (unsigned long long)b, line);
+    else
+        snprintf(grown + have, add, "%s%s: %s", have ? "; " : "",
+                 s->types[t].name, line);
     *text = grown;
     return HS_OK;
 }
@@ -581,6 +586,9 @@ typedef struct hs__bctx_s {
     uint32_t ar_max_dev;        /* that device */
     hs_overlap_t overlap;       /* the mode the replay runs (T_ext follows
                                    it, hs_closed.h) */
+    const uint64_t *ref;        /* per type: the batch its profile holds */
+    const uint64_t *mmax;       /* per type: the most one device holds */
+    uint32_t max_micro;         /* > 1: micro-batches searched */
 } hs__bctx_t;
 
 /* T_ext(i) of device d of w in overlap ov (as hs_closed.c computes it),
@@ -642,10 +650,11 @@ static double hs__ratio(int64_t now_ns, int64_t before_ns)
     return before_ns > 0 ? (double)now_ns / (double)before_ns : 1.0;
 }
 
-static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
-                               hs_error_t *err)
+/* Type t's largest T_ext with its profile at (micro-)batch b, v
+   micro-batches a step (0: the type's own count). */
+static hs_err_t hs__batch_time_at(hs__bctx_t *bc, size_t t, uint64_t b,
+                                  uint32_t v, int64_t *ns, hs_error_t *err)
 {
-    hs__bctx_t *bc = ctx;
     const hs_profile_t *p0 = &bc->s->types[t].profile;
     hs_profile_t *p = &bc->w->types[t].profile;
     int64_t m[HS_PH_N];
@@ -653,8 +662,10 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     size_t i;
     hs_err_t rc;
 
+    if (v > 0)
+        bc->w->types[t].micro_batches = v;
     /* non-decreasing in b, as the search needs (hs_profile.h) */
-    hs_profile_means_at_batch(p0, bc->s->types[t].batch, b, m, NULL);
+    hs_profile_means_at_batch(p0, bc->ref[t], b, m, NULL);
     p->t_dl.mean_ns = m[HS_PH_DL];
     p->t_fwd.mean_ns = m[HS_PH_FWD];
     p->t_b1.mean_ns = m[HS_PH_B1];
@@ -674,7 +685,36 @@ static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
     p->t_opt.mean_ns = p0->t_opt.mean_ns;
     for (i = 0; i < p->n_buckets; i++)
         p->buckets[i].ready_ns = p0->buckets[i].ready_ns;
+    bc->w->types[t].micro_batches = bc->s->types[t].micro_batches;
     return rc;
+}
+
+/* The time function of the searches: T_ext at per-step batch b; with
+   micro-batches, V = ceil(b / max) of ceil(b / V) samples (exactly b / V
+   where the search may stop), and no less than at the largest batch of
+   V - 1 micro-batches, so that it never decreases in b. */
+static hs_err_t hs__batch_time(void *ctx, size_t t, uint64_t b, int64_t *ns,
+                               hs_error_t *err)
+{
+    hs__bctx_t *bc = ctx;
+    uint64_t v, k;
+    int64_t lower;
+    hs_err_t rc;
+
+    if (bc->max_micro <= 1)
+        return hs__batch_time_at(bc, t, b, 0, ns, err);
+    v = hs_batchopt_micro_count(b, bc->mmax[t]);
+    if ((rc = hs__batch_time_at(bc, t, (b + v - 1) / v, (uint32_t)v, ns,
+                                err)) != HS_OK)
+        return rc;
+    for (k = v - 1; k >= 1; k--) {
+        if ((rc = hs__batch_time_at(bc, t, bc->mmax[t], (uint32_t)k,
+                                    &lower, err)) != HS_OK)
+            return rc;
+        if (lower > *ns)
+            *ns = lower;
+    }
+    return HS_OK;
 }
 
 /*
@@ -738,6 +778,8 @@ typedef struct hs__bwork_s {
     const hs_advise_batch_t *r;
     const int *same_as;         /* per candidate: an identical earlier
                                    one, or -1 */
+    const uint64_t *ref;        /* per type: the batch its profile holds */
+    int micro_on;               /* micro-batch counts are searched */
 } hs__bwork_t;
 
 /*
@@ -747,8 +789,8 @@ typedef struct hs__bwork_s {
  * the models to *models (both may be NULL).
  */
 static hs_err_t hs__batch_build(const hs__bwork_t *bw, const uint64_t *b,
-                                hs_scenario_t **out, char **text,
-                                int *models, hs_error_t *err)
+                                const uint32_t *mic, hs_scenario_t **out,
+                                char **text, int *models, hs_error_t *err)
 {
     const hs_scenario_t *s = bw->s;
     hs_scenario_t *w = NULL;
@@ -766,9 +808,21 @@ static hs_err_t hs__batch_build(const hs__bwork_t *bw, const uint64_t *b,
 
         snprintf(v, sizeof v, "%llu", (unsigned long long)b[t]);
         snprintf(key, sizeof key, "device_types.%s.batch", s->types[t].name);
-        if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK ||
-            (rc = hs__scale_type(s, w, t, b[t], text, models, err)) != HS_OK)
+        if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK)
             goto fail;
+        if (bw->micro_on) {
+            /* the profile holds one micro-batch: b / V samples */
+            snprintf(v, sizeof v, "%u", mic[t]);
+            snprintf(key, sizeof key, "device_types.%s.micro_batches",
+                     s->types[t].name);
+            if ((rc = hs_scenario_set(w, key, v, err)) != HS_OK ||
+                (rc = hs__scale_type(s, w, t, bw->ref[t], b[t] / mic[t],
+                                     mic[t], text, models, err)) != HS_OK)
+                goto fail;
+        } else if ((rc = hs__scale_type(s, w, t, s->types[t].batch, b[t], 0,
+                                        text, models, err)) != HS_OK) {
+            goto fail;
+        }
         if (bw->any_shard && s->types[t].shard != 0) {
             /* the same samples per epoch, shared as the batches are */
             uint64_t sh = (uint64_t)((long double)bw->total_shard *
@@ -799,7 +853,8 @@ static hs_err_t hs__batch_job(void *ctx, size_t k, hs_advise_fig_t *fig,
 
     if (k == 0 && bw->baseline_given)
         return hs_advise_judge(bw->s, bw->o, bw->replay, fig, err);
-    if ((rc = hs__batch_build(bw, bw->r->cands[k].batch, &w, NULL, NULL,
+    if ((rc = hs__batch_build(bw, bw->r->cands[k].batch,
+                              bw->r->cands[k].micro, &w, NULL, NULL,
                               err)) == HS_OK)
         rc = hs_advise_judge(w, bw->o, bw->replay, fig, err);
     hs_scenario_free(w);
@@ -819,15 +874,16 @@ hs_err_t hs_advise_batch(const hs_scenario_t *s, const hs_replay_opts_t *o,
    one has the same batches (keep: add it anyway, same_as set).  0, or -1
    when out of memory. */
 static int hs__batch_add(hs_advise_batch_t *r, const uint64_t *count,
-                         const char *label, const uint64_t *b, int keep,
-                         int *same_as)
+                         const char *label, const uint64_t *b,
+                         const uint32_t *mic, int keep, int *same_as)
 {
     hs_advise_batch_cand_t *c;
     size_t k, t, nt = r->n_types;
     int same = -1;
 
     for (k = 0; k < r->n_cands && same < 0; k++)
-        if (memcmp(r->cands[k].batch, b, nt * sizeof *b) == 0)
+        if (memcmp(r->cands[k].batch, b, nt * sizeof *b) == 0 &&
+            memcmp(r->cands[k].micro, mic, nt * sizeof *mic) == 0)
             same = (int)k;
     if ((same >= 0 && !keep) || r->n_cands >= HS_ADVISE_BATCH_CANDS)
         return 0;
@@ -835,13 +891,17 @@ static int hs__batch_add(hs_advise_batch_t *r, const uint64_t *count,
     snprintf(c->label, sizeof c->label, "%s", label);
     c->batch = malloc(nt * sizeof *c->batch);
     c->shard = calloc(nt, sizeof *c->shard);
-    if (c->batch == NULL || c->shard == NULL) {
+    c->micro = malloc(nt * sizeof *c->micro);
+    if (c->batch == NULL || c->shard == NULL || c->micro == NULL) {
         free(c->batch);
         free(c->shard);
+        free(c->micro);
         c->batch = c->shard = NULL;
+        c->micro = NULL;
         return -1;
     }
     memcpy(c->batch, b, nt * sizeof *b);
+    memcpy(c->micro, mic, nt * sizeof *mic);
     c->global_batch = 0;
     for (t = 0; t < nt; t++)
         c->global_batch += count[t] * b[t];
@@ -859,6 +919,12 @@ typedef struct {
     hs__bctx_t bc;
     hs__bwork_t bw;
     uint64_t *maxb, *b, *search[3];
+    uint64_t *top;      /* per type: the largest per-step batch (maxb, or
+                           maxb x max_micro with micro-batches) */
+    uint64_t *ref;      /* per type: the batch its profile holds */
+    uint32_t *mm;       /* per type: max_micro (micro-batches searched) */
+    uint32_t *mic;      /* scratch: a candidate's micro-batch counts */
+    uint32_t max_micro;
     uint64_t gb_now;
     hs_batchopt_result_t br[3];
     int same_as[HS_ADVISE_BATCH_CANDS];
@@ -884,7 +950,13 @@ static hs_err_t hs__batch_alloc(hs__bstate_t *st, size_t nt,
     st->bc.n_devs = calloc(nt, sizeof *st->bc.n_devs);
     for (k = 0; k < 3; k++)
         st->search[k] = calloc(nt, sizeof *st->search[k]);
+    st->top = calloc(nt, sizeof *st->top);
+    st->ref = calloc(nt, sizeof *st->ref);
+    st->mm = calloc(nt, sizeof *st->mm);
+    st->mic = calloc(nt, sizeof *st->mic);
     if (r == NULL || st->bw.count == NULL || st->maxb == NULL ||
+        st->top == NULL || st->ref == NULL || st->mm == NULL ||
+        st->mic == NULL ||
         st->b == NULL || st->x == NULL || st->bc.devs == NULL ||
         st->bc.n_devs == NULL || st->search[0] == NULL ||
         st->search[1] == NULL || st->search[2] == NULL)
@@ -895,8 +967,11 @@ static hs_err_t hs__batch_alloc(hs__bstate_t *st, size_t nt,
     r->batch_after = calloc(nt, sizeof *r->batch_after);
     r->shard_after = calloc(nt, sizeof *r->shard_after);
     r->profile_after = calloc(nt, sizeof *r->profile_after);
+    r->micro_before = calloc(nt, sizeof *r->micro_before);
+    r->micro_after = calloc(nt, sizeof *r->micro_after);
     if (r->batch_before == NULL || r->batch_after == NULL ||
-        r->shard_after == NULL || r->profile_after == NULL)
+        r->shard_after == NULL || r->profile_after == NULL ||
+        r->micro_before == NULL || r->micro_after == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
@@ -935,10 +1010,42 @@ static hs_err_t hs__batch_types(hs__bstate_t *st, const hs_scenario_t *s,
                                  s->types[t].name);
     }
     r->global_batch_asked = global_batch != 0 ? global_batch : st->gb_now;
-    for (t = 0; t < nt; t++)
+    r->max_micro = st->max_micro > 1 ? st->max_micro : 1;
+    for (t = 0; t < nt; t++) {
+        uint32_t v0 = s->types[t].micro_batches > 1
+                          ? s->types[t].micro_batches
+                          : 1;
+
         st->maxb[t] = max_batch != NULL && max_batch[t] != 0
                           ? max_batch[t]
                           : 4 * r->global_batch_asked;
+        r->micro_before[t] = v0;
+        st->mm[t] = r->max_micro;
+        st->top[t] = st->maxb[t] > UINT32_MAX
+                         ? st->maxb[t]
+                         : st->maxb[t] * r->max_micro;
+        /* the profile holds one micro-batch; without the search the
+           batch scales the whole step as before */
+        st->ref[t] = r->max_micro > 1 ? s->types[t].batch / v0
+                                      : s->types[t].batch;
+    }
+    return HS_OK;
+}
+
+/* The limits the search's time function reads (bc) and the candidates'
+   scenarios are built with (bw); refuses a micro-batch limit over
+   hetsim's. */
+static hs_err_t hs__batch_limits(hs__bstate_t *st, const hs_scenario_t *s,
+                                 hs_error_t *err)
+{
+    if (st->max_micro > HS_LIMIT_MICRO_BATCHES)
+        return hs_error_setf(err, HS_ERR_RANGE, "%s: at most %llu "
+                             "micro-batches per step (%u asked)", s->file,
+                             (unsigned long long)HS_LIMIT_MICRO_BATCHES,
+                             st->max_micro);
+    st->bc.ref = st->bw.ref = st->ref;
+    st->bc.mmax = st->maxb;
+    st->bc.max_micro = st->r->max_micro;
     return HS_OK;
 }
 
@@ -972,14 +1079,35 @@ static hs_err_t hs__batch_search(hs__bstate_t *st, const hs_scenario_t *s,
         return rc;
     for (k = 0; k < 3; k++) {
         bc->kind = (int)k;
-        if ((rc = hs_batchopt_solve(nt, st->bw.count, st->maxb,
-                                    r->global_batch_asked, hs__batch_time,
-                                    bc, st->search[k], &st->br[k], err)) !=
+        if ((rc = hs_batchopt_solve_micro(
+                 nt, st->bw.count, st->maxb,
+                 r->max_micro > 1 ? st->mm : NULL, r->global_batch_asked,
+                 hs__batch_time, bc, st->search[k], &st->br[k], err)) !=
             HS_OK)
             return rc;
     }
     r->global_batch = st->br[0].global_batch;
     return HS_OK;
+}
+
+/* The micro-batch counts of per-step batches b into st->mic: each
+   type's own, or with micro-batches searched ceil(b / max); -1 when b is
+   not allowed (a count over max_micro, or one that does not divide b). */
+static int hs__micro_of(hs__bstate_t *st, const hs_scenario_t *s,
+                        const uint64_t *b)
+{
+    size_t t;
+
+    for (t = 0; t < s->n_types; t++) {
+        if (st->max_micro <= 1) {
+            st->mic[t] = st->r->micro_before[t];
+            continue;
+        }
+        if (!hs_batchopt_micro_ok(b[t], st->maxb[t], st->max_micro))
+            return -1;
+        st->mic[t] = (uint32_t)hs_batchopt_micro_count(b[t], st->maxb[t]);
+    }
+    return 0;
 }
 
 /* The candidates: the baseline, the search's split, the fallbacks, and
@@ -994,15 +1122,15 @@ static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
                  {"searched-1/4", 0.25}};
     hs_advise_batch_t *r = st->r;
     hs__bwork_t *bw = &st->bw;
-    uint64_t *maxb = st->maxb, *b = st->b, **search = st->search;
+    uint64_t *maxb = st->top, *b = st->b, **search = st->search;
     int *same_as = st->same_as;
     double *x = st->x;
     size_t t, k, nt = s->n_types;
 
     bw->baseline_given = r->global_batch_asked == st->gb_now;
     if (bw->baseline_given) {
-        if (hs__batch_add(r, bw->count, "given", r->batch_before, 1,
-                          same_as) != 0)
+        if (hs__batch_add(r, bw->count, "given", r->batch_before,
+                          r->micro_before, 1, same_as) != 0)
             goto nomem;
     } else {
         /* another global batch: the given batches scaled to it; when no
@@ -1011,13 +1139,15 @@ static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
             x[t] = (double)r->batch_before[t] *
                    (double)r->global_batch / (double)st->gb_now;
         if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) !=
-            0) {
+                0 ||
+            hs__micro_of(st, s, b) != 0) {
             memcpy(b, r->batch_before, nt * sizeof *b);
             bw->baseline_given = 1;
         }
         if (hs__batch_add(r, bw->count, bw->baseline_given ? "given"
                                                            : "proportional",
-                          b, 1, same_as) != 0)
+                          b, bw->baseline_given ? r->micro_before : st->mic,
+                          1, same_as) != 0)
             goto nomem;
     }
     if (bw->baseline_given)
@@ -1027,10 +1157,15 @@ static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
                                            ? s->types[t].shard /
                                                  s->sample_bytes
                                            : s->types[t].shard;
-    if (hs__batch_add(r, bw->count, "searched", search[0], 1, same_as) != 0 ||
-        hs__batch_add(r, bw->count, "paced", search[1], 0, same_as) != 0 ||
-        hs__batch_add(r, bw->count, "compute", search[2], 0, same_as) != 0)
-        goto nomem;
+    for (k = 0; k < 3; k++) {
+        static const char *const lab[3] = {"searched", "paced", "compute"};
+
+        /* the search returns allowed batches only (hs_batchopt.h) */
+        if (hs__micro_of(st, s, search[k]) != 0 ||
+            hs__batch_add(r, bw->count, lab[k], search[k], st->mic, k == 0,
+                          same_as) != 0)
+            goto nomem;
+    }
     for (k = 0; k < 3; k++) {
         for (t = 0; t < nt; t++)
             x[t] = (double)r->cands[0].batch[t] +
@@ -1038,7 +1173,9 @@ static hs_err_t hs__batch_cands(hs__bstate_t *st, const hs_scenario_t *s,
                                      (double)r->cands[0].batch[t]);
         if (hs__round_split(nt, bw->count, maxb, x, r->global_batch, b) ==
                 0 &&
-            hs__batch_add(r, bw->count, part[k].label, b, 0, same_as) != 0)
+            hs__micro_of(st, s, b) == 0 &&
+            hs__batch_add(r, bw->count, part[k].label, b, st->mic, 0,
+                          same_as) != 0)
             goto nomem;
     }
     /* the shards that follow each candidate's batches */
@@ -1108,8 +1245,9 @@ static hs_err_t hs__batch_recommend(hs__bstate_t *st, const hs_scenario_t *s,
     hs_err_t rc;
 
     k = r->chosen != 0 ? r->chosen : 1;
-    if ((rc = hs__batch_build(&st->bw, r->cands[k].batch, &st->w,
-                              &st->scaling, &st->models, err)) != HS_OK)
+    if ((rc = hs__batch_build(&st->bw, r->cands[k].batch,
+                              r->cands[k].micro, &st->w, &st->scaling,
+                              &st->models, err)) != HS_OK)
         return rc;
     len = (st->scaling ? strlen(st->scaling) : 0) + sizeof lin +
           sizeof pts + sizeof tail;
@@ -1121,6 +1259,8 @@ static hs_err_t hs__batch_recommend(hs__bstate_t *st, const hs_scenario_t *s,
            nt * sizeof *r->batch_after);
     memcpy(r->shard_after, r->cands[r->chosen].shard,
            nt * sizeof *r->shard_after);
+    memcpy(r->micro_after, r->cands[r->chosen].micro,
+           nt * sizeof *r->micro_after);
     for (t = 0; t < nt; t++)
         if (hs_profile_copy(&r->profile_after[t],
                             r->chosen != 0 ? &st->w->types[t].profile
@@ -1147,6 +1287,10 @@ static void hs__bstate_free(hs__bstate_t *st, size_t nt)
     free(st->x);
     for (k = 0; k < 3; k++)
         free(st->search[k]);
+    free(st->top);
+    free(st->ref);
+    free(st->mm);
+    free(st->mic);
     free(st->scaling);
 }
 
@@ -1155,12 +1299,25 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            int replay, const hs_advise_exec_t *ex,
                            hs_advise_batch_t **out, hs_error_t *err)
 {
+    return hs_advise_batch_micro_x(s, o, global_batch, max_batch, 1, replay,
+                                   ex, out, err);
+}
+
+hs_err_t hs_advise_batch_micro_x(const hs_scenario_t *s,
+                                 const hs_replay_opts_t *o,
+                                 uint64_t global_batch,
+                                 const uint64_t *max_batch,
+                                 uint32_t max_micro, int replay,
+                                 const hs_advise_exec_t *ex,
+                                 hs_advise_batch_t **out, hs_error_t *err)
+{
     hs__bstate_t st;
     size_t nt = s->n_types;
     hs_err_t rc;
 
     *out = NULL;
     memset(&st, 0, sizeof st);
+    st.max_micro = max_micro;
     if ((rc = hs_scenario_require_profiles(s, err)) != HS_OK)
         return rc;
     st.bc.s = s;
@@ -1170,9 +1327,11 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
     st.bw.o = o;
     st.bw.replay = replay;
     st.bw.same_as = st.same_as;
+    st.bw.micro_on = max_micro > 1;
     if ((rc = hs__batch_alloc(&st, nt, err)) != HS_OK ||
         (rc = hs__batch_types(&st, s, global_batch, max_batch, err)) !=
             HS_OK ||
+        (rc = hs__batch_limits(&st, s, err)) != HS_OK ||
         (rc = hs__batch_search(&st, s, err)) != HS_OK ||
         (rc = hs__batch_cands(&st, s, err)) != HS_OK ||
         (rc = hs__batch_judge(&st, ex, err)) != HS_OK ||
@@ -1197,7 +1356,10 @@ void hs_advise_batch_free(hs_advise_batch_t *r)
     for (k = 0; k < r->n_cands; k++) {
         free(r->cands[k].batch);
         free(r->cands[k].shard);
+        free(r->cands[k].micro);
     }
+    free(r->micro_before);
+    free(r->micro_after);
     free(r->profile_after);
     free(r->batch_before);
     free(r->batch_after);
@@ -1333,6 +1495,22 @@ static hs_err_t hs__wr_count(hs__wr_t *w, size_t t,
     return HS_OK;
 }
 
+/* Type t's micro_batches edit (micro-batches searched), set to v. */
+static hs_err_t hs__wr_micro(hs__wr_t *w, size_t t, uint32_t v,
+                             hs_error_t *err)
+{
+    char buf[640];
+
+    snprintf(buf, sizeof buf, "device_types.%s.micro_batches",
+             w->s->types[t].name);
+    if ((w->keys[w->n] = strdup(buf)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    snprintf(buf, sizeof buf, "%u", v);
+    if ((w->vals[w->n++] = strdup(buf)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
 /* Type t's profile scaled to batch v, written beside the file and named
    relative to it; its edit, and its line of the header. */
 static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
@@ -1348,6 +1526,11 @@ static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
     size_t sl = strlen(stem);
     hs_profile_t tmp;
     hs_bscale_t how;
+    /* with micro-batches searched the profile holds one micro-batch */
+    uint32_t mv = batch->max_micro > 1 ? batch->micro_after[t] : 1;
+    uint64_t b0 = batch->max_micro > 1
+                      ? s->types[t].batch / batch->micro_before[t]
+                      : s->types[t].batch;
     hs_err_t rc;
 
     if (sl > 5 && strcmp(stem + sl - 5, ".yaml") == 0)
@@ -1357,17 +1540,16 @@ static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
     snprintf(pname, sizeof pname, "%.*s.%s.profile.yaml",
              (int)sl, stem, s->types[t].name);
     snprintf(ppath, sizeof ppath, "%s/%s", w->outdir, pname);
-    if (hs_profile_at_batch(&s->types[t].profile,
-                            s->types[t].batch, v, &tmp,
+    if (hs_profile_at_batch(&s->types[t].profile, b0, v / mv, &tmp,
                             &how) != 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     hs_profile_clear(&tmp);
-    hs_bscale_describe(&how, s->types[t].batch, v, line,
-                       sizeof line);
+    hs_bscale_describe(&how, b0, v / mv, line, sizeof line);
     snprintf(buf, sizeof buf, "hetsim advise batch: the profile "
-             "of type %s scaled to batch %llu (%s), not measured "
-             "at it", s->types[t].name, (unsigned long long)v,
-             line);
+             "of type %s scaled to %s %llu (%s), not measured "
+             "at it", s->types[t].name,
+             batch->max_micro > 1 ? "micro-batch" : "batch",
+             (unsigned long long)(v / mv), line);
     info.comment = buf;
     if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
                                &info, err)) != HS_OK)
@@ -1378,10 +1560,19 @@ static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
         (w->vals[w->n] = malloc(strlen(pname) + 3)) == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     sprintf(w->vals[w->n++], "\"%s\"", pname);
-    if (hs__cat(&w->header, "%s%s: batch %llu -> %llu, profile %s "
-                "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
-                (unsigned long long)s->types[t].batch,
-                (unsigned long long)v, pname, line) != 0)
+    if (batch->max_micro > 1
+            ? hs__cat(&w->header, "%s%s: batch %llu -> %llu as %u "
+                      "micro-batch%s of %llu (micro_batches %u -> %u), "
+                      "profile %s (%s)", t == 0 ? "" : ";\n",
+                      s->types[t].name,
+                      (unsigned long long)s->types[t].batch,
+                      (unsigned long long)v, mv, mv == 1 ? "" : "es",
+                      (unsigned long long)(v / mv), batch->micro_before[t],
+                      mv, pname, line) != 0
+            : hs__cat(&w->header, "%s%s: batch %llu -> %llu, profile %s "
+                      "(%s)", t == 0 ? "" : ";\n", s->types[t].name,
+                      (unsigned long long)s->types[t].batch,
+                      (unsigned long long)v, pname, line) != 0)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
@@ -1437,13 +1628,16 @@ static hs_err_t hs__wr_header(hs__wr_t *w, const hs_advise_batch_t *batch,
                         &batch->cands[batch->chosen].fig, 0, judged,
                         sizeof judged);
         if (hs__cat(&w->header, "written by hetsim advise batch from %s: "
-                    "each type's batch (and shard, where it gave one) "
+                    "each type's batch (and shard, where it gave one%s) "
                     "is the recommendation ('%s');\nthe profiles, "
                     "written beside this file, are each type's profile "
-                    "in that scenario scaled to its new batch, not "
-                    "measured at it (profile each type at its new batch "
+                    "in that scenario scaled to its new %s, not "
+                    "measured at it (profile each type at its new %s "
                     "to confirm):\n%s;\n%s", s->file,
+                    batch->max_micro > 1 ? ", and its micro_batches" : "",
                     batch->cands[batch->chosen].label,
+                    batch->max_micro > 1 ? "micro-batch" : "batch",
+                    batch->max_micro > 1 ? "micro-batch" : "batch",
                     types != NULL ? types : "", judged) != 0) {
             free(types);
             return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
@@ -1482,6 +1676,9 @@ static hs_err_t hs__wr_types(hs__wr_t *w, const hs_advise_batch_t *batch,
 
         if ((rc = hs__wr_count(w, t, batch, mix, v, err)) != HS_OK)
             return rc;
+        if (batch != NULL && batch->max_micro > 1 &&
+            (rc = hs__wr_micro(w, t, batch->micro_after[t], err)) != HS_OK)
+            return rc;
         if (batch != NULL &&
             (rc = hs__wr_profile(w, t, batch, v, err)) != HS_OK)
             return rc;
@@ -1499,7 +1696,7 @@ hs_err_t hs_advise_write(const hs_scenario_t *s, const hs_advise_ring_t *ring,
     hs__wr_t w = {s, path, NULL, NULL, 0, NULL, NULL};
     hs_rewrite_edit_t *ed = NULL;
     char *base = NULL;
-    size_t cap = 3 * s->n_types + 1, i;
+    size_t cap = 4 * s->n_types + 1, i;
     hs_err_t rc;
 
     if ((ring != NULL && ring->outcome == HS_ADVISE_NONE) ||

@@ -154,6 +154,9 @@ typedef struct hs_advise_batch_cand_s {
                                the batch, in samples (0: the scenario
                                derives it, or the given one's own) */
     uint64_t global_batch;  /* sum over types of count x batch */
+    uint32_t *micro;        /* per type: the micro-batches a step's batch
+                               is split into (the given ones unless the
+                               micro-batches are searched) */
     hs_advise_fig_t fig;    /* the judge's figures */
 } hs_advise_batch_cand_t;
 
@@ -182,7 +185,15 @@ typedef struct hs_advise_batch_s {
                                recommendation (the search's split when
                                none), in words (owned) */
     hs_profile_t *profile_after;    /* per type: its profile scaled to
-                               batch_after (owned) */
+                               batch_after (owned); with micro-batches,
+                               to one micro-batch of it */
+    uint32_t max_micro;     /* the most micro-batches a type may take
+                               (hs_advise_batch_micro_x); 1: not
+                               searched, each type keeps its own */
+    uint32_t *micro_before, *micro_after;   /* per type (owned): the given
+                               micro-batch counts, and the
+                               recommendation's (batch_after[t] /
+                               micro_after[t] samples each) */
 } hs_advise_batch_t;
 
 /*
@@ -321,6 +332,31 @@ hs_err_t hs_advise_batch_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            uint64_t global_batch, const uint64_t *max_batch,
                            int replay, const hs_advise_exec_t *ex,
                            hs_advise_batch_t **out, hs_error_t *err);
+
+/*
+ * As hs_advise_batch_x, with gradient accumulation counted as a way to
+ * balance the types (max_micro > 1; 0 or 1: exactly hs_advise_batch_x).
+ * max_batch[t] is then what one device holds at once: a per-step batch b
+ * above it is V = ceil(b / max_batch[t]) <= max_micro micro-batches of
+ * b / V samples, allowed only when V divides b (micro-batches are equal:
+ * a remainder is never split unevenly; model/hs_batchopt.h).  Type t's
+ * step at b is then its profile scaled to the micro-batch b / V, its
+ * forward and backward V times, the data loading V times, the all-reduce
+ * and the optimizer once (model/hs_phases.h) -- its T_ext, kept
+ * non-decreasing in b by taking the larger of it and T_ext at the
+ * largest batch of V - 1 micro-batches (binding only where a sample
+ * costs more in a larger micro-batch).  The profile is taken to hold one
+ * micro-batch of the given batch (batch / micro_batches).  Every
+ * candidate's micro-batch counts are in cands[k].micro, the
+ * recommendation's in micro_after; hs_advise_write writes them.
+ */
+hs_err_t hs_advise_batch_micro_x(const hs_scenario_t *s,
+                                 const hs_replay_opts_t *o,
+                                 uint64_t global_batch,
+                                 const uint64_t *max_batch,
+                                 uint32_t max_micro, int replay,
+                                 const hs_advise_exec_t *ex,
+                                 hs_advise_batch_t **out, hs_error_t *err);
 
 /* As hs_advise_mix, run as ex says (NULL: one silent process). */
 hs_err_t hs_advise_mix_x(const hs_scenario_t *s, const hs_replay_opts_t *o,
