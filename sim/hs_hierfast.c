@@ -249,24 +249,13 @@ static int64_t hs__end_step(hs__hf_t *m, const hs_fast_comp_t *comp, uint32_t k,
 
     *n_events += m->chunks;
     for (x = 0; x < m->n; x++) {
-        int64_t tb = m->rd[x], dd, fn;
+        int64_t fn;
         *n_events += 1;     /* RING_OPEN (patent), BWD_DONE (none) */
-        if (m->patent && tb < m->t3[x]) {
-            tb = m->t3[x];
-            *n_events += 1; /* BWD_DONE after the collective */
-        }
-        dd = tb + comp[x].opt;
-        *n_events += comp[x].opt > 0;
-        fn = m->f[x] + comp[x].dl;
-        if (fn > dd)
-            *n_events += 1; /* DL_DONE: it waits for the batch */
-        else
-            fn = dd;
-        if (k >= 1 || steps == 1)
-            m->sum[x] += fn - m->f[x];
+        fn = hs_fast_dev_end(m->patent, m->rd[x], m->t3[x], &comp[x],
+                             &m->f[x], k >= 1 || steps == 1, &m->sum[x],
+                             n_events);
         if (fn > end)
             end = fn;
-        m->f[x] = fn;
     }
     return end;
 }

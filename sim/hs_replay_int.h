@@ -159,6 +159,39 @@ typedef struct hs_fast_comp_s {
     double c;              /* compute scale (bucket ready times) */
 } hs_fast_comp_t;
 
+/* A fast path's end of one device's step: its collective ended at
+   tb_ns, its backward ends at bwd_ns (under patent the step waits for
+   both), then its optimizer, and its next batch must be loaded (from the
+   step's start *f_ns, loading beside the step).  Counts the events the
+   engine would have run for it (BWD_DONE after the collective, the
+   optimizer's, a DL_DONE it waits for) into *n_events, adds the step's
+   length to *sum_ns when count_it, moves *f_ns to the next step's start
+   and returns it. */
+static inline int64_t hs_fast_dev_end(int patent, int64_t tb_ns,
+                                      int64_t bwd_ns,
+                                      const hs_fast_comp_t *c,
+                                      int64_t *f_ns, int count_it,
+                                      int64_t *sum_ns, uint64_t *n_events)
+{
+    int64_t dd, fn;
+
+    if (patent && tb_ns < bwd_ns) {
+        tb_ns = bwd_ns;
+        *n_events += 1;
+    }
+    dd = tb_ns + c->opt;
+    *n_events += c->opt > 0;
+    fn = *f_ns + c->dl;
+    if (fn > dd)
+        *n_events += 1; /* DL_DONE: it waits for the batch */
+    else
+        fn = dd;
+    if (count_it)
+        *sum_ns += fn - *f_ns;
+    *f_ns = fn;
+    return fn;
+}
+
 /* Device x's compute for step k of a replay of s under o (k < 0: without
    stragglers) into *out.  No allocation. */
 void hs_fast_compute(const hs_scenario_t *s, const hs_replay_opts_t *o,

@@ -556,27 +556,16 @@ static void hs__fast_step(hs__fast_t *m, const hs_scenario_t *s,
     /* ARRIVE */
     m->n_events += (uint64_t)n * (uint64_t)m->rounds * m->nb;
     for (j = 0; j < n; j++) {
-        int64_t tb = rd[j], dd, fn, bwd = m->t3[j] + m->debt[j];
+        int64_t fn;
         /* patent: RING_OPEN (buckets: one per bucket), and BWD_DONE
            when the ring beats the backward; none: the BWD_DONE that
            opens the ring */
         m->n_events += m->buckets ? m->nb : 1;
-        if (m->patent && tb < bwd) {
-            tb = bwd;
-            m->n_events++;
-        }
-        dd = tb + comp[j].opt;
-        m->n_events += comp[j].opt > 0;
-        fn = m->f[j] + comp[j].dl;
-        if (fn > dd)
-            m->n_events++; /* DL_DONE: it waits for the batch */
-        else
-            fn = dd;
-        if (k >= 1 || steps == 1)
-            m->sum[j] += fn - m->f[j];
+        fn = hs_fast_dev_end(m->patent, rd[j], m->t3[j] + m->debt[j],
+                             &comp[j], &m->f[j], k >= 1 || steps == 1,
+                             &m->sum[j], &m->n_events);
         if (fn > end)
             end = fn;
-        m->f[j] = fn;
     }
     *end_ns = end;
 }
