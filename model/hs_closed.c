@@ -147,11 +147,11 @@ int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
     return dl_ns > ext ? dl_ns : ext;
 }
 
-/* Fills one device's record, T_ar(i) from collective c, T_ext(i) in
-   overlap ov (bar: room for ov->nb bucket all-reduces); returns T(i). */
+/* Fills one device's record, T_ar(i) = t_ar (collective c's), T_ext(i)
+   in overlap ov (bar: room for ov->nb bucket all-reduces); returns T(i). */
 static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
                           const hs_closed_overlap_t *ov, uint32_t d,
-                          int64_t *bar, hs_dev_pred_t *r)
+                          int64_t t_ar, int64_t *bar, hs_dev_pred_t *r)
 {
     const hs_profile_t *p = &s->types[s->devices[d].type].profile;
     hs_phases_t ph;
@@ -160,7 +160,7 @@ static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
     r->t_dl_ns = p->t_dl.known ? hs_phases_dl_ns(s, d, p->t_dl.mean_ns) : 0;
     r->t_fwd_ns = ph.fwd_ns;
     r->t_b1_ns = ph.b1_ns;
-    r->t_ar_ns = c->allreduce_ns(s, d);
+    r->t_ar_ns = t_ar;
     r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
     r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
     r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
@@ -180,7 +180,34 @@ int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
 {
     hs_dev_pred_t r;
 
-    return hs__device(s, c, NULL, d, NULL, &r);
+    return hs__device(s, c, NULL, d, c->allreduce_ns(s, d), NULL, &r);
+}
+
+/* T_ar(i) of every device by collective c into ar[] (N of them): in one
+   pass when c has one (allreduce_all_ns), else device by device. */
+static hs_err_t hs__all_ar(const hs_scenario_t *s, const hs_collective_t *c,
+                           int64_t *ar, hs_error_t *err)
+{
+    size_t d;
+
+    if (c->allreduce_all_ns != NULL)
+        return c->allreduce_all_ns(s, ar, err);
+    for (d = 0; d < s->n_devices; d++)
+        ar[d] = c->allreduce_ns(s, (uint32_t)d);
+    return HS_OK;
+}
+
+hs_err_t hs_closed_devices_coll_ns(const hs_scenario_t *s,
+                                   const hs_collective_t *c, int64_t *out,
+                                   hs_error_t *err)
+{
+    hs_dev_pred_t r;
+    hs_err_t rc = hs__all_ar(s, c, out, err);
+    size_t d;
+
+    for (d = 0; rc == HS_OK && d < s->n_devices; d++)
+        out[d] = hs__device(s, c, NULL, (uint32_t)d, out[d], NULL, &r);
+    return rc;
 }
 
 int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
@@ -195,7 +222,8 @@ int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
         hs_closed_overlap_clear(&ov);
         return -1;
     }
-    hs__device(s, &hs_coll_ring, &ov, d, bar, &r);
+    hs__device(s, &hs_coll_ring, &ov, d, hs_coll_ring.allreduce_ns(s, d),
+               bar, &r);
     free(bar);
     hs_closed_overlap_clear(&ov);
     return r.t_ext_ns;
@@ -305,11 +333,12 @@ static hs_prediction_t *hs__pred_new(const hs_scenario_t *s)
     return p;
 }
 
-/* Every device's T(i) and T_ext(i) (bar: room for ov->nb bucket
-   all-reduces), and the extremes per type and over the cluster; the sum
-   of the devices' batches into *sum_batch. */
+/* Every device's T(i) and T_ext(i) (ar: every device's T_ar(i); bar:
+   room for ov->nb bucket all-reduces), and the extremes per type and over
+   the cluster; the sum of the devices' batches into *sum_batch. */
 static void hs__pred_devices(const hs_scenario_t *s, const hs_collective_t *c,
-                             const hs_closed_overlap_t *ov, int64_t *bar,
+                             const hs_closed_overlap_t *ov,
+                             const int64_t *ar, int64_t *bar,
                              hs_prediction_t *p, uint64_t *sum_batch)
 {
     int64_t worst_ar = -1;
@@ -319,7 +348,7 @@ static void hs__pred_devices(const hs_scenario_t *s, const hs_collective_t *c,
         hs_dev_pred_t *r = &p->dev[i];
         uint32_t ty = s->devices[i].type;
         hs_type_pred_t *tp = &p->types[ty];
-        int64_t ts = hs__device(s, c, ov, (uint32_t)i, bar, r);
+        int64_t ts = hs__device(s, c, ov, (uint32_t)i, ar[i], bar, r);
 
         tp->count++;
         *sum_batch += s->types[ty].batch;
@@ -489,7 +518,7 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
 {
     hs_closed_overlap_t ov;
     hs_prediction_t *p = NULL;
-    int64_t *bar = NULL;
+    int64_t *bar = NULL, *ar = NULL;
     uint64_t sum_batch = 0, iters_min = UINT64_MAX;
     hs_err_t rc;
 
@@ -508,7 +537,14 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
                                        NULL))
         goto nomem;
     p->overlap = ov.mode;
-    hs__pred_devices(s, c, &ov, bar, p, &sum_batch);
+    if ((ar = malloc((s->n_devices ? s->n_devices : 1) * sizeof *ar)) ==
+        NULL)
+        goto nomem;
+    if ((rc = hs__all_ar(s, c, ar, err)) != HS_OK)
+        goto fail;
+    hs__pred_devices(s, c, &ov, ar, bar, p, &sum_batch);
+    free(ar);
+    ar = NULL;
     if ((rc = hs__pred_epoch(s, p, sum_batch, &iters_min, err)) != HS_OK)
         goto fail;
     if (hs__pred_warnings(s, &ov, p, iters_min) != 0)
@@ -520,6 +556,7 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
+    free(ar);
     free(bar);
     hs_closed_overlap_clear(&ov);
     hs_prediction_free(p);

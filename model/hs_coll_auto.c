@@ -192,6 +192,19 @@ static int64_t hs__auto_allreduce_ns(const hs_scenario_t *s, uint32_t x)
     return hs__pick(s)->allreduce_ns(s, x);
 }
 
+static hs_err_t hs__auto_allreduce_all_ns(const hs_scenario_t *s,
+                                          int64_t *out, hs_error_t *err)
+{
+    const hs_collective_t *c = hs__pick(s);
+    size_t x;
+
+    if (c->allreduce_all_ns != NULL)
+        return c->allreduce_all_ns(s, out, err);
+    for (x = 0; x < s->n_devices; x++)
+        out[x] = c->allreduce_ns(s, (uint32_t)x);
+    return HS_OK;
+}
+
 static hs_err_t hs__auto_check(const hs_scenario_t *s, hs_error_t *err)
 {
     const hs_collective_t *c = hs__pick(s);
@@ -227,7 +240,8 @@ const hs_collective_t hs_coll_auto = {
     hs__auto_allreduce_ns,
     hs__auto_check,
     hs__auto_rounds_of,
-    hs__auto_rings
+    hs__auto_rings,
+    hs__auto_allreduce_all_ns
 };
 
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,

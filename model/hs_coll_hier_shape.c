@@ -175,5 +175,6 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_allreduce_ns,
     hs__hier_check,
     hs__hier_rounds_of,
-    hs__hier_rings
+    hs__hier_rings,
+    NULL    /* allreduce_all_ns: per device */
 };

@@ -27,8 +27,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_edge.h"
+#include "hs_limits.h"
 
 int hs_coll_tree_link(const hs_scenario_t *s, uint32_t x, uint32_t y,
                       double *bw_bytes_per_s, int64_t *lat_ns)
@@ -86,18 +88,24 @@ static int64_t hs__tree_send_ns(const hs_scenario_t *s, uint32_t x,
                        2.0 * (double)hs_coll_tree_chunks(s));
 }
 
-/* The closed form's state: done[x * R + r] when device x's round r was
-   done (valid below next[x]), send[x * 8 + 4t + i] x's send in tree t to
-   its child i (0-2) or its parent (3), and a worklist of devices that may
-   move (stack, inq). */
-typedef struct hs__tree_cf_s {
+/* The schedule's state (hs_coll_tree_shape.h): done[x * R + r] when
+   device x's round r was done (valid below next[x]), send[x * 8 + 4t + i]
+   x's send in tree t to its child i (0-2) or its parent (3), and a
+   worklist of devices that may move (stack, inq). */
+struct hs_coll_tree_sched_s {
+    size_t n;
     int64_t R, P2;
+    int64_t *buf;          /* one block: done, next, send */
     int64_t *done, *next, *send;
+    const int64_t *open;   /* the run's openings (NULL: all at 0) */
     uint32_t *stack, n_stack;
     uint8_t *inq;
     hs_tree_links_t *lk;   /* [x * 2 + t]: hs_coll_tree_links, once */
     int8_t *lf;            /* [x]: hs_coll_tree_leaf_first, once */
-} hs__tree_cf_t;
+    uint64_t chunks;       /* sends of one all-reduce, all devices */
+};
+
+typedef hs_coll_tree_sched_t hs__tree_cf_t;
 
 /* hs_coll_tree_up_round from the cached links. */
 static int64_t hs__tree_up_round(const hs__tree_cf_t *cf, uint32_t x,
@@ -110,14 +118,26 @@ static int64_t hs__tree_up_round(const hs__tree_cf_t *cf, uint32_t x,
     return c % 2 == lf ? c / 2 : cf->P2 / 2 + c / 2;
 }
 
+/* The slot of child x among parent p's children in tree t, cached. */
+static int64_t hs__tree_slot(const hs__tree_cf_t *cf, int t, uint32_t p,
+                             uint32_t x)
+{
+    const hs_tree_links_t *pl = &cf->lk[(size_t)p * 2 + (size_t)t];
+    uint32_t i;
+
+    for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
+        ;
+    return i;
+}
+
 /* hs_coll_tree_step from the cached links (the same rounds: the replay,
-   which asks hs_coll_tree_step, equals this closed form to the ns in
-   tests/test_tree.c). */
+   which asks hs_coll_tree_step, equals this schedule to the ns in
+   tests/test_tree.c and tests/test_treefast.c). */
 static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
                           hs_tree_step_t *o)
 {
     const int64_t P2 = cf->P2, P = P2 / 2;
-    const hs_tree_links_t *lk, *pl;
+    const hs_tree_links_t *lk;
     int64_t c, slot;
     uint32_t i;
     int t;
@@ -141,11 +161,9 @@ static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
             lk = &cf->lk[(size_t)x * 2 + (size_t)t];
             if (lk->parent == HS_TREE_NONE)
                 continue;
-            pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)t];
-            for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
-                ;
             o->need[o->n_need] = lk->parent;
-            o->need_r[o->n_need++] = P2 + 3 * (P2 - 2 + t) + i;
+            o->need_r[o->n_need++] = P2 + 3 * (P2 - 2 + t) +
+                                     hs__tree_slot(cf, t, lk->parent, x);
         }
         return;
     }
@@ -158,11 +176,9 @@ static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
     if (slot > 0)
         return;
     if (lk->parent != HS_TREE_NONE) {
-        pl = &cf->lk[(size_t)lk->parent * 2 + (size_t)(c % 2)];
-        for (i = 0; i < pl->n_kids && pl->kids[i] != x; i++)
-            ;
         o->need[0] = lk->parent;
-        o->need_r[0] = P2 + 3 * c + i;
+        o->need_r[0] = P2 + 3 * c +
+                       hs__tree_slot(cf, (int)(c % 2), lk->parent, x);
         o->n_need = 1;
         return;
     }
@@ -172,13 +188,15 @@ static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
     }
 }
 
-/* Fills cf->send: every send's time, once per device and tree. */
+/* Fills cf->send (every send's time, once per device and tree) and
+   cf->chunks. */
 static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
 {
     uint32_t x, i;
     int t;
 
-    for (x = 0; x < s->n_devices; x++)
+    cf->chunks = 0;
+    for (x = 0; x < cf->n; x++)
         for (t = 0; t < 2; t++) {
             const hs_tree_links_t *lk = &cf->lk[(size_t)x * 2 + (size_t)t];
             hs_tree_step_t st;
@@ -188,6 +206,9 @@ static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
                                        : i == 3 ? lk->parent : HS_TREE_NONE;
                 o[i] = hs__tree_send_ns(s, x, &st);
             }
+            /* per tree P chunks up (with a parent), P to each child */
+            cf->chunks += (uint64_t)(cf->P2 / 2) *
+                          (lk->n_kids + (lk->parent != HS_TREE_NONE));
         }
 }
 
@@ -199,37 +220,44 @@ static void hs__tree_push(hs__tree_cf_t *cf, uint32_t x)
     cf->stack[cf->n_stack++] = x;
 }
 
+/* The time device x's send of round r takes (0 without one). */
+static inline int64_t hs__tree_round_send(const hs__tree_cf_t *cf,
+                                          uint32_t x, int64_t r)
+{
+    int64_t t;
+
+    if (r < cf->P2) {
+        t = cf->lf[x] < 0 ? r % 2
+            : r < cf->P2 / 2 ? cf->lf[x] : 1 - cf->lf[x];
+        return cf->send[(size_t)x * 8 + 4 * (size_t)t + 3];
+    }
+    return cf->send[(size_t)x * 8 + 4 * (size_t)(((r - cf->P2) / 3) % 2) +
+                    (size_t)((r - cf->P2) % 3)];
+}
+
 /* Evaluates device x's rounds as far as what they need is known; returns
    whether it moved. */
-static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
-                            uint32_t x)
+static int hs__tree_advance(hs__tree_cf_t *cf, uint32_t x)
 {
     int64_t *dx = &cf->done[(size_t)x * (size_t)cf->R], r;
     int moved = 0;
 
     while ((r = cf->next[x]) < cf->R) {
         hs_tree_step_t st;
-        int64_t t = r > 0 ? dx[r - 1] : 0;
+        int64_t t = r > 0 ? dx[r - 1] : cf->open != NULL ? cf->open[x] : 0;
         uint32_t i;
         hs__tree_step(cf, x, r, &st);
         for (i = 0; i < st.n_need; i++) {
+            int64_t at;
             if (cf->next[st.need[i]] <= st.need_r[i])
                 return moved;
-            if (cf->done[(size_t)st.need[i] * (size_t)cf->R +
-                         (size_t)st.need_r[i]] > t)
-                t = cf->done[(size_t)st.need[i] * (size_t)cf->R +
-                             (size_t)st.need_r[i]];
+            at = cf->done[(size_t)st.need[i] * (size_t)cf->R +
+                          (size_t)st.need_r[i]];
+            if (at > t)
+                t = at;
         }
         if (st.to != HS_TREE_NONE)
-            t += r < cf->P2
-                     ? cf->send[(size_t)x * 8 +
-                                4 * (size_t)((cf->lf[x] < 0 ? r
-                                              : r < cf->P2 / 2
-                                                  ? cf->lf[x]
-                                                  : 1 - cf->lf[x]) % 2) + 3]
-                     : cf->send[(size_t)x * 8 +
-                                4 * (size_t)(((r - cf->P2) / 3) % 2) +
-                                (size_t)((r - cf->P2) % 3)];
+            t += hs__tree_round_send(cf, x, r);
         dx[r] = t;
         cf->next[x] = r + 1;
         moved = 1;
@@ -237,62 +265,131 @@ static int hs__tree_advance(const hs_scenario_t *s, hs__tree_cf_t *cf,
     return moved;
 }
 
-static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
+void hs_coll_tree_sched_free(hs_coll_tree_sched_t *cf)
+{
+    if (cf == NULL)
+        return;
+    free(cf->buf);
+    free(cf->stack);
+    free(cf->inq);
+    free(cf->lk);
+    free(cf->lf);
+    free(cf);
+}
+
+size_t hs_coll_tree_sched_state_bytes(const hs_scenario_t *s)
+{
+    size_t n = s->n_devices;
+
+    return ((size_t)hs_coll_tree_rounds(s) + 9) * n * sizeof(int64_t) +
+           n * (sizeof(uint32_t) + 2 + 2 * sizeof(hs_tree_links_t)) +
+           sizeof(hs_coll_tree_sched_t);
+}
+
+hs_err_t hs_coll_tree_sched_new(const hs_scenario_t *s,
+                                hs_coll_tree_sched_t **out, hs_error_t *err)
 {
     size_t N = s->n_devices;
-    hs__tree_cf_t cf;
-    int64_t *buf, t_ar = INT64_MAX;
+    hs__tree_cf_t *cf;
+    uint32_t x;
+
+    *out = NULL;
+    if ((cf = calloc(1, sizeof *cf)) == NULL)
+        goto nomem;
+    cf->n = N;
+    cf->R = hs_coll_tree_rounds(s);
+    cf->P2 = 2 * hs_coll_tree_chunks(s);
+    cf->buf = malloc((size_t)(cf->R + 9) * N * sizeof *cf->buf);
+    cf->stack = malloc(N * sizeof *cf->stack);
+    cf->inq = calloc(N, 1);
+    cf->lk = malloc(2 * N * sizeof *cf->lk);
+    cf->lf = malloc(N);
+    if (cf->buf == NULL || cf->stack == NULL || cf->inq == NULL ||
+        cf->lk == NULL || cf->lf == NULL)
+        goto nomem;
+    for (x = 0; x < N; x++) {
+        hs_coll_tree_links(s, 0, x, &cf->lk[(size_t)x * 2]);
+        hs_coll_tree_links(s, 1, x, &cf->lk[(size_t)x * 2 + 1]);
+        cf->lf[x] = (int8_t)hs_coll_tree_leaf_first(s, x);
+    }
+    cf->done = cf->buf;
+    cf->next = cf->buf + (size_t)cf->R * N;
+    cf->send = cf->next + N;
+    hs__tree_sends(s, cf);
+    *out = cf;
+    return HS_OK;
+nomem:
+    hs_coll_tree_sched_free(cf);
+    return hs_error_setf(err, HS_ERR_NOMEM,
+                         "out of memory for the tree schedule of %zu "
+                         "devices", N);
+}
+
+uint64_t hs_coll_tree_sched_chunks(const hs_coll_tree_sched_t *cf)
+{
+    return cf->chunks;
+}
+
+size_t hs_coll_tree_sched_run(hs_coll_tree_sched_t *cf,
+                              const int64_t *open_ns, int64_t *done_ns)
+{
+    size_t N = cf->n, left = 0;
     uint32_t x, i;
     int t;
 
-    cf.R = hs_coll_tree_rounds(s);
-    cf.P2 = 2 * hs_coll_tree_chunks(s);
-    buf = calloc((size_t)(cf.R + 9) * N, sizeof *buf);
-    cf.stack = malloc(N * sizeof *cf.stack);
-    cf.inq = calloc(N, 1);
-    cf.lk = malloc(2 * N * sizeof *cf.lk);
-    cf.lf = malloc(N);
-    if (buf == NULL || cf.stack == NULL || cf.inq == NULL || cf.lk == NULL ||
-        cf.lf == NULL)
-        goto done;   /* out of memory: no figure */
-    for (x = 0; x < N; x++) {
-        hs_coll_tree_links(s, 0, x, &cf.lk[(size_t)x * 2]);
-        hs_coll_tree_links(s, 1, x, &cf.lk[(size_t)x * 2 + 1]);
-        cf.lf[x] = (int8_t)hs_coll_tree_leaf_first(s, x);
-    }
-    cf.done = buf;
-    cf.next = buf + (size_t)cf.R * N;
-    cf.send = cf.next + N;
-    cf.n_stack = 0;
-    hs__tree_sends(s, &cf);
+    cf->open = open_ns;
+    cf->n_stack = 0;
+    memset(cf->next, 0, N * sizeof *cf->next);
     for (x = (uint32_t)N; x-- > 0;)
-        hs__tree_push(&cf, x);
-    while (cf.n_stack > 0) {
-        x = cf.stack[--cf.n_stack];
-        cf.inq[x] = 0;
-        if (!hs__tree_advance(s, &cf, x))
+        hs__tree_push(cf, x);
+    while (cf->n_stack > 0) {
+        x = cf->stack[--cf->n_stack];
+        cf->inq[x] = 0;
+        if (!hs__tree_advance(cf, x))
             continue;
         for (t = 0; t < 2; t++) {   /* who may wait on x */
-            const hs_tree_links_t *lk = &cf.lk[(size_t)x * 2 + (size_t)t];
-            hs__tree_push(&cf, lk->parent);
+            const hs_tree_links_t *lk = &cf->lk[(size_t)x * 2 + (size_t)t];
+            hs__tree_push(cf, lk->parent);
             for (i = 0; i < lk->n_kids; i++)
-                hs__tree_push(&cf, lk->kids[i]);
+                hs__tree_push(cf, lk->kids[i]);
         }
     }
-    if (cf.next[d] == cf.R)
-        t_ar = cf.done[(size_t)d * (size_t)cf.R + (size_t)(cf.R - 1)];
-done:
-    free(buf);
-    free(cf.stack);
-    free(cf.inq);
-    free(cf.lk);
-    free(cf.lf);
-    return t_ar;
+    for (x = 0; x < N; x++) {
+        left += cf->next[x] != cf->R;
+        done_ns[x] = cf->next[x] == cf->R
+                         ? cf->done[(size_t)x * (size_t)cf->R +
+                                    (size_t)(cf->R - 1)]
+                         : INT64_MAX;
+    }
+    cf->open = NULL;
+    return left;
 }
 
-/* The devices the tree's closed form evaluates in reasonable time: it is
-   O(N R) per device, O(N^2 R) for the whole cluster. */
-#define HS__TREE_MAX_DEVICES 1024
+/* T_ar of every device (the schedule with every device opening at 0). */
+static hs_err_t hs__tree_allreduce_all_ns(const hs_scenario_t *s,
+                                          int64_t *out, hs_error_t *err)
+{
+    hs_coll_tree_sched_t *cf;
+    hs_err_t rc = hs_coll_tree_sched_new(s, &cf, err);
+
+    if (rc != HS_OK)
+        return rc;
+    (void)hs_coll_tree_sched_run(cf, NULL, out);
+    hs_coll_tree_sched_free(cf);
+    return HS_OK;
+}
+
+/* T_ar of device d alone: the whole schedule, O(N R) (the closed form
+   asks hs__tree_allreduce_all_ns once instead). */
+static int64_t hs__tree_allreduce_ns(const hs_scenario_t *s, uint32_t d)
+{
+    int64_t *all = malloc(s->n_devices * sizeof *all), t_ar = INT64_MAX;
+
+    if (all != NULL && hs__tree_allreduce_all_ns(s, all, NULL) == HS_OK)
+        t_ar = all[d];
+    free(all);
+    return t_ar;   /* out of memory: no figure */
+}
 
 static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
 {
@@ -304,11 +401,16 @@ static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
         return hs_error_setf(err, HS_ERR_SCHEMA,
                              "tree needs a nodes: section (a flat device "
                              "list has no nodes; use ring)");
-    if (N > HS__TREE_MAX_DEVICES)
-        return hs_error_setf(err, HS_ERR_RANGE,
-                             "tree: %zu devices, at most %d (its closed "
-                             "form is quadratic in the devices; use ring)",
-                             N, HS__TREE_MAX_DEVICES);
+    if ((double)hs_coll_tree_sched_state_bytes(s) >
+        (double)HS_LIMIT_STATE_BYTES)
+        return hs_error_setf(
+            err, HS_ERR_RANGE,
+            "tree: %zu devices in %lld rounds need %.1f GiB for the "
+            "schedule, beyond the %.0f GiB allowed (fewer devices or a "
+            "smaller tree_chunks:, or use ring)",
+            N, (long long)hs_coll_tree_rounds(s),
+            (double)hs_coll_tree_sched_state_bytes(s) / 1073741824.0,
+            (double)HS_LIMIT_STATE_BYTES / 1073741824.0);
     for (x = 0; x < N; x++)
         for (t = 0; t < 2; t++) {
             hs_tree_links_t lk;
@@ -347,5 +449,6 @@ const hs_collective_t hs_coll_tree = {
     hs__tree_allreduce_ns,
     hs__tree_check,
     hs__tree_rounds_of,
-    NULL    /* rings: the hop wait as in a ring of every device */
+    NULL,   /* rings: the hop wait as in a ring of every device */
+    hs__tree_allreduce_all_ns
 };

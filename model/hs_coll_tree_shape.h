@@ -56,6 +56,7 @@
 #ifndef HS_COLL_TREE_SHAPE_H
 #define HS_COLL_TREE_SHAPE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hs_collective.h"
@@ -307,5 +308,44 @@ static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
    devices, else 1).  Returns 0 when no bandwidth applies. */
 int hs_coll_tree_link(const hs_scenario_t *s, uint32_t x, uint32_t y,
                       double *bw_bytes_per_s, int64_t *lat_ns);
+
+/*
+ * The schedule of one tree all-reduce (hs_coll_tree_shape.c): every device
+ * opens it at its own time, a round starts when the device's previous
+ * round is done and the chunks it needs have arrived, a send takes the
+ * link's latency plus M / (2P) bytes over its bandwidth (hs_chunk_ns).
+ * That is the max-plus recursion
+ *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r)
+ * (done(x, -1) = x's opening), evaluated with a worklist in O(N R): a
+ * device moves on as far as the rounds it needs are known, then wakes its
+ * tree neighbours.  The closed form runs it with every device opening at
+ * 0; the replay's fast path (sim/hs_treefast.c) with each step's openings.
+ * Memory (R + 9) N int64 and a little per device
+ * (hs_coll_tree_sched_state_bytes).
+ */
+typedef struct hs_coll_tree_sched_s hs_coll_tree_sched_t;
+
+/* The bytes a schedule of s takes (what the check holds to
+   HS_LIMIT_STATE_BYTES).  Pure. */
+size_t hs_coll_tree_sched_state_bytes(const hs_scenario_t *s);
+
+/* A new schedule of s (nodes required; its links and send times computed
+   once) into *out; free with hs_coll_tree_sched_free.  HS_ERR_NOMEM. */
+hs_err_t hs_coll_tree_sched_new(const hs_scenario_t *s,
+                                hs_coll_tree_sched_t **out, hs_error_t *err);
+
+/* Runs one all-reduce: device x opens it at open_ns[x] (open_ns NULL: all
+   at 0); done_ns[x] (N of them, the caller's) when x's last round is done,
+   INT64_MAX for a device that never gets there.  Returns how many such
+   devices (0: every one finished). */
+size_t hs_coll_tree_sched_run(hs_coll_tree_sched_t *cf,
+                              const int64_t *open_ns, int64_t *done_ns);
+
+/* Chunks sent in one all-reduce, all devices together (the replay's ARRIVE
+   events per all-reduce). */
+uint64_t hs_coll_tree_sched_chunks(const hs_coll_tree_sched_t *cf);
+
+/* Frees cf (NULL is fine). */
+void hs_coll_tree_sched_free(hs_coll_tree_sched_t *cf);
 
 #endif

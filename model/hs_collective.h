@@ -9,7 +9,8 @@
  * receives from, over which edge of the scenario (hs_edge.h), what share of
  * the payload a chunk is, along a ring of how many devices (round, rings).
  * Its closed form: T_ar(i) of a device, as if every device opened it at
- * once (allreduce_ns; the closed form of hs_closed.h uses it).  What it
+ * once (allreduce_ns, or allreduce_all_ns for all devices in one pass;
+ * the closed form of hs_closed.h uses them).  What it
  * needs of a scenario (check; the loader, the closed form and the replay
  * ask).  All of it is a function of the scenario, so the closed form and
  * the range checks use it without the event engine.
@@ -92,6 +93,14 @@ typedef struct hs_collective_s {
        its rounds run along (hs_coll_round_t.ring_n), in the order the
        rounds first use them, into ring_n; returns how many (1 or 2). */
     size_t (*rings)(const hs_scenario_t *s, size_t ring_n[2]);
+    /* Optional (NULL: allreduce_ns device by device).  allreduce_ns of
+       every device at once into out[0 .. N-1] (the caller's), for a
+       collective whose closed form evaluates the whole cluster to give
+       one device's figure (the tree's max-plus schedule: one O(N R) pass
+       instead of N of them); the closed form (hs_closed.h) uses it when
+       present.  HS_OK, or HS_ERR_NOMEM with err filled. */
+    hs_err_t (*allreduce_all_ns)(const hs_scenario_t *s, int64_t *out,
+                                 hs_error_t *err);
 } hs_collective_t;
 
 /* The ring all-reduce, "ring": 2(N-1) rounds of M/N bytes to the next

@@ -203,6 +203,7 @@
 #include "hs_replay_int.h"
 #include "hs_hierfast.h"
 #include "hs_ringfast.h"
+#include "hs_treefast.h"
 #include "hs_units.h"
 
 /* ---- tracing ---- */
@@ -944,6 +945,10 @@ static int hs__replay_alloc(hs__model_t *m, hs_replay_result_t *res,
         m->cl_end == NULL || (m->nb > 1 && m->dur == NULL) ||
         (m->tracing && (m->iv == NULL || m->rec == NULL)))
         return -1;
+    /* every device's closed T(i), in one pass where the collective has
+       one (the tree) */
+    if (hs_closed_devices_coll_ns(s, m->coll, m->closed, NULL) != HS_OK)
+        return -1;
     if (m->stochastic) {
         gsl_set_error_handler_off();
         m->rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -954,8 +959,8 @@ static int hs__replay_alloc(hs__model_t *m, hs_replay_result_t *res,
     return 0;
 }
 
-/* Every lane's first chunk time and every device's state, bucket
-   durations and closed figure, before time 0; bytes: per type and bucket. */
+/* Every lane's first chunk time and every device's state and bucket
+   durations, before time 0; bytes: per type and bucket. */
 static void hs__replay_lanes(hs__model_t *m, const double *bytes)
 {
     const hs_scenario_t *s = m->s;
@@ -991,7 +996,6 @@ static void hs__replay_lanes(hs__model_t *m, const double *bytes)
             m->dur[(size_t)x * m->nb + b] =
                 hs_chunk_ns(lat, bw, bytes[(size_t)dv->type * m->nb + b],
                             rd.parts);
-        m->closed[x] = hs_closed_device_coll_ns(s, m->coll, x);
     }
 }
 
@@ -1085,6 +1089,8 @@ static int hs__replay_fast(const hs_scenario_t *s, const hs_replay_opts_t *o,
         *rc = hs_ringfast_run(s, o, out, err);
     else if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, NULL, 0))
         *rc = hs_hierfast_run(s, o, out, err);
+    else if (coll == &hs_coll_tree && hs_treefast_supports(s, o, NULL, 0))
+        *rc = hs_treefast_run(s, o, out, err);
     else
         return 0;
     if (*rc == HS_OK) {
