@@ -28,9 +28,14 @@
  * form with the ring and the hierarchical all-reduce, the ring replayed
  * on the fast path (one step, every chunk), and the hierarchical replay
  * on its own fast path (hs_hierfast) and on the event engine, the engine
- * up to 10,000 devices.
+ * up to 10,000 devices.  A sixth table times the tree all-reduce on the
+ * same clusters: its closed form (one O(N R) pass over the cluster,
+ * hs_collective_t.allreduce_all_ns), its replay on the max-plus fast path
+ * (hs_treefast, one step) and on the event engine (one step, up to
+ * 10,000 devices; DIFFER when their steps or event counts differ).
  *
- * Usage: bench_engine [--full] [--compare-only] [--nodes-only] [N ...]
+ * Usage: bench_engine [--full] [--compare-only] [--nodes-only]
+ *        [--tree-only] [N ...]
  *        (default 64 256 1024 4096; the comparison's Ns are fixed)
  */
 #include <math.h>
@@ -49,6 +54,7 @@
 #include "hs_ringfast.h"
 #include "hs_scenario.h"
 #include "hs_spawn.h"
+#include "hs_treefast.h"
 #include "hs_units.h"
 
 static double now_s(void)
@@ -659,10 +665,93 @@ static int nodes_all(void)
     return rc;
 }
 
+/*
+ * One row of the tree table: the closed form, the fast path and (N <=
+ * 10,000) the event engine, one step each.
+ */
+static int run_tree(unsigned n)
+{
+    hs_scenario_t *s;
+    hs_prediction_t *p = NULL;
+    hs_replay_opts_t o;
+    hs_replay_result_t *r = NULL;
+    hs_error_t err;
+    double pr_cpu, fast_cpu, c0;
+    int64_t step_fast, t_ar;
+    uint64_t ev_fast;
+    char eng[48] = "-";
+
+    if ((s = nodes_scenario(n, 1, "tree", NULL)) == NULL)
+        return 1;
+    c0 = cpu_s();
+    if (hs_closed_predict(s, &p, &err) != HS_OK)
+        goto fail;
+    pr_cpu = cpu_s() - c0;
+    t_ar = p->types[0].t_ar_max_ns;
+    hs_prediction_free(p);
+    p = NULL;
+    hs_replay_opts_from_scenario(s, &o);
+    o.force = 1;
+    c0 = cpu_s();
+    if (hs_treefast_run(s, &o, &r, &err) != HS_OK)
+        goto fail;
+    fast_cpu = cpu_s() - c0;
+    step_fast = r->first_step_ns;
+    ev_fast = r->n_events;
+    hs_replay_result_free(r);
+    r = NULL;
+    if (n <= 10000) {
+        double eng_cpu;
+        o.engine = 1;
+        c0 = cpu_s();
+        if (hs_replay_run(s, &o, NULL, 0, &r, &err) != HS_OK)
+            goto fail;
+        eng_cpu = cpu_s() - c0;
+        snprintf(eng, sizeof eng, "%.3f s%s", eng_cpu,
+                 r->first_step_ns == step_fast && r->n_events == ev_fast
+                     ? "" : " DIFFER");
+        hs_replay_result_free(r);
+        r = NULL;
+    }
+    printf("%7u %6u %10.3f %10.3f %18s %12llu %10.3f %10.3f\n", n, n / 8,
+           pr_cpu, fast_cpu, eng, (unsigned long long)ev_fast,
+           (double)t_ar / 1e6, (double)step_fast / 1e6);
+    fflush(stdout);
+    hs_scenario_free(s);
+    return 0;
+fail:
+    fprintf(stderr, "bench: tree %u: %s\n", n, err.msg);
+    hs_prediction_free(p);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return 1;
+}
+
+static int tree_all(void)
+{
+    static const unsigned ns[3] = {1024, 10000, 100000};
+    int i, rc = 0;
+
+    printf("\nthe tree all-reduce on the same clusters (8 chunks per tree, "
+           "65 rounds; CPU seconds, one core):\npredict (closed form, one "
+           "pass), the replay on its fast path (hs_treefast, 1 step) and "
+           "on the\nevent engine (1 step, N <= 10,000; DIFFER when the "
+           "step or the event count differs);\nT_ar: the closed form's slowest "
+           "all-reduce, step: the replayed one\n");
+    printf("%7s %6s %10s %10s %18s %12s %10s %10s\n", "N", "nodes",
+           "pred tree", "tfast s", "tree engine", "events", "T_ar ms",
+           "step ms");
+    fflush(stdout);
+    for (i = 0; i < 3; i++)
+        rc |= in_child(run_tree, ns[i]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     unsigned ns[16] = {64, 256, 1024, 4096};
     int n_ns = 4, i, rc = 0, only_cmp = 0, only_nodes = 0, given = 0;
+    int only_tree = 0;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--full") == 0) {
@@ -671,6 +760,8 @@ int main(int argc, char **argv)
             only_cmp = 1;
         } else if (strcmp(argv[i], "--nodes-only") == 0) {
             only_nodes = 1;
+        } else if (strcmp(argv[i], "--tree-only") == 0) {
+            only_tree = 1;
         } else if (given < 16) {
             ns[given++] = (unsigned)strtoul(argv[i], NULL, 10);
             n_ns = given;
@@ -678,8 +769,10 @@ int main(int argc, char **argv)
     }
     if (only_cmp)
         return compare_all();
+    if (only_tree)
+        return tree_all();
     if (only_nodes)
-        return nodes_all();
+        return nodes_all() | tree_all();
     printf("replay: homogeneous ring, 10 steps, overlap patent, "
            "rendezvous, no tracing, one core\n");
     replay_header();
@@ -700,5 +793,6 @@ int main(int argc, char **argv)
         rc |= in_child(run_replay, ns[i]);
     rc |= compare_all();
     rc |= nodes_all();
+    rc |= tree_all();
     return rc;
 }
