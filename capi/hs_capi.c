@@ -18,6 +18,7 @@
 #include "hs_replay.h"
 #include "hs_hierfast.h"
 #include "hs_ringfast.h"
+#include "hs_treefast.h"
 #include "hs_sweep.h"
 #include "hs_sweep_out.h"
 
@@ -399,7 +400,8 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
                  (hs__armed &&
                   !(opts.engine == 0 &&
                     (hs_ringfast_supports(s, &opts, NULL, 0) ||
-                     hs_hierfast_supports(s, &opts, NULL, 0)))));
+                     hs_hierfast_supports(s, &opts, NULL, 0) ||
+                     hs_treefast_supports(s, &opts, NULL, 0)))));
     rc = hs_answer_run(s, &opts, (hs_answer_replay_t)mode,
                        with_sink ? &sink : NULL, with_sink ? 1 : 0, &a, err);
     if (rc != HS_OK)

@@ -11,8 +11,11 @@
  * That schedule is a max-plus recursion over the rounds,
  *   done(x, r) = max(done(x, r-1), max_i done(need_i, need_r_i)) + t(x, r),
  * evaluated here with a worklist (a device moves on as far as the rounds
- * it needs are known, then wakes its tree neighbours): O(N R) per device
- * asked.  T_ar(x) is done(x, R-1).  It is what the replay gives when
+ * it needs are known, then wakes its tree neighbours;
+ * hs_coll_tree_sched_run): O(N R) for the whole cluster, which the closed
+ * form asks once (allreduce_all_ns); allreduce_ns of one device runs all
+ * of it too.  T_ar(x) is done(x, R-1).  The replay's fast path
+ * (sim/hs_treefast.c) runs the same schedule from each step's openings.  It is what the replay gives when
  * every device opens at once, with no communication cost (the tree's
  * chunks are always eager: NCCL's tree sends into the receiver's buffer).
  * As P grows it tends to the busiest device's bytes over its links plus
