@@ -29,7 +29,8 @@
  * on the fast path (one step, every chunk), and the hierarchical replay
  * on its own fast path (hs_hierfast) and on the event engine, the engine
  * up to 10,000 devices.  A sixth table times the tree all-reduce on the
- * same clusters: its closed form (one O(N R) pass over the cluster,
+ * same clusters (overlap none, so that the step shows the all-reduce):
+ * its closed form (one O(N R) pass over the cluster,
  * hs_collective_t.allreduce_all_ns), its replay on the max-plus fast path
  * (hs_treefast, one step) and on the event engine (one step, up to
  * 10,000 devices; DIFFER when their steps or event counts differ).
@@ -683,6 +684,7 @@ static int run_tree(unsigned n)
 
     if ((s = nodes_scenario(n, 1, "tree", NULL)) == NULL)
         return 1;
+    s->overlap = HS_OVERLAP_NONE;   /* the step shows the all-reduce */
     c0 = cpu_s();
     if (hs_closed_predict(s, &p, &err) != HS_OK)
         goto fail;
@@ -733,7 +735,7 @@ static int tree_all(void)
     int i, rc = 0;
 
     printf("\nthe tree all-reduce on the same clusters (8 chunks per tree, "
-           "65 rounds; CPU seconds, one core):\npredict (closed form, one "
+           "65 rounds, overlap none; CPU seconds, one core):\npredict (closed form, one "
            "pass), the replay on its fast path (hs_treefast, 1 step) and "
            "on the\nevent engine (1 step, N <= 10,000; DIFFER when the "
            "step or the event count differs);\nT_ar: the closed form's slowest "
