@@ -1077,7 +1077,7 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
 
 /* Runs the replay on an exact fast path when collective coll has one
    that takes scenario s and options o (the flat ring's, the hierarchical
-   one's): returns 1 with its status in *rc (and err) and, on success, the
+   one's, the tree's): returns 1 with its status in *rc (and err) and, on success, the
    result in *out, naming the collective asked; 0 when none applies. */
 static int hs__replay_fast(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            const hs_collective_t *coll,

@@ -153,7 +153,8 @@ hs_err_t hs_replay_figures(const hs_scenario_t *s, uint32_t steps,
 
 /* One device's compute for a step, as the event replay's start of a step
    derives it (hs_phases_derive), with its data loading: what the exact
-   fast paths (hs_ringfast.c, hs_hierfast.c) plan a step from. */
+   fast paths (hs_ringfast.c, hs_hierfast.c, hs_treefast.c) plan a step
+   from. */
 typedef struct hs_fast_comp_s {
     int64_t dl, fwd, b1, rest, opt;
     double c;              /* compute scale (bucket ready times) */

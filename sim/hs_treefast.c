@@ -50,7 +50,6 @@
 #include "hs_closed.h"
 #include "hs_coll_tree_shape.h"
 #include "hs_collective.h"
-#include "hs_phases.h"
 #include "hs_replay_int.h"
 
 int hs_treefast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
@@ -88,31 +87,6 @@ int hs_treefast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
     return 0;
 }
 
-/* One device's compute for step k (k < 0: no stragglers), as
-   hs_replay.c's start_step derives it, with its data loading. */
-typedef struct hs__comp_s {
-    int64_t dl, fwd, b1, rest, opt;
-} hs__comp_t;
-
-static void hs__compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                        uint32_t x, int64_t k, hs__comp_t *out)
-{
-    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
-    hs_phase_times_t raw;
-    hs_phases_t ph;
-
-    raw.fwd_ns = p->t_fwd.known ? p->t_fwd.mean_ns : 0;
-    raw.b1_ns = p->t_b1.known ? p->t_b1.mean_ns : 0;
-    raw.bwd_ns = p->t_bwd.known ? p->t_bwd.mean_ns : -1;
-    raw.opt_ns = p->t_opt.known ? p->t_opt.mean_ns : 0;
-    hs_phases_derive(s, x, k, o->stragglers, o->n_stragglers, &raw, &ph);
-    out->dl = p->t_dl.known ? hs_phases_dl_ns(s, x, p->t_dl.mean_ns) : 0;
-    out->fwd = ph.fwd_ns;
-    out->b1 = ph.b1_ns;
-    out->rest = ph.rest_ns;
-    out->opt = ph.opt_ns;
-}
-
 /* The state of one run, per device in listing order. */
 typedef struct hs__tf_s {
     size_t n;
@@ -121,7 +95,7 @@ typedef struct hs__tf_s {
     uint64_t chunks;      /* ARRIVE events per step */
     int64_t *buf;         /* one block for the arrays below */
     int64_t *o, *t3, *f, *sum, *rd;
-    hs__comp_t *base, *comp;
+    hs_fast_comp_t *base, *comp;
 } hs__tf_t;
 
 /* Step k's openings o[] and backward ends t3[] from the step starts f[]
@@ -136,7 +110,7 @@ static void hs__plan_step(const hs_scenario_t *s, const hs_replay_opts_t *o,
         const hs_straggler_t *st = &o->stragglers[i];
         if (st->device < m->n && (int64_t)st->first_step <= k &&
             k <= (int64_t)st->last_step)
-            hs__compute(s, o, st->device, k, &m->comp[st->device]);
+            hs_fast_compute(s, o, st->device, k, &m->comp[st->device]);
     }
     for (x = 0; x < m->n; x++) {
         int64_t t2 = m->f[x] + m->comp[x].fwd + m->comp[x].b1;
@@ -156,7 +130,7 @@ static int64_t hs__end_step(hs__tf_t *m, uint32_t k, uint32_t steps,
 
     *n_events += m->chunks;
     for (x = 0; x < m->n; x++) {
-        const hs__comp_t *c = &m->comp[x];
+        const hs_fast_comp_t *c = &m->comp[x];
         int64_t tb = m->rd[x], dd, fn;
         *n_events += 1;     /* RING_OPEN (patent), BWD_DONE (none) */
         if (m->patent && tb < m->t3[x]) {
@@ -232,7 +206,7 @@ static void hs__tf_fill(const hs_scenario_t *s, const hs_replay_opts_t *o,
     res->queue_high_water = 0;
     res->state_bytes = hs_coll_tree_sched_state_bytes(s) +
                        5 * m->n * sizeof(int64_t) +
-                       2 * m->n * sizeof(hs__comp_t) +
+                       2 * m->n * sizeof(hs_fast_comp_t) +
                        steps * sizeof(int64_t);
 }
 
@@ -289,7 +263,7 @@ hs_err_t hs_treefast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
         hs_replay_result_arrays(res, n, s->n_types, steps) != 0)
         goto nomem;
     for (x = 0; x < n; x++) {
-        hs__compute(s, o, (uint32_t)x, -1, &m.base[x]);
+        hs_fast_compute(s, o, (uint32_t)x, -1, &m.base[x]);
         /* time 0: every CPU loads batch 0; step 0 starts when it is in */
         m.f[x] = m.base[x].dl;
         if (m.f[x] < cl_start0)
