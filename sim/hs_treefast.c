@@ -130,25 +130,13 @@ static int64_t hs__end_step(hs__tf_t *m, uint32_t k, uint32_t steps,
 
     *n_events += m->chunks;
     for (x = 0; x < m->n; x++) {
-        const hs_fast_comp_t *c = &m->comp[x];
-        int64_t tb = m->rd[x], dd, fn;
+        int64_t fn;
         *n_events += 1;     /* RING_OPEN (patent), BWD_DONE (none) */
-        if (m->patent && tb < m->t3[x]) {
-            tb = m->t3[x];
-            *n_events += 1; /* BWD_DONE after the all-reduce */
-        }
-        dd = tb + c->opt;
-        *n_events += c->opt > 0;
-        fn = m->f[x] + c->dl;
-        if (fn > dd)
-            *n_events += 1; /* DL_DONE: it waits for the batch */
-        else
-            fn = dd;
-        if (k >= 1 || steps == 1)
-            m->sum[x] += fn - m->f[x];
+        fn = hs_fast_dev_end(m->patent, m->rd[x], m->t3[x], &m->comp[x],
+                             &m->f[x], k >= 1 || steps == 1, &m->sum[x],
+                             n_events);
         if (fn > end)
             end = fn;
-        m->f[x] = fn;
     }
     return end;
 }
