@@ -69,37 +69,21 @@ static inline int64_t hs__max(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
+/* Whether o asks for the hierarchical all-reduce. */
+static int hs__is_hier(const hs_scenario_t *s, const hs_replay_opts_t *o)
+{
+    (void)s;
+    return o->collective != NULL &&
+           strcmp(o->collective, "hierarchical") == 0;
+}
+
 int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len)
 {
-    const char *no = NULL;
-    size_t t;
-
-    if (s->nodes == NULL || s->n_devices == 0 ||
-        s->n_devices > UINT32_MAX / 2)
-        no = "no nodes, no devices, or too many";
-    else if (o->collective == NULL ||
-             strcmp(o->collective, "hierarchical") != 0)
-        no = "this fast path replays the hierarchical all-reduce only";
-    else if (o->steps == 0)
-        no = "0 steps to replay";
-    else if (o->stochastic)
-        no = "stochastic mode draws per-step times in event order";
-    else if (o->overlap != HS_OVERLAP_PATENT &&
-             o->overlap != HS_OVERLAP_NONE)
-        no = "gradient buckets (overlap buckets, last_bucket)";
-    else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
-        no = "unknown send mode";
-    for (t = 0; no == NULL && t < s->n_types; t++)
-        if (s->types[t].profile.comm_ns_per_byte > 0 ||
-            s->types[t].profile.t_hop_wait_ns > 0)
-            no = "the communication's own cost or a hop wait: the order "
-                 "of equal-time events is the engine's";
-    if (no == NULL)
-        return 1;
-    if (why != NULL && why_len > 0)
-        snprintf(why, why_len, "%s", no);
-    return 0;
+    return hs_fast_supports_nodes(s, o, hs__is_hier,
+                                  "this fast path replays the hierarchical "
+                                  "all-reduce only",
+                                  why, why_len);
 }
 
 /* The state of one run, per device in listing order. */
@@ -327,11 +311,11 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
     hs_fast_comp_t *base = NULL, *comp = NULL;
-    int64_t *cl_end = NULL, cl_start0 = INT64_MAX, n_sum;
+    int64_t *cl_end = NULL, cl_start0;
     uint64_t n_events;
     char why[200];
     hs_err_t rc;
-    size_t n = s->n_devices, x;
+    size_t n = s->n_devices;
     uint32_t k, steps = o->steps, K;
 
     *out = NULL;
@@ -356,26 +340,16 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (hs_replay_result_arrays(res, n, s->n_types, steps) != 0)
         goto nomem;
     hs__hf_peers(s, &m);
-    for (x = 0; x < n; x++) {
-        hs_fast_compute(s, o, (uint32_t)x, -1, &base[x]);
-        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
-        m.f[x] = base[x].dl;
-        if (m.f[x] < cl_start0)
-            cl_start0 = m.f[x];
-    }
+    cl_start0 = hs_fast_first_starts(s, o, base, m.f);
     n_events = n; /* the initial DL_DONEs */
     for (k = 0; k < steps; k++) {
-        if (o->stop != NULL && *o->stop) {
-            rc = hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+        if ((rc = hs_fast_stopped(o, err)) != HS_OK)
             goto fail;
-        }
         hs__plan_step(s, o, &m, base, comp, k);
         hs__collective(&m);
         cl_end[k] = hs__end_step(&m, comp, k, steps, &n_events);
     }
-    n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
-    for (x = 0; x < n; x++)
-        res->dev_step_ns[x] = llround((double)m.sum[x] / (double)n_sum);
+    hs_fast_dev_means(res, m.sum, n, steps);
     rc = hs_replay_figures(s, steps, cl_end, cl_start0, pred, res, err);
     if (rc != HS_OK)
         goto fail;
@@ -388,8 +362,7 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     *out = res;
     return HS_OK;
 nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
-                                          "replay of %zu devices", n);
+    rc = hs_fast_nomem(err, n);
 fail:
     hs__hf_free(&m);
     free(base);

@@ -198,6 +198,38 @@ static inline int64_t hs_fast_dev_end(int patent, int64_t tb_ns,
 void hs_fast_compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
                      uint32_t x, int64_t k, hs_fast_comp_t *out);
 
+/* Whether the hierarchical or tree fast path replays s under o exactly:
+   1 if so, else 0 with the reason in why (why_len bytes; why may be NULL).
+   is_coll(s, o) says whether o's collective is the path's one (asked only
+   once s has nodes and devices); coll_no is the reason when it is not.
+   The other checks are the ones both paths share, in the same order. */
+int hs_fast_supports_nodes(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           int (*is_coll)(const hs_scenario_t *s,
+                                          const hs_replay_opts_t *o),
+                           const char *coll_no, char *why, size_t why_len);
+
+/* The first step's starts of a fast path at time 0, per device in listing
+   order: each device's compute without stragglers into base[x] and its
+   step start (batch 0 loaded) into f_ns[x].  Returns the earliest start.
+   No allocation. */
+int64_t hs_fast_first_starts(const hs_scenario_t *s,
+                             const hs_replay_opts_t *o,
+                             hs_fast_comp_t *base, int64_t *f_ns);
+
+/* HS_OK, or HS_ERR_USAGE ("interrupted") in err when o's stop flag is set:
+   the fast paths ask it before each step. */
+hs_err_t hs_fast_stopped(const hs_replay_opts_t *o, hs_error_t *err);
+
+/* A fast path's out-of-memory error for n devices, in err; returns
+   HS_ERR_NOMEM. */
+hs_err_t hs_fast_nomem(hs_error_t *err, size_t n);
+
+/* Each device's mean step length into res->dev_step_ns[x] from its summed
+   step lengths sum_ns[x] (listing order, n devices) over steps steps (the
+   first step not counted when there are several). */
+void hs_fast_dev_means(hs_replay_result_t *res, const int64_t *sum_ns,
+                       size_t n, uint32_t steps);
+
 /*
  * Allocates the per-device, per-type and per-step arrays of res (n
  * devices, n_types types, steps steps; zeroed) and sets its device and

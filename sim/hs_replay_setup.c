@@ -258,3 +258,77 @@ hs_err_t hs__replay_check_engine(const hs__model_t *m, size_t cap,
             m->n, m->nb, m->k, cap, (size_t)HS_ENGINE_MAX_CAPACITY);
     return HS_OK;
 }
+
+int hs_fast_supports_nodes(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                           int (*is_coll)(const hs_scenario_t *s,
+                                          const hs_replay_opts_t *o),
+                           const char *coll_no, char *why, size_t why_len)
+{
+    const char *no = NULL;
+    size_t t;
+
+    if (s->nodes == NULL || s->n_devices == 0 ||
+        s->n_devices > UINT32_MAX / 2)
+        no = "no nodes, no devices, or too many";
+    else if (!is_coll(s, o))
+        no = coll_no;
+    else if (o->steps == 0)
+        no = "0 steps to replay";
+    else if (o->stochastic)
+        no = "stochastic mode draws per-step times in event order";
+    else if (o->overlap != HS_OVERLAP_PATENT &&
+             o->overlap != HS_OVERLAP_NONE)
+        no = "gradient buckets (overlap buckets, last_bucket)";
+    else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
+        no = "unknown send mode";
+    for (t = 0; no == NULL && t < s->n_types; t++)
+        if (s->types[t].profile.comm_ns_per_byte > 0 ||
+            s->types[t].profile.t_hop_wait_ns > 0)
+            no = "the communication's own cost or a hop wait: the order "
+                 "of equal-time events is the engine's";
+    if (no == NULL)
+        return 1;
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", no);
+    return 0;
+}
+
+int64_t hs_fast_first_starts(const hs_scenario_t *s,
+                             const hs_replay_opts_t *o,
+                             hs_fast_comp_t *base, int64_t *f_ns)
+{
+    int64_t cl_start0 = INT64_MAX;
+    size_t x;
+
+    for (x = 0; x < s->n_devices; x++) {
+        hs_fast_compute(s, o, (uint32_t)x, -1, &base[x]);
+        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
+        f_ns[x] = base[x].dl;
+        if (f_ns[x] < cl_start0)
+            cl_start0 = f_ns[x];
+    }
+    return cl_start0;
+}
+
+hs_err_t hs_fast_stopped(const hs_replay_opts_t *o, hs_error_t *err)
+{
+    if (o->stop != NULL && *o->stop)
+        return hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+    return HS_OK;
+}
+
+hs_err_t hs_fast_nomem(hs_error_t *err, size_t n)
+{
+    return hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
+                                            "replay of %zu devices", n);
+}
+
+void hs_fast_dev_means(hs_replay_result_t *res, const int64_t *sum_ns,
+                       size_t n, uint32_t steps)
+{
+    int64_t n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
+    size_t x;
+
+    for (x = 0; x < n; x++)
+        res->dev_step_ns[x] = llround((double)sum_ns[x] / (double)n_sum);
+}

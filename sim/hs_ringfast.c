@@ -654,10 +654,8 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     m.n_events = n; /* the initial DL_DONEs */
     n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
     for (k = 0; k < steps; k++) {
-        if (o->stop != NULL && *o->stop) {
-            rc = hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+        if ((rc = hs_fast_stopped(o, err)) != HS_OK)
             goto fail;
-        }
         hs__fast_step(&m, s, o, base, comp, touched, rd, k, steps,
                       &cl_end[k]);
     }
@@ -680,8 +678,7 @@ hs_err_t hs_ringfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     *out = res;
     return HS_OK;
 nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
-                                          "replay of %zu devices", n);
+    rc = hs_fast_nomem(err, n);
 fail:
     hs__fast_free(&m);
     free(bbytes);

@@ -52,39 +52,23 @@
 #include "hs_collective.h"
 #include "hs_replay_int.h"
 
+/* Whether o's collective resolves to the tree all-reduce on s. */
+static int hs__is_tree(const hs_scenario_t *s, const hs_replay_opts_t *o)
+{
+    const hs_collective_t *c = NULL;
+
+    return o->collective != NULL &&
+           hs_collective_find(o->collective, &c, NULL) == HS_OK &&
+           hs_collective_resolve(c, s) == &hs_coll_tree;
+}
+
 int hs_treefast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          char *why, size_t why_len)
 {
-    const hs_collective_t *c = NULL;
-    const char *no = NULL;
-    size_t t;
-
-    if (s->nodes == NULL || s->n_devices == 0 ||
-        s->n_devices > UINT32_MAX / 2)
-        no = "no nodes, no devices, or too many";
-    else if (o->collective == NULL ||
-             hs_collective_find(o->collective, &c, NULL) != HS_OK ||
-             hs_collective_resolve(c, s) != &hs_coll_tree)
-        no = "this fast path replays the tree all-reduce only";
-    else if (o->steps == 0)
-        no = "0 steps to replay";
-    else if (o->stochastic)
-        no = "stochastic mode draws per-step times in event order";
-    else if (o->overlap != HS_OVERLAP_PATENT &&
-             o->overlap != HS_OVERLAP_NONE)
-        no = "gradient buckets (overlap buckets, last_bucket)";
-    else if (o->send != HS_SEND_RENDEZVOUS && o->send != HS_SEND_EAGER)
-        no = "unknown send mode";
-    for (t = 0; no == NULL && t < s->n_types; t++)
-        if (s->types[t].profile.comm_ns_per_byte > 0 ||
-            s->types[t].profile.t_hop_wait_ns > 0)
-            no = "the communication's own cost or a hop wait: the order "
-                 "of equal-time events is the engine's";
-    if (no == NULL)
-        return 1;
-    if (why != NULL && why_len > 0)
-        snprintf(why, why_len, "%s", no);
-    return 0;
+    return hs_fast_supports_nodes(s, o, hs__is_tree,
+                                  "this fast path replays the tree "
+                                  "all-reduce only",
+                                  why, why_len);
 }
 
 /* The state of one run, per device in listing order. */
@@ -207,10 +191,11 @@ static hs_err_t hs__tf_steps(const hs_scenario_t *s,
 {
     uint32_t k;
     size_t left;
+    hs_err_t rc;
 
     for (k = 0; k < o->steps; k++) {
-        if (o->stop != NULL && *o->stop)
-            return hs_error_setf(err, HS_ERR_USAGE, "interrupted");
+        if ((rc = hs_fast_stopped(o, err)) != HS_OK)
+            return rc;
         hs__plan_step(s, o, m, k);
         if ((left = hs_coll_tree_sched_run(m->sched, m->o, m->rd)) > 0)
             return hs_error_setf(err, HS_ERR_RANGE,
@@ -228,11 +213,11 @@ hs_err_t hs_treefast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     hs__tf_t m;
     hs_replay_result_t *res = NULL;
     hs_prediction_t *pred = NULL;
-    int64_t *cl_end = NULL, cl_start0 = INT64_MAX, n_sum;
+    int64_t *cl_end = NULL, cl_start0;
     uint64_t n_events;
     char why[200];
     hs_err_t rc;
-    size_t n = s->n_devices, x;
+    size_t n = s->n_devices;
     uint32_t steps = o->steps;
 
     *out = NULL;
@@ -250,19 +235,11 @@ hs_err_t hs_treefast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (cl_end == NULL || res == NULL ||
         hs_replay_result_arrays(res, n, s->n_types, steps) != 0)
         goto nomem;
-    for (x = 0; x < n; x++) {
-        hs_fast_compute(s, o, (uint32_t)x, -1, &m.base[x]);
-        /* time 0: every CPU loads batch 0; step 0 starts when it is in */
-        m.f[x] = m.base[x].dl;
-        if (m.f[x] < cl_start0)
-            cl_start0 = m.f[x];
-    }
+    cl_start0 = hs_fast_first_starts(s, o, m.base, m.f);
     n_events = n; /* the initial DL_DONEs */
     if ((rc = hs__tf_steps(s, o, &m, cl_end, &n_events, err)) != HS_OK)
         goto fail;
-    n_sum = steps > 1 ? (int64_t)steps - 1 : 1;
-    for (x = 0; x < n; x++)
-        res->dev_step_ns[x] = llround((double)m.sum[x] / (double)n_sum);
+    hs_fast_dev_means(res, m.sum, n, steps);
     rc = hs_replay_figures(s, steps, cl_end, cl_start0, pred, res, err);
     if (rc != HS_OK)
         goto fail;
@@ -273,8 +250,7 @@ hs_err_t hs_treefast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     *out = res;
     return HS_OK;
 nomem:
-    rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory for the fast "
-                                          "replay of %zu devices", n);
+    rc = hs_fast_nomem(err, n);
 fail:
     hs__tf_free(&m);
     free(cl_end);
