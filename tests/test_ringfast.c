@@ -19,74 +19,9 @@
 #include "hs_ringfast.h"
 #include "hs_scenario.h"
 #include "hs_test.h"
+#include "fast_check.h"
 
 static int n_compared, n_declined;
-
-/* Every figure of the two results; prints the first difference. */
-static int same_results(const hs_replay_result_t *a,
-                        const hs_replay_result_t *b, const char *what)
-{
-    size_t i;
-    int bad = 0;
-
-#define HS__CMP(f)                                                        \
-    do {                                                                  \
-        if (!bad && (int64_t)(a->f) != (int64_t)(b->f)) {                 \
-            fprintf(stderr, "\n%s: %s: replay %lld, fast %lld\n", what,   \
-                    #f, (long long)(a->f), (long long)(b->f));            \
-            bad = 1;                                                      \
-        }                                                                 \
-    } while (0)
-    HS__CMP(n_devices);
-    HS__CMP(steps);
-    HS__CMP(n_types);
-    HS__CMP(overlap);
-    HS__CMP(send);
-    HS__CMP(n_buckets);
-    HS__CMP(streams);
-    HS__CMP(n_notes);
-    if (bad)
-        return 0;
-    for (i = 0; i < a->n_devices; i++) {
-        HS__CMP(dev_step_ns[i]);
-        HS__CMP(dev_closed_ns[i]);
-        HS__CMP(dev_closed_ext_ns[i]);
-    }
-    for (i = 0; i < a->n_types; i++) {
-        HS__CMP(type_step_ns[i]);
-        HS__CMP(type_closed_ns[i]);
-        HS__CMP(type_closed_ext_ns[i]);
-    }
-    for (i = 0; i < a->steps; i++)
-        HS__CMP(cluster_step_ns[i]);
-    HS__CMP(step_ns);
-    HS__CMP(first_step_ns);
-    HS__CMP(closed_step_ns);
-    HS__CMP(closed_ext_step_ns);
-    HS__CMP(iters_per_epoch);
-    HS__CMP(epochs);
-    HS__CMP(epoch_ns);
-    HS__CMP(total_ns);
-    HS__CMP(step_mean_ns);
-    HS__CMP(step_sd_ns);
-    HS__CMP(step_p50_ns);
-    HS__CMP(step_p95_ns);
-    HS__CMP(epoch_lo_ns);
-    HS__CMP(epoch_hi_ns);
-    HS__CMP(total_lo_ns);
-    HS__CMP(total_hi_ns);
-    HS__CMP(n_events);
-    HS__CMP(end_ns);
-#undef HS__CMP
-    for (i = 0; !bad && i < a->n_notes; i++) {
-        if (strcmp(a->notes[i], b->notes[i]) != 0) {
-            fprintf(stderr, "\n%s: note %zu: replay \"%s\", fast \"%s\"\n",
-                    what, i, a->notes[i], b->notes[i]);
-            bad = 1;
-        }
-    }
-    return !bad;
-}
 
 /* Runs both on s under its current overlap and send; 1 when they agree
    (or the fast path declines: then *declined is set). */
@@ -117,7 +52,7 @@ static int compare(hs_scenario_t *s, const char *what)
         hs_replay_result_free(ref);
         return 0;
     }
-    ok = same_results(ref, fast, what);
+    ok = fc_same_results(ref, fast, what, FC_EPOCHS);
     CU_ASSERT_TRUE(ok);
     n_compared++;
     hs_replay_result_free(ref);
@@ -187,153 +122,118 @@ static void test_shipped(void)
 
 /* ---- random rings ---- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
-static uint64_t rnd(uint64_t *s, uint64_t lo, uint64_t hi)
-{
-    return lo + rng_next(s) % (hi - lo + 1);
-}
-
-typedef struct buf_s {
-    char *p;
-    size_t n, cap;
-} buf_t;
-
-static void put(buf_t *b, const char *fmt, ...)
-{
-    va_list ap;
-    int k;
-
-    for (;;) {
-        va_start(ap, fmt);
-        k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n)
-            break;
-        b->cap = b->cap * 2 + (size_t)k + 64;
-        b->p = realloc(b->p, b->cap);
-    }
-    b->n += (size_t)k;
-}
-
 /* A random scenario as YAML.  Times are odd numbers of ns so that ties
    come from the structure, not from round figures. */
 static char *random_yaml(uint64_t *r, int with_comm)
 {
-    buf_t b = {malloc(4096), 0, 4096};
-    unsigned n = (unsigned)rnd(r, 2, 64), nt = (unsigned)rnd(r, 1, 3);
-    unsigned nbk = rnd(r, 0, 1) ? (unsigned)rnd(r, 1, 6) : 0, k;
+    fc_buf_t b = {malloc(4096), 0, 4096};
+    unsigned n = (unsigned)fc_rnd(r, 2, 64), nt = (unsigned)fc_rnd(r, 1, 3);
+    unsigned nbk = fc_rnd(r, 0, 1) ? (unsigned)fc_rnd(r, 1, 6) : 0, k;
     unsigned cnt[3] = {0, 0, 0}, type_of[64], order[64], i, t;
-    int dl_bound = rnd(r, 0, 3) == 0;
+    int dl_bound = fc_rnd(r, 0, 3) == 0;
 
     for (i = 0; i < n; i++) {
-        type_of[i] = i < nt ? i : (unsigned)rnd(r, 0, nt - 1);
+        type_of[i] = i < nt ? i : (unsigned)fc_rnd(r, 0, nt - 1);
         cnt[type_of[i]]++;
         order[i] = i;
     }
-    put(&b, "name: random\njob: {model: x, dataset: {samples: %u}, "
+    fc_put(&b, "name: random\njob: {model: x, dataset: {samples: %u}, "
             "epochs: %u}\ndevice_types:\n",
-        (unsigned)rnd(r, 100, 100000), (unsigned)rnd(r, 1, 5));
+        (unsigned)fc_rnd(r, 100, 100000), (unsigned)fc_rnd(r, 1, 5));
     for (t = 0; t < nt; t++) {
-        put(&b, "  - name: t%u\n    count: %u\n    batch: %u\n"
+        fc_put(&b, "  - name: t%u\n    count: %u\n    batch: %u\n"
                 "    profile:\n      subsystem_size: %u\n", t, cnt[t],
-            (unsigned)rnd(r, 1, 64), (unsigned)rnd(r, 2, 4));
-        if (rnd(r, 0, 5) == 0)
-            put(&b, "      t_dl: unknown\n");
+            (unsigned)fc_rnd(r, 1, 64), (unsigned)fc_rnd(r, 2, 4));
+        if (fc_rnd(r, 0, 5) == 0)
+            fc_put(&b, "      t_dl: unknown\n");
         else
-            put(&b, "      t_dl: %lluns\n",
-                (unsigned long long)(dl_bound ? rnd(r, 1000000, 90000000)
-                                              : rnd(r, 0, 3000000)));
-        put(&b, "      t_fwd: %lluns\n      t_b1: %lluns\n",
-            (unsigned long long)rnd(r, 0, 5000000),
-            (unsigned long long)rnd(r, 0, 500000));
-        if (rnd(r, 0, 3) != 0)
-            put(&b, "      t_bwd: %lluns\n",
-                (unsigned long long)rnd(r, 0, 12000000));
-        if (rnd(r, 0, 2) != 0)
-            put(&b, "      t_opt: %lluns\n",
-                (unsigned long long)rnd(r, 0, 2000000));
-        put(&b, "      allreduce_bytes: %lluB\n",
-            (unsigned long long)rnd(r, 1000, 400000000));
-        if (with_comm && rnd(r, 0, 2) != 0)
-            put(&b, "      comm_ns_per_byte: %.3f\n",
-                (double)rnd(r, 0, 3000) / 1000.0);
-        if (with_comm == 2 && rnd(r, 0, 2) != 0)
-            put(&b, "      t_hop_wait: %lluns\n",
-                (unsigned long long)rnd(r, 1, 30000000));
-        if (with_comm == 2 && rnd(r, 0, 1) != 0)
-            put(&b, "      cpu_quota_cores: %.3f\n      t_cpu_period: %lluns\n",
-                (double)rnd(r, 50, 1200) / 1000.0,
-                (unsigned long long)rnd(r, 1000000, 100000000));
-        if (nbk > 0 && (t == 0 || rnd(r, 0, 2) != 0)) {
+            fc_put(&b, "      t_dl: %lluns\n",
+                (unsigned long long)(dl_bound ? fc_rnd(r, 1000000, 90000000)
+                                              : fc_rnd(r, 0, 3000000)));
+        fc_put(&b, "      t_fwd: %lluns\n      t_b1: %lluns\n",
+            (unsigned long long)fc_rnd(r, 0, 5000000),
+            (unsigned long long)fc_rnd(r, 0, 500000));
+        if (fc_rnd(r, 0, 3) != 0)
+            fc_put(&b, "      t_bwd: %lluns\n",
+                (unsigned long long)fc_rnd(r, 0, 12000000));
+        if (fc_rnd(r, 0, 2) != 0)
+            fc_put(&b, "      t_opt: %lluns\n",
+                (unsigned long long)fc_rnd(r, 0, 2000000));
+        fc_put(&b, "      allreduce_bytes: %lluB\n",
+            (unsigned long long)fc_rnd(r, 1000, 400000000));
+        if (with_comm && fc_rnd(r, 0, 2) != 0)
+            fc_put(&b, "      comm_ns_per_byte: %.3f\n",
+                (double)fc_rnd(r, 0, 3000) / 1000.0);
+        if (with_comm == 2 && fc_rnd(r, 0, 2) != 0)
+            fc_put(&b, "      t_hop_wait: %lluns\n",
+                (unsigned long long)fc_rnd(r, 1, 30000000));
+        if (with_comm == 2 && fc_rnd(r, 0, 1) != 0)
+            fc_put(&b, "      cpu_quota_cores: %.3f\n      t_cpu_period: %lluns\n",
+                (double)fc_rnd(r, 50, 1200) / 1000.0,
+                (unsigned long long)fc_rnd(r, 1000000, 100000000));
+        if (nbk > 0 && (t == 0 || fc_rnd(r, 0, 2) != 0)) {
             /* gradient buckets (other types borrow type 0's); ready
                times mostly increasing, sizes not summing to M */
             uint64_t at = 0;
-            put(&b, "      buckets:\n");
+            fc_put(&b, "      buckets:\n");
             for (k = 0; k < nbk; k++) {
-                at = rnd(r, 0, 5) == 0 ? at / 2 : at + rnd(r, 0, 4000000);
-                put(&b, "        - {bytes: %lluB, ready: %lluns}\n",
-                    (unsigned long long)rnd(r, 1, 90000000),
+                at = fc_rnd(r, 0, 5) == 0 ? at / 2 : at + fc_rnd(r, 0, 4000000);
+                fc_put(&b, "        - {bytes: %lluB, ready: %lluns}\n",
+                    (unsigned long long)fc_rnd(r, 1, 90000000),
                     (unsigned long long)at);
             }
         }
     }
-    put(&b, "devices:\n");
+    fc_put(&b, "devices:\n");
     for (i = 0; i < n; i++) {
-        put(&b, "  - {name: d%u, type: t%u, addr: 198.18.0.%u", i,
+        fc_put(&b, "  - {name: d%u, type: t%u, addr: 198.18.0.%u", i,
             type_of[i], i + 1);
-        if (rnd(r, 0, 2) == 0)
-            put(&b, ", compute_scale: %.4f",
-                (double)rnd(r, 2000, 40000) / 10000.0);
-        if (rnd(r, 0, 3) == 0)
-            put(&b, ", extra_compute: %lluns",
-                (unsigned long long)rnd(r, 0, 9000000));
-        put(&b, "}\n");
+        if (fc_rnd(r, 0, 2) == 0)
+            fc_put(&b, ", compute_scale: %.4f",
+                (double)fc_rnd(r, 2000, 40000) / 10000.0);
+        if (fc_rnd(r, 0, 3) == 0)
+            fc_put(&b, ", extra_compute: %lluns",
+                (unsigned long long)fc_rnd(r, 0, 9000000));
+        fc_put(&b, "}\n");
     }
     /* a random ring order */
     for (i = n - 1; i > 0; i--) {
-        unsigned k = (unsigned)rnd(r, 0, i), tmp = order[i];
+        unsigned k = (unsigned)fc_rnd(r, 0, i), tmp = order[i];
         order[i] = order[k];
         order[k] = tmp;
     }
-    put(&b, "ring: [");
+    fc_put(&b, "ring: [");
     for (i = 0; i < n; i++)
-        put(&b, "%sd%u", i ? ", " : "", order[i]);
-    put(&b, "]\nnetwork:\n  default_bandwidth: %lluB/s\n"
+        fc_put(&b, "%sd%u", i ? ", " : "", order[i]);
+    fc_put(&b, "]\nnetwork:\n  default_bandwidth: %lluB/s\n"
             "  latency: %lluns\n",
-        (unsigned long long)rnd(r, 10000000, 40000000000ULL),
-        (unsigned long long)rnd(r, 0, 50000));
-    if (rnd(r, 0, 1)) {
-        unsigned nl = (unsigned)rnd(r, 1, n);
-        put(&b, "  links:\n");
+        (unsigned long long)fc_rnd(r, 10000000, 40000000000ULL),
+        (unsigned long long)fc_rnd(r, 0, 50000));
+    if (fc_rnd(r, 0, 1)) {
+        unsigned nl = (unsigned)fc_rnd(r, 1, n);
+        fc_put(&b, "  links:\n");
         for (i = 0; i < nl; i++) {
-            unsigned k = (unsigned)rnd(r, 0, n - 1);
-            put(&b, "    - [d%u, d%u, %lluB/s", order[k],
+            unsigned k = (unsigned)fc_rnd(r, 0, n - 1);
+            fc_put(&b, "    - [d%u, d%u, %lluB/s", order[k],
                 order[(k + 1) % n],
-                (unsigned long long)rnd(r, 1000000, 40000000000ULL));
-            if (rnd(r, 0, 1))
-                put(&b, ", %lluns", (unsigned long long)rnd(r, 0, 900000));
-            put(&b, "]\n");
+                (unsigned long long)fc_rnd(r, 1000000, 40000000000ULL));
+            if (fc_rnd(r, 0, 1))
+                fc_put(&b, ", %lluns", (unsigned long long)fc_rnd(r, 0, 900000));
+            fc_put(&b, "]\n");
         }
     }
-    put(&b, "simulate:\n  steps: %u\n  streams: %u\n",
-        (unsigned)rnd(r, 2, 6), rnd(r, 0, 3) == 0 ? 2u : 1u);
-    if (rnd(r, 0, 1)) {
-        unsigned ns = (unsigned)rnd(r, 1, 3);
-        put(&b, "  stragglers:\n");
+    fc_put(&b, "simulate:\n  steps: %u\n  streams: %u\n",
+        (unsigned)fc_rnd(r, 2, 6), fc_rnd(r, 0, 3) == 0 ? 2u : 1u);
+    if (fc_rnd(r, 0, 1)) {
+        unsigned ns = (unsigned)fc_rnd(r, 1, 3);
+        fc_put(&b, "  stragglers:\n");
         for (i = 0; i < ns; i++) {
-            unsigned f = (unsigned)rnd(r, 0, 4);
-            put(&b, "    - {device: d%u, steps: [%u, %u], factor: %.3f, "
+            unsigned f = (unsigned)fc_rnd(r, 0, 4);
+            fc_put(&b, "    - {device: d%u, steps: [%u, %u], factor: %.3f, "
                     "extra: %lluns}\n",
-                (unsigned)rnd(r, 0, n - 1), f, f + (unsigned)rnd(r, 0, 3),
-                (double)rnd(r, 500, 5000) / 1000.0,
-                (unsigned long long)rnd(r, 0, 20000000));
+                (unsigned)fc_rnd(r, 0, n - 1), f, f + (unsigned)fc_rnd(r, 0, 3),
+                (double)fc_rnd(r, 500, 5000) / 1000.0,
+                (unsigned long long)fc_rnd(r, 0, 20000000));
         }
     }
     return b.p;
