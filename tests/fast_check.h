@@ -32,6 +32,7 @@ typedef struct fc_path_s {
     hs_err_t (*run)(const hs_scenario_t *s, const hs_replay_opts_t *o,
                     hs_replay_result_t **out, hs_error_t *err);
     int *n_compared;
+    int tree_chunks;    /* random clusters draw tree_chunks too */
 } fc_path_t;
 
 /* Runs the replay (engine = 1), p's fast path and hs_replay_run by itself
@@ -46,6 +47,14 @@ int fc_compare_modes(hs_scenario_t *s, const char *name, const fc_path_t *p);
 /* fc_compare_modes on every shipped scenario with nodes and profiles, as
    p's collective; asserts there are at least 4. */
 void fc_test_shipped(const fc_path_t *p);
+
+/* count random clusters of nodes from seed (equal: nodes of one size;
+   else of different sizes), with random device types, bandwidths,
+   latencies, NICs, kind-pair rows, stragglers, compute scales and extra
+   compute, as p's collective; fc_compare_modes on each, printing the
+   YAML of the first failures. */
+void fc_random_clusters(const fc_path_t *p, uint64_t seed, int count,
+                        int equal);
 
 /* xorshift64*: the next number of the stream in *s. */
 uint64_t fc_rng_next(uint64_t *s);

@@ -27,12 +27,7 @@ static int n_compared;
 
 /* The fast path under test, for the shared checks in fast_check.c. */
 static fc_path_t path = {"hierarchical", hs_hierfast_supports,
-                          hs_hierfast_run, &n_compared};
-
-static int compare_modes(hs_scenario_t *s, const char *name)
-{
-    return fc_compare_modes(s, name, &path);
-}
+                          hs_hierfast_run, &n_compared, 0};
 
 /* Every shipped scenario with nodes and profiles, as hierarchical. */
 static void test_shipped(void)
@@ -42,151 +37,11 @@ static void test_shipped(void)
 
 /* ---- random clusters of nodes ---- */
 
-/* The device types' profiles.  Times are odd numbers of ns so that ties
-   come from the structure, not from round figures. */
-static void random_types(uint64_t *r, fc_buf_t *b, unsigned nt)
-{
-    int dl_bound = fc_rnd(r, 0, 3) == 0;
-    unsigned t;
-
-    fc_put(b, "name: random\njob: {model: x, dataset: {samples: %u}, "
-           "epochs: %u}\ndevice_types:\n",
-        (unsigned)fc_rnd(r, 100, 100000), (unsigned)fc_rnd(r, 1, 5));
-    for (t = 0; t < nt; t++) {
-        fc_put(b, "  - name: t%u\n    batch: %u\n"
-               "    profile:\n      subsystem_size: %u\n",
-            t, (unsigned)fc_rnd(r, 1, 64), (unsigned)fc_rnd(r, 2, 4));
-        if (fc_rnd(r, 0, 5) == 0)
-            fc_put(b, "      t_dl: unknown\n");
-        else
-            fc_put(b, "      t_dl: %lluns\n",
-                (unsigned long long)(dl_bound ? fc_rnd(r, 1000000, 90000000)
-                                              : fc_rnd(r, 0, 3000000)));
-        fc_put(b, "      t_fwd: %lluns\n      t_b1: %lluns\n",
-            (unsigned long long)fc_rnd(r, 0, 5000000),
-            (unsigned long long)fc_rnd(r, 0, 500000));
-        if (fc_rnd(r, 0, 3) != 0)
-            fc_put(b, "      t_bwd: %lluns\n",
-                (unsigned long long)fc_rnd(r, 0, 12000000));
-        if (fc_rnd(r, 0, 2) != 0)
-            fc_put(b, "      t_opt: %lluns\n",
-                (unsigned long long)fc_rnd(r, 0, 2000000));
-        fc_put(b, "      allreduce_bytes: %lluB\n",
-            (unsigned long long)fc_rnd(r, 1000, 400000000));
-    }
-}
-
-/* A random cluster of nodes as YAML: equal sizes when `equal`. */
-static char *random_yaml(uint64_t *r, int equal)
-{
-    fc_buf_t b = {malloc(4096), 0, 4096};
-    unsigned nt = (unsigned)fc_rnd(r, 1, 3), nk = nt + (unsigned)fc_rnd(r, 0, 2);
-    unsigned k, i, L0 = (unsigned)fc_rnd(r, 1, 6), total = 0, first[8];
-
-    random_types(r, &b, nt);
-    fc_put(&b, "nodes:\n  kinds:\n");
-    for (k = 0; k < nk; k++) {
-        unsigned dev = equal ? L0 : (unsigned)fc_rnd(r, 1, 6);
-        unsigned cnt = (unsigned)fc_rnd(r, 1, 3);
-        if (k == 0 && dev * cnt < 2)
-            cnt = 2;
-        first[k] = total;
-        total += dev * cnt;
-        fc_put(&b, "    - {name: k%u, type: t%u, devices: %u, count: %u,\n"
-                "       intra_bandwidth: %lluB/s, intra_latency: %lluns",
-            k, k % nt, dev, cnt,
-            (unsigned long long)fc_rnd(r, 1000000000, 200000000000ULL),
-            (unsigned long long)fc_rnd(r, 0, 9000));
-        if (fc_rnd(r, 0, 1))
-            fc_put(&b, ",\n       nics: %u, nic_bandwidth: %lluB/s",
-                (unsigned)fc_rnd(r, 1, 2),
-                (unsigned long long)fc_rnd(r, 100000000, 20000000000ULL));
-        fc_put(&b, "}\n");
-    }
-    fc_put(&b, "  inter_bandwidth: %lluB/s\n  inter_latency: %lluns\n",
-        (unsigned long long)fc_rnd(r, 100000000, 40000000000ULL),
-        (unsigned long long)fc_rnd(r, 0, 50000));
-    if (nk > 1 && fc_rnd(r, 0, 1))
-        fc_put(&b, "  kind_links: [[k0, k%u, %lluB/s, %lluns]]\n",
-            (unsigned)fc_rnd(r, 1, nk - 1),
-            (unsigned long long)fc_rnd(r, 100000000, 40000000000ULL),
-            (unsigned long long)fc_rnd(r, 0, 90000));
-    fc_put(&b, "collective: hierarchical\nsimulate:\n  steps: %u\n",
-        (unsigned)fc_rnd(r, 2, 6));
-    if (fc_rnd(r, 0, 1)) {
-        unsigned ns = (unsigned)fc_rnd(r, 1, 3);
-        fc_put(&b, "  stragglers:\n");
-        for (i = 0; i < ns; i++) {
-            unsigned f = (unsigned)fc_rnd(r, 0, 4);
-            k = (unsigned)fc_rnd(r, 0, nk - 1);
-            fc_put(&b, "    - {device: k%u-0-0, steps: [%u, %u], factor: %.3f, "
-                    "extra: %lluns}\n",
-                k, f, f + (unsigned)fc_rnd(r, 0, 3),
-                (double)fc_rnd(r, 500, 5000) / 1000.0,
-                (unsigned long long)fc_rnd(r, 0, 20000000));
-        }
-    }
-    (void)first;
-    return b.p;
-}
-
-/* Per device at random: a compute scale, extra compute. */
-static void random_devices(uint64_t *r, hs_scenario_t *s)
-{
-    size_t x;
-    hs_error_t err;
-
-    for (x = 0; x < s->n_devices; x++) {
-        char key[96], val[32];
-        if (fc_rnd(r, 0, 2) == 0) {
-            snprintf(key, sizeof key, "devices.%s.compute_scale",
-                     s->devices[x].name);
-            snprintf(val, sizeof val, "%.4f",
-                     (double)fc_rnd(r, 2000, 40000) / 10000.0);
-            CU_ASSERT_EQUAL(hs_scenario_set(s, key, val, &err), HS_OK);
-        }
-        if (fc_rnd(r, 0, 3) == 0) {
-            snprintf(key, sizeof key, "devices.%s.extra_compute",
-                     s->devices[x].name);
-            snprintf(val, sizeof val, "%lluns",
-                     (unsigned long long)fc_rnd(r, 0, 9000000));
-            CU_ASSERT_EQUAL(hs_scenario_set(s, key, val, &err), HS_OK);
-        }
-    }
-    CU_ASSERT_EQUAL(hs_scenario_resolve(s, &err), HS_OK);
-}
-
-static void random_clusters(uint64_t seed, int count, int equal)
-{
-    uint64_t r = seed;
-    int i, bad = 0;
-
-    for (i = 0; i < count; i++) {
-        char *y = random_yaml(&r, equal), what[64];
-        hs_scenario_t *s = NULL;
-        hs_error_t err;
-        if (hs_scenario_load_text(y, strlen(y), "random", NULL, &s, &err) !=
-            HS_OK) {
-            fprintf(stderr, "\nrandom cluster %d: %s\n%s\n", i, err.msg, y);
-            CU_FAIL("random scenario did not load");
-            free(y);
-            continue;
-        }
-        random_devices(&r, s);
-        snprintf(what, sizeof what, "random cluster %d (seed %llu)", i,
-                 (unsigned long long)seed);
-        if (!compare_modes(s, what) && bad++ < 2)
-            fprintf(stderr, "%s\n", y);
-        hs_scenario_free(s);
-        free(y);
-    }
-}
-
 static void test_random_equal(void)
 {
     int before = n_compared;
 
-    random_clusters(0x9E3779B97F4A7C15ULL, 100, 1);
+    fc_random_clusters(&path, 0x9E3779B97F4A7C15ULL, 100, 1);
     printf("(%d runs) ", n_compared - before);
     CU_ASSERT_EQUAL(n_compared - before, 4 * 100);
 }
@@ -195,7 +50,7 @@ static void test_random_unequal(void)
 {
     int before = n_compared;
 
-    random_clusters(0xD1B54A32D192ED03ULL, 150, 0);
+    fc_random_clusters(&path, 0xD1B54A32D192ED03ULL, 150, 0);
     printf("(%d runs) ", n_compared - before);
     CU_ASSERT_EQUAL(n_compared - before, 4 * 150);
 }
