@@ -224,6 +224,14 @@ hs_err_t hs_fast_stopped(const hs_replay_opts_t *o, hs_error_t *err);
    HS_ERR_NOMEM. */
 hs_err_t hs_fast_nomem(hs_error_t *err, size_t n);
 
+/* The result fields of a hierarchical or tree fast path's run besides
+   the figures and state_bytes: steps, the modes asked (patent or none, one
+   bucket, one stream), collective (a static name, not copied), the
+   events' count n_events and the last one's time end_ns. */
+void hs_fast_describe(const hs_replay_opts_t *o, const char *collective,
+                      uint32_t steps, uint64_t n_events, int64_t end_ns,
+                      hs_replay_result_t *res);
+
 /* Each device's mean step length into res->dev_step_ns[x] from its summed
    step lengths sum_ns[x] (listing order, n devices) over steps steps (the
    first step not counted when there are several). */

@@ -332,3 +332,23 @@ void hs_fast_dev_means(hs_replay_result_t *res, const int64_t *sum_ns,
     for (x = 0; x < n; x++)
         res->dev_step_ns[x] = llround((double)sum_ns[x] / (double)n_sum);
 }
+
+void hs_fast_describe(const hs_replay_opts_t *o, const char *collective,
+                      uint32_t steps, uint64_t n_events, int64_t end_ns,
+                      hs_replay_result_t *res)
+{
+    res->steps = steps;
+    res->overlap = o->overlap;
+    res->overlap_asked = o->overlap;
+    res->collective = collective;
+    res->send = o->send;
+    res->hop_wait = o->hop_wait;
+    res->stochastic = 0;
+    res->seed = o->seed;
+    res->n_buckets = 1;
+    res->streams = 1;
+    res->streams_asked = o->streams;
+    res->n_events = n_events;
+    res->end_ns = end_ns;
+    res->queue_high_water = 0;
+}

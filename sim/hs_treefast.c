@@ -162,20 +162,7 @@ static void hs__tf_fill(const hs_scenario_t *s, const hs_replay_opts_t *o,
                         const hs__tf_t *m, uint32_t steps, uint64_t n_events,
                         int64_t end_ns, hs_replay_result_t *res)
 {
-    res->steps = steps;
-    res->overlap = o->overlap;
-    res->overlap_asked = o->overlap;
-    res->collective = hs_coll_tree.name;
-    res->send = o->send;
-    res->hop_wait = o->hop_wait;
-    res->stochastic = 0;
-    res->seed = o->seed;
-    res->n_buckets = 1;
-    res->streams = 1;
-    res->streams_asked = o->streams;
-    res->n_events = n_events;
-    res->end_ns = end_ns;
-    res->queue_high_water = 0;
+    hs_fast_describe(o, hs_coll_tree.name, steps, n_events, end_ns, res);
     res->state_bytes = hs_coll_tree_sched_state_bytes(s) +
                        5 * m->n * sizeof(int64_t) +
                        2 * m->n * sizeof(hs_fast_comp_t) +
