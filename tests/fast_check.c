@@ -335,7 +335,7 @@ void fc_random_clusters(const fc_path_t *p, uint64_t seed, int count,
                         int equal)
 {
     uint64_t r = seed;
-    int i, bad = 0;
+    int i, bad = 0, before = *p->n_compared;
 
     for (i = 0; i < count; i++) {
         char *y = random_yaml(p, &r, equal), what[64];
@@ -356,4 +356,6 @@ void fc_random_clusters(const fc_path_t *p, uint64_t seed, int count,
         hs_scenario_free(s);
         free(y);
     }
+    printf("(%d runs) ", *p->n_compared - before);
+    CU_ASSERT_EQUAL(*p->n_compared - before, 4 * count);
 }

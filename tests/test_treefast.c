@@ -51,20 +51,12 @@ static void test_shipped(void)
 
 static void test_random_equal(void)
 {
-    int before = n_compared;
-
     fc_random_clusters(&path, 0x9E3779B97F4A7C15ULL, 100, 1);
-    printf("(%d runs) ", n_compared - before);
-    CU_ASSERT_EQUAL(n_compared - before, 4 * 100);
 }
 
 static void test_random_unequal(void)
 {
-    int before = n_compared;
-
     fc_random_clusters(&path, 0xD1B54A32D192ED03ULL, 150, 0);
-    printf("(%d runs) ", n_compared - before);
-    CU_ASSERT_EQUAL(n_compared - before, 4 * 150);
 }
 
 static const char small_yaml[] =
