@@ -197,19 +197,6 @@ static hs_err_t hs__all_ar(const hs_scenario_t *s, const hs_collective_t *c,
     return HS_OK;
 }
 
-hs_err_t hs_closed_devices_coll_ns(const hs_scenario_t *s,
-                                   const hs_collective_t *c, int64_t *out,
-                                   hs_error_t *err)
-{
-    hs_dev_pred_t r;
-    hs_err_t rc = hs__all_ar(s, c, out, err);
-    size_t d;
-
-    for (d = 0; rc == HS_OK && d < s->n_devices; d++)
-        out[d] = hs__device(s, c, NULL, (uint32_t)d, out[d], NULL, &r);
-    return rc;
-}
-
 int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
 {
     hs_closed_overlap_t ov;

@@ -188,13 +188,6 @@ int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d);
 int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
                                  const hs_collective_t *c, uint32_t d);
 
-/* hs_closed_device_coll_ns of every device into out[0 .. N-1] (the
-   caller's), T_ar(i) from one pass over the cluster where collective c has
-   one (allreduce_all_ns: the tree).  HS_ERR_NOMEM. */
-hs_err_t hs_closed_devices_coll_ns(const hs_scenario_t *s,
-                                   const hs_collective_t *c, int64_t *out,
-                                   hs_error_t *err);
-
 /* T_ar(i) of device d alone: the ring's (hs_coll_ring.allreduce_ns). */
 int64_t hs_closed_allreduce_ns(const hs_scenario_t *s, uint32_t d);
 

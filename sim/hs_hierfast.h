@@ -39,7 +39,7 @@ int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
  * Replays o->steps steps of s under *o with the max-plus recurrence and
  * stores a new result in *out (free with hs_replay_result_free).  Fails
  * with HS_ERR_RANGE when hs_hierfast_supports says no (its reason in err),
- * HS_ERR_NOMEM, or what hs_closed_predict_coll returns.  Memory O(N +
+ * HS_ERR_NOMEM, or what hs_closed_predict_with returns.  Memory O(N +
  * steps); time O(steps * N * R) adds and maxes, R = 2(L_max-1) + 2(K-1)
  * rounds, nothing allocated per round.
  */

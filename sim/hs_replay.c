@@ -896,11 +896,12 @@ static hs_err_t hs__replay_layout(hs__model_t *m, hs_error_t *err)
     return HS_OK;
 }
 
-/* The model's arrays (lanes, devices, closed figures, step ends, bucket
-   durations, trace blocks, the communication costs from bytes) and the
-   result's; m and res own what they get.  0, or -1 when out of memory. */
-static int hs__replay_alloc(hs__model_t *m, hs_replay_result_t *res,
-                            const double *bytes)
+/* The model's arrays (lanes, devices, closed figures from pred, the
+   closed form of the same collective, step ends, bucket durations, trace
+   blocks, the communication costs from bytes) and the result's; m and res
+   own what they get.  0, or -1 when out of memory. */
+static int hs__replay_alloc(hs__model_t *m, const hs_prediction_t *pred,
+                            hs_replay_result_t *res, const double *bytes)
 {
     const hs_scenario_t *s = m->s;
     size_t i;
@@ -945,10 +946,10 @@ static int hs__replay_alloc(hs__model_t *m, hs_replay_result_t *res,
         m->cl_end == NULL || (m->nb > 1 && m->dur == NULL) ||
         (m->tracing && (m->iv == NULL || m->rec == NULL)))
         return -1;
-    /* every device's closed T(i), in one pass where the collective has
-       one (the tree) */
-    if (hs_closed_devices_coll_ns(s, m->coll, m->closed, NULL) != HS_OK)
-        return -1;
+    /* every device's closed T(i): the prediction's, made for the same
+       collective (not computed a second time) */
+    for (i = 0; i < m->n; i++)
+        m->closed[i] = pred->dev[i].t_step_ns;
     if (m->stochastic) {
         gsl_set_error_handler_off();
         m->rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -1184,7 +1185,7 @@ hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
     rc = hs__replay_check_engine(&m, cap, err);
     if (rc != HS_OK)
         goto fail;
-    if (hs__replay_alloc(&m, res, bytes) != 0)
+    if (hs__replay_alloc(&m, pred, res, bytes) != 0)
         goto nomem;
     hs__replay_lanes(&m, bytes);
     m.bytes = bytes;   /* the model owns them now */
