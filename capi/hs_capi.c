@@ -16,9 +16,6 @@
 #include "hs_h5.h"
 #include "hs_nodes.h"
 #include "hs_replay.h"
-#include "hs_hierfast.h"
-#include "hs_ringfast.h"
-#include "hs_treefast.h"
 #include "hs_sweep.h"
 #include "hs_sweep_out.h"
 
@@ -385,7 +382,7 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
         opts.force = sim->force != 0;
     }
     if (mode == HS_ANSWER_REPLAY_ALWAYS && !opts.force) {
-        rc = hs_scenario_check_budget(s, opts.steps, opts.overlap, err);
+        rc = hs_replay_check_budget(s, &opts, err);
         if (rc != HS_OK)
             return rc;
     }
@@ -397,11 +394,7 @@ hs_err_t hs_capi_answer(const hs_scenario_t *s, int mode,
         opts.stop = &hs__interrupted;
     with_sink = mode == HS_ANSWER_REPLAY_ALWAYS &&
                 (tl != NULL ||
-                 (hs__armed &&
-                  !(opts.engine == 0 &&
-                    (hs_ringfast_supports(s, &opts, NULL, 0) ||
-                     hs_hierfast_supports(s, &opts, NULL, 0) ||
-                     hs_treefast_supports(s, &opts, NULL, 0)))));
+                 (hs__armed && !hs_replay_fast_supports(s, &opts)));
     rc = hs_answer_run(s, &opts, (hs_answer_replay_t)mode,
                        with_sink ? &sink : NULL, with_sink ? 1 : 0, &a, err);
     if (rc != HS_OK)

@@ -240,7 +240,7 @@ hs_err_t hs_cli_replay_check(const hs_scenario_t *s, hs_replay_opts_t *opts,
     opts->force = force != 0;
     if (force)
         return HS_OK;
-    rc = hs_scenario_check_budget(s, opts->steps, opts->overlap, err);
+    rc = hs_replay_check_budget(s, opts, err);
     if (rc != HS_OK)
         hs_cli_blame_steps(err, ro->steps);
     return rc;

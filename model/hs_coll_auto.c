@@ -230,6 +230,11 @@ static size_t hs__auto_rings(const hs_scenario_t *s, size_t ring_n[2])
     return 1;
 }
 
+static double hs__auto_chunks_of(const hs_scenario_t *s)
+{
+    return hs_collective_chunks(hs__pick(s), s);
+}
+
 const hs_collective_t hs_coll_auto = {
     "auto",
     "ring or tree, as NCCL's cost model picks for the payload, timed with "
@@ -241,7 +246,8 @@ const hs_collective_t hs_coll_auto = {
     hs__auto_check,
     hs__auto_rounds_of,
     hs__auto_rings,
-    hs__auto_allreduce_all_ns
+    hs__auto_allreduce_all_ns,
+    hs__auto_chunks_of
 };
 
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,

@@ -60,6 +60,16 @@ static int64_t hs__hier_rounds_of(const hs_scenario_t *s)
     return 2 * A + 2 * (K - 1);
 }
 
+/* Device x of a node of L_x sends 2(L_x - 1) chunks in its node and
+   2(K - 1) across the nodes: 2(N - K) + 2N(K - 1) in all. */
+static double hs__hier_chunks_of(const hs_scenario_t *s)
+{
+    int64_t A;
+    double K = (double)hs_coll_hier_nodes(s, &A), n = (double)s->n_devices;
+
+    return 2.0 * (n - K) + 2.0 * n * (K - 1.0);
+}
+
 static void hs__hier_round(const hs_scenario_t *s, uint32_t x, int64_t r,
                            hs_coll_round_t *out)
 {
@@ -176,5 +186,6 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_check,
     hs__hier_rounds_of,
     hs__hier_rings,
-    NULL    /* allreduce_all_ns: per device */
+    NULL,   /* allreduce_all_ns: per device */
+    hs__hier_chunks_of
 };

@@ -49,5 +49,6 @@ const hs_collective_t hs_coll_ring = {
     NULL,   /* check: any scenario */
     NULL,   /* rounds_of: rounds(n) */
     NULL,   /* rings: one, of every device */
-    NULL    /* allreduce_all_ns: T_ar(i) is O(1) per device */
+    NULL,   /* allreduce_all_ns: T_ar(i) is O(1) per device */
+    NULL    /* chunks_of: N x 2(N-1) */
 };

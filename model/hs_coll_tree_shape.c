@@ -59,6 +59,16 @@ static int64_t hs__tree_rounds_of(const hs_scenario_t *s)
     return hs_coll_tree_rounds(s);
 }
 
+/* Each tree spans the N devices (N - 1 parent links); every link carries
+   P chunks up and P down, in both trees: 4P(N - 1) (the count
+   hs__tree_sends makes device by device). */
+static double hs__tree_chunks_of(const hs_scenario_t *s)
+{
+    double n = (double)s->n_devices;
+
+    return n > 1.0 ? 4.0 * (double)hs_coll_tree_chunks(s) * (n - 1.0) : 0.0;
+}
+
 static void hs__tree_round(const hs_scenario_t *s, uint32_t x, int64_t r,
                            hs_coll_round_t *out)
 {
@@ -453,5 +463,6 @@ const hs_collective_t hs_coll_tree = {
     hs__tree_check,
     hs__tree_rounds_of,
     NULL,   /* rings: the hop wait as in a ring of every device */
-    hs__tree_allreduce_all_ns
+    hs__tree_allreduce_all_ns,
+    hs__tree_chunks_of
 };

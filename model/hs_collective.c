@@ -22,6 +22,17 @@ const hs_collective_t *hs_collective_get(size_t i)
     return i < HS__N_COLL ? hs__collectives[i] : NULL;
 }
 
+double hs_collective_chunks(const hs_collective_t *c, const hs_scenario_t *s)
+{
+    double n = (double)s->n_devices;
+
+    c = hs_collective_resolve(c != NULL ? c : &hs_coll_ring, s);
+    if (c->chunks_of != NULL && s->nodes != NULL)
+        return c->chunks_of(s);
+    /* every device one chunk per round of the flat ring */
+    return n > 1.0 ? n * 2.0 * (n - 1.0) : 0.0;
+}
+
 hs_err_t hs_collective_find(const char *name, const hs_collective_t **out,
                             hs_error_t *err)
 {

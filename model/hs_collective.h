@@ -101,6 +101,11 @@ typedef struct hs_collective_s {
        present.  HS_OK, or HS_ERR_NOMEM with err filled. */
     hs_err_t (*allreduce_all_ns)(const hs_scenario_t *s, int64_t *out,
                                  hs_error_t *err);
+    /* Optional (NULL: every device sends one chunk in each of rounds(N)
+       rounds, N x rounds(N)).  The chunks one all-reduce on s sends, all
+       devices together: the replay's ARRIVE events per all-reduce
+       (hs_scenario_replay_estimate budgets with it). */
+    double (*chunks_of)(const hs_scenario_t *s);
 } hs_collective_t;
 
 /* The ring all-reduce, "ring": 2(N-1) rounds of M/N bytes to the next
@@ -132,6 +137,13 @@ extern const hs_collective_t hs_coll_auto;
    one it picks (the replay asks for the engine of that one).  Pure. */
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,
                                              const hs_scenario_t *s);
+
+/* The chunks one all-reduce of c sends on s, all devices together (the
+   replay's ARRIVE events per all-reduce and bucket), for the collective
+   that runs (hs_collective_resolve: auto's pick).  c NULL: the ring.  A
+   collective that needs nodes on a scenario without them: the ring's
+   figure (it cannot run there; its check says why).  Pure, O(1). */
+double hs_collective_chunks(const hs_collective_t *c, const hs_scenario_t *s);
 
 /*
  * The collective named `name` (NULL: "ring") into *out.  Fails with

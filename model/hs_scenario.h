@@ -364,22 +364,33 @@ hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
                                  int64_t step_ns, int64_t *epoch_ns,
                                  int64_t *total_ns, hs_error_t *err);
 
+struct hs_collective_s;   /* model/hs_collective.h */
+
 /*
- * What a replay of `steps` steps in `overlap` mode costs, roughly: events
- * (2(N-1) rounds per device, step and bucket: quadratic in N) and bytes of
- * state.
+ * What a replay of `steps` steps in `overlap` mode with collective coll
+ * (NULL: the ring; `auto`: the one it picks, hs_collective_resolve) costs,
+ * roughly: events and bytes of state.  Events: per step and gradient
+ * bucket the chunks of one all-reduce (hs_collective_chunks: the ring's
+ * N x 2(N-1), quadratic in N; the hierarchical one's 2(N-K) + 2N(K-1)
+ * over K nodes; the tree's 4P(N-1)), and per device and step a bucket's
+ * ring opening and a handful of phase events.  The event engine and the
+ * exact fast paths count the same events (their n_events).
  */
 void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
-                                 hs_overlap_t overlap, double *events,
-                                 double *bytes);
+                                 hs_overlap_t overlap,
+                                 const struct hs_collective_s *coll,
+                                 double *events, double *bytes);
 
 /*
  * Refuses (HS_ERR_RANGE, blamed on simulate.steps, the estimate in the
- * message) a replay beyond the budgets HS_LIMIT_EVENTS (2^32 events) or
+ * message) a replay with collective coll (as hs_scenario_replay_estimate)
+ * beyond the budgets HS_LIMIT_EVENTS (2^32 events) or
  * HS_LIMIT_STATE_BYTES (8 GiB); the command line skips it with --force.
  */
 hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
-                                  hs_overlap_t overlap, hs_error_t *err);
+                                  hs_overlap_t overlap,
+                                  const struct hs_collective_s *coll,
+                                  hs_error_t *err);
 
 /* Index of the device named `name`, or -1. O(N). */
 long hs_scenario_find_device(const hs_scenario_t *s, const char *name);

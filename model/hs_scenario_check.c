@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "hs_checked.h"
+#include "hs_collective.h"
 #include "hs_limits.h"
 #include "hs_phases.h"
 #include "hs_scenario.h"
@@ -485,39 +486,45 @@ done:
 }
 
 void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
-                                 hs_overlap_t overlap, double *events,
-                                 double *bytes)
+                                 hs_overlap_t overlap,
+                                 const hs_collective_t *coll,
+                                 double *events, double *bytes)
 {
-    double n = (double)s->n_devices, nb = 1, per_dev;
+    double n = (double)s->n_devices, nb = 1, per_step;
     size_t t;
 
     if (overlap == HS_OVERLAP_BUCKETS)
         for (t = 0; t < s->n_types; t++)
             if ((double)s->types[t].profile.n_buckets > nb)
                 nb = (double)s->types[t].profile.n_buckets;
-    /* per device and step: a chunk per round of each bucket's ring, its
-       ring openings and a handful of phase events (the replay counts
-       about steps x N x (2(N-1) + 1) in patent mode) */
-    per_dev = 2.0 * (n - 1.0) * nb + nb + 8.0;
-    *events = (double)steps * n * per_dev;
+    /* per step: an ARRIVE per chunk of each bucket's all-reduce, and per
+       device its openings and a handful of phase events (the ring's
+       replay counts about steps x N x (2(N-1) + 1) in patent mode) */
+    per_step = hs_collective_chunks(coll, s) * nb + n * (nb + 8.0);
+    *events = (double)steps * per_step;
     /* per device: its state, ring lanes and queue entries (about 200 B
        measured, 4x here); per step: the cluster's step time (8 B, 2x) */
     *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0;
 }
 
 hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,
-                                  hs_overlap_t overlap, hs_error_t *err)
+                                  hs_overlap_t overlap,
+                                  const hs_collective_t *coll,
+                                  hs_error_t *err)
 {
+    const hs_collective_t *run =
+        hs_collective_resolve(coll != NULL ? coll : &hs_coll_ring, s);
     double ev, by;
 
-    hs_scenario_replay_estimate(s, steps, overlap, &ev, &by);
+    hs_scenario_replay_estimate(s, steps, overlap, run, &ev, &by);
     if (ev > (double)HS_LIMIT_EVENTS)
         return hs_scenario_fail(
             s, "simulate.steps", HS_ERR_RANGE, err,
             "replaying %u steps of %zu devices takes about %.3g events "
-            "(2(N-1) ring rounds per device and step), more than the "
-            "budget of %.3g; replay fewer steps, or pass --force",
-            steps, s->n_devices, ev, (double)HS_LIMIT_EVENTS);
+            "(%s all-reduce: %.3g chunks per step and bucket), more than "
+            "the budget of %.3g; replay fewer steps, or pass --force",
+            steps, s->n_devices, ev, run->name,
+            hs_collective_chunks(run, s), (double)HS_LIMIT_EVENTS);
     if (by > (double)HS_LIMIT_STATE_BYTES)
         return hs_scenario_fail(
             s, "simulate.steps", HS_ERR_RANGE, err,

@@ -855,7 +855,7 @@ static hs_err_t hs__replay_precheck(const hs_scenario_t *s,
        the caller forces it (every caller: simulate, validate, sweep,
        advise) */
     if (!o->force)
-        return hs_scenario_check_budget(s, o->steps, o->overlap, err);
+        return hs_scenario_check_budget(s, o->steps, o->overlap, *coll, err);
     return HS_OK;
 }
 
@@ -1076,6 +1076,63 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
                           HS__REC_BLOCK * sizeof(hs_step_rec_t) : 0);
 }
 
+/* Whether collective coll (resolved) has an exact fast path that takes
+   scenario s and options o: 1 the ring's, 2 the hierarchical one's, 3 the
+   tree's; 0 none. */
+static int hs__fast_path_of(const hs_scenario_t *s, const hs_replay_opts_t *o,
+                            const hs_collective_t *coll)
+{
+    if (coll == &hs_coll_ring && hs_ringfast_supports(s, o, NULL, 0))
+        return 1;
+    if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, NULL, 0))
+        return 2;
+    if (coll == &hs_coll_tree && hs_treefast_supports(s, o, NULL, 0))
+        return 3;
+    return 0;
+}
+
+const hs_collective_t *hs_replay_collective(const hs_scenario_t *s,
+                                            const hs_replay_opts_t *o)
+{
+    const hs_collective_t *c = NULL;
+
+    if (hs_collective_find(o->collective, &c, NULL) != HS_OK)
+        return NULL;
+    return hs_collective_resolve(c, s);
+}
+
+int hs_replay_fast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o)
+{
+    hs_replay_opts_t own;
+    const hs_collective_t *c;
+
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &own);
+        o = &own;
+    }
+    if (o->engine || (c = hs_replay_collective(s, o)) == NULL)
+        return 0;
+    return hs__fast_path_of(s, o, c) != 0;
+}
+
+hs_err_t hs_replay_check_budget(const hs_scenario_t *s,
+                                const hs_replay_opts_t *o, hs_error_t *err)
+{
+    hs_replay_opts_t own;
+    const hs_collective_t *c = NULL;
+    hs_err_t rc;
+
+    if (o == NULL) {
+        hs_replay_opts_from_scenario(s, &own);
+        o = &own;
+    }
+    if (o->force)
+        return HS_OK;
+    if ((rc = hs_collective_find(o->collective, &c, err)) != HS_OK)
+        return rc;
+    return hs_scenario_check_budget(s, o->steps, o->overlap, c, err);
+}
+
 /* Runs the replay on an exact fast path when collective coll has one
    that takes scenario s and options o (the flat ring's, the hierarchical
    one's, the tree's): returns 1 with its status in *rc (and err) and, on success, the
@@ -1086,14 +1143,19 @@ static int hs__replay_fast(const hs_scenario_t *s, const hs_replay_opts_t *o,
                            hs_replay_result_t **out, hs_err_t *rc,
                            hs_error_t *err)
 {
-    if (coll == &hs_coll_ring && hs_ringfast_supports(s, o, NULL, 0))
+    switch (hs__fast_path_of(s, o, coll)) {
+    case 1:
         *rc = hs_ringfast_run(s, o, out, err);
-    else if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, NULL, 0))
+        break;
+    case 2:
         *rc = hs_hierfast_run(s, o, out, err);
-    else if (coll == &hs_coll_tree && hs_treefast_supports(s, o, NULL, 0))
+        break;
+    case 3:
         *rc = hs_treefast_run(s, o, out, err);
-    else
+        break;
+    default:
         return 0;
+    }
     if (*rc == HS_OK) {
         (*out)->fast_path = 1;
         (*out)->collective = asked->name;

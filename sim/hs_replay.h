@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_error.h"
 #include "hs_scenario.h"
 #include "hs_trace.h"
@@ -179,6 +180,28 @@ typedef struct hs_replay_result_s {
 hs_err_t hs_replay_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                        const hs_trace_sink_t *sinks, size_t n_sinks,
                        hs_replay_result_t **out, hs_error_t *err);
+
+/*
+ * Refuses, as hs_replay_run does unless o->force, a replay of s under o
+ * (NULL: the scenario's own options) beyond the budgets of
+ * hs_scenario_check_budget, estimated for the collective that runs (o's,
+ * `auto` resolved).  HS_OK (also when o->force), HS_ERR_RANGE with the
+ * estimate in err, or HS_ERR_RANGE for an unknown collective.
+ */
+hs_err_t hs_replay_check_budget(const hs_scenario_t *s,
+                                const hs_replay_opts_t *o, hs_error_t *err);
+
+/* The collective a replay of s under o runs: o->collective (NULL:
+   "ring"), `auto` resolved to its pick (hs_collective_resolve); NULL for
+   an unknown name.  Pure. */
+const hs_collective_t *hs_replay_collective(const hs_scenario_t *s,
+                                            const hs_replay_opts_t *o);
+
+/* 1 when hs_replay_run of s under o (NULL: the scenario's options) without
+   sinks takes an exact fast path (the ring's, the hierarchical one's, the
+   tree's: o->engine unset and the path of the collective that runs
+   supports it), 0 when it takes the event engine.  Pure. */
+int hs_replay_fast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o);
 
 /* Releases r and what it owns.  r may be NULL. */
 void hs_replay_result_free(hs_replay_result_t *r);

@@ -710,11 +710,11 @@ static void test_cli_budget(void)
     CU_ASSERT_EQUAL_FATAL(hs_scenario_load_text(small, strlen(small),
                                                 "small.yaml", NULL, &s, &err),
                           HS_OK);
-    hs_scenario_replay_estimate(s, 1000, HS_OVERLAP_PATENT, &ev, &by);
+    hs_scenario_replay_estimate(s, 1000, HS_OVERLAP_PATENT, NULL, &ev, &by);
     CU_ASSERT(ev >= 1000.0 * 2 * 3 && ev <= 1000.0 * 2 * 20);
     CU_ASSERT(by > 16000.0 && by < 1e6);
     CU_ASSERT_EQUAL(hs_scenario_check_budget(s, 1000, HS_OVERLAP_PATENT,
-                                             &err),
+                                             NULL, &err),
                     HS_OK);
     hs_scenario_free(s);
 }

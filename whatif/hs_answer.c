@@ -3,9 +3,13 @@
  * (hs_answer.h).
  *
  * The closed forms cost O(N) and always run.  The replay costs about
- * steps x N x 2(N-1) ring rounds (hs_scenario_replay_estimate): the
- * max-plus fast path does some 1e9 of them a second, the event engine
- * some 5e7 events.  Under HS_ANSWER_REPLAY_AUTO the replay runs when its
+ * steps x (the chunks of one all-reduce + a few per device) events
+ * (hs_scenario_replay_estimate, for the collective that runs: the ring's
+ * 2(N-1) rounds per device, the tree's 4P(N-1) chunks in all, ...): an
+ * exact max-plus fast path (hs_replay_fast_supports) does some 1e9 of
+ * them a second on the ring, 1e8 on the hierarchical all-reduce and 1e7 on
+ * the tree (its per-step schedule), the event engine some 5e7
+ * (hs_limits.h).  Under HS_ANSWER_REPLAY_AUTO the replay runs when its
  * estimate fits the answer budget of the path that would run it, so that
  * `predict` of a few thousand devices still answers in about a second with
  * the replay's figure, and a million-device scenario answers at once with
@@ -24,7 +28,7 @@
 #include <string.h>
 
 #include "hs_limits.h"
-#include "hs_ringfast.h"
+#include "hs_collective.h"
 
 const char *hs_predictor_name(hs_predictor_t p)
 {
@@ -39,10 +43,24 @@ const char *hs_predictor_name(hs_predictor_t p)
     return "unknown";
 }
 
+/* The events a replay runs in about a second: on the event engine, or on
+   the fast path of collective run (hs_limits.h). */
+static double hs__answer_budget(int fast, const hs_collective_t *run)
+{
+    if (!fast)
+        return HS_LIMIT_ANSWER_ENGINE_EVENTS;
+    if (run == &hs_coll_tree)
+        return HS_LIMIT_ANSWER_TREE_FAST_EVENTS;
+    if (run == &hs_coll_hier)
+        return HS_LIMIT_ANSWER_HIER_FAST_EVENTS;
+    return HS_LIMIT_ANSWER_FAST_EVENTS;
+}
+
 int hs_answer_replay_fits(const hs_scenario_t *s, const hs_replay_opts_t *o,
                           char *why, size_t why_len)
 {
     hs_replay_opts_t own;
+    const hs_collective_t *coll = NULL;
     double events, bytes, budget;
     int fast;
 
@@ -50,10 +68,12 @@ int hs_answer_replay_fits(const hs_scenario_t *s, const hs_replay_opts_t *o,
         hs_replay_opts_from_scenario(s, &own);
         o = &own;
     }
-    hs_scenario_replay_estimate(s, o->steps, o->overlap, &events, &bytes);
-    fast = !o->engine && hs_ringfast_supports(s, o, NULL, 0);
-    budget = fast ? HS_LIMIT_ANSWER_FAST_EVENTS
-                  : HS_LIMIT_ANSWER_ENGINE_EVENTS;
+    if (hs_collective_find(o->collective, &coll, NULL) != HS_OK)
+        coll = NULL;    /* the replay says what is wrong with it */
+    hs_scenario_replay_estimate(s, o->steps, o->overlap, coll, &events,
+                                &bytes);
+    fast = hs_replay_fast_supports(s, o);
+    budget = hs__answer_budget(fast, hs_replay_collective(s, o));
     if (events <= budget && bytes <= (double)HS_LIMIT_STATE_BYTES)
         return 1;
     if (why != NULL && why_len > 0)
@@ -62,8 +82,10 @@ int hs_answer_replay_fits(const hs_scenario_t *s, const hs_replay_opts_t *o,
                  "%s, past the answer budget of %.3g (about a second); "
                  "`hetsim simulate` replays it",
                  o->steps, s->n_devices, events,
-                 fast ? "ring rounds on the max-plus fast path"
-                      : "events on the event engine",
+                 !fast ? "events on the event engine"
+                 : hs_replay_collective(s, o) == &hs_coll_ring
+                     ? "ring rounds on the max-plus fast path"
+                     : "events on the max-plus fast path",
                  budget);
     return 0;
 }
