@@ -69,18 +69,11 @@ static inline int64_t hs__max(int64_t a, int64_t b)
     return a > b ? a : b;
 }
 
-/* Whether o asks for the hierarchical all-reduce. */
-static int hs__is_hier(const hs_scenario_t *s, const hs_replay_opts_t *o)
-{
-    (void)s;
-    return o->collective != NULL &&
-           strcmp(o->collective, "hierarchical") == 0;
-}
-
 int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                         char *why, size_t why_len)
+                         const hs_collective_t *coll, char *why,
+                         size_t why_len)
 {
-    return hs_fast_supports_nodes(s, o, hs__is_hier,
+    return hs_fast_supports_nodes(s, o, coll == &hs_coll_hier,
                                   "this fast path replays the hierarchical "
                                   "all-reduce only",
                                   why, why_len);
@@ -307,7 +300,8 @@ hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
     *out = NULL;
     memset(&m, 0, sizeof m);
-    if (!hs_hierfast_supports(s, o, why, sizeof why))
+    if (!hs_hierfast_supports(s, o, hs_replay_collective(s, o), why,
+                              sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
     rc = hs_closed_predict_with(s, &hs_coll_hier, o->overlap, &pred, err);
     if (rc != HS_OK)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_error.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
@@ -24,7 +25,9 @@
 /*
  * 1 when hs_hierfast_run replays s under *o exactly (as hs_replay_run
  * would on the event engine), else 0 with the reason in why (a sentence,
- * truncated to why_len; why may be NULL).  Supported: the hierarchical
+ * truncated to why_len; why may be NULL).  coll: the collective that
+ * runs, resolved by the caller (hs_replay_collective).  Supported: the
+ * hierarchical
  * collective on a scenario with nodes, deterministic runs, overlap patent
  * or none, send rendezvous or eager, stragglers, compute scales, extra
  * compute, t_dl-bound steps, the optimizer.  Not: stochastic runs,
@@ -33,7 +36,8 @@
  * equal-time events is the engine's.
  */
 int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                         char *why, size_t why_len);
+                         const hs_collective_t *coll, char *why,
+                         size_t why_len);
 
 /*
  * Replays o->steps steps of s under *o with the max-plus recurrence and

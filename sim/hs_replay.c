@@ -1084,9 +1084,9 @@ static int hs__fast_path_of(const hs_scenario_t *s, const hs_replay_opts_t *o,
 {
     if (coll == &hs_coll_ring && hs_ringfast_supports(s, o, NULL, 0))
         return 1;
-    if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, NULL, 0))
+    if (coll == &hs_coll_hier && hs_hierfast_supports(s, o, coll, NULL, 0))
         return 2;
-    if (coll == &hs_coll_tree && hs_treefast_supports(s, o, NULL, 0))
+    if (coll == &hs_coll_tree && hs_treefast_supports(s, o, coll, NULL, 0))
         return 3;
     return 0;
 }

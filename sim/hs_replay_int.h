@@ -200,13 +200,13 @@ void hs_fast_compute(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
 /* Whether the hierarchical or tree fast path replays s under o exactly:
    1 if so, else 0 with the reason in why (why_len bytes; why may be NULL).
-   is_coll(s, o) says whether o's collective is the path's one (asked only
-   once s has nodes and devices); coll_no is the reason when it is not.
+   is_coll says whether the collective that runs (the caller resolved it)
+   is the path's one (looked at only once s has nodes and devices); coll_no
+   is the reason when it is not.
    The other checks are the ones both paths share, in the same order. */
 int hs_fast_supports_nodes(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                           int (*is_coll)(const hs_scenario_t *s,
-                                          const hs_replay_opts_t *o),
-                           const char *coll_no, char *why, size_t why_len);
+                           int is_coll, const char *coll_no, char *why,
+                           size_t why_len);
 
 /* The first step's starts of a fast path at time 0, per device in listing
    order: each device's compute without stragglers into base[x] and its

@@ -260,9 +260,8 @@ hs_err_t hs__replay_check_engine(const hs__model_t *m, size_t cap,
 }
 
 int hs_fast_supports_nodes(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                           int (*is_coll)(const hs_scenario_t *s,
-                                          const hs_replay_opts_t *o),
-                           const char *coll_no, char *why, size_t why_len)
+                           int is_coll, const char *coll_no, char *why,
+                           size_t why_len)
 {
     const char *no = NULL;
     size_t t;
@@ -270,7 +269,7 @@ int hs_fast_supports_nodes(const hs_scenario_t *s, const hs_replay_opts_t *o,
     if (s->nodes == NULL || s->n_devices == 0 ||
         s->n_devices > UINT32_MAX / 2)
         no = "no nodes, no devices, or too many";
-    else if (!is_coll(s, o))
+    else if (!is_coll)
         no = coll_no;
     else if (o->steps == 0)
         no = "0 steps to replay";

@@ -52,20 +52,11 @@
 #include "hs_collective.h"
 #include "hs_replay_int.h"
 
-/* Whether o's collective resolves to the tree all-reduce on s. */
-static int hs__is_tree(const hs_scenario_t *s, const hs_replay_opts_t *o)
-{
-    const hs_collective_t *c = NULL;
-
-    return o->collective != NULL &&
-           hs_collective_find(o->collective, &c, NULL) == HS_OK &&
-           hs_collective_resolve(c, s) == &hs_coll_tree;
-}
-
 int hs_treefast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                         char *why, size_t why_len)
+                         const hs_collective_t *coll, char *why,
+                         size_t why_len)
 {
-    return hs_fast_supports_nodes(s, o, hs__is_tree,
+    return hs_fast_supports_nodes(s, o, coll == &hs_coll_tree,
                                   "this fast path replays the tree "
                                   "all-reduce only",
                                   why, why_len);
@@ -209,7 +200,8 @@ hs_err_t hs_treefast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
     *out = NULL;
     memset(&m, 0, sizeof m);
-    if (!hs_treefast_supports(s, o, why, sizeof why))
+    if (!hs_treefast_supports(s, o, hs_replay_collective(s, o), why,
+                              sizeof why))
         return hs_error_setf(err, HS_ERR_RANGE, "fast replay: %s", why);
     rc = hs_closed_predict_with(s, &hs_coll_tree, o->overlap, &pred, err);
     if (rc != HS_OK)

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hs_collective.h"
 #include "hs_error.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
@@ -26,7 +27,9 @@
 /*
  * 1 when hs_treefast_run replays s under *o exactly (as hs_replay_run
  * would on the event engine), else 0 with the reason in why (a sentence,
- * truncated to why_len; why may be NULL).  Supported: the tree collective
+ * truncated to why_len; why may be NULL).  coll: the collective that runs,
+ * resolved by the caller (hs_replay_collective: o->collective, `auto`'s
+ * pick).  Supported: the tree collective
  * (o->collective "tree", or "auto" where it picks the tree) on a scenario
  * with nodes, deterministic runs, overlap patent or none, send rendezvous
  * or eager (the tree's chunks are always eager), stragglers, compute
@@ -36,7 +39,8 @@
  * their order of equal-time events is the engine's.
  */
 int hs_treefast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                         char *why, size_t why_len);
+                         const hs_collective_t *coll, char *why,
+                         size_t why_len);
 
 /*
  * Replays o->steps steps of s under *o with the max-plus recursion and

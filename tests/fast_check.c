@@ -95,7 +95,7 @@ int fc_compare(hs_scenario_t *s, const char *what, const fc_path_t *p)
 
     hs_replay_opts_from_scenario(s, &o);
     o.collective = p->collective;
-    if (!p->supports(s, &o, why, sizeof why)) {
+    if (!p->supports(s, &o, hs_replay_collective(s, &o), why, sizeof why)) {
         fprintf(stderr, "\n%s: declined: %s\n", what, why);
         CU_FAIL("the fast path declined");
         return 0;

@@ -28,7 +28,7 @@ int fc_same_results(const hs_replay_result_t *a, const hs_replay_result_t *b,
 typedef struct fc_path_s {
     const char *collective;
     int (*supports)(const hs_scenario_t *s, const hs_replay_opts_t *o,
-                    char *why, size_t why_len);
+                    const hs_collective_t *coll, char *why, size_t why_len);
     hs_err_t (*run)(const hs_scenario_t *s, const hs_replay_opts_t *o,
                     hs_replay_result_t **out, hs_error_t *err);
     int *n_compared;

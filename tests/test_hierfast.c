@@ -72,28 +72,34 @@ static void test_declines(void)
                                                 NULL, &s, &err),
                           HS_OK);
     hs_replay_opts_from_scenario(s, &o);
-    CU_ASSERT_TRUE(hs_hierfast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_TRUE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     o.stochastic = 1;
-    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "stochastic");
     CU_ASSERT_EQUAL(hs_hierfast_run(s, &o, &r, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(r);
     HS_ASSERT_STR_CONTAINS(err.msg, "stochastic");
     o.stochastic = 0;
     o.overlap = HS_OVERLAP_BUCKETS;
-    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "buckets");
     o.overlap = HS_OVERLAP_PATENT;
     s->types[0].profile.comm_ns_per_byte = 0.5;
-    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "own cost");
     s->types[0].profile.comm_ns_per_byte = 0;
     o.collective = "ring";
-    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "hierarchical");
     o.collective = "hierarchical";
     o.steps = 0;
-    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, NULL, 0));
+    CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
+                             NULL, 0));
     hs_scenario_free(s);
 }
 

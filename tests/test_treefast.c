@@ -87,34 +87,42 @@ static void test_declines(void)
                                                 NULL, &s, &err),
                           HS_OK);
     hs_replay_opts_from_scenario(s, &o);
-    CU_ASSERT_TRUE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_TRUE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     o.stochastic = 1;
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "stochastic");
     CU_ASSERT_EQUAL(hs_treefast_run(s, &o, &r, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(r);
     HS_ASSERT_STR_CONTAINS(err.msg, "stochastic");
     o.stochastic = 0;
     o.overlap = HS_OVERLAP_BUCKETS;
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "buckets");
     o.overlap = HS_OVERLAP_PATENT;
     s->types[0].profile.comm_ns_per_byte = 0.5;
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "own cost");
     s->types[0].profile.comm_ns_per_byte = 0;
     s->types[0].profile.t_hop_wait_ns = 1000;
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "hop wait");
     s->types[0].profile.t_hop_wait_ns = 0;
     o.collective = "ring";
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, why, sizeof why));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "tree");
     o.collective = "hierarchical";
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, NULL, 0));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             NULL, 0));
     o.collective = "tree";
     o.steps = 0;
-    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, NULL, 0));
+    CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             NULL, 0));
     hs_scenario_free(s);
 }
 
@@ -147,7 +155,8 @@ static void test_auto(void)
     hs_coll_auto_choose(s, &ch);
     CU_ASSERT_STRING_EQUAL(ch.chosen->name, "tree");
     hs_replay_opts_from_scenario(s, &o);
-    CU_ASSERT_TRUE(hs_treefast_supports(s, &o, NULL, 0));
+    CU_ASSERT_TRUE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
+                             NULL, 0));
     eo = o;
     eo.engine = 1;
     CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &fast, &err), HS_OK);
