@@ -202,15 +202,18 @@ int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
     hs_closed_overlap_t ov;
     hs_dev_pred_t r;
     int64_t *bar = NULL;
+    const hs_collective_t *c = NULL;
 
+    if (hs_collective_find(s->collective, &c, NULL) != HS_OK ||
+        (c->check != NULL && c->check(s, NULL) != HS_OK))
+        return -1;
     if (hs_closed_overlap_init(s, s->overlap, &ov, NULL) != HS_OK)
         return -1;
     if (ov.nb > 0 && (bar = malloc(ov.nb * sizeof *bar)) == NULL) {
         hs_closed_overlap_clear(&ov);
         return -1;
     }
-    hs__device(s, &hs_coll_ring, &ov, d, hs_coll_ring.allreduce_ns(s, d),
-               bar, &r);
+    hs__device(s, c, &ov, d, c->allreduce_ns(s, d), bar, &r);
     free(bar);
     hs_closed_overlap_clear(&ov);
     return r.t_ext_ns;

@@ -179,9 +179,13 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
 /* T(i) of device d alone (no allocation); what the replay compares with. */
 int64_t hs_closed_device_ns(const hs_scenario_t *s, uint32_t d);
 
-/* The extended T_ext(i) of device d (the ring) in s->overlap: also the
-   rest of the backward and the optimizer.  In the bucket modes it builds
-   the layout each call (hs_closed_overlap_init); -1 when out of memory. */
+/* The extended T_ext(i) of device d in s->overlap with the scenario's
+   collective (s->collective, NULL the ring; `auto` its pick): T_ar(i) is
+   that collective's closed form, as in hs_closed_predict's
+   dev[d].t_ext_ns, plus the rest of the backward and the optimizer.  In
+   the bucket modes it builds the layout each call
+   (hs_closed_overlap_init).  -1 when out of memory, or when the
+   collective is unknown or cannot run on s (its check). */
 int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d);
 
 /* As hs_closed_device_ns with T_ar(i) from collective c. */

@@ -9,9 +9,11 @@
  * all-reduce the ring's slowest (the bounds docs/method.md states).
  * Figures are read from the library's results, never from text.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hs_closed.h"
+#include "hs_collective.h"
 #include "hs_phases.h"
 #include "hs_replay.h"
 #include "hs_scenario.h"
@@ -336,6 +338,55 @@ static void test_buckets_without_buckets(void)
     hs_scenario_free(s);
 }
 
+/* hs_closed_device_ext_ns follows the scenario's collective: on the
+   shipped tree and hierarchical scenarios (and as auto), in patent and
+   none, every device's figure is hs_closed_predict's dev[d].t_ext_ns (the
+   collective's closed form, what predict prints), and on the
+   hierarchical one over unequal nodes it is not the ring's. */
+static void test_device_ext_follows_collective(void)
+{
+    static const char *const files[] = {"tree-unequal-nodes.yaml",
+                                        "validate-hier-unequal.yaml"};
+    static const char *const colls[] = {NULL, "auto"};
+    static const hs_overlap_t ovs[] = {HS_OVERLAP_PATENT, HS_OVERLAP_NONE};
+    char path[1024];
+    size_t f, c, o;
+    uint32_t d;
+    int ring_differs = 0;
+
+    for (f = 0; f < 2; f++)
+        for (c = 0; c < 2; c++)
+            for (o = 0; o < 2; o++) {
+                hs_scenario_t *s = NULL;
+                hs_prediction_t *p = NULL;
+                hs_error_t e;
+                snprintf(path, sizeof path, "%s/scenarios/%s", HS_TEST_SRC,
+                         files[f]);
+                CU_ASSERT_EQUAL_FATAL(hs_scenario_load(path, &s, &e), HS_OK);
+                if (colls[c] != NULL) {
+                    free(s->collective);
+                    s->collective = strdup(colls[c]);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(s->collective);
+                }
+                s->overlap = ovs[o];
+                CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &p, &e), HS_OK);
+                for (d = 0; d < s->n_devices; d++) {
+                    hs_prediction_t *rp = NULL;
+                    HS_ASSERT_I64_EQ(hs_closed_device_ext_ns(s, d),
+                                     p->dev[d].t_ext_ns);
+                    if (f == 1 && c == 0 &&
+                        hs_closed_predict_coll(s, &hs_coll_ring, &rp, &e) ==
+                            HS_OK &&
+                        rp->dev[d].t_ext_ns != p->dev[d].t_ext_ns)
+                        ring_differs = 1;
+                    hs_prediction_free(rp);
+                }
+                hs_prediction_free(p);
+                hs_scenario_free(s);
+            }
+    CU_ASSERT_TRUE(ring_differs);
+}
+
 static int reg(void)
 {
     CU_pSuite s = CU_add_suite("closed form per overlap mode", NULL, NULL);
@@ -349,6 +400,8 @@ static int reg(void)
     CU_add_test(s, "issue 33: overlap none by hand", test_none_by_hand);
     CU_add_test(s, "issue 33: bucket modes without buckets",
                 test_buckets_without_buckets);
+    CU_add_test(s, "issue 33: T_ext(i) of one device, its collective",
+                test_device_ext_follows_collective);
     return 0;
 }
 
