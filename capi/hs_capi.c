@@ -572,22 +572,18 @@ hs_err_t hs_capi_advise_ring(const hs_scenario_t *s, int replay,
     return HS_OK;
 }
 
-hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
-                              uint64_t global_batch,
-                              const uint64_t *max_batch,
+/* Fills out (its values malloc'd: width 2 n_types, 3 n_types with
+   micro-batches searched), batch[], shard[], micro_given[] and micro[]
+   (n_types long each, any may be NULL) from advice r. */
+static hs_err_t hs__batch_out(const hs_advise_batch_t *r,
                               hs_capi_advice_t *out, uint64_t *batch,
-                              uint64_t *shard, size_t n_types,
+                              uint64_t *shard, uint32_t *micro_given,
+                              uint32_t *micro, size_t n_types,
                               hs_error_t *err)
 {
-    hs_advise_batch_t *r = NULL;
     const hs_advise_batch_cand_t *c;
-    size_t k, j;
-    hs_err_t rc;
+    size_t k, j, nt = r->n_types;
 
-    memset(out, 0, sizeof *out);
-    rc = hs_advise_batch(s, NULL, global_batch, max_batch, replay, &r, err);
-    if (rc != HS_OK)
-        return rc;
     c = &r->cands[r->outcome == HS_ADVISE_NONE ? 0 : r->chosen];
     out->outcome = (int32_t)r->outcome;
     out->met = 1;
@@ -597,37 +593,75 @@ hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
     out->lower_bound_step_source_ns = -1;
     out->global_batch = r->global_batch;
     out->global_batch_asked = r->global_batch_asked;
-    for (k = 0; k < n_types && k < r->n_types; k++) {
+    for (k = 0; k < n_types && k < nt; k++) {
         if (batch != NULL)
             batch[k] = c->batch[k];
         if (shard != NULL)
             shard[k] = c->shard[k];
+        if (micro_given != NULL)
+            micro_given[k] = r->micro_before[k];
+        if (micro != NULL)
+            micro[k] = r->micro_after[k];
     }
     out->n_cands = r->n_cands < HS_CAPI_ADVISE_CANDS ? r->n_cands
                                                      : HS_CAPI_ADVISE_CANDS;
-    out->width = 2 * r->n_types;
+    out->width = (r->max_micro > 1 ? 3 : 2) * nt;
     out->values = malloc((out->n_cands * out->width + 1) *
                          sizeof *out->values);
-    if (out->values == NULL) {
-        hs_advise_batch_free(r);
+    if (out->values == NULL)
         return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
-    }
     for (j = 0; j < out->n_cands; j++) {
         hs_capi_cand_t *o = &out->cands[j];
+        uint64_t *v = out->values + j * out->width;
 
         snprintf(o->label, sizeof o->label, "%s", r->cands[j].label);
         o->same_as = -1;
         o->recommended = r->outcome != HS_ADVISE_NONE && j == r->chosen;
         o->global_batch = r->cands[j].global_batch;
         o->fig = r->cands[j].fig;
-        for (k = 0; k < r->n_types; k++) {
-            out->values[j * out->width + k] = r->cands[j].batch[k];
-            out->values[j * out->width + r->n_types + k] =
-                r->cands[j].shard[k];
+        for (k = 0; k < nt; k++) {
+            v[k] = r->cands[j].batch[k];
+            v[nt + k] = r->cands[j].shard[k];
+            if (r->max_micro > 1)
+                v[2 * nt + k] = r->cands[j].micro[k];
         }
     }
-    hs_advise_batch_free(r);
     return HS_OK;
+}
+
+hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
+                              uint64_t global_batch,
+                              const uint64_t *max_batch,
+                              hs_capi_advice_t *out, uint64_t *batch,
+                              uint64_t *shard, size_t n_types,
+                              hs_error_t *err)
+{
+    return hs_capi_advise_batch_micro(s, replay, global_batch, max_batch, 1,
+                                      out, batch, shard, NULL, NULL, n_types,
+                                      err);
+}
+
+hs_err_t hs_capi_advise_batch_micro(const hs_scenario_t *s, int replay,
+                                    uint64_t global_batch,
+                                    const uint64_t *max_batch,
+                                    uint32_t max_micro,
+                                    hs_capi_advice_t *out, uint64_t *batch,
+                                    uint64_t *shard, uint32_t *micro_given,
+                                    uint32_t *micro, size_t n_types,
+                                    hs_error_t *err)
+{
+    hs_advise_batch_t *r = NULL;
+    hs_err_t rc;
+
+    memset(out, 0, sizeof *out);
+    rc = hs_advise_batch_micro_x(s, NULL, global_batch, max_batch, max_micro,
+                                 replay, NULL, &r, err);
+    if (rc != HS_OK)
+        return rc;
+    rc = hs__batch_out(r, out, batch, shard, micro_given, micro, n_types,
+                       err);
+    hs_advise_batch_free(r);
+    return rc;
 }
 
 hs_err_t hs_capi_advise_mix(const hs_scenario_t *s, int replay,

@@ -222,7 +222,8 @@ typedef struct hs_capi_cand_s {
    candidate.  values (malloc'd, free with hs_capi_free) holds width
    numbers per candidate, in candidate order: ring, the order's device
    indices (width n_devices); batch, each type's batch then each type's
-   shard (0: none; width 2 n_types); mix, each type's count (width
+   shard (0: none; width 2 n_types; with micro-batches searched then each
+   type's micro-batch count, width 3 n_types); mix, each type's count (width
    n_types), and after the candidates one row more: the given counts. */
 typedef struct hs_capi_advice_s {
     int32_t outcome;            /* hs_advise_outcome_t */
@@ -269,6 +270,28 @@ hs_err_t hs_capi_advise_batch(const hs_scenario_t *s, int replay,
                               hs_capi_advice_t *out, uint64_t *batch,
                               uint64_t *shard, size_t n_types,
                               hs_error_t *err);
+
+/*
+ * `hetsim advise batch --max-micro N`: as hs_capi_advise_batch, with
+ * gradient accumulation searched (hs_advise_batch_micro_x): max_batch[t]
+ * is then what one device holds at once, and a type may split a step's
+ * batch into up to max_micro equal micro-batches (0 or 1: not searched,
+ * exactly hs_capi_advise_batch; above HS_LIMIT_MICRO_BATCHES the call
+ * fails with HS_ERR_RANGE).  Also into micro_given[] and micro[] (each
+ * n_types long, may be NULL) each type's given micro-batch count and the
+ * recommendation's (batch[t] / micro[t] samples each).  With max_micro >
+ * 1, out->values holds 3 n_types numbers per candidate: each type's
+ * batch, shard, then micro-batch count.  out->values is the caller's to
+ * free on success; NULL after a failure.
+ */
+hs_err_t hs_capi_advise_batch_micro(const hs_scenario_t *s, int replay,
+                                    uint64_t global_batch,
+                                    const uint64_t *max_batch,
+                                    uint32_t max_micro,
+                                    hs_capi_advice_t *out, uint64_t *batch,
+                                    uint64_t *shard, uint32_t *micro_given,
+                                    uint32_t *micro, size_t n_types,
+                                    hs_error_t *err);
 
 /*
  * `hetsim advise mix`: per type avail (devices available), min and

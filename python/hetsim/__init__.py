@@ -662,21 +662,32 @@ def advise_ring(scenario, replay=True, exact_max=16):
     return d
 
 
-def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
+def advise_batch(scenario, global_batch=0, max_batch=None, replay=True,
+                 max_micro=1):
     """`hetsim advise batch --json`'s document, less its format head,
     scaling and scenario_written: per-type batches that keep the global
     batch (0: the scenario's); max_batch maps a type to its largest
-    batch.  "batch" and "shard_samples" (not in the CLI's document) map
-    each type to the recommended batch and shard."""
+    batch.  max_micro > 1 (`--max-micro N`) also searches gradient
+    accumulation: a type may split a step's batch into up to max_micro
+    equal micro-batches, max_batch then being what a device holds at
+    once; the document then has the CLI's micro-batch keys (per type
+    micro_batches_given, micro_batches_recommended,
+    micro_batch_recommended; per candidate micro_batches).  "batch" and
+    "shard_samples" (not in the CLI's document) map each type to the
+    recommended batch and shard, and with max_micro > 1
+    "micro_batches" to its recommended micro-batch count."""
     names = scenario.types
     nt = len(names)
+    micro = int(max_micro) > 1
     given = [t["batch"] for t in scenario.predict(closed_only=True)["types"]]
     U = ctypes.c_uint64 * max(nt, 1)
+    M = ctypes.c_uint32 * max(nt, 1)
     mb = U(*[int((max_batch or {}).get(t, 0)) for t in names])
-    batch, shard = U(), U()
-    adv, came = _advise_call(_lib.hs_capi_advise_batch, scenario,
+    batch, shard, mgiven, mrec = U(), U(), M(), M()
+    adv, came = _advise_call(_lib.hs_capi_advise_batch_micro, scenario,
                              bool(replay), int(global_batch), mb,
-                             (batch, shard, nt))
+                             int(max_micro),
+                             (batch, shard, mgiven, mrec, nt))
     try:
         d = _advice("batch", scenario, adv, 0)
         d["recommended"] = None if adv.outcome == 2 else adv.label.decode()
@@ -690,6 +701,11 @@ def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
                   scenario.predict(closed_only=True)["types"]]
         for k in range(nt):
             d["types"][k]["count"] = counts[k]
+            if micro:
+                d["types"][k]["micro_batches_given"] = int(mgiven[k])
+                d["types"][k]["micro_batches_recommended"] = int(mrec[k])
+                d["types"][k]["micro_batch_recommended"] = \
+                    int(batch[k]) // int(mrec[k])
         d["candidates"] = []
         for j in range(adv.n_cands):
             c = adv.cands[j]
@@ -697,13 +713,18 @@ def advise_batch(scenario, global_batch=0, max_batch=None, replay=True):
             row = {"label": c.label.decode(),
                    "recommended": bool(c.recommended),
                    "global_batch": int(c.global_batch),
-                   "batch": {names[k]: v[k] for k in range(nt)},
-                   "shard_samples": {names[k]: v[nt + k] for k in range(nt)
-                                     if v[nt + k] != 0}}
+                   "batch": {names[k]: v[k] for k in range(nt)}}
+            if micro:
+                row["micro_batches"] = {names[k]: v[2 * nt + k]
+                                        for k in range(nt)}
+            row["shard_samples"] = {names[k]: v[nt + k] for k in range(nt)
+                                    if v[nt + k] != 0}
             row.update(_fig(c.fig))
             d["candidates"].append(row)
         d["batch"] = {names[k]: int(batch[k]) for k in range(nt)}
         d["shard_samples"] = {names[k]: int(shard[k]) for k in range(nt)}
+        if micro:
+            d["micro_batches"] = {names[k]: int(mrec[k]) for k in range(nt)}
     finally:
         _lib.hs_capi_free(ctypes.cast(adv.values, ctypes.c_void_p))
     _late(came)

@@ -301,6 +301,11 @@ _sig("hs_capi_advise_batch", ctypes.c_int, _vp, ctypes.c_int,
      ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64),
      ctypes.POINTER(hs_capi_advice_t), ctypes.POINTER(ctypes.c_uint64),
      ctypes.POINTER(ctypes.c_uint64), _sz, _E)
+_sig("hs_capi_advise_batch_micro", ctypes.c_int, _vp, ctypes.c_int,
+     ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64), ctypes.c_uint32,
+     ctypes.POINTER(hs_capi_advice_t), ctypes.POINTER(ctypes.c_uint64),
+     ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32),
+     ctypes.POINTER(ctypes.c_uint32), _sz, _E)
 _sig("hs_capi_advise_mix", ctypes.c_int, _vp, ctypes.c_int,
      ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
      ctypes.POINTER(ctypes.c_double), ctypes.c_double, ctypes.c_int64,

@@ -179,7 +179,8 @@ def test_sweep_matches_cli():
 # Python answer adds (the recommendation itself, by name)
 ADVISE_ONLY_CLI = {"format", "format_version", "hetsim_version",
                    "search_cpu_s", "scenario_written", "scaling"}
-ADVISE_ONLY_PY = {"order", "batch", "shard_samples", "counts"}
+ADVISE_ONLY_PY = {"order", "batch", "shard_samples", "counts",
+                  "micro_batches"}
 
 
 def same_advice(py, ref):
@@ -208,7 +209,12 @@ def test_advise_ring_matches_cli(name):
     ((), {}),
     (("--global-batch", "40000", "--max-batch", "A100=300"),
      {"global_batch": 40000, "max_batch": {"A100": 300}}),
-    (("--no-replay",), {"replay": False})])
+    (("--no-replay",), {"replay": False}),
+    (("--max-micro", "4", "--max-batch", "A100=64", "--no-replay"),
+     {"max_micro": 4, "max_batch": {"A100": 64}, "replay": False}),
+    (("--max-micro", "8", "--max-batch", "A100=100", "--max-batch",
+      "MLU370=200"),
+     {"max_micro": 8, "max_batch": {"A100": 100, "MLU370": 200}})])
 def test_advise_batch_matches_cli(args, kw):
     ref, rc, _ = cli("advise", "batch", "scenarios/default.yaml", "--json",
                      *args)
@@ -218,6 +224,39 @@ def test_advise_batch_matches_cli(args, kw):
     same_advice(py, ref)
     for t in ref["types"]:
         assert py["batch"][t["name"]] == t["batch_recommended"]
+        if kw.get("max_micro", 1) > 1:
+            assert py["micro_batches"][t["name"]] == \
+                t["micro_batches_recommended"]
+            # a recommended micro-batch fits what a device holds at once
+            if ref["recommended"] is not None:
+                assert t["micro_batch_recommended"] <= kw["max_batch"].get(
+                    t["name"], t["micro_batch_recommended"])
+        else:
+            assert "micro_batches" not in py
+
+
+def test_advise_batch_max_micro_capi():
+    """The C API's micro-batch search, read as data: with --max-micro 4
+    and A100 held to 128 samples at once, every candidate past the
+    baseline splits its A100 batch into at most 4 equal micro-batches of
+    at most 128 (the recommendation uses more than one); without
+    max_micro every count is the given one.  An N past the limit is
+    refused as the CLI refuses it."""
+    s = hetsim.Scenario.load("scenarios/default.yaml")
+    d = hetsim.advise_batch(s, global_batch=60000, max_batch={"A100": 128},
+                            max_micro=4)
+    assert d["recommended"] == "searched" and len(d["candidates"]) >= 2
+    for c in d["candidates"][1:]:
+        b, v = c["batch"]["A100"], c["micro_batches"]["A100"]
+        assert 1 <= v <= 4 and b % v == 0 and b // v <= 128
+    assert d["micro_batches"]["A100"] > 1
+    assert sum(t["count"] * t["batch_recommended"]
+               for t in d["types"]) == 60000
+    _, rc, err = cli("advise", "batch", "scenarios/default.yaml",
+                     "--max-micro", "100000")
+    assert rc != 0
+    with pytest.raises(hetsim.Error):
+        hetsim.advise_batch(s, max_micro=100000)
 
 
 @pytest.mark.parametrize("args,kw", [
