@@ -163,11 +163,25 @@ static void hs__round(hs__hf_t *m, int64_t r)
     hs__swap(m);
 }
 
+/* hs__span's build: with GCC on x86-64 Linux, one clone per vector width
+   (AVX-512, AVX2, the baseline; chosen when the program loads) and the
+   vectoriser's full cost model (-O3) for this loop alone.  Integer max and
+   add give the same values in any order, so every clone computes the same
+   numbers; AVX2 and AVX-512 have the 64-bit compares the loop needs. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__linux__)
+#define HS__VEC_LOOP \
+    __attribute__((target_clones("avx512f", "avx2", "default"), \
+                   optimize("O3")))
+#else
+#define HS__VEC_LOOP
+#endif
+
 /* q[x] = max(p[x + dm], p[x], c[x + dp]) + d[x] for lo <= x < hi: the
    across-node round of hs__across_round on a span where the sender is
-   x + dm and the receiver's term is c[x + dp].  Branch-free, no division:
-   the compiler may vectorise it. */
-static void hs__span(int64_t *restrict q, const int64_t *restrict p,
+   x + dm and the receiver's term is c[x + dp].  Branch-free, no division,
+   vectorised where HS__VEC_LOOP says. */
+HS__VEC_LOOP static void hs__span(int64_t *restrict q, const int64_t *restrict p,
                      const int64_t *restrict c, const int64_t *restrict d,
                      ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t dm, ptrdiff_t dp)
 {
