@@ -45,9 +45,21 @@ int hs_hierfast_supports(const hs_scenario_t *s, const hs_replay_opts_t *o,
  * with HS_ERR_RANGE when hs_hierfast_supports says no (its reason in err),
  * HS_ERR_NOMEM, or what hs_closed_predict_with returns.  Memory O(N +
  * steps); time O(steps * N * R) adds and maxes, R = 2(L_max-1) + 2(K-1)
- * rounds, nothing allocated per round.
+ * rounds, nothing allocated per round.  With nodes of one size the rounds
+ * across nodes find their peers by arithmetic, in a loop the compiler can
+ * vectorise.
  */
 hs_err_t hs_hierfast_run(const hs_scenario_t *s, const hs_replay_opts_t *o,
                          hs_replay_result_t **out, hs_error_t *err);
+
+/*
+ * hs_hierfast_run with every round through the general round-by-round
+ * loop (peers from tables, any node sizes): the same result, slower with
+ * nodes of one size.  The reference tests/test_hierfast.c checks
+ * hs_hierfast_run against; same contract.
+ */
+hs_err_t hs_hierfast_run_rounds(const hs_scenario_t *s,
+                                const hs_replay_opts_t *o,
+                                hs_replay_result_t **out, hs_error_t *err);
 
 #endif
