@@ -21,6 +21,11 @@ into --out:
                         timings (data load, forward, backward, optimizer,
                         whole step).  Format: README.md, "The harness".
 
+With --micro-batches V > 1 (gradient accumulation) each step runs V
+micro-batches of --batch samples, DDP's no_sync() on all but the last, each
+inside a record_function("hetsim.micro_batch#K") range; the sidecar's
+per-step data, forward and backward times are then one micro-batch's.
+
 Both files are written to a temporary name and renamed, so a rank that dies
 leaves no half-written file.  The script works with PyTorch 1.13 (Debian's
 python3-torch, whose profiler has no Kineto: the legacy autograd profiler is
