@@ -1217,10 +1217,11 @@ static hs_err_t hs__prun_inputs(const hs_scenario_t *s,
         if (o->batches != NULL && o->n_batches > 0 &&
             s->types[t].micro_batches > 1)
             return hs_error_setf(err, HS_ERR_USAGE,
-                                 "profile: --batches with type '%s''s "
-                                 "micro_batches %u: batch points are "
-                                 "measured without gradient accumulation; "
-                                 "profile that type without --batches",
+                                 "profile: --batches: type '%s' has "
+                                 "micro_batches %u (gradient "
+                                 "accumulation), and batch points are "
+                                 "measured without it: profile that type "
+                                 "without --batches",
                                  s->types[t].name,
                                  s->types[t].micro_batches);
         if ((rc = hs__pick(s, t, o, &probe, err)) != HS_OK)

@@ -26,6 +26,10 @@
  * micro-batch 0: no_sync).  The same trace without the marks and without
  * micro-batch 0 (one micro-batch a step) gives the last micro-batch's
  * figures and no micro-batch note, as before the marks existed.
+ *
+ * And `hetsim profile --batches` refuses a type with micro_batches > 1
+ * (batch points are measured without accumulation) before it runs
+ * anything: exit 2 naming the type.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +207,33 @@ static void test_one_micro_batch(void)
     hs_ingest_free(ing);
 }
 
+static void test_profile_batches_refused(void)
+{
+    const char *dir = hs_test_tmpdir("profile-micro-batches");
+    char scen[4096], text[1024], out[4096];
+    hs_run_t r;
+
+    snprintf(text, sizeof text,
+             "name: m\n"
+             "job: {model: {file: %s/scenarios/models/mlp.py}}\n"
+             "device_types:\n"
+             "  - {name: acc, count: 2, batch: 32, micro_batches: 2}\n"
+             "devices:\n"
+             "  - {name: a0, type: acc, addr: 127.0.0.1}\n"
+             "  - {name: a1, type: acc, addr: 127.0.0.1}\n"
+             "network: {default_bandwidth: 1Gbps}\n", HS_TEST_SRC);
+    snprintf(scen, sizeof scen, "%s/m.yaml", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(scen, text), 0);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
+                                        "--batches", "8,16", "--python",
+                                        "/nonexistent/python3", NULL), 0);
+    HS_ASSERT_I64_EQ(r.status, 2);
+    HS_ASSERT_STR_CONTAINS(r.err, "'acc'");
+    HS_ASSERT_STR_CONTAINS(r.err, "micro_batches 2");
+    hs_run_free(&r);
+}
+
 static int register_micro(void)
 {
     CU_pSuite s = CU_add_suite("ingest micro-batches", NULL, NULL);
@@ -211,7 +242,9 @@ static int register_micro(void)
         CU_add_test(s, "two micro-batches a step, by hand",
                     test_two_micro_batches) == NULL ||
         CU_add_test(s, "one micro-batch: the plain figures",
-                    test_one_micro_batch) == NULL)
+                    test_one_micro_batch) == NULL ||
+        CU_add_test(s, "profile --batches with micro_batches: refused",
+                    test_profile_batches_refused) == NULL)
         return -1;
     return 0;
 }
