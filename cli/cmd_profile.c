@@ -121,7 +121,11 @@ static const hs_opt_cmd_t hs__profile_cmd = {
         "each of those batch sizes and at its own (in OUTDIR/<type>/batch<B>/\n"
         "for the others); its profile (at its own batch) lists every batch's\n"
         "phase times under batch_points, and the profiling cost summed over\n"
-        "them is printed in device-seconds.\n",
+        "them is printed in device-seconds.  A type with micro_batches V > 1\n"
+        "is profiled with gradient accumulation: the harness runs its steps as\n"
+        "V micro-batches of batch / V samples, DDP's no_sync() on all but the\n"
+        "last (whose backward all-reduces), each marked in the trace, and the\n"
+        "profile holds one micro-batch's times (not with --batches).\n",
     .after =
         "OUTDIR/<type>/ keeps rank<R>.json (trace), rank<R>.sidecar.json and\n"
         "rank<R>.log.  A rank that crashes, hangs or cannot import the model\n"

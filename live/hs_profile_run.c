@@ -396,6 +396,7 @@ static void hs__rt_args(const hs__rt_t *rt, const hs_prun_type_t *pt,
     const hs_prun_opts_t *o = rt->o;
     const hs__rank_t *rk = rt->rk;
     size_t lr = 0, q;
+    uint64_t mb = ty->micro_batches > 1 ? ty->micro_batches : 1;
 
     for (q = 0; q < r; q++)
         if (strcmp(rk[q].host, rk[r].host) == 0)
@@ -427,8 +428,14 @@ static void hs__rt_args(const hs__rt_t *rt, const hs_prun_type_t *pt,
                    s->dataset_entry ? s->dataset_entry
                                     : "build_dataset");
     }
+    /* gradient accumulation: the harness's batch is the micro-batch
+       (the scenario check makes micro_batches divide the batch) */
     hs_strv_addf(cmd, "--batch");
-    hs_strv_addf(cmd, "%llu", (unsigned long long)rt->batch);
+    hs_strv_addf(cmd, "%llu", (unsigned long long)(rt->batch / mb));
+    if (mb > 1) {
+        hs_strv_addf(cmd, "--micro-batches");
+        hs_strv_addf(cmd, "%u", (unsigned)mb);
+    }
     hs_strv_addf(cmd, "--iters");
     hs_strv_addf(cmd, "%u", rt->iters);
     hs_strv_addf(cmd, "--warmup");
@@ -1207,6 +1214,16 @@ static hs_err_t hs__prun_inputs(const hs_scenario_t *s,
         memset(&probe, 0, sizeof probe);
         if (o->only_type != NULL && strcmp(o->only_type, s->types[t].name))
             continue;
+        if (o->batches != NULL && o->n_batches > 0 &&
+            s->types[t].micro_batches > 1)
+            return hs_error_setf(err, HS_ERR_USAGE,
+                                 "profile: --batches: type '%s' has "
+                                 "micro_batches %u (gradient "
+                                 "accumulation), and batch points are "
+                                 "measured without it: profile that type "
+                                 "without --batches",
+                                 s->types[t].name,
+                                 s->types[t].micro_batches);
         if ((rc = hs__pick(s, t, o, &probe, err)) != HS_OK)
             return rc;
     }

@@ -1184,6 +1184,43 @@ static hs_err_t hs__prof_fwd_ops(hs_ingest_t *ing, hs_profile_t *out)
     return HS_OK;
 }
 
+/* With gradient accumulation in the trace (the harness's micro-batch
+   marks), a note saying what the phase times are and the micro_batches
+   the device type needs for the prediction; none without. */
+static void hs__micro_note(hs_ingest_t *ing)
+{
+    unsigned lo = UINT_MAX, hi = 0;
+    size_t i, j;
+
+    for (i = 0; i < ing->n_files; i++) {
+        const hs_rank_t *r = ing->files[i]->r;
+        for (j = 0; j < r->n_steps; j++) {
+            unsigned v = r->steps[j].micro_batches;
+            if (!r->steps[j].kept)
+                continue;
+            if (v < lo)
+                lo = v;
+            if (v > hi)
+                hi = v;
+        }
+    }
+    if (hi <= 1)
+        return;
+    if (lo != hi)
+        hs_notes_add(&ing->notes,
+                     "the kept steps have %u to %u micro-batches: the "
+                     "phase times are per micro-batch, averaged over "
+                     "steps of different accumulation", lo, hi);
+    else
+        hs_notes_add(&ing->notes,
+                     "gradient accumulation: %u micro-batches a step; "
+                     "t_dl, t_fwd and t_bwd are one micro-batch's (the "
+                     "mean over the step's), t_b1 the last micro-batch's "
+                     "(its backward opens the all-reduce), t_opt the "
+                     "step's: give the device type micro_batches: %u",
+                     hi, hi);
+}
+
 /* Sets out->source, the text that says where the profile comes from
    (files, ranks, steps, warm-up, compute and payload sources); out owns
    it. HS_ERR_NOMEM, err untouched, when out of memory. */
@@ -1256,6 +1293,7 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     if (hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR) != HS_OK)
         goto nomem;
     hs__clamp_ready(ing, out);
+    hs__micro_note(ing);
     hs__rank_use(ing);
     if (hs__prof_source(ing, out, &st) != HS_OK)
         goto nomem;

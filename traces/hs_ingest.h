@@ -107,6 +107,12 @@ typedef struct hs_ingest_step_s {
                                   rank's best source, 0 when none */
     unsigned n_allreduce;   /* all-reduce calls (buckets) in the step */
     unsigned n_kernels;     /* device kernels attributed to the step */
+    unsigned micro_batches; /* its micro-batches (the profiling harness's
+                               hetsim.micro_batch#K marks, gradient
+                               accumulation), 1 without: with V > 1 the
+                               phase times above are one micro-batch's
+                               (t_dl, t_fwd, t_bwd the mean over the V,
+                               t_b1 the last one's, t_opt the step's) */
 } hs_ingest_step_t;
 
 /* What one ingested file (rank) held. */

@@ -124,6 +124,14 @@ typedef struct hs__coll_s {
     int known;      /* bytes measured */
 } hs__coll_t;
 
+/* One micro-batch of a step (a hetsim.micro_batch#K mark: the profiling
+   harness's gradient accumulation): where it starts and, for all but the
+   step's last, its own DataLoader end and backward span. */
+typedef struct hs__mb_s {
+    int64_t s;
+    int64_t dl_end, b0, bend;   /* INT64_MIN, INT64_MAX, INT64_MIN: none */
+} hs__mb_t;
+
 typedef struct hs__step_s {
     long number;
     hs_kev_key_t pid, tid;
@@ -160,7 +168,23 @@ typedef struct hs__step_s {
                                kernels are the other's even when their ids
                                fall in an operator's range */
     size_t n_loose, cap_loose;
+    /* micro-batches: with two or more, the phase marks above (dl_end, b0,
+       b1_dur, bend, the operators and kernels) are the last one's, whose
+       forward starts at fs; the earlier ones' DataLoader ends and
+       backward spans go to mb[] (their DataLoader times still add up in
+       dl_sum) */
+    int64_t fs;             /* the forward's floor: s, or the last
+                               micro-batch's start */
+    hs__mb_t *mb;           /* n_mb, in start order */
+    size_t n_mb, cap_mb;
 } hs__step_t;
+
+/* A hetsim.micro_batch#K mark, kept from the read until the steps are
+   settled. */
+typedef struct hs__mbmark_s {
+    hs_kev_key_t pid, tid;
+    int64_t ts_ns;
+} hs__mbmark_t;
 
 /* A top-level operator of a step's forward. */
 typedef struct hs__op_s {
@@ -222,6 +246,8 @@ typedef struct hs__file_s {
     size_t n_iv;
     int iv_overlap;
     size_t st_clipped;        /* step windows cut at the next one's start */
+    hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
+    size_t n_mbm, cap_mbm;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
@@ -251,7 +277,9 @@ static void hs__file_clear(hs__file_t *f)
         free(f->st[i].ops);
         free(f->st[i].op_by_corr);
         free(f->st[i].loose);
+        free(f->st[i].mb);
     }
+    free(f->mbm);
     free(f->st);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
@@ -361,6 +389,33 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
     return HS_OK;
 }
 
+/* The name prefix of the profiling harness's micro-batch marks. */
+#define HS__MB_MARK "hetsim.micro_batch#"
+
+/* Keeps micro-batch mark e (CPU side) until the steps are settled. */
+static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
+                               const hs_kev_t *e)
+{
+    hs__mbmark_t *m;
+
+    if (strcmp(e->cat, "gpu_user_annotation") == 0)
+        return HS_OK;
+    if (f->n_mbm == f->cap_mbm) {
+        size_t cap = f->cap_mbm ? f->cap_mbm * 2 : 64;
+        hs__mbmark_t *nm = realloc(f->mbm, cap * sizeof *nm);
+        if (nm == NULL)
+            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
+                                0, 0, "out of memory");
+        f->mbm = nm;
+        f->cap_mbm = cap;
+    }
+    m = &f->mbm[f->n_mbm++];
+    m->pid = e->pid;
+    m->tid = e->tid;
+    m->ts_ns = e->ts_ns;
+    return HS_OK;
+}
+
 /* A CPU mark's record, when the event is one (else 0). */
 static int hs__mark_of(const hs_kev_t *e, hs__mrec_t *m)
 {
@@ -439,6 +494,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
     }
     if (!e->has_ts)
         return HS_OK;
+    if (e->name[0] == 'h' && hs__starts(e->name, HS__MB_MARK))
+        return hs__add_mbmark(sc, f, e);
     {
         hs__mrec_t m;
         if (hs__mark_of(e, &m) &&
@@ -570,6 +627,7 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
         s->opt_s = INT64_MAX;
         s->opt_e = INT64_MIN;
         s->dl_end = INT64_MIN;
+        s->fs = s->s;
         /* windows of one thread do not overlap; clip if they do (and
            say so: hs_kineto_read adds a note) */
         if (i + 1 < f->n_st && s->e > f->st[i + 1].s) {
@@ -580,8 +638,100 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
     return HS_OK;
 }
 
+static int hs__cmp_mbmark(const void *a, const void *b)
+{
+    const hs__mbmark_t *x = a, *y = b;
+
+    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* Appends a micro-batch starting at ts to step s. */
+static hs_err_t hs__mb_add(hs__file_t *f, hs__step_t *s, int64_t ts,
+                           hs_error_t *err)
+{
+    hs__mb_t *b;
+
+    if (s->n_mb == s->cap_mb) {
+        size_t cap = s->cap_mb ? s->cap_mb * 2 : 4;
+        hs__mb_t *nb = realloc(s->mb, cap * sizeof *nb);
+        if (nb == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        s->mb = nb;
+        s->cap_mb = cap;
+    }
+    b = &s->mb[s->n_mb++];
+    b->s = ts;
+    b->dl_end = INT64_MIN;
+    b->b0 = INT64_MAX;
+    b->bend = INT64_MIN;
+    return HS_OK;
+}
+
+/* Gives each step of the main thread the micro-batch marks its window
+   holds, in time order; a step with two or more has its forward's floor
+   (fs) at the last one's start.  The marks read are released. */
+static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
+{
+    size_t i;
+    hs_err_t rc = HS_OK;
+
+    if (f->n_mbm > 0)
+        qsort(f->mbm, f->n_mbm, sizeof *f->mbm, hs__cmp_mbmark);
+    for (i = 0; i < f->n_mbm && rc == HS_OK; i++) {
+        const hs__mbmark_t *m = &f->mbm[i];
+        long k;
+
+        if (!hs_kev_key_eq(m->pid, f->main_pid) ||
+            !hs_kev_key_eq(m->tid, f->main_tid))
+            continue;
+        if ((k = hs__find_step(f, m->ts_ns)) >= 0)
+            rc = hs__mb_add(f, &f->st[k], m->ts_ns, err);
+    }
+    for (i = 0; i < f->n_st; i++)
+        if (f->st[i].n_mb >= 2)
+            f->st[i].fs = f->st[i].mb[f->st[i].n_mb - 1].s;
+    free(f->mbm);
+    f->mbm = NULL;
+    f->n_mbm = f->cap_mbm = 0;
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Pass 2: CPU marks per step                                            */
+
+/* A DataLoader or backward mark m of step s that falls before its last
+   micro-batch: to the micro-batch that holds it (the DataLoader time
+   still adds up in the step's dl_sum). */
+static void hs__early_mark(hs__file_t *f, hs__step_t *s,
+                           const hs__mrec_t *m)
+{
+    size_t lo = 0, hi = s->n_mb - 1;   /* the last one does not hold m */
+    int64_t end = m->ts_ns + m->dur_ns;
+    hs__mb_t *b;
+
+    while (lo + 1 < hi) {   /* the last micro-batch starting at or before
+                               m, the first when none does */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->mb[mid].s <= m->ts_ns)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    b = &s->mb[lo];
+    if (m->mark == HS__M_DL) {
+        s->dl_sum += m->dur_ns;
+        s->dl_n++;
+        if (end > b->dl_end)
+            b->dl_end = end;
+        return;
+    }
+    if (m->ts_ns < b->b0)
+        b->b0 = m->ts_ns;
+    if (end > b->bend)
+        b->bend = end;
+    f->any_bwd = 1;
+}
 
 static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
                              int64_t ts, uint64_t bytes, int known)
@@ -620,6 +770,11 @@ static hs_err_t hs__replay_mark(void *ctx, const void *rec)
     if (k < 0)
         return HS_OK;
     s = &f->st[k];
+    if (s->n_mb >= 2 && m.ts_ns < s->fs &&
+        (m.mark == HS__M_DL || m.mark == HS__M_BWD)) {
+        hs__early_mark(f, s, &m);
+        return HS_OK;
+    }
     end = m.ts_ns + m.dur_ns;
     switch (m.mark) {
     case HS__M_DL:
@@ -656,10 +811,10 @@ static hs_err_t hs__replay_mark(void *ctx, const void *rec)
 /* The forward's top-level operators                                     */
 
 /* The start of step s's forward: the end of its DataLoader call, else
-   the window's start. */
+   the window's start (with micro-batches, the last one's). */
 static int64_t hs__fwd_start(const hs__step_t *s)
 {
-    return s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+    return s->dl_n > 0 && s->dl_end > s->fs ? s->dl_end : s->fs;
 }
 
 /* Keeps op (ts, end) among step s's top-level operators: dropped when one
@@ -752,7 +907,7 @@ static long hs__op_at(const hs__step_t *s, int64_t t)
 
 static int hs__phase_of(const hs__step_t *s, int64_t t)
 {
-    int64_t f0 = s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+    int64_t f0 = hs__fwd_start(s);
 
     if (s->b0 == INT64_MAX)
         return -1;
@@ -1221,6 +1376,73 @@ static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
     return HS_OK;
 }
 
+/* Step s's forward and backward per micro-batch on a CPU trace, from
+   the last micro-batch's (*fwd, *bwd): the mean over the step's
+   micro-batches that have a backward operator, to the nearest ns. */
+static void hs__mb_means(const hs__step_t *s, int64_t *fwd, int64_t *bwd)
+{
+    int64_t sf = *fwd, sb = *bwd, n = 1;
+    size_t j;
+
+    for (j = 0; j + 1 < s->n_mb; j++) {
+        const hs__mb_t *b = &s->mb[j];
+        int64_t f0 = b->dl_end > b->s ? b->dl_end : b->s;
+
+        if (b->b0 == INT64_MAX)
+            continue;
+        sf += b->b0 > f0 ? b->b0 - f0 : 0;
+        sb += b->bend - b->b0;
+        n++;
+    }
+    *fwd = (sf + n / 2) / n;
+    *bwd = (sb + n / 2) / n;
+}
+
+/* Step s's figures into o (number, window, phases).  With two or more
+   micro-batches they are one micro-batch's: t_dl the step's DataLoader
+   time over the micro-batches; on CPU traces t_fwd and t_bwd the mean
+   over the micro-batches, t_b1 the last one's (its backward opens the
+   all-reduce); on device traces the last micro-batch's kernels.  Returns
+   the forward time its operators add up to (the last micro-batch's). */
+static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
+                                int gpu, hs_ingest_step_t *o)
+{
+    int has_b = s->b0 != INT64_MAX;
+    int64_t f0 = hs__fwd_start(s), ops_fwd = HS_INGEST_UNKNOWN;
+    int64_t nmb = s->n_mb >= 2 ? (int64_t)s->n_mb : 1;
+
+    o->number = s->number;
+    o->start_ns = s->s;
+    o->dur_ns = s->e - s->s;
+    o->complete = has_b || !f->any_bwd;
+    o->micro_batches = (unsigned)nmb;
+    o->t_dl_ns = s->dl_n > 0 ? (s->dl_sum + nmb / 2) / nmb
+                             : HS_INGEST_UNKNOWN;
+    o->t_fwd_ns = o->t_b1_ns = o->t_bwd_ns = o->t_opt_ns =
+        HS_INGEST_UNKNOWN;
+    if (gpu) {
+        if (has_b) {
+            o->t_fwd_ns = ops_fwd = s->k_sum[HS__P_FWD];
+            o->t_b1_ns = s->k_sum[HS__P_B1];
+            o->t_bwd_ns = s->k_sum[HS__P_B1] + s->k_sum[HS__P_BWD];
+        }
+        if (s->n_opt > 0)
+            o->t_opt_ns = s->k_sum[HS__P_OPT];
+        o->n_kernels = s->k_n[0] + s->k_n[1] + s->k_n[2] + s->k_n[3];
+        return ops_fwd;
+    }
+    if (has_b) {
+        o->t_fwd_ns = ops_fwd = s->b0 > f0 ? s->b0 - f0 : 0;
+        o->t_b1_ns = s->b1_dur;
+        o->t_bwd_ns = s->bend - s->b0;
+        if (nmb > 1)
+            hs__mb_means(s, &o->t_fwd_ns, &o->t_bwd_ns);
+    }
+    if (s->n_opt > 0)
+        o->t_opt_ns = s->opt_sum;
+    return ops_fwd;
+}
+
 /* The record's step table and buckets from the passes' marks. */
 static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
 {
@@ -1245,34 +1467,8 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
     for (i = 0; i < f->n_st; i++) {
         const hs__step_t *s = &f->st[i];
         hs_ingest_step_t *o = &r->steps[i];
-        int has_b = s->b0 != INT64_MAX;
-        int64_t f0 = s->dl_n > 0 && s->dl_end > s->s ? s->dl_end : s->s;
+        int64_t ops_fwd = hs__step_figures(f, s, gpu, o);
 
-        o->number = s->number;
-        o->start_ns = s->s;
-        o->dur_ns = s->e - s->s;
-        o->complete = has_b || !f->any_bwd;
-        o->t_dl_ns = s->dl_n > 0 ? s->dl_sum : HS_INGEST_UNKNOWN;
-        o->t_fwd_ns = o->t_b1_ns = o->t_bwd_ns = o->t_opt_ns =
-            HS_INGEST_UNKNOWN;
-        if (gpu) {
-            if (has_b) {
-                o->t_fwd_ns = s->k_sum[HS__P_FWD];
-                o->t_b1_ns = s->k_sum[HS__P_B1];
-                o->t_bwd_ns = s->k_sum[HS__P_B1] + s->k_sum[HS__P_BWD];
-            }
-            if (s->n_opt > 0)
-                o->t_opt_ns = s->k_sum[HS__P_OPT];
-            o->n_kernels = s->k_n[0] + s->k_n[1] + s->k_n[2] + s->k_n[3];
-        } else {
-            if (has_b) {
-                o->t_fwd_ns = s->b0 > f0 ? s->b0 - f0 : 0;
-                o->t_b1_ns = s->b1_dur;
-                o->t_bwd_ns = s->bend - s->b0;
-            }
-            if (s->n_opt > 0)
-                o->t_opt_ns = s->opt_sum;
-        }
         if (f->ckind >= 0)
             for (j = 0; j < s->n_coll; j++)
                 if (s->coll[j].kind == f->ckind && s->coll[j].known) {
@@ -1282,7 +1478,7 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
         if ((rc = hs__step_buckets(f, s, &r->buckets[i], err)) != HS_OK)
             return rc;
         if (o->t_fwd_ns != HS_INGEST_UNKNOWN &&
-            (rc = hs__step_ops(f, s, o->t_fwd_ns, &r->fwd_ops[i], err)) !=
+            (rc = hs__step_ops(f, s, ops_fwd, &r->fwd_ops[i], err)) !=
                 HS_OK)
             return rc;
     }
@@ -1330,7 +1526,8 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     r->n_events = sc.n_events;
     r->json_bytes = sc.js.base;
     hs_jscan_buf_free(&f.rbuf);
-    if ((rc = hs__settle_steps(&f, err)) != HS_OK)
+    if ((rc = hs__settle_steps(&f, err)) != HS_OK ||
+        (rc = hs__settle_mbs(&f, err)) != HS_OK)
         goto fail;
     if (f.st_clipped > 0 && o->notes != NULL)
         hs_notes_add(o->notes,

@@ -21,6 +21,11 @@ into --out:
                         timings (data load, forward, backward, optimizer,
                         whole step).  Format: README.md, "The harness".
 
+With --micro-batches V > 1 (gradient accumulation) each step runs V
+micro-batches of --batch samples, DDP's no_sync() on all but the last, each
+inside a record_function("hetsim.micro_batch#K") range; the sidecar's
+per-step data, forward and backward times are then one micro-batch's.
+
 Both files are written to a temporary name and renamed, so a rank that dies
 leaves no half-written file.  The script works with PyTorch 1.13 (Debian's
 python3-torch, whose profiler has no Kineto: the legacy autograd profiler is
@@ -33,6 +38,7 @@ what" on stderr so the caller can name the device and the step.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -100,7 +106,16 @@ def _parse_args(argv):
                    help="built-in random dataset: SHAPE/CLASSES "
                         "(e.g. 784/10, 3x32x32/10) or "
                         "tokens:LEN:VOCAB/CLASSES")
-    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--batch", type=int, required=True,
+                   help="samples per micro-batch (the step's batch with "
+                        "--micro-batches 1)")
+    p.add_argument("--micro-batches", type=int, default=1,
+                   help="gradient accumulation: micro-batches per step, "
+                        "each a forward and backward of --batch samples, "
+                        "DDP's no_sync() on all but the last (whose "
+                        "backward all-reduces), one optimizer step; each "
+                        "marked in the trace as hetsim.micro_batch#K "
+                        "when above 1")
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--plain", type=int, default=-1,
@@ -138,6 +153,8 @@ def _parse_args(argv):
     a = p.parse_args(argv)
     if a.batch < 1 or a.iters < 1 or a.warmup < 0 or a.warmup >= a.iters:
         p.error("need batch >= 1, iters >= 1 and 0 <= warmup < iters")
+    if a.micro_batches < 1:
+        p.error("need --micro-batches >= 1")
     if a.plain < 0:
         a.plain = min(max((a.iters - a.warmup) // 2, 3), 10)
     return a
@@ -173,7 +190,7 @@ def _bucket_plan(params, cap_bytes, first_cap_bytes):
 
 _ANNOTATION_PREFIXES = ("ProfilerStep#", "enumerate(DataLoader)",
                         "Optimizer.", "DistributedDataParallel.",
-                        "gloo:", "nccl:", "hetsim::")
+                        "gloo:", "nccl:", "hetsim::", "hetsim.")
 
 
 def _kineto_layout(function_events, rank, world, backend, pid):
@@ -476,7 +493,8 @@ def main(argv):
     grad_bytes = sum(p.numel() * p.element_size() for p in params)
 
     _STAGE["step"] = "build dataset"
-    n_share = a.samples if a.samples > 0 else a.batch * a.iters
+    V = a.micro_batches
+    n_share = a.samples if a.samples > 0 else a.batch * V * a.iters
     try:
         if a.dataset:
             full = build_ds()
@@ -484,7 +502,7 @@ def main(argv):
         else:
             # Random data: only the samples K iterations can read are made.
             full = None
-            n_full = min(n_share, a.batch * a.iters)
+            n_full = min(n_share, a.batch * V * a.iters)
         # The data share: n_share samples drawn at random (recorded seed,
         # one stream per rank); with replacement only when the dataset is
         # smaller than the share.
@@ -551,6 +569,14 @@ def main(argv):
 
     ddp.register_comm_hook(None, recording_hook)
 
+    def micro_scope(k):
+        # each micro-batch's trace mark (none without accumulation, so a
+        # step's trace is as it always was)
+        if V == 1:
+            return contextlib.nullcontext()
+        return torch.autograd.profiler.record_function(
+            "hetsim.micro_batch#%d" % k)
+
     loss_fn = M.make_loss(mod, torch)
     opt = M.make_optimizer(mod, ddp.parameters(), a.lr, torch)
 
@@ -610,24 +636,34 @@ def main(argv):
             legacy_step_rf = torch.autograd.profiler.record_function(
                 "ProfilerStep#%d" % i)
             legacy_step_rf.__enter__()
-        tm = {}
+        # the step's clock: the data, forward and backward times add up
+        # over the step's micro-batches (one with --micro-batches 1)
+        tm = {"dl": 0, "fwd": 0, "bwd": 0, "cfwd": 0}
 
         def clock(phase):
             # the step's clock and its phase lines (train_step calls it at
             # each phase's boundary)
             if phase == "data":
                 _phase(rank, i, "data")
-                tm["t0"], tm["c0"] = now(), cpu_now()
+                tm["a"] = now()
+                if "t0" not in tm:
+                    tm["t0"], tm["c0"] = tm["a"], cpu_now()
             elif phase == "forward":
-                tm["t1"], tm["c1"] = now(), cpu_now()
+                t, tm["ca"] = now(), cpu_now()
+                tm["dl"] += t - tm["a"]
+                tm["a"] = t
                 _phase(rank, i, "forward")
             elif phase == "backward":
-                tm["t2"], tm["c2"] = now(), cpu_now()
+                t, c = now(), cpu_now()
+                tm["fwd"] += t - tm["a"]
+                tm["cfwd"] += c - tm["ca"]
+                tm["a"] = t
                 del hook_log[:]
-                bwd_start[0] = tm["t2"]
+                bwd_start[0] = t
                 _phase(rank, i, "backward")
             elif phase == "backward done":
                 tm["t3"] = now()
+                tm["bwd"] += tm["t3"] - tm["a"]
             elif phase == "optimizer":
                 tm["t3b"] = now()
                 _phase(rank, i, "optimizer")
@@ -642,12 +678,12 @@ def main(argv):
         try:
             loss = M.train_step(ddp, loss_fn, opt, batches, clock,
                                 device=device, sync=sync,
-                                after_backward=after_backward)
+                                after_backward=after_backward,
+                                micro_batches=V, micro_scope=micro_scope)
         except Exception as e:  # noqa: BLE001
             _fail(rank, 1, "training: %s: %s" % (type(e).__name__, e))
-        t0, t1, t2, t3, t3b, t4 = (tm["t0"], tm["t1"], tm["t2"], tm["t3"],
-                                   tm["t3b"], tm["t4"])
-        c0, c1, c2, c4 = tm["c0"], tm["c1"], tm["c2"], tm["c4"]
+        t0, t3, t3b, t4 = tm["t0"], tm["t3"], tm["t3b"], tm["t4"]
+        c0, c4 = tm["c0"], tm["c4"]
         if legacy_step_rf is not None:
             legacy_step_rf.__exit__(None, None, None)
             legacy_step_rf = None
@@ -658,11 +694,15 @@ def main(argv):
                          % (rank, i, (t4 - t0) / 1e6))
         sys.stdout.flush()
         if i >= a.warmup and not (kineto and i == p0):
-            steps.append({"step": i, "t_dl_ns": t1 - t0,
-                          "t_fwd_ns": t2 - t1, "t_bwd_ns": t3 - t2,
+            # data, forward and backward: one micro-batch's (the mean
+            # over the step's); the rest the step's
+            steps.append({"step": i, "t_dl_ns": tm["dl"] // V,
+                          "t_fwd_ns": tm["fwd"] // V,
+                          "t_bwd_ns": tm["bwd"] // V,
                           "t_comm_ns": t3b - t3,
                           "t_opt_ns": t4 - t3b, "t_step_ns": t4 - t0,
-                          "cpu_fwd_ns": c2 - c1, "cpu_step_ns": c4 - c0,
+                          "cpu_fwd_ns": tm["cfwd"] // V,
+                          "cpu_step_ns": c4 - c0,
                           "profiled": i >= p0,
                           "loss": float(loss.item()),
                           "bucket_ready_ns": [r for _, _, r in hook_log]})
@@ -796,7 +836,7 @@ def main(argv):
         "bucket_bytes": [b["bytes"] for b in buckets],
         "buckets": buckets,
         "allreduce_bytes": ar_bytes,
-        "batch": a.batch, "samples": n_share, "dataset_size": n_full,
+        "batch": a.batch, "micro_batches": V, "samples": n_share, "dataset_size": n_full,
         "seed": a.seed, "iterations": a.iters, "warmup": a.warmup,
         "trace": os.path.basename(trace_path),
         "steps": steps,

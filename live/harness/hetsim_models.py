@@ -24,6 +24,7 @@ Nothing here imports torch at import time: the harness reports a missing
 torch itself, as a failure of its own step.
 """
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -166,7 +167,7 @@ def _nothing():
 
 
 def train_step(ddp, loss_fn, opt, batches, mark, device=None, sync=None,
-               after_backward=None):
+               after_backward=None, micro_batches=1, micro_scope=None):
     """One training step: the next batch of batches (moved to device when
     one is given), loss_fn(ddp(x), y), its backward, after_backward() when
     given (the harness's all-reduces deferred to after the backward), then
@@ -174,11 +175,47 @@ def train_step(ddp, loss_fn, opt, batches, mark, device=None, sync=None,
     synchronize; none by default) runs after each phase, and then
     mark(PHASE), the caller's clock: "data" before the batch, "forward"
     before the forward, "backward" before the backward, "backward done"
-    after it, "optimizer" before the optimizer, "done" after it.  Returns
-    the loss; raises FloatingPointError when it is not finite (and
-    whatever the model, loss or optimizer raise)."""
+    after it, "optimizer" before the optimizer, "done" after it.
+
+    With micro_batches V > 1 (gradient accumulation) the step runs V
+    micro-batches, each the next batch of batches, its forward and its
+    backward with the loss divided by V, the gradients adding up; all but
+    the last inside ddp.no_sync() (no all-reduce), so DDP all-reduces in
+    the last one's backward only; then one after_backward and one
+    optimizer step.  mark sees "data", "forward", "backward" and
+    "backward done" once per micro-batch; micro_scope(K), when given, is
+    a context manager each micro-batch K runs in (the harness's trace
+    mark).  Returns the loss (the micro-batches' mean); raises
+    FloatingPointError when it is not finite (and whatever the model,
+    loss or optimizer raise)."""
     if sync is None:
         sync = _nothing
+    total = None
+    for k in range(micro_batches):
+        last = k == micro_batches - 1
+        with (micro_scope(k) if micro_scope is not None
+              else contextlib.nullcontext()), \
+                (contextlib.nullcontext() if last else ddp.no_sync()):
+            loss = _micro_batch(ddp, loss_fn, batches, mark, device, sync,
+                                micro_batches)
+        total = loss.detach() if total is None else total + loss.detach()
+    if after_backward is not None:
+        after_backward()
+    mark("optimizer")
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    sync()
+    mark("done")
+    if micro_batches > 1:
+        loss = total
+    if not loss.isfinite().item():
+        raise FloatingPointError("loss is %s" % loss.item())
+    return loss
+
+
+def _micro_batch(ddp, loss_fn, batches, mark, device, sync, micro_batches):
+    """train_step's data, forward and backward of one (micro-)batch; the
+    loss divided by micro_batches when above 1."""
     mark("data")
     x, y = batches.next()
     if device is not None:
@@ -187,18 +224,11 @@ def train_step(ddp, loss_fn, opt, batches, mark, device=None, sync=None,
     sync()
     mark("forward")
     loss = loss_fn(ddp(x), y)
+    if micro_batches > 1:
+        loss = loss / micro_batches
     sync()
     mark("backward")
     loss.backward()
     sync()
     mark("backward done")
-    if after_backward is not None:
-        after_backward()
-    mark("optimizer")
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-    sync()
-    mark("done")
-    if not loss.isfinite().item():
-        raise FloatingPointError("loss is %s" % loss.item())
     return loss
