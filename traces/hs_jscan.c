@@ -724,8 +724,11 @@ static void *hs__ring_reader(void *arg)
         hs__slot_t *sl;
 
         pthread_mutex_lock(&r->mu);
-        while (r->count == HS_JSCAN_RING && !r->stop)
-            pthread_cond_wait(&r->freed, &r->mu);
+        /* on a full ring, wait until half of it is free: a wake-up per
+           half ring, not per chunk */
+        if (r->count == HS_JSCAN_RING)
+            while (r->count > HS_JSCAN_RING / 2 && !r->stop)
+                pthread_cond_wait(&r->freed, &r->mu);
         if (r->stop) {
             pthread_mutex_unlock(&r->mu);
             return NULL;
@@ -736,8 +739,8 @@ static void *hs__ring_reader(void *arg)
         sl->n = hs__read_grow(r->src, &sl->p, &sl->cap, r->chunk);
         sl->bad_end = sl->n <= 0 && (sl->n < 0 || hs__src_bad_end(r->src));
         pthread_mutex_lock(&r->mu);
-        r->count++;
-        pthread_cond_signal(&r->filled);
+        if (r->count++ == 0)
+            pthread_cond_signal(&r->filled);   /* the parse may wait */
         pthread_mutex_unlock(&r->mu);
         if (sl->n <= 0)
             return NULL;
@@ -830,8 +833,8 @@ static void hs__ring_give(hs__ring_t *r)
 {
     pthread_mutex_lock(&r->mu);
     r->head = (r->head + 1) % HS_JSCAN_RING;
-    r->count--;
-    pthread_cond_signal(&r->freed);
+    if (r->count-- == HS_JSCAN_RING / 2 + 1)
+        pthread_cond_signal(&r->freed);   /* the reader may wait */
     pthread_mutex_unlock(&r->mu);
 }
 

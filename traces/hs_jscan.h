@@ -81,8 +81,8 @@ typedef struct hs_jscan_buf_s {
    costs more than it saves there.  The environment variable
    HETSIM_TRACE_THREAD_MIN_BYTES may lower it (never raise it). */
 #define HS_JSCAN_THREAD_MIN_BYTES (1024u * 1024u)
-/* The read-ahead ring's chunks (of 256 KiB each). */
-#define HS_JSCAN_RING 4
+/* The read-ahead ring's chunks (of 256 KiB each: 2 MiB). */
+#define HS_JSCAN_RING 8
 
 void hs_jscan_buf_free(hs_jscan_buf_t *b);
 
