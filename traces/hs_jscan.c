@@ -769,42 +769,43 @@ static void hs__ring_free(hs__ring_t *r, int primitives)
 static int hs__ring_start(hs__ring_t *r, hs__src_t *src, size_t chunk)
 {
     unsigned i;
+    int nprim = 0;   /* of mu, filled, freed: how many are initialised */
 
     memset(r, 0, sizeof *r);
     r->src = src;
     r->chunk = chunk;
     for (i = 0; i < HS_JSCAN_RING; i++) {
-        if ((r->slot[i].p = malloc(chunk)) == NULL) {
-            hs__ring_free(r, 0);
-            return -1;
-        }
+        if ((r->slot[i].p = malloc(chunk)) == NULL)
+            goto fail;
         r->slot[i].cap = chunk;
     }
-    if (pthread_mutex_init(&r->mu, NULL) != 0) {
-        hs__ring_free(r, 0);
-        return -1;
-    }
-    if (pthread_cond_init(&r->filled, NULL) != 0) {
-        pthread_mutex_destroy(&r->mu);
-        hs__ring_free(r, 0);
-        return -1;
-    }
-    if (pthread_cond_init(&r->freed, NULL) != 0) {
-        pthread_cond_destroy(&r->filled);
-        pthread_mutex_destroy(&r->mu);
-        hs__ring_free(r, 0);
-        return -1;
-    }
-    if (pthread_create(&r->th, NULL, hs__ring_reader, r) != 0) {
-        hs__ring_free(r, 1);
-        return -1;
-    }
+    if (pthread_mutex_init(&r->mu, NULL) != 0)
+        goto fail;
+    nprim = 1;
+    if (pthread_cond_init(&r->filled, NULL) != 0)
+        goto fail;
+    nprim = 2;
+    if (pthread_cond_init(&r->freed, NULL) != 0)
+        goto fail;
+    nprim = 3;
+    if (pthread_create(&r->th, NULL, hs__ring_reader, r) != 0)
+        goto fail;
     return 0;
+fail:
+    if (nprim >= 3)
+        pthread_cond_destroy(&r->freed);
+    if (nprim >= 2)
+        pthread_cond_destroy(&r->filled);
+    if (nprim >= 1)
+        pthread_mutex_destroy(&r->mu);
+    hs__ring_free(r, 0);
+    return -1;
 }
 
-/* Stops the reading thread (it may be waiting for room, or reading a
-   chunk it will then not publish past stop), joins it and frees the
-   ring. */
+/* Stops the reading thread (waiting for room: it wakes and ends;
+   reading a chunk: it publishes it, sees stop and ends; done: it has
+   ended), joins it and frees the ring.  Every path of the two-thread
+   read ends here. */
 static void hs__ring_stop(hs__ring_t *r)
 {
     pthread_mutex_lock(&r->mu);
