@@ -24,7 +24,10 @@
  *   yajl     + yajl's tokenizer with no callbacks (hs_jscan_file);
  *   decode   + hs_kev's callbacks: every event decoded (a no-op handler);
  *   hetsim   the whole ingestion: hs_ingest_add_file + hs_ingest_profile
- *            (the one read, the records, their replays, the profile);
+ *            (the one read, the records, their replays, the profile),
+ *            on one core (hs_ingest_opts_t.threads = 1);
+ *   hetsim2  the same with a second thread reading and inflating ahead
+ *            of the parse (threads = 2; two cores);
  *   python   /usr/bin/python3's json.load of the same file (gzip.open for
  *            a .gz), the reference, in the first K repetitions
  *            (--python-reps K, default 1: it takes minutes and GBs on a
@@ -34,7 +37,8 @@
  * layer adds (inflate, tokenizing, callbacks, the work per event), the
  * ratio hetsim/python, and the load average before and after (the machine
  * may be shared: wall times then stretch; CPU times much less).  All of it
- * on one core: hetsim reads, inflates and parses in one thread.  A
+ * on one core except hetsim2: for it, one- and two-core figures (MB/s by
+ * wall and CPU time, the ratio to json.load, peak RSS) side by side.  A
  * benchmark, not a test: it asserts nothing.
  */
 #include <errno.h>
@@ -310,6 +314,8 @@ static int run_decode(const char *path)
 
 static int g_verbose = 1;
 
+static unsigned g_threads = 1;   /* run_hs's; run_hs2 sets 2 */
+
 static int run_hs(const char *path)
 {
     hs_ingest_opts_t o;
@@ -319,6 +325,7 @@ static int run_hs(const char *path)
 
     hs_ingest_opts_default(&o);
     o.warmup = g_warmup;
+    o.threads = g_threads;
     ing = hs_ingest_new(&o);
     if (hs_ingest_add_file(ing, path, &err) != HS_OK ||
         hs_ingest_profile(ing, &p, &err) != HS_OK) {
@@ -336,6 +343,15 @@ static int run_hs(const char *path)
     hs_profile_clear(&p);
     hs_ingest_free(ing);
     return 0;
+}
+
+/* run_hs with a second thread reading and inflating ahead of the parse
+   (hs_ingest_opts_t.threads = 2); in a child, so g_threads is its own. */
+static int run_hs2(const char *path)
+{
+    g_threads = 2;
+    g_verbose = 0;
+    return run_hs(path);
 }
 
 static int run_py(const char *path)
@@ -374,9 +390,9 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum { ST_READ = 0, ST_YAJL, ST_DECODE, ST_HS, ST_PY, ST_N };
+enum { ST_READ = 0, ST_YAJL, ST_DECODE, ST_HS, ST_HS2, ST_PY, ST_N };
 static const char *const st_name[ST_N] = {"read", "yajl", "decode",
-                                          "hetsim", "python"};
+                                          "hetsim", "hetsim2", "python"};
 #define MAXREP 15
 
 /* Measures one trace: reps x the five stages; prints the medians. */
@@ -387,7 +403,7 @@ static int bench_file(const char *path, int reps, int python)
     double wall[ST_N][MAXREP], cpu[ST_N][MAXREP];
     long rss[ST_N];
     int (*fn[ST_N])(const char *) = {run_read, run_yajl, run_decode, run_hs,
-                                      run_py};
+                                      run_hs2, run_py};
     uint64_t json = 0;
     hs_error_t err;
     struct stat st;
@@ -445,6 +461,18 @@ static int bench_file(const char *path, int reps, int python)
     printf("  yajl alone (no callbacks): %.1f MB/s of CPU time -- the "
            "ceiling of a yajl reader on this machine\n",
            mb / mc[ST_YAJL]);
+    for (i = ST_HS; i <= ST_HS2; i++) {
+        printf("  %s (%s): %.1f MB/s wall, %.1f MB/s CPU, peak RSS "
+               "%.1f MB", i == ST_HS ? "one core " : "two cores",
+               i == ST_HS ? "--threads 1" : "--threads 2", mb / mw[i],
+               mb / mc[i], rss[i] / 1024.0);
+        if (python)
+            printf("; vs python json.load x%.2f by wall time, x%.2f by "
+                   "CPU time", mw[ST_PY] / mw[i], mc[ST_PY] / mc[i]);
+        printf("\n");
+    }
+    printf("  two cores vs one: x%.2f by wall time (CPU time x%.2f)\n",
+           mw[ST_HS] / mw[ST_HS2], mc[ST_HS2] / mc[ST_HS]);
     if (python)
         printf("  hetsim vs python json.load: x%.2f faster by wall time, "
                "x%.2f by CPU time; peak memory x%.4f\n",

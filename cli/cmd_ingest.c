@@ -18,7 +18,7 @@
 /* The most --sidecar options one run takes. */
 #define HS__MAX_SIDECARS 4096
 
-/* What ingest's own options fill (--warmup and --stat fill the library's
+/* What ingest's own options fill (--warmup, --stat and --threads fill the library's
    hs_ingest_opts_t). */
 typedef struct hs__ingest_cli_s {
     const char *type, *outp;
@@ -77,14 +77,21 @@ static const hs_opt_t hs__ingest_lib_table[] = {
      .help = "the phase times' statistic over a rank's kept\n"
              "steps: mean (the default), median or trimmed\n"
              "(10% off each end)"},
+    {.name = "threads", .kind = HS_OPT_U64,
+     HS_OPT_AT(hs_ingest_opts_t, threads), .u_lo = 1, .u_hi = 2,
+     .metavar = "T",
+     .help = "1: each trace read, inflated and parsed on one\n"
+             "core; 2: a second thread reads and inflates ahead\n"
+             "of the parse (traces of 1 MiB or more).  The same\n"
+             "output either way (1)"},
     HS_OPT_END};
 
 static const hs_opt_cmd_t hs__ingest_cmd = {
     .name = "ingest",
     .usage =
-        "usage: hetsim ingest --type NAME [--warmup W] [--stat S]\n"
+        "usage: hetsim ingest --type NAME [--warmup W] [--stat S] [--threads T]\n"
         "                     [--sidecar FILE|DIR]... TRACE... -o PROFILE.yaml\n"
-        "       hetsim ingest --summary [--warmup W] [--stat S]\n"
+        "       hetsim ingest --summary [--warmup W] [--stat S] [--threads T]\n"
         "                     [--sidecar FILE|DIR]... TRACE...\n",
     .about =
         "Reads PyTorch profiler traces (Chrome trace JSON, .json or .json.gz,\n"

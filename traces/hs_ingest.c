@@ -42,6 +42,7 @@ typedef struct hs__file_s {
 struct hs_ingest_s {
     unsigned warmup;
     hs_ingest_stat_t stat;
+    unsigned threads;       /* each trace's reading threads */
     char *sidecar_path;
     hs_sidecar_t sc;
     size_t n_rank_sc;       /* sidecars given per rank, merged into sc */
@@ -68,6 +69,7 @@ void hs_ingest_opts_default(hs_ingest_opts_t *o)
     o->warmup = HS_INGEST_DEFAULT_WARMUP;
     o->sidecar = NULL;
     o->stat = HS_INGEST_STAT_MEAN;
+    o->threads = HS_INGEST_DEFAULT_THREADS;
 }
 
 hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
@@ -84,6 +86,7 @@ hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
         goto fail;
     ing->warmup = o->warmup;
     ing->stat = o->stat;
+    ing->threads = o->threads;
     if (o->sidecar != NULL &&
         (ing->sidecar_path = strdup(o->sidecar)) == NULL)
         goto fail;
@@ -361,6 +364,7 @@ hs_err_t hs_ingest_add_file_sidecar(hs_ingest_t *ing, const char *path,
     ko.check_rank = hs__check_rank;
     ko.ctx = ing;
     ko.notes = &ing->notes;
+    ko.threads = ing->threads;
     if ((rc = hs_kineto_read(path, &ko, &f->r, err)) != HS_OK)
         goto fail;
     nf = realloc(ing->files, (ing->n_files + 1) * sizeof *nf);

@@ -42,6 +42,8 @@
 /* The default number of first steps dropped (docs/ingest.md: the source keeps
    iterations 20..100). */
 #define HS_INGEST_DEFAULT_WARMUP 20u
+/* The threads each trace is read with by default (hs_ingest_opts_t). */
+#define HS_INGEST_DEFAULT_THREADS 1u
 
 /* The statistic a profile's phase times take over a rank's kept steps
    (then averaged over the ranks).  The mean is the default: the replay
@@ -64,9 +66,16 @@ typedef struct hs_ingest_opts_s {
                                (hs_ingest_add_file_sidecar gives a rank its
                                own instead) */
     hs_ingest_stat_t stat;  /* the phase times' statistic (mean) */
+    unsigned threads;       /* 1: each trace read, inflated and parsed in
+                               the caller's thread; 2: a second thread
+                               reads and inflates ahead of the parse (on
+                               traces of 1 MiB or more).  The same
+                               profile, tables and errors either way.
+                               Default HS_INGEST_DEFAULT_THREADS */
 } hs_ingest_opts_t;
 
-/* Fills *o with the defaults: warmup 20, no sidecar, the mean. */
+/* Fills *o with the defaults: warmup 20, no sidecar, the mean,
+   HS_INGEST_DEFAULT_THREADS threads. */
 void hs_ingest_opts_default(hs_ingest_opts_t *o);
 
 typedef enum hs_ingest_form_e {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -460,6 +461,25 @@ static uint64_t hs__max_bytes(void)
     return max_bytes;
 }
 
+/* The smallest file read in two threads when asked:
+   HS_JSCAN_THREAD_MIN_BYTES, or less when HETSIM_TRACE_THREAD_MIN_BYTES
+   says so (the tests take small traces through the two-thread path). */
+static uint64_t hs__thread_min_bytes(void)
+{
+    uint64_t min = HS_JSCAN_THREAD_MIN_BYTES;
+    const char *v = getenv("HETSIM_TRACE_THREAD_MIN_BYTES");
+
+    if (v != NULL && *v != '\0') {
+        char *end;
+        unsigned long long x;
+        errno = 0;
+        x = strtoull(v, &end, 10);
+        if (errno == 0 && *end == '\0' && x < min)
+            min = x;
+    }
+    return min;
+}
+
 /* What a file's first bytes and size say about how to read it. */
 typedef struct hs__probe_s {
     size_t nm;          /* magic bytes read: 0 for an empty file */
@@ -467,6 +487,7 @@ typedef struct hs__probe_s {
     size_t chunk;       /* bytes: the read buffer's most */
     unsigned gzbuf;     /* bytes: the inflater's input buffer */
     uint32_t isize;     /* the gzip trailer's ISIZE; 0 when unknown */
+    uint64_t file_bytes;    /* the file's size as stored; 0 when unknown */
 } hs__probe_t;
 
 /* Fills *p from fd's magic bytes and size (a plain descriptor: no stdio
@@ -498,6 +519,8 @@ static void hs__probe(int fd, hs__probe_t *p)
        is twice that, and a read of more goes straight into ours) */
     if (fstat(fd, &fst) != 0)
         memset(&fst, 0, sizeof fst);   /* not a regular file: no hints */
+    if (S_ISREG(fst.st_mode) && fst.st_size > 0)
+        p->file_bytes = (uint64_t)fst.st_size;
     if (S_ISREG(fst.st_mode) &&
         fst.st_size >= 0 && (uint64_t)fst.st_size < HS__GZBUF) {
         p->gzbuf = fst.st_size < 4096            ? 4096u
@@ -609,6 +632,34 @@ static hs_err_t hs__gz_fail(hs_jscan_t *js, hs__src_t *src)
                         wn > 2 ? wn - 2 : 0, w, m);
 }
 
+/* The parse of one chunk p[0, n): HS_OK, or the error in
+   js->err (invalid JSON, more than max_bytes, the reader's own). */
+static hs_err_t hs__parse_chunk(hs_jscan_t *js, const unsigned char *p,
+                                size_t n, int is_gz, uint64_t max_bytes)
+{
+    yajl_status st = yajl_parse(js->h, p, n);
+
+    if (st == yajl_status_client_canceled)
+        return js->rc;
+    if (st != yajl_status_ok) {
+        char m[256], w[160];
+        uint64_t off = hs_jscan_offset(js);
+        hs__yajl_msg(js->h, p, n, m, sizeof m);
+        return hs_error_set(js->err, HS_ERR_SYNTAX, js->path, 0, 0,
+                            "byte %" PRIu64 ": %sinvalid JSON: %s", off,
+                            hs__where(js, w, sizeof w), m);
+    }
+    js->base += (uint64_t)n;
+    if (js->base > max_bytes)
+        return hs_error_set(js->err, HS_ERR_TRACE, js->path, 0, 0,
+                            "byte %" PRIu64 ": the trace holds more "
+                            "than %" PRIu64 " bytes of JSON%s (the "
+                            "limit; a profiler trace of a few steps "
+                            "is far smaller)", js->base, max_bytes,
+                            is_gz ? " once inflated" : "");
+    return HS_OK;
+}
+
 /* Streams src's data through js->h (in b, reads of up to p->chunk
    bytes) to its end.  HS_OK, or the error in js->err: a read or gzip
    error, invalid JSON, more than max_bytes of it, out of memory, or
@@ -621,7 +672,7 @@ static hs_err_t hs__feed(hs_jscan_t *js, hs__src_t *src, hs_jscan_buf_t *b,
 
     for (;;) {
         int n = hs__read_grow(src, &b->p, &b->cap, p->chunk);
-        yajl_status st;
+        hs_err_t rc;
 
         if (n == -2)
             return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
@@ -634,25 +685,181 @@ static hs_err_t hs__feed(hs_jscan_t *js, hs__src_t *src, hs_jscan_buf_t *b,
                 return hs__gz_fail(js, src);
             return HS_OK;
         }
-        st = yajl_parse(js->h, b->p, (size_t)n);
-        if (st == yajl_status_client_canceled)
-            return js->rc;
-        if (st != yajl_status_ok) {
-            char m[256], w[160];
-            uint64_t off = hs_jscan_offset(js);
-            hs__yajl_msg(js->h, b->p, (size_t)n, m, sizeof m);
-            return hs_error_set(err, HS_ERR_SYNTAX, path, 0, 0,
-                                "byte %" PRIu64 ": %sinvalid JSON: %s", off,
-                                hs__where(js, w, sizeof w), m);
+        if ((rc = hs__parse_chunk(js, b->p, (size_t)n, p->is_gz,
+                                  max_bytes)) != HS_OK)
+            return rc;
+    }
+}
+
+/* The read-ahead ring of two-thread reading: the reading thread fills
+   chunks (each one hs__read_grow of p->chunk bytes, as hs__feed reads
+   them) in order; the parse takes them in the same order.  The reading
+   thread stops after the chunk that ends the data (n <= 0: the end or
+   an error, which it leaves in src for the parse to report), or when
+   the parse sets stop. */
+typedef struct hs__slot_s {
+    unsigned char *p;
+    size_t cap;
+    int n;          /* hs__read_grow's count */
+    int bad_end;    /* n <= 0 and hs__src_bad_end said so */
+} hs__slot_t;
+
+typedef struct hs__ring_s {
+    hs__src_t *src;
+    size_t chunk;
+    hs__slot_t slot[HS_JSCAN_RING];
+    unsigned head, count;   /* the next chunk to parse; chunks filled */
+    int stop;               /* the parse gave up: stop reading */
+    pthread_mutex_t mu;
+    pthread_cond_t filled, freed;
+    pthread_t th;
+} hs__ring_t;
+
+static void *hs__ring_reader(void *arg)
+{
+    hs__ring_t *r = arg;
+    unsigned tail = 0;
+
+    for (;;) {
+        hs__slot_t *sl;
+
+        pthread_mutex_lock(&r->mu);
+        /* on a full ring, wait until half of it is free: a wake-up per
+           half ring, not per chunk */
+        if (r->count == HS_JSCAN_RING)
+            while (r->count > HS_JSCAN_RING / 2 && !r->stop)
+                pthread_cond_wait(&r->freed, &r->mu);
+        if (r->stop) {
+            pthread_mutex_unlock(&r->mu);
+            return NULL;
         }
-        js->base += (uint64_t)n;
-        if (js->base > max_bytes)
-            return hs_error_set(err, HS_ERR_TRACE, path, 0, 0,
-                                "byte %" PRIu64 ": the trace holds more "
-                                "than %" PRIu64 " bytes of JSON%s (the "
-                                "limit; a profiler trace of a few steps "
-                                "is far smaller)", js->base, max_bytes,
-                                p->is_gz ? " once inflated" : "");
+        pthread_mutex_unlock(&r->mu);
+        sl = &r->slot[tail];
+        /* sl->cap == chunk: the read never grows it (no -2) */
+        sl->n = hs__read_grow(r->src, &sl->p, &sl->cap, r->chunk);
+        sl->bad_end = sl->n <= 0 && (sl->n < 0 || hs__src_bad_end(r->src));
+        pthread_mutex_lock(&r->mu);
+        if (r->count++ == 0)
+            pthread_cond_signal(&r->filled);   /* the parse may wait */
+        pthread_mutex_unlock(&r->mu);
+        if (sl->n <= 0)
+            return NULL;
+        tail = (tail + 1) % HS_JSCAN_RING;
+    }
+}
+
+/* Frees the ring's chunks and primitives (after the thread, if any,
+   was joined). */
+static void hs__ring_free(hs__ring_t *r, int primitives)
+{
+    unsigned i;
+
+    for (i = 0; i < HS_JSCAN_RING; i++)
+        free(r->slot[i].p);
+    if (primitives) {
+        pthread_cond_destroy(&r->freed);
+        pthread_cond_destroy(&r->filled);
+        pthread_mutex_destroy(&r->mu);
+    }
+}
+
+/* Allocates the ring's chunks and starts the reading thread.  0, or -1
+   with nothing left (out of memory, or no thread: the caller reads in
+   one thread instead). */
+static int hs__ring_start(hs__ring_t *r, hs__src_t *src, size_t chunk)
+{
+    unsigned i;
+    int nprim = 0;   /* of mu, filled, freed: how many are initialised */
+
+    memset(r, 0, sizeof *r);
+    r->src = src;
+    r->chunk = chunk;
+    for (i = 0; i < HS_JSCAN_RING; i++) {
+        if ((r->slot[i].p = malloc(chunk)) == NULL)
+            goto fail;
+        r->slot[i].cap = chunk;
+    }
+    if (pthread_mutex_init(&r->mu, NULL) != 0)
+        goto fail;
+    nprim = 1;
+    if (pthread_cond_init(&r->filled, NULL) != 0)
+        goto fail;
+    nprim = 2;
+    if (pthread_cond_init(&r->freed, NULL) != 0)
+        goto fail;
+    nprim = 3;
+    if (pthread_create(&r->th, NULL, hs__ring_reader, r) != 0)
+        goto fail;
+    return 0;
+fail:
+    if (nprim >= 3)
+        pthread_cond_destroy(&r->freed);
+    if (nprim >= 2)
+        pthread_cond_destroy(&r->filled);
+    if (nprim >= 1)
+        pthread_mutex_destroy(&r->mu);
+    hs__ring_free(r, 0);
+    return -1;
+}
+
+/* Stops the reading thread (waiting for room: it wakes and ends;
+   reading a chunk: it publishes it, sees stop and ends; done: it has
+   ended), joins it and frees the ring.  Every path of the two-thread
+   read ends here. */
+static void hs__ring_stop(hs__ring_t *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_signal(&r->freed);
+    pthread_mutex_unlock(&r->mu);
+    pthread_join(r->th, NULL);
+    hs__ring_free(r, 1);
+}
+
+/* The next filled chunk (waits for it). */
+static hs__slot_t *hs__ring_take(hs__ring_t *r)
+{
+    hs__slot_t *sl;
+
+    pthread_mutex_lock(&r->mu);
+    while (r->count == 0)
+        pthread_cond_wait(&r->filled, &r->mu);
+    sl = &r->slot[r->head];
+    pthread_mutex_unlock(&r->mu);
+    return sl;
+}
+
+/* Gives the chunk taken last back to the reading thread. */
+static void hs__ring_give(hs__ring_t *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->head = (r->head + 1) % HS_JSCAN_RING;
+    if (r->count-- == HS_JSCAN_RING / 2 + 1)
+        pthread_cond_signal(&r->freed);   /* the reader may wait */
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* hs__feed with the reading in a second thread (r, started): the same
+   chunks in the same order, so the same results and errors.  The
+   caller stops the ring. */
+static hs_err_t hs__feed_ring(hs_jscan_t *js, hs__src_t *src, hs__ring_t *r,
+                              const hs__probe_t *p, uint64_t max_bytes)
+{
+    for (;;) {
+        hs__slot_t *sl = hs__ring_take(r);
+        hs_err_t rc;
+
+        /* n <= 0: the reading thread has stopped and left src alone;
+           what it wrote there is seen through the ring's mutex */
+        if (sl->n < 0 && !p->is_gz)
+            return hs_error_set(js->err, HS_ERR_IO, js->path, 0, 0, "%s",
+                                src->msg);
+        if (sl->n <= 0)
+            return sl->bad_end ? hs__gz_fail(js, src) : HS_OK;
+        rc = hs__parse_chunk(js, sl->p, (size_t)sl->n, p->is_gz, max_bytes);
+        if (rc != HS_OK)
+            return rc;
+        hs__ring_give(r);
     }
 }
 
@@ -686,9 +893,10 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
                            hs_jscan_where_fn where, hs_jscan_buf_t *b,
                            hs_error_t *err)
 {
-    hs_jscan_buf_t own = {NULL, 0};
+    hs_jscan_buf_t own = {NULL, 0, 1};
     hs__src_t src;
     hs__probe_t probe;
+    hs__ring_t ring;
     hs_err_t rc;
     uint64_t max_bytes = hs__max_bytes();
 
@@ -699,20 +907,29 @@ hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
     js->ctx = ctx;
     if ((rc = hs__open_src(path, &src, &probe, err)) != HS_OK)
         return rc;
-    /* the caller's buffer when it has room (an earlier pass's), else a
-       new one */
     if (b == NULL)
         b = &own;
-    hs__buf_reserve(b, hs__first_cap(&probe));
     js->h = yajl_alloc(cb, NULL, ctx);
-    if (b->p == NULL || js->h == NULL) {
+    if (js->h == NULL) {
         rc = hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
         goto done;
     }
     /* kernel names are long; only ASCII prefixes are ever compared, so
        UTF-8 validation of every string is not worth its time */
     yajl_config(js->h, yajl_dont_validate_strings, 1);
-    if ((rc = hs__feed(js, &src, b, &probe, max_bytes)) != HS_OK)
+    if (b->threads >= 2 && probe.file_bytes >= hs__thread_min_bytes() &&
+        hs__ring_start(&ring, &src, probe.chunk) == 0) {
+        rc = hs__feed_ring(js, &src, &ring, &probe, max_bytes);
+        hs__ring_stop(&ring);
+    } else {
+        /* the caller's buffer when it has room (an earlier pass's),
+           else a new one */
+        hs__buf_reserve(b, hs__first_cap(&probe));
+        rc = b->p == NULL ? hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                         "out of memory")
+                          : hs__feed(js, &src, b, &probe, max_bytes);
+    }
+    if (rc != HS_OK)
         goto done;
     rc = hs__finish(js);
 done:

@@ -69,12 +69,27 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
 typedef struct hs_jscan_buf_s {
     unsigned char *p;
     size_t cap;
+    unsigned threads;   /* 0 or 1: read (inflate) and parse in the
+                           caller's thread; 2: on a file of at least
+                           HS_JSCAN_THREAD_MIN_BYTES, a second thread
+                           reads and inflates ahead of the parse, through
+                           a ring of HS_JSCAN_RING chunks -- the same
+                           chunks, results and errors either way */
 } hs_jscan_buf_t;
+
+/* A smaller file is read in one thread whatever threads says: a thread
+   costs more than it saves there.  The environment variable
+   HETSIM_TRACE_THREAD_MIN_BYTES may lower it (never raise it). */
+#define HS_JSCAN_THREAD_MIN_BYTES (1024u * 1024u)
+/* The read-ahead ring's chunks (of 256 KiB each: 2 MiB). */
+#define HS_JSCAN_RING 8
 
 void hs_jscan_buf_free(hs_jscan_buf_t *b);
 
 /* hs_jscan_file_where reading through *b (NULL: a buffer of its own,
-   freed on return); the same callbacks, results and errors. */
+   freed on return; b->threads: one or two threads, see above); the same
+   callbacks, results and errors.  With two threads every return path
+   has joined the reading thread and freed its ring. */
 hs_err_t hs_jscan_file_buf(hs_jscan_t *js, const char *path,
                            const yajl_callbacks *cb, void *ctx,
                            hs_jscan_where_fn where, hs_jscan_buf_t *b,

@@ -1507,6 +1507,7 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     f.r = r;
     f.path = r->path;
     f.err = err;
+    f.rbuf.threads = o->threads;
     {
         size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
         hs_reclog_init(&f.lm, sizeof(hs__mrec_t), mem);

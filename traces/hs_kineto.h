@@ -30,6 +30,10 @@ typedef struct hs_kineto_opts_s {
     size_t log_mem_bytes;   /* the memory each of the reader's record logs
                                may take before it spills to a temporary
                                file (hs_reclog.h); 0: 4 MiB */
+    unsigned threads;       /* 0 or 1: the file read, inflated and parsed
+                               in the caller's thread; 2: a second thread
+                               reads and inflates ahead (hs_jscan_buf_t);
+                               the same record either way */
 } hs_kineto_opts_t;
 
 /*
