@@ -442,23 +442,29 @@ hs_err_t hs_jscan_file_where(hs_jscan_t *js, const char *path,
     return hs_jscan_file_buf(js, path, cb, ctx, where, NULL, err);
 }
 
+/* The environment variable name as a whole decimal number, when it is
+   one, at least lo and below cap; cap otherwise (the environment may lower
+   a limit, never raise it). */
+static uint64_t hs__env_lowered(const char *name, uint64_t cap, uint64_t lo)
+{
+    const char *v = getenv(name);
+
+    if (v != NULL && *v != '\0') {
+        char *end;
+        unsigned long long x;
+        errno = 0;
+        x = strtoull(v, &end, 10);
+        if (errno == 0 && *end == '\0' && x >= lo && x < cap)
+            return x;
+    }
+    return cap;
+}
+
 /* The most bytes of JSON a trace may hold: HS_LIMIT_TRACE_BYTES, or
-   less when HETSIM_TRACE_MAX_BYTES says so (the environment may lower
-   the limit, never raise it). */
+   less (never 0) when HETSIM_TRACE_MAX_BYTES says so. */
 static uint64_t hs__max_bytes(void)
 {
-    uint64_t max_bytes = HS_LIMIT_TRACE_BYTES;
-    const char *lim = getenv("HETSIM_TRACE_MAX_BYTES");
-
-    if (lim != NULL && *lim != '\0') {
-        char *end;
-        unsigned long long v;
-        errno = 0;
-        v = strtoull(lim, &end, 10);
-        if (errno == 0 && *end == '\0' && v > 0 && v < max_bytes)
-            max_bytes = v;
-    }
-    return max_bytes;
+    return hs__env_lowered("HETSIM_TRACE_MAX_BYTES", HS_LIMIT_TRACE_BYTES, 1);
 }
 
 /* The smallest file read in two threads when asked:
@@ -466,18 +472,8 @@ static uint64_t hs__max_bytes(void)
    says so (the tests take small traces through the two-thread path). */
 static uint64_t hs__thread_min_bytes(void)
 {
-    uint64_t min = HS_JSCAN_THREAD_MIN_BYTES;
-    const char *v = getenv("HETSIM_TRACE_THREAD_MIN_BYTES");
-
-    if (v != NULL && *v != '\0') {
-        char *end;
-        unsigned long long x;
-        errno = 0;
-        x = strtoull(v, &end, 10);
-        if (errno == 0 && *end == '\0' && x < min)
-            min = x;
-    }
-    return min;
+    return hs__env_lowered("HETSIM_TRACE_THREAD_MIN_BYTES",
+                           HS_JSCAN_THREAD_MIN_BYTES, 0);
 }
 
 /* What a file's first bytes and size say about how to read it. */
