@@ -572,9 +572,7 @@ hs_err_t hs_capi_advise_ring(const hs_scenario_t *s, int replay,
     return HS_OK;
 }
 
-/* Fills out (its values malloc'd: width 2 n_types, 3 n_types with
-   micro-batches searched), batch[], shard[], micro_given[] and micro[]
-   (n_types long each, any may be NULL) from advice r. */
+/* Fills hs_capi_advise_batch_micro's outputs from r (see hs_capi.h). */
 static hs_err_t hs__batch_out(const hs_advise_batch_t *r,
                               hs_capi_advice_t *out, uint64_t *batch,
                               uint64_t *shard, uint32_t *micro_given,

@@ -13,8 +13,8 @@
  * run is also checked against hs_hierfast_run_rounds (the general
  * round-by-round loop, which nodes of one size skip across nodes), and so
  * are larger random clusters (up to 300 nodes) where the engine would be
- * slow.  Also:
- * what the predicate declines, and that hs_replay_run picks the fast path.
+ * slow.  Also: what the predicate declines, and that hs_replay_run picks
+ * the fast path.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -49,7 +49,7 @@ static hs_err_t run_checked(const hs_scenario_t *s, const hs_replay_opts_t *o,
 
 /* The fast path under test, for the shared checks in fast_check.c. */
 static fc_path_t path = {"hierarchical", hs_hierfast_supports, run_checked,
-                          &n_compared, 0};
+                         &n_compared, 0};
 
 /* Every shipped scenario with nodes and profiles, as hierarchical. */
 static void test_shipped(void)
@@ -95,8 +95,10 @@ static char *big_yaml(uint64_t *r, int equal, unsigned K, unsigned L)
                (unsigned long long)fc_rnd(r, 1000, 400000000));
     fc_put(&b, "nodes:\n  kinds:\n");
     for (k = 0; k < nk; k++) {
-        unsigned cnt = k + 1 == nk ? left
-                                   : (unsigned)fc_rnd(r, 1, left - (nk - 1 - k));
+        unsigned cnt = k + 1 == nk
+                           ? left
+                           : (unsigned)fc_rnd(r, 1, left - (nk - 1 - k));
+
         left -= cnt;
         fc_put(&b, "    - {name: k%u, type: t%u, devices: %u, count: %u,\n"
                "       intra_bandwidth: %lluB/s, intra_latency: %lluns",
@@ -148,6 +150,7 @@ static void test_random_big(void)
         for (j = 0; j < 4; j++) {
             hs_replay_opts_t o;
             hs_replay_result_t *a = NULL, *b = NULL;
+
             s->overlap = j < 2 ? HS_OVERLAP_PATENT : HS_OVERLAP_NONE;
             s->send = j % 2 ? HS_SEND_EAGER : HS_SEND_RENDEZVOUS;
             hs_replay_opts_from_scenario(s, &o);
@@ -194,10 +197,10 @@ static void test_declines(void)
                           HS_OK);
     hs_replay_opts_from_scenario(s, &o);
     CU_ASSERT_TRUE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                        why, sizeof why));
     o.stochastic = 1;
     CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "stochastic");
     CU_ASSERT_EQUAL(hs_hierfast_run(s, &o, &r, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(r);
@@ -205,22 +208,22 @@ static void test_declines(void)
     o.stochastic = 0;
     o.overlap = HS_OVERLAP_BUCKETS;
     CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "buckets");
     o.overlap = HS_OVERLAP_PATENT;
     s->types[0].profile.comm_ns_per_byte = 0.5;
     CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "own cost");
     s->types[0].profile.comm_ns_per_byte = 0;
     o.collective = "ring";
     CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "hierarchical");
     o.collective = "hierarchical";
     o.steps = 0;
     CU_ASSERT_FALSE(hs_hierfast_supports(s, &o, hs_replay_collective(s, &o),
-                             NULL, 0));
+                                         NULL, 0));
     hs_scenario_free(s);
 }
 

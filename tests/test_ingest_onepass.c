@@ -26,43 +26,13 @@
 #include "hs_kineto.h"
 #include "hs_rank.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 #define REAL HS_TEST_SRC "/tests/data/real/"
 #define DATA HS_TEST_SRC "/tests/data/ingest/"
 
 /* ------------------------------------------------------------------ */
 /* The record whatever the logs' budget                                  */
-
-static void assert_same_record(const hs_rank_t *a, const hs_rank_t *b)
-{
-    size_t i, j;
-
-    HS_ASSERT_I64_EQ(a->n_steps, b->n_steps);
-    HS_ASSERT_I64_EQ(a->gpu, b->gpu);
-    HS_ASSERT_I64_EQ(a->ar_known, b->ar_known);
-    HS_ASSERT_I64_EQ(a->n_events, b->n_events);
-    HS_ASSERT_I64_EQ(a->json_bytes, b->json_bytes);
-    HS_ASSERT_I64_EQ(a->n_op_names, b->n_op_names);
-    if (a->n_steps != b->n_steps || a->n_op_names != b->n_op_names)
-        return;
-    for (i = 0; i < a->n_op_names; i++)
-        CU_ASSERT_STRING_EQUAL(a->op_names[i], b->op_names[i]);
-    for (i = 0; i < a->n_steps; i++) {
-        const hs_ingest_step_t *x = &a->steps[i], *y = &b->steps[i];
-        CU_ASSERT_EQUAL(memcmp(x, y, sizeof *x), 0);
-        HS_ASSERT_I64_EQ(a->buckets[i].n, b->buckets[i].n);
-        for (j = 0; j < a->buckets[i].n && j < b->buckets[i].n; j++) {
-            HS_ASSERT_I64_EQ(a->buckets[i].bytes[j], b->buckets[i].bytes[j]);
-            HS_ASSERT_I64_EQ(a->buckets[i].ready_ns[j],
-                             b->buckets[i].ready_ns[j]);
-        }
-        HS_ASSERT_I64_EQ(a->fwd_ops[i].n, b->fwd_ops[i].n);
-        for (j = 0; j < a->fwd_ops[i].n && j < b->fwd_ops[i].n; j++) {
-            HS_ASSERT_I64_EQ(a->fwd_ops[i].name[j], b->fwd_ops[i].name[j]);
-            HS_ASSERT_I64_EQ(a->fwd_ops[i].ns[j], b->fwd_ops[i].ns[j]);
-        }
-    }
-}
 
 /* Every step's operators add up to its forward. */
 static void assert_ops_sum(const hs_rank_t *r)
@@ -94,22 +64,21 @@ static void test_spill_equals_memory(void)
     size_t i;
 
     for (i = 0; i < sizeof files / sizeof files[0]; i++) {
-        hs_kineto_opts_t o;
-        hs_rank_t *mem = NULL, *spill = NULL;
-        hs_error_t err;
+        hs_kineto_opts_t o[2];
+        ic_pair_t p;        /* in memory, spilled */
 
-        memset(&o, 0, sizeof o);
-        HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &mem, &err), HS_OK);
-        o.log_mem_bytes = 1;    /* one record in memory: all the rest
-                                   goes through the temporary file */
-        HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &spill, &err), HS_OK);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(spill);
-        HS_ASSERT_I64_EQ(mem->passes, 1);
-        assert_same_record(mem, spill);
-        assert_ops_sum(mem);
-        hs_rank_free(mem);
-        hs_rank_free(spill);
+        memset(o, 0, sizeof o);
+        o[1].log_mem_bytes = 1;     /* one record in memory: all the rest
+                                       goes through the temporary file */
+        ic_read_two(files[i], o, &p);
+        HS_ASSERT_I64_EQ(p.code[0], HS_OK);
+        HS_ASSERT_I64_EQ(p.code[1], HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p.r[0]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p.r[1]);
+        HS_ASSERT_I64_EQ(p.r[0]->passes, 1);
+        ic_same_record(p.r[0], p.r[1], 0);
+        assert_ops_sum(p.r[0]);
+        ic_pair_free(&p);
     }
 }
 

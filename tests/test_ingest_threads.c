@@ -9,9 +9,9 @@
  *     ones through the two-thread path;
  *   - the same error code and message on bad input: a gzip file cut in
  *     the middle, garbage after the gzip header, a deflate stream
- *     corrupted in the middle, a bad CRC in the trailer, invalid JSON in the middle of a plain
- *     file (the parse gives up while the reading thread is ahead), and
- *     the malformed traces of tests/data/ingest;
+ *     corrupted in the middle, a bad CRC in the trailer, invalid JSON in
+ *     the middle of a plain file (the parse gives up while the reading
+ *     thread is ahead), and the malformed traces of tests/data/ingest;
  *   - the CLI: `hetsim ingest --threads 2` prints the same profile YAML
  *     and, on corrupt traces, the same message and exit status 2 as
  *     --threads 1; --threads 3 is refused.
@@ -26,72 +26,34 @@
 #include "hs_kineto.h"
 #include "hs_rank.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 #define REAL HS_TEST_SRC "/tests/data/real/"
 #define DATA HS_TEST_SRC "/tests/data/ingest/"
 #define BIG REAL "nccl-2rank-dataloader.json.gz"
 
-static void assert_same_record(const hs_rank_t *a, const hs_rank_t *b)
-{
-    size_t i, j;
-
-    HS_ASSERT_I64_EQ(a->n_steps, b->n_steps);
-    HS_ASSERT_I64_EQ(a->gpu, b->gpu);
-    HS_ASSERT_I64_EQ(a->ar_known, b->ar_known);
-    HS_ASSERT_I64_EQ(a->rank, b->rank);
-    HS_ASSERT_I64_EQ(a->world_size, b->world_size);
-    HS_ASSERT_I64_EQ(a->n_events, b->n_events);
-    HS_ASSERT_I64_EQ(a->json_bytes, b->json_bytes);
-    HS_ASSERT_I64_EQ(a->n_op_names, b->n_op_names);
-    if (a->n_steps != b->n_steps || a->n_op_names != b->n_op_names)
-        return;
-    for (i = 0; i < a->n_op_names; i++)
-        CU_ASSERT_STRING_EQUAL(a->op_names[i], b->op_names[i]);
-    for (i = 0; i < a->n_steps; i++) {
-        CU_ASSERT_EQUAL(memcmp(&a->steps[i], &b->steps[i],
-                               sizeof a->steps[i]), 0);
-        HS_ASSERT_I64_EQ(a->buckets[i].n, b->buckets[i].n);
-        for (j = 0; j < a->buckets[i].n && j < b->buckets[i].n; j++) {
-            HS_ASSERT_I64_EQ(a->buckets[i].bytes[j], b->buckets[i].bytes[j]);
-            HS_ASSERT_I64_EQ(a->buckets[i].ready_ns[j],
-                             b->buckets[i].ready_ns[j]);
-        }
-        HS_ASSERT_I64_EQ(a->fwd_ops[i].n, b->fwd_ops[i].n);
-        for (j = 0; j < a->fwd_ops[i].n && j < b->fwd_ops[i].n; j++) {
-            HS_ASSERT_I64_EQ(a->fwd_ops[i].name[j], b->fwd_ops[i].name[j]);
-            HS_ASSERT_I64_EQ(a->fwd_ops[i].ns[j], b->fwd_ops[i].ns[j]);
-        }
-    }
-}
-
 /* Reads path with one and with two threads: the same code, message and
    (when read) record.  Returns the code. */
 static hs_err_t read_both(const char *path)
 {
-    hs_kineto_opts_t o;
-    hs_rank_t *r1 = NULL, *r2 = NULL;
-    hs_error_t e1, e2;
-    hs_err_t c1, c2;
+    hs_kineto_opts_t o[2];
+    ic_pair_t p;
 
-    memset(&o, 0, sizeof o);
-    hs_error_clear(&e1);
-    hs_error_clear(&e2);
-    o.threads = 1;
-    c1 = hs_kineto_read(path, &o, &r1, &e1);
-    o.threads = 2;
-    c2 = hs_kineto_read(path, &o, &r2, &e2);
-    HS_ASSERT_I64_EQ(c1, c2);
-    if (c1 != HS_OK || c2 != HS_OK) {
-        if (strcmp(e1.msg, e2.msg) != 0)
-            fprintf(stderr, "\n1 thread:  %s\n2 threads: %s\n", e1.msg,
-                    e2.msg);
-        CU_ASSERT_STRING_EQUAL(e1.msg, e2.msg);
+    memset(o, 0, sizeof o);
+    o[0].threads = 1;
+    o[1].threads = 2;
+    ic_read_two(path, o, &p);
+    HS_ASSERT_I64_EQ(p.code[0], p.code[1]);
+    if (p.code[0] != HS_OK || p.code[1] != HS_OK) {
+        if (strcmp(p.err[0].msg, p.err[1].msg) != 0)
+            fprintf(stderr, "\n1 thread:  %s\n2 threads: %s\n",
+                    p.err[0].msg, p.err[1].msg);
+        CU_ASSERT_STRING_EQUAL(p.err[0].msg, p.err[1].msg);
     }
-    if (r1 != NULL && r2 != NULL)
-        assert_same_record(r1, r2);
-    hs_rank_free(r1);
-    hs_rank_free(r2);
-    return c1;
+    if (p.r[0] != NULL && p.r[1] != NULL)
+        ic_same_record(p.r[0], p.r[1], IC_RANK);
+    ic_pair_free(&p);
+    return p.code[0];
 }
 
 /* The bytes of a file (malloc'd), *n its size; NULL when unreadable. */
@@ -253,10 +215,15 @@ static void test_bad_input_same(void)
 
 static void test_cli(void)
 {
+    static const struct {
+        int how;
+        const char *what;       /* in the message; NULL: not checked */
+    } bad_cases[] = {{CRC_CORRUPT, "gzip error"}, {MID_CORRUPT, NULL}};
     const char *dir = hs_test_tmpdir("ingest-threads-cli");
     char bad[512], y1[512], y2[512];
     hs_run_t a, b;
     char *t1, *t2;
+    size_t i;
 
     snprintf(y1, sizeof y1, "%s/p1.yaml", dir);
     snprintf(y2, sizeof y2, "%s/p2.yaml", dir);
@@ -278,28 +245,22 @@ static void test_cli(void)
     free(t1);
     free(t2);
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(bad_copy(CRC_CORRUPT, bad, sizeof bad));
-    CU_ASSERT_EQUAL(hs_run_hetsim(&a, "ingest", "--summary", "--threads",
-                                  "1", bad, NULL), 0);
-    CU_ASSERT_EQUAL(hs_run_hetsim(&b, "ingest", "--summary", "--threads",
-                                  "2", bad, NULL), 0);
-    HS_ASSERT_I64_EQ(a.status, 2);
-    HS_ASSERT_I64_EQ(b.status, 2);
-    CU_ASSERT_STRING_EQUAL(a.err, b.err);
-    HS_ASSERT_STR_CONTAINS(b.err, "gzip error");
-    hs_run_free(&a);
-    hs_run_free(&b);
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(bad_copy(MID_CORRUPT, bad, sizeof bad));
-    CU_ASSERT_EQUAL(hs_run_hetsim(&a, "ingest", "--summary", "--threads",
-                                  "1", bad, NULL), 0);
-    CU_ASSERT_EQUAL(hs_run_hetsim(&b, "ingest", "--summary", "--threads",
-                                  "2", bad, NULL), 0);
-    HS_ASSERT_I64_EQ(a.status, 2);
-    HS_ASSERT_I64_EQ(b.status, 2);
-    CU_ASSERT_STRING_EQUAL(a.err, b.err);
-    hs_run_free(&a);
-    hs_run_free(&b);
+    /* corrupt traces: the same message and exit status 2 */
+    for (i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        CU_ASSERT_PTR_NOT_NULL_FATAL(
+            bad_copy(bad_cases[i].how, bad, sizeof bad));
+        CU_ASSERT_EQUAL(hs_run_hetsim(&a, "ingest", "--summary", "--threads",
+                                      "1", bad, NULL), 0);
+        CU_ASSERT_EQUAL(hs_run_hetsim(&b, "ingest", "--summary", "--threads",
+                                      "2", bad, NULL), 0);
+        HS_ASSERT_I64_EQ(a.status, 2);
+        HS_ASSERT_I64_EQ(b.status, 2);
+        CU_ASSERT_STRING_EQUAL(a.err, b.err);
+        if (bad_cases[i].what != NULL)
+            HS_ASSERT_STR_CONTAINS(b.err, bad_cases[i].what);
+        hs_run_free(&a);
+        hs_run_free(&b);
+    }
 
     CU_ASSERT_EQUAL(hs_run_hetsim(&a, "ingest", "--summary", "--threads",
                                   "3", BIG, NULL), 0);

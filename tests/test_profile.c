@@ -36,44 +36,22 @@
 #include "hs_scenario.h"
 #include "hs_spawn.h"
 #include "hs_test.h"
+#include "profile_check.h"
 
-static char hs__py[256];
-static int hs__py_state;    /* 0 unknown, 1 ok, -1 none */
+static const char *hs__py;   /* pc_python's, once found */
 
-/* python3 with torch: /usr/bin/python3 (Debian's python3-torch) first. */
+/* 1 when there is a python3 with torch (pc_python), else 0. */
 static int hs__python(void)
 {
-    static const char *const cands[] = {"/usr/bin/python3",
-                                        "/usr/local/bin/python3", NULL};
-    int i;
-
-    if (hs__py_state != 0)
-        return hs__py_state > 0;
-    hs__py_state = -1;
-    for (i = 0; cands[i] != NULL; i++) {
-        char *argv[] = {(char *)cands[i], "-c", "import torch.distributed",
-                        NULL};
-        hs_run_t r;
-
-        if (access(cands[i], X_OK) != 0 || hs_run(argv, &r) != 0)
-            continue;
-        if (r.status == 0) {
-            snprintf(hs__py, sizeof hs__py, "%s", cands[i]);
-            hs__py_state = 1;
-        }
-        hs_run_free(&r);
-        if (hs__py_state > 0)
-            return 1;
-    }
-    hs_test_skip("profile", "no python3 with torch (Debian python3-torch)");
-    return 0;
+    hs__py = pc_python("profile");
+    return hs__py != NULL;
 }
 
 /* The model's gradient bytes, computed by python from the model file. */
 static long long hs__grad_bytes(const char *model_dir, const char *module)
 {
     char code[8192];
-    char *argv[] = {hs__py, "-c", code, NULL};
+    char *argv[] = {(char *)hs__py, "-c", code, NULL};
     hs_run_t r;
     long long v = -1;
 
@@ -186,7 +164,7 @@ static void test_cpu_quota_reader(void)
              HS_TEST_SRC);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cg[1024], mpath[1024], ebuf[128];
-        char *argv[] = {hs__py, "-c", code, cg, mpath, NULL};
+        char *argv[] = {(char *)hs__py, "-c", code, cg, mpath, NULL};
         const char *pc[] = {"cores", NULL}, *pp[] = {"period_ns", NULL};
         hs_run_t r;
         yajl_val v;
@@ -215,7 +193,8 @@ static void test_cpu_quota_reader(void)
     }
     /* no /proc/self/cgroup to read: None */
     {
-        char *argv[] = {hs__py, "-c", code, "/nonexistent/cgroup", p, NULL};
+        char *argv[] = {(char *)hs__py, "-c", code, "/nonexistent/cgroup",
+                        p, NULL};
         hs_run_t r;
         CU_ASSERT_EQUAL_FATAL(hs_run(argv, &r), 0);
         HS_ASSERT_I64_EQ(r.status, 0);
@@ -423,12 +402,7 @@ static void test_profile_mlp(void)
     dir = hs_test_tmpdir("profile-mlp");
     snprintf(scen, sizeof scen, "%s/scenarios/live-mlp.yaml", HS_TEST_SRC);
     snprintf(outdir, sizeof outdir, "%s/out", dir);
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", outdir,
-                                        "--python", hs__py, NULL), 0);
-    printf("\n%s", r.out);
-    if (r.status != 0)
-        fprintf(stderr, "\nprofile: exit %d\n%s\n", r.status, r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
+    pc_profile(&r, "profile", scen, outdir, NULL);
     hs_run_free(&r);
 
     for (k = 0; k < 2; k++) {
@@ -860,14 +834,8 @@ static void test_single_device(void)
         return;
     /* alone */
     scen = hs__solo_scenario(dir, "");
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
-                                        "--alone", "solo", "--type", "solo",
-                                        "--python", hs__py, NULL), 0);
-    printf("\n%s", r.out);
-    if (r.status != 0)
-        fprintf(stderr, "\nprofile --alone: exit %d\n%s\n", r.status,
-                r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
+    pc_profile(&r, "profile --alone", scen, out, "--alone", "solo", "--type",
+               "solo", NULL);
     HS_ASSERT_STR_CONTAINS(r.out, "profiling type solo ALONE: one rank on "
                                   "s0");
     HS_ASSERT_STR_CONTAINS(r.out, "note: profiled alone");
@@ -888,14 +856,7 @@ static void test_single_device(void)
     scen = hs__solo_scenario(dir, ", spare_devices: [{name: x0, type: solo,"
                                   " addr: 127.0.0.1}]");
     snprintf(out, sizeof out, "%s/out2", dir);
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
-                                        "--type", "solo", "--python", hs__py,
-                                        NULL), 0);
-    printf("\n%s", r.out);
-    if (r.status != 0)
-        fprintf(stderr, "\nprofile (spare): exit %d\n%s\n", r.status,
-                r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
+    pc_profile(&r, "profile (spare)", scen, out, "--type", "solo", NULL);
     HS_ASSERT_STR_CONTAINS(r.out, "ranks on s0 (127.0.0.1) and x0 "
                                   "(127.0.0.1) (a spare device)");
     hs_run_free(&r);
@@ -1114,14 +1075,7 @@ static void test_batches(void)
     hs_run_free(&r);
     if (!hs__python())
         return;
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", scen, "-o", out,
-                                        "--batches", "64", "--python",
-                                        hs__py, NULL), 0);
-    printf("\n%s", r.out);
-    if (r.status != 0)
-        fprintf(stderr, "\nprofile --batches: exit %d\n%s\n", r.status,
-                r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
+    pc_profile(&r, "profile --batches", scen, out, "--batches", "64", NULL);
     HS_ASSERT_STR_CONTAINS(r.out, "profiling type cpu at batch 64 (batch "
                                   "point 2 of 2)");
     HS_ASSERT_STR_CONTAINS(r.out, "type cpu: 2 batch points (batch 4, 64), "

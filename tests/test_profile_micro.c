@@ -30,34 +30,7 @@
 #include "hs_scenario.h"
 #include "hs_spawn.h"
 #include "hs_test.h"
-
-static char hs__py[256];
-
-/* python3 with torch: /usr/bin/python3 (Debian's python3-torch) first. */
-static int hs__python(void)
-{
-    static const char *const cands[] = {"/usr/bin/python3",
-                                        "/usr/local/bin/python3", NULL};
-    int i, ok = 0;
-
-    for (i = 0; cands[i] != NULL && !ok; i++) {
-        char *argv[] = {(char *)cands[i], "-c", "import torch.distributed",
-                        NULL};
-        hs_run_t r;
-
-        if (access(cands[i], X_OK) != 0 || hs_run(argv, &r) != 0)
-            continue;
-        if (r.status == 0) {
-            snprintf(hs__py, sizeof hs__py, "%s", cands[i]);
-            ok = 1;
-        }
-        hs_run_free(&r);
-    }
-    if (!ok)
-        hs_test_skip("profile-micro",
-                     "no python3 with torch (Debian python3-torch)");
-    return ok;
-}
+#include "profile_check.h"
 
 /* The range of the number of gloo:all_reduce calls in the
    ProfilerStep#N windows of the trace at path, read as a JSON tree:
@@ -200,17 +173,12 @@ static void test_profile_micro_batches(void)
     unsigned mb_lo, mb_hi, ar1_lo, ar1_hi, ar2_lo, ar2_hi;
     double ratio;
 
-    if (!hs__python())
+    if (pc_python("profile-micro") == NULL)
         return;
     dir = hs_test_tmpdir("profile-micro");
     snprintf(outdir, sizeof outdir, "%s/out", dir);
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "profile", hs__scenario(dir),
-                                        "-o", outdir, "--python", hs__py,
-                                        "--hop-trials", "0", NULL), 0);
-    printf("\n%s", r.out);
-    if (r.status != 0)
-        fprintf(stderr, "\nprofile: exit %d\n%s\n", r.status, r.err);
-    HS_ASSERT_I64_EQ(r.status, 0);
+    pc_profile(&r, "profile", hs__scenario(dir), outdir, "--hop-trials", "0",
+               NULL);
     hs_run_free(&r);
 
     hs__steps_of(outdir, "one", &mb_lo, &mb_hi, &ar1_lo, &ar1_hi);

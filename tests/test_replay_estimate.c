@@ -267,25 +267,35 @@ static void test_simulate_tree_100k(void)
    engine's budget. */
 static void test_answer_budget_tree(void)
 {
+    static const struct {
+        int engine;
+        uint32_t steps;
+        int fast;               /* hs_replay_fast_supports; -1: not asked */
+        int fits;
+        const char *why[2];     /* in the reason it does not fit */
+    } cases[] = {
+        {0, 2, 1, 1, {NULL, NULL}},
+        {0, 10, -1, 0, {"max-plus fast path", "budget of 1e+07"}},
+        {1, 2, 0, 1, {NULL, NULL}},
+        {1, 20, -1, 0, {"event engine", NULL}},
+    };
     char *text, why[512];
     hs_scenario_t *s = load_100k("tree", &text);
     hs_replay_opts_t o;
+    size_t i, j;
 
     hs_replay_opts_from_scenario(s, &o);
-    o.steps = 2;
-    CU_ASSERT_TRUE(hs_replay_fast_supports(s, &o));
-    CU_ASSERT_TRUE(hs_answer_replay_fits(s, &o, why, sizeof why));
-    o.steps = 10;
-    CU_ASSERT_FALSE(hs_answer_replay_fits(s, &o, why, sizeof why));
-    HS_ASSERT_STR_CONTAINS(why, "max-plus fast path");
-    HS_ASSERT_STR_CONTAINS(why, "budget of 1e+07");
-    o.steps = 2;
-    o.engine = 1;
-    CU_ASSERT_FALSE(hs_replay_fast_supports(s, &o));
-    CU_ASSERT_TRUE(hs_answer_replay_fits(s, &o, why, sizeof why));
-    o.steps = 20;
-    CU_ASSERT_FALSE(hs_answer_replay_fits(s, &o, why, sizeof why));
-    HS_ASSERT_STR_CONTAINS(why, "event engine");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        o.engine = cases[i].engine;
+        o.steps = cases[i].steps;
+        if (cases[i].fast >= 0)
+            HS_ASSERT_I64_EQ(hs_replay_fast_supports(s, &o) != 0,
+                             cases[i].fast);
+        HS_ASSERT_I64_EQ(hs_answer_replay_fits(s, &o, why, sizeof why) != 0,
+                         cases[i].fits);
+        for (j = 0; j < 2 && cases[i].why[j] != NULL; j++)
+            HS_ASSERT_STR_CONTAINS(why, cases[i].why[j]);
+    }
     hs_scenario_free(s);
     free(text);
 }

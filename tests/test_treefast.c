@@ -33,8 +33,8 @@
 static int n_compared;
 
 /* The fast path under test, for the shared checks in fast_check.c. */
-static fc_path_t path = {"tree", hs_treefast_supports,
-                          hs_treefast_run, &n_compared, 1};
+static fc_path_t path = {"tree", hs_treefast_supports, hs_treefast_run,
+                         &n_compared, 1};
 
 static int compare(hs_scenario_t *s, const char *what)
 {
@@ -88,10 +88,10 @@ static void test_declines(void)
                           HS_OK);
     hs_replay_opts_from_scenario(s, &o);
     CU_ASSERT_TRUE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                        why, sizeof why));
     o.stochastic = 1;
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "stochastic");
     CU_ASSERT_EQUAL(hs_treefast_run(s, &o, &r, &err), HS_ERR_RANGE);
     CU_ASSERT_PTR_NULL(r);
@@ -99,30 +99,30 @@ static void test_declines(void)
     o.stochastic = 0;
     o.overlap = HS_OVERLAP_BUCKETS;
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "buckets");
     o.overlap = HS_OVERLAP_PATENT;
     s->types[0].profile.comm_ns_per_byte = 0.5;
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "own cost");
     s->types[0].profile.comm_ns_per_byte = 0;
     s->types[0].profile.t_hop_wait_ns = 1000;
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "hop wait");
     s->types[0].profile.t_hop_wait_ns = 0;
     o.collective = "ring";
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             why, sizeof why));
+                                         why, sizeof why));
     HS_ASSERT_STR_CONTAINS(why, "tree");
     o.collective = "hierarchical";
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             NULL, 0));
+                                         NULL, 0));
     o.collective = "tree";
     o.steps = 0;
     CU_ASSERT_FALSE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             NULL, 0));
+                                         NULL, 0));
     hs_scenario_free(s);
 }
 
@@ -156,7 +156,7 @@ static void test_auto(void)
     CU_ASSERT_STRING_EQUAL(ch.chosen->name, "tree");
     hs_replay_opts_from_scenario(s, &o);
     CU_ASSERT_TRUE(hs_treefast_supports(s, &o, hs_replay_collective(s, &o),
-                             NULL, 0));
+                                        NULL, 0));
     eo = o;
     eo.engine = 1;
     CU_ASSERT_EQUAL(hs_replay_run(s, &o, NULL, 0, &fast, &err), HS_OK);

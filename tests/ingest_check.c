@@ -1,0 +1,72 @@
+/*
+ * ingest_check.c -- what the trace readers' tests (test_ingest_threads.c,
+ * test_ingest_onepass.c) share: reading one trace under two sets of
+ * options and comparing the two records (ingest_check.h).
+ */
+#include "ingest_check.h"
+
+#include <string.h>
+
+#include "hs_test.h"
+
+void ic_read_two(const char *path, const hs_kineto_opts_t o[2],
+                 ic_pair_t *p)
+{
+    int k;
+
+    memset(p, 0, sizeof *p);
+    for (k = 0; k < 2; k++) {
+        hs_error_clear(&p->err[k]);
+        p->code[k] = hs_kineto_read(path, &o[k], &p->r[k], &p->err[k]);
+    }
+}
+
+void ic_pair_free(ic_pair_t *p)
+{
+    hs_rank_free(p->r[0]);
+    hs_rank_free(p->r[1]);
+    p->r[0] = p->r[1] = NULL;
+}
+
+/* The buckets and forward operators of step i of a and b. */
+static void ic__same_step(const hs_rank_t *a, const hs_rank_t *b, size_t i)
+{
+    size_t j;
+
+    HS_ASSERT_I64_EQ(a->buckets[i].n, b->buckets[i].n);
+    for (j = 0; j < a->buckets[i].n && j < b->buckets[i].n; j++) {
+        HS_ASSERT_I64_EQ(a->buckets[i].bytes[j], b->buckets[i].bytes[j]);
+        HS_ASSERT_I64_EQ(a->buckets[i].ready_ns[j],
+                         b->buckets[i].ready_ns[j]);
+    }
+    HS_ASSERT_I64_EQ(a->fwd_ops[i].n, b->fwd_ops[i].n);
+    for (j = 0; j < a->fwd_ops[i].n && j < b->fwd_ops[i].n; j++) {
+        HS_ASSERT_I64_EQ(a->fwd_ops[i].name[j], b->fwd_ops[i].name[j]);
+        HS_ASSERT_I64_EQ(a->fwd_ops[i].ns[j], b->fwd_ops[i].ns[j]);
+    }
+}
+
+void ic_same_record(const hs_rank_t *a, const hs_rank_t *b, unsigned flags)
+{
+    size_t i;
+
+    HS_ASSERT_I64_EQ(a->n_steps, b->n_steps);
+    HS_ASSERT_I64_EQ(a->gpu, b->gpu);
+    HS_ASSERT_I64_EQ(a->ar_known, b->ar_known);
+    if (flags & IC_RANK) {
+        HS_ASSERT_I64_EQ(a->rank, b->rank);
+        HS_ASSERT_I64_EQ(a->world_size, b->world_size);
+    }
+    HS_ASSERT_I64_EQ(a->n_events, b->n_events);
+    HS_ASSERT_I64_EQ(a->json_bytes, b->json_bytes);
+    HS_ASSERT_I64_EQ(a->n_op_names, b->n_op_names);
+    if (a->n_steps != b->n_steps || a->n_op_names != b->n_op_names)
+        return;
+    for (i = 0; i < a->n_op_names; i++)
+        CU_ASSERT_STRING_EQUAL(a->op_names[i], b->op_names[i]);
+    for (i = 0; i < a->n_steps; i++) {
+        CU_ASSERT_EQUAL(memcmp(&a->steps[i], &b->steps[i],
+                               sizeof a->steps[i]), 0);
+        ic__same_step(a, b, i);
+    }
+}

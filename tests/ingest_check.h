@@ -1,0 +1,37 @@
+/*
+ * ingest_check.h -- what the trace readers' tests (test_ingest_threads.c,
+ * test_ingest_onepass.c) share: reading one trace under two sets of
+ * reader options, and the field-by-field comparison of the two records.
+ * Failures are CUnit assertions.
+ */
+#ifndef INGEST_CHECK_H
+#define INGEST_CHECK_H
+
+#include "hs_error.h"
+#include "hs_kineto.h"
+#include "hs_rank.h"
+
+/* One trace read twice: under o[0] and under o[1] of ic_read_two. */
+typedef struct ic_pair_s {
+    hs_rank_t *r[2];        /* the records, NULL where not read */
+    hs_err_t code[2];       /* what hs_kineto_read returned */
+    hs_error_t err[2];      /* its message where it failed */
+} ic_pair_t;
+
+/* Reads the trace at path with hs_kineto_read under o[0] and under o[1]
+   into p (asserts nothing).  Free with ic_pair_free. */
+void ic_read_two(const char *path, const hs_kineto_opts_t o[2],
+                 ic_pair_t *p);
+
+/* Releases p's records (p itself is the caller's). */
+void ic_pair_free(ic_pair_t *p);
+
+/* ic_same_record flags: also compare rank and world_size. */
+#define IC_RANK 1u
+
+/* Asserts that records a and b agree: step count, device, all-reduce
+   known, events, bytes, operator names, every step byte for byte, its
+   buckets and its forward operators; flags add fields. */
+void ic_same_record(const hs_rank_t *a, const hs_rank_t *b, unsigned flags);
+
+#endif
