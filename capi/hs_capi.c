@@ -288,6 +288,9 @@ static void hs__flatten_type(const hs_scenario_t *s, const hs_answer_t *a,
     t->cpu_quota_cores = s->types[k].profile.cpu_quota_cores;
     t->t_cpu_period_ns = s->types[k].profile.t_cpu_period_ns;
     t->slowest_device = tp->slowest_device;
+    t->micro_batches = s->types[k].micro_batches > 1
+                           ? s->types[k].micro_batches
+                           : 1;
     t->replay_step_source_ns = r != NULL ? r->type_closed_ns[k] : -1;
     t->replay_step_extended_ns =
         r != NULL ? r->type_closed_ext_ns[k] : -1;

@@ -101,7 +101,8 @@ typedef struct hs_capi_type_s {
     double cpu_quota_cores;
     int64_t t_cpu_period_ns;
     uint32_t slowest_device;    /* device index, largest source T(i) */
-    uint32_t reserved;
+    uint32_t micro_batches;     /* gradient accumulation: micro-batches a
+                                   step (1: none) */
     /* the replay's (when it ran, else -1): the closed forms it compared
        with, and the hop wait it gave (intra and inter: the hierarchical
        collective's own rings, else -1) */

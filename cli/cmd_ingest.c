@@ -180,6 +180,9 @@ static void hs__print_profile(const hs_profile_t *p, const hs_ingest_t *ing)
     int64_t sum = 0;
 
     printf("profile: %s\n", p->source ? p->source : "");
+    if (p->micro_batches > 1)
+        printf("  micro_batches %u (the times below are one "
+               "micro-batch's)\n", p->micro_batches);
     hs__print_dist("t_dl", &p->t_dl, hs_ingest_robust(ing, HS_INGEST_PH_DL));
     hs__print_dist("t_fwd", &p->t_fwd,
                    hs_ingest_robust(ing, HS_INGEST_PH_FWD));

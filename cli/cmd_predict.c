@@ -72,6 +72,9 @@ static void hs__json_type(yajl_gen g, const hs_scenario_t *s,
     hs_cli_kv_str(g, "name", t->name);
     hs_cli_kv_i64(g, "count", (int64_t)tp->count);
     hs_cli_kv_i64(g, "batch", (int64_t)t->batch);
+    if (t->micro_batches > 1)   /* only with accumulation: the document
+                                   without it is as before the key */
+        hs_cli_kv_i64(g, "micro_batches", (int64_t)t->micro_batches);
     hs_cli_js(g, "t_dl_ns");
     if (t->profile.t_dl.known)
         yajl_gen_integer(g, t->profile.t_dl.mean_ns);

@@ -13,6 +13,10 @@
  * when they differ by more than 1%).  After the walk the required keys are
  * checked: t_fwd (or fwd_ops), t_b1 and allreduce_bytes.
  *
+ * micro_batches (the gradient accumulation the profile was measured
+ * with) is written only when above 1, so a profile measured without it
+ * is written byte for byte as before the key existed.
+ *
  * batch_points comes last in the table, so a profile measured
  * at one batch is written byte for byte as before: the writer leaves the
  * key out when the list is empty.  Its entries reuse the distribution
@@ -33,6 +37,7 @@
 
 #include "hs_atomic.h"
 #include "hs_file.h"
+#include "hs_limits.h"
 #include "hs_suggest.h"
 #include "hs_yaml.h"
 #include "hs_yamlemit.h"
@@ -42,6 +47,8 @@ typedef enum hs__kind_e {
     HS__K_STR,      /* char *, written double-quoted when set */
     HS__K_SUBSYS,   /* unsigned >= 2, always written */
     HS__K_KEPT,     /* unsigned, written when > 0 */
+    HS__K_MICRO,    /* uint32_t in [1, HS_LIMIT_MICRO_BATCHES], written
+                       when > 1 */
     HS__K_DIST,     /* hs_dist_t */
     HS__K_OPS,      /* fwd_ops: n_fwd_ops, fwd_ops_ns, fwd_op_names */
     HS__K_BYTES,    /* uint64_t with a size unit */
@@ -69,6 +76,7 @@ static const hs__key_t hs__keys[] = {
     {"source", HS__K_STR, HS__OFF(source), 0},
     {"subsystem_size", HS__K_SUBSYS, HS__OFF(subsys_n), 0},
     {"steps_kept", HS__K_KEPT, HS__OFF(steps_kept), 0},
+    {"micro_batches", HS__K_MICRO, HS__OFF(micro_batches), 0},
     {"t_dl", HS__K_DIST, HS__OFF(t_dl), 1},
     {"t_fwd", HS__K_DIST, HS__OFF(t_fwd), 1},
     {"t_b1", HS__K_DIST, HS__OFF(t_b1), 1},
@@ -400,6 +408,12 @@ static hs_err_t hs__read_key(hs_yaml_ctx_t *c, const hs__key_t *k,
                              &u);
         if (rc == HS_OK)
             *HS__FIELD(p, k, unsigned) = u;
+        return rc;
+    case HS__K_MICRO:
+        rc = hs_yaml_get_u32(c, n, w, 1, (uint32_t)HS_LIMIT_MICRO_BATCHES,
+                             &u);
+        if (rc == HS_OK)
+            *HS__FIELD(p, k, uint32_t) = u;
         return rc;
     case HS__K_DIST:
         return hs__get_dist(c, n, w, HS__FIELD(p, k, hs_dist_t));
@@ -781,6 +795,12 @@ static int hs__write_key(yaml_emitter_t *em, const hs__key_t *k,
     case HS__K_KEPT:
         u = *HS__CFIELD(p, k, unsigned);
         if (k->kind == HS__K_KEPT && u == 0)
+            return 1;
+        snprintf(b, sizeof b, "%u", u);
+        return hs_yamlemit_kv(em, k->name, b);
+    case HS__K_MICRO:
+        u = *HS__CFIELD(p, k, uint32_t);
+        if (u <= 1)
             return 1;
         snprintf(b, sizeof b, "%u", u);
         return hs_yamlemit_kv(em, k->name, b);

@@ -16,8 +16,8 @@
 
 #include "hs_error.h"
 
-/* Room for the positions of a profile's keys (its key table has 15). */
-#define HS_PROFILE_NKEYS 19
+/* Room for the positions of a profile's keys (its key table has 20). */
+#define HS_PROFILE_NKEYS 20
 
 /* A measured time: its mean, its spread and, optionally, the samples. */
 typedef struct hs_dist_s {
@@ -97,6 +97,16 @@ typedef struct hs_profile_s {
                            0 = none or unknown */
     int64_t t_cpu_period_ns; /* the quota's period; 0 = unknown */
     unsigned steps_kept; /* how many steps the means come from, 0 if typed */
+    uint32_t micro_batches; /* gradient accumulation the profile was
+                           measured with: its steps ran this many
+                           micro-batches (DDP's no_sync on all but the
+                           last) and the times above are one
+                           micro-batch's.  0 = not stated (the key left
+                           out: no accumulation, or unknown).  The
+                           scenario's type takes it as its own
+                           micro_batches when it states none, and refuses
+                           a different one (model/hs_scenario.c).
+                           Written when > 1 */
     char *source;       /* free text: where the figures come from; may be
                            NULL */
     size_t n_points;    /* batch_points, batches strictly increasing; 0 =

@@ -284,6 +284,55 @@ static hs_err_t hs__type_profile(hs_yaml_ctx_t *c, yaml_node_t *tn,
     return HS_OK;
 }
 
+/* Type t's micro_batches against its profile's (hs_profile_t
+   micro_batches: the accumulation the profile was measured with, 0 when
+   it states none).  A profile that states V gives the type V when the
+   type states none (vm NULL), at the profile's key when V does not divide
+   the batch; a type that states another count is refused at its own key,
+   naming the profile's: the profile's times are one micro-batch of a
+   step of V. */
+static hs_err_t hs__type_micro_profile(hs_yaml_ctx_t *c, yaml_node_t *vm,
+                                       hs_type_t *t)
+{
+    const hs_profile_t *p = &t->profile;
+    const char *pf = p->path != NULL ? p->path : c->file;
+    unsigned long line = 0, col = 0;
+    char at[4096 + 48];
+
+    if (!t->has_profile || p->micro_batches == 0)
+        return HS_OK;
+    if (hs_profile_where(p, "micro_batches", &line, &col) != 0)
+        line = col = 0;
+    if (line > 0)
+        snprintf(at, sizeof at, "%s:%lu:%lu", pf != NULL ? pf : "",
+                 line, col);
+    else
+        snprintf(at, sizeof at, "%s", pf != NULL ? pf : "the profile");
+    if (vm != NULL) {
+        if (t->micro_batches == p->micro_batches)
+            return HS_OK;
+        return hs_yaml_fail(c, vm, HS_ERR_SCHEMA,
+                            "type '%s': micro_batches %u contradicts its "
+                            "profile's micro_batches %u (%s): the "
+                            "profile's times are one micro-batch of a "
+                            "step of %u; give micro_batches: %u or leave "
+                            "it out, or profile the type again",
+                            t->name, t->micro_batches, p->micro_batches, at,
+                            p->micro_batches, p->micro_batches);
+    }
+    if (t->batch % p->micro_batches != 0)
+        return hs_error_set(c->err, HS_ERR_RANGE, pf,
+                            c->no_pos ? 0 : line, col,
+                            "type '%s': its profile's micro_batches %u "
+                            "does not divide the type's batch %llu: a "
+                            "step's micro-batches are batch / "
+                            "micro_batches samples each",
+                            t->name, p->micro_batches,
+                            (unsigned long long)t->batch);
+    t->micro_batches = p->micro_batches;
+    return HS_OK;
+}
+
 /* Type t's backend from vb (none when vb is NULL): gloo, nccl or mpi. */
 static hs_err_t hs__type_backend(hs_yaml_ctx_t *c, yaml_node_t *vb,
                                  hs_type_t *t)
@@ -377,6 +426,7 @@ static hs_err_t hs__parse_type(hs_yaml_ctx_t *c, yaml_node_t *tn, size_t k)
                 "job.dataset.sample_bytes to count samples");
     }
     if ((rc = hs__type_profile(c, tn, v[K_PROFILE], t)) != HS_OK ||
+        (rc = hs__type_micro_profile(c, v[K_MICRO], t)) != HS_OK ||
         (rc = hs__type_backend(c, v[K_BACKEND], t)) != HS_OK)
         return rc;
     if (v[K_ENV] != NULL && (rc = hs__parse_env(c, v[K_ENV], t)) != HS_OK)

@@ -44,7 +44,11 @@ typedef struct hs_type_s {
                                and backward each, gradients added up
                                (DDP's no_sync), then one all-reduce and
                                one optimizer step; the profile holds one
-                               micro-batch's times.  1 = none */
+                               micro-batch's times.  1 = none.  A
+                               type that states none takes its
+                               profile's (hs_profile_t micro_batches);
+                               one that states another is refused at
+                               load */
     int shard_is_bytes;     /* shard given in bytes (1) or samples (0) */
     uint64_t shard;         /* per-device data per epoch, 0 = derive */
     int has_profile;        /* 0: not measured yet (`hetsim profile` and

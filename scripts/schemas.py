@@ -115,6 +115,11 @@ PREDICT = head("hetsim.predict") + [
         F("name", "string", "device type"),
         F("count", "int", "devices of this type"),
         F("batch", "int", "samples per step per device"),
+        F("micro_batches", "int",
+          "gradient accumulation: the step's batch as this many "
+          "micro-batches of batch / micro_batches samples (the type's "
+          "micro_batches, or its profile's); only when above 1",
+          optional=True),
         F("t_dl_ns", "int", "data loading per step, ns (null: not measured)",
           null=True),
         F("t_fwd_ns", "int", "forward, ns (scaled, extra compute included)"),

@@ -367,6 +367,9 @@ static void test_batch_micro_issue33(void)
     HS_ASSERT_I64_EQ(w->types[0].micro_batches, 2);
     HS_ASSERT_I64_EQ(w->types[1].batch, 16);
     HS_ASSERT_I64_EQ(w->types[1].micro_batches, 1);
+    /* the written profiles state the accumulation they are written for */
+    HS_ASSERT_I64_EQ(w->types[0].profile.micro_batches, 2);
+    HS_ASSERT_I64_EQ(w->types[1].profile.micro_batches, 0);
     /* the profile holds one micro-batch of 16: 12 ms x 16 / 24 */
     HS_ASSERT_I64_EQ(w->types[0].profile.t_fwd.mean_ns, 8000000);
     HS_ASSERT_I64_EQ(hs_advise_judge(w, NULL, 1, &fw, &e), HS_OK);

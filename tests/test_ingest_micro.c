@@ -185,6 +185,8 @@ static void test_two_micro_batches(void)
     HS_ASSERT_I64_EQ(ops, 89500);
     CU_ASSERT(has_note(ing, "2 micro-batches a step"));
     CU_ASSERT(has_note(ing, "micro_batches: 2"));
+    /* the profile states the count (docs/scenario.md, Profiles) */
+    HS_ASSERT_I64_EQ(p.micro_batches, 2);
     hs_profile_clear(&p);
     hs_ingest_free(ing);
 }
@@ -203,6 +205,7 @@ static void test_one_micro_batch(void)
     HS_ASSERT_I64_EQ(p.t_opt.mean_ns, 40000);
     HS_ASSERT_I64_EQ(f->steps[1].n_allreduce, 2);
     CU_ASSERT(!has_note(ing, "micro-batches"));
+    HS_ASSERT_I64_EQ(p.micro_batches, 0);
     hs_profile_clear(&p);
     hs_ingest_free(ing);
 }

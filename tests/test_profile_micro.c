@@ -15,6 +15,7 @@
  *   - the per-micro-batch forward of `two` is that of a batch of 16: within
  *     a factor 3 of `one`'s (the same work; a wide bound, the machine is
  *     shared), and the profile's source names the 2 micro-batches;
+ *   - the written profile of `two` says micro_batches 2, `one`'s none;
  *   - the written scenario keeps `two`'s micro_batches 2 and predicts.
  * Skipped with a printed reason when python3 with torch is not installed.
  */
@@ -212,6 +213,9 @@ static void test_profile_micro_batches(void)
     HS_ASSERT_I64_EQ(p2.ar_bytes, p1.ar_bytes);
     HS_ASSERT_STR_CONTAINS(p2.source, "2 micro-batches a step");
     CU_ASSERT(strstr(p1.source, "micro-batches") == NULL);
+    /* the profile states the accumulation it was measured with */
+    HS_ASSERT_I64_EQ(p2.micro_batches, 2);
+    HS_ASSERT_I64_EQ(p1.micro_batches, 0);
     hs_profile_clear(&p1);
     hs_profile_clear(&p2);
 

@@ -1189,9 +1189,11 @@ static hs_err_t hs__prof_fwd_ops(hs_ingest_t *ing, hs_profile_t *out)
 }
 
 /* With gradient accumulation in the trace (the harness's micro-batch
-   marks), a note saying what the phase times are and the micro_batches
-   the device type needs for the prediction; none without. */
-static void hs__micro_note(hs_ingest_t *ing)
+   marks): out->micro_batches set to the kept steps' micro-batch count V
+   when they all have the same V > 1 (left 0 otherwise, so a profile
+   without accumulation is written as before), and a note saying what the
+   phase times are (gpu: of device kernels); none without. */
+static void hs__micro(hs_ingest_t *ing, int gpu, hs_profile_t *out)
 {
     unsigned lo = UINT_MAX, hi = 0;
     size_t i, j;
@@ -1210,19 +1212,23 @@ static void hs__micro_note(hs_ingest_t *ing)
     }
     if (hi <= 1)
         return;
-    if (lo != hi)
+    if (lo != hi) {
         hs_notes_add(&ing->notes,
                      "the kept steps have %u to %u micro-batches: the "
                      "phase times are per micro-batch, averaged over "
-                     "steps of different accumulation", lo, hi);
-    else
-        hs_notes_add(&ing->notes,
-                     "gradient accumulation: %u micro-batches a step; "
-                     "t_dl, t_fwd and t_bwd are one micro-batch's (the "
-                     "mean over the step's), t_b1 the last micro-batch's "
-                     "(its backward opens the all-reduce), t_opt the "
-                     "step's: give the device type micro_batches: %u",
-                     hi, hi);
+                     "steps of different accumulation; the profile states "
+                     "no micro_batches", lo, hi);
+        return;
+    }
+    out->micro_batches = hi;
+    hs_notes_add(&ing->notes,
+                 "gradient accumulation: %u micro-batches a step; "
+                 "t_dl, t_fwd and t_bwd are one micro-batch's (the mean "
+                 "over the step's%s), t_b1 the last micro-batch's (its "
+                 "backward opens the all-reduce), t_opt the step's: the "
+                 "profile says micro_batches: %u, which the device type "
+                 "takes",
+                 hi, gpu ? "; t_fwd and t_bwd of their kernels" : "", hi);
 }
 
 /* Sets out->source, the text that says where the profile comes from
@@ -1297,7 +1303,7 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     if (hs__buckets(ing, out, out->ar_source == HS_AR_SIDECAR) != HS_OK)
         goto nomem;
     hs__clamp_ready(ing, out);
-    hs__micro_note(ing);
+    hs__micro(ing, st.gpu_all, out);
     hs__rank_use(ing);
     if (hs__prof_source(ing, out, &st) != HS_OK)
         goto nomem;

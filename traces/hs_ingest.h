@@ -121,7 +121,8 @@ typedef struct hs_ingest_step_s {
                                accumulation), 1 without: with V > 1 the
                                phase times above are one micro-batch's
                                (t_dl, t_fwd, t_bwd the mean over the V,
-                               t_b1 the last one's, t_opt the step's) */
+                               on device traces of kernel time; t_b1 the
+                               last one's, t_opt the step's) */
 } hs_ingest_step_t;
 
 /* What one ingested file (rank) held. */
@@ -196,7 +197,9 @@ const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i);
  * ran, HS_RANK_OP_OTHER for the time no operator holds; they are rounded
  * (largest remainder) and, when t_fwd is not the trace's mean (another
  * statistic, or the sidecar's profiler-free forward), scaled so that
- * they add up to t_fwd exactly.  *out is overwritten; the caller owns it and
+ * they add up to t_fwd exactly.  micro_batches: V when every kept step
+ * has the same V > 1 micro-batches (gradient accumulation), else 0 (the
+ * profile states none).  *out is overwritten; the caller owns it and
  * releases it with hs_profile_clear.  Fails with HS_ERR_TRACE (and *out
  * zeroed) when no file was added, a rank has fewer steps than the warm-up
  * plus one, no forward/first-backward time can be measured, no payload

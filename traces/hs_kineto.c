@@ -126,10 +126,15 @@ typedef struct hs__coll_s {
 
 /* One micro-batch of a step (a hetsim.micro_batch#K mark: the profiling
    harness's gradient accumulation): where it starts and, for all but the
-   step's last, its own DataLoader end and backward span. */
+   step's last, its own DataLoader end and backward span and, on device
+   traces, its forward's and backward's launches (correlation id ranges,
+   [0] forward, [1] backward) and their kernels' time. */
 typedef struct hs__mb_s {
     int64_t s;
     int64_t dl_end, b0, bend;   /* INT64_MIN, INT64_MAX, INT64_MIN: none */
+    uint64_t corr_lo[2], corr_hi[2];
+    int has_corr[2];
+    int64_t k_sum[2];
 } hs__mb_t;
 
 typedef struct hs__step_s {
@@ -171,8 +176,9 @@ typedef struct hs__step_s {
     /* micro-batches: with two or more, the phase marks above (dl_end, b0,
        b1_dur, bend, the operators and kernels) are the last one's, whose
        forward starts at fs; the earlier ones' DataLoader ends and
-       backward spans go to mb[] (their DataLoader times still add up in
-       dl_sum) */
+       backward spans, and on device traces their forward's and
+       backward's launches and kernels, go to mb[] (their DataLoader
+       times still add up in dl_sum) */
     int64_t fs;             /* the forward's floor: s, or the last
                                micro-batch's start */
     hs__mb_t *mb;           /* n_mb, in start order */
@@ -228,7 +234,8 @@ typedef struct hs__krec_s {     /* a compute kernel */
 typedef struct hs__ival_s {
     uint64_t lo, hi;
     size_t step;
-    int phase;
+    int phase;      /* HS__P_*; with mb >= 0: 0 forward, 1 backward */
+    long mb;        /* an earlier micro-batch of the step, else -1 */
 } hs__ival_t;
 
 /* The reader's state for one file. */
@@ -661,6 +668,7 @@ static hs_err_t hs__mb_add(hs__file_t *f, hs__step_t *s, int64_t ts,
         s->cap_mb = cap;
     }
     b = &s->mb[s->n_mb++];
+    memset(b, 0, sizeof *b);
     b->s = ts;
     b->dl_end = INT64_MIN;
     b->b0 = INT64_MAX;
@@ -700,25 +708,32 @@ static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
 /* ------------------------------------------------------------------ */
 /* Pass 2: CPU marks per step                                            */
 
+/* The earlier micro-batch of step s (two or more) that holds time t,
+   before its last one's start: the last starting at or before t, the
+   first when none does. */
+static size_t hs__mb_at(const hs__step_t *s, int64_t t)
+{
+    size_t lo = 0, hi = s->n_mb - 1;   /* the last one does not hold t */
+
+    while (lo + 1 < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->mb[mid].s <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* A DataLoader or backward mark m of step s that falls before its last
    micro-batch: to the micro-batch that holds it (the DataLoader time
    still adds up in the step's dl_sum). */
 static void hs__early_mark(hs__file_t *f, hs__step_t *s,
                            const hs__mrec_t *m)
 {
-    size_t lo = 0, hi = s->n_mb - 1;   /* the last one does not hold m */
     int64_t end = m->ts_ns + m->dur_ns;
-    hs__mb_t *b;
+    hs__mb_t *b = &s->mb[hs__mb_at(s, m->ts_ns)];
 
-    while (lo + 1 < hi) {   /* the last micro-batch starting at or before
-                               m, the first when none does */
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->mb[mid].s <= m->ts_ns)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    b = &s->mb[lo];
     if (m->mark == HS__M_DL) {
         s->dl_sum += m->dur_ns;
         s->dl_n++;
@@ -922,6 +937,34 @@ static int hs__phase_of(const hs__step_t *s, int64_t t)
     return -1;
 }
 
+/* A launch r of step s before its last micro-batch: into the range of
+   the forward ([its DataLoader end, or its start, to b0)) or of the
+   backward ([b0, bend)) of the earlier micro-batch that holds it. */
+static void hs__early_launch(hs__step_t *s, const hs__rrec_t *r)
+{
+    hs__mb_t *b = &s->mb[hs__mb_at(s, r->ts_ns)];
+    int64_t f0 = b->dl_end > b->s ? b->dl_end : b->s;
+    int p;
+
+    if (b->b0 == INT64_MAX)
+        return;
+    if (r->ts_ns >= f0 && r->ts_ns < b->b0)
+        p = 0;
+    else if (r->ts_ns >= b->b0 && r->ts_ns < b->bend)
+        p = 1;
+    else
+        return;
+    if (!b->has_corr[p]) {
+        b->has_corr[p] = 1;
+        b->corr_lo[p] = b->corr_hi[p] = r->corr;
+    } else {
+        if (r->corr < b->corr_lo[p])
+            b->corr_lo[p] = r->corr;
+        if (r->corr > b->corr_hi[p])
+            b->corr_hi[p] = r->corr;
+    }
+}
+
 static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
 {
     hs__file_t *f = ctx;
@@ -937,6 +980,10 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
     if (k < 0)
         return HS_OK;
     s = &f->st[k];
+    if (s->n_mb >= 2 && r.ts_ns < s->fs) {
+        hs__early_launch(s, &r);
+        return HS_OK;
+    }
     p = hs__phase_of(s, r.ts_ns);
     if (p < 0)
         return HS_OK;
@@ -1042,6 +1089,10 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     iv = &f->iv[lo - 1];
     if (e.corr > iv->hi)
         return HS_OK;
+    if (iv->mb >= 0) {      /* an earlier micro-batch's */
+        f->st[iv->step].mb[iv->mb].k_sum[iv->phase] += e.dur_ns;
+        return HS_OK;
+    }
     f->st[iv->step].k_sum[iv->phase] += e.dur_ns;
     f->st[iv->step].k_n[iv->phase]++;
     if (iv->phase == HS__P_FWD) {
@@ -1110,27 +1161,47 @@ static int hs__cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Appends to f->iv the id range [lo, hi] of phase p of step i (of its
+   earlier micro-batch mb, or -1). */
+static void hs__ival_add(hs__file_t *f, uint64_t lo, uint64_t hi, size_t i,
+                         int p, long mb)
+{
+    hs__ival_t *v = &f->iv[f->n_iv++];
+
+    v->lo = lo;
+    v->hi = hi;
+    v->step = i;
+    v->phase = p;
+    v->mb = mb;
+}
+
 static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
 {
-    size_t i, n = 0;
+    size_t i, j, n = 0;
     int p;
 
-    for (i = 0; i < f->n_st; i++)
+    for (i = 0; i < f->n_st; i++) {
         for (p = 0; p < HS__P_N; p++)
             n += f->st[i].has_corr[p] != 0;
+        for (j = 0; j < f->st[i].n_mb; j++)
+            n += (f->st[i].mb[j].has_corr[0] != 0) +
+                 (f->st[i].mb[j].has_corr[1] != 0);
+    }
     f->iv = calloc(n ? n : 1, sizeof *f->iv);
     if (f->iv == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                             "out of memory");
-    for (i = 0; i < f->n_st; i++)
+    for (i = 0; i < f->n_st; i++) {
+        const hs__step_t *s = &f->st[i];
         for (p = 0; p < HS__P_N; p++)
-            if (f->st[i].has_corr[p]) {
-                hs__ival_t *v = &f->iv[f->n_iv++];
-                v->lo = f->st[i].corr_lo[p];
-                v->hi = f->st[i].corr_hi[p];
-                v->step = i;
-                v->phase = p;
-            }
+            if (s->has_corr[p])
+                hs__ival_add(f, s->corr_lo[p], s->corr_hi[p], i, p, -1);
+        for (j = 0; j < s->n_mb; j++)
+            for (p = 0; p < 2; p++)
+                if (s->mb[j].has_corr[p])
+                    hs__ival_add(f, s->mb[j].corr_lo[p],
+                                 s->mb[j].corr_hi[p], i, p, (long)j);
+    }
     qsort(f->iv, f->n_iv, sizeof *f->iv, hs__cmp_ival);
     for (i = 0; i < f->n_st; i++) {
         size_t c;
@@ -1376,10 +1447,12 @@ static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
     return HS_OK;
 }
 
-/* Step s's forward and backward per micro-batch on a CPU trace, from
-   the last micro-batch's (*fwd, *bwd): the mean over the step's
-   micro-batches that have a backward operator, to the nearest ns. */
-static void hs__mb_means(const hs__step_t *s, int64_t *fwd, int64_t *bwd)
+/* Step s's forward and backward per micro-batch, from the last
+   micro-batch's (*fwd, *bwd): the mean over the step's micro-batches that
+   have a backward operator, to the nearest ns; each earlier one's CPU
+   spans (gpu 0) or its kernels' time (gpu 1). */
+static void hs__mb_means(const hs__step_t *s, int gpu, int64_t *fwd,
+                         int64_t *bwd)
 {
     int64_t sf = *fwd, sb = *bwd, n = 1;
     size_t j;
@@ -1390,8 +1463,13 @@ static void hs__mb_means(const hs__step_t *s, int64_t *fwd, int64_t *bwd)
 
         if (b->b0 == INT64_MAX)
             continue;
-        sf += b->b0 > f0 ? b->b0 - f0 : 0;
-        sb += b->bend - b->b0;
+        if (gpu) {
+            sf += b->k_sum[0];
+            sb += b->k_sum[1];
+        } else {
+            sf += b->b0 > f0 ? b->b0 - f0 : 0;
+            sb += b->bend - b->b0;
+        }
         n++;
     }
     *fwd = (sf + n / 2) / n;
@@ -1400,10 +1478,10 @@ static void hs__mb_means(const hs__step_t *s, int64_t *fwd, int64_t *bwd)
 
 /* Step s's figures into o (number, window, phases).  With two or more
    micro-batches they are one micro-batch's: t_dl the step's DataLoader
-   time over the micro-batches; on CPU traces t_fwd and t_bwd the mean
-   over the micro-batches, t_b1 the last one's (its backward opens the
-   all-reduce); on device traces the last micro-batch's kernels.  Returns
-   the forward time its operators add up to (the last micro-batch's). */
+   time over the micro-batches; t_fwd and t_bwd the mean over the
+   micro-batches (CPU spans, or on device traces kernel time), t_b1 the
+   last one's (its backward opens the all-reduce).  Returns the forward
+   time its operators add up to (the last micro-batch's). */
 static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
                                 int gpu, hs_ingest_step_t *o)
 {
@@ -1425,6 +1503,8 @@ static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
             o->t_fwd_ns = ops_fwd = s->k_sum[HS__P_FWD];
             o->t_b1_ns = s->k_sum[HS__P_B1];
             o->t_bwd_ns = s->k_sum[HS__P_B1] + s->k_sum[HS__P_BWD];
+            if (nmb > 1)
+                hs__mb_means(s, 1, &o->t_fwd_ns, &o->t_bwd_ns);
         }
         if (s->n_opt > 0)
             o->t_opt_ns = s->k_sum[HS__P_OPT];
@@ -1436,7 +1516,7 @@ static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
         o->t_b1_ns = s->b1_dur;
         o->t_bwd_ns = s->bend - s->b0;
         if (nmb > 1)
-            hs__mb_means(s, &o->t_fwd_ns, &o->t_bwd_ns);
+            hs__mb_means(s, 0, &o->t_fwd_ns, &o->t_bwd_ns);
     }
     if (s->n_opt > 0)
         o->t_opt_ns = s->opt_sum;

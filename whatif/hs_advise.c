@@ -1524,7 +1524,7 @@ static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
     const char *slash = strrchr(w->path, '/');
     const char *stem = slash != NULL ? slash + 1 : w->path;
     size_t sl = strlen(stem);
-    hs_profile_t tmp;
+    hs_profile_t tmp, wp;
     hs_bscale_t how;
     /* with micro-batches searched the profile holds one micro-batch */
     uint32_t mv = batch->max_micro > 1 ? batch->micro_after[t] : 1;
@@ -1551,8 +1551,12 @@ static hs_err_t hs__wr_profile(hs__wr_t *w, size_t t,
              batch->max_micro > 1 ? "micro-batch" : "batch",
              (unsigned long long)(v / mv), line);
     info.comment = buf;
-    if ((rc = hs_profile_write(&batch->profile_after[t], ppath,
-                               &info, err)) != HS_OK)
+    /* the profile states the accumulation the scenario is written with
+       (a loaded scenario refuses a type and profile that disagree) */
+    wp = batch->profile_after[t];
+    if (batch->max_micro > 1)
+        wp.micro_batches = mv > 1 ? mv : 0;
+    if ((rc = hs_profile_write(&wp, ppath, &info, err)) != HS_OK)
         return rc;
     snprintf(buf, sizeof buf, "device_types.%s.profile",
              s->types[t].name);

@@ -358,8 +358,10 @@ class Scenario:
         d["types"] = []
         for k in range(nt):
             t = types[k]
-            d["types"].append({
-                "name": names[k], "count": t.count, "batch": t.batch,
+            row = {"name": names[k], "count": t.count, "batch": t.batch}
+            if t.micro_batches > 1:     # the CLI's key, only with
+                row["micro_batches"] = t.micro_batches  # accumulation
+            d["types"].append(dict(row, **{
                 "t_dl_ns": _opt(t.t_dl_ns), "t_fwd_ns": t.t_fwd_ns,
                 "t_b1_ns": t.t_b1_ns, "t_bwd_ns": _opt(t.t_bwd_ns),
                 "t_opt_ns": _opt(t.t_opt_ns),
@@ -377,7 +379,7 @@ class Scenario:
                 "step_replay_ns": _opt(t.step_replay_ns),
                 "slowest_device": dev(t.slowest_device),
                 "shard_samples": t.shard_samples,
-                "iters_per_epoch": t.iters_per_epoch})
+                "iters_per_epoch": t.iters_per_epoch}))
         d["bottleneck"] = {
             "device": dev(a.bottleneck_device),
             "type": _s(_lib.hs_capi_device_type_name(p,

@@ -194,7 +194,7 @@ class hs_capi_type_t(ctypes.Structure):
                 ("cpu_quota_cores", ctypes.c_double),
                 ("t_cpu_period_ns", ctypes.c_int64),
                 ("slowest_device", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32),
+                ("micro_batches", ctypes.c_uint32),
                 ("replay_step_source_ns", ctypes.c_int64),
                 ("replay_step_extended_ns", ctypes.c_int64),
                 ("hop_wait_ns", ctypes.c_int64),
