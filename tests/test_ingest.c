@@ -964,6 +964,92 @@ static void test_plain_clamp_use_alone(void)
     hs_ingest_free(ing);
 }
 
+/* Ingests the two legacy ranks, each with its own sidecar (plain t_fwd
+   pools a and b), at statistic st; fills p. */
+static hs_err_t ingest_plain_pair(const char *a, const char *b,
+                                  hs_ingest_stat_t st, hs_profile_t *p)
+{
+    static const char fmt[] =
+        "{\"hetsim_sidecar\": 1, \"world_size\": 2, \"comm\": \"after\", "
+        "\"grad_bytes\": 1138728, \"bucket_bytes\": [1071144, 67584], "
+        "\"plain\": {\"t_dl_ns\": [100, 100, 100, 100, 100], "
+        "\"t_fwd_ns\": %s, "
+        "\"t_bwd_ns\": [4000000, 4000000, 4000000, 4000000, 4000000], "
+        "\"t_opt_ns\": [50, 50, 50, 50, 50]}}";
+    char text[1024], sa[1024];
+    const char *sb;
+    hs_ingest_opts_t o;
+    hs_ingest_t *ing;
+    hs_error_t err;
+    hs_err_t rc;
+
+    snprintf(text, sizeof text, fmt, a);
+    /* hs_test_write_file's path lives until its next call */
+    snprintf(sa, sizeof sa, "%s",
+             hs_test_write_file("plain-a.sidecar.json", text));
+    snprintf(text, sizeof text, fmt, b);
+    sb = hs_test_write_file("plain-b.sidecar.json", text);
+    hs_ingest_opts_default(&o);
+    o.warmup = 20;
+    o.stat = st;
+    ing = hs_ingest_new(&o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    rc = hs_ingest_add_file_sidecar(ing, DATA "legacy-rank0.json.gz", sa,
+                                    &err);
+    if (rc == HS_OK)
+        rc = hs_ingest_add_file_sidecar(ing, DATA "legacy-rank1.json.gz",
+                                        sb, &err);
+    if (rc == HS_OK)
+        rc = hs_ingest_profile(ing, p, &err);
+    if (rc != HS_OK)
+        fprintf(stderr, "\n%s\n", err.msg);
+    hs_ingest_free(ing);
+    return rc;
+}
+
+/* The harness writes every rank's pooled profiler-free phases into each
+   rank's sidecar: given one sidecar per rank, the pool counts once (the
+   mean, sd and samples of one copy); different pools are concatenated.
+   --stat applies to these samples too (median, 10% trimmed mean). */
+static void test_plain_pool_once_and_stat(void)
+{
+    static const char pool[] =
+        "[1000000, 2000000, 3000000, 4000000, 20000000]";
+    static const char other[] =
+        "[5000000, 5000000, 5000000, 5000000, 5000000]";
+    hs_profile_t p;
+
+    if (ingest_plain_pair(pool, pool, HS_INGEST_STAT_MEAN, &p) == HS_OK) {
+        HS_ASSERT_I64_EQ(p.t_fwd.n_samples, 5);
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, 6000000);
+        /* sd with n-1: sqrt((25+16+9+4+196)/4) ms = 7.90569 ms */
+        CU_ASSERT(llabs(p.t_fwd.sd_ns - 7905694) <= 1);
+        hs_profile_clear(&p);
+    } else
+        CU_FAIL("the pair with one pool did not ingest");
+    if (ingest_plain_pair(pool, other, HS_INGEST_STAT_MEAN, &p) == HS_OK) {
+        HS_ASSERT_I64_EQ(p.t_fwd.n_samples, 10);
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, 5500000);
+        hs_profile_clear(&p);
+    } else
+        CU_FAIL("the pair with two pools did not ingest");
+    if (ingest_plain_pair(pool, pool, HS_INGEST_STAT_MEDIAN, &p) == HS_OK) {
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, 3000000);
+        HS_ASSERT_I64_EQ(p.t_fwd.n_samples, 5);
+        CU_ASSERT(llabs(p.t_fwd.sd_ns - 7905694) <= 1);
+        HS_ASSERT_I64_EQ(p.t_bwd.mean_ns, 4000000);
+        hs_profile_clear(&p);
+    } else
+        CU_FAIL("the median pair did not ingest");
+    /* 10 samples: 1 dropped at each end (1 ms and 20 ms) */
+    if (ingest_plain_pair(pool, other, HS_INGEST_STAT_TRIMMED, &p) ==
+        HS_OK) {
+        HS_ASSERT_I64_EQ(p.t_fwd.mean_ns, (2 + 3 + 4 + 5 * 5) * 1000000 / 8);
+        hs_profile_clear(&p);
+    } else
+        CU_FAIL("the trimmed pair did not ingest");
+}
+
 /* The YAML the ingestion writes is what hs_profile_load reads. */
 static void test_yaml_round_trip(void)
 {
@@ -1380,6 +1466,8 @@ static int register_ingest(void)
             NULL ||
         CU_add_test(s, "plain phases, clamped ready, rank use, alone",
                     test_plain_clamp_use_alone) == NULL ||
+        CU_add_test(s, "profiler-free pool counted once, --stat on it",
+                    test_plain_pool_once_and_stat) == NULL ||
         CU_add_test(s, "YAML round trip", test_yaml_round_trip) == NULL ||
         CU_add_test(s, "CLI profile and summary",
                     test_cli_profile_and_summary) == NULL ||

@@ -165,6 +165,33 @@ static double hs__avg(double a, size_t na, double b)
     return (a * (double)na + b) / (double)(na + 1);
 }
 
+/* Whether sidecars m and t hold the same profiler-free samples (the
+   harness's pool of every rank's phases, written into each sidecar). */
+static int hs__same_plain(const hs_sidecar_t *m, const hs_sidecar_t *t)
+{
+    size_t i;
+
+    if (m->n_plain != t->n_plain)
+        return 0;
+    for (i = 0; i < 4; i++)
+        if (memcmp(m->plain_ns[i], t->plain_ns[i],
+                   t->n_plain * sizeof *t->plain_ns[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Frees t's profiler-free samples (a copy of ones already merged). */
+static void hs__drop_plain(hs_sidecar_t *t)
+{
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        free(t->plain_ns[i]);
+        t->plain_ns[i] = NULL;
+    }
+    t->n_plain = 0;
+}
+
 /* The first field on which sidecars m and t (both loaded) disagree, named
    as the error message names it, or NULL when they agree on the
    sub-system and the model. */
@@ -274,6 +301,10 @@ static hs_err_t hs__merge_sidecar(hs_ingest_t *ing, hs_sidecar_t *t,
                             "this rank's sidecar and the other ranks' "
                             "differ in %s: the sidecars of one sub-system "
                             "must agree on it", what);
+    /* the harness pools every rank's profiler-free phases into each
+       rank's sidecar: a second copy of the same pool adds no samples */
+    if (t->n_plain > 0 && hs__same_plain(m, t))
+        hs__drop_plain(t);
     if (t->n_plain > 0) {
         for (i = 0; i < 4; i++) {
             pl[i] = malloc((m->n_plain + t->n_plain) * sizeof *pl[i]);
@@ -633,19 +664,36 @@ static void hs__profile_release(hs_profile_t *p)
     hs_profile_clear(p);
 }
 
-/* A distribution from the harness's profiler-free samples. */
-static hs_err_t hs__dist_of(const int64_t *v, size_t n, hs_dist_t *d)
+/* A distribution from the harness's profiler-free samples (pooled over
+   the ranks): the samples in order, their sd, and as its mean the
+   ingestion's statistic of them (the mean, median or trimmed mean). */
+static hs_err_t hs__dist_of(const hs_ingest_t *ing, const int64_t *v,
+                            size_t n, hs_dist_t *d)
 {
-    int64_t *cp = malloc((n ? n : 1) * sizeof *cp);
+    int64_t *cp = malloc((n ? n : 1) * sizeof *cp), *tmp;
+    double med, trim;
 
     if (cp == NULL)
         return HS_ERR_NOMEM;
     memcpy(cp, v, n * sizeof *cp);
+    if (ing->stat != HS_INGEST_STAT_MEAN && n > 0) {
+        if ((tmp = malloc(n * sizeof *tmp)) == NULL) {
+            free(cp);
+            return HS_ERR_NOMEM;
+        }
+        memcpy(tmp, v, n * sizeof *tmp);
+        hs__robust_of(tmp, n, &med, &trim);   /* sorts tmp */
+        free(tmp);
+    }
     free(d->samples_ns);
     d->samples_ns = cp;
     d->n_samples = n;
     d->known = 1;
     hs_stats_of_ns(cp, n, &d->mean_ns, &d->sd_ns);
+    if (ing->stat == HS_INGEST_STAT_MEDIAN && n > 0)
+        d->mean_ns = (int64_t)llround(med);
+    else if (ing->stat == HS_INGEST_STAT_TRIMMED && n > 0)
+        d->mean_ns = (int64_t)llround(trim);
     return HS_OK;
 }
 
@@ -665,17 +713,17 @@ static hs_err_t hs__plain_phases(hs_ingest_t *ing, hs_profile_t *out)
 
     if (!sc->loaded || sc->n_plain < 2)
         return HS_OK;
-    if ((rc = hs__dist_of(sc->plain_ns[HS_SC_DL], sc->n_plain, &out->t_dl))
+    if ((rc = hs__dist_of(ing, sc->plain_ns[HS_SC_DL], sc->n_plain, &out->t_dl))
             != HS_OK ||
-        (rc = hs__dist_of(sc->plain_ns[HS_SC_FWD], sc->n_plain,
+        (rc = hs__dist_of(ing, sc->plain_ns[HS_SC_FWD], sc->n_plain,
                           &out->t_fwd)) != HS_OK ||
-        (rc = hs__dist_of(sc->plain_ns[HS_SC_OPT], sc->n_plain,
+        (rc = hs__dist_of(ing, sc->plain_ns[HS_SC_OPT], sc->n_plain,
                           &out->t_opt)) != HS_OK)
         return rc;
     if (out->t_bwd.known && trace_bwd > 0 && out->t_b1.known) {
         double ratio;
 
-        if ((rc = hs__dist_of(sc->plain_ns[HS_SC_BWD], sc->n_plain,
+        if ((rc = hs__dist_of(ing, sc->plain_ns[HS_SC_BWD], sc->n_plain,
                               &out->t_bwd)) != HS_OK)
             return rc;
         ratio = (double)out->t_bwd.mean_ns / (double)trace_bwd;
@@ -684,7 +732,7 @@ static hs_err_t hs__plain_phases(hs_ingest_t *ing, hs_profile_t *out)
         out->t_b1.sd_ns = (int64_t)llround((double)out->t_b1.sd_ns * ratio);
         if (out->t_b1.mean_ns > out->t_bwd.mean_ns)
             out->t_b1.mean_ns = out->t_bwd.mean_ns;
-    } else if ((rc = hs__dist_of(sc->plain_ns[HS_SC_BWD], sc->n_plain,
+    } else if ((rc = hs__dist_of(ing, sc->plain_ns[HS_SC_BWD], sc->n_plain,
                                  &out->t_bwd)) != HS_OK)
         return rc;
     hs_notes_add(&ing->notes,
