@@ -348,10 +348,12 @@ def predict_case(scen, hetsim, log, out):
     None with the reason in replay_notes when one fails; hop_wait_ns: each
     type's hop wait as the recommended replay grew it).  Fills out; raises
     CaseError when predict fails.  The live run and --repredict both
-    predict through it."""
+    predict through it; a hetsim before 2026-12-02 17:00 (its JSON's step
+    was "step_ns") is read too, for --repredict with a draw's own build."""
     js, _ = run_cli([hetsim, "predict", scen, "--json"], log)
     p = json.loads(js)
-    out["closed_ns"] = p["step_source_ns"]
+    out["closed_ns"] = p["step_source_ns"] if "step_source_ns" in p \
+        else p["step_ns"]
     out["closed_ext_ns"] = p.get("step_extended_ns")
     out["profile"] = {t["name"]: {k: t.get(k) for k in PROFILE_KEYS}
                       for t in p["types"]}
@@ -362,7 +364,8 @@ def predict_case(scen, hetsim, log, out):
             js, _ = run_cli([hetsim, "simulate", scen, "--json",
                              "--steps", "20"] + opts, log)
             jr = json.loads(js)
-            out["replay_ns"][key] = jr["step_replay_ns"]
+            out["replay_ns"][key] = jr["step_replay_ns"] \
+                if "step_replay_ns" in jr else jr["step_ns"]
             if key == "recommended":
                 out["hop_wait_ns"] = {t["name"]: t.get("hop_wait_ns")
                                       for t in jr.get("types", [])}
