@@ -18,7 +18,6 @@ Usage: test_accuracy_repredict.py HETSIM
 """
 import copy
 import json
-import math
 import os
 import subprocess
 import sys
