@@ -26,6 +26,8 @@ usage: bench/accuracy [--hetsim PATH] [--cases NAME,...] [--smoke]
                       [--write-templates] [--report JSON...]
        bench/accuracy --advise ring|batch [--cases NAME] [--repeat R]
                       [--json FILE] [--work DIR] [--keep]
+       bench/accuracy --repredict JSON... [--hetsim PATH] [--json FILE]
+                      [--work DIR] [--keep]
 
   --hetsim PATH       the hetsim binary (default: build/hetsim)
   --cases A,B         run only these cases (--list shows them; with
@@ -64,6 +66,21 @@ usage: bench/accuracy [--hetsim PATH] [--cases NAME,...] [--smoke]
                       (the host monitor still runs)
   --report JSON...    print the table (and the MAPE's bootstrap interval)
                       of earlier --json results, several files together
+  --repredict JSON... the cases of earlier --json results predicted again
+                      with --hetsim from the recorded data alone (no
+                      testbed, no torch): each case's profiled scenario
+                      rebuilt by the live run's code (the recorded links,
+                      profiles and replay mode), then hetsim predict and
+                      simulate as step 3; per case and predictor the
+                      recorded and the new prediction, their difference
+                      and both errors, then each predictor's MAPE recorded
+                      vs new over all cases and the held ones (--json: the
+                      comparison as data).  Results without profile_files
+                      (before 2026-12-03) give only the profiles' figures:
+                      the predictors that read gradient buckets are then
+                      not compared.  Exit 0 when it ran (differences are
+                      information), 2 when a file cannot be read or a case
+                      lacks a field (named, skipped, counted)
   --write-templates   write each case's input scenario (before profiling)
                       to scenarios/testbed/<case>.yaml and exit
   --advise Q          does the advice hold?  For the advise case of
@@ -92,6 +109,7 @@ The package (bench/hsacc/; bench/accuracy is its command line):
   run.py      running a case: its scenario, profile and measure-bw, the
               predictions, the full runs, the compute drift; advise cases
   report.py   the report: the tables, the summary as data (summarize())
+  repredict.py  --repredict: recorded cases rebuilt and predicted again
   cli.py      the options (main), what bench/accuracy runs
   common.py   paths, the testbed module, the per-process settings,
               CaseError and the number formats the others share

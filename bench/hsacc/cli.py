@@ -19,6 +19,7 @@ from .cases import (ADVISE_CASES, CASES, SMOKE, draw_cases, pick_cases,
 from .common import MODELS, MODES, ROOT, CaseError, T, fmt_ms
 from .monitor import STEADY_MAX_S
 from .report import print_advise, print_smoke_reference, print_table, summarize
+from .repredict import repredict_main
 from .run import run_advise_case, run_case, scenario_text, skip_reason
 
 
@@ -36,6 +37,11 @@ def main(argv):
     ap.add_argument("--report", nargs="+", default=None, metavar="JSON",
                     help="print the table of earlier --json results "
                          "(several files: their cases together)")
+    ap.add_argument("--repredict", nargs="+", default=None, metavar="JSON",
+                    help="predict the cases of earlier --json results "
+                         "again with --hetsim, from the recorded data "
+                         "(no testbed): recorded vs new per case and "
+                         "predictor, and each predictor's MAPE")
     ap.add_argument("--draw", type=int, default=0,
                     help="draw K random cases instead of the fixed ones")
     ap.add_argument("--seed", type=int, default=None,
@@ -69,6 +75,12 @@ def main(argv):
         sys.stderr.write("--repeat must be >= 1, --retry and --steady-wait"
                          " >= 0, --iters >= 6\n")
         return 2
+    if a.repredict:
+        if a.report:
+            sys.stderr.write("--repredict and --report: one at a time\n")
+            return 2
+        return repredict_main(a.repredict, os.path.abspath(a.hetsim),
+                              a.json, a.work, a.keep)
     if a.report:
         results, adv = [], []
         for path in a.report:
