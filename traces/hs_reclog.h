@@ -11,7 +11,10 @@
  * when the block is full it is written to the temporary file (in
  * $TMPDIR, else /tmp; unlinked at once, so nothing is left behind) and
  * reused.  Replay reads the file back through a small buffer, then the
- * block.
+ * block.  With a key (hs_reclog_set_key: a record's time, say), the
+ * spilled records keep per zone of 64 KiB the least and greatest key,
+ * and a replay of a key range (hs_reclog_each_range) skips the zones
+ * that hold none of it.
  */
 #ifndef HS_RECLOG_H
 #define HS_RECLOG_H
