@@ -6,6 +6,11 @@
  * usage: bench_ingest [--reps N] [--python-reps K] [--warmup W] [--no-python]
  *                     --trace FILE...
  *        bench_ingest [--reps N] [SMALL_MB [LARGE_MB]]  (synthetic: 120, 600)
+ *        bench_ingest [SMALL_MB [LARGE_MB]] --write DIR   (the traces only)
+ *        bench_ingest --help
+ * An unknown option, a size that is not a whole number of MB from 1 to
+ * 100000 or a count out of range prints the usage and exits 2; --help
+ * prints it and exits 0.
  *
  * --trace: the given traces (plain or gzip), e.g. a real one repeated to
  * 100 MB - 1 GB by bench/repeat_trace.py (warm-up W, default 1).  Else,
@@ -483,6 +488,73 @@ static int bench_file(const char *path, int reps, int python)
     return failed;
 }
 
+static const char hs__usage[] =
+    "usage: bench_ingest [--reps N] [--python-reps K] [--warmup W] "
+    "[--no-python]\n"
+    "                    --trace FILE...\n"
+    "       bench_ingest [--reps N] [--python-reps K] [--warmup W] "
+    "[--no-python]\n"
+    "                    [SMALL_MB [LARGE_MB]]   (synthetic traces; "
+    "default 120 600)\n"
+    "  --reps N         repetitions per stage, 1-15 (default 3)\n"
+    "  --python-reps K  of which the first K also run python's json.load "
+    "(default 1)\n"
+    "  --warmup W       steps dropped per trace (default 20 synthetic, 1 "
+    "--trace)\n"
+    "  --no-python      no json.load stage\n"
+    "  --trace FILE...  measure these traces (plain or gzip) instead\n"
+    "  --write DIR      only write the synthetic traces into DIR (kept, "
+    "for\n"
+    "                   comparing builds' profiles on them); no "
+    "measuring\n"
+    "  --help           this text\n";
+
+/* The whole number s (digits only, at least lo and at most hi) into *out;
+   0, or -1 when it is not one. */
+static int hs__whole(const char *s, long lo, long hi, long *out)
+{
+    long v = 0;
+    const char *p = s;
+
+    if (*p == '\0')
+        return -1;
+    for (; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9' || v > (hi - (*p - '0')) / 10)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (v < lo)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Prints what is wrong and the usage on stderr; the exit status 2. */
+static int hs__bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, "bench_ingest: %s: '%s'\n%s", what, arg, hs__usage);
+    return 2;
+}
+
+/* A numeric option's value argv[a + 1] (lo..hi) into *v; -1 when it is
+   missing or not a whole number in range (the error printed). */
+static int hs__opt_num(int argc, char **argv, int a, long lo, long hi,
+                       long *v)
+{
+    if (a + 1 >= argc) {
+        hs__bad_usage("missing value for", argv[a]);
+        return -1;
+    }
+    if (hs__whole(argv[a + 1], lo, hi, v) != 0) {
+        char what[96];
+        snprintf(what, sizeof what, "%s wants a whole number from %ld to "
+                 "%ld, not", argv[a], lo, hi);
+        hs__bad_usage(what, argv[a + 1]);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     long sizes[2] = {120, 600};
@@ -490,31 +562,59 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     char base[512], path[600];
     const char *traces[64];
+    const char *write_dir = NULL;
     int nt = 0, trace_mode = 0, i;
+    long v;
 
     for (a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc) {
-            reps = atoi(argv[++a]);
-            if (reps < 1)
-                reps = 1;
-            if (reps > MAXREP)
-                reps = MAXREP;
-        } else if (strcmp(argv[a], "--warmup") == 0 && a + 1 < argc) {
-            g_warmup = (unsigned)atoi(argv[++a]);
+        if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+            fputs(hs__usage, stdout);
+            return 0;
+        } else if (strcmp(argv[a], "--reps") == 0) {
+            if (hs__opt_num(argc, argv, a++, 1, MAXREP, &v) != 0)
+                return 2;
+            reps = (int)v;
+        } else if (strcmp(argv[a], "--warmup") == 0) {
+            if (hs__opt_num(argc, argv, a++, 0, 1000000, &v) != 0)
+                return 2;
+            g_warmup = (unsigned)v;
             have_warmup = 1;
-        } else if (strcmp(argv[a], "--python-reps") == 0 && a + 1 < argc) {
-            g_py_reps = atoi(argv[++a]);
-            if (g_py_reps < 1)
-                g_py_reps = 1;
+        } else if (strcmp(argv[a], "--python-reps") == 0) {
+            if (hs__opt_num(argc, argv, a++, 1, MAXREP, &v) != 0)
+                return 2;
+            g_py_reps = (int)v;
         } else if (strcmp(argv[a], "--no-python") == 0) {
             python = 0;
         } else if (strcmp(argv[a], "--trace") == 0) {
             trace_mode = 1;
-        } else if (trace_mode && nt < 64) {
+        } else if (strcmp(argv[a], "--write") == 0) {
+            if (a + 1 >= argc)
+                return hs__bad_usage("missing value for", argv[a]);
+            write_dir = argv[++a];
+        } else if (argv[a][0] == '-' && argv[a][1] != '\0') {
+            return hs__bad_usage("unknown option", argv[a]);
+        } else if (trace_mode) {
+            if (nt == 64)
+                return hs__bad_usage("more than 64 traces at", argv[a]);
             traces[nt++] = argv[a];
-        } else if (ns < 2) {
-            sizes[ns++] = atol(argv[a]);
+        } else {
+            if (ns == 2)
+                return hs__bad_usage("more than two sizes at", argv[a]);
+            if (hs__whole(argv[a], 1, 100000, &v) != 0)
+                return hs__bad_usage("a size is a whole number of MB from "
+                                     "1 to 100000, not", argv[a]);
+            sizes[ns++] = v;
         }
+    }
+    if (trace_mode && nt == 0) {
+        fprintf(stderr, "bench_ingest: --trace wants at least one file\n%s",
+                hs__usage);
+        return 2;
+    }
+    if (trace_mode && ns > 0) {
+        fprintf(stderr, "bench_ingest: sizes are for synthetic traces, not "
+                "with --trace\n%s", hs__usage);
+        return 2;
     }
     if (trace_mode) {
         if (!have_warmup)
@@ -523,6 +623,23 @@ int main(int argc, char **argv)
         for (i = 0; i < nt; i++)
             rc |= bench_file(traces[i], reps, python);
         return rc;
+    }
+    if (write_dir != NULL && trace_mode) {
+        fprintf(stderr, "bench_ingest: --write is for synthetic traces, "
+                "not with --trace\n%s", hs__usage);
+        return 2;
+    }
+    if (write_dir != NULL) {
+        for (i = 0; i < 2; i++) {
+            snprintf(path, sizeof path, "%s/trace-%ldMB.json", write_dir,
+                     sizes[i]);
+            if (gen_trace(path, sizes[i]) < 0) {
+                fprintf(stderr, "bench_ingest: cannot write %s\n", path);
+                return 1;
+            }
+            printf("%s\n", path);
+        }
+        return 0;
     }
     snprintf(base, sizeof base, "%s/hetsim-bench-ingest-XXXXXX",
              tmp != NULL ? tmp : "/tmp");

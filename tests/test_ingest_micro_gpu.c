@@ -32,6 +32,9 @@
 #include <unistd.h>
 
 #include "hs_ingest.h"
+#include "hs_kineto.h"
+#include "hs_rank.h"
+#include "ingest_check.h"
 #include "hs_profile.h"
 #include "hs_test.h"
 
@@ -193,6 +196,36 @@ static void test_v1(void) { check_v(1, 500, 380, 8); }
 static void test_v2(void) { check_v(2, 550, 415, 10); }
 static void test_v4(void) { check_v(4, 650, 485, 14); }
 
+/* The operators' memory budget exceeded (replays by batches of steps)
+   and the records spilled: the reader's record of a trace of 4
+   micro-batches a step is the one replay's. */
+static void test_v4_batches(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-micro-gpu");
+    static const size_t budgets[] = {1, 2048};
+    char *path = write_trace(dir, 0, 4);
+    hs_kineto_opts_t o;
+    hs_rank_t *whole = NULL;
+    hs_error_t err;
+    size_t k;
+
+    memset(&o, 0, sizeof o);
+    HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &whole, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    for (k = 0; k < 2 * sizeof budgets / sizeof budgets[0]; k++) {
+        hs_rank_t *bat = NULL;
+
+        o.ops_mem_bytes = budgets[k / 2];
+        o.log_mem_bytes = k % 2 ? 1 : 0;
+        HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &bat, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
+        ic_same_record(whole, bat, 0);
+        hs_rank_free(bat);
+    }
+    hs_rank_free(whole);
+    free(path);
+}
+
 static int register_micro_gpu(void)
 {
     CU_pSuite s = CU_add_suite("ingest micro-batches, device kernels", NULL,
@@ -204,7 +237,9 @@ static int register_micro_gpu(void)
         CU_add_test(s, "V = 2: kernel means by hand, micro_batches 2",
                     test_v2) == NULL ||
         CU_add_test(s, "V = 4: kernel means by hand, micro_batches 4",
-                    test_v4) == NULL)
+                    test_v4) == NULL ||
+        CU_add_test(s, "V = 4: operators by batches, records spilled",
+                    test_v4_batches) == NULL)
         return -1;
     return 0;
 }

@@ -82,6 +82,42 @@ static void test_spill_equals_memory(void)
     }
 }
 
+/* The forward's operators replayed by batches of steps (their budget
+   exceeded: one step per batch, or a few) give the record of the one
+   replay over every step, records spilled or not. */
+static void test_ops_batches_equal_whole(void)
+{
+    static const char *const files[] = {
+        REAL "nccl-2rank-resnet.json.gz", REAL "nccl-2rank-dataloader.json.gz",
+        REAL "rocm-mi250-train.json.gz", DATA "legacy-rank0.json.gz"};
+    static const size_t budgets[] = {1, 2048, 20000};
+    size_t i, k;
+
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        hs_kineto_opts_t o;
+        hs_rank_t *whole = NULL;
+        hs_error_t err;
+
+        memset(&o, 0, sizeof o);
+        HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &whole, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+        CU_ASSERT(whole->n_steps >= 2);
+        for (k = 0; k < 2 * sizeof budgets / sizeof budgets[0]; k++) {
+            hs_rank_t *bat = NULL;
+
+            o.ops_mem_bytes = budgets[k / 2];
+            o.log_mem_bytes = k % 2 ? 1 : 0;
+            HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &bat, &err),
+                             HS_OK);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
+            ic_same_record(whole, bat, 0);
+            assert_ops_sum(bat);
+            hs_rank_free(bat);
+        }
+        hs_rank_free(whole);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* The old reader's profiles                                             */
 
@@ -548,6 +584,8 @@ static int register_onepass(void)
         return -1;
     if (CU_add_test(s, "records spilled or in memory: the same",
                     test_spill_equals_memory) == NULL ||
+        CU_add_test(s, "operators by batches of steps: the same",
+                    test_ops_batches_equal_whole) == NULL ||
         CU_add_test(s, "the old reader's profiles",
                     test_reference_profiles) == NULL ||
         CU_add_test(s, "fwd_ops by hand", test_fwd_ops_by_hand) == NULL ||

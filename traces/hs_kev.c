@@ -456,6 +456,55 @@ static int hs__cb_start_array(void *ctx)
 
 #define HS__KEYEQ(s, n, lit) \
     ((n) == sizeof(lit) - 1 && memcmp((s), (lit), (n)) == 0)
+/* s is the literal lit, once its length is known to match: memcmp with
+   a constant length, which compilers inline as a few loads. */
+#define HS__KEYIS(s, lit) (memcmp((s), (lit), sizeof(lit) - 1) == 0)
+
+/* An event's key: the field it names (HS__K_*).  Every event has eight
+   or so keys: switched on the length first, then one or two constant
+   comparisons. */
+static int hs__event_key(const unsigned char *s, size_t n)
+{
+    switch (n) {
+    case 2:
+        return HS__KEYIS(s, "ph")   ? HS__K_PH
+               : HS__KEYIS(s, "ts") ? HS__K_TS
+                                    : HS__K_OTHER;
+    case 3:
+        return HS__KEYIS(s, "cat")   ? HS__K_CAT
+               : HS__KEYIS(s, "pid") ? HS__K_PID
+               : HS__KEYIS(s, "tid") ? HS__K_TID
+               : HS__KEYIS(s, "dur") ? HS__K_DUR
+                                     : HS__K_OTHER;
+    case 4:
+        return HS__KEYIS(s, "name")   ? HS__K_NAME
+               : HS__KEYIS(s, "args") ? HS__K_ARGS
+                                      : HS__K_OTHER;
+    default:
+        return HS__K_OTHER;
+    }
+}
+
+/* A key of an event's args: the one it names (HS__A_*). */
+static int hs__arg_key(const unsigned char *s, size_t n)
+{
+    switch (n) {
+    case 5:
+        return HS__KEYIS(s, "dtype") ? HS__A_DTYPE : HS__A_OTHER;
+    case 10:
+        return HS__KEYIS(s, "Input Dims")   ? HS__A_DIMS
+               : HS__KEYIS(s, "Input type") ? HS__A_ITYPE
+                                            : HS__A_OTHER;
+    case 11:
+        return HS__KEYIS(s, "correlation") ? HS__A_CORR : HS__A_OTHER;
+    case 13:
+        return HS__KEYIS(s, "In msg nelems") ? HS__A_NELEMS : HS__A_OTHER;
+    case 15:
+        return HS__KEYIS(s, "Collective name") ? HS__A_COLL : HS__A_OTHER;
+    default:
+        return HS__A_OTHER;
+    }
+}
 
 static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
@@ -463,39 +512,9 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
     int d = sc->depth;
 
     if (sc->ev_depth != 0 && d == sc->ev_depth) {
-        if (HS__KEYEQ(s, n, "ph"))
-            sc->ev_key = HS__K_PH;
-        else if (HS__KEYEQ(s, n, "cat"))
-            sc->ev_key = HS__K_CAT;
-        else if (HS__KEYEQ(s, n, "name"))
-            sc->ev_key = HS__K_NAME;
-        else if (HS__KEYEQ(s, n, "pid"))
-            sc->ev_key = HS__K_PID;
-        else if (HS__KEYEQ(s, n, "tid"))
-            sc->ev_key = HS__K_TID;
-        else if (HS__KEYEQ(s, n, "ts"))
-            sc->ev_key = HS__K_TS;
-        else if (HS__KEYEQ(s, n, "dur"))
-            sc->ev_key = HS__K_DUR;
-        else if (HS__KEYEQ(s, n, "args"))
-            sc->ev_key = HS__K_ARGS;
-        else
-            sc->ev_key = HS__K_OTHER;
+        sc->ev_key = hs__event_key(s, n);
     } else if (sc->args_depth != 0 && d == sc->args_depth) {
-        if (HS__KEYEQ(s, n, "correlation"))
-            sc->arg_key = HS__A_CORR;
-        else if (HS__KEYEQ(s, n, "Collective name"))
-            sc->arg_key = HS__A_COLL;
-        else if (HS__KEYEQ(s, n, "In msg nelems"))
-            sc->arg_key = HS__A_NELEMS;
-        else if (HS__KEYEQ(s, n, "dtype"))
-            sc->arg_key = HS__A_DTYPE;
-        else if (HS__KEYEQ(s, n, "Input Dims"))
-            sc->arg_key = HS__A_DIMS;
-        else if (HS__KEYEQ(s, n, "Input type"))
-            sc->arg_key = HS__A_ITYPE;
-        else
-            sc->arg_key = HS__A_OTHER;
+        sc->arg_key = hs__arg_key(s, n);
     } else if (sc->root == 'm' && d == 1) {
         if (HS__KEYEQ(s, n, "traceEvents"))
             sc->root_key = 1;

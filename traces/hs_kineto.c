@@ -40,11 +40,18 @@
  * over the text that this reader made before, so the record is the same.
  * Correlation ids are handed out by CUPTI/roctracer in launch order, so the
  * ranges of consecutive phases do not overlap (checked; a note is added if
- * they do).  State in memory is O(steps) (plus the all-reduce calls,
- * top-level forward operators and loose forward launches of each step and
- * the logs' budget): it does
- * not grow with the events or the file size; the spilled records do, on
- * disk (16 to 48 bytes per kept event).
+ * they do).  The forward's top-level operators are the one state that
+ * grows with the trace (48 bytes each, about 3% of a kernel-dense trace's
+ * JSON): they have a budget (8 MiB); past it, the runtime calls and
+ * kernels are first replayed for the phases alone, then the operators,
+ * their launches and their kernels by batches of steps that fit (each
+ * batch replaying the three logs again, for its steps only), each step's
+ * forward by operator going to the record as its batch ends.  Every figure
+ * is a sum, a minimum or a maximum, so the batches give the same record.
+ * State in memory is then O(steps) (plus the all-reduce calls and loose
+ * forward launches of each step, the operators' and the logs' budgets):
+ * it does not grow with the events or the file size; the spilled records
+ * do, on disk (16 to 48 bytes per kept event).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
@@ -58,7 +65,6 @@
  * profiler traces".
  */
 #include "hs_kineto.h"
-#include "hs_hash.h"
 #include "hs_kev.h"
 #include "hs_reclog.h"
 
@@ -212,24 +218,73 @@ typedef struct hs__mrec_s {     /* a CPU mark */
 } hs__mrec_t;
 
 typedef struct hs__orec_s {     /* a cpu_op, for the forward's operators */
-    int64_t pid_v, tid_v, ts_ns, dur_ns;
+    int64_t ts_ns, dur_ns;
     uint32_t name;
-    int8_t pid_kind, tid_kind;
+    uint32_t thr;               /* its (pid, tid): index in f->thr */
 } hs__orec_t;
 
 typedef struct hs__rrec_s {     /* a runtime call with a correlation id */
-    int64_t pid_v, tid_v, ts_ns;
+    int64_t ts_ns;
     uint64_t corr;
-    int8_t pid_kind, tid_kind;
+    uint32_t thr;               /* its (pid, tid): index in f->thr */
+    uint32_t pad;
 } hs__rrec_t;
+
+/* A (pid, tid) pair of the trace; once the main thread is known, whether
+   it is in the main process, and the main thread. */
+typedef struct hs__thr_s {
+    hs_kev_key_t pid, tid;
+    int main_pid, main_thr;
+} hs__thr_t;
 
 typedef struct hs__krec_s {     /* a compute kernel */
     uint64_t corr;
     int64_t dur_ns;
 } hs__krec_t;
 
+/* The records' keys for the batches' replays (hs_reclog_each_range): a
+   cpu_op's or runtime call's start, a kernel's correlation id (its
+   order kept in a signed number). */
+static int64_t hs__orec_key(const void *rec)
+{
+    hs__orec_t o;
+
+    memcpy(&o, rec, sizeof o);
+    return o.ts_ns;
+}
+
+static int64_t hs__rrec_key(const void *rec)
+{
+    hs__rrec_t r;
+
+    memcpy(&r, rec, sizeof r);
+    return r.ts_ns;
+}
+
+static int64_t hs__corr_key(uint64_t corr)
+{
+    return (int64_t)(corr ^ (UINT64_C(1) << 63));
+}
+
+static int64_t hs__krec_key(const void *rec)
+{
+    hs__krec_t k;
+
+    memcpy(&k, rec, sizeof k);
+    return hs__corr_key(k.corr);
+}
+
 /* The default budget of each log in memory (bytes). */
 #define HS__LOG_MEM (4u * 1024u * 1024u)
+/* The default budget of the forward's top-level operators in memory
+   (bytes): past it, their replays go by batches of steps. */
+#define HS__OPS_MEM (8u * 1024u * 1024u)
+
+/* What a replay of the runtime calls or kernels does (hs__file_t.rmode):
+   the (step, phase) figures (correlation ranges, bucket thresholds,
+   kernel time per phase), and/or the forward's operators of the batch's
+   steps (their launches, their kernels' time). */
+enum { HS__RM_PHASES = 1, HS__RM_OPS = 2 };
 
 typedef struct hs__ival_s {
     uint64_t lo, hi;
@@ -262,11 +317,32 @@ typedef struct hs__file_s {
     size_t n_names, cap_names;
     uint32_t *slots;
     size_t n_slots;
+    /* the (pid, tid) pairs, interned: thr[id], a hash table of ids + 1,
+       the last one found */
+    hs__thr_t *thr;
+    size_t n_thr, cap_thr;
+    uint32_t *thr_slots;
+    size_t n_thr_slots;
+    uint32_t thr_last;
     hs_error_t *err;
     /* building the record: the record's index of each name id, or
        UINT32_MAX while unused */
     uint32_t *rname;
     uint32_t rname_other;
+    /* the forward's operators, by batches of steps: the batch [b_lo,
+       b_hi) and the trace times its windows span [b_ts_lo, b_ts_hi);
+       the operators' bytes in memory, their budget (limited: a batch of
+       two steps or more stops past it, ops_over set) */
+    size_t b_lo, b_hi;
+    int64_t b_ts_lo, b_ts_hi;
+    uint64_t b_corr_lo, b_corr_hi;  /* the ids the batch's forward
+                                       launches span (hs__index_ops) */
+    size_t ops_bytes, ops_budget;
+    int ops_limited, ops_over;
+    int rmode;                /* HS__RM_* */
+    size_t hint;              /* hs__find_step's last answer */
+    size_t op_hint, corr_hint, iv_hint; /* hs__op_at's, hs__op_of_corr's
+                                           and the kernels' interval's */
 } hs__file_t;
 
 /* Frees what f owns (not f->r). */
@@ -298,7 +374,27 @@ static void hs__file_clear(hs__file_t *f)
         free(f->names[i]);
     free(f->names);
     free(f->slots);
+    free(f->thr);
+    free(f->thr_slots);
     free(f->rname);
+}
+
+/* The interning table's hash of the len bytes at s: eight bytes at a
+   step (the table is the reader's own; any good spread will do, and
+   FNV-1a's byte loop cost more than the rest of the lookup). */
+static uint64_t hs__name_hash(const char *s, size_t len)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+    for (; len >= 8; s += 8, len -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, len);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 /* The id of cpu_op name nm, interned on first sight; -1 when out of
@@ -306,7 +402,7 @@ static void hs__file_clear(hs__file_t *f)
 static long hs__intern(hs__file_t *f, const char *nm)
 {
     size_t len = strlen(nm);
-    uint64_t h = hs_fnv1a(nm, len);
+    uint64_t h = hs__name_hash(nm, len);
     size_t i, mask;
 
     if (f->n_names * 2 >= f->n_slots) {
@@ -317,7 +413,7 @@ static long hs__intern(hs__file_t *f, const char *nm)
             return -1;
         for (i = 0; i < f->n_names; i++) {
             const char *o = f->names[i];
-            size_t j = hs_fnv1a(o, strlen(o)) & (ns - 1);
+            size_t j = hs__name_hash(o, strlen(o)) & (ns - 1);
             while (sl[j] != 0)
                 j = (j + 1) & (ns - 1);
             sl[j] = (uint32_t)i + 1;
@@ -344,11 +440,77 @@ static long hs__intern(hs__file_t *f, const char *nm)
     return (long)f->n_names++;
 }
 
-/* Index of the step whose window holds t, or -1. */
-static long hs__find_step(const hs__file_t *f, int64_t t)
+static size_t hs__thr_hash(hs_kev_key_t pid, hs_kev_key_t tid)
 {
-    size_t lo = 0, hi = f->n_st;
+    uint64_t h = ((uint64_t)pid.v * 0x9e3779b97f4a7c15ULL) ^
+                 (uint64_t)pid.kind ^ ((uint64_t)tid.kind << 8);
 
+    h = (h ^ (uint64_t)tid.v) * 0xff51afd7ed558ccdULL;
+    return (size_t)(h ^ (h >> 31));
+}
+
+/* The id of the (pid, tid) pair, interned on first sight (the last one
+   found is tried first: Kineto writes thread by thread); -1 when out of
+   memory. */
+static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
+{
+    size_t i, mask;
+    hs__thr_t *t;
+
+    if (f->n_thr > 0) {
+        t = &f->thr[f->thr_last];
+        if (hs_kev_key_eq(t->pid, pid) && hs_kev_key_eq(t->tid, tid))
+            return (long)f->thr_last;
+    }
+    if (f->n_thr * 2 >= f->n_thr_slots) {
+        size_t ns = f->n_thr_slots ? f->n_thr_slots * 2 : 64;
+        uint32_t *sl = calloc(ns, sizeof *sl);
+
+        if (sl == NULL)
+            return -1;
+        for (i = 0; i < f->n_thr; i++) {
+            size_t j = hs__thr_hash(f->thr[i].pid, f->thr[i].tid) & (ns - 1);
+            while (sl[j] != 0)
+                j = (j + 1) & (ns - 1);
+            sl[j] = (uint32_t)i + 1;
+        }
+        free(f->thr_slots);
+        f->thr_slots = sl;
+        f->n_thr_slots = ns;
+    }
+    mask = f->n_thr_slots - 1;
+    for (i = hs__thr_hash(pid, tid) & mask; f->thr_slots[i] != 0;
+         i = (i + 1) & mask) {
+        t = &f->thr[f->thr_slots[i] - 1];
+        if (hs_kev_key_eq(t->pid, pid) && hs_kev_key_eq(t->tid, tid))
+            return (long)(f->thr_last = f->thr_slots[i] - 1);
+    }
+    if (f->n_thr == f->cap_thr) {
+        size_t nc = f->cap_thr ? f->cap_thr * 2 : 16;
+        hs__thr_t *nt = realloc(f->thr, nc * sizeof *nt);
+        if (nt == NULL)
+            return -1;
+        f->thr = nt;
+        f->cap_thr = nc;
+    }
+    t = &f->thr[f->n_thr];
+    t->pid = pid;
+    t->tid = tid;
+    t->main_pid = t->main_thr = 0;
+    f->thr_slots[i] = (uint32_t)f->n_thr + 1;
+    f->thr_last = (uint32_t)f->n_thr;
+    return (long)f->n_thr++;
+}
+
+/* Index of the step whose window holds t, or -1.  The replays see the
+   events of a thread mostly in time order: the last step found (f->hint)
+   is tried first, then a binary search; the same answer either way. */
+static long hs__find_step(hs__file_t *f, int64_t t)
+{
+    size_t lo = 0, hi = f->n_st, h = f->hint;
+
+    if (h < hi && f->st[h].s <= t && (h + 1 == hi || f->st[h + 1].s > t))
+        return t < f->st[h].e ? (long)h : -1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (f->st[mid].s <= t)
@@ -359,6 +521,7 @@ static long hs__find_step(const hs__file_t *f, int64_t t)
     if (lo == 0)
         return -1;
     lo--;
+    f->hint = lo;
     return t < f->st[lo].e ? (long)lo : -1;
 }
 
@@ -423,51 +586,73 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
     return HS_OK;
 }
 
-/* A CPU mark's record, when the event is one (else 0). */
-static int hs__mark_of(const hs_kev_t *e, hs__mrec_t *m)
+/* The mark (HS__M_*) and all-reduce kind (HS__C_*, -1 none) event e's
+   name makes; -1 when it makes none.  Dispatched on the first byte:
+   most names (aten::..., cuda..., kernels) are rejected there or by one
+   comparison. */
+static int hs__mark_kind(const hs_kev_t *e, int *ckind)
 {
     const char *nm = e->name;
 
+    *ckind = -1;
     switch (nm[0]) {
-    case 'e': case 'a': case 'O': case 'r': case 'c': case 'n': case 'g':
+    case 'e':
+        return hs__starts(nm, "enumerate(DataLoader)#") &&
+                       strstr(nm, "__next__") != NULL
+                   ? HS__M_DL
+                   : -1;
+    case 'a':
+        return nm[1] == 'u' &&
+                       hs__starts(nm, "autograd::engine::evaluate_function: ")
+                   ? HS__M_BWD
+                   : -1;
+    case 'O':
+        return hs__starts(nm, "Optimizer.step#") ? HS__M_OPT : -1;
+    case 'r':
+        if (strcmp(nm, "record_param_comms") != 0 ||
+            (strcasecmp(e->coll, "allreduce") != 0 &&
+             strcasecmp(e->coll, "all_reduce") != 0))
+            return -1;
+        *ckind = HS__C_PC;
+        return HS__M_COLL;
+    case 'c':
+        *ckind = strcmp(nm, "c10d::allreduce_") == 0 ? HS__C_C10D : -1;
+        break;
+    case 'n':
+        *ckind = strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL : -1;
+        break;
+    case 'g':
+        *ckind = strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO : -1;
         break;
     default:
-        return 0;
+        return -1;
     }
+    return *ckind >= 0 ? HS__M_COLL : -1;
+}
+
+/* A CPU mark's record, when the event is one (else 0). */
+static int hs__mark_of(const hs_kev_t *e, hs__mrec_t *m)
+{
+    int ckind, mark = hs__mark_kind(e, &ckind);
+    unsigned sz;
+
+    if (mark < 0)
+        return 0;
     memset(m, 0, sizeof *m);
     m->pid_kind = (int8_t)e->pid.kind;
     m->pid_v = e->pid.v;
     m->ts_ns = e->ts_ns;
     m->dur_ns = e->has_dur ? e->dur_ns : 0;
-    if (hs__starts(nm, "enumerate(DataLoader)#")) {
-        if (strstr(nm, "__next__") == NULL)
-            return 0;
-        m->mark = HS__M_DL;
-    } else if (hs__starts(nm, "autograd::engine::evaluate_function: ")) {
-        m->mark = HS__M_BWD;
-    } else if (hs__starts(nm, "Optimizer.step#")) {
-        m->mark = HS__M_OPT;
-    } else if (strcmp(nm, "record_param_comms") == 0) {
-        unsigned sz;
-        if (strcasecmp(e->coll, "allreduce") != 0 &&
-            strcasecmp(e->coll, "all_reduce") != 0)
-            return 0;
+    m->mark = (int8_t)mark;
+    if (mark != HS__M_COLL)
+        return 1;
+    m->ckind = (int8_t)ckind;
+    if (ckind == HS__C_PC) {
         sz = hs__dtype_size(e->dtype);
-        m->mark = HS__M_COLL;
-        m->ckind = HS__C_PC;
         m->known = e->has_nelems && sz > 0;
         m->bytes = m->known ? e->nelems * sz : 0;
     } else {
-        int kind = strcmp(nm, "c10d::allreduce_") == 0  ? HS__C_C10D
-                   : strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL
-                   : strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO
-                                                        : -1;
-        unsigned sz;
-        if (kind < 0)
-            return 0;
         sz = hs__dtype_size(e->itype);
-        m->mark = HS__M_COLL;
-        m->ckind = (int8_t)kind;
         m->known = e->dims_known && sz > 0;
         m->bytes = m->known ? e->dims_nelems * sz : 0;
     }
@@ -510,16 +695,17 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
                 HS_OK)
             return rc;
     }
-    if (e->has_corr &&
+    if (e->has_corr && ((cat[0] | 0x20) == 'c' || (cat[0] | 0x20) == 'r') &&
         (strcasecmp(cat, "cuda_runtime") == 0 ||
          strcasecmp(cat, "cuda_driver") == 0 ||
          strcasecmp(cat, "runtime") == 0)) {
         hs__rrec_t r;
+        long th = hs__thread(f, e->pid, e->tid);
+        if (th < 0)
+            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                                "out of memory");
         memset(&r, 0, sizeof r);
-        r.pid_kind = (int8_t)e->pid.kind;
-        r.tid_kind = (int8_t)e->tid.kind;
-        r.pid_v = e->pid.v;
-        r.tid_v = e->tid.v;
+        r.thr = (uint32_t)th;
         r.ts_ns = e->ts_ns;
         r.corr = e->corr;
         if ((rc = hs_reclog_add(&f->lr, &r, sc->js.path, sc->js.err)) !=
@@ -532,15 +718,12 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
         (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
          !hs__starts(e->name, "enumerate(DataLoader)#"))) {
         hs__orec_t o;
-        long id = hs__intern(f, e->name);
-        if (id < 0)
+        long id = hs__intern(f, e->name), th = hs__thread(f, e->pid, e->tid);
+        if (id < 0 || th < 0)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
                                 "out of memory");
         memset(&o, 0, sizeof o);
-        o.pid_kind = (int8_t)e->pid.kind;
-        o.tid_kind = (int8_t)e->tid.kind;
-        o.pid_v = e->pid.v;
-        o.tid_v = e->tid.v;
+        o.thr = (uint32_t)th;
         o.ts_ns = e->ts_ns;
         o.dur_ns = e->has_dur ? e->dur_ns : 0;
         o.name = (uint32_t)id;
@@ -621,6 +804,11 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
     }
     f->main_pid = f->st[best].pid;
     f->main_tid = f->st[best].tid;
+    for (i = 0; i < f->n_thr; i++) {
+        hs__thr_t *t = &f->thr[i];
+        t->main_pid = hs_kev_key_eq(t->pid, f->main_pid);
+        t->main_thr = t->main_pid && hs_kev_key_eq(t->tid, f->main_tid);
+    }
     for (i = j = 0; i < f->n_st; i++)
         if (hs_kev_key_eq(f->st[i].pid, f->main_pid) &&
             hs_kev_key_eq(f->st[i].tid, f->main_tid))
@@ -842,6 +1030,9 @@ static hs_err_t hs__op_keep(hs__file_t *f, hs__step_t *s, int64_t ts,
 {
     size_t lo = 0, hi = s->n_ops, j;
 
+    if (hi > 0 && (s->ops[hi - 1].ts_ns < ts ||
+                   (s->ops[hi - 1].ts_ns == ts && s->ops[hi - 1].end_ns >= end)))
+        lo = hi;        /* after the last (ops mostly come in time order) */
     while (lo < hi) {   /* the first op that starts after ts, or at ts
                            and ends before end */
         size_t mid = lo + (hi - lo) / 2;
@@ -861,13 +1052,21 @@ static hs_err_t hs__op_keep(hs__file_t *f, hs__step_t *s, int64_t ts,
         s->n_ops -= j - lo - 1;
     } else {
         if (s->n_ops == s->cap_ops) {
-            size_t cap = s->cap_ops ? s->cap_ops * 2 : 16;
-            hs__op_t *no = realloc(s->ops, cap * sizeof *no);
+            /* x1.5: less slack than doubling in the budget */
+            size_t cap = s->cap_ops ? s->cap_ops + s->cap_ops / 2 : 16;
+            size_t more = (cap - s->cap_ops) * sizeof *s->ops;
+            hs__op_t *no;
+            if (f->ops_limited && f->ops_bytes + more > f->ops_budget) {
+                f->ops_over = 1;    /* the batch is too big: not an error */
+                return HS_ERR_NOMEM;
+            }
+            no = realloc(s->ops, cap * sizeof *no);
             if (no == NULL)
                 return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
                                     "out of memory");
             s->ops = no;
             s->cap_ops = cap;
+            f->ops_bytes += more;
         }
         memmove(&s->ops[lo + 1], &s->ops[lo],
                 (s->n_ops - lo) * sizeof *s->ops);
@@ -888,11 +1087,11 @@ static hs_err_t hs__replay_op(void *ctx, const void *rec)
     long k;
 
     memcpy(&o, rec, sizeof o);
-    if (o.pid_kind != f->main_pid.kind || o.pid_v != f->main_pid.v ||
-        o.tid_kind != f->main_tid.kind || o.tid_v != f->main_tid.v)
+    if (o.ts_ns < f->b_ts_lo || o.ts_ns >= f->b_ts_hi ||
+        !f->thr[o.thr].main_thr)
         return HS_OK;
     k = hs__find_step(f, o.ts_ns);
-    if (k < 0)
+    if (k < 0 || (size_t)k < f->b_lo || (size_t)k >= f->b_hi)
         return HS_OK;
     s = &f->st[k];
     if (s->b0 == INT64_MAX || o.ts_ns < hs__fwd_start(s) || o.ts_ns >= s->b0)
@@ -901,10 +1100,17 @@ static hs_err_t hs__replay_op(void *ctx, const void *rec)
 }
 
 /* The index of step s's top-level operator whose span holds t, or -1. */
-static long hs__op_at(const hs__step_t *s, int64_t t)
+static long hs__op_at(const hs__step_t *s, int64_t t, size_t *hint)
 {
-    size_t lo = 0, hi = s->n_ops;
+    size_t lo = 0, hi = s->n_ops, h;
 
+    /* the last answer or the one after it first (launches come mostly in
+       time order): the same as the search */
+    for (h = *hint; h < hi && h <= *hint + 1; h++)
+        if (s->ops[h].ts_ns <= t && (h + 1 == hi || s->ops[h + 1].ts_ns > t)) {
+            lo = hi = h + 1;
+            break;
+        }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->ops[mid].ts_ns <= t)
@@ -912,7 +1118,10 @@ static long hs__op_at(const hs__step_t *s, int64_t t)
         else
             hi = mid;
     }
-    if (lo == 0 || t >= s->ops[lo - 1].end_ns)
+    if (lo == 0)
+        return -1;
+    *hint = lo - 1;
+    if (t >= s->ops[lo - 1].end_ns)
         return -1;
     return (long)lo - 1;
 }
@@ -965,6 +1174,69 @@ static void hs__early_launch(hs__step_t *s, const hs__rrec_t *r)
     }
 }
 
+/* A forward launch r of step s (the batch's): to the main thread's
+   top-level operator that holds it, else to the step's loose launches. */
+static hs_err_t hs__runtime_op(hs__file_t *f, hs__step_t *s,
+                               const hs__rrec_t *r)
+{
+    long o = f->thr[r->thr].main_thr ? hs__op_at(s, r->ts_ns, &f->op_hint)
+                                     : -1;
+    hs__op_t *op;
+
+    if (o < 0) {
+        if (s->n_loose == s->cap_loose) {
+            size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
+            uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
+            if (nl == NULL)
+                return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                    "out of memory");
+            s->loose = nl;
+            s->cap_loose = cap;
+        }
+        s->loose[s->n_loose++] = r->corr;
+        return HS_OK;
+    }
+    op = &s->ops[o];
+    if (!op->has_corr) {
+        op->has_corr = 1;
+        op->corr_lo = op->corr_hi = r->corr;
+    } else {
+        if (r->corr < op->corr_lo)
+            op->corr_lo = r->corr;
+        if (r->corr > op->corr_hi)
+            op->corr_hi = r->corr;
+    }
+    return HS_OK;
+}
+
+/* A launch r in phase p of step s: the first bucket call after it gets
+   its id as threshold; the phase's range of ids takes it in. */
+static void hs__runtime_phase(hs__step_t *s, int p, const hs__rrec_t *r)
+{
+    if ((p == HS__P_B1 || p == HS__P_BWD) && s->nb > 0) {
+        /* the first bucket call after this launch */
+        size_t lo = 0, hi = s->nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->bts[mid] <= r->ts_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < s->nb && r->corr > s->bthr[lo])
+            s->bthr[lo] = r->corr;
+    }
+    if (!s->has_corr[p]) {
+        s->has_corr[p] = 1;
+        s->corr_lo[p] = s->corr_hi[p] = r->corr;
+    } else {
+        if (r->corr < s->corr_lo[p])
+            s->corr_lo[p] = r->corr;
+        if (r->corr > s->corr_hi[p])
+            s->corr_hi[p] = r->corr;
+    }
+}
+
 static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
 {
     hs__file_t *f = ctx;
@@ -974,7 +1246,9 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
     int p;
 
     memcpy(&r, rec, sizeof r);
-    if (r.pid_kind != f->main_pid.kind || r.pid_v != f->main_pid.v)
+    if (!f->thr[r.thr].main_pid ||
+        (f->rmode == HS__RM_OPS &&
+         (r.ts_ns < f->b_ts_lo || r.ts_ns >= f->b_ts_hi)))
         return HS_OK;
     k = hs__find_step(f, r.ts_ns);
     if (k < 0)
@@ -987,57 +1261,11 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
     p = hs__phase_of(s, r.ts_ns);
     if (p < 0)
         return HS_OK;
-    if ((p == HS__P_B1 || p == HS__P_BWD) && s->nb > 0) {
-        /* the first bucket call after this launch */
-        size_t lo = 0, hi = s->nb;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (s->bts[mid] <= r.ts_ns)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < s->nb && r.corr > s->bthr[lo])
-            s->bthr[lo] = r.corr;
-    }
-    if (!s->has_corr[p]) {
-        s->has_corr[p] = 1;
-        s->corr_lo[p] = s->corr_hi[p] = r.corr;
-    } else {
-        if (r.corr < s->corr_lo[p])
-            s->corr_lo[p] = r.corr;
-        if (r.corr > s->corr_hi[p])
-            s->corr_hi[p] = r.corr;
-    }
-    if (p == HS__P_FWD) {
-        /* a launch from the main thread: its top-level operator's */
-        long o = r.tid_kind == f->main_tid.kind && r.tid_v == f->main_tid.v
-                     ? hs__op_at(s, r.ts_ns)
-                     : -1;
-        if (o < 0) {
-            if (s->n_loose == s->cap_loose) {
-                size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
-                uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
-                if (nl == NULL)
-                    return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
-                                        "out of memory");
-                s->loose = nl;
-                s->cap_loose = cap;
-            }
-            s->loose[s->n_loose++] = r.corr;
-        } else {
-            hs__op_t *op = &s->ops[o];
-            if (!op->has_corr) {
-                op->has_corr = 1;
-                op->corr_lo = op->corr_hi = r.corr;
-            } else {
-                if (r.corr < op->corr_lo)
-                    op->corr_lo = r.corr;
-                if (r.corr > op->corr_hi)
-                    op->corr_hi = r.corr;
-            }
-        }
-    }
+    if (f->rmode & HS__RM_PHASES)
+        hs__runtime_phase(s, p, &r);
+    if (p == HS__P_FWD && (f->rmode & HS__RM_OPS) && (size_t)k >= f->b_lo &&
+        (size_t)k < f->b_hi)
+        return hs__runtime_op(f, s, &r);
     return HS_OK;
 }
 
@@ -1051,11 +1279,20 @@ static int hs__is_comm_kernel(const char *nm)
 
 /* The operator of step s whose launches' id range holds corr (the first
    such by corr_lo), or -1. */
-static long hs__op_of_corr(const hs__step_t *s, uint64_t corr)
+static long hs__op_of_corr(const hs__step_t *s, uint64_t corr,
+                           size_t *hint)
 {
-    size_t lo = 0, hi = s->n_op_by_corr;
+    size_t lo = 0, hi = s->n_op_by_corr, h;
     const hs__op_t *op;
 
+    /* the last answer or the one after it first (kernels come mostly in
+       launch order): the same as the search */
+    for (h = *hint; h < hi && h <= *hint + 1; h++)
+        if (s->ops[s->op_by_corr[h]].corr_lo <= corr &&
+            (h + 1 == hi || s->ops[s->op_by_corr[h + 1]].corr_lo > corr)) {
+            lo = hi = h + 1;
+            break;
+        }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->ops[s->op_by_corr[mid]].corr_lo <= corr)
@@ -1065,8 +1302,31 @@ static long hs__op_of_corr(const hs__step_t *s, uint64_t corr)
     }
     if (lo == 0)
         return -1;
+    *hint = lo - 1;
     op = &s->ops[s->op_by_corr[lo - 1]];
     return corr <= op->corr_hi ? (long)s->op_by_corr[lo - 1] : -1;
+}
+
+/* A forward kernel e of step s: its time to the operator whose
+   launches' ids hold its id, unless a loose launch (another thread's)
+   has that id. */
+static void hs__kernel_op(hs__file_t *f, hs__step_t *s,
+                          const hs__krec_t *e)
+{
+    size_t a = 0, b = s->n_loose;
+    long o;
+
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (s->loose[mid] < e->corr)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < s->n_loose && s->loose[a] == e->corr)
+        return;
+    if ((o = hs__op_of_corr(s, e->corr, &f->corr_hint)) >= 0)
+        s->ops[o].k_sum += e->dur_ns;
 }
 
 static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
@@ -1074,9 +1334,16 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     hs__file_t *f = ctx;
     size_t lo = 0, hi = f->n_iv;
     const hs__ival_t *iv;
+    hs__step_t *s;
     hs__krec_t e;
 
     memcpy(&e, rec, sizeof e);
+    if (f->rmode == HS__RM_OPS &&
+        (e.corr < f->b_corr_lo || e.corr > f->b_corr_hi))
+        return HS_OK;   /* not the batch's forward */
+    if (f->iv_hint < hi && f->iv[f->iv_hint].lo <= e.corr &&
+        (f->iv_hint + 1 == hi || f->iv[f->iv_hint + 1].lo > e.corr))
+        lo = hi = f->iv_hint + 1;   /* the last answer: the search's */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (f->iv[mid].lo <= e.corr)
@@ -1086,33 +1353,24 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     }
     if (lo == 0)
         return HS_OK;
+    f->iv_hint = lo - 1;
     iv = &f->iv[lo - 1];
     if (e.corr > iv->hi)
         return HS_OK;
+    s = &f->st[iv->step];
     if (iv->mb >= 0) {      /* an earlier micro-batch's */
-        f->st[iv->step].mb[iv->mb].k_sum[iv->phase] += e.dur_ns;
+        if (f->rmode & HS__RM_PHASES)
+            s->mb[iv->mb].k_sum[iv->phase] += e.dur_ns;
         return HS_OK;
     }
-    f->st[iv->step].k_sum[iv->phase] += e.dur_ns;
-    f->st[iv->step].k_n[iv->phase]++;
-    if (iv->phase == HS__P_FWD) {
-        hs__step_t *s = &f->st[iv->step];
-        size_t a = 0, b = s->n_loose;
-        while (a < b) {
-            size_t mid = a + (b - a) / 2;
-            if (s->loose[mid] < e.corr)
-                a = mid + 1;
-            else
-                b = mid;
-        }
-        if (a == s->n_loose || s->loose[a] != e.corr) {
-            long o = hs__op_of_corr(s, e.corr);
-            if (o >= 0)
-                s->ops[o].k_sum += e.dur_ns;
-        }
-    }
+    if (iv->phase == HS__P_FWD && (f->rmode & HS__RM_OPS) &&
+        iv->step >= f->b_lo && iv->step < f->b_hi)
+        hs__kernel_op(f, s, &e);
+    if (!(f->rmode & HS__RM_PHASES))
+        return HS_OK;
+    s->k_sum[iv->phase] += e.dur_ns;
+    s->k_n[iv->phase]++;
     if (iv->phase == HS__P_B1 || iv->phase == HS__P_BWD) {
-        hs__step_t *s = &f->st[iv->step];
         size_t a = 0, b = s->nb;
         while (a < b) {   /* the first bucket whose threshold covers it */
             size_t mid = a + (b - a) / 2;
@@ -1212,11 +1470,28 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
     for (i = 1; i < f->n_iv; i++)
         if (f->iv[i].lo <= f->iv[i - 1].hi)
             f->iv_overlap = 1;
-    /* per step, the operators that launched, by their first id; the
-       loose launches by id */
-    for (i = 0; i < f->n_st; i++) {
+    return HS_OK;
+}
+
+/* Per step of [lo, hi): the operators that launched, by their first id;
+   the loose launches by id (for the kernels' replay). */
+static hs_err_t hs__index_ops(hs__file_t *f, size_t lo, size_t hi,
+                              hs_error_t *err)
+{
+    size_t i;
+
+    f->b_corr_lo = UINT64_MAX;
+    f->b_corr_hi = 0;
+    for (i = lo; i < hi; i++) {
         hs__step_t *s = &f->st[i];
         size_t j, n = 0;
+
+        if (s->has_corr[HS__P_FWD]) {
+            if (s->corr_lo[HS__P_FWD] < f->b_corr_lo)
+                f->b_corr_lo = s->corr_lo[HS__P_FWD];
+            if (s->corr_hi[HS__P_FWD] > f->b_corr_hi)
+                f->b_corr_hi = s->corr_hi[HS__P_FWD];
+        }
 
         if (s->n_loose > 1)
             qsort(s->loose, s->n_loose, sizeof *s->loose, hs__cmp_u64);
@@ -1523,13 +1798,12 @@ static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
     return ops_fwd;
 }
 
-/* The record's step table and buckets from the passes' marks. */
-static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
+/* The record's tables (steps, buckets, fwd_ops, all zero) and the
+   names' record indices (none used yet). */
+static hs_err_t hs__record_alloc(hs__file_t *f, hs_error_t *err)
 {
     hs_rank_t *r = f->r;
-    size_t i, j;
-    int gpu = f->n_kernels_seen > 0;
-    hs_err_t rc;
+    size_t i;
 
     r->steps = calloc(f->n_st ? f->n_st : 1, sizeof *r->steps);
     r->buckets = calloc(f->n_st ? f->n_st : 1, sizeof *r->buckets);
@@ -1544,11 +1818,39 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
     for (i = 0; i < f->n_names; i++)
         f->rname[i] = UINT32_MAX;
     f->rname_other = UINT32_MAX;
+    return HS_OK;
+}
+
+/* Step i's forward time by operator into the record (when its forward
+   is measured), from the operators in memory. */
+static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
+{
+    hs_ingest_step_t o;
+    int64_t ops_fwd;
+
+    memset(&o, 0, sizeof o);
+    ops_fwd = hs__step_figures(f, &f->st[i], f->n_kernels_seen > 0, &o);
+    if (o.t_fwd_ns == HS_INGEST_UNKNOWN)
+        return HS_OK;
+    return hs__step_ops(f, &f->st[i], ops_fwd, &f->r->fwd_ops[i], err);
+}
+
+/* The record's step table and buckets from the replays' marks (after
+   hs__record_alloc); the forward's operators too unless ops_done (the
+   batches did them). */
+static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
+                                 hs_error_t *err)
+{
+    hs_rank_t *r = f->r;
+    size_t i, j;
+    int gpu = f->n_kernels_seen > 0;
+    hs_err_t rc;
+
     for (i = 0; i < f->n_st; i++) {
         const hs__step_t *s = &f->st[i];
         hs_ingest_step_t *o = &r->steps[i];
-        int64_t ops_fwd = hs__step_figures(f, s, gpu, o);
 
+        hs__step_figures(f, s, gpu, o);
         if (f->ckind >= 0)
             for (j = 0; j < s->n_coll; j++)
                 if (s->coll[j].kind == f->ckind && s->coll[j].known) {
@@ -1557,15 +1859,162 @@ static hs_err_t hs__build_record(hs__file_t *f, hs_error_t *err)
                 }
         if ((rc = hs__step_buckets(f, s, &r->buckets[i], err)) != HS_OK)
             return rc;
-        if (o->t_fwd_ns != HS_INGEST_UNKNOWN &&
-            (rc = hs__step_ops(f, s, ops_fwd, &r->fwd_ops[i], err)) !=
-                HS_OK)
+        if (!ops_done && (rc = hs__record_ops(f, i, err)) != HS_OK)
             return rc;
     }
     r->gpu = gpu;
     r->ar_known = f->ckind >= 0;
     r->ar_source = f->ckind == HS__C_PC ? HS_AR_PARAM_COMMS : HS_AR_SHAPES;
     return HS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The replays of the operators, runtime calls and kernels              */
+
+/* Makes [lo, hi) the steps whose operators are replayed. */
+static void hs__batch(hs__file_t *f, size_t lo, size_t hi)
+{
+    f->b_lo = lo;
+    f->b_hi = hi;
+    f->b_ts_lo = f->st[lo].s;
+    f->b_ts_hi = f->st[hi - 1].e;
+    f->ops_limited = hi - lo > 1;
+    f->ops_over = 0;
+}
+
+/* Frees the operators (and their indices) of steps [lo, hi). */
+static void hs__free_ops(hs__file_t *f, size_t lo, size_t hi)
+{
+    size_t i;
+
+    for (i = lo; i < hi; i++) {
+        hs__step_t *s = &f->st[i];
+        free(s->ops);
+        free(s->op_by_corr);
+        free(s->loose);
+        s->ops = NULL;
+        s->op_by_corr = NULL;
+        s->loose = NULL;
+        s->n_ops = s->cap_ops = s->n_op_by_corr = 0;
+        s->n_loose = s->cap_loose = 0;
+    }
+    f->ops_bytes = 0;
+}
+
+/* The operators' replay for the batch; HS_OK with f->ops_over set when
+   they went past their budget (then freed). */
+static hs_err_t hs__batch_ops(hs__file_t *f, hs_error_t *err)
+{
+    hs_err_t rc = hs_reclog_each_range(&f->lo, f->b_ts_lo, f->b_ts_hi - 1,
+                                       hs__replay_op, f, f->path, err);
+
+    if (f->ops_over) {
+        hs__free_ops(f, f->b_lo, f->b_hi);
+        return HS_OK;
+    }
+    return rc;
+}
+
+/* Every step at once (the operators fit in their budget): the runtime
+   calls and kernels replayed once for both the phases and the
+   operators, as the passes over the text did. */
+static hs_err_t hs__replay_whole(hs__file_t *f, hs_error_t *err)
+{
+    hs_err_t rc;
+
+    hs_reclog_clear(&f->lo);
+    f->rmode = HS__RM_PHASES | HS__RM_OPS;
+    if (f->n_kernels_seen > 0) {
+        if ((rc = hs_reclog_each(&f->lr, hs__replay_runtime, f, f->path,
+                                 err)) != HS_OK)
+            return rc;
+        hs_reclog_clear(&f->lr);
+        if ((rc = hs__build_ivals(f, err)) != HS_OK ||
+            (rc = hs__index_ops(f, 0, f->n_st, err)) != HS_OK)
+            return rc;
+        if ((rc = hs_reclog_each(&f->lk, hs__replay_kernel, f, f->path,
+                                 err)) != HS_OK)
+            return rc;
+        hs_reclog_clear(&f->lk);
+    }
+    return hs__build_record(f, 0, err);
+}
+
+/* One batch's operators (replayed into memory already): their launches
+   and kernels, then each step's forward by operator into the record;
+   the operators are freed. */
+static hs_err_t hs__batch_out(hs__file_t *f, hs_error_t *err)
+{
+    hs_err_t rc = HS_OK;
+    size_t i;
+
+    if (f->n_kernels_seen > 0 &&
+        ((rc = hs_reclog_each_range(&f->lr, f->b_ts_lo, f->b_ts_hi - 1,
+                                    hs__replay_runtime, f, f->path,
+                                    err)) != HS_OK ||
+         (rc = hs__index_ops(f, f->b_lo, f->b_hi, err)) != HS_OK ||
+         (rc = hs_reclog_each_range(&f->lk, hs__corr_key(f->b_corr_lo),
+                                    hs__corr_key(f->b_corr_hi),
+                                    hs__replay_kernel, f, f->path,
+                                    err)) != HS_OK))
+        return rc;
+    for (i = f->b_lo; i < f->b_hi && rc == HS_OK; i++)
+        rc = hs__record_ops(f, i, err);
+    hs__free_ops(f, f->b_lo, f->b_hi);
+    return rc;
+}
+
+/* The operators past their budget: the phases first (runtime calls and
+   kernels replayed once over every step), then the operators by batches
+   of steps that fit (halved until they do; one step always does), each
+   batch replaying the logs again for its own steps.  The same figures as
+   hs__replay_whole: every sum and range is order-free. */
+static hs_err_t hs__replay_batched(hs__file_t *f, hs_error_t *err)
+{
+    size_t lo = 0, size = f->n_st / 2 > 0 ? f->n_st / 2 : 1;
+    hs_err_t rc;
+
+    f->rmode = HS__RM_PHASES;
+    if (f->n_kernels_seen > 0 &&
+        ((rc = hs_reclog_each(&f->lr, hs__replay_runtime, f, f->path,
+                              err)) != HS_OK ||
+         (rc = hs__build_ivals(f, err)) != HS_OK ||
+         (rc = hs_reclog_each(&f->lk, hs__replay_kernel, f, f->path,
+                              err)) != HS_OK))
+        return rc;
+    f->rmode = HS__RM_OPS;
+    while (lo < f->n_st) {
+        hs__batch(f, lo, f->n_st - lo < size ? f->n_st : lo + size);
+        if ((rc = hs__batch_ops(f, err)) != HS_OK)
+            return rc;
+        if (f->ops_over) {
+            size = (f->b_hi - f->b_lo) / 2;
+            continue;
+        }
+        if ((rc = hs__batch_out(f, err)) != HS_OK)
+            return rc;
+        lo = f->b_hi;
+    }
+    hs_reclog_clear(&f->lo);
+    hs_reclog_clear(&f->lr);
+    hs_reclog_clear(&f->lk);
+    return hs__build_record(f, 1, err);
+}
+
+/* The replays after the marks': the forward's operators (every step at
+   once when they fit in their budget, else by batches of steps), the
+   runtime calls and the kernels; then the record. */
+static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
+{
+    hs_err_t rc;
+
+    if ((rc = hs__record_alloc(f, err)) != HS_OK)
+        return rc;
+    hs__batch(f, 0, f->n_st);
+    if ((rc = hs__batch_ops(f, err)) != HS_OK)
+        return rc;
+    return f->ops_over ? hs__replay_batched(f, err)
+                       : hs__replay_whole(f, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1594,7 +2043,11 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_init(&f.lo, sizeof(hs__orec_t), mem);
         hs_reclog_init(&f.lr, sizeof(hs__rrec_t), mem);
         hs_reclog_init(&f.lk, sizeof(hs__krec_t), mem);
+        hs_reclog_set_key(&f.lo, hs__orec_key);
+        hs_reclog_set_key(&f.lr, hs__rrec_key);
+        hs_reclog_set_key(&f.lk, hs__krec_key);
     }
+    f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
     if ((rc = hs_kev_scan_file_buf(path, hs__collect, &f, &sc, &f.rbuf,
                                    err)) != HS_OK)
@@ -1627,33 +2080,16 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
         HS_OK)
         goto fail;
     hs_reclog_clear(&f.lm);
-    if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK)
+    if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK ||
+        (rc = hs__replays(&f, err)) != HS_OK)
         goto fail;
-    if ((rc = hs_reclog_each(&f.lo, hs__replay_op, &f, f.path, err)) !=
-        HS_OK)
-        goto fail;
-    hs_reclog_clear(&f.lo);
-    if (f.n_kernels_seen > 0) {
-        if ((rc = hs_reclog_each(&f.lr, hs__replay_runtime, &f, f.path,
-                                 err)) != HS_OK)
-            goto fail;
-        hs_reclog_clear(&f.lr);
-        if ((rc = hs__build_ivals(&f, err)) != HS_OK)
-            goto fail;
-        if ((rc = hs_reclog_each(&f.lk, hs__replay_kernel, &f, f.path,
-                                 err)) != HS_OK)
-            goto fail;
-        hs_reclog_clear(&f.lk);
-        if (f.iv_overlap && o->notes != NULL)
-            hs_notes_add(o->notes,
-                         "%s: correlation ids of different phases "
-                         "interleave (launches from several threads at "
-                         "once?): a kernel is charged to the first phase "
-                         "whose id range holds it",
-                         hs__basename(path));
-    }
-    if ((rc = hs__build_record(&f, err)) != HS_OK)
-        goto fail;
+    if (f.iv_overlap && o->notes != NULL)
+        hs_notes_add(o->notes,
+                     "%s: correlation ids of different phases "
+                     "interleave (launches from several threads at "
+                     "once?): a kernel is charged to the first phase "
+                     "whose id range holds it",
+                     hs__basename(path));
     hs__file_clear(&f);
     *out = r;
     return HS_OK;

@@ -30,6 +30,12 @@ typedef struct hs_kineto_opts_s {
     size_t log_mem_bytes;   /* the memory each of the reader's record logs
                                may take before it spills to a temporary
                                file (hs_reclog.h); 0: 4 MiB */
+    size_t ops_mem_bytes;   /* the memory the forward's top-level
+                               operators may take (48 bytes each): past
+                               it they are replayed by batches of steps,
+                               each batch replaying the logs again (one
+                               step always fits); 0: 8 MiB.  The same
+                               record either way */
     unsigned threads;       /* 0 or 1: the file read, inflated and parsed
                                in the caller's thread; 2: a second thread
                                reads and inflates ahead (hs_jscan_buf_t);

@@ -21,10 +21,22 @@ void hs_reclog_init(hs_reclog_t *l, size_t rec_size, size_t mem_bytes)
         l->max_recs = 1;
 }
 
+void hs_reclog_set_key(hs_reclog_t *l, hs_reclog_key_fn key)
+{
+    l->key = key;
+    l->zone_recs = HS__RECLOG_RBUF / l->rec_size;
+    if (l->zone_recs == 0)
+        l->zone_recs = 1;
+}
+
 void hs_reclog_clear(hs_reclog_t *l)
 {
     if (l == NULL)
         return;
+    free(l->zmin);
+    free(l->zmax);
+    l->zmin = l->zmax = NULL;
+    l->n_zones = l->cap_zones = 0;
     free(l->mem);
     if (l->spill != NULL)
         fclose(l->spill);
@@ -57,6 +69,41 @@ static FILE *hs__spill_file(void)
     return f;
 }
 
+/* The keys of the block's records (about to be spilled after the
+   n_spilled ones) into the zones; 0, or -1 when out of memory. */
+static int hs__zones_add(hs_reclog_t *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n_mem; i++) {
+        uint64_t idx = l->n_spilled + i;
+        size_t z = (size_t)(idx / l->zone_recs);
+        int64_t k = l->key(l->mem + i * l->rec_size);
+
+        if (z == l->n_zones) {
+            if (z == l->cap_zones) {
+                size_t nc = l->cap_zones ? l->cap_zones * 2 : 64;
+                int64_t *a = realloc(l->zmin, nc * sizeof *a), *b;
+                if (a == NULL)
+                    return -1;
+                l->zmin = a;
+                if ((b = realloc(l->zmax, nc * sizeof *b)) == NULL)
+                    return -1;
+                l->zmax = b;
+                l->cap_zones = nc;
+            }
+            l->zmin[z] = l->zmax[z] = k;
+            l->n_zones++;
+        } else {
+            if (k < l->zmin[z])
+                l->zmin[z] = k;
+            if (k > l->zmax[z])
+                l->zmax[z] = k;
+        }
+    }
+    return 0;
+}
+
 hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
                             const char *path, hs_error_t *err)
 {
@@ -80,6 +127,9 @@ hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
                                 "trace's records in %s: %s",
                                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
                                 strerror(errno));
+        if (l->key != NULL && hs__zones_add(l) != 0)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
         if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
             return hs_error_set(err, HS_ERR_IO, path, 0, 0,
                                 "cannot write the trace's records to a "
@@ -140,4 +190,54 @@ hs_err_t hs_reclog_each(hs_reclog_t *l, hs_reclog_fn fn, void *ctx,
         if ((rc = fn(ctx, l->mem + i * l->rec_size)) != HS_OK)
             return rc;
     return HS_OK;
+}
+
+hs_err_t hs_reclog_each_range(hs_reclog_t *l, int64_t lo, int64_t hi,
+                              hs_reclog_fn fn, void *ctx, const char *path,
+                              hs_error_t *err)
+{
+    unsigned char *buf;
+    hs_err_t rc = HS_OK;
+    size_t z, i;
+    int fd;
+
+    if (l->key == NULL || l->n_spilled == 0)
+        return hs_reclog_each(l, fn, ctx, path, err);
+    if (fflush(l->spill) != 0)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                            "cannot read the trace's records back: %s",
+                            strerror(errno));
+    if ((buf = malloc(l->zone_recs * l->rec_size)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    fd = fileno(l->spill);
+    for (z = 0; z < l->n_zones && rc == HS_OK; z++) {
+        uint64_t first = (uint64_t)z * l->zone_recs;
+        size_t n = l->n_spilled - first < l->zone_recs
+                       ? (size_t)(l->n_spilled - first)
+                       : l->zone_recs;
+        size_t want = n * l->rec_size, got = 0;
+
+        if (l->zmax[z] < lo || l->zmin[z] > hi)
+            continue;   /* no record of the range in this zone */
+        while (got < want) {
+            ssize_t r = pread(fd, buf + got, want - got,
+                              (off_t)(first * l->rec_size + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                free(buf);
+                return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                    "cannot read the trace's records "
+                                    "back: %s",
+                                    r < 0 ? strerror(errno) : "short file");
+            }
+            got += (size_t)r;
+        }
+        for (i = 0; i < n && rc == HS_OK; i++)
+            rc = fn(ctx, buf + i * l->rec_size);
+    }
+    free(buf);
+    for (i = 0; i < l->n_mem && rc == HS_OK; i++)
+        rc = fn(ctx, l->mem + i * l->rec_size);
+    return rc;
 }

@@ -11,7 +11,10 @@
  * when the block is full it is written to the temporary file (in
  * $TMPDIR, else /tmp; unlinked at once, so nothing is left behind) and
  * reused.  Replay reads the file back through a small buffer, then the
- * block.
+ * block.  With a key (hs_reclog_set_key: a record's time, say), the
+ * spilled records keep per zone of 64 KiB the least and greatest key,
+ * and a replay of a key range (hs_reclog_each_range) skips the zones
+ * that hold none of it.
  */
 #ifndef HS_RECLOG_H
 #define HS_RECLOG_H
@@ -23,6 +26,10 @@
 
 #include "hs_error.h"
 
+/* A record's key for hs_reclog_each_range (e.g. its time), as a signed
+   number whose order is the key's. */
+typedef int64_t (*hs_reclog_key_fn)(const void *rec);
+
 typedef struct hs_reclog_s {
     size_t rec_size;        /* bytes per record */
     size_t max_recs;        /* records the block may hold (the budget) */
@@ -32,6 +39,12 @@ typedef struct hs_reclog_s {
     FILE *spill;            /* NULL until the block first overflows */
     uint64_t n;             /* records in all */
     uint64_t n_spilled;     /* of which in the file */
+    /* the spilled records' zones (a read buffer's worth of records
+       each): the least and greatest key in each, when a key is set */
+    hs_reclog_key_fn key;
+    size_t zone_recs;
+    int64_t *zmin, *zmax;
+    size_t n_zones, cap_zones;
 } hs_reclog_t;
 
 /* An empty log of records of rec_size bytes, at most mem_bytes of them
@@ -60,11 +73,25 @@ static inline hs_err_t hs_reclog_add(hs_reclog_t *l, const void *rec,
     return hs_reclog_slow_add(l, rec, path, err);
 }
 
+/* Gives the log's records a key (before the first add): the spilled
+   ones then keep, per zone of a read buffer's worth (64 KiB), the least
+   and the greatest key, 16 bytes per zone, for hs_reclog_each_range. */
+void hs_reclog_set_key(hs_reclog_t *l, hs_reclog_key_fn key);
+
 /* Calls fn(ctx, rec) for every record in the order they were added;
    stops at the first code other than HS_OK and returns it (fn fills err
    itself).  HS_ERR_IO when the file cannot be read back. */
 typedef hs_err_t (*hs_reclog_fn)(void *ctx, const void *rec);
 hs_err_t hs_reclog_each(hs_reclog_t *l, hs_reclog_fn fn, void *ctx,
                         const char *path, hs_error_t *err);
+
+/* hs_reclog_each that may leave out records whose key is outside [lo,
+   hi]: the spilled zones whose keys all are are not read back (fn must
+   still check the key of what it gets); the others, and the records in
+   memory, go to fn in the order they were added.  Without a key (or
+   nothing spilled), every record goes to fn. */
+hs_err_t hs_reclog_each_range(hs_reclog_t *l, int64_t lo, int64_t hi,
+                              hs_reclog_fn fn, void *ctx, const char *path,
+                              hs_error_t *err);
 
 #endif
