@@ -175,6 +175,53 @@ static hs_err_t hs__hier_check(const hs_scenario_t *s, hs_error_t *err)
     return HS_OK;
 }
 
+/* Phase by phase, as the ring's: the 2(L_max - 1) node rounds x the
+   worst intra-node round (device x's chunk M_max / L_x over its intra
+   edge), plus the 2(K - 1) rounds across nodes x the worst inter-node
+   round (M_max / (K L_x) over x's inter edge, the NICs' share as the
+   edge arrays hold it).  A round of either phase ends within its
+   phase's worst round after the round before it ended for every device
+   it waits for (idle rounds take nothing).  The blame names the bigger
+   phase. */
+static void hs__hier_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
+{
+    size_t N = s->n_devices;
+    int64_t A, Ki = hs_coll_hier_nodes(s, &A);
+    double K = (double)Ki, m = b->payload_bytes;
+    hs_coll_bound_t in = *b, out = *b;
+    uint32_t x, Lu;
+
+    for (x = 0; x < N; x++) {
+        uint32_t e_in = hs_edge_index(N, HS_EDGE_INTRA, x);
+        uint32_t e_out = hs_edge_index(N, HS_EDGE_INTER, x);
+        uint32_t to, e, p, n, c;
+        double L;
+        (void)hs_coll_hier_node(s, s->nodes->dev_node[x], &Lu);
+        L = (double)Lu;
+        if (Lu > 1) {
+            hs_coll_hier_peer(s, x, 0, 1, &to, &e, &p, &n, &c);
+            hs_coll_bound_link(&in, m / L, s->ring_bw_bytes_per_s[e_in],
+                               (double)s->ring_lat_ns[e_in], x, to);
+        }
+        if (Ki > 1) {
+            hs_coll_hier_peer(s, x, 2 * A, 1, &to, &e, &p, &n, &c);
+            hs_coll_bound_link(&out, m / (K * L),
+                               s->ring_bw_bytes_per_s[e_out],
+                               (double)s->ring_lat_ns[e_out], x, to);
+        }
+    }
+    in.rounds = 2.0 * (double)A;
+    out.rounds = 2.0 * (K - 1.0);
+    *b = in.rounds * in.round_ns >= out.rounds * out.round_ns ? in : out;
+    b->ns = in.rounds * in.round_ns + out.rounds * out.round_ns;
+    b->edge = HS_COLL_EDGE_OWN;
+    /* a device receives M/L_x per node round and at most M/K per round
+       across nodes (all its node's share when L_x devices of the node
+       before send to it), in at most L_max chunks per round */
+    b->recv_chunks = in.rounds + out.rounds * (double)(A + 1);
+    b->recv_bytes = (in.rounds + out.rounds) * m;
+}
+
 const hs_collective_t hs_coll_hier = {
     "hierarchical",
     "hierarchical ring: reduce-scatter in each node, a ring all-reduce "
@@ -187,5 +234,6 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_rounds_of,
     hs__hier_rings,
     NULL,   /* allreduce_all_ns: per device */
-    hs__hier_chunks_of
+    hs__hier_chunks_of,
+    hs__hier_bound_ns
 };

@@ -353,11 +353,25 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err);
 
 /* hs_scenario_check_ranges for a replay whose options differ from the
-   scenario's simulate: section (its overlap mode and stragglers). */
+   scenario's simulate: section (its overlap mode and stragglers), with
+   the scenario's collective. */
 hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
                                        uint32_t steps, hs_overlap_t overlap,
                                        const hs_straggler_t *stragglers,
                                        size_t n_stragglers, hs_error_t *err);
+
+struct hs_collective_s;   /* model/hs_collective.h */
+
+/* hs_scenario_check_ranges_with for collective coll (NULL: the ring;
+   auto: the one it picks): the all-reduce term of a step is coll's
+   bound (hs_collective_bound), the flat ring's 2(N-1) rounds x its worst
+   edge for the ring, each collective's own otherwise. */
+hs_err_t hs_scenario_check_ranges_coll(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers,
+                                       const struct hs_collective_s *coll,
+                                       hs_error_t *err);
 
 /*
  * T_epoch = iters x step_ns and T_total = s->epochs x T_epoch, checked
@@ -367,8 +381,6 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
 hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
                                  int64_t step_ns, int64_t *epoch_ns,
                                  int64_t *total_ns, hs_error_t *err);
-
-struct hs_collective_s;   /* model/hs_collective.h */
 
 /*
  * What a replay of `steps` steps in `overlap` mode with collective coll
