@@ -254,7 +254,8 @@ const hs_collective_t hs_coll_auto = {
     hs__auto_rings,
     hs__auto_allreduce_all_ns,
     hs__auto_chunks_of,
-    hs__auto_bound_ns
+    hs__auto_bound_ns,
+    NULL    /* state_bytes_of: hs_collective_state_bytes asks the pick */
 };
 
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,

@@ -235,5 +235,6 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_rings,
     NULL,   /* allreduce_all_ns: per device */
     hs__hier_chunks_of,
-    hs__hier_bound_ns
+    hs__hier_bound_ns,
+    NULL    /* state_bytes_of: per device only */
 };

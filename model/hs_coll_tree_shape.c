@@ -488,6 +488,12 @@ static void hs__tree_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
     b->recv_bytes = 3.0 * R * chunk;
 }
 
+/* The max-plus schedule the fast path (and the closed form) hold. */
+static double hs__tree_state_bytes_of(const hs_scenario_t *s)
+{
+    return (double)hs_coll_tree_sched_state_bytes(s);
+}
+
 const hs_collective_t hs_coll_tree = {
     "tree",
     "double binary tree across nodes (NCCL's), a chain inside each node: "
@@ -501,5 +507,6 @@ const hs_collective_t hs_coll_tree = {
     NULL,   /* rings: the hop wait as in a ring of every device */
     hs__tree_allreduce_all_ns,
     hs__tree_chunks_of,
-    hs__tree_bound_ns
+    hs__tree_bound_ns,
+    hs__tree_state_bytes_of
 };

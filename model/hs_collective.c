@@ -74,6 +74,15 @@ void hs_collective_bound(const hs_collective_t *c, const hs_scenario_t *s,
     c->bound_ns(s, b);
 }
 
+double hs_collective_state_bytes(const hs_collective_t *c,
+                                 const hs_scenario_t *s)
+{
+    c = hs_collective_resolve(c != NULL ? c : &hs_coll_ring, s);
+    if (c->state_bytes_of == NULL || s->nodes == NULL)
+        return 0;
+    return c->state_bytes_of(s);
+}
+
 hs_err_t hs_collective_find(const char *name, const hs_collective_t **out,
                             hs_error_t *err)
 {

@@ -152,6 +152,11 @@ typedef struct hs_collective_s {
        range check (hs_scenario_check_ranges) calls it through
        hs_collective_bound. */
     void (*bound_ns)(const hs_scenario_t *s, hs_coll_bound_t *b);
+    /* Optional (NULL: none).  The bytes of state its replay holds for
+       the whole cluster beyond the per-device figure of
+       hs_scenario_replay_estimate (the tree: its max-plus schedule,
+       O(N R)); the estimate adds it. */
+    double (*state_bytes_of)(const hs_scenario_t *s);
 } hs_collective_t;
 
 /* The ring all-reduce, "ring": 2(N-1) rounds of M/N bytes to the next
@@ -197,6 +202,12 @@ double hs_collective_chunks(const hs_collective_t *c, const hs_scenario_t *s);
    refuses it later).  c NULL: the ring.  Pure, O(N). */
 void hs_collective_bound(const hs_collective_t *c, const hs_scenario_t *s,
                          hs_coll_bound_t *b);
+
+/* The state_bytes_of of the collective that runs for c on s (auto: its
+   pick; c NULL: the ring), 0 when it has none or needs nodes s lacks.
+   Pure. */
+double hs_collective_state_bytes(const hs_collective_t *c,
+                                 const hs_scenario_t *s);
 
 /*
  * The collective named `name` (NULL: "ring") into *out.  Fails with

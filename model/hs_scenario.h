@@ -390,7 +390,10 @@ hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
  * N x 2(N-1), quadratic in N; the hierarchical one's 2(N-K) + 2N(K-1)
  * over K nodes; the tree's 4P(N-1)), and per device and step a bucket's
  * ring opening and a handful of phase events.  The event engine and the
- * exact fast paths count the same events (their n_events).
+ * exact fast paths count the same events (their n_events).  Bytes: per
+ * device and step a fixed figure, plus the state the collective holds
+ * for the whole cluster (hs_collective_state_bytes: the tree's
+ * schedule).
  */
 void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
                                  hs_overlap_t overlap,

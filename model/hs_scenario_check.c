@@ -25,10 +25,16 @@
  *   ring     R = 2(N-1) max_k (nb (lat_k + 2) + xfer(M_max / N, bw_k)
  *                  + comm_max M_max / N),
  *            nb the most gradient buckets of a type (1 outside buckets
- *            mode), M_max the largest payload of a type;
+ *            mode), M_max the largest payload of a type; for another
+ *            collective R is its own bound (hs_collective_t.bound_ns:
+ *            the hierarchical one phase by phase, the tree N R sends
+ *            over its worst link, auto its pick's), the rounds of each
+ *            timed the same way;
  *   debt     rounds x (comm_max M_max / N + nb) <= 2^43 ns, the compute
  *            the communication's own cost may take from a device in one
- *            step (the replay packs it in an event argument);
+ *            step (the replay packs it in an event argument; another
+ *            collective: comm_max x the bytes and nb x the chunks a device
+ *            receives at the most);
  *   step     S = max_d dl_d + max_d C_d + R;
  *   replay   steps x S.
  *
@@ -557,8 +563,11 @@ void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
     per_step = hs_collective_chunks(coll, s) * nb + n * (nb + 8.0);
     *events = (double)steps * per_step;
     /* per device: its state, ring lanes and queue entries (about 200 B
-       measured, 4x here); per step: the cluster's step time (8 B, 2x) */
-    *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0;
+       measured, 4x here); per step: the cluster's step time (8 B, 2x);
+       plus what the collective holds for the cluster (the tree's
+       schedule: (R + 9) N int64, R up to 513 rounds) */
+    *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0 +
+             hs_collective_state_bytes(coll, s);
 }
 
 hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,

@@ -20,6 +20,7 @@
 
 #include "hs_checked.h"
 #include "hs_closed.h"
+#include "hs_coll_tree_shape.h"
 #include "hs_collective.h"
 #include "hs_limits.h"
 #include "hs_replay.h"
@@ -362,6 +363,49 @@ static void test_tree_refused(void)
     hs__refused(&hs_coll_tree, 1, 4);
 }
 
+/* The estimate's bytes cover what the tree's fast path holds (its
+   schedule grows with tree_chunks: 513 rounds at 64), and the ring's
+   estimate has no such term. */
+static void test_tree_state_estimate(void)
+{
+    static const char text[] =
+        "name: tb\n"
+        "job: {model: x, dataset: {samples: 100000}}\n"
+        "device_types:\n"
+        "  - name: gpu\n"
+        "    batch: 100\n"
+        "    profile: {t_fwd: 1ms, t_b1: 1ms, allreduce_bytes: 10MB}\n"
+        "nodes:\n"
+        "  kinds:\n"
+        "    - {name: n, type: gpu, devices: 2, count: 40,\n"
+        "       intra_bandwidth: 10GB/s, nics: 1, nic_bandwidth: 1GB/s}\n"
+        "  inter_bandwidth: 1GB/s\n"
+        "collective: tree\n"
+        "tree_chunks: 64\n"
+        "simulate: {steps: 2}\n";
+    hs_error_t err;
+    hs_scenario_t *s = hs__load(text, HS_OK, &err);
+    hs_replay_result_t *r = NULL;
+    hs_replay_opts_t o;
+    double ev, by, ev_r, by_r;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hs_replay_opts_from_scenario(s, &o);
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+    CU_ASSERT(r->fast_path);
+    hs_scenario_replay_estimate(s, o.steps, o.overlap, &hs_coll_tree, &ev,
+                                &by);
+    hs_scenario_replay_estimate(s, o.steps, o.overlap, &hs_coll_ring, &ev_r,
+                                &by_r);
+    if (!(by >= (double)r->state_bytes))
+        fprintf(stderr, "\nestimate %.0f B, held %zu B\n", by,
+                (size_t)r->state_bytes);
+    CU_ASSERT(by >= (double)r->state_bytes);
+    CU_ASSERT_EQUAL(by - by_r, (double)hs_coll_tree_sched_state_bytes(s));
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+}
+
 static int register_tests(void)
 {
     CU_pSuite s = CU_add_suite("collective bounds", NULL, NULL);
@@ -375,7 +419,9 @@ static int register_tests(void)
         CU_add_test(s, "hierarchical past the limit refused",
                     test_hier_refused) == NULL ||
         CU_add_test(s, "tree past the limit refused", test_tree_refused) ==
-            NULL)
+            NULL ||
+        CU_add_test(s, "tree: the estimate's bytes hold its schedule",
+                    test_tree_state_estimate) == NULL)
         return -1;
     return 0;
 }
