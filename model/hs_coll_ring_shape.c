@@ -50,7 +50,7 @@ static void hs__ring_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
 
     for (k = 0; k < s->n_devices; k++) {
         double before = b->round_ns;
-        hs_coll_bound_link(b, chunk, s->ring_bw_bytes_per_s[k],
+        hs_coll_bound_link(b, chunk, chunk, s->ring_bw_bytes_per_s[k],
                            (double)s->ring_lat_ns[k], s->ring[k],
                            s->ring[k + 1 == s->n_devices ? 0 : k + 1]);
         if (b->round_ns > before)

@@ -459,7 +459,9 @@ static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
    a device's rounds on a path are distinct and in order, so a path holds
    at most N R steps (the check's own argument).  Loose by up to the
    tree's spread (a real all-reduce is about R sends plus the trees'
-   depth), but the limit it guards is years away for any real cluster. */
+   depth), but the limit it guards is years away for any real cluster.
+   A step's receiver may process up to 3 children's chunks (the
+   communication cost). */
 static void hs__tree_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
 {
     double chunk = b->payload_bytes / (2.0 * (double)hs_coll_tree_chunks(s));
@@ -476,7 +478,8 @@ static void hs__tree_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
                 double bw;
                 int64_t lat;
                 if (hs_coll_tree_link(s, x, y, &bw, &lat))
-                    hs_coll_bound_link(b, chunk, bw, (double)lat, x, y);
+                    hs_coll_bound_link(b, chunk, 3.0 * chunk, bw,
+                                       (double)lat, x, y);
             }
         }
     b->rounds = (double)s->n_devices * R;

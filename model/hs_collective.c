@@ -35,8 +35,8 @@ double hs_collective_chunks(const hs_collective_t *c, const hs_scenario_t *s)
     return n > 1.0 ? n * 2.0 * (n - 1.0) : 0.0;
 }
 
-void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double bw,
-                        double lat, uint32_t a, uint32_t b)
+void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double comm_bytes,
+                        double bw, double lat, uint32_t a, uint32_t b)
 {
     double xfer, r;
     int64_t x;
@@ -47,7 +47,8 @@ void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double bw,
        hs_xfer_ns's rounding); beyond int64 in double */
     xfer = hs_checked_ns_from_bytes(chunk, bw, &x) == 0 ? (double)x
                                                         : chunk * 1e9 / bw;
-    r = ph->n_buckets * (lat + 2.0) + xfer + ph->comm_ns_per_byte * chunk;
+    r = ph->n_buckets * (lat + 2.0) + xfer +
+        ph->comm_ns_per_byte * comm_bytes;
     if (r > ph->round_ns) {
         ph->round_ns = r;
         ph->chunk_bytes = chunk;

@@ -75,8 +75,8 @@ typedef struct hs_coll_round_s {
    term, for the message and the key to blame.  The bound is
    rounds x round_ns summed over the collective's phases, where a
    round's time on a link of latency lat and bandwidth bw is
-   n_buckets (lat + 2) + xfer(chunk, bw) + comm_ns_per_byte x chunk
-   (hs_coll_bound_link): the n_buckets all-reduces of a step share the
+   n_buckets (lat + 2) + xfer(chunk, bw) + comm_ns_per_byte x the bytes
+   its receiver processes in the round (hs_coll_bound_link): the n_buckets all-reduces of a step share the
    payload, each pays the latency and at most 2 ns of rounding. */
 typedef struct hs_coll_bound_s {
     /* in */
@@ -103,10 +103,12 @@ typedef struct hs_coll_bound_s {
 
 /* Raises ph (a phase's worst round: round_ns, chunk_bytes, xfer_ns, the
    link) with a round of `chunk` bytes from device a to b over a link of
-   bw (> 0, else ignored) and lat, timed as hs_coll_bound_t says; keeps
-   the first of equal rounds.  Pure. */
-void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double bw,
-                        double lat, uint32_t a, uint32_t b);
+   bw (> 0, else ignored) and lat, timed as hs_coll_bound_t says, its
+   receiver processing comm_bytes (the communication cost's bytes: the
+   chunk, or more where the replay charges more, or several chunks come
+   in one round); keeps the first of equal rounds.  Pure. */
+void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double comm_bytes,
+                        double bw, double lat, uint32_t a, uint32_t b);
 
 typedef struct hs_collective_s {
     const char *name;      /* what options and scenarios call it */
