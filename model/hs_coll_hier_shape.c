@@ -244,6 +244,7 @@ static void hs__hier_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
     out.rounds = 2.0 * (K - 1.0);
     *b = in.rounds * in.round_ns >= out.rounds * out.round_ns ? in : out;
     b->ns = in.rounds * in.round_ns + out.rounds * out.round_ns;
+    b->rounds_all = in.rounds + out.rounds;
     b->edge = HS_COLL_EDGE_OWN;
     /* one chunk per node round, up to nf per round across nodes, each
        charged up to w bytes */

@@ -57,6 +57,7 @@ static void hs__ring_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
             b->edge = (uint32_t)k;
     }
     b->rounds = 2.0 * (n - 1.0);
+    b->rounds_all = b->rounds;
     b->ns = b->rounds * b->round_ns;
     b->recv_chunks = b->rounds;
     b->recv_bytes = b->rounds * chunk;

@@ -483,6 +483,7 @@ static void hs__tree_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
             }
         }
     b->rounds = (double)s->n_devices * R;
+    b->rounds_all = b->rounds;
     b->ns = b->rounds * b->round_ns;
     b->edge = HS_COLL_EDGE_OWN;
     /* up to 3 children's chunks per round up, the parent's down, both

@@ -65,6 +65,7 @@ void hs_collective_bound(const hs_collective_t *c, const hs_scenario_t *s,
 {
     c = hs_collective_resolve(c != NULL ? c : &hs_coll_ring, s);
     b->ns = b->rounds = b->round_ns = b->chunk_bytes = b->xfer_ns = 0;
+    b->rounds_all = 0;
     b->bw_bytes_per_s = b->lat_ns = b->recv_bytes = b->recv_chunks = 0;
     b->from = b->to = 0;
     b->edge = HS_COLL_EDGE_OWN;

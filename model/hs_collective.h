@@ -85,6 +85,7 @@ typedef struct hs_coll_bound_s {
     double n_buckets;         /* all-reduces per step (1 outside buckets) */
     /* out */
     double ns;                /* the bound, in double (no overflow) */
+    double rounds_all;        /* the rounds it counts, all phases */
     double rounds;            /* the worst phase's rounds */
     double round_ns;          /* its worst round (all buckets) */
     double chunk_bytes;       /* that round's chunk */

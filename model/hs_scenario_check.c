@@ -421,10 +421,10 @@ static hs_err_t hs__coll_fail(hs__bounds_t *k, double ns)
                  k->comm_max * b->chunk_bytes);
     return hs_scenario_fail(
         s, k->key, HS_ERR_RANGE, k->err,
-        "one %s all-reduce could take up to %s: up to %.0f rounds over "
-        "links as slow as '%s' -> '%s' (%s, latency %s), each a chunk of "
-        "%s (payload %s) taking %s; " HS__LIM_TXT,
-        b->by->name, hs__t(ns, r_s, sizeof r_s), b->rounds,
+        "one %s all-reduce could take up to %s: %.0f rounds, %.0f of them "
+        "over links as slow as '%s' -> '%s' (%s, latency %s), each a chunk "
+        "of %s (payload %s) taking %s; " HS__LIM_TXT,
+        b->by->name, hs__t(ns, r_s, sizeof r_s), b->rounds_all, b->rounds,
         s->devices[b->from].name, s->devices[b->to].name,
         hs_fmt_bandwidth(b->bw_bytes_per_s, bw_s, sizeof bw_s),
         hs__t(b->lat_ns, lat_s, sizeof lat_s),
