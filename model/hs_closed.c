@@ -516,7 +516,8 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
     if (hs_scenario_require_profiles(s, err) != HS_OK)
         return err != NULL ? err->code : HS_ERR_SCHEMA;
     /* nothing below can overflow once this passed (T(i), T_ar) */
-    if (hs_scenario_check_ranges(s, 0, err) != HS_OK)
+    if (hs_scenario_check_ranges_coll(s, 0, s->overlap, s->stragglers,
+                                      s->n_stragglers, c, err) != HS_OK)
         return err != NULL ? err->code : HS_ERR_RANGE;
     if (c->check != NULL && c->check(s, err) != HS_OK)
         return err != NULL ? err->code : HS_ERR_SCHEMA;

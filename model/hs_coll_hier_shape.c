@@ -175,6 +175,83 @@ static hs_err_t hs__hier_check(const hs_scenario_t *s, hs_error_t *err)
     return HS_OK;
 }
 
+/* Phase by phase, as the ring's: the 2(L_max - 1) node rounds x the
+   worst intra-node round (device x's chunk M_max / L_x over its intra
+   edge), plus the 2(K - 1) rounds across nodes x the worst inter-node
+   round (M_max / (K L_x) over x's inter edge, the NICs' share as the
+   edge arrays hold it).  A round of either phase ends within its
+   phase's worst round after the round before it ended for every device
+   it waits for (idle rounds take nothing); its receiver processes one
+   chunk, or nf across nodes, each charged w (hs__hier_comm_chunk).  The
+   blame names the bigger phase. */
+/* What the replay's communication cost charges a received chunk at the
+   most, in bytes (it charges every chunk M / parts of device 0's first
+   round that sends: at most M over the fewest parts of any device's
+   rounds, L_x inside a node of L_x > 1, K L_x across), and the most
+   chunks one device receives in a round across nodes (*nf). */
+static double hs__hier_comm_chunk(const hs_scenario_t *s, double m,
+                                  double *nf)
+{
+    int64_t A, Ki = hs_coll_hier_nodes(s, &A);
+    double parts = 0;
+    uint32_t x, Lu, from, e, p, n, c;
+
+    *nf = 1;
+    for (x = 0; x < s->n_devices; x++) {
+        double px;
+        (void)hs_coll_hier_node(s, s->nodes->dev_node[x], &Lu);
+        px = Lu > 1 ? (double)Lu : (double)Ki * (double)Lu;
+        if (parts == 0 || px < parts)
+            parts = px;
+        if (Ki > 1) {
+            hs_coll_hier_peer(s, x, 2 * A, -1, &from, &e, &p, &n, &c);
+            if ((double)c > *nf)
+                *nf = (double)c;
+        }
+    }
+    return parts > 0 ? m / parts : m;
+}
+
+static void hs__hier_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
+{
+    size_t N = s->n_devices;
+    int64_t A, Ki = hs_coll_hier_nodes(s, &A);
+    double K = (double)Ki, m = b->payload_bytes, nf;
+    double w = hs__hier_comm_chunk(s, m, &nf);
+    hs_coll_bound_t in = *b, out = *b;
+    uint32_t x, Lu;
+
+    for (x = 0; x < N; x++) {
+        uint32_t e_in = hs_edge_index(N, HS_EDGE_INTRA, x);
+        uint32_t e_out = hs_edge_index(N, HS_EDGE_INTER, x);
+        uint32_t to, e, p, n, c;
+        double L;
+        (void)hs_coll_hier_node(s, s->nodes->dev_node[x], &Lu);
+        L = (double)Lu;
+        if (Lu > 1) {
+            hs_coll_hier_peer(s, x, 0, 1, &to, &e, &p, &n, &c);
+            hs_coll_bound_link(&in, m / L, w, s->ring_bw_bytes_per_s[e_in],
+                               (double)s->ring_lat_ns[e_in], x, to);
+        }
+        if (Ki > 1) {
+            hs_coll_hier_peer(s, x, 2 * A, 1, &to, &e, &p, &n, &c);
+            hs_coll_bound_link(&out, m / (K * L), nf * w,
+                               s->ring_bw_bytes_per_s[e_out],
+                               (double)s->ring_lat_ns[e_out], x, to);
+        }
+    }
+    in.rounds = 2.0 * (double)A;
+    out.rounds = 2.0 * (K - 1.0);
+    *b = in.rounds * in.round_ns >= out.rounds * out.round_ns ? in : out;
+    b->ns = in.rounds * in.round_ns + out.rounds * out.round_ns;
+    b->rounds_all = in.rounds + out.rounds;
+    b->edge = HS_COLL_EDGE_OWN;
+    /* one chunk per node round, up to nf per round across nodes, each
+       charged up to w bytes */
+    b->recv_chunks = in.rounds + out.rounds * nf;
+    b->recv_bytes = b->recv_chunks * w;
+}
+
 const hs_collective_t hs_coll_hier = {
     "hierarchical",
     "hierarchical ring: reduce-scatter in each node, a ring all-reduce "
@@ -187,5 +264,7 @@ const hs_collective_t hs_coll_hier = {
     hs__hier_rounds_of,
     hs__hier_rings,
     NULL,   /* allreduce_all_ns: per device */
-    hs__hier_chunks_of
+    hs__hier_chunks_of,
+    hs__hier_bound_ns,
+    NULL    /* state_bytes_of: per device only */
 };

@@ -39,6 +39,30 @@ static int64_t hs__ring_allreduce_ns(const hs_scenario_t *s, uint32_t d)
     return 2 * (int64_t)(s->n_devices - 1) * per_round;
 }
 
+/* 2(N-1) rounds x the worst edge's round of M_max / N: every round of
+   the ring ends within the worst round of the one before it, on any
+   edge (a device enters round r when its own send and the chunk from
+   prev of round r-1 are done). */
+static void hs__ring_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
+{
+    double n = (double)s->n_devices, chunk = b->payload_bytes / n;
+    size_t k;
+
+    for (k = 0; k < s->n_devices; k++) {
+        double before = b->round_ns;
+        hs_coll_bound_link(b, chunk, chunk, s->ring_bw_bytes_per_s[k],
+                           (double)s->ring_lat_ns[k], s->ring[k],
+                           s->ring[k + 1 == s->n_devices ? 0 : k + 1]);
+        if (b->round_ns > before)
+            b->edge = (uint32_t)k;
+    }
+    b->rounds = 2.0 * (n - 1.0);
+    b->rounds_all = b->rounds;
+    b->ns = b->rounds * b->round_ns;
+    b->recv_chunks = b->rounds;
+    b->recv_bytes = b->rounds * chunk;
+}
+
 const hs_collective_t hs_coll_ring = {
     "ring",
     "ring all-reduce: 2(N-1) rounds of M/N bytes to the next device",
@@ -50,5 +74,7 @@ const hs_collective_t hs_coll_ring = {
     NULL,   /* rounds_of: rounds(n) */
     NULL,   /* rings: one, of every device */
     NULL,   /* allreduce_all_ns: T_ar(i) is O(1) per device */
-    NULL    /* chunks_of: N x 2(N-1) */
+    NULL,   /* chunks_of: N x 2(N-1) */
+    hs__ring_bound_ns,
+    NULL    /* state_bytes_of: per device only */
 };

@@ -452,6 +452,52 @@ static hs_err_t hs__tree_check(const hs_scenario_t *s, hs_error_t *err)
     return HS_OK;
 }
 
+/* N R x the worst send (a chunk of M_max / (2P) over any tree link of
+   any device, parent or child).  The schedule's time is its longest
+   path of (device, round) steps, each step the device's previous round
+   or a round of a tree neighbour it needs, each adding at most one send;
+   a device's rounds on a path are distinct and in order, so a path holds
+   at most N R steps (the check's own argument).  Loose by up to the
+   tree's spread (a real all-reduce is about R sends plus the trees'
+   depth), but the limit it guards is years away for any real cluster.
+   A step's receiver may process up to 3 children's chunks (the
+   communication cost). */
+static void hs__tree_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
+{
+    double chunk = b->payload_bytes / (2.0 * (double)hs_coll_tree_chunks(s));
+    double R = (double)hs_coll_tree_rounds(s);
+    uint32_t x, i;
+    int t;
+
+    for (x = 0; x < s->n_devices; x++)
+        for (t = 0; t < 2; t++) {
+            hs_tree_links_t lk;
+            hs_coll_tree_links(s, t, x, &lk);
+            for (i = 0; i < lk.n_kids + (lk.parent != HS_TREE_NONE); i++) {
+                uint32_t y = i < lk.n_kids ? lk.kids[i] : lk.parent;
+                double bw;
+                int64_t lat;
+                if (hs_coll_tree_link(s, x, y, &bw, &lat))
+                    hs_coll_bound_link(b, chunk, 3.0 * chunk, bw,
+                                       (double)lat, x, y);
+            }
+        }
+    b->rounds = (double)s->n_devices * R;
+    b->rounds_all = b->rounds;
+    b->ns = b->rounds * b->round_ns;
+    b->edge = HS_COLL_EDGE_OWN;
+    /* up to 3 children's chunks per round up, the parent's down, both
+       trees: at most 3 chunks in each of the R rounds */
+    b->recv_chunks = 3.0 * R;
+    b->recv_bytes = 3.0 * R * chunk;
+}
+
+/* The max-plus schedule the fast path (and the closed form) hold. */
+static double hs__tree_state_bytes_of(const hs_scenario_t *s)
+{
+    return (double)hs_coll_tree_sched_state_bytes(s);
+}
+
 const hs_collective_t hs_coll_tree = {
     "tree",
     "double binary tree across nodes (NCCL's), a chain inside each node: "
@@ -464,5 +510,7 @@ const hs_collective_t hs_coll_tree = {
     hs__tree_rounds_of,
     NULL,   /* rings: the hop wait as in a ring of every device */
     hs__tree_allreduce_all_ns,
-    hs__tree_chunks_of
+    hs__tree_chunks_of,
+    hs__tree_bound_ns,
+    hs__tree_state_bytes_of
 };

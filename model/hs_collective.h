@@ -68,6 +68,49 @@ typedef struct hs_coll_round_s {
 /* hs_coll_round_t.edge of a round that carries its own link. */
 #define HS_COLL_EDGE_OWN UINT32_MAX
 
+/* An upper bound of one step's all-reduces of a collective
+   (hs_collective_t.bound_ns; hs_scenario_check_ranges compares it with
+   HS_LIMIT_TIME_NS before any int64 time is derived).  In: what the
+   range check derived from the scenario.  Out: the bound and its worst
+   term, for the message and the key to blame.  The bound is
+   rounds x round_ns summed over the collective's phases, where a
+   round's time on a link of latency lat and bandwidth bw is
+   n_buckets (lat + 2) + xfer(chunk, bw) + comm_ns_per_byte x the bytes
+   its receiver processes in the round (hs_coll_bound_link): the n_buckets all-reduces of a step share the
+   payload, each pays the latency and at most 2 ns of rounding. */
+typedef struct hs_coll_bound_s {
+    /* in */
+    double payload_bytes;     /* the largest payload of a type (M_max) */
+    double comm_ns_per_byte;  /* the largest communication cost */
+    double n_buckets;         /* all-reduces per step (1 outside buckets) */
+    /* out */
+    double ns;                /* the bound, in double (no overflow) */
+    double rounds_all;        /* the rounds it counts, all phases */
+    double rounds;            /* the worst phase's rounds */
+    double round_ns;          /* its worst round (all buckets) */
+    double chunk_bytes;       /* that round's chunk */
+    double xfer_ns;           /* its transfer */
+    double bw_bytes_per_s;    /* its link */
+    double lat_ns;
+    uint32_t from, to;        /* the link's ends (device indices) */
+    uint32_t edge;            /* the ring position (the ring), else
+                                 HS_COLL_EDGE_OWN */
+    double recv_bytes;        /* the most payload one device receives in
+                                 one all-reduce of payload_bytes */
+    double recv_chunks;       /* ... in how many chunks at the most */
+    const struct hs_collective_s *by; /* whose bound it is (auto: its
+                                 pick; the ring without nodes) */
+} hs_coll_bound_t;
+
+/* Raises ph (a phase's worst round: round_ns, chunk_bytes, xfer_ns, the
+   link) with a round of `chunk` bytes from device a to b over a link of
+   bw (> 0, else ignored) and lat, timed as hs_coll_bound_t says, its
+   receiver processing comm_bytes (the communication cost's bytes: the
+   chunk, or more where the replay charges more, or several chunks come
+   in one round); keeps the first of equal rounds.  Pure. */
+void hs_coll_bound_link(hs_coll_bound_t *ph, double chunk, double comm_bytes,
+                        double bw, double lat, uint32_t a, uint32_t b);
+
 typedef struct hs_collective_s {
     const char *name;      /* what options and scenarios call it */
     const char *summary;   /* one line for help texts */
@@ -106,6 +149,17 @@ typedef struct hs_collective_s {
        devices together: the replay's ARRIVE events per all-reduce
        (hs_scenario_replay_estimate budgets with it). */
     double (*chunks_of)(const hs_scenario_t *s);
+    /* Optional (NULL: the ring's bound).  An upper bound of one step's
+       all-reduces on s from above, never below what the closed form or
+       the replay give (hs_coll_bound_t says what goes in and out); the
+       range check (hs_scenario_check_ranges) calls it through
+       hs_collective_bound. */
+    void (*bound_ns)(const hs_scenario_t *s, hs_coll_bound_t *b);
+    /* Optional (NULL: none).  The bytes of state its replay holds for
+       the whole cluster beyond the per-device figure of
+       hs_scenario_replay_estimate (the tree: its max-plus schedule,
+       O(N R)); the estimate adds it. */
+    double (*state_bytes_of)(const hs_scenario_t *s);
 } hs_collective_t;
 
 /* The ring all-reduce, "ring": 2(N-1) rounds of M/N bytes to the next
@@ -144,6 +198,19 @@ const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,
    collective that needs nodes on a scenario without them: the ring's
    figure (it cannot run there; its check says why).  Pure, O(1). */
 double hs_collective_chunks(const hs_collective_t *c, const hs_scenario_t *s);
+
+/* The bound of one step's all-reduces of c on s into b (its in fields
+   set by the caller): c's bound_ns, auto's pick's, and the ring's for a
+   collective that needs nodes on a scenario without them (its check
+   refuses it later).  c NULL: the ring.  Pure, O(N). */
+void hs_collective_bound(const hs_collective_t *c, const hs_scenario_t *s,
+                         hs_coll_bound_t *b);
+
+/* The state_bytes_of of the collective that runs for c on s (auto: its
+   pick; c NULL: the ring), 0 when it has none or needs nodes s lacks.
+   Pure. */
+double hs_collective_state_bytes(const hs_collective_t *c,
+                                 const hs_scenario_t *s);
 
 /*
  * The collective named `name` (NULL: "ring") into *out.  Fails with

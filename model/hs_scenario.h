@@ -353,11 +353,25 @@ hs_err_t hs_scenario_check_ranges(const hs_scenario_t *s, uint32_t steps,
                                   hs_error_t *err);
 
 /* hs_scenario_check_ranges for a replay whose options differ from the
-   scenario's simulate: section (its overlap mode and stragglers). */
+   scenario's simulate: section (its overlap mode and stragglers), with
+   the scenario's collective. */
 hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
                                        uint32_t steps, hs_overlap_t overlap,
                                        const hs_straggler_t *stragglers,
                                        size_t n_stragglers, hs_error_t *err);
+
+struct hs_collective_s;   /* model/hs_collective.h */
+
+/* hs_scenario_check_ranges_with for collective coll (NULL: the ring;
+   auto: the one it picks): the all-reduce term of a step is coll's
+   bound (hs_collective_bound), the flat ring's 2(N-1) rounds x its worst
+   edge for the ring, each collective's own otherwise. */
+hs_err_t hs_scenario_check_ranges_coll(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers,
+                                       const struct hs_collective_s *coll,
+                                       hs_error_t *err);
 
 /*
  * T_epoch = iters x step_ns and T_total = s->epochs x T_epoch, checked
@@ -368,8 +382,6 @@ hs_err_t hs_scenario_epoch_total(const hs_scenario_t *s, uint64_t iters,
                                  int64_t step_ns, int64_t *epoch_ns,
                                  int64_t *total_ns, hs_error_t *err);
 
-struct hs_collective_s;   /* model/hs_collective.h */
-
 /*
  * What a replay of `steps` steps in `overlap` mode with collective coll
  * (NULL: the ring; `auto`: the one it picks, hs_collective_resolve) costs,
@@ -378,7 +390,10 @@ struct hs_collective_s;   /* model/hs_collective.h */
  * N x 2(N-1), quadratic in N; the hierarchical one's 2(N-K) + 2N(K-1)
  * over K nodes; the tree's 4P(N-1)), and per device and step a bucket's
  * ring opening and a handful of phase events.  The event engine and the
- * exact fast paths count the same events (their n_events).
+ * exact fast paths count the same events (their n_events).  Bytes: per
+ * device and step a fixed figure, plus the state the collective holds
+ * for the whole cluster (hs_collective_state_bytes: the tree's
+ * schedule).
  */
 void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
                                  hs_overlap_t overlap,

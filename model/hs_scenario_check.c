@@ -25,10 +25,16 @@
  *   ring     R = 2(N-1) max_k (nb (lat_k + 2) + xfer(M_max / N, bw_k)
  *                  + comm_max M_max / N),
  *            nb the most gradient buckets of a type (1 outside buckets
- *            mode), M_max the largest payload of a type;
+ *            mode), M_max the largest payload of a type; for another
+ *            collective R is its own bound (hs_collective_t.bound_ns:
+ *            the hierarchical one phase by phase, the tree N R sends
+ *            over its worst link, auto its pick's), the rounds of each
+ *            timed the same way;
  *   debt     rounds x (comm_max M_max / N + nb) <= 2^43 ns, the compute
  *            the communication's own cost may take from a device in one
- *            step (the replay packs it in an event argument);
+ *            step (the replay packs it in an event argument; another
+ *            collective: comm_max x the bytes and nb x the chunks a device
+ *            receives at the most);
  *   step     S = max_d dl_d + max_d C_d + R;
  *   replay   steps x S.
  *
@@ -154,6 +160,9 @@ typedef struct {
     const hs_straggler_t *stragglers;
     size_t n_stragglers;
     hs_error_t *err;
+    const hs_collective_t *coll; /* the collective asked (NULL: ring) */
+    hs_coll_bound_t cb;     /* its all-reduce's bound (hs_collective.h) */
+    int ring;               /* cb is the flat ring's */
     double *fac, *extra;
     double c_max, dl_max, m_max, comm_max, r_max;
     double nb_max, n, rounds;
@@ -304,29 +313,17 @@ static hs_err_t hs__device_bound(hs__bounds_t *k, uint32_t d)
     return HS_OK;
 }
 
-/* Per ring edge: one round, at the most (r_max, on edge r_edge). */
-static void hs__ring_edge_max(hs__bounds_t *k)
+/* The collective's all-reduce bound (hs_collective_bound: the ring's
+   worst edge round r_max on edge r_edge, or the collective's own). */
+static void hs__coll_bound(hs__bounds_t *k)
 {
-    const hs_scenario_t *s = k->s;
-    size_t i;
-
-    for (i = 0; i < s->n_devices; i++) {
-        double bw = s->ring_bw_bytes_per_s[i], lat = (double)s->ring_lat_ns[i];
-        double chunk = k->m_max / k->n, xfer;
-        int64_t x;
-        if (!(bw > 0))
-            continue; /* hs__edges refused it already */
-        xfer = hs_checked_ns_from_bytes(chunk, bw, &x) == 0
-                   ? (double)x
-                   : chunk * 1e9 / bw;
-        {
-            double r = k->nb_max * (lat + 2.0) + xfer + k->comm_max * chunk;
-            if (r > k->r_max) {
-                k->r_max = r;
-                k->r_edge = (uint32_t)i;
-            }
-        }
-    }
+    k->cb.payload_bytes = k->m_max;
+    k->cb.comm_ns_per_byte = k->comm_max;
+    k->cb.n_buckets = k->nb_max;
+    hs_collective_bound(k->coll, k->s, &k->cb);
+    k->ring = k->cb.by == &hs_coll_ring;
+    k->r_max = k->cb.round_ns;
+    k->r_edge = k->cb.edge;
 }
 
 /* The communication's own cost one device pays in a step: every chunk
@@ -339,7 +336,9 @@ static hs_err_t hs__check_debt(hs__bounds_t *k)
 
     if (!(k->comm_max > 0))
         return HS_OK;
-    debt = k->rounds * (k->comm_max * k->m_max / k->n + k->nb_max);
+    debt = k->ring ? k->rounds * (k->comm_max * k->m_max / k->n + k->nb_max)
+                   : k->comm_max * k->cb.recv_bytes +
+                         k->nb_max * k->cb.recv_chunks;
     if (debt <= (double)HS_LIMIT_COMM_DEBT_NS)
         return HS_OK;
     snprintf(k->key, sizeof k->key,
@@ -347,10 +346,10 @@ static hs_err_t hs__check_debt(hs__bounds_t *k)
              s->types[k->comm_type].name);
     return hs_scenario_fail(
         s, k->key, HS_ERR_RANGE, k->err,
-        "processing its ring chunks (%g ns per byte of a %.3g B "
+        "processing its %s chunks (%g ns per byte of a %.3g B "
         "payload) would take a device up to %s of compute in one "
         "step; the replay handles up to 2^43 ns (2.44 h)",
-        k->comm_max, k->m_max, hs__t(debt, ds, sizeof ds));
+        k->cb.by->name, k->comm_max, k->m_max, hs__t(debt, ds, sizeof ds));
 }
 
 /* Refuses one ring all-reduce bound (ring) over the limit, blaming the
@@ -391,6 +390,49 @@ static hs_err_t hs__ring_fail(hs__bounds_t *k, double ring)
         (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
 }
 
+/* The key to blame for an all-reduce bound whose worst round pays lat
+   (per bucket), xfer and a communication cost of comm: the biggest. */
+static void hs__coll_key(hs__bounds_t *k, double lat, double xfer,
+                         double comm)
+{
+    const hs_scenario_t *s = k->s;
+
+    if (k->nb_max * lat >= xfer && k->nb_max * lat >= comm)
+        snprintf(k->key, sizeof k->key, "network.latency");
+    else if (comm > xfer)
+        snprintf(k->key, sizeof k->key,
+                 "device_types.%s.profile.comm_ns_per_byte",
+                 s->types[k->comm_type].name);
+    else
+        snprintf(k->key, sizeof k->key,
+                 "device_types.%s.profile.allreduce_bytes",
+                 s->types[k->m_type].name);
+}
+
+/* Refuses the all-reduce bound (ns) of a collective other than the flat
+   ring over the limit, naming its worst phase's rounds and link. */
+static hs_err_t hs__coll_fail(hs__bounds_t *k, double ns)
+{
+    const hs_scenario_t *s = k->s;
+    const hs_coll_bound_t *b = &k->cb;
+    char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
+
+    hs__coll_key(k, b->lat_ns, b->xfer_ns,
+                 k->comm_max * b->chunk_bytes);
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "one %s all-reduce could take up to %s: %.0f rounds, %.0f of them "
+        "over links as slow as '%s' -> '%s' (%s, latency %s), each a chunk "
+        "of %s (payload %s) taking %s; " HS__LIM_TXT,
+        b->by->name, hs__t(ns, r_s, sizeof r_s), b->rounds_all, b->rounds,
+        s->devices[b->from].name, s->devices[b->to].name,
+        hs_fmt_bandwidth(b->bw_bytes_per_s, bw_s, sizeof bw_s),
+        hs__t(b->lat_ns, lat_s, sizeof lat_s),
+        hs_fmt_bytes((uint64_t)b->chunk_bytes, ch_s, sizeof ch_s),
+        hs_fmt_bytes((uint64_t)k->m_max, m_s, sizeof m_s),
+        hs__t(b->xfer_ns, x_s, sizeof x_s));
+}
+
 /* Refuses a step bound over the limit, blaming the biggest of the ring,
    the compute and the data loading. */
 static hs_err_t hs__step_fail(hs__bounds_t *k, double step, double ring)
@@ -413,8 +455,9 @@ static hs_err_t hs__step_fail(hs__bounds_t *k, double step, double ring)
     return hs_scenario_fail(
         s, k->key, HS_ERR_RANGE, k->err,
         "a step could take up to %s (compute %s, data loading %s, "
-        "the ring all-reduce %s); " HS__LIM_TXT,
+        "the %s all-reduce %s); " HS__LIM_TXT,
         hs__t(step, st, sizeof st), hs__t(c_max, cs, sizeof cs),
+        k->cb.by->name,
         hs__t(dl_max, ds, sizeof ds), hs__t(ring, rs, sizeof rs));
 }
 
@@ -430,6 +473,22 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
                                        const hs_straggler_t *stragglers,
                                        size_t n_stragglers, hs_error_t *err)
 {
+    const hs_collective_t *c = NULL;
+
+    /* an unknown name: the ring's bound (the loader refuses the name) */
+    if (hs_collective_find(s->collective, &c, NULL) != HS_OK)
+        c = NULL;
+    return hs_scenario_check_ranges_coll(s, steps, overlap, stragglers,
+                                         n_stragglers, c, err);
+}
+
+hs_err_t hs_scenario_check_ranges_coll(const hs_scenario_t *s,
+                                       uint32_t steps, hs_overlap_t overlap,
+                                       const hs_straggler_t *stragglers,
+                                       size_t n_stragglers,
+                                       const struct hs_collective_s *coll,
+                                       hs_error_t *err)
+{
     hs__bounds_t k;
     double ring, step;
     uint32_t d;
@@ -443,6 +502,7 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
     k.stragglers = stragglers;
     k.n_stragglers = n_stragglers;
     k.err = err;
+    k.coll = coll;
     k.nb_max = 1;
     k.n = (double)s->n_devices;
     k.rounds = 2.0 * (k.n - 1.0);
@@ -457,12 +517,12 @@ hs_err_t hs_scenario_check_ranges_with(const hs_scenario_t *s,
     for (d = 0; d < s->n_devices; d++)
         if ((rc = hs__device_bound(&k, d)) != HS_OK)
             goto done;
-    hs__ring_edge_max(&k);
+    hs__coll_bound(&k);
     if ((rc = hs__check_debt(&k)) != HS_OK)
         goto done;
-    ring = k.rounds * k.r_max;
+    ring = k.ring ? k.rounds * k.r_max : k.cb.ns;
     if (!(ring <= HS__LIM)) {
-        rc = hs__ring_fail(&k, ring);
+        rc = k.ring ? hs__ring_fail(&k, ring) : hs__coll_fail(&k, ring);
         goto done;
     }
     step = k.dl_max + k.c_max + ring;
@@ -503,8 +563,11 @@ void hs_scenario_replay_estimate(const hs_scenario_t *s, uint32_t steps,
     per_step = hs_collective_chunks(coll, s) * nb + n * (nb + 8.0);
     *events = (double)steps * per_step;
     /* per device: its state, ring lanes and queue entries (about 200 B
-       measured, 4x here); per step: the cluster's step time (8 B, 2x) */
-    *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0;
+       measured, 4x here); per step: the cluster's step time (8 B, 2x);
+       plus what the collective holds for the cluster (the tree's
+       schedule: (R + 9) N int64, R up to 513 rounds) */
+    *bytes = n * (768.0 + nb * 256.0) + (double)steps * 16.0 +
+             hs_collective_state_bytes(coll, s);
 }
 
 hs_err_t hs_scenario_check_budget(const hs_scenario_t *s, uint32_t steps,

@@ -847,8 +847,9 @@ static hs_err_t hs__replay_precheck(const hs_scenario_t *s,
                              (*coll)->name);
     /* every time below is bounded: nothing can overflow, nor reach the
        event engine's internal checks (hs_scenario_check_ranges) */
-    rc = hs_scenario_check_ranges_with(s, o->steps, o->overlap, o->stragglers,
-                                       o->n_stragglers, err);
+    rc = hs_scenario_check_ranges_coll(s, o->steps, o->overlap,
+                                       o->stragglers, o->n_stragglers, *coll,
+                                       err);
     if (rc != HS_OK)
         return rc;
     /* a replay that would not end in reasonable time or memory, unless
