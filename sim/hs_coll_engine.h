@@ -46,7 +46,8 @@
  *     or later when the device's edge is busy with another stream's chunk;
  *   - with a communication cost, a chunk whose processing outlasts its
  *     arrival is usable only later: hs_coll_delivered returns 0 and a
- *     RECEIVED event (device = receiving lane, arg = g) follows, in order;
+ *     RECEIVED event (device = receiving lane, arg = g) follows, in order
+ *     (for an engine with wait_received; else it returns 1, no event);
  *   - after an open (g_open moves) the replay calls poll on the lane;
  *   - when a lane's counters reach g_end and all the step's collectives
  *     have opened, hs_coll_check tells the replay, which moves the step on.
@@ -129,6 +130,7 @@ typedef struct hs_coll_host_s {
     int failed;            /* a sink failed: handlers return it */
     const hs_scenario_t *s;/* the scenario replayed */
     int64_t rounds;        /* R: rounds of one all-reduce */
+    int wait_received;     /* the engine's wait_received */
 } hs_coll_host_t;
 
 /* A collective's progress in the replay. */
@@ -145,6 +147,13 @@ typedef struct hs_coll_engine_s {
        return h->failed. */
     hs_handler_t arrive;
     hs_handler_t received;
+    /* 1: a chunk still being processed at its arrival is usable only at
+       its RECEIVED event (the ring's and the hierarchical forms' lanes
+       wait for it); 0: the collective counts it usable at its arrival
+       and needs no RECEIVED events (the tree), so none is scheduled:
+       they would pile up, one per chunk a lane receives faster than it
+       processes them. */
+    int wait_received;
 } hs_coll_engine_t;
 
 /* The engine of collective c, or NULL when the replay has none for it. */
@@ -184,7 +193,7 @@ static inline int hs_coll_delivered(hs_engine_t *e, hs_coll_host_t *h,
     if (!h->slow)
         return 1;
     if (!h->tracing) {
-        if (h->pend == NULL || h->pend[ly] <= now)
+        if (h->pend == NULL || h->pend[ly] <= now || !h->wait_received)
             return 1;
         /* the receiver is still processing it */
         hs_engine_schedule(e, h->pend[ly], HS_COLL_EV_RECEIVED, ly, g);

@@ -205,5 +205,6 @@ const hs_coll_engine_t hs_coll_hier_engine = {
     hs__hier_lane_init,
     hs__hier_poll,
     hs__hier_arrive,
-    hs__hier_received
+    hs__hier_received,
+    1
 };

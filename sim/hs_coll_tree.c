@@ -110,5 +110,6 @@ const hs_coll_engine_t hs_coll_tree_engine = {
     hs__tree_lane_init,
     hs__tree_poll,
     hs__tree_arrive,
-    hs__tree_received
+    hs__tree_received,
+    0
 };

@@ -568,7 +568,7 @@ int hs_coll_delivered_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
         x = rx / m->k;
         st = rx - x * m->k;
     }
-    if (m->comm && m->pend[ry] > now) {
+    if (m->comm && m->h.wait_received && m->pend[ry] > now) {
         /* the receiver is still processing it (hs__start_proc) */
         hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
         usable = 0;
@@ -1181,6 +1181,7 @@ static void hs__replay_model_init(hs__model_t *m, const hs_scenario_t *s,
     m->o = o;
     m->coll = coll;
     m->eng = eng;
+    m->h.wait_received = eng->wait_received;
     m->n = (uint32_t)s->n_devices;
     m->rounds = coll->rounds_of ? coll->rounds_of(s) : coll->rounds(m->n);
     m->h.s = s;
