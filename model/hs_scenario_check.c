@@ -352,44 +352,6 @@ static hs_err_t hs__check_debt(hs__bounds_t *k)
         k->cb.by->name, k->comm_max, k->m_max, hs__t(debt, ds, sizeof ds));
 }
 
-/* Refuses one ring all-reduce bound (ring) over the limit, blaming the
-   latency, the communication cost or the payload of its worst edge. */
-static hs_err_t hs__ring_fail(hs__bounds_t *k, double ring)
-{
-    const hs_scenario_t *s = k->s;
-    double m_max = k->m_max, n = k->n, comm_max = k->comm_max;
-    double nb_max = k->nb_max;
-    uint32_t r_edge = k->r_edge;
-    uint32_t a = s->ring[r_edge];
-    uint32_t b = s->ring[r_edge + 1 == s->n_devices ? 0 : r_edge + 1];
-    double bw = s->ring_bw_bytes_per_s[r_edge];
-    double lat = (double)s->ring_lat_ns[r_edge];
-    double xfer = (m_max / n) * 1e9 / bw;
-    char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
-
-    if (nb_max * lat >= xfer && nb_max * lat >= comm_max * m_max / n)
-        snprintf(k->key, sizeof k->key, "network.latency");
-    else if (comm_max * m_max / n > xfer)
-        snprintf(k->key, sizeof k->key,
-                 "device_types.%s.profile.comm_ns_per_byte",
-                 s->types[k->comm_type].name);
-    else
-        snprintf(k->key, sizeof k->key,
-                 "device_types.%s.profile.allreduce_bytes",
-                 s->types[k->m_type].name);
-    return hs_scenario_fail(
-        s, k->key, HS_ERR_RANGE, k->err,
-        "one ring all-reduce would take up to %s: %.0f rounds over "
-        "the link '%s' -> '%s' (%s, latency %s), each a chunk of %s "
-        "(payload %s / %u devices) taking %s; " HS__LIM_TXT,
-        hs__t(ring, r_s, sizeof r_s), k->rounds, s->devices[a].name,
-        s->devices[b].name, hs_fmt_bandwidth(bw, bw_s, sizeof bw_s),
-        hs__t(lat, lat_s, sizeof lat_s),
-        hs_fmt_bytes((uint64_t)(m_max / n), ch_s, sizeof ch_s),
-        hs_fmt_bytes((uint64_t)m_max, m_s, sizeof m_s),
-        (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
-}
-
 /* The key to blame for an all-reduce bound whose worst round pays lat
    (per bucket), xfer and a communication cost of comm: the biggest. */
 static void hs__coll_key(hs__bounds_t *k, double lat, double xfer,
@@ -407,6 +369,34 @@ static void hs__coll_key(hs__bounds_t *k, double lat, double xfer,
         snprintf(k->key, sizeof k->key,
                  "device_types.%s.profile.allreduce_bytes",
                  s->types[k->m_type].name);
+}
+
+/* Refuses one ring all-reduce bound (ring) over the limit, blaming the
+   latency, the communication cost or the payload of its worst edge. */
+static hs_err_t hs__ring_fail(hs__bounds_t *k, double ring)
+{
+    const hs_scenario_t *s = k->s;
+    double m_max = k->m_max, n = k->n, comm_max = k->comm_max;
+    uint32_t r_edge = k->r_edge;
+    uint32_t a = s->ring[r_edge];
+    uint32_t b = s->ring[r_edge + 1 == s->n_devices ? 0 : r_edge + 1];
+    double bw = s->ring_bw_bytes_per_s[r_edge];
+    double lat = (double)s->ring_lat_ns[r_edge];
+    double xfer = (m_max / n) * 1e9 / bw;
+    char bw_s[64], lat_s[64], ch_s[64], m_s[64], x_s[64], r_s[64];
+
+    hs__coll_key(k, lat, xfer, comm_max * m_max / n);
+    return hs_scenario_fail(
+        s, k->key, HS_ERR_RANGE, k->err,
+        "one ring all-reduce would take up to %s: %.0f rounds over "
+        "the link '%s' -> '%s' (%s, latency %s), each a chunk of %s "
+        "(payload %s / %u devices) taking %s; " HS__LIM_TXT,
+        hs__t(ring, r_s, sizeof r_s), k->rounds, s->devices[a].name,
+        s->devices[b].name, hs_fmt_bandwidth(bw, bw_s, sizeof bw_s),
+        hs__t(lat, lat_s, sizeof lat_s),
+        hs_fmt_bytes((uint64_t)(m_max / n), ch_s, sizeof ch_s),
+        hs_fmt_bytes((uint64_t)m_max, m_s, sizeof m_s),
+        (unsigned)s->n_devices, hs__t(xfer, x_s, sizeof x_s));
 }
 
 /* Refuses the all-reduce bound (ns) of a collective other than the flat
