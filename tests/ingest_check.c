@@ -1,10 +1,10 @@
 /*
- * ingest_check.c -- what the trace readers' tests (test_ingest_threads.c,
- * test_ingest_onepass.c) share: reading one trace under two sets of
- * options and comparing the two records (ingest_check.h).
+ * ingest_check.c -- what the trace readers' and the ingestion's tests
+ * share (ingest_check.h).
  */
 #include "ingest_check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hs_test.h"
@@ -69,4 +69,37 @@ void ic_same_record(const hs_rank_t *a, const hs_rank_t *b, unsigned flags)
                                sizeof a->steps[i]), 0);
         ic__same_step(a, b, i);
     }
+}
+
+hs_ingest_t *ic_ingest_written(const char *dir, int ranks,
+                               char *(*write)(const char *dir, int rank,
+                                              int v),
+                               int v, unsigned warmup)
+{
+    hs_ingest_opts_t o;
+    hs_ingest_t *ing;
+    hs_error_t err;
+    int r;
+
+    hs_ingest_opts_default(&o);
+    o.warmup = warmup;
+    ing = hs_ingest_new(&o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    for (r = 0; r < ranks; r++) {
+        char *path = write(dir, r, v);
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, path, &err), HS_OK);
+        free(path);
+    }
+    return ing;
+}
+
+int ic_has_note(const hs_ingest_t *ing, const char *what)
+{
+    size_t n, i;
+    const char *const *v = hs_ingest_notes(ing, &n);
+
+    for (i = 0; i < n; i++)
+        if (strstr(v[i], what) != NULL)
+            return 1;
+    return 0;
 }

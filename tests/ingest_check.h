@@ -1,13 +1,16 @@
 /*
- * ingest_check.h -- what the trace readers' tests (test_ingest_threads.c,
- * test_ingest_onepass.c) share: reading one trace under two sets of
- * reader options, and the field-by-field comparison of the two records.
- * Failures are CUnit assertions.
+ * ingest_check.h -- what the trace readers' and the ingestion's tests
+ * share: reading one trace under two sets of reader options, the
+ * field-by-field comparison of the two records (test_ingest_threads.c,
+ * test_ingest_onepass.c), ingesting the ranks' traces a test writes and
+ * looking for a note (test_ingest.c, test_ingest_micro*.c).  Failures are
+ * CUnit assertions.
  */
 #ifndef INGEST_CHECK_H
 #define INGEST_CHECK_H
 
 #include "hs_error.h"
+#include "hs_ingest.h"
 #include "hs_kineto.h"
 #include "hs_rank.h"
 
@@ -33,5 +36,17 @@ void ic_pair_free(ic_pair_t *p);
    known, events, bytes, operator names, every step byte for byte, its
    buckets and its forward operators; flags add fields. */
 void ic_same_record(const hs_rank_t *a, const hs_rank_t *b, unsigned flags);
+
+/* Writes the traces of ranks 0 .. ranks-1 with write(dir, rank, v) (a
+   malloc'd path, freed here) and ingests them in that order with warm-up
+   `warmup`, asserting each is read.  Returns the ingestion (never NULL;
+   the caller frees it with hs_ingest_free). */
+hs_ingest_t *ic_ingest_written(const char *dir, int ranks,
+                               char *(*write)(const char *dir, int rank,
+                                              int v),
+                               int v, unsigned warmup);
+
+/* Whether one of ing's notes contains what. */
+int ic_has_note(const hs_ingest_t *ing, const char *what);
 
 #endif

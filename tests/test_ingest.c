@@ -29,6 +29,7 @@
 #include "hs_kineto.h"
 #include "hs_rank.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 #define REAL HS_TEST_SRC "/tests/data/real/"
 #define DATA HS_TEST_SRC "/tests/data/ingest/"
@@ -763,7 +764,6 @@ static void test_comm_probe(void)
     hs_ingest_free(ing);
 }
 
-static int has_note(const hs_ingest_t *ing, const char *what);
 
 /* The hop wait from the harness's hop_probe: (median beside - median
    idle) / hops, written and read back; 0 when the all-reduce was not
@@ -809,7 +809,7 @@ static void test_hop_probe(void)
         }
         if (cases[i].wait_ns == -2) {
             HS_ASSERT_I64_EQ(p.t_hop_wait_ns, 0);
-            CU_ASSERT_TRUE(has_note(ing, "the hop-wait probe was skipped "
+            CU_ASSERT_TRUE(ic_has_note(ing, "the hop-wait probe was skipped "
                                          "(rank 1: the backward cannot "
                                          "run twice on one graph)"));
             hs_profile_clear(&p);
@@ -817,7 +817,7 @@ static void test_hop_probe(void)
             continue;
         }
         HS_ASSERT_I64_EQ(p.t_hop_wait_ns, cases[i].wait_ns);
-        CU_ASSERT_EQUAL(has_note(ing, "hop wait"), cases[i].wait_ns >= 0 &&
+        CU_ASSERT_EQUAL(ic_has_note(ing, "hop wait"), cases[i].wait_ns >= 0 &&
                         strcmp(cases[i].probe, "null") != 0);
         write_read(&p, "ingest-hop", "hop.profile.yaml", &q);
         HS_ASSERT_I64_EQ(q.t_hop_wait_ns, cases[i].wait_ns);
@@ -863,7 +863,7 @@ static void test_cpu_quota(void)
         }
         HS_ASSERT_DBL_NEAR(p.cpu_quota_cores, cases[i].cores, 1e-12);
         HS_ASSERT_I64_EQ(p.t_cpu_period_ns, cases[i].period_ns);
-        CU_ASSERT_EQUAL(has_note(ing, "CPU quota"), cases[i].cores > 0);
+        CU_ASSERT_EQUAL(ic_has_note(ing, "CPU quota"), cases[i].cores > 0);
         write_read(&p, "ingest-quota", "quota.profile.yaml", &q);
         HS_ASSERT_DBL_NEAR(q.cpu_quota_cores, cases[i].cores, 1e-12);
         HS_ASSERT_I64_EQ(q.t_cpu_period_ns, cases[i].period_ns);
@@ -871,18 +871,6 @@ static void test_cpu_quota(void)
         hs_profile_clear(&p);
         hs_ingest_free(ing);
     }
-}
-
-/* Whether one of the ingestion's notes contains what. */
-static int has_note(const hs_ingest_t *ing, const char *what)
-{
-    size_t n, i;
-    const char *const *v = hs_ingest_notes(ing, &n);
-
-    for (i = 0; i < n; i++)
-        if (strstr(v[i], what) != NULL)
-            return 1;
-    return 0;
 }
 
 /* Issue 11: the sidecar's profiler-free phases give the compute means; a
@@ -934,11 +922,11 @@ static void test_plain_clamp_use_alone(void)
             HS_ASSERT_I64_EQ(p.buckets[0].ready_ns, 3000000);
             HS_ASSERT_I64_EQ(p.buckets[1].ready_ns, 4000000);
         }
-        CU_ASSERT(has_note(ing, "without the profiler"));
-        CU_ASSERT(has_note(ing, "by up to 0.5 ms: clamped"));
-        CU_ASSERT(has_note(ing, "rank 1 may not have had its device"));
-        CU_ASSERT(!has_note(ing, "rank 0 may not"));
-        CU_ASSERT(has_note(ing, "CPU shares differ"));
+        CU_ASSERT(ic_has_note(ing, "without the profiler"));
+        CU_ASSERT(ic_has_note(ing, "by up to 0.5 ms: clamped"));
+        CU_ASSERT(ic_has_note(ing, "rank 1 may not have had its device"));
+        CU_ASSERT(!ic_has_note(ing, "rank 0 may not"));
+        CU_ASSERT(ic_has_note(ing, "CPU shares differ"));
         hs_profile_clear(&p);
     }
     hs_ingest_free(ing);
@@ -958,7 +946,7 @@ static void test_plain_clamp_use_alone(void)
         HS_ASSERT_I64_EQ(p.subsys_n, 2);
         HS_ASSERT_I64_EQ(p.ar_bytes, 1138728);
         HS_ASSERT_I64_EQ(p.ar_source, HS_AR_SIDECAR);
-        CU_ASSERT(has_note(ing, "profiled alone"));
+        CU_ASSERT(ic_has_note(ing, "profiled alone"));
         hs_profile_clear(&p);
     }
     hs_ingest_free(ing);

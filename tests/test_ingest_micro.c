@@ -37,6 +37,7 @@
 
 #include "hs_ingest.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 /* Appends one complete event to buf at *len. */
 static void ev(char *buf, size_t cap, size_t *len, const char *cat,
@@ -103,37 +104,14 @@ static char *write_trace(const char *dir, int r, int micro)
     return path;
 }
 
-/* Whether a note of ing contains what. */
-static int has_note(const hs_ingest_t *ing, const char *what)
-{
-    size_t n, i;
-    const char *const *v = hs_ingest_notes(ing, &n);
-
-    for (i = 0; i < n; i++)
-        if (strstr(v[i], what) != NULL)
-            return 1;
-    return 0;
-}
-
 /* The profile of both ranks' traces (micro or not) into *p; returns ing
    (the caller frees it). */
 static hs_ingest_t *ingest_pair(int micro, hs_profile_t *p)
 {
-    const char *dir = hs_test_tmpdir("ingest-micro");
-    hs_ingest_opts_t o;
-    hs_ingest_t *ing;
+    hs_ingest_t *ing = ic_ingest_written(hs_test_tmpdir("ingest-micro"), 2,
+                                         write_trace, micro, 1);
     hs_error_t err;
-    int r;
 
-    hs_ingest_opts_default(&o);
-    o.warmup = 1;
-    ing = hs_ingest_new(&o);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
-    for (r = 0; r < 2; r++) {
-        char *path = write_trace(dir, r, micro);
-        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, path, &err), HS_OK);
-        free(path);
-    }
     HS_ASSERT_I64_EQ(hs_ingest_profile(ing, p, &err), HS_OK);
     return ing;
 }
@@ -183,8 +161,8 @@ static void test_two_micro_batches(void)
         ops += p.fwd_ops_ns[i];
     HS_ASSERT_I64_EQ(p.n_fwd_ops, 2);
     HS_ASSERT_I64_EQ(ops, 89500);
-    CU_ASSERT(has_note(ing, "2 micro-batches a step"));
-    CU_ASSERT(has_note(ing, "micro_batches: 2"));
+    CU_ASSERT(ic_has_note(ing, "2 micro-batches a step"));
+    CU_ASSERT(ic_has_note(ing, "micro_batches: 2"));
     /* the profile states the count (docs/scenario.md, Profiles) */
     HS_ASSERT_I64_EQ(p.micro_batches, 2);
     hs_profile_clear(&p);
@@ -204,7 +182,7 @@ static void test_one_micro_batch(void)
     HS_ASSERT_I64_EQ(p.t_b1.mean_ns, 20000);
     HS_ASSERT_I64_EQ(p.t_opt.mean_ns, 40000);
     HS_ASSERT_I64_EQ(f->steps[1].n_allreduce, 2);
-    CU_ASSERT(!has_note(ing, "micro-batches"));
+    CU_ASSERT(!ic_has_note(ing, "micro-batches"));
     HS_ASSERT_I64_EQ(p.micro_batches, 0);
     hs_profile_clear(&p);
     hs_ingest_free(ing);

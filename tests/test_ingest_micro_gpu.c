@@ -135,22 +135,11 @@ static void check_v(int v, int64_t fwd, int64_t bwd, int64_t b1)
 {
     const char *dir = hs_test_tmpdir("ingest-micro-gpu");
     char ypath[4096];
-    hs_ingest_opts_t o;
-    hs_ingest_t *ing;
+    hs_ingest_t *ing = ic_ingest_written(dir, 2, write_trace, v, 1);
     hs_profile_t p, q;
     hs_error_t err;
     size_t i, j;
-    int r;
 
-    hs_ingest_opts_default(&o);
-    o.warmup = 1;
-    ing = hs_ingest_new(&o);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
-    for (r = 0; r < 2; r++) {
-        char *path = write_trace(dir, r, v);
-        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, path, &err), HS_OK);
-        free(path);
-    }
     CU_ASSERT_EQUAL_FATAL(hs_ingest_profile(ing, &p, &err), HS_OK);
     for (i = 0; i < hs_ingest_n_files(ing); i++) {
         const hs_ingest_file_t *f = hs_ingest_file(ing, i);
