@@ -230,17 +230,6 @@ static size_t hs__auto_rings(const hs_scenario_t *s, size_t ring_n[2])
     return 1;
 }
 
-static double hs__auto_chunks_of(const hs_scenario_t *s)
-{
-    return hs_collective_chunks(hs__pick(s), s);
-}
-
-/* The bound of the collective it picks (hs_collective_bound). */
-static void hs__auto_bound_ns(const hs_scenario_t *s, hs_coll_bound_t *b)
-{
-    hs_collective_bound(hs__pick(s), s, b);
-}
-
 const hs_collective_t hs_coll_auto = {
     "auto",
     "ring or tree, as NCCL's cost model picks for the payload, timed with "
@@ -253,9 +242,9 @@ const hs_collective_t hs_coll_auto = {
     hs__auto_rounds_of,
     hs__auto_rings,
     hs__auto_allreduce_all_ns,
-    hs__auto_chunks_of,
-    hs__auto_bound_ns,
-    NULL    /* state_bytes_of: hs_collective_state_bytes asks the pick */
+    NULL,   /* chunks_of, bound_ns, state_bytes_of: hs_collective_chunks, */
+    NULL,   /* hs_collective_bound and hs_collective_state_bytes resolve */
+    NULL    /* auto to its pick (hs_collective_resolve) and ask that */
 };
 
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,
