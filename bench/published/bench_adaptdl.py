@@ -68,7 +68,8 @@ working tree is clean.
 Usage:
   bench_adaptdl.py [--sia-csv PATH] [--pollux-csv PATH | --no-pollux] [--json FILE]
                    [--lib LIBHETSIM] [--compute step|step-sync] [--bwd-frac F]
-                   [--ready-lag L] [--clusters C1,C2] [--workloads W1,W2] [--quick]
+                   [--ready-lag L] [--clusters C1,C2] [--workloads W1,W2]
+                   [--shapes nodes-ring,...] [--overlaps buckets,none] [--no-rows]
   bench_adaptdl.py --held-apart --frozen COMMIT --sia-heldapart-csv PATH ...  (final only)
 
 Exit status: 0 ok, 2 bad arguments, a refused mode or a held-apart row, 1 hetsim failed.
@@ -379,7 +380,8 @@ def run_group(pr, cluster, workload, rows, opts):
                    'role': role, 'sets': r.get('sets', []), 'measured_s': r['step_s'],
                    'compute_s': r['compute_s'], 'predicted_s': {}}
             if role == 'scored':
-                row['predicted_s']['naive'] = naive_of(r, by_pd)
+                nv = naive_of(r, by_pd)
+                row['predicted_s']['naive'] = round(nv, 6) if nv is not None else None
             for k, shape, ov, fig, bi, be in keys:
                 need_inter = len(r['digits']) > 1
                 if (need_inter and be is None) or (max(r['digits']) > 1 and bi is None):
@@ -387,9 +389,9 @@ def run_group(pr, cluster, workload, rows, opts):
                     continue
                 res = pr.predict(r['digits'], r['compute_s'], m_bytes, bi or B_HI, be or B_HI,
                                  shape, ov)
-                row['predicted_s'][k] = res[fig] if res else None
+                row['predicted_s'][k] = round(res[fig], 6) if res else None
             m = r['step_s']
-            row['error_pct'] = {k: (100.0 * (v - m) / m if v is not None else None)
+            row['error_pct'] = {k: (round(100.0 * (v - m) / m, 3) if v is not None else None)
                                 for k, v in row['predicted_s'].items()}
             out.append(row)
     return cal, out
@@ -457,8 +459,8 @@ def short(k):
 
 
 def print_table(doc, keys):
-    print('hetsim on AdaptDL traces (%s set), %s; hetsim calls %d, %.1f s'
-          % (doc['set'], doc['hetsim_version'], doc['hetsim_calls'], doc['runtime_s']))
+    print('hetsim on AdaptDL traces (%s set), tree %s, %s; hetsim calls %d, %.1f s'
+          % (doc['set'], doc['git_head'], doc['hetsim_library'], doc['hetsim_calls'], doc['runtime_s']))
     print('options: compute %s, bwd_frac %.3f, ready_lag %.3f' % (
         doc['options']['compute'], doc['options']['bwd_frac'], doc['options']['ready_lag']))
     for e, m in doc['hetsim_errors'].items():
@@ -472,8 +474,12 @@ def print_table(doc, keys):
             ' '.join('%s=%s/%s' % (short(k), '%.0f' % (v['intra'] / 1e6) if v['intra'] else '-',
                                    '%.0f' % (v['inter'] / 1e6) if v['inter'] else '-')
                      for k, v in bws.items() if k.startswith('replay/'))))
+        texts = {}
         for n in g['notes']:
-            print('    note: ' + n)
+            k, t = n.split(': ', 1)
+            texts.setdefault(t, []).append(k)
+        for t, ks in texts.items():
+            print('    note (%d of %d predictors): %s' % (len(ks), len(bws), t))
     print('legend: R/C = replay/closed; 0 = overlap none (else buckets); n- = nodes form; '
           'podsrank/podsrr = pod per GPU, ranks in order / round robin')
     # a closed-form column only where it differs from the replay's somewhere
@@ -502,11 +508,15 @@ def main(argv):
     ap.add_argument('--sia-csv', help='the Sia calibration rows (never commit them)')
     ap.add_argument('--lib', help='libhetsim.so (default: the binding\'s search, build*/)')
     ap.add_argument('--json', metavar='FILE')
+    ap.add_argument('--no-rows', action='store_true',
+                    help='the JSON without its per-row predictions (calibration and summary only)')
     ap.add_argument('--compute', choices=['step', 'step-sync'], default='step')
     ap.add_argument('--bwd-frac', type=float, default=2.0 / 3.0)
     ap.add_argument('--ready-lag', type=float, default=0.0)
     ap.add_argument('--clusters', help='only these clusters (comma list)')
     ap.add_argument('--workloads', help='only these workloads (comma list)')
+    ap.add_argument('--shapes', help='only these form-collective pairs, e.g. nodes-ring,podsrr-ring')
+    ap.add_argument('--overlaps', help='only these overlaps (buckets,none)')
     ap.add_argument('--held-apart', action='store_true')
     ap.add_argument('--frozen', metavar='COMMIT')
     ap.add_argument('--sia-heldapart-csv', metavar='PATH')
@@ -541,6 +551,13 @@ def main(argv):
     unknown = sorted({r['workload'] for r in rows} - set(PARAMS))
     if unknown:
         die('no parameter count for workload(s) %s' % ','.join(unknown))
+    if opts.shapes:
+        want = opts.shapes.split(',')
+        SHAPES[:] = [s for s in SHAPES if '%s-%s' % s in want]
+    if opts.overlaps:
+        OVERLAPS[:] = [o for o in OVERLAPS if o in opts.overlaps.split(',')]
+    if not SHAPES or not OVERLAPS:
+        die('--shapes / --overlaps leave no predictor')
     pr = Predictor(hetsim, opts)
     groups, out = [], []
     for c, w in sorted({(r['cluster'], r['workload']) for r in rows}):
@@ -550,7 +567,7 @@ def main(argv):
     keys = ['naive'] + ['%s/%s-%s/%s' % (f, s[0], s[1], o) for o in OVERLAPS for s in SHAPES
                         for f in ('replay', 'closed')]
     doc = {'format': 'hetsim.bench.adaptdl', 'format_version': 1,
-           'hetsim_version': hetsim.__dict__.get('__version__') or _version(hetsim),
+           'hetsim_library': _library(hetsim), 'git_head': _head(),
            'set': 'held-apart' if opts.held_apart else 'calibration', 'frozen_commit': commit,
            'command': 'bench/published/bench_adaptdl.py ' + ' '.join(argv),
            'options': {'compute': opts.compute, 'bwd_frac': opts.bwd_frac, 'ready_lag': opts.ready_lag,
@@ -560,6 +577,8 @@ def main(argv):
            'spread': spread(rows), 'summary': summarize(out, keys), 'rows': out}
     doc['runtime_s'] = round(time.time() - t0, 1)
     print_table(doc, keys)
+    if opts.no_rows:
+        doc['rows'] = 'left out (--no-rows)'
     if opts.json:
         tmp = opts.json + '.tmp'
         with open(tmp, 'w') as f:
@@ -568,11 +587,14 @@ def main(argv):
     return 1 if pr.errors else 0
 
 
-def _version(hetsim):
-    try:
-        return hetsim._lib.hs_capi_version().decode()
-    except Exception:
-        return 'unknown'
+def _library(hetsim):
+    return os.path.abspath(getattr(hetsim._n, 'LIBRARY_PATH', '') or '?')
+
+
+def _head():
+    rc, head = git('rev-parse', '--short', 'HEAD')
+    rc2, dirty = git('status', '--porcelain', '--untracked-files=no')
+    return (head + (' (modified)' if dirty else '')) if rc == 0 else None
 
 
 MAPPING = {

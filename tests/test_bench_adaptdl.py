@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""bench/published/bench_adaptdl.py on a made-up AdaptDL cluster, against a reference model.
+
+The test writes a tiny AdaptDL-format CSV of a cluster `TEST-ring` whose step times it
+generates from the flat ring all-reduce after the whole backward: step = C(bsz) +
+2 (N-1)/N x M / B, with B = B_INTRA inside one node and B_INTER when the ring crosses
+nodes (B_INTER < B_INTRA, so the crossing edge is the slowest), M = the cifar10 gradient
+bytes the bench uses (4 x 11,173,962). It runs the bench on it (calibration mode) and
+reads its JSON: the ring/none predictors (nodes form and pod-per-GPU in rank order, closed
+form and replay) must calibrate B_INTRA and B_INTER to 0.1% and predict every scored row
+to 0.05%; the naive baseline must be C + step(11) - step(1) of the data. Then the refusals
+(exit 2, nothing printed on stdout): a held-apart (SIA-dgx) row in the calibration mode;
+--held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD.
+Usage: test_bench_adaptdl.py LIBHETSIM
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, '..', 'bench', 'published', 'bench_adaptdl.py')
+M = 4 * 11173962
+B_INTRA, B_INTER = 5e9, 1e9
+BSZ = (8, 16, 32)
+PLACEMENTS = ('1', '2', '4', '11', '22', '12', '124', '44', '1111')
+HEAD = ('cluster,set,trace,workload,kind,placement,num_nodes,num_replicas,local_bsz,'
+        'step_time_s,sync_time_s\n')
+
+
+def fail(msg):
+    sys.stderr.write('test_bench_adaptdl: FAIL: %s\n' % msg)
+    sys.exit(1)
+
+
+def compute(b):
+    return 0.05 + 0.002 * b
+
+
+def ref_step(pl, b):
+    d = [int(c) for c in pl]
+    n = sum(d)
+    if n == 1:
+        return compute(b)
+    bw = B_INTRA if len(d) == 1 else B_INTER
+    return compute(b) + 2.0 * (n - 1) / n * M / bw
+
+
+def write_csv(path, cluster='TEST-ring', sset='calibration'):
+    with open(path, 'w') as f:
+        f.write('# made up by tests/test_bench_adaptdl.py\n' + HEAD)
+        for pl in PLACEMENTS:
+            for b in BSZ:
+                f.write('%s,%s,test,cifar10,placement,%s,%d,%d,%d,%.9f,0.001\n' % (
+                    cluster, sset, pl, len(pl), sum(int(c) for c in pl), b, ref_step(pl, b)))
+
+
+def bench(args):
+    return subprocess.run([sys.executable, BENCH] + args, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def close(a, b, rel):
+    return abs(a - b) <= rel * abs(b)
+
+
+def check_run(doc):
+    g = doc['groups']
+    if len(g) != 1 or g[0]['cluster'] != 'TEST-ring' or g[0]['gradient_bytes'] != M:
+        fail('groups: %s' % g)
+    if g[0]['calibration_rows'] != {'intra': 6, 'inter': 3}:
+        fail('calibration rows %s' % g[0]['calibration_rows'])
+    ring_keys = ['%s/%s-ring/none' % (f, form) for f in ('replay', 'closed')
+                 for form in ('nodes', 'podsrank')]
+    for k in ring_keys:
+        bw = g[0]['bandwidth_bytes_per_s'][k]
+        if not close(bw['intra'], B_INTRA, 1e-3) or not close(bw['inter'], B_INTER, 1e-3):
+            fail('%s calibrated %s, want %g/%g' % (k, bw, B_INTRA, B_INTER))
+    scored = [r for r in doc['rows'] if r['role'] == 'scored']
+    want = {(pl, b) for pl in PLACEMENTS if len(pl) > 1 and pl != '11' for b in BSZ}
+    if {(r['placement'], r['local_bsz']) for r in scored} != want:
+        fail('scored rows %s' % sorted((r['placement'], r['local_bsz']) for r in scored))
+    for r in scored:
+        ref = ref_step(r['placement'], r['local_bsz'])
+        for k in ring_keys:
+            if not close(r['predicted_s'][k], ref, 5e-4):
+                fail('%s %s: predicted %s, reference %s' % (r['placement'], k, r['predicted_s'][k], ref))
+        b = r['local_bsz']
+        naive = compute(b) + ref_step('11', b) - ref_step('1', b)
+        if not close(r['predicted_s']['naive'], naive, 1e-4):
+            fail('naive %s: %s, want %s' % (r['placement'], r['predicted_s']['naive'], naive))
+        if ('unequal' in r['sets']) != (len(set(r['placement'])) > 1):
+            fail('sets of %s: %s' % (r['placement'], r['sets']))
+    s = doc['summary']['TEST-ring multinode all']['by_predictor']['replay/nodes-ring/none']
+    if s['cases'] != len(scored) or s['mape_pct'] > 0.05:
+        fail('summary %s' % s)
+    for k, v in doc['summary']['TEST-ring multinode all']['by_predictor'].items():
+        if v is None or v['cases'] != len(scored):
+            fail('predictor %s scored %s' % (k, v))
+
+
+def main():
+    lib = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix='hs-tba-') as d:
+        good = os.path.join(d, 'good.csv')
+        write_csv(good)
+        out = os.path.join(d, 'b.json')
+        p = bench(['--lib', lib, '--pollux-csv', good, '--json', out])
+        if p.returncode != 0:
+            fail('bench exit %d: %s' % (p.returncode, p.stderr))
+        check_run(json.load(open(out)))
+        # a held-apart row read in the calibration mode: exit 2 before any figure
+        bad = os.path.join(d, 'held.csv')
+        write_csv(bad, cluster='SIA-dgx', sset='held-apart')
+        for args in (['--pollux-csv', bad], ['--no-pollux', '--sia-csv', bad]):
+            q = bench(['--lib', lib, '--json', os.path.join(d, 'h.json')] + args)
+            if q.returncode != 2 or q.stdout or os.path.exists(os.path.join(d, 'h.json')):
+                fail('held-apart row in the calibration mode: exit %d, stdout %r' % (q.returncode, q.stdout))
+            if 'held-apart' not in q.stderr or '%.3f' % ref_step('22', 8) in q.stderr:
+                fail('held-apart refusal message: %r' % q.stderr)
+        # the held-apart mode without --frozen, and with a commit that is not HEAD
+        q = bench(['--lib', lib, '--held-apart', '--sia-heldapart-csv', bad])
+        if q.returncode != 2 or q.stdout:
+            fail('--held-apart without --frozen: exit %d' % q.returncode)
+        r = subprocess.run(['git', '-C', HERE, 'rev-list', '--max-parents=0', 'HEAD'],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+        other = (r.stdout.split() or ['0' * 40])[0]     # the root commit (not HEAD), or none
+        q = bench(['--lib', lib, '--held-apart', '--frozen', other, '--sia-heldapart-csv', bad])
+        if q.returncode != 2 or q.stdout:
+            fail('--held-apart with a --frozen that is not HEAD: exit %d' % q.returncode)
+    print('test_bench_adaptdl: ok')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
