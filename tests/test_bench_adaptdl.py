@@ -10,7 +10,9 @@ reads its JSON: the ring/none predictors (nodes form and pod-per-GPU in rank ord
 form and replay) must calibrate B_INTRA and B_INTER to 0.1% and predict every scored row
 to 0.05%; the naive baseline must be C + step(11) - step(1) of the data. Then the refusals
 (exit 2, nothing printed on stdout): a held-apart (SIA-dgx) row in the calibration mode;
---held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD.
+--held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD. The
+held-apart mode's row selection and calibration rule are checked in process on made-up
+SIA-dgx rows (the mode itself is never run).
 Usage: test_bench_adaptdl.py LIBHETSIM
 """
 import json
@@ -100,6 +102,33 @@ def check_run(doc):
             fail('predictor %s scored %s' % (k, v))
 
 
+def check_held_rule(lib, good, bad, d):
+    """The held-apart mode's reading and calibration, in process (the mode itself is never
+    run here): from a CSV holding both, it keeps only the held-apart (made-up) rows, and its
+    groups calibrate by the same rule as the calibration clusters'."""
+    sys.path.insert(0, os.path.dirname(BENCH))
+    os.environ['HETSIM_LIBRARY'] = lib
+    sys.path.insert(0, os.path.join(HERE, '..', 'python'))
+    import bench_adaptdl as ba
+    import hetsim
+    both = os.path.join(d, 'both.csv')
+    with open(both, 'w') as f:
+        f.write(open(good).read() + ''.join(l for l in open(bad) if not l.startswith(('#', 'cluster'))))
+    rows = ba.read_csv(both, True)
+    if len(rows) != len(PLACEMENTS) * len(BSZ) or {r['cluster'] for r in rows} != {'SIA-dgx'}:
+        fail('held-apart reading kept %d rows of %s' % (len(rows), {r['cluster'] for r in rows}))
+
+    class Opts:
+        compute, bwd_frac, ready_lag = 'step', 2.0 / 3.0, 0.0
+    cal, out = ba.run_group(ba.Predictor(hetsim, Opts), 'SIA-dgx', 'cifar10',
+                            [ba.parse(r) for r in rows], Opts)
+    bw = cal['bandwidth_bytes_per_s']['replay/nodes-ring/none']
+    if not close(bw['intra'], B_INTRA, 1e-3) or not close(bw['inter'], B_INTER, 1e-3):
+        fail('held-apart rule calibrated %s' % bw)
+    if cal['calibration_rows'] != {'intra': 6, 'inter': 3}:
+        fail('held-apart calibration rows %s' % cal['calibration_rows'])
+
+
 def main():
     lib = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix='hs-tba-') as d:
@@ -129,6 +158,7 @@ def main():
         q = bench(['--lib', lib, '--held-apart', '--frozen', other, '--sia-heldapart-csv', bad])
         if q.returncode != 2 or q.stdout:
             fail('--held-apart with a --frozen that is not HEAD: exit %d' % q.returncode)
+        check_held_rule(lib, good, bad, d)
     print('test_bench_adaptdl: ok')
     return 0
 

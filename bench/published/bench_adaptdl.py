@@ -540,7 +540,10 @@ def main(argv):
     if opts.lib:
         os.environ['HETSIM_LIBRARY'] = opts.lib
     sys.path.insert(0, os.path.join(ROOT, 'python'))
-    import hetsim
+    try:
+        import hetsim
+    except (ImportError, OSError) as e:
+        die('cannot load hetsim\'s Python binding (build libhetsim.so, or give --lib): %s' % e)
     rows = [parse(r) for r in raw]
     if opts.clusters:
         rows = [r for r in rows if r['cluster'] in opts.clusters.split(',')]
