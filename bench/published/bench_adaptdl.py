@@ -38,7 +38,9 @@ The mapping (also written to the JSON's `mapping`; every item is an assumption):
     `ring:` that visits the instances in turn, so the instance's NIC is shared by every
     ring edge that leaves it (hetsim's NIC sharing: m edges out => each 1/m); the only
     way hetsim can share one instance NIC among the pods' edges (a NIC is per node);
-* calibration, per cluster, workload and predictor (form, collective, overlap, figure):
+* calibration, per cluster, trace file, workload and predictor (form, collective, overlap,
+  figure; a cluster profiled twice, SIA-dgx's `dgx` and `dgx-ext`, is two groups: each row
+  takes its compute, naive reference and bandwidths from its own trace):
   B_intra by bisection (regula falsi on 1/B, Illinois) so that the predictor's mean
   signed relative error over ALL one-node placement rows `2`..`8` (every local batch) is
   zero; then B_inter the same way on the `11` rows (B_intra fixed; `11` has no
@@ -155,7 +157,8 @@ def read_csv(path, held_mode):
 
 def parse(r):
     """A row as numbers; digits = GPUs per node (placement rows) or None."""
-    x = {'cluster': r['cluster'], 'workload': r['workload'], 'kind': r['kind'],
+    x = {'cluster': r['cluster'], 'trace': r.get('trace', ''), 'workload': r['workload'],
+         'kind': r['kind'],
          'placement': r['placement'], 'nodes': int(r['num_nodes']),
          'gpus': int(r['num_replicas']), 'bsz': int(r['local_bsz']),
          'step_s': float(r['step_time_s']), 'sync_s': float(r['sync_time_s'])}
@@ -563,8 +566,14 @@ def main(argv):
         die('--shapes / --overlaps leave no predictor')
     pr = Predictor(hetsim, opts)
     groups, out = [], []
-    for c, w in sorted({(r['cluster'], r['workload']) for r in rows}):
-        cal, rs = run_group(pr, c, w, [r for r in rows if (r['cluster'], r['workload']) == (c, w)], opts)
+    # one group per trace file: a cluster profiled twice (SIA-dgx: `dgx` and `dgx-ext`) takes
+    # each row's compute and calibration from its own trace, never from the other pass
+    for c, t, w in sorted({(r['cluster'], r['trace'], r['workload']) for r in rows}):
+        cal, rs = run_group(pr, c, w, [r for r in rows
+                                       if (r['cluster'], r['trace'], r['workload']) == (c, t, w)], opts)
+        cal['trace'] = t
+        for x in rs:
+            x['trace'] = t
         groups.append(cal)
         out += rs
     keys = ['naive'] + ['%s/%s-%s/%s' % (f, s[0], s[1], o) for o in OVERLAPS for s in SHAPES
@@ -616,7 +625,7 @@ MAPPING = {
                 'the pods of an instance, default_bandwidth B_inter, ring in rank order (no NIC shared)',
     'podsrr': 'nodes: form as above with an explicit ring dealing the ranks round robin over the '
               'instances: the instance NIC is shared by the ring edges leaving it',
-    'calibration': 'per cluster x workload x predictor: B_intra so that the mean signed relative error '
+    'calibration': 'per cluster x trace file x workload x predictor: B_intra so that the mean signed relative error '
                    'over every one-node placement row 2..8 (all local batches) is 0, then B_inter the '
                    'same on the 11 rows; single-node clusters: B_intra on 2 only',
     'figures': 'closed = step_extended_ns (follows simulate.overlap), replay = step_replay_ns (4 steps)',
