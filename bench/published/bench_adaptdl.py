@@ -155,12 +155,20 @@ def read_csv(path, held_mode):
     return rows
 
 
+def whole(text):
+    """A whole number written as `20` or `20.0` (Sia's traces write some batches as floats)."""
+    x = float(text)
+    if not x.is_integer():
+        die('local_bsz %r is not a whole number' % text)
+    return int(x)
+
+
 def parse(r):
     """A row as numbers; digits = GPUs per node (placement rows) or None."""
     x = {'cluster': r['cluster'], 'trace': r.get('trace', ''), 'workload': r['workload'],
          'kind': r['kind'],
          'placement': r['placement'], 'nodes': int(r['num_nodes']),
-         'gpus': int(r['num_replicas']), 'bsz': int(r['local_bsz']),
+         'gpus': int(r['num_replicas']), 'bsz': whole(r['local_bsz']),
          'step_s': float(r['step_time_s']), 'sync_s': float(r['sync_time_s'])}
     x['digits'] = [int(c) for c in r['placement']] if r['kind'] == 'placement' else None
     return x
