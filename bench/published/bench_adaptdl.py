@@ -167,8 +167,8 @@ def parse(r):
     """A row as numbers; digits = GPUs per node (placement rows) or None."""
     x = {'cluster': r['cluster'], 'trace': r.get('trace', ''), 'workload': r['workload'],
          'kind': r['kind'],
-         'placement': r['placement'], 'nodes': int(r['num_nodes']),
-         'gpus': int(r['num_replicas']), 'bsz': whole(r['local_bsz']),
+         'placement': r['placement'], 'nodes': whole(r['num_nodes']),
+         'gpus': whole(r['num_replicas']), 'bsz': whole(r['local_bsz']),
          'step_s': float(r['step_time_s']), 'sync_s': float(r['sync_time_s'])}
     x['digits'] = [int(c) for c in r['placement']] if r['kind'] == 'placement' else None
     return x
