@@ -75,6 +75,10 @@ static void hs__json_types(yajl_gen g, const hs_scenario_t *s,
         yajl_gen_map_open(g);
         hs_cli_kv_str(g, "name", s->types[i].name);
         hs_cli_kv_i64(g, "count", (int64_t)s->types[i].count);
+        if (s->types[i].micro_batches > 1)   /* as predict's: only with
+                                                accumulation */
+            hs_cli_kv_i64(g, "micro_batches",
+                          (int64_t)s->types[i].micro_batches);
         hs_cli_kv_dbl(g, "comm_ns_per_byte",
                       s->types[i].profile.comm_ns_per_byte);
         hs_cli_kv_i64(g, "t_hop_wait_ns", s->types[i].profile.t_hop_wait_ns);

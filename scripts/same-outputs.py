@@ -3,6 +3,8 @@
 
     scripts/same-outputs.py REF_BIN NEW_BIN [--random N] [--seed S] [-j J]
                                             [--keep DIR] [--list]
+                                            [--collective NAME] [--no-cost]
+                                            [--random-only]
 
 For a refactor that must change no behaviour: build the tree before the
 change (e.g. `git archive BASE | tar -x -C /tmp/refsrc`, cmake into
@@ -15,6 +17,10 @@ random ones from a seeded generator (2-4 types, 4-64 devices, nodes and the
 hierarchical collective, buckets, stragglers, compute scales, extra
 compute, t_dl/t_bwd/t_opt, comm_ns_per_byte, t_hop_wait with a CPU quota,
 batch points, eager/rendezvous, every overlap mode, streams).
+--collective NAME gives every random one nodes and that collective (the
+tree is otherwise only in the shipped scenarios and under auto); --no-cost
+leaves out comm_ns_per_byte and t_hop_wait (the same draws otherwise);
+--random-only skips the shipped scenarios.
 
 Commands per scenario: predict (text, --json, --per-device), simulate
 (text, --json --per-device, --engine events, --stochastic, --chrome FILE,
@@ -65,11 +71,14 @@ def dur(rng, lo_us, hi_us):
     return rng.choice(["%.3fus" % v, "%.6fms" % (v / 1000.0), "%dns" % int(v * 1000)])
 
 
-def gen(seed):
+def gen(seed, collective=None, no_cost=False):
+    """Scenario `seed`; collective: every one with nodes and this
+    collective; no_cost: no comm_ns_per_byte nor t_hop_wait (the same
+    draws otherwise)."""
     rng = random.Random(seed)
     ntypes = rng.randint(2, 4)
     types = ["t%d" % i for i in range(ntypes)]
-    use_nodes = rng.random() < 0.3
+    use_nodes = rng.random() < 0.3 or collective is not None
     payload_mb = rng.choice([1, 4, 25, 100, 333])
     nbuckets = rng.choice([0, 0, 1, 3, 5])
     bucket_sizes = []
@@ -121,9 +130,13 @@ def gen(seed):
                 ready += rng.uniform(0, fwd / nbuckets)
                 y.append("        - {bytes: %dB, ready: %.3fus}" % (b, ready))
         if rng.random() < 0.25:
-            y.append("      comm_ns_per_byte: %.4f" % rng.uniform(0, 2))
+            c = rng.uniform(0, 2)
+            if not no_cost:
+                y.append("      comm_ns_per_byte: %.4f" % c)
         if rng.random() < 0.25:
-            y.append("      t_hop_wait: %s" % dur(rng, 1, 3000))
+            w = dur(rng, 1, 3000)
+            if not no_cost:
+                y.append("      t_hop_wait: %s" % w)
             if rng.random() < 0.5:
                 y.append("      cpu_quota_cores: %.2f" % rng.uniform(0.5, 8))
                 y.append("      t_cpu_period: 100ms")
@@ -159,7 +172,9 @@ def gen(seed):
         if ntypes >= 2 and rng.random() < 0.5:
             y.append("  kind_links:")
             y.append("    - [k0, k1, %dGB/s, %dus]" % (rng.choice([2, 10]), rng.randint(0, 20)))
-        if equal and rng.random() < 0.7:
+        if collective is not None:
+            y.append("collective: %s" % collective)
+        elif equal and rng.random() < 0.7:
             y.append("collective: hierarchical")
         elif rng.random() < 0.3:
             y.append("collective: ring")
@@ -300,6 +315,12 @@ def main():
     ap.add_argument("-j", type=int, default=2, help="parallel jobs (default 2)")
     ap.add_argument("--keep", help="write differing outputs under this directory")
     ap.add_argument("--list", action="store_true", help="print each comparison")
+    ap.add_argument("--collective", help="every random scenario with nodes and this "
+                    "collective (ring, hierarchical, tree, auto)")
+    ap.add_argument("--no-cost", action="store_true", help="random scenarios without "
+                    "comm_ns_per_byte and t_hop_wait")
+    ap.add_argument("--random-only", action="store_true", help="skip the shipped "
+                    "scenarios and the default")
     o = ap.parse_args()
     ref, new = os.path.abspath(o.ref), os.path.abspath(o.new)
     tmp = tempfile.mkdtemp(prefix="same-outputs.")
@@ -307,7 +328,7 @@ def main():
     scen_dir = os.path.join(tmp, "scenarios")
     os.makedirs(scen_dir)
     n_scen = 0
-    for path in [None] + shipped():
+    for path in ([] if o.random_only else [None] + shipped()):
         big = path is not None and "large" in path
         label = os.path.relpath(path, ROOT) if path else "<default>"
         types = None
@@ -321,7 +342,7 @@ def main():
             wd = os.path.join(tmp, "w%d" % len(tasks))
             tasks.append((ref, new, wd, "%s %s" % (label, c), path, argv, files))
     for k in range(o.random):
-        text, types = gen(o.seed + k)
+        text, types = gen(o.seed + k, o.collective, o.no_cost)
         path = os.path.join(scen_dir, "rand-%d.yaml" % (o.seed + k))
         with open(path, "w") as f:
             f.write(text)

@@ -105,6 +105,13 @@ REPLAY_SETTINGS = [
       enum=["patent", "buckets", "none", "last_bucket"]),
 ]
 
+# A type's micro-batches per step, in predict's and simulate's types[].
+MICRO_BATCHES = F("micro_batches", "int",
+                  "gradient accumulation: the step's batch as this many "
+                  "micro-batches of batch / micro_batches samples (the "
+                  "type's micro_batches, or its profile's); only when above "
+                  "1", optional=True)
+
 PREDICT = head("hetsim.predict") + [
     O("scenario", SCENARIO + [F("model", "string", "job.model",
                                 null=True)], "the scenario"),
@@ -115,11 +122,7 @@ PREDICT = head("hetsim.predict") + [
         F("name", "string", "device type"),
         F("count", "int", "devices of this type"),
         F("batch", "int", "samples per step per device"),
-        F("micro_batches", "int",
-          "gradient accumulation: the step's batch as this many "
-          "micro-batches of batch / micro_batches samples (the type's "
-          "micro_batches, or its profile's); only when above 1",
-          optional=True),
+        MICRO_BATCHES,
         F("t_dl_ns", "int", "data loading per step, ns (null: not measured)",
           null=True),
         F("t_fwd_ns", "int", "forward, ns (scaled, extra compute included)"),
@@ -242,6 +245,7 @@ SIMULATE = head("hetsim.simulate") + [
     A("types", [
         F("name", "string", "device type"),
         F("count", "int", "devices of this type"),
+        MICRO_BATCHES,
         F("comm_ns_per_byte", "number", "the communication's own cost"),
         F("t_hop_wait_ns", "int", "the probed hop wait, ns"),
         F("hop_wait_ns", "int", "the hop wait replayed in the whole ring, ns"),

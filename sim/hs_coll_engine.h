@@ -48,6 +48,12 @@
  *     arrival is usable only later: hs_coll_delivered returns 0 and a
  *     RECEIVED event (device = receiving lane, arg = g) follows, in order
  *     (for an engine with wait_received; else it returns 1, no event);
+ *   - for an engine with usable_per_round, with a communication cost
+ *     (h->usable_ns not NULL), when the chunk of a lane's round g leaves,
+ *     h->usable_ns[lane * rounds + g % rounds] holds when it will be
+ *     usable at its receiver (its arrival, its processing and the hop
+ *     wait, as the ring's recv_cnt counts it); the engine schedules its
+ *     own RECEIVED events from it;
  *   - after an open (g_open moves) the replay calls poll on the lane;
  *   - when a lane's counters reach g_end and all the step's collectives
  *     have opened, hs_coll_check tells the replay, which moves the step on.
@@ -131,6 +137,14 @@ typedef struct hs_coll_host_s {
     const hs_scenario_t *s;/* the scenario replayed */
     int64_t rounds;        /* R: rounds of one all-reduce */
     int wait_received;     /* the engine's wait_received */
+    int64_t *usable_ns;    /* [lane * rounds + g % rounds]: for an engine
+                              with usable_per_round and a communication
+                              cost, when the chunk the lane sent in its
+                              round g is usable at its receiver (written
+                              as the chunk leaves); NULL otherwise */
+    int64_t *wake_ns;      /* [lane]: beside usable_ns, the engine's: the
+                              time of the RECEIVED event it last
+                              scheduled for the lane */
 } hs_coll_host_t;
 
 /* A collective's progress in the replay. */
@@ -148,12 +162,21 @@ typedef struct hs_coll_engine_s {
     hs_handler_t arrive;
     hs_handler_t received;
     /* 1: a chunk still being processed at its arrival is usable only at
-       its RECEIVED event (the ring's and the hierarchical forms' lanes
-       wait for it); 0: the collective counts it usable at its arrival
-       and needs no RECEIVED events (the tree), so none is scheduled:
-       they would pile up, one per chunk a lane receives faster than it
-       processes them. */
+       its RECEIVED event, which hs_coll_delivered schedules per chunk
+       (the ring's and the hierarchical forms' lanes wait for it); 0:
+       hs_coll_delivered schedules none (the tree: a RECEIVED per chunk
+       would name the receiving lane's latest chunk, not this one, and
+       would pile up, one per chunk a lane receives faster than it
+       processes them; it waits through usable_per_round instead). */
     int wait_received;
+    /* 1: the engine's lanes receive from several lanes at once (the
+       tree), so the receiving lane's pend does not name the chunk; with a
+       communication cost the replay keeps every sent chunk's usable time
+       in h->usable_ns (and h->wake_ns for the engine), and the engine
+       waits for it, scheduling a RECEIVED event (device = the waiting
+       lane, arg = the chunk's round) when a chunk it needs has arrived
+       but is not yet usable; 0: neither array. */
+    int usable_per_round;
 } hs_coll_engine_t;
 
 /* The engine of collective c, or NULL when the replay has none for it. */

@@ -206,5 +206,6 @@ const hs_coll_engine_t hs_coll_hier_engine = {
     hs__hier_poll,
     hs__hier_arrive,
     hs__hier_received,
-    1
+    1,
+    0
 };

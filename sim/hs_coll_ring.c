@@ -99,5 +99,6 @@ const hs_coll_engine_t hs_coll_ring_engine = {
     hs__ring_poll,
     hs__ring_arrive,
     hs__ring_received,
-    1
+    1,
+    0
 };

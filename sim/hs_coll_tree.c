@@ -18,9 +18,22 @@
  * moves its sender on and polls its receiver, the only lane that can be
  * waiting for it.
  *
- * With a communication cost the chunk counts as usable at its arrival:
- * the receiver's processing is charged to its compute as for the ring,
- * but does not delay the round that needs the chunk.
+ * With a communication cost (or a hop wait) a chunk is usable at the
+ * later of its arrival and the end of its processing at the receiver
+ * (plus the hop wait), as a ring's chunk is: the replay records that time
+ * for every sent chunk (hs_coll_host_t.usable_ns, the engine's
+ * usable_per_round), and a round needs its chunks usable, not only
+ * arrived.  A lane that finds a chunk it needs arrived but not yet usable
+ * schedules one RECEIVED event for itself at the time it becomes usable
+ * (at most one pending per lane: wake_ns), and is polled then.  A lane
+ * receives from several lanes at once, so the receiving lane's pend (the
+ * latest chunk's) cannot stand for this one, as it does for the ring.
+ * A chunk's slot (its sender's round mod R) is written again only when
+ * the sender leaves the same round of its next all-reduce, after every
+ * lane that needs the chunk has used it: a device ends an all-reduce
+ * only with its parents' last chunks, which its parents send after using
+ * all of its reduce chunks, and its children enter their next all-reduce
+ * only after they used its broadcast chunks.
  */
 #include "hs_coll_tree.h"
 
@@ -36,20 +49,48 @@ static void hs__tree_lane_init(const hs_scenario_t *s, uint32_t x,
     l->from = rd.from * k + st;
 }
 
-/* Whether lane lx (device x, stream st) has what its round g needs; the
-   round's receiver's lane into *ly (UINT32_MAX: no send). */
-static inline int hs__tree_ready(const hs_coll_host_t *h, uint32_t lx,
-                                 int64_t g, uint32_t *ly)
+/* Round g of lane lx (device x, stream st): its step in *sp, the
+   round's receiver's lane returned (UINT32_MAX: no send). */
+static inline uint32_t hs__tree_step_of(const hs_coll_host_t *h, uint32_t lx,
+                                        int64_t g, hs_tree_step_t *sp)
 {
-    uint32_t k = h->k, x = lx / k, st = lx - x * k, i;
-    int64_t r = g % h->rounds, g0 = g - r;
-    hs_tree_step_t sp;
+    uint32_t k = h->k, x = lx / k, st = lx - x * k;
 
-    hs_coll_tree_step(h->s, x, r, &sp);
-    *ly = sp.to == HS_TREE_NONE ? UINT32_MAX : sp.to * k + st;
-    for (i = 0; i < sp.n_need; i++)
-        if (h->lane[sp.need[i] * k + st].send_cnt <= g0 + sp.need_r[i])
+    hs_coll_tree_step(h->s, x, g % h->rounds, sp);
+    return sp->to == HS_TREE_NONE ? UINT32_MAX : sp->to * k + st;
+}
+
+/* Whether lane lx has at now what its round g (step *sp) needs: chunk i
+   came from lane need_i's round g0 + need_r_i, so it has arrived when
+   that lane's send_cnt is past it, and, with a communication cost, is
+   usable from h->usable_ns on; a chunk arrived but not yet usable wakes
+   lx with a RECEIVED event then (one pending per lane: the chunk that
+   blocks it stays the same until it is usable). */
+static inline int hs__tree_ready(hs_engine_t *e, hs_coll_host_t *h,
+                                 uint32_t lx, int64_t g,
+                                 const hs_tree_step_t *sp, int64_t now)
+{
+    uint32_t k = h->k, st = lx % k, i;
+    int64_t r0 = g % h->rounds, g0 = g - r0;
+
+    for (i = 0; i < sp->n_need; i++) {
+        uint32_t lz = sp->need[i] * k + st;
+        int64_t u;
+        if (h->lane[lz].send_cnt <= g0 + sp->need_r[i])
+            return 0;   /* not arrived: its arrival polls lx */
+        if (h->usable_ns == NULL)
+            continue;
+        u = h->usable_ns[(size_t)lz * (size_t)h->rounds +
+                         (size_t)sp->need_r[i]];
+        if (u > now) {
+            if (h->wake_ns[lx] != u) {
+                h->wake_ns[lx] = u;
+                hs_engine_schedule(e, u, HS_COLL_EV_RECEIVED, lx,
+                                   g0 + sp->need_r[i]);
+            }
             return 0;
+        }
+    }
     return 1;
 }
 
@@ -62,8 +103,9 @@ static void hs__tree_poll(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
     while (!l->busy && l->enter_g < l->send_cnt &&
            l->send_cnt < l->g_open) {
         int64_t g = l->send_cnt;
-        uint32_t ly;
-        if (!hs__tree_ready(h, lx, g, &ly))
+        hs_tree_step_t sp;
+        uint32_t ly = hs__tree_step_of(h, lx, g, &sp);
+        if (!hs__tree_ready(e, h, lx, g, &sp, now))
             return;
         l->enter_g = g;
         l->recv_cnt = g + 1;
@@ -83,8 +125,9 @@ static int hs__tree_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
     uint32_t lx = ev->device, ly;
     hs_coll_lane_t *l = &h->lane[lx];
     int64_t now = ev->time_ns, g = ev->arg;
+    hs_tree_step_t sp;
 
-    (void)hs__tree_ready(h, lx, g, &ly);
+    ly = hs__tree_step_of(h, lx, g, &sp);
     l->busy = 0;
     l->send_cnt = g + 1;
     (void)hs_coll_delivered(e, h, lx, ly, g, now);
@@ -94,8 +137,8 @@ static int hs__tree_arrive(hs_engine_t *e, void *model, const hs_event_t *ev)
     return h->failed;
 }
 
-/* The receiver finished processing a chunk: nothing waits on it (the
-   chunk counted as usable at its arrival); poll it all the same. */
+/* A chunk lane ev->device waits for is usable now (hs__tree_ready
+   scheduled this): it may move on. */
 static int hs__tree_received(hs_engine_t *e, void *model,
                              const hs_event_t *ev)
 {
@@ -111,5 +154,6 @@ const hs_coll_engine_t hs_coll_tree_engine = {
     hs__tree_poll,
     hs__tree_arrive,
     hs__tree_received,
-    0
+    0,
+    1
 };

@@ -542,8 +542,12 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
         d->link_free_ns = start + dur;
     }
     hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
-    if (m->comm)
+    if (m->comm) {
         hs__start_proc(m, ry, x, g, start, start + dur, ring_n);
+        if (m->h.usable_ns != NULL)
+            m->h.usable_ns[(size_t)rx * (size_t)m->rounds +
+                           (size_t)(g % m->rounds)] = m->pend[ry];
+    }
     if (m->tracing) {
         int64_t gs = g % m->gs[st];
         m->trc[rx][1] = start;
@@ -736,6 +740,7 @@ static void hs__model_clear(hs__model_t *m)
     free(m->proc);
     free(m->hopw);
     free(m->pend);
+    free(m->h.usable_ns);
     free(m->trc);
     free(m->chunk_bytes);
     free(m->ready);
@@ -929,6 +934,15 @@ static int hs__replay_alloc(hs__model_t *m, const hs_prediction_t *pred,
                        NULL)
         return -1;
     m->h.pend = m->pend;
+    if (m->comm && m->eng->usable_per_round) {
+        /* every lane's sent chunks' usable times, then its wake time */
+        size_t lanes = (size_t)m->n * m->k;
+        m->h.usable_ns = calloc(lanes * ((size_t)m->rounds + 1),
+                                sizeof *m->h.usable_ns);
+        if (m->h.usable_ns == NULL)
+            return -1;
+        m->h.wake_ns = m->h.usable_ns + lanes * (size_t)m->rounds;
+    }
     if (m->tracing && (m->trc = calloc((size_t)m->n * m->k, sizeof *m->trc)) ==
                           NULL)
         return -1;
@@ -1070,6 +1084,9 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
         (m->nb > 1 ? (size_t)m->n * m->nb * sizeof(int64_t) : 0) +
         (m->comm ? s->n_types * m->nb * sizeof(int64_t) +
                        (size_t)m->n * m->k * sizeof(int64_t) : 0) +
+        (m->h.usable_ns != NULL ? (size_t)m->n * m->k *
+                                      ((size_t)m->rounds + 1) *
+                                      sizeof(int64_t) : 0) +
         (m->hopw != NULL ? s->n_types * sizeof(int64_t) : 0) +
         (m->tracing ? (size_t)m->n * m->k * 2 * sizeof(int64_t) : 0) +
         (size_t)m->steps * sizeof(int64_t) +

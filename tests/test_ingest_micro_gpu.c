@@ -24,7 +24,9 @@
  * step's).  That is V = 1: 5, 50, 38, 8, 7; V = 2: 5, 55, 41.5, 10, 7;
  * V = 4: 5, 65, 48.5, 14, 7 (us).  The steps hold V micro-batches; the
  * profile says micro_batches V for V > 1 and states none for V = 1, and
- * the key survives its YAML written and read back (as data).
+ * the key survives its YAML written and read back (as data).  A step's
+ * kernel count (n_kernels) is the whole step's: 3 V compute kernels and
+ * the optimizer's, not the communication kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +155,9 @@ static void check_v(int v, int64_t fwd, int64_t bwd, int64_t b1)
             HS_ASSERT_I64_EQ(s->t_b1_ns, b1 * 1000);
             HS_ASSERT_I64_EQ(s->t_opt_ns, 7000);
             HS_ASSERT_I64_EQ(s->n_allreduce, 1);
+            /* the whole step's compute kernels: 3 per micro-batch and
+               the optimizer's (not the communication kernel) */
+            HS_ASSERT_I64_EQ(s->n_kernels, 3 * v + 1);
         }
     }
     CU_ASSERT_TRUE(hs_ingest_file(ing, 0)->gpu);

@@ -13,7 +13,9 @@
  *     says micro_batches 4 gives the same figures as the type that states
  *     micro_batches 4 with the same per-micro-batch profile without the
  *     key, the count in its types[] (micro_batches 4), and a step longer
- *     than the same scenario without accumulation.
+ *     than the same scenario without accumulation;
+ *   - `hetsim simulate --json` likewise: types[].micro_batches 4 (absent
+ *     without accumulation), the same replayed step either way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,15 +161,15 @@ static void test_refused(void)
     expect_at(&e, dir, "s.yaml", "6:20", "micro_batches 2");
 }
 
-/* predict --json of scenario file path, parsed (the caller frees it). */
-static yajl_val predict(const char *path)
+/* `hetsim CMD path --json` (predict or simulate), parsed (the caller
+   frees it). */
+static yajl_val run_json(const char *cmd, const char *path)
 {
     char eb[256];
     hs_run_t r;
     yajl_val v;
 
-    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, "predict", path, "--json",
-                                        NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hs_run_hetsim(&r, cmd, path, "--json", NULL), 0);
     HS_ASSERT_I64_EQ(r.status, 0);
     v = yajl_tree_parse(r.out, eb, sizeof eb);
     if (v == NULL)
@@ -184,7 +186,7 @@ static int64_t num(yajl_val root, const char *key)
     return v != NULL && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : INT64_MIN;
 }
 
-/* types[0].key of a predict document (INT64_MIN: absent). */
+/* types[0].key of a predict or simulate document (INT64_MIN: absent). */
 static int64_t type_num(yajl_val root, const char *key)
 {
     const char *path[2] = {"types", NULL};
@@ -217,9 +219,9 @@ static void test_predict_same(void)
     snprintf(by_type, sizeof by_type, "%s", put(dir, "b.yaml", text));
     scenario(text, sizeof text, "", "p.yaml");
     snprintf(plain, sizeof plain, "%s", put(dir, "c.yaml", text));
-    a = predict(by_profile);
-    b = predict(by_type);
-    c = predict(plain);
+    a = run_json("predict", by_profile);
+    b = run_json("predict", by_type);
+    c = run_json("predict", plain);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -244,6 +246,44 @@ static void test_predict_same(void)
     yajl_tree_free(c);
 }
 
+/* simulate --json: types[].micro_batches as predict's (4 from the
+   profile or the type, absent without accumulation), the same replayed
+   step either way, longer than without accumulation. */
+static void test_simulate_same(void)
+{
+    const char *dir = hs_test_tmpdir("micro-profile-simulate");
+    char text[2048], by_profile[4096], by_type[4096], plain[4096];
+    yajl_val a, b, c;
+
+    put(dir, "p4.yaml", "# hetsim profile\n" PROF_TIMES
+                        "micro_batches: 4\n");
+    put(dir, "p.yaml", "# hetsim profile\n" PROF_TIMES);
+    scenario(text, sizeof text, "", "p4.yaml");
+    snprintf(by_profile, sizeof by_profile, "%s", put(dir, "a.yaml", text));
+    scenario(text, sizeof text, "    micro_batches: 4\n", "p.yaml");
+    snprintf(by_type, sizeof by_type, "%s", put(dir, "b.yaml", text));
+    scenario(text, sizeof text, "", "p.yaml");
+    snprintf(plain, sizeof plain, "%s", put(dir, "c.yaml", text));
+    a = run_json("simulate", by_profile);
+    b = run_json("simulate", by_type);
+    c = run_json("simulate", plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    HS_ASSERT_I64_EQ(type_num(a, "micro_batches"), 4);
+    HS_ASSERT_I64_EQ(type_num(b, "micro_batches"), 4);
+    HS_ASSERT_I64_EQ(type_num(c, "micro_batches"), INT64_MIN);
+    HS_ASSERT_I64_EQ(type_num(a, "count"), 4);   /* the type read */
+    CU_ASSERT_TRUE(num(a, "step_replay_ns") > 0);
+    HS_ASSERT_I64_EQ(num(a, "step_replay_ns"), num(b, "step_replay_ns"));
+    HS_ASSERT_I64_EQ(type_num(a, "step_replay_ns"),
+                     type_num(b, "step_replay_ns"));
+    CU_ASSERT_TRUE(num(a, "step_replay_ns") > num(c, "step_replay_ns"));
+    yajl_tree_free(a);
+    yajl_tree_free(b);
+    yajl_tree_free(c);
+}
+
 static int register_micro_profile(void)
 {
     CU_pSuite s = CU_add_suite("profile micro_batches key", NULL, NULL);
@@ -254,7 +294,9 @@ static int register_micro_profile(void)
         CU_add_test(s, "contradictions and bad counts, file:line:col",
                     test_refused) == NULL ||
         CU_add_test(s, "predict --json: profile's V = type's V",
-                    test_predict_same) == NULL)
+                    test_predict_same) == NULL ||
+        CU_add_test(s, "simulate --json: types[].micro_batches",
+                    test_simulate_same) == NULL)
         return -1;
     return 0;
 }

@@ -338,6 +338,78 @@ static void test_replay_buckets_streams(void)
     }
 }
 
+/* Two nodes (of one device, or of two: a chain each), one chunk per tree,
+   8 MB payload (4 MB chunks), inter 1 GB/s + 10 us (4.01 ms a chunk),
+   intra 4 GB/s (1 ms), a communication cost of c ns/B (w = c x 4 MB a
+   chunk), overlap none (everyone opens after 2 ms of compute, no debt):
+   the event engine's first step. */
+static int64_t hs__cost_step_ns(unsigned devs, double c)
+{
+    char text[1024];
+    hs_scenario_t *s;
+    hs_replay_result_t *r = NULL;
+    hs_replay_opts_t o;
+    hs_error_t err;
+    int64_t step = -1;
+
+    snprintf(text, sizeof text,
+             "name: cost\n"
+             "job: {model: x, dataset: {samples: 1000}}\n"
+             "device_types:\n"
+             "  - name: gpu\n"
+             "    batch: 10\n"
+             "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
+             "              allreduce_bytes: 8MB, comm_ns_per_byte: %g}\n"
+             "nodes:\n"
+             "  kinds:\n"
+             "    - {name: n, type: gpu, devices: %u, count: 2,\n"
+             "       intra_bandwidth: 4GB/s}\n"
+             "  inter_bandwidth: 1GB/s\n"
+             "  inter_latency: 10us\n"
+             "collective: tree\n"
+             "tree_chunks: 1\n"
+             "simulate: {steps: 2, overlap: none}\n",
+             c, devs);
+    s = load(text);
+    hs_replay_opts_from_scenario(s, &o);
+    o.engine = 1;
+    if (hs_replay_run(s, &o, NULL, 0, &r, &err) == HS_OK) {
+        step = r->first_step_ns;
+        /* the closed form has no communication cost: 2 ms + the tree */
+        HS_ASSERT_I64_EQ(r->closed_step_ns, devs == 1 ? 10020000 : 12020000);
+    } else
+        fprintf(stderr, "\nreplay: %s\n", err.msg);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+    return step;
+}
+
+/* A chunk is usable once it has arrived and been processed, and a round
+   waits for that, as the ring's rounds do.  By hand:
+   - two one-device nodes A (root of tree 0) and B (root of tree 1): each
+     sends its leaf tree's chunk at 0 (arrives t = 4.01 ms, usable at
+     max(t, w)); then each root sends the reduced chunk back down, usable
+     max(t, w) later: 2 max(t, w).  w = 2 ns/B x 4 MB = 8 ms: 16 ms (the
+     old engine counted the chunk usable at arrival: 2t = 8.02 ms); w =
+     0.5 x 4 MB = 2 ms < t: 8.02 ms, as without a cost.
+   - two nodes of two devices, a0 a1 | b0 b1 (tree 0: a0 -> {b0, a1},
+     b0 -> b1; tree 1: b1 -> {a1, b0}, a1 -> a0), w = 8 ms: round 0 the
+     four leaf chunks on the chains (arrive at 1, usable at 8); a1 and b0
+     send up across at 8 (arrive 12.01, processed 8..16); the roots a0
+     and b1 send down across at 16 (arrive 20.01, processed 16..24), then
+     on their chain (at 20.01, processed after the previous chunk,
+     24..32); a1 and b0 pass the chunk from across down their chain at 24
+     (processed 24..32): every device ends at 32 ms (old: 10.02 ms, the
+     closed form's). */
+static void test_cost_waits_for_processing(void)
+{
+    HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 2.0), 2000000 + 16000000);
+    HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 0.5), 2000000 + 8020000);
+    HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 0.0), 2000000 + 8020000);
+    HS_ASSERT_I64_EQ(hs__cost_step_ns(2, 2.0), 2000000 + 32000000);
+    HS_ASSERT_I64_EQ(hs__cost_step_ns(2, 0.0), 2000000 + 10020000);
+}
+
 /* Past the 1,024 devices the tree was once held to (its closed form is
    one pass over the cluster now, tests/test_treefast.c): 1,025 devices
    load and predict. */
@@ -494,6 +566,8 @@ static int register_tests(void)
         CU_add_test(s, "needs nodes", test_needs_nodes) == NULL ||
         CU_add_test(s, "replay: buckets, streams, costs, stragglers",
                     test_replay_buckets_streams) == NULL ||
+        CU_add_test(s, "a chunk is used once processed, by hand",
+                    test_cost_waits_for_processing) == NULL ||
         CU_add_test(s, "past 1,024 devices", test_past_1024_devices) ==
             NULL ||
         CU_add_test(s, "NCCL's model by hand", test_nccl_model_by_hand) ==

@@ -115,7 +115,8 @@ typedef struct hs_ingest_step_s {
     uint64_t ar_payload_bytes; /* all-reduce payload M of this step from the
                                   rank's best source, 0 when none */
     unsigned n_allreduce;   /* all-reduce calls (buckets) in the step */
-    unsigned n_kernels;     /* device kernels attributed to the step */
+    unsigned n_kernels;     /* device kernels attributed to the step:
+                               every micro-batch's and the optimizer's */
     unsigned micro_batches; /* its micro-batches (the profiling harness's
                                hetsim.micro_batch#K marks, gradient
                                accumulation), 1 without: with V > 1 the

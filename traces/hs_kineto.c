@@ -168,6 +168,8 @@ typedef struct hs__step_s {
     int has_corr[HS__P_N];
     int64_t k_sum[HS__P_N];
     unsigned k_n[HS__P_N];
+    unsigned k_n_mb;    /* kernels of the earlier micro-batches (their
+                           time is in mb[].k_sum) */
     /* the top-level forward operators, by start time (ops replay) */
     struct hs__op_s *ops;
     size_t n_ops, cap_ops;
@@ -1359,8 +1361,10 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
         return HS_OK;
     s = &f->st[iv->step];
     if (iv->mb >= 0) {      /* an earlier micro-batch's */
-        if (f->rmode & HS__RM_PHASES)
+        if (f->rmode & HS__RM_PHASES) {
             s->mb[iv->mb].k_sum[iv->phase] += e.dur_ns;
+            s->k_n_mb++;
+        }
         return HS_OK;
     }
     if (iv->phase == HS__P_FWD && (f->rmode & HS__RM_OPS) &&
@@ -1783,7 +1787,9 @@ static int64_t hs__step_figures(const hs__file_t *f, const hs__step_t *s,
         }
         if (s->n_opt > 0)
             o->t_opt_ns = s->k_sum[HS__P_OPT];
-        o->n_kernels = s->k_n[0] + s->k_n[1] + s->k_n[2] + s->k_n[3];
+        /* the whole step's: every micro-batch's and the optimizer's */
+        o->n_kernels = s->k_n[0] + s->k_n[1] + s->k_n[2] + s->k_n[3] +
+                       s->k_n_mb;
         return ops_fwd;
     }
     if (has_b) {
