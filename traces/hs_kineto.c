@@ -397,6 +397,25 @@ static uint64_t hs__name_hash(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
+/* Room for element n of an array of *cap elements of size bytes at arr:
+   arr itself while n < *cap, else arr grown to twice *cap (first
+   elements when *cap is 0), *cap updated.  NULL when out of memory (arr
+   is then unchanged and still owned by the caller). */
+static void *hs__grow(void *arr, size_t *cap, size_t n, size_t size,
+                      size_t first)
+{
+    size_t nc;
+    void *na;
+
+    if (n < *cap)
+        return arr;
+    nc = *cap ? *cap * 2 : first;
+    if ((na = realloc(arr, nc * size)) == NULL)
+        return NULL;
+    *cap = nc;
+    return na;
+}
+
 /* The id of cpu_op name nm, interned on first sight; -1 when out of
    memory. */
 static long hs__intern(hs__file_t *f, const char *nm)
@@ -426,13 +445,12 @@ static long hs__intern(hs__file_t *f, const char *nm)
     for (i = h & mask; f->slots[i] != 0; i = (i + 1) & mask)
         if (strcmp(f->names[f->slots[i] - 1], nm) == 0)
             return (long)f->slots[i] - 1;
-    if (f->n_names == f->cap_names) {
-        size_t nc = f->cap_names ? f->cap_names * 2 : 64;
-        char **nn = realloc(f->names, nc * sizeof *nn);
+    {
+        char **nn = hs__grow(f->names, &f->cap_names, f->n_names,
+                             sizeof *nn, 64);
         if (nn == NULL)
             return -1;
         f->names = nn;
-        f->cap_names = nc;
     }
     if ((f->names[f->n_names] = strdup(nm)) == NULL)
         return -1;
@@ -485,13 +503,12 @@ static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
         if (hs_kev_key_eq(t->pid, pid) && hs_kev_key_eq(t->tid, tid))
             return (long)(f->thr_last = f->thr_slots[i] - 1);
     }
-    if (f->n_thr == f->cap_thr) {
-        size_t nc = f->cap_thr ? f->cap_thr * 2 : 16;
-        hs__thr_t *nt = realloc(f->thr, nc * sizeof *nt);
+    {
+        hs__thr_t *nt = hs__grow(f->thr, &f->cap_thr, f->n_thr,
+                                 sizeof *nt, 16);
         if (nt == NULL)
             return -1;
         f->thr = nt;
-        f->cap_thr = nc;
     }
     t = &f->thr[f->n_thr];
     t->pid = pid;
@@ -540,14 +557,13 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
 {
     hs__step_t *s;
 
-    if (f->n_st == f->cap_st) {
-        size_t cap = f->cap_st ? f->cap_st * 2 : 64;
-        hs__step_t *ns = realloc(f->st, cap * sizeof *ns);
+    {
+        hs__step_t *ns = hs__grow(f->st, &f->cap_st, f->n_st, sizeof *ns,
+                                  64);
         if (ns == NULL)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
                                 0, 0, "out of memory");
         f->st = ns;
-        f->cap_st = cap;
     }
     s = &f->st[f->n_st++];
     memset(s, 0, sizeof *s);
@@ -570,14 +586,13 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
         return HS_OK;
-    if (f->n_mbm == f->cap_mbm) {
-        size_t cap = f->cap_mbm ? f->cap_mbm * 2 : 64;
-        hs__mbmark_t *nm = realloc(f->mbm, cap * sizeof *nm);
+    {
+        hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
+                                    sizeof *nm, 64);
         if (nm == NULL)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
                                 0, 0, "out of memory");
         f->mbm = nm;
-        f->cap_mbm = cap;
     }
     m = &f->mbm[f->n_mbm++];
     m->pid = e->pid;
@@ -846,14 +861,12 @@ static hs_err_t hs__mb_add(hs__file_t *f, hs__step_t *s, int64_t ts,
 {
     hs__mb_t *b;
 
-    if (s->n_mb == s->cap_mb) {
-        size_t cap = s->cap_mb ? s->cap_mb * 2 : 4;
-        hs__mb_t *nb = realloc(s->mb, cap * sizeof *nb);
+    {
+        hs__mb_t *nb = hs__grow(s->mb, &s->cap_mb, s->n_mb, sizeof *nb, 4);
         if (nb == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
         s->mb = nb;
-        s->cap_mb = cap;
     }
     b = &s->mb[s->n_mb++];
     memset(b, 0, sizeof *b);
@@ -941,14 +954,13 @@ static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
 {
     hs__coll_t *c;
 
-    if (s->n_coll == s->cap_coll) {
-        size_t cap = s->cap_coll ? s->cap_coll * 2 : 8;
-        hs__coll_t *nc = realloc(s->coll, cap * sizeof *nc);
+    {
+        hs__coll_t *nc = hs__grow(s->coll, &s->cap_coll, s->n_coll,
+                                  sizeof *nc, 8);
         if (nc == NULL)
             return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
         s->coll = nc;
-        s->cap_coll = cap;
     }
     c = &s->coll[s->n_coll++];
     c->ts_ns = ts;
@@ -1184,15 +1196,12 @@ static hs_err_t hs__runtime_op(hs__file_t *f, hs__step_t *s,
     hs__op_t *op;
 
     if (o < 0) {
-        if (s->n_loose == s->cap_loose) {
-            size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
-            uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
-            if (nl == NULL)
-                return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
-                                    "out of memory");
-            s->loose = nl;
-            s->cap_loose = cap;
-        }
+        uint64_t *nl = hs__grow(s->loose, &s->cap_loose, s->n_loose,
+                                sizeof *nl, 8);
+        if (nl == NULL)
+            return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        s->loose = nl;
         s->loose[s->n_loose++] = r->corr;
         return HS_OK;
     }
