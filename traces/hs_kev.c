@@ -195,6 +195,7 @@ static int hs__value_event_start(hs_kev_scan_t *sc, int kind)
                              sc->n_events);
     sc->ev_depth = sc->depth + 1;
     sc->ev_key = HS__K_NONE;
+    sc->name_seen = 0;
     sc->ev.ph = 0;
     sc->ev.cat[0] = sc->ev.name[0] = '\0';
     sc->ev.pid.kind = sc->ev.tid.kind = 0;
@@ -258,9 +259,11 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
         else if (k == HS__K_CAT)
             hs__copy(sc->ev.cat, sizeof sc->ev.cat,
                      (const unsigned char *)s, n);
-        else
+        else {
             hs__copy(sc->ev.name, sizeof sc->ev.name,
                      (const unsigned char *)s, n);
+            sc->name_seen = 1;
+        }
         return 1;
     case HS__K_PID:
     case HS__K_TID: {
@@ -297,6 +300,14 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
     }
 }
 
+/* Whether the event's shapes are to be decoded: always without a
+   selector or before its name is known. */
+static int hs__shapes_wanted(const hs_kev_scan_t *sc)
+{
+    return sc->want_shapes == NULL || !sc->name_seen ||
+           sc->want_shapes(sc->ev.name);
+}
+
 /* A value of an event's args key sc->arg_key (correlation, collective
    name, element count, dtype, Input Dims, Input type); a value of the
    wrong kind is skipped. Never stops the parse. */
@@ -329,13 +340,13 @@ static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
                      (const unsigned char *)s, n);
         return 1;
     case HS__A_DIMS:
-        if (kind == '[') {
+        if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->dims_depth = sc->depth + 1;
             sc->dims_n = 0;
         }
         return 1;
     case HS__A_ITYPE:
-        if (kind == '[') {
+        if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->itype_depth = sc->depth + 1;
             sc->itype_n = 0;
         }
@@ -391,12 +402,9 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
 {
     int d = sc->depth;
 
-    if (d == 0 || (sc->root == 'm' && d == 1))
-        return hs__value_root(sc, kind);
-    if (sc->di_depth != 0 && d == sc->di_depth)
-        return hs__value_distinfo(sc, kind, s, n);
-    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
-        return hs__value_event_start(sc, kind);
+    /* the contexts' depths never coincide (an event's fields lie deeper
+       than the root's and distributedInfo's values, its args deeper
+       still), so the most frequent are tried first */
     if (sc->ev_depth != 0 && d == sc->ev_depth)
         return hs__value_event_field(sc, kind, s, n);
     if (sc->args_depth != 0 && d == sc->args_depth)
@@ -410,6 +418,12 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                      (const unsigned char *)s, n);
         return 1;
     }
+    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
+        return hs__value_event_start(sc, kind);
+    if (d == 0 || (sc->root == 'm' && d == 1))
+        return hs__value_root(sc, kind);
+    if (sc->di_depth != 0 && d == sc->di_depth)
+        return hs__value_distinfo(sc, kind, s, n);
     return 1;
 }
 
@@ -657,10 +671,19 @@ hs_err_t hs_kev_scan_file_buf(const char *path, hs_kev_fn on_event,
                               void *user, hs_kev_scan_t *sc,
                               hs_jscan_buf_t *b, hs_error_t *err)
 {
+    return hs_kev_scan_file_sel(path, on_event, NULL, user, sc, b, err);
+}
+
+hs_err_t hs_kev_scan_file_sel(const char *path, hs_kev_fn on_event,
+                              hs_kev_shapes_fn want_shapes, void *user,
+                              hs_kev_scan_t *sc, hs_jscan_buf_t *b,
+                              hs_error_t *err)
+{
     hs_err_t rc;
 
     memset(sc, 0, sizeof *sc);
     sc->on_event = on_event;
+    sc->want_shapes = want_shapes;
     sc->user = user;
     sc->di_rank = sc->di_world = -1;
     rc = hs_jscan_file_buf(&sc->js, path, &hs__callbacks, sc, hs__where, b,

@@ -601,6 +601,29 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
     return HS_OK;
 }
 
+/* The all-reduce calls whose payload is their first input's shape. */
+#define HS__AR_C10D "c10d::allreduce_"
+#define HS__AR_NCCL "nccl:all_reduce"
+#define HS__AR_GLOO "gloo:all_reduce"
+
+/* Whether an event named nm needs its shapes (hs_kev_scan_file_sel):
+   only the all-reduce calls above read them (hs__mark_of). */
+static int hs__wants_shapes(const char *nm)
+{
+    /* the first two bytes tell most names (cuda..., aten::...) apart
+       without a call */
+    switch (nm[0]) {
+    case 'c':
+        return nm[1] == '1' && strcmp(nm, HS__AR_C10D) == 0;
+    case 'n':
+        return nm[1] == 'c' && strcmp(nm, HS__AR_NCCL) == 0;
+    case 'g':
+        return nm[1] == 'l' && strcmp(nm, HS__AR_GLOO) == 0;
+    default:
+        return 0;
+    }
+}
+
 /* The mark (HS__M_*) and all-reduce kind (HS__C_*, -1 none) event e's
    name makes; -1 when it makes none.  Dispatched on the first byte:
    most names (aten::..., cuda..., kernels) are rejected there or by one
@@ -631,13 +654,13 @@ static int hs__mark_kind(const hs_kev_t *e, int *ckind)
         *ckind = HS__C_PC;
         return HS__M_COLL;
     case 'c':
-        *ckind = strcmp(nm, "c10d::allreduce_") == 0 ? HS__C_C10D : -1;
+        *ckind = strcmp(nm, HS__AR_C10D) == 0 ? HS__C_C10D : -1;
         break;
     case 'n':
-        *ckind = strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL : -1;
+        *ckind = strcmp(nm, HS__AR_NCCL) == 0 ? HS__C_NCCL : -1;
         break;
     case 'g':
-        *ckind = strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO : -1;
+        *ckind = strcmp(nm, HS__AR_GLOO) == 0 ? HS__C_GLOO : -1;
         break;
     default:
         return -1;
@@ -2058,8 +2081,8 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     }
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
-    if ((rc = hs_kev_scan_file_buf(path, hs__collect, &f, &sc, &f.rbuf,
-                                   err)) != HS_OK)
+    if ((rc = hs_kev_scan_file_sel(path, hs__collect, hs__wants_shapes, &f,
+                                   &sc, &f.rbuf, err)) != HS_OK)
         goto fail;
     r->passes = 1;
     r->form = sc.root == 'a' ? HS_INGEST_LEGACY : HS_INGEST_KINETO;
