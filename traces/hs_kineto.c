@@ -149,17 +149,16 @@ typedef struct hs__step_s {
     int64_t s, e;                 /* window [s, e) */
     /* pass 2 */
     int64_t dl_sum, dl_end;
-    unsigned dl_n;
     int64_t b0, b1_dur, bend;     /* b0 = INT64_MAX: no backward op */
-    unsigned n_bwd;
     int64_t opt_sum, opt_s, opt_e;
-    unsigned n_opt;
-    hs__coll_t *coll;
-    size_t n_coll, cap_coll;
+    unsigned dl_n, n_bwd, n_opt;  /* (together: no padding) */
     /* buckets: the all-reduce calls of kind bk, by time */
     int bk;
+    hs__coll_t *coll;
+    size_t n_coll, cap_coll;
     size_t nb;
-    int64_t *bts;       /* CPU time of the call */
+    int64_t *bts;       /* CPU time of the call (owns the block of 3 x nb
+                           that bthr and bseg lie in) */
     uint64_t *bthr;     /* last backward launch (correlation id) before it */
     int64_t *bseg;      /* device time of backward kernels launched after
                            the previous bucket's call and before this one */
@@ -352,9 +351,7 @@ static void hs__file_clear(hs__file_t *f)
 
     for (i = 0; i < f->n_st; i++) {
         free(f->st[i].coll);
-        free(f->st[i].bts);
-        free(f->st[i].bthr);
-        free(f->st[i].bseg);
+        free(f->st[i].bts);     /* bthr and bseg are in its block */
     }
     for (i = 0; i < f->n_st; i++) {
         free(f->st[i].ops);
@@ -978,8 +975,10 @@ static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
     hs__coll_t *c;
 
     {
+        /* most steps have one or two calls of each kind: start small,
+           the array lives as long as the step */
         hs__coll_t *nc = hs__grow(s->coll, &s->cap_coll, s->n_coll,
-                                  sizeof *nc, 8);
+                                  sizeof *nc, 2);
         if (nc == NULL)
             return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
@@ -1614,12 +1613,14 @@ static hs_err_t hs__prepare_buckets(const hs_kineto_opts_t *o,
             n += s->coll[j].kind == s->bk;
         if (n == 0)
             continue;
-        s->bts = malloc(n * sizeof *s->bts);
-        s->bthr = calloc(n, sizeof *s->bthr);
-        s->bseg = calloc(n, sizeof *s->bseg);
-        if (s->bts == NULL || s->bthr == NULL || s->bseg == NULL)
+        /* one block of 3 x n (bts, then bthr and bseg zeroed): one
+           allocation a step instead of three */
+        s->bts = calloc(3 * n, sizeof *s->bts);
+        if (s->bts == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
+        s->bthr = (uint64_t *)(s->bts + n);
+        s->bseg = s->bts + 2 * n;
         for (j = 0; j < s->n_coll; j++)
             if (s->coll[j].kind == s->bk)
                 s->bts[s->nb++] = s->coll[j].ts_ns;
@@ -1717,6 +1718,21 @@ static hs_err_t hs__ops_add(hs__file_t *f, hs_rank_ops_t *q, size_t *cap,
     return HS_OK;
 }
 
+/* Shrinks q's arrays (of cap elements) to its n: the record keeps them
+   for every step.  A failed shrink leaves them as they were. */
+static void hs__ops_fit(hs_rank_ops_t *q, size_t cap)
+{
+    uint32_t *a;
+    int64_t *b;
+
+    if (q->n == 0 || q->n == cap)
+        return;
+    if ((a = realloc(q->name, q->n * sizeof *a)) != NULL)
+        q->name = a;
+    if ((b = realloc(q->ns, q->n * sizeof *b)) != NULL)
+        q->ns = b;
+}
+
 /* Step s's forward time by operator into *q; the times add up to t_fwd:
    device traces, the kernel time charged to each operator; CPU traces,
    the operators' spans clipped to the window [f0, b0) and to the end of
@@ -1749,8 +1765,11 @@ static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
             return rc;
         sum += ns;
     }
-    if (t_fwd - sum != 0)
-        return hs__ops_add(f, q, &cap, HS__OTHER, t_fwd - sum, err);
+    if (t_fwd - sum != 0 &&
+        (rc = hs__ops_add(f, q, &cap, HS__OTHER, t_fwd - sum, err)) !=
+            HS_OK)
+        return rc;
+    hs__ops_fit(q, cap);
     return HS_OK;
 }
 
@@ -1853,6 +1872,16 @@ static hs_err_t hs__record_alloc(hs__file_t *f, hs_error_t *err)
     return HS_OK;
 }
 
+/* Frees the kernels' id intervals (hs__build_ivals) once no replay of
+   the kernels is left. */
+static void hs__free_ivals(hs__file_t *f)
+{
+    free(f->iv);
+    f->iv = NULL;
+    f->n_iv = 0;
+    f->iv_hint = 0;
+}
+
 /* Step i's forward time by operator into the record (when its forward
    is measured), from the operators in memory. */
 static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
@@ -1869,7 +1898,9 @@ static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
 
 /* The record's step table and buckets from the replays' marks (after
    hs__record_alloc); the forward's operators too unless ops_done (the
-   batches did them). */
+   batches did them).  Each step's collectives and bucket arrays are
+   freed once its entry is made (their last use), so the record's
+   arrays take their place instead of adding to them. */
 static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
                                  hs_error_t *err)
 {
@@ -1878,8 +1909,9 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
     int gpu = f->n_kernels_seen > 0;
     hs_err_t rc;
 
+    hs__free_ivals(f);
     for (i = 0; i < f->n_st; i++) {
-        const hs__step_t *s = &f->st[i];
+        hs__step_t *s = &f->st[i];
         hs_ingest_step_t *o = &r->steps[i];
 
         hs__step_figures(f, s, gpu, o);
@@ -1893,6 +1925,13 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
             return rc;
         if (!ops_done && (rc = hs__record_ops(f, i, err)) != HS_OK)
             return rc;
+        free(s->coll);
+        free(s->bts);
+        s->coll = NULL;
+        s->bts = NULL;
+        s->bthr = NULL;
+        s->bseg = NULL;
+        s->n_coll = s->cap_coll = s->nb = 0;
     }
     r->gpu = gpu;
     r->ar_known = f->ckind >= 0;
