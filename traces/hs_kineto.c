@@ -651,13 +651,14 @@ static int hs__mark_kind(const hs_kev_t *e, int *ckind)
         *ckind = HS__C_PC;
         return HS__M_COLL;
     case 'c':
-        *ckind = strcmp(nm, HS__AR_C10D) == 0 ? HS__C_C10D : -1;
-        break;
     case 'n':
-        *ckind = strcmp(nm, HS__AR_NCCL) == 0 ? HS__C_NCCL : -1;
-        break;
     case 'g':
-        *ckind = strcmp(nm, HS__AR_GLOO) == 0 ? HS__C_GLOO : -1;
+        /* hs__wants_shapes tells the three names (cuda..., and most
+           others, on their second byte) */
+        if (!hs__wants_shapes(nm))
+            return -1;
+        *ckind = nm[0] == 'c' ? HS__C_C10D
+                 : nm[0] == 'n' ? HS__C_NCCL : HS__C_GLOO;
         break;
     default:
         return -1;
@@ -710,8 +711,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
             hs__krec_t k;
             k.corr = e->corr;
             k.dur_ns = e->dur_ns;
-            if ((rc = hs_reclog_add(&f->lk, &k, sc->js.path, sc->js.err)) !=
-                HS_OK)
+            if ((rc = hs_reclog_put(&f->lk, &k, sizeof k, sc->js.path,
+                                    sc->js.err)) != HS_OK)
                 return rc;
         }
     } else if (e->name[0] == 'P' && hs__starts(e->name, "ProfilerStep#") &&
@@ -726,8 +727,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
     {
         hs__mrec_t m;
         if (hs__mark_of(e, &m) &&
-            (rc = hs_reclog_add(&f->lm, &m, sc->js.path, sc->js.err)) !=
-                HS_OK)
+            (rc = hs_reclog_put(&f->lm, &m, sizeof m, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     if (e->has_corr && ((cat[0] | 0x20) == 'c' || (cat[0] | 0x20) == 'r') &&
@@ -743,13 +744,13 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
         r.thr = (uint32_t)th;
         r.ts_ns = e->ts_ns;
         r.corr = e->corr;
-        if ((rc = hs_reclog_add(&f->lr, &r, sc->js.path, sc->js.err)) !=
-            HS_OK)
+        if ((rc = hs_reclog_put(&f->lr, &r, sizeof r, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     /* operators: Kineto's cpu_op events; a legacy trace's carry no cat,
        and its step and DataLoader windows are told apart by name */
-    if ((cat[0] == 'c' && strcmp(cat, "cpu_op") == 0) ||
+    if ((cat[0] == 'c' && cat[1] == 'p' && strcmp(cat, "cpu_op") == 0) ||
         (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
          !hs__starts(e->name, "enumerate(DataLoader)#"))) {
         hs__orec_t o;
@@ -762,8 +763,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
         o.ts_ns = e->ts_ns;
         o.dur_ns = e->has_dur ? e->dur_ns : 0;
         o.name = (uint32_t)id;
-        if ((rc = hs_reclog_add(&f->lo, &o, sc->js.path, sc->js.err)) !=
-            HS_OK)
+        if ((rc = hs_reclog_put(&f->lo, &o, sizeof o, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     return HS_OK;
