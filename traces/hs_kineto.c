@@ -2092,6 +2092,11 @@ static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
 /* ------------------------------------------------------------------ */
 /* Public                                                                */
 
+int hs_kineto_wants_shapes(const char *name)
+{
+    return hs__wants_shapes(name);
+}
+
 hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
                         hs_rank_t **out, hs_error_t *err)
 {
