@@ -343,17 +343,23 @@ static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
         if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->dims_depth = sc->depth + 1;
             sc->dims_n = 0;
+            return 1;
         }
-        return 1;
+        break;
     case HS__A_ITYPE:
         if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->itype_depth = sc->depth + 1;
             sc->itype_n = 0;
+            return 1;
         }
-        return 1;
+        break;
     default:
-        return 1;
+        break;
     }
+    /* a container nothing is read from: skipped (hs__skipping) */
+    if (kind == '[' || kind == '{')
+        sc->skip_depth = sc->depth + 1;
+    return 1;
 }
 
 /* A value inside args' "Input Dims": the first input's shape (or, for a
@@ -427,32 +433,40 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
     return 1;
 }
 
+/* Inside a skipped container (an args value no field is read from,
+   e.g. the shapes of an event that needs none): yajl still calls back
+   for every token; these return at once. */
+static int hs__skipping(const hs_kev_scan_t *sc)
+{
+    return sc->skip_depth != 0 && sc->depth >= sc->skip_depth;
+}
+
 static int hs__cb_null(void *ctx)
 {
-    return hs__value(ctx, 'b', NULL, 0);
+    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
 }
 
 static int hs__cb_bool(void *ctx, int v)
 {
     (void)v;
-    return hs__value(ctx, 'b', NULL, 0);
+    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
 }
 
 static int hs__cb_number(void *ctx, const char *s, size_t n)
 {
-    return hs__value(ctx, 'n', s, n);
+    return hs__skipping(ctx) || hs__value(ctx, 'n', s, n);
 }
 
 static int hs__cb_string(void *ctx, const unsigned char *s, size_t n)
 {
-    return hs__value(ctx, 's', (const char *)s, n);
+    return hs__skipping(ctx) || hs__value(ctx, 's', (const char *)s, n);
 }
 
 static int hs__cb_start_map(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
 
-    if (!hs__value(sc, '{', NULL, 0))
+    if (!hs__skipping(sc) && !hs__value(sc, '{', NULL, 0))
         return 0;
     sc->depth++;
     return 1;
@@ -462,7 +476,7 @@ static int hs__cb_start_array(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
 
-    if (!hs__value(sc, '[', NULL, 0))
+    if (!hs__skipping(sc) && !hs__value(sc, '[', NULL, 0))
         return 0;
     sc->depth++;
     return 1;
@@ -525,6 +539,8 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
     hs_kev_scan_t *sc = ctx;
     int d = sc->depth;
 
+    if (hs__skipping(sc))
+        return 1;
     if (sc->ev_depth != 0 && d == sc->ev_depth) {
         sc->ev_key = hs__event_key(s, n);
     } else if (sc->args_depth != 0 && d == sc->args_depth) {
@@ -554,6 +570,12 @@ static int hs__close(hs_kev_scan_t *sc)
 {
     int d = sc->depth;
 
+    if (hs__skipping(sc)) {     /* inside, or the skipped one itself */
+        if (d == sc->skip_depth)
+            sc->skip_depth = 0;
+        sc->depth--;
+        return 1;
+    }
     if (sc->dims_depth != 0) {
         if (d == sc->dims_depth + 2 && sc->dims_n == 1 && sc->has1) {
             sc->ev.dims_nelems += sc->prod1;

@@ -91,6 +91,9 @@ struct hs_kev_scan_s {
     uint64_t prod0, prod1;
     int has0, has1;
     int itype_depth;
+    int skip_depth;         /* inside a container no field is read from
+                               (depth >= skip_depth): only depth is kept;
+                               0 none */
     uint64_t itype_n;
     int saw_events;         /* a traceEvents array (or the root array) */
     /* results */
