@@ -27,7 +27,9 @@
  * (user + system, from wait4) are its own, one after the other:
  *   read     the JSON text only (hs_jscan_read_only: read(), or inflate);
  *   yajl     + yajl's tokenizer with no callbacks (hs_jscan_file);
- *   decode   + hs_kev's callbacks: every event decoded (a no-op handler);
+ *   decode   + hs_kev's callbacks: every event decoded (a no-op handler;
+ *            shapes only where the reader wants them,
+ *            hs_kineto_wants_shapes);
  *   hetsim   the whole ingestion: hs_ingest_add_file + hs_ingest_profile
  *            (the one read, the records, their replays, the profile),
  *            on one core (hs_ingest_opts_t.threads = 1);
@@ -63,6 +65,7 @@
 #include "hs_ingest.h"
 #include "hs_jscan.h"
 #include "hs_kev.h"
+#include "hs_kineto.h"
 
 static void hs__print(void *ctx, const char *s, size_t n)
 {
@@ -308,8 +311,10 @@ static int run_decode(const char *path)
     hs_kev_scan_t *sc = malloc(sizeof *sc);
     hs_error_t err;
 
-    if (sc == NULL || hs_kev_scan_file(path, noop_event, NULL, sc, &err) !=
-                          HS_OK) {
+    /* the shapes of the events the reader decodes them for, as it does */
+    if (sc == NULL ||
+        hs_kev_scan_file_sel(path, noop_event, hs_kineto_wants_shapes, NULL,
+                             sc, NULL, &err) != HS_OK) {
         fprintf(stderr, "bench_ingest: %s\n", sc ? err.msg : "no memory");
         return 1;
     }

@@ -195,6 +195,7 @@ static int hs__value_event_start(hs_kev_scan_t *sc, int kind)
                              sc->n_events);
     sc->ev_depth = sc->depth + 1;
     sc->ev_key = HS__K_NONE;
+    sc->name_seen = 0;
     sc->ev.ph = 0;
     sc->ev.cat[0] = sc->ev.name[0] = '\0';
     sc->ev.pid.kind = sc->ev.tid.kind = 0;
@@ -258,9 +259,11 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
         else if (k == HS__K_CAT)
             hs__copy(sc->ev.cat, sizeof sc->ev.cat,
                      (const unsigned char *)s, n);
-        else
+        else {
             hs__copy(sc->ev.name, sizeof sc->ev.name,
                      (const unsigned char *)s, n);
+            sc->name_seen = 1;
+        }
         return 1;
     case HS__K_PID:
     case HS__K_TID: {
@@ -297,6 +300,14 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
     }
 }
 
+/* Whether the event's shapes are to be decoded: always without a
+   selector or before its name is known. */
+static int hs__shapes_wanted(const hs_kev_scan_t *sc)
+{
+    return sc->want_shapes == NULL || !sc->name_seen ||
+           sc->want_shapes(sc->ev.name);
+}
+
 /* A value of an event's args key sc->arg_key (correlation, collective
    name, element count, dtype, Input Dims, Input type); a value of the
    wrong kind is skipped. Never stops the parse. */
@@ -329,20 +340,26 @@ static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
                      (const unsigned char *)s, n);
         return 1;
     case HS__A_DIMS:
-        if (kind == '[') {
+        if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->dims_depth = sc->depth + 1;
             sc->dims_n = 0;
+            return 1;
         }
-        return 1;
+        break;
     case HS__A_ITYPE:
-        if (kind == '[') {
+        if (kind == '[' && hs__shapes_wanted(sc)) {
             sc->itype_depth = sc->depth + 1;
             sc->itype_n = 0;
+            return 1;
         }
-        return 1;
+        break;
     default:
-        return 1;
+        break;
     }
+    /* a container nothing is read from: skipped (hs__skipping) */
+    if (kind == '[' || kind == '{')
+        sc->skip_depth = sc->depth + 1;
+    return 1;
 }
 
 /* A value inside args' "Input Dims": the first input's shape (or, for a
@@ -391,12 +408,9 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
 {
     int d = sc->depth;
 
-    if (d == 0 || (sc->root == 'm' && d == 1))
-        return hs__value_root(sc, kind);
-    if (sc->di_depth != 0 && d == sc->di_depth)
-        return hs__value_distinfo(sc, kind, s, n);
-    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
-        return hs__value_event_start(sc, kind);
+    /* the contexts' depths never coincide (an event's fields lie deeper
+       than the root's and distributedInfo's values, its args deeper
+       still), so the most frequent are tried first */
     if (sc->ev_depth != 0 && d == sc->ev_depth)
         return hs__value_event_field(sc, kind, s, n);
     if (sc->args_depth != 0 && d == sc->args_depth)
@@ -410,35 +424,49 @@ static int hs__value(hs_kev_scan_t *sc, int kind, const char *s, size_t n)
                      (const unsigned char *)s, n);
         return 1;
     }
+    if (sc->evarr_depth != 0 && d == sc->evarr_depth)
+        return hs__value_event_start(sc, kind);
+    if (d == 0 || (sc->root == 'm' && d == 1))
+        return hs__value_root(sc, kind);
+    if (sc->di_depth != 0 && d == sc->di_depth)
+        return hs__value_distinfo(sc, kind, s, n);
     return 1;
+}
+
+/* Inside a skipped container (an args value no field is read from,
+   e.g. the shapes of an event that needs none): yajl still calls back
+   for every token; these return at once. */
+static int hs__skipping(const hs_kev_scan_t *sc)
+{
+    return sc->skip_depth != 0 && sc->depth >= sc->skip_depth;
 }
 
 static int hs__cb_null(void *ctx)
 {
-    return hs__value(ctx, 'b', NULL, 0);
+    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
 }
 
 static int hs__cb_bool(void *ctx, int v)
 {
     (void)v;
-    return hs__value(ctx, 'b', NULL, 0);
+    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
 }
 
 static int hs__cb_number(void *ctx, const char *s, size_t n)
 {
-    return hs__value(ctx, 'n', s, n);
+    return hs__skipping(ctx) || hs__value(ctx, 'n', s, n);
 }
 
 static int hs__cb_string(void *ctx, const unsigned char *s, size_t n)
 {
-    return hs__value(ctx, 's', (const char *)s, n);
+    return hs__skipping(ctx) || hs__value(ctx, 's', (const char *)s, n);
 }
 
 static int hs__cb_start_map(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
 
-    if (!hs__value(sc, '{', NULL, 0))
+    if (!hs__skipping(sc) && !hs__value(sc, '{', NULL, 0))
         return 0;
     sc->depth++;
     return 1;
@@ -448,7 +476,7 @@ static int hs__cb_start_array(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
 
-    if (!hs__value(sc, '[', NULL, 0))
+    if (!hs__skipping(sc) && !hs__value(sc, '[', NULL, 0))
         return 0;
     sc->depth++;
     return 1;
@@ -511,6 +539,8 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
     hs_kev_scan_t *sc = ctx;
     int d = sc->depth;
 
+    if (hs__skipping(sc))
+        return 1;
     if (sc->ev_depth != 0 && d == sc->ev_depth) {
         sc->ev_key = hs__event_key(s, n);
     } else if (sc->args_depth != 0 && d == sc->args_depth) {
@@ -540,6 +570,12 @@ static int hs__close(hs_kev_scan_t *sc)
 {
     int d = sc->depth;
 
+    if (hs__skipping(sc)) {     /* inside, or the skipped one itself */
+        if (d == sc->skip_depth)
+            sc->skip_depth = 0;
+        sc->depth--;
+        return 1;
+    }
     if (sc->dims_depth != 0) {
         if (d == sc->dims_depth + 2 && sc->dims_n == 1 && sc->has1) {
             sc->ev.dims_nelems += sc->prod1;
@@ -657,10 +693,19 @@ hs_err_t hs_kev_scan_file_buf(const char *path, hs_kev_fn on_event,
                               void *user, hs_kev_scan_t *sc,
                               hs_jscan_buf_t *b, hs_error_t *err)
 {
+    return hs_kev_scan_file_sel(path, on_event, NULL, user, sc, b, err);
+}
+
+hs_err_t hs_kev_scan_file_sel(const char *path, hs_kev_fn on_event,
+                              hs_kev_shapes_fn want_shapes, void *user,
+                              hs_kev_scan_t *sc, hs_jscan_buf_t *b,
+                              hs_error_t *err)
+{
     hs_err_t rc;
 
     memset(sc, 0, sizeof *sc);
     sc->on_event = on_event;
+    sc->want_shapes = want_shapes;
     sc->user = user;
     sc->di_rank = sc->di_world = -1;
     rc = hs_jscan_file_buf(&sc->js, path, &hs__callbacks, sc, hs__where, b,

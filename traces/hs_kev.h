@@ -64,11 +64,17 @@ typedef struct hs_kev_scan_s hs_kev_scan_t;
    scan with that code (err filled by the handler, via sc->js.err). */
 typedef hs_err_t (*hs_kev_fn)(hs_kev_scan_t *sc, const hs_kev_t *e);
 
+/* Whether an event named name needs its args' "Input Dims" and "Input
+   type" decoded (hs_kev_t's dims_known, dims_nelems, itype). */
+typedef int (*hs_kev_shapes_fn)(const char *name);
+
 /* The decoder's state; hs_kev_scan_file fills it. */
 struct hs_kev_scan_s {
     hs_jscan_t js;          /* bytes, offsets, errors */
     hs_kev_fn on_event;
     void *user;             /* the pass's context */
+    hs_kev_shapes_fn want_shapes;   /* NULL: every event's */
+    int name_seen;          /* the event's "name" came (before its args) */
     /* where the parse is */
     int depth;              /* containers open */
     int root;               /* 0 not yet, 'a' array, 'm' map */
@@ -85,6 +91,9 @@ struct hs_kev_scan_s {
     uint64_t prod0, prod1;
     int has0, has1;
     int itype_depth;
+    int skip_depth;         /* inside a container no field is read from
+                               (depth >= skip_depth): only depth is kept;
+                               0 none */
     uint64_t itype_n;
     int saw_events;         /* a traceEvents array (or the root array) */
     /* results */
@@ -109,5 +118,15 @@ hs_err_t hs_kev_scan_file(const char *path, hs_kev_fn on_event, void *user,
 hs_err_t hs_kev_scan_file_buf(const char *path, hs_kev_fn on_event,
                               void *user, hs_kev_scan_t *sc,
                               hs_jscan_buf_t *b, hs_error_t *err);
+
+/* hs_kev_scan_file_buf that decodes an event's shapes (dims_known,
+   dims_nelems, itype) only when want_shapes(name) says so, or when its
+   name comes after its args (want_shapes NULL: always); otherwise they
+   are left as for an event without them (0, 0, "").  Saves the work on
+   traces where every operator carries shapes and few events need them. */
+hs_err_t hs_kev_scan_file_sel(const char *path, hs_kev_fn on_event,
+                              hs_kev_shapes_fn want_shapes, void *user,
+                              hs_kev_scan_t *sc, hs_jscan_buf_t *b,
+                              hs_error_t *err);
 
 #endif

@@ -149,17 +149,16 @@ typedef struct hs__step_s {
     int64_t s, e;                 /* window [s, e) */
     /* pass 2 */
     int64_t dl_sum, dl_end;
-    unsigned dl_n;
     int64_t b0, b1_dur, bend;     /* b0 = INT64_MAX: no backward op */
-    unsigned n_bwd;
     int64_t opt_sum, opt_s, opt_e;
-    unsigned n_opt;
-    hs__coll_t *coll;
-    size_t n_coll, cap_coll;
+    unsigned dl_n, n_bwd, n_opt;  /* (together: no padding) */
     /* buckets: the all-reduce calls of kind bk, by time */
     int bk;
+    hs__coll_t *coll;
+    size_t n_coll, cap_coll;
     size_t nb;
-    int64_t *bts;       /* CPU time of the call */
+    int64_t *bts;       /* CPU time of the call (owns the block of 3 x nb
+                           that bthr and bseg lie in) */
     uint64_t *bthr;     /* last backward launch (correlation id) before it */
     int64_t *bseg;      /* device time of backward kernels launched after
                            the previous bucket's call and before this one */
@@ -354,9 +353,7 @@ static void hs__file_clear(hs__file_t *f)
 
     for (i = 0; i < f->n_st; i++) {
         free(f->st[i].coll);
-        free(f->st[i].bts);
-        free(f->st[i].bthr);
-        free(f->st[i].bseg);
+        free(f->st[i].bts);     /* bthr and bseg are in its block */
     }
     for (i = 0; i < f->n_st; i++) {
         free(f->st[i].ops);
@@ -399,6 +396,25 @@ static uint64_t hs__name_hash(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
+/* Room for element n of an array of *cap elements of size bytes at arr:
+   arr itself while n < *cap, else arr grown to twice *cap (first
+   elements when *cap is 0), *cap updated.  NULL when out of memory (arr
+   is then unchanged and still owned by the caller). */
+static void *hs__grow(void *arr, size_t *cap, size_t n, size_t size,
+                      size_t first)
+{
+    size_t nc;
+    void *na;
+
+    if (n < *cap)
+        return arr;
+    nc = *cap ? *cap * 2 : first;
+    if ((na = realloc(arr, nc * size)) == NULL)
+        return NULL;
+    *cap = nc;
+    return na;
+}
+
 /* The id of cpu_op name nm, interned on first sight; -1 when out of
    memory. */
 static long hs__intern(hs__file_t *f, const char *nm)
@@ -428,13 +444,12 @@ static long hs__intern(hs__file_t *f, const char *nm)
     for (i = h & mask; f->slots[i] != 0; i = (i + 1) & mask)
         if (strcmp(f->names[f->slots[i] - 1], nm) == 0)
             return (long)f->slots[i] - 1;
-    if (f->n_names == f->cap_names) {
-        size_t nc = f->cap_names ? f->cap_names * 2 : 64;
-        char **nn = realloc(f->names, nc * sizeof *nn);
+    {
+        char **nn = hs__grow(f->names, &f->cap_names, f->n_names,
+                             sizeof *nn, 64);
         if (nn == NULL)
             return -1;
         f->names = nn;
-        f->cap_names = nc;
     }
     if ((f->names[f->n_names] = strdup(nm)) == NULL)
         return -1;
@@ -487,13 +502,12 @@ static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
         if (hs_kev_key_eq(t->pid, pid) && hs_kev_key_eq(t->tid, tid))
             return (long)(f->thr_last = f->thr_slots[i] - 1);
     }
-    if (f->n_thr == f->cap_thr) {
-        size_t nc = f->cap_thr ? f->cap_thr * 2 : 16;
-        hs__thr_t *nt = realloc(f->thr, nc * sizeof *nt);
+    {
+        hs__thr_t *nt = hs__grow(f->thr, &f->cap_thr, f->n_thr,
+                                 sizeof *nt, 16);
         if (nt == NULL)
             return -1;
         f->thr = nt;
-        f->cap_thr = nc;
     }
     t = &f->thr[f->n_thr];
     t->pid = pid;
@@ -542,14 +556,13 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
 {
     hs__step_t *s;
 
-    if (f->n_st == f->cap_st) {
-        size_t cap = f->cap_st ? f->cap_st * 2 : 64;
-        hs__step_t *ns = realloc(f->st, cap * sizeof *ns);
+    {
+        hs__step_t *ns = hs__grow(f->st, &f->cap_st, f->n_st, sizeof *ns,
+                                  64);
         if (ns == NULL)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
                                 0, 0, "out of memory");
         f->st = ns;
-        f->cap_st = cap;
     }
     s = &f->st[f->n_st++];
     memset(s, 0, sizeof *s);
@@ -572,20 +585,42 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
         return HS_OK;
-    if (f->n_mbm == f->cap_mbm) {
-        size_t cap = f->cap_mbm ? f->cap_mbm * 2 : 64;
-        hs__mbmark_t *nm = realloc(f->mbm, cap * sizeof *nm);
+    {
+        hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
+                                    sizeof *nm, 64);
         if (nm == NULL)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
                                 0, 0, "out of memory");
         f->mbm = nm;
-        f->cap_mbm = cap;
     }
     m = &f->mbm[f->n_mbm++];
     m->pid = e->pid;
     m->tid = e->tid;
     m->ts_ns = e->ts_ns;
     return HS_OK;
+}
+
+/* The all-reduce calls whose payload is their first input's shape. */
+#define HS__AR_C10D "c10d::allreduce_"
+#define HS__AR_NCCL "nccl:all_reduce"
+#define HS__AR_GLOO "gloo:all_reduce"
+
+/* Whether an event named nm needs its shapes (hs_kev_scan_file_sel):
+   only the all-reduce calls above read them (hs__mark_of). */
+static int hs__wants_shapes(const char *nm)
+{
+    /* the first two bytes tell most names (cuda..., aten::...) apart
+       without a call */
+    switch (nm[0]) {
+    case 'c':
+        return nm[1] == '1' && strcmp(nm, HS__AR_C10D) == 0;
+    case 'n':
+        return nm[1] == 'c' && strcmp(nm, HS__AR_NCCL) == 0;
+    case 'g':
+        return nm[1] == 'l' && strcmp(nm, HS__AR_GLOO) == 0;
+    default:
+        return 0;
+    }
 }
 
 /* The mark (HS__M_*) and all-reduce kind (HS__C_*, -1 none) event e's
@@ -618,13 +653,14 @@ static int hs__mark_kind(const hs_kev_t *e, int *ckind)
         *ckind = HS__C_PC;
         return HS__M_COLL;
     case 'c':
-        *ckind = strcmp(nm, "c10d::allreduce_") == 0 ? HS__C_C10D : -1;
-        break;
     case 'n':
-        *ckind = strcmp(nm, "nccl:all_reduce") == 0 ? HS__C_NCCL : -1;
-        break;
     case 'g':
-        *ckind = strcmp(nm, "gloo:all_reduce") == 0 ? HS__C_GLOO : -1;
+        /* hs__wants_shapes tells the three names (cuda..., and most
+           others, on their second byte) */
+        if (!hs__wants_shapes(nm))
+            return -1;
+        *ckind = nm[0] == 'c' ? HS__C_C10D
+                 : nm[0] == 'n' ? HS__C_NCCL : HS__C_GLOO;
         break;
     default:
         return -1;
@@ -677,8 +713,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
             hs__krec_t k;
             k.corr = e->corr;
             k.dur_ns = e->dur_ns;
-            if ((rc = hs_reclog_add(&f->lk, &k, sc->js.path, sc->js.err)) !=
-                HS_OK)
+            if ((rc = hs_reclog_put(&f->lk, &k, sizeof k, sc->js.path,
+                                    sc->js.err)) != HS_OK)
                 return rc;
         }
     } else if (e->name[0] == 'P' && hs__starts(e->name, "ProfilerStep#") &&
@@ -693,8 +729,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
     {
         hs__mrec_t m;
         if (hs__mark_of(e, &m) &&
-            (rc = hs_reclog_add(&f->lm, &m, sc->js.path, sc->js.err)) !=
-                HS_OK)
+            (rc = hs_reclog_put(&f->lm, &m, sizeof m, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     if (e->has_corr && ((cat[0] | 0x20) == 'c' || (cat[0] | 0x20) == 'r') &&
@@ -710,13 +746,13 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
         r.thr = (uint32_t)th;
         r.ts_ns = e->ts_ns;
         r.corr = e->corr;
-        if ((rc = hs_reclog_add(&f->lr, &r, sc->js.path, sc->js.err)) !=
-            HS_OK)
+        if ((rc = hs_reclog_put(&f->lr, &r, sizeof r, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     /* operators: Kineto's cpu_op events; a legacy trace's carry no cat,
        and its step and DataLoader windows are told apart by name */
-    if ((cat[0] == 'c' && strcmp(cat, "cpu_op") == 0) ||
+    if ((cat[0] == 'c' && cat[1] == 'p' && strcmp(cat, "cpu_op") == 0) ||
         (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
          !hs__starts(e->name, "enumerate(DataLoader)#"))) {
         hs__orec_t o;
@@ -729,8 +765,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
         o.ts_ns = e->ts_ns;
         o.dur_ns = e->has_dur ? e->dur_ns : 0;
         o.name = (uint32_t)id;
-        if ((rc = hs_reclog_add(&f->lo, &o, sc->js.path, sc->js.err)) !=
-            HS_OK)
+        if ((rc = hs_reclog_put(&f->lo, &o, sizeof o, sc->js.path,
+                                sc->js.err)) != HS_OK)
             return rc;
     }
     return HS_OK;
@@ -848,14 +884,12 @@ static hs_err_t hs__mb_add(hs__file_t *f, hs__step_t *s, int64_t ts,
 {
     hs__mb_t *b;
 
-    if (s->n_mb == s->cap_mb) {
-        size_t cap = s->cap_mb ? s->cap_mb * 2 : 4;
-        hs__mb_t *nb = realloc(s->mb, cap * sizeof *nb);
+    {
+        hs__mb_t *nb = hs__grow(s->mb, &s->cap_mb, s->n_mb, sizeof *nb, 4);
         if (nb == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
         s->mb = nb;
-        s->cap_mb = cap;
     }
     b = &s->mb[s->n_mb++];
     memset(b, 0, sizeof *b);
@@ -943,14 +977,15 @@ static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
 {
     hs__coll_t *c;
 
-    if (s->n_coll == s->cap_coll) {
-        size_t cap = s->cap_coll ? s->cap_coll * 2 : 8;
-        hs__coll_t *nc = realloc(s->coll, cap * sizeof *nc);
+    {
+        /* most steps have one or two calls of each kind: start small,
+           the array lives as long as the step */
+        hs__coll_t *nc = hs__grow(s->coll, &s->cap_coll, s->n_coll,
+                                  sizeof *nc, 2);
         if (nc == NULL)
             return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
         s->coll = nc;
-        s->cap_coll = cap;
     }
     c = &s->coll[s->n_coll++];
     c->ts_ns = ts;
@@ -1186,15 +1221,12 @@ static hs_err_t hs__runtime_op(hs__file_t *f, hs__step_t *s,
     hs__op_t *op;
 
     if (o < 0) {
-        if (s->n_loose == s->cap_loose) {
-            size_t cap = s->cap_loose ? s->cap_loose * 2 : 8;
-            uint64_t *nl = realloc(s->loose, cap * sizeof *nl);
-            if (nl == NULL)
-                return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
-                                    "out of memory");
-            s->loose = nl;
-            s->cap_loose = cap;
-        }
+        uint64_t *nl = hs__grow(s->loose, &s->cap_loose, s->n_loose,
+                                sizeof *nl, 8);
+        if (nl == NULL)
+            return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        s->loose = nl;
         s->loose[s->n_loose++] = r->corr;
         return HS_OK;
     }
@@ -1586,12 +1618,14 @@ static hs_err_t hs__prepare_buckets(const hs_kineto_opts_t *o,
             n += s->coll[j].kind == s->bk;
         if (n == 0)
             continue;
-        s->bts = malloc(n * sizeof *s->bts);
-        s->bthr = calloc(n, sizeof *s->bthr);
-        s->bseg = calloc(n, sizeof *s->bseg);
-        if (s->bts == NULL || s->bthr == NULL || s->bseg == NULL)
+        /* one block of 3 x n (bts, then bthr and bseg zeroed): one
+           allocation a step instead of three */
+        s->bts = calloc(3 * n, sizeof *s->bts);
+        if (s->bts == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
+        s->bthr = (uint64_t *)(s->bts + n);
+        s->bseg = s->bts + 2 * n;
         for (j = 0; j < s->n_coll; j++)
             if (s->coll[j].kind == s->bk)
                 s->bts[s->nb++] = s->coll[j].ts_ns;
@@ -1689,6 +1723,21 @@ static hs_err_t hs__ops_add(hs__file_t *f, hs_rank_ops_t *q, size_t *cap,
     return HS_OK;
 }
 
+/* Shrinks q's arrays (of cap elements) to its n: the record keeps them
+   for every step.  A failed shrink leaves them as they were. */
+static void hs__ops_fit(hs_rank_ops_t *q, size_t cap)
+{
+    uint32_t *a;
+    int64_t *b;
+
+    if (q->n == 0 || q->n == cap)
+        return;
+    if ((a = realloc(q->name, q->n * sizeof *a)) != NULL)
+        q->name = a;
+    if ((b = realloc(q->ns, q->n * sizeof *b)) != NULL)
+        q->ns = b;
+}
+
 /* Step s's forward time by operator into *q; the times add up to t_fwd:
    device traces, the kernel time charged to each operator; CPU traces,
    the operators' spans clipped to the window [f0, b0) and to the end of
@@ -1721,8 +1770,11 @@ static hs_err_t hs__step_ops(hs__file_t *f, const hs__step_t *s,
             return rc;
         sum += ns;
     }
-    if (t_fwd - sum != 0)
-        return hs__ops_add(f, q, &cap, HS__OTHER, t_fwd - sum, err);
+    if (t_fwd - sum != 0 &&
+        (rc = hs__ops_add(f, q, &cap, HS__OTHER, t_fwd - sum, err)) !=
+            HS_OK)
+        return rc;
+    hs__ops_fit(q, cap);
     return HS_OK;
 }
 
@@ -1827,6 +1879,16 @@ static hs_err_t hs__record_alloc(hs__file_t *f, hs_error_t *err)
     return HS_OK;
 }
 
+/* Frees the kernels' id intervals (hs__build_ivals) once no replay of
+   the kernels is left. */
+static void hs__free_ivals(hs__file_t *f)
+{
+    free(f->iv);
+    f->iv = NULL;
+    f->n_iv = 0;
+    f->iv_hint = 0;
+}
+
 /* Step i's forward time by operator into the record (when its forward
    is measured), from the operators in memory. */
 static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
@@ -1843,7 +1905,9 @@ static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
 
 /* The record's step table and buckets from the replays' marks (after
    hs__record_alloc); the forward's operators too unless ops_done (the
-   batches did them). */
+   batches did them).  Each step's collectives and bucket arrays are
+   freed once its entry is made (their last use), so the record's
+   arrays take their place instead of adding to them. */
 static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
                                  hs_error_t *err)
 {
@@ -1852,8 +1916,9 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
     int gpu = f->n_kernels_seen > 0;
     hs_err_t rc;
 
+    hs__free_ivals(f);
     for (i = 0; i < f->n_st; i++) {
-        const hs__step_t *s = &f->st[i];
+        hs__step_t *s = &f->st[i];
         hs_ingest_step_t *o = &r->steps[i];
 
         hs__step_figures(f, s, gpu, o);
@@ -1867,6 +1932,13 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
             return rc;
         if (!ops_done && (rc = hs__record_ops(f, i, err)) != HS_OK)
             return rc;
+        free(s->coll);
+        free(s->bts);
+        s->coll = NULL;
+        s->bts = NULL;
+        s->bthr = NULL;
+        s->bseg = NULL;
+        s->n_coll = s->cap_coll = s->nb = 0;
     }
     r->gpu = gpu;
     r->ar_known = f->ckind >= 0;
@@ -2026,6 +2098,11 @@ static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
 /* ------------------------------------------------------------------ */
 /* Public                                                                */
 
+int hs_kineto_wants_shapes(const char *name)
+{
+    return hs__wants_shapes(name);
+}
+
 hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
                         hs_rank_t **out, hs_error_t *err)
 {
@@ -2055,8 +2132,8 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     }
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
-    if ((rc = hs_kev_scan_file_buf(path, hs__collect, &f, &sc, &f.rbuf,
-                                   err)) != HS_OK)
+    if ((rc = hs_kev_scan_file_sel(path, hs__collect, hs__wants_shapes, &f,
+                                   &sc, &f.rbuf, err)) != HS_OK)
         goto fail;
     r->passes = 1;
     r->form = sc.root == 'a' ? HS_INGEST_LEGACY : HS_INGEST_KINETO;

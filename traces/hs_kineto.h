@@ -53,4 +53,11 @@ typedef struct hs_kineto_opts_s {
 hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
                         hs_rank_t **out, hs_error_t *err);
 
+/* Whether the reader needs the shapes (args' "Input Dims", "Input
+   type") of an event named name: 1 for the all-reduce calls whose
+   payload they give, else 0.  hs_kineto_read decodes no other event's
+   (hs_kev_scan_file_sel); a benchmark of the decoding alone passes it
+   too, to decode what the reader does. */
+int hs_kineto_wants_shapes(const char *name);
+
 #endif
