@@ -197,18 +197,16 @@ static int64_t type_num(yajl_val root, const char *key)
     return num(YAJL_GET_ARRAY(t)->values[0], key);
 }
 
-static void test_predict_same(void)
+/* The three scenarios both tests compare, run by `hetsim CMD --json` in
+   a fresh folder named tag: *a with micro_batches 4 from the profile, *b
+   from the type, *c without accumulation; each document parsed (the
+   caller frees them), with the type's micro_batches checked (4, 4,
+   absent). */
+static void run_three(const char *tag, const char *cmd, yajl_val *a,
+                      yajl_val *b, yajl_val *c)
 {
-    static const char *const keys[] = {
-        "step_recommended_ns", "step_source_ns", "step_extended_ns",
-        "step_replay_ns", NULL};
-    static const char *const tkeys[] = {
-        "t_fwd_ns", "t_b1_ns", "step_source_max_ns", "step_extended_max_ns",
-        "step_replay_ns", NULL};
-    const char *dir = hs_test_tmpdir("micro-profile-predict");
+    const char *dir = hs_test_tmpdir(tag);
     char text[2048], by_profile[4096], by_type[4096], plain[4096];
-    yajl_val a, b, c;
-    size_t i;
 
     put(dir, "p4.yaml", "# hetsim profile\n" PROF_TIMES
                         "micro_batches: 4\n");
@@ -219,15 +217,29 @@ static void test_predict_same(void)
     snprintf(by_type, sizeof by_type, "%s", put(dir, "b.yaml", text));
     scenario(text, sizeof text, "", "p.yaml");
     snprintf(plain, sizeof plain, "%s", put(dir, "c.yaml", text));
-    a = run_json("predict", by_profile);
-    b = run_json("predict", by_type);
-    c = run_json("predict", plain);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    HS_ASSERT_I64_EQ(type_num(a, "micro_batches"), 4);
-    HS_ASSERT_I64_EQ(type_num(b, "micro_batches"), 4);
-    HS_ASSERT_I64_EQ(type_num(c, "micro_batches"), INT64_MIN);
+    *a = run_json(cmd, by_profile);
+    *b = run_json(cmd, by_type);
+    *c = run_json(cmd, plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*c);
+    HS_ASSERT_I64_EQ(type_num(*a, "micro_batches"), 4);
+    HS_ASSERT_I64_EQ(type_num(*b, "micro_batches"), 4);
+    HS_ASSERT_I64_EQ(type_num(*c, "micro_batches"), INT64_MIN);
+}
+
+static void test_predict_same(void)
+{
+    static const char *const keys[] = {
+        "step_recommended_ns", "step_source_ns", "step_extended_ns",
+        "step_replay_ns", NULL};
+    static const char *const tkeys[] = {
+        "t_fwd_ns", "t_b1_ns", "step_source_max_ns", "step_extended_max_ns",
+        "step_replay_ns", NULL};
+    yajl_val a, b, c;
+    size_t i;
+
+    run_three("micro-profile-predict", "predict", &a, &b, &c);
     for (i = 0; keys[i] != NULL; i++) {
         CU_ASSERT_TRUE(num(a, keys[i]) > 0);
         HS_ASSERT_I64_EQ(num(a, keys[i]), num(b, keys[i]));
@@ -251,28 +263,9 @@ static void test_predict_same(void)
    step either way, longer than without accumulation. */
 static void test_simulate_same(void)
 {
-    const char *dir = hs_test_tmpdir("micro-profile-simulate");
-    char text[2048], by_profile[4096], by_type[4096], plain[4096];
     yajl_val a, b, c;
 
-    put(dir, "p4.yaml", "# hetsim profile\n" PROF_TIMES
-                        "micro_batches: 4\n");
-    put(dir, "p.yaml", "# hetsim profile\n" PROF_TIMES);
-    scenario(text, sizeof text, "", "p4.yaml");
-    snprintf(by_profile, sizeof by_profile, "%s", put(dir, "a.yaml", text));
-    scenario(text, sizeof text, "    micro_batches: 4\n", "p.yaml");
-    snprintf(by_type, sizeof by_type, "%s", put(dir, "b.yaml", text));
-    scenario(text, sizeof text, "", "p.yaml");
-    snprintf(plain, sizeof plain, "%s", put(dir, "c.yaml", text));
-    a = run_json("simulate", by_profile);
-    b = run_json("simulate", by_type);
-    c = run_json("simulate", plain);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    HS_ASSERT_I64_EQ(type_num(a, "micro_batches"), 4);
-    HS_ASSERT_I64_EQ(type_num(b, "micro_batches"), 4);
-    HS_ASSERT_I64_EQ(type_num(c, "micro_batches"), INT64_MIN);
+    run_three("micro-profile-simulate", "simulate", &a, &b, &c);
     HS_ASSERT_I64_EQ(type_num(a, "count"), 4);   /* the type read */
     CU_ASSERT_TRUE(num(a, "step_replay_ns") > 0);
     HS_ASSERT_I64_EQ(num(a, "step_replay_ns"), num(b, "step_replay_ns"));
