@@ -246,6 +246,20 @@ static inline int64_t hs_coll_tree_up_round(const hs_scenario_t *s,
     return c % 2 == lf ? c / 2 : P + c / 2;
 }
 
+/* The tree (0 or 1) of the chunk device x sends in round r (0 .. R-1);
+   0 for the last round, which sends nothing.  Pure. */
+static inline int hs_coll_tree_round_tree(const hs_scenario_t *s,
+                                          uint32_t x, int64_t r)
+{
+    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
+
+    if (r < P2)
+        return (int)(hs_coll_tree_up_chunk(s, x, r) % 2);
+    if (r < 4 * P2)
+        return (int)(((r - P2) / 3) % 2);
+    return 0;
+}
+
 /* Fills *o with round r of device x (the layout above). */
 static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
                                      int64_t r, hs_tree_step_t *o)
