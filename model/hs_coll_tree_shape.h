@@ -355,6 +355,14 @@ hs_err_t hs_coll_tree_sched_new(const hs_scenario_t *s,
 size_t hs_coll_tree_sched_run(hs_coll_tree_sched_t *cf,
                               const int64_t *open_ns, int64_t *done_ns);
 
+/* Sets cf's send times for an all-reduce whose payload on a device of
+   type t is bytes[t * nb + b] (a gradient bucket's; bytes NULL: the
+   profiles' payloads, as hs_coll_tree_sched_new set them); the next
+   hs_coll_tree_sched_run uses them.  No allocation. */
+void hs_coll_tree_sched_payload(hs_coll_tree_sched_t *cf,
+                                const hs_scenario_t *s, const double *bytes,
+                                size_t nb, size_t b);
+
 /* Chunks sent in one all-reduce, all devices together (the replay's ARRIVE
    events per all-reduce). */
 uint64_t hs_coll_tree_sched_chunks(const hs_coll_tree_sched_t *cf);

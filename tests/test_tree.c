@@ -491,6 +491,84 @@ static void test_cost_trees_overlap(void)
                      2000000 + 4 * 4010000);
 }
 
+/* Two nodes of two devices, a0 a1 | b0 b1, one NIC of 100 MB/s each
+   (shared by a node's two heads: 50 MB/s a head), 1 GB/s inside a node,
+   no latency, 8 chunks a tree, 100 MB in two 50 MB buckets ready 300 ms
+   and 600 ms into the backward, t_fwd 300 ms, t_bwd 600 ms. */
+static const char hs__bucket_yaml[] =
+    "name: bk\n"
+    "job: {model: x, dataset: {samples: 1000}}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    batch: 10\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_fwd: 300ms\n"
+    "      t_b1: 1ms\n"
+    "      t_bwd: 600ms\n"
+    "      allreduce_bytes: 100MB\n"
+    "      buckets:\n"
+    "        - {bytes: 50MB, ready: 300ms}\n"
+    "        - {bytes: 50MB, ready: 600ms}\n"
+    "nodes:\n"
+    "  kinds:\n"
+    "    - {name: n, type: gpu, devices: 2, count: 2,\n"
+    "       intra_bandwidth: 1GB/s, nics: 1, nic_bandwidth: 100MB/s}\n"
+    "  inter_bandwidth: 100MB/s\n"
+    "collective: tree\n"
+    "simulate: {steps: 3, overlap: buckets}\n";
+
+/* The closed form's bucket all-reduce is the tree's own all-reduce of the
+   bucket's bytes, not the sum of its rounds.  By hand, 100 MB (chunks of
+   6.25 MB: 125 ms across, 6.25 ms along a chain): b0 sends its 8 tree-1
+   chunks down its chain first (50 ms), then tree 0's up to a0, c0
+   arriving at 175 ms; a0, the root of tree 0, sends each tree-0 chunk
+   across to b0 (125) and on to a1 (6.25), 131.25 ms a chunk, and is the
+   busiest: its last one ends at 175 + 8 x 131.25 = 1225 ms.  A 50 MB
+   bucket takes half, 612.5 ms (the sum of a0's rounds, 8 x 3.125 + 8 x
+   62.5 + 8 x 3.125 = 550 ms, was the old figure).  Extended step: bucket
+   0 from 300 ms to 912.5, bucket 1 from 912.5 to 1525, after the 300 ms
+   forward: 1825 ms (old: 300 + 550 + 550 + 300 = 1700), equal to the
+   replay's, since every device opens each bucket at once and a0 is the
+   bottleneck throughout. */
+static void test_bucket_closed_form(void)
+{
+    hs_scenario_t *s = load(hs__bucket_yaml);
+    hs_closed_overlap_t ov;
+    hs_prediction_t *p = NULL;
+    hs_replay_result_t *r = NULL;
+    hs_replay_opts_t o;
+    hs_error_t err;
+    int64_t bar[2];
+    uint32_t x;
+
+    HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), 1225000000);
+    CU_ASSERT_EQUAL_FATAL(hs_closed_overlap_init(s, HS_OVERLAP_BUCKETS, &ov,
+                                                 &err), HS_OK);
+    HS_ASSERT_I64_EQ(ov.nb, 2);
+    for (x = 0; x < s->n_devices; x++) {
+        bar[0] = bar[1] = -1;
+        hs_closed_bucket_ar(s, &hs_coll_tree, &ov, x, bar);
+        if (x == 0) {   /* a0: the busiest */
+            HS_ASSERT_I64_EQ(bar[0], 612500000);
+            HS_ASSERT_I64_EQ(bar[1], 612500000);
+        }
+        CU_ASSERT(bar[0] > 0 && bar[0] <= 612500000);
+    }
+    hs_closed_overlap_clear(&ov);
+    CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &p, &err), HS_OK);
+    HS_ASSERT_I64_EQ(p->dev[0].t_ext_ns, 1825000000);
+    HS_ASSERT_I64_EQ(p->step_ext_ns, 1825000000);
+    hs_prediction_free(p);
+    hs_replay_opts_from_scenario(s, &o);
+    o.engine = 1;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->step_ns, 1825000000);
+    HS_ASSERT_I64_EQ(r->closed_ext_step_ns, 1825000000);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
+}
+
 /* Past the 1,024 devices the tree was once held to (its closed form is
    one pass over the cluster now, tests/test_treefast.c): 1,025 devices
    load and predict. */
@@ -651,6 +729,8 @@ static int register_tests(void)
                     test_cost_waits_for_processing) == NULL ||
         CU_add_test(s, "the two trees' chunks processed side by side",
                     test_cost_trees_overlap) == NULL ||
+        CU_add_test(s, "buckets: the closed form's tree all-reduce per bucket",
+                    test_bucket_closed_form) == NULL ||
         CU_add_test(s, "past 1,024 devices", test_past_1024_devices) ==
             NULL ||
         CU_add_test(s, "NCCL's model by hand", test_nccl_model_by_hand) ==
