@@ -75,16 +75,17 @@ hs_err_t hs_closed_overlap_init(const hs_scenario_t *s, hs_overlap_t asked,
     return HS_OK;
 }
 
-void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
-                         const hs_closed_overlap_t *ov, uint32_t d,
-                         int64_t *out)
+/* The all-reduce of each bucket of ov alone on device d as the sum of
+   collective c's rounds, each a chunk of the bucket's bytes. */
+static void hs__bucket_ar_sum(const hs_scenario_t *s,
+                              const hs_collective_t *c,
+                              const hs_closed_overlap_t *ov, uint32_t d,
+                              int64_t *out)
 {
     int64_t rounds, r;
     size_t b, t = s->devices[d].type;
     hs_coll_round_t rd;
 
-    if (ov == NULL || ov->mode != HS_OVERLAP_BUCKETS)
-        return;
     rounds = c->rounds_of != NULL ? c->rounds_of(s)
                                   : c->rounds((uint32_t)s->n_devices);
     c->round(s, d, 0, &rd);
@@ -104,6 +105,50 @@ void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
             out[b] += hs_coll_round_chunk_ns(s, &x, bytes);
         }
     }
+}
+
+/* Every device's bucket all-reduces, out[b * N + x], for a collective
+   whose closed form gives them for the whole cluster (bucket_all_ns of
+   the collective that runs for c); *out NULL when it has none or ov is
+   not in buckets mode.  The caller frees *out.  HS_OK or HS_ERR_NOMEM. */
+static hs_err_t hs__bucket_all(const hs_scenario_t *s,
+                               const hs_collective_t *c,
+                               const hs_closed_overlap_t *ov, int64_t **out,
+                               hs_error_t *err)
+{
+    const hs_collective_t *rc = hs_collective_resolve(c, s);
+    size_t n = s->n_devices ? s->n_devices : 1;
+    hs_err_t e;
+
+    *out = NULL;
+    if (ov == NULL || ov->mode != HS_OVERLAP_BUCKETS ||
+        rc->bucket_all_ns == NULL)
+        return HS_OK;
+    if ((*out = malloc(ov->nb * n * sizeof **out)) == NULL)
+        return hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
+    if ((e = rc->bucket_all_ns(s, ov->bytes, ov->nb, *out, err)) != HS_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return e;
+}
+
+void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
+                         const hs_closed_overlap_t *ov, uint32_t d,
+                         int64_t *out)
+{
+    int64_t *all = NULL;
+    size_t b;
+
+    if (ov == NULL || ov->mode != HS_OVERLAP_BUCKETS)
+        return;
+    if (hs__bucket_all(s, c, ov, &all, NULL) == HS_OK && all != NULL) {
+        for (b = 0; b < ov->nb; b++)
+            out[b] = all[b * s->n_devices + d];
+        free(all);
+        return;
+    }
+    hs__bucket_ar_sum(s, c, ov, d, out);
 }
 
 int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
@@ -148,10 +193,13 @@ int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
 }
 
 /* Fills one device's record, T_ar(i) = t_ar (collective c's), T_ext(i)
-   in overlap ov (bar: room for ov->nb bucket all-reduces); returns T(i). */
+   in overlap ov (bar: room for ov->nb bucket all-reduces; ball: every
+   device's bucket all-reduces, [b * N + d], when c's closed form gave
+   them for the cluster, else NULL); returns T(i). */
 static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
                           const hs_closed_overlap_t *ov, uint32_t d,
-                          int64_t t_ar, int64_t *bar, hs_dev_pred_t *r)
+                          int64_t t_ar, const int64_t *ball, int64_t *bar,
+                          hs_dev_pred_t *r)
 {
     const hs_profile_t *p = &s->types[s->devices[d].type].profile;
     hs_phases_t ph;
@@ -164,7 +212,13 @@ static int64_t hs__device(const hs_scenario_t *s, const hs_collective_t *c,
     r->t_dev_ns = r->t_fwd_ns + r->t_b1_ns + r->t_ar_ns;
     r->bound = r->t_dl_ns > r->t_dev_ns ? HS_BOUND_DATA : HS_BOUND_DEVICE;
     r->t_step_ns = r->bound == HS_BOUND_DATA ? r->t_dl_ns : r->t_dev_ns;
-    hs_closed_bucket_ar(s, c, ov, d, bar);
+    if (ball != NULL) {
+        size_t b;
+        for (b = 0; b < ov->nb; b++)
+            bar[b] = ball[b * s->n_devices + d];
+    } else {
+        hs_closed_bucket_ar(s, c, ov, d, bar);
+    }
     r->t_ext_ns = hs_closed_ext_step_ns(ov, s->devices[d].type, &ph,
                                         r->t_dl_ns, r->t_ar_ns, bar);
     return r->t_step_ns;
@@ -180,7 +234,8 @@ int64_t hs_closed_device_coll_ns(const hs_scenario_t *s,
 {
     hs_dev_pred_t r;
 
-    return hs__device(s, c, NULL, d, c->allreduce_ns(s, d), NULL, &r);
+    return hs__device(s, c, NULL, d, c->allreduce_ns(s, d), NULL, NULL,
+                      &r);
 }
 
 /* T_ar(i) of every device by collective c into ar[] (N of them): in one
@@ -213,7 +268,7 @@ int64_t hs_closed_device_ext_ns(const hs_scenario_t *s, uint32_t d)
         hs_closed_overlap_clear(&ov);
         return -1;
     }
-    hs__device(s, c, &ov, d, c->allreduce_ns(s, d), bar, &r);
+    hs__device(s, c, &ov, d, c->allreduce_ns(s, d), NULL, bar, &r);
     free(bar);
     hs_closed_overlap_clear(&ov);
     return r.t_ext_ns;
@@ -323,13 +378,15 @@ static hs_prediction_t *hs__pred_new(const hs_scenario_t *s)
     return p;
 }
 
-/* Every device's T(i) and T_ext(i) (ar: every device's T_ar(i); bar:
-   room for ov->nb bucket all-reduces), and the extremes per type and over
+/* Every device's T(i) and T_ext(i) (ar: every device's T_ar(i); ball:
+   every device's bucket all-reduces or NULL, as hs__device; bar: room
+   for ov->nb bucket all-reduces), and the extremes per type and over
    the cluster; the sum of the devices' batches into *sum_batch. */
 static void hs__pred_devices(const hs_scenario_t *s, const hs_collective_t *c,
                              const hs_closed_overlap_t *ov,
-                             const int64_t *ar, int64_t *bar,
-                             hs_prediction_t *p, uint64_t *sum_batch)
+                             const int64_t *ar, const int64_t *ball,
+                             int64_t *bar, hs_prediction_t *p,
+                             uint64_t *sum_batch)
 {
     int64_t worst_ar = -1;
     size_t i;
@@ -338,7 +395,8 @@ static void hs__pred_devices(const hs_scenario_t *s, const hs_collective_t *c,
         hs_dev_pred_t *r = &p->dev[i];
         uint32_t ty = s->devices[i].type;
         hs_type_pred_t *tp = &p->types[ty];
-        int64_t ts = hs__device(s, c, ov, (uint32_t)i, ar[i], bar, r);
+        int64_t ts = hs__device(s, c, ov, (uint32_t)i, ar[i], ball, bar,
+                                r);
 
         tp->count++;
         *sum_batch += s->types[ty].batch;
@@ -508,7 +566,7 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
 {
     hs_closed_overlap_t ov;
     hs_prediction_t *p = NULL;
-    int64_t *bar = NULL, *ar = NULL;
+    int64_t *bar = NULL, *ar = NULL, *ball = NULL;
     uint64_t sum_batch = 0, iters_min = UINT64_MAX;
     hs_err_t rc;
 
@@ -531,11 +589,13 @@ hs_err_t hs_closed_predict_with(const hs_scenario_t *s,
     if ((ar = malloc((s->n_devices ? s->n_devices : 1) * sizeof *ar)) ==
         NULL)
         goto nomem;
-    if ((rc = hs__all_ar(s, c, ar, err)) != HS_OK)
+    if ((rc = hs__all_ar(s, c, ar, err)) != HS_OK ||
+        (rc = hs__bucket_all(s, c, &ov, &ball, err)) != HS_OK)
         goto fail;
-    hs__pred_devices(s, c, &ov, ar, bar, p, &sum_batch);
+    hs__pred_devices(s, c, &ov, ar, ball, bar, p, &sum_batch);
     free(ar);
-    ar = NULL;
+    free(ball);
+    ar = ball = NULL;
     if ((rc = hs__pred_epoch(s, p, sum_batch, &iters_min, err)) != HS_OK)
         goto fail;
     if (hs__pred_warnings(s, &ov, p, iters_min) != 0)
@@ -548,6 +608,7 @@ nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
     free(ar);
+    free(ball);
     free(bar);
     hs_closed_overlap_clear(&ov);
     hs_prediction_free(p);

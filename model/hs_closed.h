@@ -145,7 +145,12 @@ int64_t hs_closed_ext_step_ns(const hs_closed_overlap_t *ov, uint32_t type,
  * collective c, into out[0 .. ov->nb - 1]: the rounds of c each taking
  * latency + hs_xfer_ns(bucket bytes / parts) over the round's edge, as
  * the replay times a chunk.  O(nb) for a uniform collective (the ring),
- * O(nb x rounds) otherwise.  Nothing when ov->mode is not buckets.
+ * O(nb x rounds) otherwise.  A collective with bucket_all_ns (the tree,
+ * also as auto's pick: its rounds overlap, so their sum is not its time)
+ * gives its own all-reduce of the bucket's bytes instead, for the whole
+ * cluster at once (O(nb N R) per call; hs_closed_predict asks it once
+ * for all devices); out of memory there, the sum of its rounds.
+ * Nothing when ov->mode is not buckets.
  */
 void hs_closed_bucket_ar(const hs_scenario_t *s, const hs_collective_t *c,
                          const hs_closed_overlap_t *ov, uint32_t d,

@@ -242,9 +242,10 @@ const hs_collective_t hs_coll_auto = {
     hs__auto_rounds_of,
     hs__auto_rings,
     hs__auto_allreduce_all_ns,
-    NULL,   /* chunks_of, bound_ns, state_bytes_of: hs_collective_chunks, */
-    NULL,   /* hs_collective_bound and hs_collective_state_bytes resolve */
-    NULL    /* auto to its pick (hs_collective_resolve) and ask that */
+    NULL,   /* chunks_of, bound_ns, state_bytes_of, bucket_all_ns: */
+    NULL,   /* hs_collective_chunks, hs_collective_bound, */
+    NULL,   /* hs_collective_state_bytes and the closed form resolve auto */
+    NULL    /* to its pick (hs_collective_resolve) and ask that */
 };
 
 const hs_collective_t *hs_collective_resolve(const hs_collective_t *c,

@@ -266,5 +266,6 @@ const hs_collective_t hs_coll_hier = {
     NULL,   /* allreduce_all_ns: per device */
     hs__hier_chunks_of,
     hs__hier_bound_ns,
-    NULL    /* state_bytes_of: per device only */
+    NULL,   /* state_bytes_of: per device only */
+    NULL    /* bucket_all_ns: the sum of its rounds */
 };

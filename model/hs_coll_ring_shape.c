@@ -76,5 +76,6 @@ const hs_collective_t hs_coll_ring = {
     NULL,   /* allreduce_all_ns: T_ar(i) is O(1) per device */
     NULL,   /* chunks_of: N x 2(N-1) */
     hs__ring_bound_ns,
-    NULL    /* state_bytes_of: per device only */
+    NULL,   /* state_bytes_of: per device only */
+    NULL    /* bucket_all_ns: the sum of its rounds */
 };

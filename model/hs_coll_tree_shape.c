@@ -14,7 +14,10 @@
  * it needs are known, then wakes its tree neighbours;
  * hs_coll_tree_sched_run): O(N R) for the whole cluster, which the closed
  * form asks once (allreduce_all_ns); allreduce_ns of one device runs all
- * of it too.  T_ar(x) is done(x, R-1).  The replay's fast path
+ * of it too.  T_ar(x) is done(x, R-1); a gradient bucket's all-reduce
+ * alone (the closed form's overlap buckets) is the same schedule on the
+ * bucket's bytes (bucket_all_ns), not the sum of its rounds, which
+ * overlap.  The replay's fast path
  * (sim/hs_treefast.c) runs the same schedule from each step's openings.  It is what the replay gives when
  * every device opens at once, with no communication cost (the tree's
  * chunks are always eager: NCCL's tree sends into the receiver's buffer).
@@ -87,17 +90,18 @@ static void hs__tree_round(const hs_scenario_t *s, uint32_t x, int64_t r,
                                 &out->lat_ns);
 }
 
-/* The time device x's send of round r takes (0 without a send). */
+/* The time device x's send of round r takes (0 without a send) in an
+   all-reduce of payload_bytes. */
 static int64_t hs__tree_send_ns(const hs_scenario_t *s, uint32_t x,
-                                const hs_tree_step_t *st)
+                                const hs_tree_step_t *st,
+                                double payload_bytes)
 {
-    const hs_profile_t *p = &s->types[s->devices[x].type].profile;
     double bw;
     int64_t lat;
 
     if (st->to == HS_TREE_NONE || !hs_coll_tree_link(s, x, st->to, &bw, &lat))
         return 0;
-    return hs_chunk_ns(lat, bw, hs_profile_payload_bytes(p),
+    return hs_chunk_ns(lat, bw, payload_bytes,
                        2.0 * (double)hs_coll_tree_chunks(s));
 }
 
@@ -202,8 +206,10 @@ static void hs__tree_step(const hs__tree_cf_t *cf, uint32_t x, int64_t r,
 }
 
 /* Fills cf->send (every send's time, once per device and tree) and
-   cf->chunks. */
-static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
+   cf->chunks, for payloads bytes[type * nb + b] (bytes NULL: the
+   profiles' payloads). */
+static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf,
+                           const double *bytes, size_t nb, size_t b)
 {
     uint32_t x, i;
     int t;
@@ -212,12 +218,16 @@ static void hs__tree_sends(const hs_scenario_t *s, hs__tree_cf_t *cf)
     for (x = 0; x < cf->n; x++)
         for (t = 0; t < 2; t++) {
             const hs_tree_links_t *lk = &cf->lk[(size_t)x * 2 + (size_t)t];
+            size_t ty = s->devices[x].type;
+            double pay = bytes != NULL
+                             ? bytes[ty * nb + b]
+                             : hs_profile_payload_bytes(&s->types[ty].profile);
             hs_tree_step_t st;
             int64_t *o = &cf->send[(size_t)x * 8 + 4 * (size_t)t];
             for (i = 0; i < 4; i++) {
                 st.to = i < lk->n_kids ? lk->kids[i]
                                        : i == 3 ? lk->parent : HS_TREE_NONE;
-                o[i] = hs__tree_send_ns(s, x, &st);
+                o[i] = hs__tree_send_ns(s, x, &st, pay);
             }
             /* per tree P chunks up (with a parent), P to each child */
             cf->chunks += (uint64_t)(cf->P2 / 2) *
@@ -328,7 +338,7 @@ hs_err_t hs_coll_tree_sched_new(const hs_scenario_t *s,
     cf->done = cf->buf;
     cf->next = cf->buf + (size_t)cf->R * N;
     cf->send = cf->next + N;
-    hs__tree_sends(s, cf);
+    hs__tree_sends(s, cf, NULL, 0, 0);
     *out = cf;
     return HS_OK;
 nomem:
@@ -336,6 +346,13 @@ nomem:
     return hs_error_setf(err, HS_ERR_NOMEM,
                          "out of memory for the tree schedule of %zu "
                          "devices", N);
+}
+
+void hs_coll_tree_sched_payload(hs_coll_tree_sched_t *cf,
+                                const hs_scenario_t *s, const double *bytes,
+                                size_t nb, size_t b)
+{
+    hs__tree_sends(s, cf, bytes, nb, b);
 }
 
 uint64_t hs_coll_tree_sched_chunks(const hs_coll_tree_sched_t *cf)
@@ -388,6 +405,27 @@ static hs_err_t hs__tree_allreduce_all_ns(const hs_scenario_t *s,
     if (rc != HS_OK)
         return rc;
     (void)hs_coll_tree_sched_run(cf, NULL, out);
+    hs_coll_tree_sched_free(cf);
+    return HS_OK;
+}
+
+/* Each of nb payloads' all-reduce alone, every device opening at 0:
+   the schedule run once per payload (bytes[type * nb + b]) into
+   out[b * N + x]. */
+static hs_err_t hs__tree_bucket_all_ns(const hs_scenario_t *s,
+                                       const double *bytes, size_t nb,
+                                       int64_t *out, hs_error_t *err)
+{
+    hs_coll_tree_sched_t *cf;
+    hs_err_t rc = hs_coll_tree_sched_new(s, &cf, err);
+    size_t b;
+
+    if (rc != HS_OK)
+        return rc;
+    for (b = 0; b < nb; b++) {
+        hs_coll_tree_sched_payload(cf, s, bytes, nb, b);
+        (void)hs_coll_tree_sched_run(cf, NULL, out + b * s->n_devices);
+    }
     hs_coll_tree_sched_free(cf);
     return HS_OK;
 }
@@ -512,5 +550,6 @@ const hs_collective_t hs_coll_tree = {
     hs__tree_allreduce_all_ns,
     hs__tree_chunks_of,
     hs__tree_bound_ns,
-    hs__tree_state_bytes_of
+    hs__tree_state_bytes_of,
+    hs__tree_bucket_all_ns
 };

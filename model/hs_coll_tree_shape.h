@@ -246,6 +246,20 @@ static inline int64_t hs_coll_tree_up_round(const hs_scenario_t *s,
     return c % 2 == lf ? c / 2 : P + c / 2;
 }
 
+/* The tree (0 or 1) of the chunk device x sends in round r (0 .. R-1);
+   0 for the last round, which sends nothing.  Pure. */
+static inline int hs_coll_tree_round_tree(const hs_scenario_t *s,
+                                          uint32_t x, int64_t r)
+{
+    const int64_t P2 = 2 * hs_coll_tree_chunks(s);
+
+    if (r < P2)
+        return (int)(hs_coll_tree_up_chunk(s, x, r) % 2);
+    if (r < 4 * P2)
+        return (int)(((r - P2) / 3) % 2);
+    return 0;
+}
+
 /* Fills *o with round r of device x (the layout above). */
 static inline void hs_coll_tree_step(const hs_scenario_t *s, uint32_t x,
                                      int64_t r, hs_tree_step_t *o)
@@ -340,6 +354,14 @@ hs_err_t hs_coll_tree_sched_new(const hs_scenario_t *s,
    devices (0: every one finished). */
 size_t hs_coll_tree_sched_run(hs_coll_tree_sched_t *cf,
                               const int64_t *open_ns, int64_t *done_ns);
+
+/* Sets cf's send times for an all-reduce whose payload on a device of
+   type t is bytes[t * nb + b] (a gradient bucket's; bytes NULL: the
+   profiles' payloads, as hs_coll_tree_sched_new set them); the next
+   hs_coll_tree_sched_run uses them.  No allocation. */
+void hs_coll_tree_sched_payload(hs_coll_tree_sched_t *cf,
+                                const hs_scenario_t *s, const double *bytes,
+                                size_t nb, size_t b);
 
 /* Chunks sent in one all-reduce, all devices together (the replay's ARRIVE
    events per all-reduce). */

@@ -160,6 +160,17 @@ typedef struct hs_collective_s {
        hs_scenario_replay_estimate (the tree: its max-plus schedule,
        O(N R)); the estimate adds it. */
     double (*state_bytes_of)(const hs_scenario_t *s);
+    /* Optional (NULL: the closed form sums its rounds' chunk times on
+       the bucket's bytes, hs_closed_bucket_ar).  The all-reduce of each
+       of nb payloads alone, every device opening it at once, for a
+       collective whose rounds overlap (the tree's pipelined max-plus
+       schedule, where the sum of its rounds is not its time): bytes[t *
+       nb + b] the payload of a type-t device in all-reduce b (a gradient
+       bucket), out[b * N + x] (the caller's, nb x N) device x's T_ar of
+       it, as allreduce_all_ns gives for the profile's payload.  HS_OK,
+       or HS_ERR_NOMEM with err filled. */
+    hs_err_t (*bucket_all_ns)(const hs_scenario_t *s, const double *bytes,
+                              size_t nb, int64_t *out, hs_error_t *err);
 } hs_collective_t;
 
 /* The ring all-reduce, "ring": 2(N-1) rounds of M/N bytes to the next

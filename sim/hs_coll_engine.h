@@ -130,9 +130,11 @@ typedef struct hs_coll_host_s {
                               communication cost, tracing, rounds that
                               differ) */
     int tracing;           /* sinks are attached */
-    const int64_t *pend;   /* [lane]: with a communication cost, when the
-                              chunk on its way to the lane is usable; NULL
-                              without one */
+    const int64_t *pend;   /* [q * lanes + lane]: with a communication
+                              cost, when the chunk on its way to the lane
+                              in processing queue q is usable (the ring's
+                              and hierarchical forms: q = 0 only, [lane]);
+                              NULL without one */
     int failed;            /* a sink failed: handlers return it */
     const hs_scenario_t *s;/* the scenario replayed */
     int64_t rounds;        /* R: rounds of one all-reduce */
@@ -177,7 +179,21 @@ typedef struct hs_coll_engine_s {
        lane, arg = the chunk's round) when a chunk it needs has arrived
        but is not yet usable; 0: neither array. */
     int usable_per_round;
+    /* With a communication cost, the processing queues of each device
+       (1 .. HS_COLL_PROC_QUEUES_MAX): a device processes the chunks of
+       one queue one at a time, in the order they left, and its queues
+       independently of each other (the tree: one per tree, as NCCL runs
+       each tree on its own channel).  The ring and the hierarchical
+       forms: 1. */
+    uint32_t proc_queues;
+    /* The queue (0 .. proc_queues-1) of the chunk device x sends in round
+       r (0 .. R-1) of an all-reduce, at its receiver; NULL: queue 0.
+       Pure. */
+    uint32_t (*proc_queue)(const hs_scenario_t *s, uint32_t x, int64_t r);
 } hs_coll_engine_t;
+
+/* The most processing queues an engine may ask for per device. */
+#define HS_COLL_PROC_QUEUES_MAX 2
 
 /* The engine of collective c, or NULL when the replay has none for it. */
 const hs_coll_engine_t *hs_coll_engine_of(const hs_collective_t *c);

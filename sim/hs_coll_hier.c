@@ -207,5 +207,7 @@ const hs_coll_engine_t hs_coll_hier_engine = {
     hs__hier_arrive,
     hs__hier_received,
     1,
-    0
+    0,
+    1,
+    NULL
 };

@@ -100,5 +100,7 @@ const hs_coll_engine_t hs_coll_ring_engine = {
     hs__ring_arrive,
     hs__ring_received,
     1,
-    0
+    0,
+    1,
+    NULL
 };

@@ -23,7 +23,11 @@
  * (plus the hop wait), as a ring's chunk is: the replay records that time
  * for every sent chunk (hs_coll_host_t.usable_ns, the engine's
  * usable_per_round), and a round needs its chunks usable, not only
- * arrived.  A lane that finds a chunk it needs arrived but not yet usable
+ * arrived.  A device processes each tree's chunks in its own queue
+ * (proc_queues 2, hs__tree_proc_queue): one at a time and in the order
+ * they left within a tree, the two trees independently, as NCCL runs the
+ * two trees on separate channels; so a leaf's flood of one tree's chunks
+ * does not hold up the other tree's on every device of a chain.  A lane that finds a chunk it needs arrived but not yet usable
  * schedules one RECEIVED event for itself at the time it becomes usable
  * (at most one pending per lane: wake_ns), and is polled then.  A lane
  * receives from several lanes at once, so the receiving lane's pend (the
@@ -148,6 +152,13 @@ static int hs__tree_received(hs_engine_t *e, void *model,
     return h->failed;
 }
 
+/* The processing queue of device x's round-r chunk: its tree. */
+static uint32_t hs__tree_proc_queue(const hs_scenario_t *s, uint32_t x,
+                                    int64_t r)
+{
+    return (uint32_t)hs_coll_tree_round_tree(s, x, r);
+}
+
 const hs_coll_engine_t hs_coll_tree_engine = {
     &hs_coll_tree,
     hs__tree_lane_init,
@@ -155,5 +166,7 @@ const hs_coll_engine_t hs_coll_tree_engine = {
     hs__tree_arrive,
     hs__tree_received,
     0,
-    1
+    1,
+    2,
+    hs__tree_proc_queue
 };

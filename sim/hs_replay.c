@@ -301,8 +301,9 @@ static int64_t hs__val(hs__model_t *m, const hs_dist_t *d)
 
 static void hs__maybe_done(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t now);
-static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
-                           int64_t now, int64_t arrive_ns, uint32_t ring_n);
+static int64_t hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x,
+                              int64_t g, int64_t now, int64_t arrive_ns,
+                              uint32_t ring_n);
 
 static void hs__start_step(hs_engine_t *e, hs__model_t *m, uint32_t x,
                            int64_t k, int64_t now)
@@ -543,10 +544,11 @@ void hs_coll_send_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
     }
     hs_engine_schedule(e, start + dur, HS__EV_ARRIVE, rx, g);
     if (m->comm) {
-        hs__start_proc(m, ry, x, g, start, start + dur, ring_n);
+        int64_t usable = hs__start_proc(m, ry, x, g, start, start + dur,
+                                        ring_n);
         if (m->h.usable_ns != NULL)
             m->h.usable_ns[(size_t)rx * (size_t)m->rounds +
-                           (size_t)(g % m->rounds)] = m->pend[ry];
+                           (size_t)(g % m->rounds)] = usable;
     }
     if (m->tracing) {
         int64_t gs = g % m->gs[st];
@@ -573,7 +575,8 @@ int hs_coll_delivered_slow(hs_engine_t *e, hs_coll_host_t *h, uint32_t rx,
         st = rx - x * m->k;
     }
     if (m->comm && m->h.wait_received && m->pend[ry] > now) {
-        /* the receiver is still processing it (hs__start_proc) */
+        /* the receiver is still processing it (hs__start_proc; an engine
+           with wait_received has one queue) */
         hs_engine_schedule(e, m->pend[ry], HS__EV_PROC_DONE, ry, g);
         usable = 0;
     }
@@ -621,22 +624,31 @@ static void hs__open(hs_engine_t *e, hs__model_t *m, uint32_t x,
    arrives while y computes (before the end of its backward) becomes usable
    the type's t_hop_wait later (the hop wait), grown to ring_n, the size of
    the ring round g runs along (every device but in the hierarchical
-   collective). */
-static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
-                           int64_t now, int64_t arrive_ns, uint32_t ring_n)
+   collective).  With several processing queues (the tree: one per tree)
+   all of this holds per queue: the chunk waits only for the chunks before
+   it in its own queue (the engine's proc_queue), and each queue's
+   processing that starts during the compute suspends it by its own w.
+   Returns when the chunk is usable (also left in its queue's pend). */
+static int64_t hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x,
+                              int64_t g, int64_t now, int64_t arrive_ns,
+                              uint32_t ring_n)
 {
     uint32_t y = m->k == 1 ? ry : ry / m->k, st = ry - y * m->k;
+    uint32_t q = m->pq > 1 ? m->eng->proc_queue(m->s, x, g % m->rounds) : 0;
     hs__dev_t *d = &m->dev[y];
+    int64_t *free_ns = q == 0 ? &d->proc_free_ns
+                              : &m->proc_free_more[(size_t)(q - 1) * m->n + y];
+    int64_t *pend = &m->pend[(size_t)q * m->n * m->k + ry];
     size_t b = hs__bucket(m, st, g);
     int64_t w = m->proc[(size_t)m->s->devices[y].type * m->nb + b];
-    int64_t ps = d->proc_free_ns > now ? d->proc_free_ns : now;
-    int64_t prev = m->pend[ry], usable;
+    int64_t ps = *free_ns > now ? *free_ns : now;
+    int64_t prev = *pend, usable;
 
     if (d->step >= 0 && !d->bwd_done && ps < d->bwd_end_ns + d->cdebt_ns)
         d->cdebt_ns += w;
-    d->proc_free_ns = ps + w;
+    *free_ns = ps + w;
     usable = ps + w > arrive_ns ? ps + w : arrive_ns;
-    m->pend[ry] = usable;
+    *pend = usable;
     /* the hop wait: the chunk reaches y while y computes */
     if (m->hopw != NULL && d->step >= 0 && !d->bwd_done &&
         arrive_ns < d->bwd_end_ns + d->cdebt_ns) {
@@ -649,20 +661,20 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
 
         if (ring_n != m->n && hw > 0)
             hw = hs_replay_hop_wait_ring_ns(m->s, ty, m->o->hop_wait, ring_n);
-        m->pend[ry] += hw;
-        if (m->tracing && m->pend[ry] > from) {
+        *pend += hw;
+        if (m->tracing && *pend > from) {
             int64_t gs = g % m->gs[st];
             hs__iv(m, y, g / m->gs[st], HS_PH_HOP_WAIT, gs % m->rounds,
                    m->overlap == HS_OVERLAP_BUCKETS ? (int64_t)b : -1,
-                   (int64_t)x, from, m->pend[ry], 0);
+                   (int64_t)x, from, *pend, 0);
         }
     }
     /* a lane's chunks become usable in order: one thread takes them, and
        the collective counts them in order.  Under eager sends chunk g+1
        may arrive while g still waits (a hop wait), and, arriving after the
        backward's end, would otherwise be usable first */
-    if (m->pend[ry] < prev)
-        m->pend[ry] = prev;
+    if (*pend < prev)
+        *pend = prev;
     if (m->tracing && w > 0) {
         int64_t gs = g % m->gs[st];
         hs__iv(m, y, g / m->gs[st], HS_PH_RING_REDUCE, gs % m->rounds,
@@ -670,6 +682,7 @@ static void hs__start_proc(hs__model_t *m, uint32_t ry, uint32_t x, int64_t g,
                (int64_t)x, ps, ps + w,
                m->chunk_bytes[(size_t)m->s->devices[y].type * m->nb + b]);
     }
+    return *pend;
 }
 
 static int hs__on_dl(hs_engine_t *e, void *model, const hs_event_t *ev)
@@ -740,6 +753,7 @@ static void hs__model_clear(hs__model_t *m)
     free(m->proc);
     free(m->hopw);
     free(m->pend);
+    free(m->proc_free_more);
     free(m->h.usable_ns);
     free(m->trc);
     free(m->chunk_bytes);
@@ -930,8 +944,13 @@ static int hs__replay_alloc(hs__model_t *m, const hs_prediction_t *pred,
                                    63) / 64 * 64);
     if (m->h.lane != NULL)
         memset(m->h.lane, 0, (size_t)m->n * m->k * sizeof *m->h.lane);
-    if (m->comm && (m->pend = calloc((size_t)m->n * m->k, sizeof *m->pend)) ==
-                       NULL)
+    m->pq = m->comm ? m->eng->proc_queues : 1;
+    if (m->comm && (m->pend = calloc((size_t)m->pq * m->n * m->k,
+                                     sizeof *m->pend)) == NULL)
+        return -1;
+    if (m->comm && m->pq > 1 &&
+        (m->proc_free_more = calloc((size_t)(m->pq - 1) * m->n,
+                                    sizeof *m->proc_free_more)) == NULL)
         return -1;
     m->h.pend = m->pend;
     if (m->comm && m->eng->usable_per_round) {
@@ -1083,7 +1102,8 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
                         sizeof(int64_t)) +
         (m->nb > 1 ? (size_t)m->n * m->nb * sizeof(int64_t) : 0) +
         (m->comm ? s->n_types * m->nb * sizeof(int64_t) +
-                       (size_t)m->n * m->k * sizeof(int64_t) : 0) +
+                       (size_t)m->pq * m->n * m->k * sizeof(int64_t) +
+                       (size_t)(m->pq - 1) * m->n * sizeof(int64_t) : 0) +
         (m->h.usable_ns != NULL ? (size_t)m->n * m->k *
                                       ((size_t)m->rounds + 1) *
                                       sizeof(int64_t) : 0) +

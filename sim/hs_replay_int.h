@@ -47,7 +47,8 @@ typedef struct hs__dev_s {
     int64_t n_sum;
     int64_t link_free_ns;  /* streams > 1: its ring edge is busy until */
     /* the communication's own cost (m->comm only) */
-    int64_t proc_free_ns;  /* its processing of chunks is busy until */
+    int64_t proc_free_ns;  /* its processing of chunks (queue 0) is busy
+                              until */
     int64_t cdebt_ns;      /* this step: how long processing suspended the
                               compute; its milestones move by as much */
     int64_t b1_end_ns;     /* tracing: the planned end of the first op */
@@ -80,8 +81,14 @@ typedef struct hs__model_s {
     int rendezvous;         /* a copy of h.rendezvous */
     int stochastic;
     hs__dev_t *dev;
-    int64_t *pend;          /* [rx]: m->comm only: the chunk on its way to
-                               rx is usable at */
+    int64_t *pend;          /* [q * lanes + rx]: m->comm only: the chunk
+                               on its way to rx in processing queue q is
+                               usable at */
+    uint32_t pq;            /* processing queues per device (the engine's
+                               proc_queues; 1 without a cost) */
+    int64_t *proc_free_more;/* [(q - 1) * n + x]: m->comm and pq > 1 only:
+                               queue q >= 1 of device x is busy until
+                               (queue 0: hs__dev_t.proc_free_ns) */
     int64_t (*trc)[2];      /* [rx]: tracing only: since when it had
                                nothing to send, start of its send */
     int64_t *dur;           /* [x * nb + b] when nb > 1 */

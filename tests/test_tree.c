@@ -338,19 +338,42 @@ static void test_replay_buckets_streams(void)
     }
 }
 
-/* Two nodes (of one device, or of two: a chain each), one chunk per tree,
-   8 MB payload (4 MB chunks), inter 1 GB/s + 10 us (4.01 ms a chunk),
-   intra 4 GB/s (1 ms), a communication cost of c ns/B (w = c x 4 MB a
-   chunk), overlap none (everyone opens after 2 ms of compute, no debt):
-   the event engine's first step. */
-static int64_t hs__cost_step_ns(unsigned devs, double c)
+/* Step records of step 0 per device (the first 4 devices). */
+typedef struct hs__ends_s {
+    int64_t sim_ns[4];
+} hs__ends_t;
+
+static hs_err_t hs__ends_steps(void *ctx, const hs_step_rec_t *rec, size_t n,
+                               hs_error_t *err)
+{
+    hs__ends_t *e = ctx;
+    size_t i;
+
+    (void)err;
+    for (i = 0; i < n; i++)
+        if (rec[i].step == 0 && rec[i].device < 4)
+            e->sim_ns[rec[i].device] = rec[i].sim_ns;
+    return HS_OK;
+}
+
+/* Two nodes (of one device, or of two: a chain each), `chunks` chunks per
+   tree, payload mb MB, inter 1 GB/s + 10 us (4.01 ms per 4 MB chunk),
+   intra 4 GB/s (1 ms per 4 MB), a communication cost of c ns/B (w = c x
+   the chunk's bytes), overlap none (everyone opens after 2 ms of compute,
+   no debt): the event engine's first step; each device's own step 0 into
+   dev_ns[0..3] (traced) when dev_ns is not NULL. */
+static int64_t hs__cost_run_ns(unsigned devs, double c, unsigned mb,
+                               unsigned chunks, int64_t *dev_ns)
 {
     char text[1024];
     hs_scenario_t *s;
     hs_replay_result_t *r = NULL;
     hs_replay_opts_t o;
+    hs_trace_sink_t sink;
+    hs__ends_t ends;
     hs_error_t err;
     int64_t step = -1;
+    unsigned i;
 
     snprintf(text, sizeof text,
              "name: cost\n"
@@ -359,7 +382,7 @@ static int64_t hs__cost_step_ns(unsigned devs, double c)
              "  - name: gpu\n"
              "    batch: 10\n"
              "    profile: {subsystem_size: 2, t_fwd: 1ms, t_b1: 1ms,\n"
-             "              allreduce_bytes: 8MB, comm_ns_per_byte: %g}\n"
+             "              allreduce_bytes: %uMB, comm_ns_per_byte: %g}\n"
              "nodes:\n"
              "  kinds:\n"
              "    - {name: n, type: gpu, devices: %u, count: 2,\n"
@@ -367,47 +390,183 @@ static int64_t hs__cost_step_ns(unsigned devs, double c)
              "  inter_bandwidth: 1GB/s\n"
              "  inter_latency: 10us\n"
              "collective: tree\n"
-             "tree_chunks: 1\n"
+             "tree_chunks: %u\n"
              "simulate: {steps: 2, overlap: none}\n",
-             c, devs);
+             mb, c, devs, chunks);
     s = load(text);
     hs_replay_opts_from_scenario(s, &o);
     o.engine = 1;
-    if (hs_replay_run(s, &o, NULL, 0, &r, &err) == HS_OK) {
+    memset(&sink, 0, sizeof sink);
+    memset(&ends, 0, sizeof ends);
+    sink.ctx = &ends;
+    sink.steps = hs__ends_steps;
+    if (hs_replay_run(s, &o, dev_ns != NULL ? &sink : NULL,
+                      dev_ns != NULL ? 1 : 0, &r, &err) == HS_OK) {
         step = r->first_step_ns;
-        /* the closed form has no communication cost: 2 ms + the tree */
-        HS_ASSERT_I64_EQ(r->closed_step_ns, devs == 1 ? 10020000 : 12020000);
+        /* the closed form has no communication cost: 2 ms + the tree
+           (2P chunk times on one-device nodes) */
+        if (chunks == 1)
+            HS_ASSERT_I64_EQ(r->closed_step_ns,
+                             devs == 1 ? 10020000 : 12020000);
+        else if (devs == 1)
+            HS_ASSERT_I64_EQ(r->closed_step_ns, 2000000 + 2 * chunks *
+                                 (int64_t)(mb / (2 * chunks)) * 1000000 +
+                                 2 * chunks * 10000);
     } else
         fprintf(stderr, "\nreplay: %s\n", err.msg);
+    for (i = 0; dev_ns != NULL && i < 4; i++)
+        dev_ns[i] = ends.sim_ns[i];
     hs_replay_result_free(r);
     hs_scenario_free(s);
     return step;
 }
 
+/* The cases of one chunk per tree, 8 MB (4 MB chunks). */
+static int64_t hs__cost_step_ns(unsigned devs, double c)
+{
+    return hs__cost_run_ns(devs, c, 8, 1, NULL);
+}
+
 /* A chunk is usable once it has arrived and been processed, and a round
-   waits for that, as the ring's rounds do.  By hand:
+   waits for that, as the ring's rounds do; a device processes each tree's
+   chunks in its own queue (one at a time, in the order they left), the
+   two trees' queues side by side.  By hand:
    - two one-device nodes A (root of tree 0) and B (root of tree 1): each
      sends its leaf tree's chunk at 0 (arrives t = 4.01 ms, usable at
      max(t, w)); then each root sends the reduced chunk back down, usable
      max(t, w) later: 2 max(t, w).  w = 2 ns/B x 4 MB = 8 ms: 16 ms (the
-     old engine counted the chunk usable at arrival: 2t = 8.02 ms); w =
+     engine that counted the chunk usable at arrival: 2t = 8.02 ms); w =
      0.5 x 4 MB = 2 ms < t: 8.02 ms, as without a cost.
    - two nodes of two devices, a0 a1 | b0 b1 (tree 0: a0 -> {b0, a1},
      b0 -> b1; tree 1: b1 -> {a1, b0}, a1 -> a0), w = 8 ms: round 0 the
      four leaf chunks on the chains (arrive at 1, usable at 8); a1 and b0
      send up across at 8 (arrive 12.01, processed 8..16); the roots a0
-     and b1 send down across at 16 (arrive 20.01, processed 16..24), then
-     on their chain (at 20.01, processed after the previous chunk,
-     24..32); a1 and b0 pass the chunk from across down their chain at 24
-     (processed 24..32): every device ends at 32 ms (old: 10.02 ms, the
-     closed form's). */
+     and b1 send down across at 16 (arrive 20.01, processed 16..24 in the
+     receiver's queue of that tree), then on their chain at 20.01 (arrive
+     21.01) to a1 (tree 0) and b0 (tree 1), whose queue of that tree is
+     idle: processed 20.01..28.01, and a1 and b0 are done at 28.01; a1 and
+     b0 pass the chunk from across down their chain at 24 (processed
+     24..32): a0 and b1 end at 32 ms.  Steps of 2 + 32, 2 + 28.01, 2 +
+     28.01, 2 + 32 ms.  With one queue per device for both trees a1's and
+     b0's chain chunk waited behind the other tree's chunk from across
+     (24..32): every device at 32 ms.  (Counting chunks usable at arrival
+     gave 10.02 ms.) */
 static void test_cost_waits_for_processing(void)
 {
+    int64_t dev_ns[4];
+
     HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 2.0), 2000000 + 16000000);
     HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 0.5), 2000000 + 8020000);
     HS_ASSERT_I64_EQ(hs__cost_step_ns(1, 0.0), 2000000 + 8020000);
-    HS_ASSERT_I64_EQ(hs__cost_step_ns(2, 2.0), 2000000 + 32000000);
+    HS_ASSERT_I64_EQ(hs__cost_run_ns(2, 2.0, 8, 1, dev_ns),
+                     2000000 + 32000000);
+    HS_ASSERT_I64_EQ(dev_ns[0], 2000000 + 32000000);
+    HS_ASSERT_I64_EQ(dev_ns[1], 2000000 + 28010000);
+    HS_ASSERT_I64_EQ(dev_ns[2], 2000000 + 28010000);
+    HS_ASSERT_I64_EQ(dev_ns[3], 2000000 + 32000000);
     HS_ASSERT_I64_EQ(hs__cost_step_ns(2, 0.0), 2000000 + 10020000);
+}
+
+/* The two trees' processing overlaps on a device.  Two one-device nodes
+   A, B, two chunks per tree, 16 MB (4 MB chunks: t = 4.01 ms across),
+   c = 4 ns/B (w = 16 ms).  A is the root of tree 0 and a leaf of tree 1,
+   so it sends tree 1's chunks c1, c3 first (at 0 and t), B likewise c0,
+   c2; each receiver's queue of that tree processes them 0..16 and
+   16..32.  B, root of tree 1, sends c1 down to A at w = 16 (usable at
+   B), and A's tree-1 queue, idle, processes it 16..32; B sends c3 at 32
+   (usable at B then), processed 32..48: A's last round ends at 48 = 3w,
+   B's alike: a step of 2 + 48 ms.  With one queue per device A's tree-1
+   chunks waited behind c0 and c2 of tree 0 (A busy 0..32): c1 processed
+   32..48, c3 48..64, a step of 2 + 64 ms. */
+static void test_cost_trees_overlap(void)
+{
+    int64_t dev_ns[4];
+
+    HS_ASSERT_I64_EQ(hs__cost_run_ns(1, 4.0, 16, 2, dev_ns),
+                     2000000 + 48000000);
+    HS_ASSERT_I64_EQ(dev_ns[0], 2000000 + 48000000);
+    HS_ASSERT_I64_EQ(dev_ns[1], 2000000 + 48000000);
+    /* without a cost: 4 chunk times */
+    HS_ASSERT_I64_EQ(hs__cost_run_ns(1, 0.0, 16, 2, NULL),
+                     2000000 + 4 * 4010000);
+}
+
+/* Two nodes of two devices, a0 a1 | b0 b1, one NIC of 100 MB/s each
+   (shared by a node's two heads: 50 MB/s a head), 1 GB/s inside a node,
+   no latency, 8 chunks a tree, 100 MB in two 50 MB buckets ready 300 ms
+   and 600 ms into the backward, t_fwd 300 ms, t_bwd 600 ms. */
+static const char hs__bucket_yaml[] =
+    "name: bk\n"
+    "job: {model: x, dataset: {samples: 1000}}\n"
+    "device_types:\n"
+    "  - name: gpu\n"
+    "    batch: 10\n"
+    "    profile:\n"
+    "      subsystem_size: 2\n"
+    "      t_fwd: 300ms\n"
+    "      t_b1: 1ms\n"
+    "      t_bwd: 600ms\n"
+    "      allreduce_bytes: 100MB\n"
+    "      buckets:\n"
+    "        - {bytes: 50MB, ready: 300ms}\n"
+    "        - {bytes: 50MB, ready: 600ms}\n"
+    "nodes:\n"
+    "  kinds:\n"
+    "    - {name: n, type: gpu, devices: 2, count: 2,\n"
+    "       intra_bandwidth: 1GB/s, nics: 1, nic_bandwidth: 100MB/s}\n"
+    "  inter_bandwidth: 100MB/s\n"
+    "collective: tree\n"
+    "simulate: {steps: 3, overlap: buckets}\n";
+
+/* The closed form's bucket all-reduce is the tree's own all-reduce of the
+   bucket's bytes, not the sum of its rounds.  By hand, 100 MB (chunks of
+   6.25 MB: 125 ms across, 6.25 ms along a chain): b0 sends its 8 tree-1
+   chunks down its chain first (50 ms), then tree 0's up to a0, c0
+   arriving at 175 ms; a0, the root of tree 0, sends each tree-0 chunk
+   across to b0 (125) and on to a1 (6.25), 131.25 ms a chunk, and is the
+   busiest: its last one ends at 175 + 8 x 131.25 = 1225 ms.  A 50 MB
+   bucket takes half, 612.5 ms (the sum of a0's rounds, 8 x 3.125 + 8 x
+   62.5 + 8 x 3.125 = 550 ms, was the old figure).  Extended step: bucket
+   0 from 300 ms to 912.5, bucket 1 from 912.5 to 1525, after the 300 ms
+   forward: 1825 ms (old: 300 + 550 + 550 + 300 = 1700), equal to the
+   replay's, since every device opens each bucket at once and a0 is the
+   bottleneck throughout. */
+static void test_bucket_closed_form(void)
+{
+    hs_scenario_t *s = load(hs__bucket_yaml);
+    hs_closed_overlap_t ov;
+    hs_prediction_t *p = NULL;
+    hs_replay_result_t *r = NULL;
+    hs_replay_opts_t o;
+    hs_error_t err;
+    int64_t bar[2];
+    uint32_t x;
+
+    HS_ASSERT_I64_EQ(hs_coll_tree.allreduce_ns(s, 0), 1225000000);
+    CU_ASSERT_EQUAL_FATAL(hs_closed_overlap_init(s, HS_OVERLAP_BUCKETS, &ov,
+                                                 &err), HS_OK);
+    HS_ASSERT_I64_EQ(ov.nb, 2);
+    for (x = 0; x < s->n_devices; x++) {
+        bar[0] = bar[1] = -1;
+        hs_closed_bucket_ar(s, &hs_coll_tree, &ov, x, bar);
+        if (x == 0) {   /* a0: the busiest */
+            HS_ASSERT_I64_EQ(bar[0], 612500000);
+            HS_ASSERT_I64_EQ(bar[1], 612500000);
+        }
+        CU_ASSERT(bar[0] > 0 && bar[0] <= 612500000);
+    }
+    hs_closed_overlap_clear(&ov);
+    CU_ASSERT_EQUAL_FATAL(hs_closed_predict(s, &p, &err), HS_OK);
+    HS_ASSERT_I64_EQ(p->dev[0].t_ext_ns, 1825000000);
+    HS_ASSERT_I64_EQ(p->step_ext_ns, 1825000000);
+    hs_prediction_free(p);
+    hs_replay_opts_from_scenario(s, &o);
+    o.engine = 1;
+    CU_ASSERT_EQUAL_FATAL(hs_replay_run(s, &o, NULL, 0, &r, &err), HS_OK);
+    HS_ASSERT_I64_EQ(r->step_ns, 1825000000);
+    HS_ASSERT_I64_EQ(r->closed_ext_step_ns, 1825000000);
+    hs_replay_result_free(r);
+    hs_scenario_free(s);
 }
 
 /* Past the 1,024 devices the tree was once held to (its closed form is
@@ -568,6 +727,10 @@ static int register_tests(void)
                     test_replay_buckets_streams) == NULL ||
         CU_add_test(s, "a chunk is used once processed, by hand",
                     test_cost_waits_for_processing) == NULL ||
+        CU_add_test(s, "the two trees' chunks processed side by side",
+                    test_cost_trees_overlap) == NULL ||
+        CU_add_test(s, "buckets: the closed form's tree all-reduce per bucket",
+                    test_bucket_closed_form) == NULL ||
         CU_add_test(s, "past 1,024 devices", test_past_1024_devices) ==
             NULL ||
         CU_add_test(s, "NCCL's model by hand", test_nccl_model_by_hand) ==
