@@ -96,6 +96,11 @@ static void micro_batch(tbuf_t *b, long t, int j, int v)
     }
 }
 
+/* The step from which the correlation ids start again from 3 (so its
+   kernels' ids fall in the first step's ranges), or -1: ids increase
+   throughout (test_ids_interleave). */
+static long corr_restart_step = -1;
+
 /* Writes rank r's trace of v micro-batches a step into dir; returns its
    path (malloc'd). */
 static char *write_trace(const char *dir, int r, int v)
@@ -115,6 +120,8 @@ static char *write_trace(const char *dir, int r, int v)
         long t = 1000 + 2000 * k, opt = t + 30 + 400L * v;
         char step[32];
 
+        if (k == corr_restart_step)
+            b.corr = 2;
         snprintf(step, sizeof step, "ProfilerStep#%ld", 5 + k);
         ev(&b, PID, "user_annotation", step, t, 100 + 400L * v, NULL);
         for (j = 0; j < v; j++)
@@ -190,13 +197,14 @@ static void test_v1(void) { check_v(1, 500, 380, 8); }
 static void test_v2(void) { check_v(2, 550, 415, 10); }
 static void test_v4(void) { check_v(4, 650, 485, 14); }
 
-/* The operators' memory budget exceeded (replays by batches of steps)
-   and the records spilled: the reader's record of a trace of 4
+/* The operators' memory budget exceeded (replays by batches of steps),
+   the phases replayed by batches of one or two steps, and the records
+   spilled: the reader's record of a trace of 4
    micro-batches a step is the one replay's. */
 static void test_v4_batches(void)
 {
     const char *dir = hs_test_tmpdir("ingest-micro-gpu");
-    static const size_t budgets[] = {1, 2048};
+    static const size_t budgets[] = {0, 1, 2048};
     char *path = write_trace(dir, 0, 4);
     hs_kineto_opts_t o;
     hs_rank_t *whole = NULL;
@@ -206,10 +214,45 @@ static void test_v4_batches(void)
     memset(&o, 0, sizeof o);
     HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &whole, &err), HS_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
-    for (k = 0; k < 2 * sizeof budgets / sizeof budgets[0]; k++) {
+    for (k = 0; k < 6 * sizeof budgets / sizeof budgets[0]; k++) {
         hs_rank_t *bat = NULL;
 
-        o.ops_mem_bytes = budgets[k / 2];
+        o.ops_mem_bytes = budgets[k / 6];
+        o.log_mem_bytes = k % 2 ? 1 : 0;
+        o.step_batch = (k / 2) % 3;     /* phases by batches of 1, 2 */
+        HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &bat, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
+        ic_same_record(whole, bat, 0);
+        hs_rank_free(bat);
+    }
+    hs_rank_free(whole);
+    free(path);
+}
+
+/* Correlation ids that start again from step 2 (so the id ranges of
+   steps in different batches interleave): the phases replayed by
+   batches of one, two or three steps give the one replay's record (the
+   reader sees the ranges interleave and replays again as one batch). */
+static void test_ids_interleave(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-micro-gpu");
+    char *path;
+    hs_kineto_opts_t o;
+    hs_rank_t *whole = NULL;
+    hs_error_t err;
+    size_t k;
+
+    corr_restart_step = 2;
+    path = write_trace(dir, 9, 2);
+    corr_restart_step = -1;
+    memset(&o, 0, sizeof o);
+    HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &whole, &err), HS_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    HS_ASSERT_I64_EQ(whole->n_steps, 4);
+    for (k = 0; k < 6; k++) {
+        hs_rank_t *bat = NULL;
+
+        o.step_batch = 1 + k / 2;
         o.log_mem_bytes = k % 2 ? 1 : 0;
         HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &bat, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
@@ -217,6 +260,7 @@ static void test_v4_batches(void)
         hs_rank_free(bat);
     }
     hs_rank_free(whole);
+    unlink(path);
     free(path);
 }
 
@@ -232,6 +276,8 @@ static int register_micro_gpu(void)
                     test_v2) == NULL ||
         CU_add_test(s, "V = 4: kernel means by hand, micro_batches 4",
                     test_v4) == NULL ||
+        CU_add_test(s, "ids that interleave across batches of steps",
+                    test_ids_interleave) == NULL ||
         CU_add_test(s, "V = 4: operators by batches, records spilled",
                     test_v4_batches) == NULL)
         return -1;

@@ -83,14 +83,15 @@ static void test_spill_equals_memory(void)
 }
 
 /* The forward's operators replayed by batches of steps (their budget
-   exceeded: one step per batch, or a few) give the record of the one
-   replay over every step, records spilled or not. */
+   exceeded: one step per batch, or a few), and the replays of the
+   phases by batches of steps (one or two steps a batch), give the
+   record of the one replay over every step, records spilled or not. */
 static void test_ops_batches_equal_whole(void)
 {
     static const char *const files[] = {
         REAL "nccl-2rank-resnet.json.gz", REAL "nccl-2rank-dataloader.json.gz",
         REAL "rocm-mi250-train.json.gz", DATA "legacy-rank0.json.gz"};
-    static const size_t budgets[] = {1, 2048, 20000};
+    static const size_t budgets[] = {0, 1, 2048, 20000};
     size_t i, k;
 
     for (i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -102,11 +103,12 @@ static void test_ops_batches_equal_whole(void)
         HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &whole, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
         CU_ASSERT(whole->n_steps >= 2);
-        for (k = 0; k < 2 * sizeof budgets / sizeof budgets[0]; k++) {
+        for (k = 0; k < 6 * sizeof budgets / sizeof budgets[0]; k++) {
             hs_rank_t *bat = NULL;
 
-            o.ops_mem_bytes = budgets[k / 2];
+            o.ops_mem_bytes = budgets[k / 6];
             o.log_mem_bytes = k % 2 ? 1 : 0;
+            o.step_batch = (k / 2) % 3;     /* 0: the default (all) */
             HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &bat, &err),
                              HS_OK);
             CU_ASSERT_PTR_NOT_NULL_FATAL(bat);

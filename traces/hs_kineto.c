@@ -192,6 +192,19 @@ typedef struct hs__step_s {
     size_t n_mb, cap_mb;
 } hs__step_t;
 
+/* A ProfilerStep window as read, and once the steps are settled, what
+   the replays of a batch of steps start each step from (hs__batch_steps):
+   a few words a step, all that stays in memory for every step while the
+   batches' hs__step_t come and go.  It owns mb. */
+typedef struct hs__win_s {
+    long number;
+    hs_kev_key_t pid, tid;
+    int64_t s, e;
+    int64_t fs;
+    hs__mb_t *mb;
+    size_t n_mb, cap_mb;
+} hs__win_t;
+
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
    settled. */
 typedef struct hs__mbmark_s {
@@ -244,8 +257,16 @@ typedef struct hs__krec_s {     /* a compute kernel */
 } hs__krec_t;
 
 /* The records' keys for the batches' replays (hs_reclog_each_range): a
-   cpu_op's or runtime call's start, a kernel's correlation id (its
+   CPU mark's, cpu_op's or runtime call's start, a kernel's correlation id (its
    order kept in a signed number). */
+static int64_t hs__mrec_key(const void *rec)
+{
+    hs__mrec_t m;
+
+    memcpy(&m, rec, sizeof m);
+    return m.ts_ns;
+}
+
 static int64_t hs__orec_key(const void *rec)
 {
     hs__orec_t o;
@@ -301,8 +322,20 @@ typedef struct hs__file_s {
     const char *path;         /* r->path */
     uint64_t n_kernels_seen;  /* pass 1 */
     hs_kev_key_t main_pid, main_tid;
-    hs__step_t *st;
+    hs__win_t *win;           /* the step windows, n_st */
     size_t n_st, cap_st;
+    hs__step_t *st;           /* the batch's steps [st0, st0 + n_bst) */
+    size_t st0, n_bst, cap_bst;
+    int64_t bst_ts_lo, bst_ts_hi; /* the trace times the batch's windows
+                                     span, [lo, hi] */
+    size_t step_batch;        /* steps per batch of the phase replays */
+    int last_batch;           /* the batch ends at the last step */
+    int inexact;              /* batches' kernel id ranges interleave */
+    uint64_t prev_iv_hi;      /* the earlier batches' greatest id */
+    uint64_t b_iv_hi;         /* the batch's greatest id */
+    int any_iv;               /* whether they had any */
+    size_t kind_n[4], kind_bad[4]; /* all-reduce calls by kind, of
+                                      which without a payload */
     int any_bwd;
     int ckind;                /* chosen all-reduce kind, -1 none */
     hs__ival_t *iv;
@@ -346,23 +379,38 @@ typedef struct hs__file_s {
                                            and the kernels' interval's */
 } hs__file_t;
 
+/* Step k (an index among all steps) of the batch in memory. */
+#define HS__ST(f, k) (&(f)->st[(k) - (f)->st0])
+
+/* Frees what the batch's steps own (not their micro-batches: their
+   windows'); the batch is empty. */
+static void hs__free_batch(hs__file_t *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->n_bst; i++) {
+        hs__step_t *s = &f->st[i];
+        free(s->coll);
+        free(s->bts);       /* bthr and bseg are in its block */
+        free(s->ops);
+        free(s->op_by_corr);
+        free(s->loose);
+    }
+    f->n_bst = 0;
+    f->ops_bytes = 0;
+}
+
 /* Frees what f owns (not f->r). */
 static void hs__file_clear(hs__file_t *f)
 {
     size_t i;
 
-    for (i = 0; i < f->n_st; i++) {
-        free(f->st[i].coll);
-        free(f->st[i].bts);     /* bthr and bseg are in its block */
-    }
-    for (i = 0; i < f->n_st; i++) {
-        free(f->st[i].ops);
-        free(f->st[i].op_by_corr);
-        free(f->st[i].loose);
-        free(f->st[i].mb);
-    }
+    hs__free_batch(f);
+    for (i = 0; i < f->n_st; i++)
+        free(f->win[i].mb);
     free(f->mbm);
     free(f->st);
+    free(f->win);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
     hs_reclog_clear(&f->lm);
@@ -525,11 +573,11 @@ static long hs__find_step(hs__file_t *f, int64_t t)
 {
     size_t lo = 0, hi = f->n_st, h = f->hint;
 
-    if (h < hi && f->st[h].s <= t && (h + 1 == hi || f->st[h + 1].s > t))
-        return t < f->st[h].e ? (long)h : -1;
+    if (h < hi && f->win[h].s <= t && (h + 1 == hi || f->win[h + 1].s > t))
+        return t < f->win[h].e ? (long)h : -1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->st[mid].s <= t)
+        if (f->win[mid].s <= t)
             lo = mid + 1;
         else
             hi = mid;
@@ -538,7 +586,7 @@ static long hs__find_step(hs__file_t *f, int64_t t)
         return -1;
     lo--;
     f->hint = lo;
-    return t < f->st[lo].e ? (long)lo : -1;
+    return t < f->win[lo].e ? (long)lo : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -554,17 +602,17 @@ enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
 static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
                              const hs_kev_t *e)
 {
-    hs__step_t *s;
+    hs__win_t *s;
 
     {
-        hs__step_t *ns = hs__grow(f->st, &f->cap_st, f->n_st, sizeof *ns,
-                                  64);
+        hs__win_t *ns = hs__grow(f->win, &f->cap_st, f->n_st, sizeof *ns,
+                                 64);
         if (ns == NULL)
             return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
                                 0, 0, "out of memory");
-        f->st = ns;
+        f->win = ns;
     }
-    s = &f->st[f->n_st++];
+    s = &f->win[f->n_st++];
     memset(s, 0, sizeof *s);
     s->number = strtol(e->name + 13, NULL, 10);
     s->pid = e->pid;
@@ -774,7 +822,7 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
 
 static int hs__cmp_step(const void *a, const void *b)
 {
-    const hs__step_t *x = a, *y = b;
+    const hs__win_t *x = a, *y = b;
 
     if (x->s != y->s)
         return x->s < y->s ? -1 : 1;
@@ -783,7 +831,7 @@ static int hs__cmp_step(const void *a, const void *b)
 
 /* (pid, tid) order of window indices into hs__thread_sort_st (qsort has
    no context argument; the reader is single-threaded). */
-static const hs__step_t *hs__thread_sort_st;
+static const hs__win_t *hs__thread_sort_st;
 
 static int hs__key_cmp(hs_kev_key_t a, hs_kev_key_t b)
 {
@@ -794,8 +842,8 @@ static int hs__key_cmp(hs_kev_key_t a, hs_kev_key_t b)
 
 static int hs__cmp_thread(const void *a, const void *b)
 {
-    const hs__step_t *x = &hs__thread_sort_st[*(const size_t *)a],
-                     *y = &hs__thread_sort_st[*(const size_t *)b];
+    const hs__win_t *x = &hs__thread_sort_st[*(const size_t *)a],
+                    *y = &hs__thread_sort_st[*(const size_t *)b];
     int c = hs__key_cmp(x->pid, y->pid);
 
     return c != 0 ? c : hs__key_cmp(x->tid, y->tid);
@@ -822,13 +870,13 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                                 "out of memory");
         for (i = 0; i < f->n_st; i++)
             ix[i] = i;
-        hs__thread_sort_st = f->st;
+        hs__thread_sort_st = f->win;
         qsort(ix, f->n_st, sizeof *ix, hs__cmp_thread);
         for (k = 0; k < f->n_st; k = j) {
             size_t first = ix[k];
             for (j = k; j < f->n_st &&
-                        hs_kev_key_eq(f->st[ix[j]].pid, f->st[ix[k]].pid) &&
-                        hs_kev_key_eq(f->st[ix[j]].tid, f->st[ix[k]].tid);
+                        hs_kev_key_eq(f->win[ix[j]].pid, f->win[ix[k]].pid) &&
+                        hs_kev_key_eq(f->win[ix[j]].tid, f->win[ix[k]].tid);
                  j++)
                 if (ix[j] < first)
                     first = ix[j];
@@ -840,31 +888,26 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
         }
         free(ix);
     }
-    f->main_pid = f->st[best].pid;
-    f->main_tid = f->st[best].tid;
+    f->main_pid = f->win[best].pid;
+    f->main_tid = f->win[best].tid;
     for (i = 0; i < f->n_thr; i++) {
         hs__thr_t *t = &f->thr[i];
         t->main_pid = hs_kev_key_eq(t->pid, f->main_pid);
         t->main_thr = t->main_pid && hs_kev_key_eq(t->tid, f->main_tid);
     }
     for (i = j = 0; i < f->n_st; i++)
-        if (hs_kev_key_eq(f->st[i].pid, f->main_pid) &&
-            hs_kev_key_eq(f->st[i].tid, f->main_tid))
-            f->st[j++] = f->st[i];
+        if (hs_kev_key_eq(f->win[i].pid, f->main_pid) &&
+            hs_kev_key_eq(f->win[i].tid, f->main_tid))
+            f->win[j++] = f->win[i];
     f->n_st = j;
-    qsort(f->st, f->n_st, sizeof *f->st, hs__cmp_step);
+    qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
     for (i = 0; i < f->n_st; i++) {
-        hs__step_t *s = &f->st[i];
-        s->b0 = INT64_MAX;
-        s->bend = INT64_MIN;
-        s->opt_s = INT64_MAX;
-        s->opt_e = INT64_MIN;
-        s->dl_end = INT64_MIN;
+        hs__win_t *s = &f->win[i];
         s->fs = s->s;
         /* windows of one thread do not overlap; clip if they do (and
            say so: hs_kineto_read adds a note) */
-        if (i + 1 < f->n_st && s->e > f->st[i + 1].s) {
-            s->e = f->st[i + 1].s;
+        if (i + 1 < f->n_st && s->e > f->win[i + 1].s) {
+            s->e = f->win[i + 1].s;
             f->st_clipped++;
         }
     }
@@ -879,7 +922,7 @@ static int hs__cmp_mbmark(const void *a, const void *b)
 }
 
 /* Appends a micro-batch starting at ts to step s. */
-static hs_err_t hs__mb_add(hs__file_t *f, hs__step_t *s, int64_t ts,
+static hs_err_t hs__mb_add(hs__file_t *f, hs__win_t *s, int64_t ts,
                            hs_error_t *err)
 {
     hs__mb_t *b;
@@ -918,11 +961,11 @@ static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
             !hs_kev_key_eq(m->tid, f->main_tid))
             continue;
         if ((k = hs__find_step(f, m->ts_ns)) >= 0)
-            rc = hs__mb_add(f, &f->st[k], m->ts_ns, err);
+            rc = hs__mb_add(f, &f->win[k], m->ts_ns, err);
     }
     for (i = 0; i < f->n_st; i++)
-        if (f->st[i].n_mb >= 2)
-            f->st[i].fs = f->st[i].mb[f->st[i].n_mb - 1].s;
+        if (f->win[i].n_mb >= 2)
+            f->win[i].fs = f->win[i].mb[f->win[i].n_mb - 1].s;
     free(f->mbm);
     f->mbm = NULL;
     f->n_mbm = f->cap_mbm = 0;
@@ -995,6 +1038,29 @@ static hs_err_t hs__add_coll(hs__file_t *f, hs__step_t *s, int kind,
     return HS_OK;
 }
 
+/* The pass over the marks before the batches: the all-reduce calls of
+   each kind in the steps (for hs__choose_kind) and whether any step has
+   a backward operator (any_bwd), the same as the batches' replays of
+   the marks find. */
+static hs_err_t hs__count_mark(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    hs__mrec_t m;
+
+    memcpy(&m, rec, sizeof m);
+    if (m.pid_kind != f->main_pid.kind || m.pid_v != f->main_pid.v ||
+        (m.mark != HS__M_BWD && m.mark != HS__M_COLL) ||
+        hs__find_step(f, m.ts_ns) < 0)
+        return HS_OK;
+    if (m.mark == HS__M_BWD)
+        f->any_bwd = 1;
+    else if (m.ckind >= 0 && m.ckind < 4) {
+        f->kind_n[m.ckind]++;
+        f->kind_bad[m.ckind] += !m.known;
+    }
+    return HS_OK;
+}
+
 static hs_err_t hs__replay_mark(void *ctx, const void *rec)
 {
     hs__file_t *f = ctx;
@@ -1007,9 +1073,9 @@ static hs_err_t hs__replay_mark(void *ctx, const void *rec)
     if (m.pid_kind != f->main_pid.kind || m.pid_v != f->main_pid.v)
         return HS_OK;
     k = hs__find_step(f, m.ts_ns);
-    if (k < 0)
-        return HS_OK;
-    s = &f->st[k];
+    if (k < 0 || (size_t)k < f->st0 || (size_t)k >= f->st0 + f->n_bst)
+        return HS_OK;   /* not the batch's */
+    s = HS__ST(f, k);
     if (s->n_mb >= 2 && m.ts_ns < s->fs &&
         (m.mark == HS__M_DL || m.mark == HS__M_BWD)) {
         hs__early_mark(f, s, &m);
@@ -1130,7 +1196,7 @@ static hs_err_t hs__replay_op(void *ctx, const void *rec)
     k = hs__find_step(f, o.ts_ns);
     if (k < 0 || (size_t)k < f->b_lo || (size_t)k >= f->b_hi)
         return HS_OK;
-    s = &f->st[k];
+    s = HS__ST(f, k);
     if (s->b0 == INT64_MAX || o.ts_ns < hs__fwd_start(s) || o.ts_ns >= s->b0)
         return HS_OK;
     return hs__op_keep(f, s, o.ts_ns, o.ts_ns + o.dur_ns, o.name);
@@ -1285,9 +1351,9 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
          (r.ts_ns < f->b_ts_lo || r.ts_ns >= f->b_ts_hi)))
         return HS_OK;
     k = hs__find_step(f, r.ts_ns);
-    if (k < 0)
+    if (k < 0 || (size_t)k < f->st0 || (size_t)k >= f->st0 + f->n_bst)
         return HS_OK;
-    s = &f->st[k];
+    s = HS__ST(f, k);
     if (s->n_mb >= 2 && r.ts_ns < s->fs) {
         hs__early_launch(s, &r);
         return HS_OK;
@@ -1391,7 +1457,7 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     iv = &f->iv[lo - 1];
     if (e.corr > iv->hi)
         return HS_OK;
-    s = &f->st[iv->step];
+    s = HS__ST(f, iv->step);
     if (iv->mb >= 0) {      /* an earlier micro-batch's */
         if (f->rmode & HS__RM_PHASES) {
             s->mb[iv->mb].k_sum[iv->phase] += e.dur_ns;
@@ -1469,12 +1535,38 @@ static void hs__ival_add(hs__file_t *f, uint64_t lo, uint64_t hi, size_t i,
     v->mb = mb;
 }
 
+/* Whether the batch's id ranges all come after the earlier batches'
+   (else f->inexact: a kernel could belong to a range of another batch,
+   and the steps are replayed again as one batch). */
+static hs_err_t hs__ivals_apart(hs__file_t *f)
+{
+    size_t i;
+
+    if (f->n_iv == 0)
+        return HS_OK;
+    if (f->any_iv && f->iv[0].lo <= f->prev_iv_hi)
+        f->inexact = 1;
+    f->b_iv_hi = 0;
+    for (i = 0; i < f->n_iv; i++) {
+        if (f->iv[i].hi > f->b_iv_hi)
+            f->b_iv_hi = f->iv[i].hi;
+        if (!f->any_iv || f->iv[i].hi > f->prev_iv_hi) {
+            f->prev_iv_hi = f->iv[i].hi;
+            f->any_iv = 1;
+        }
+    }
+    return HS_OK;
+}
+
+/* The id ranges of the batch's steps (phases, earlier micro-batches),
+   sorted, for the kernels' replay; each step's bucket thresholds made
+   non-decreasing. */
 static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
 {
     size_t i, j, n = 0;
     int p;
 
-    for (i = 0; i < f->n_st; i++) {
+    for (i = 0; i < f->n_bst; i++) {
         for (p = 0; p < HS__P_N; p++)
             n += f->st[i].has_corr[p] != 0;
         for (j = 0; j < f->st[i].n_mb; j++)
@@ -1485,19 +1577,21 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
     if (f->iv == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                             "out of memory");
-    for (i = 0; i < f->n_st; i++) {
+    for (i = 0; i < f->n_bst; i++) {
         const hs__step_t *s = &f->st[i];
         for (p = 0; p < HS__P_N; p++)
             if (s->has_corr[p])
-                hs__ival_add(f, s->corr_lo[p], s->corr_hi[p], i, p, -1);
+                hs__ival_add(f, s->corr_lo[p], s->corr_hi[p], f->st0 + i,
+                             p, -1);
         for (j = 0; j < s->n_mb; j++)
             for (p = 0; p < 2; p++)
                 if (s->mb[j].has_corr[p])
                     hs__ival_add(f, s->mb[j].corr_lo[p],
-                                 s->mb[j].corr_hi[p], i, p, (long)j);
+                                 s->mb[j].corr_hi[p], f->st0 + i, p,
+                                 (long)j);
     }
     qsort(f->iv, f->n_iv, sizeof *f->iv, hs__cmp_ival);
-    for (i = 0; i < f->n_st; i++) {
+    for (i = 0; i < f->n_bst; i++) {
         size_t c;
         for (c = 1; c < f->st[i].nb; c++)
             if (f->st[i].bthr[c] < f->st[i].bthr[c - 1])
@@ -1506,7 +1600,7 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
     for (i = 1; i < f->n_iv; i++)
         if (f->iv[i].lo <= f->iv[i - 1].hi)
             f->iv_overlap = 1;
-    return HS_OK;
+    return hs__ivals_apart(f);
 }
 
 /* Per step of [lo, hi): the operators that launched, by their first id;
@@ -1519,7 +1613,7 @@ static hs_err_t hs__index_ops(hs__file_t *f, size_t lo, size_t hi,
     f->b_corr_lo = UINT64_MAX;
     f->b_corr_hi = 0;
     for (i = lo; i < hi; i++) {
-        hs__step_t *s = &f->st[i];
+        hs__step_t *s = HS__ST(f, i);
         size_t j, n = 0;
 
         if (s->has_corr[HS__P_FWD]) {
@@ -1555,17 +1649,10 @@ static hs_err_t hs__index_ops(hs__file_t *f, size_t lo, size_t hi,
 static void hs__choose_kind(hs__file_t *f)
 {
     int k;
-    size_t i, j;
 
     f->ckind = -1;
     for (k = 0; k < HS__C_N; k++) {
-        size_t n = 0, bad = 0;
-        for (i = 0; i < f->n_st; i++)
-            for (j = 0; j < f->st[i].n_coll; j++)
-                if (f->st[i].coll[j].kind == k) {
-                    n++;
-                    bad += !f->st[i].coll[j].known;
-                }
+        size_t n = f->kind_n[k], bad = f->kind_bad[k];
         if (n > 0 && (k == HS__C_PC ? n > bad : bad == 0)) {
             f->ckind = k;
             return;
@@ -1598,14 +1685,14 @@ static int hs__timing_kind(const hs__step_t *s, size_t nb)
     return -1;
 }
 
-/* After pass 2: the payload kind, and per step the bucket calls. */
+/* After the batch's marks: per step the bucket calls (of the payload
+   kind, hs__choose_kind). */
 static hs_err_t hs__prepare_buckets(const hs_kineto_opts_t *o,
                                     hs__file_t *f, hs_error_t *err)
 {
     size_t i, j;
 
-    hs__choose_kind(f);
-    for (i = 0; i < f->n_st; i++) {
+    for (i = 0; i < f->n_bst; i++) {
         hs__step_t *s = &f->st[i];
         size_t n = 0;
         if (s->n_coll > 1)
@@ -1897,10 +1984,10 @@ static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
     int64_t ops_fwd;
 
     memset(&o, 0, sizeof o);
-    ops_fwd = hs__step_figures(f, &f->st[i], f->n_kernels_seen > 0, &o);
+    ops_fwd = hs__step_figures(f, HS__ST(f, i), f->n_kernels_seen > 0, &o);
     if (o.t_fwd_ns == HS_INGEST_UNKNOWN)
         return HS_OK;
-    return hs__step_ops(f, &f->st[i], ops_fwd, &f->r->fwd_ops[i], err);
+    return hs__step_ops(f, HS__ST(f, i), ops_fwd, &f->r->fwd_ops[i], err);
 }
 
 /* The record's step table and buckets from the replays' marks (after
@@ -1917,8 +2004,8 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
     hs_err_t rc;
 
     hs__free_ivals(f);
-    for (i = 0; i < f->n_st; i++) {
-        hs__step_t *s = &f->st[i];
+    for (i = f->st0; i < f->st0 + f->n_bst; i++) {
+        hs__step_t *s = HS__ST(f, i);
         hs_ingest_step_t *o = &r->steps[i];
 
         hs__step_figures(f, s, gpu, o);
@@ -1954,8 +2041,8 @@ static void hs__batch(hs__file_t *f, size_t lo, size_t hi)
 {
     f->b_lo = lo;
     f->b_hi = hi;
-    f->b_ts_lo = f->st[lo].s;
-    f->b_ts_hi = f->st[hi - 1].e;
+    f->b_ts_lo = f->win[lo].s;
+    f->b_ts_hi = f->win[hi - 1].e;
     f->ops_limited = hi - lo > 1;
     f->ops_over = 0;
 }
@@ -1966,7 +2053,7 @@ static void hs__free_ops(hs__file_t *f, size_t lo, size_t hi)
     size_t i;
 
     for (i = lo; i < hi; i++) {
-        hs__step_t *s = &f->st[i];
+        hs__step_t *s = HS__ST(f, i);
         free(s->ops);
         free(s->op_by_corr);
         free(s->loose);
@@ -1993,29 +2080,55 @@ static hs_err_t hs__batch_ops(hs__file_t *f, hs_error_t *err)
     return rc;
 }
 
-/* Every step at once (the operators fit in their budget): the runtime
-   calls and kernels replayed once for both the phases and the
-   operators, as the passes over the text did. */
+/* Releases log l once the last batch of steps is done with it. */
+static void hs__log_done(hs__file_t *f, hs_reclog_t *l)
+{
+    if (f->last_batch)
+        hs_reclog_clear(l);
+}
+
+/* The runtime calls of the batch of steps (their times lie in its
+   windows) replayed in mode f->rmode, then the batch's id ranges. */
+static hs_err_t hs__batch_runtime(hs__file_t *f, hs_error_t *err)
+{
+    hs_err_t rc = hs_reclog_each_range(&f->lr, f->bst_ts_lo, f->bst_ts_hi,
+                                       hs__replay_runtime, f, f->path, err);
+
+    return rc != HS_OK ? rc : hs__build_ivals(f, err);
+}
+
+/* The kernels whose ids the batch's ranges span, replayed in mode
+   f->rmode (the ranges of different batches do not interleave, else
+   f->inexact). */
+static hs_err_t hs__batch_kernels(hs__file_t *f, hs_error_t *err)
+{
+    if (f->n_iv == 0 || f->inexact)
+        return HS_OK;
+    return hs_reclog_each_range(&f->lk, hs__corr_key(f->iv[0].lo),
+                                hs__corr_key(f->b_iv_hi), hs__replay_kernel,
+                                f, f->path, err);
+}
+
+/* Every step of the batch at once (the operators fit in their budget):
+   the runtime calls and kernels replayed once for both the phases and
+   the operators, as the passes over the text did. */
 static hs_err_t hs__replay_whole(hs__file_t *f, hs_error_t *err)
 {
     hs_err_t rc;
 
-    hs_reclog_clear(&f->lo);
+    hs__log_done(f, &f->lo);
     f->rmode = HS__RM_PHASES | HS__RM_OPS;
     if (f->n_kernels_seen > 0) {
-        if ((rc = hs_reclog_each(&f->lr, hs__replay_runtime, f, f->path,
-                                 err)) != HS_OK)
+        if ((rc = hs__batch_runtime(f, err)) != HS_OK)
             return rc;
-        hs_reclog_clear(&f->lr);
-        if ((rc = hs__build_ivals(f, err)) != HS_OK ||
-            (rc = hs__index_ops(f, 0, f->n_st, err)) != HS_OK)
+        hs__log_done(f, &f->lr);
+        if ((rc = hs__index_ops(f, f->st0, f->st0 + f->n_bst, err)) !=
+                HS_OK ||
+            (rc = hs__batch_kernels(f, err)) != HS_OK)
             return rc;
-        if ((rc = hs_reclog_each(&f->lk, hs__replay_kernel, f, f->path,
-                                 err)) != HS_OK)
-            return rc;
-        hs_reclog_clear(&f->lk);
+        hs__log_done(f, &f->lk);
     }
-    return hs__build_record(f, 0, err);
+    return f->inexact ? HS_OK : hs__build_record(f, 0, err);
 }
 
 /* One batch's operators (replayed into memory already): their launches
@@ -2049,20 +2162,20 @@ static hs_err_t hs__batch_out(hs__file_t *f, hs_error_t *err)
    hs__replay_whole: every sum and range is order-free. */
 static hs_err_t hs__replay_batched(hs__file_t *f, hs_error_t *err)
 {
-    size_t lo = 0, size = f->n_st / 2 > 0 ? f->n_st / 2 : 1;
+    size_t lo = f->st0, end = f->st0 + f->n_bst;
+    size_t size = f->n_bst / 2 > 0 ? f->n_bst / 2 : 1;
     hs_err_t rc;
 
     f->rmode = HS__RM_PHASES;
     if (f->n_kernels_seen > 0 &&
-        ((rc = hs_reclog_each(&f->lr, hs__replay_runtime, f, f->path,
-                              err)) != HS_OK ||
-         (rc = hs__build_ivals(f, err)) != HS_OK ||
-         (rc = hs_reclog_each(&f->lk, hs__replay_kernel, f, f->path,
-                              err)) != HS_OK))
+        ((rc = hs__batch_runtime(f, err)) != HS_OK ||
+         (rc = hs__batch_kernels(f, err)) != HS_OK))
         return rc;
+    if (f->inexact)
+        return HS_OK;
     f->rmode = HS__RM_OPS;
-    while (lo < f->n_st) {
-        hs__batch(f, lo, f->n_st - lo < size ? f->n_st : lo + size);
+    while (lo < end) {
+        hs__batch(f, lo, end - lo < size ? end : lo + size);
         if ((rc = hs__batch_ops(f, err)) != HS_OK)
             return rc;
         if (f->ops_over) {
@@ -2073,9 +2186,9 @@ static hs_err_t hs__replay_batched(hs__file_t *f, hs_error_t *err)
             return rc;
         lo = f->b_hi;
     }
-    hs_reclog_clear(&f->lo);
-    hs_reclog_clear(&f->lr);
-    hs_reclog_clear(&f->lk);
+    hs__log_done(f, &f->lo);
+    hs__log_done(f, &f->lr);
+    hs__log_done(f, &f->lk);
     return hs__build_record(f, 1, err);
 }
 
@@ -2086,13 +2199,98 @@ static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
 {
     hs_err_t rc;
 
-    if ((rc = hs__record_alloc(f, err)) != HS_OK)
-        return rc;
-    hs__batch(f, 0, f->n_st);
+    hs__batch(f, f->st0, f->st0 + f->n_bst);
     if ((rc = hs__batch_ops(f, err)) != HS_OK)
         return rc;
     return f->ops_over ? hs__replay_batched(f, err)
                        : hs__replay_whole(f, err);
+}
+
+/* Makes steps [lo, hi) the batch in memory, each as its window and
+   micro-batches left it (no mark replayed yet). */
+static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
+                                hs_error_t *err)
+{
+    size_t i;
+
+    hs__free_batch(f);
+    if (hi - lo > f->cap_bst) {
+        hs__step_t *ns = realloc(f->st, (hi - lo) * sizeof *ns);
+        if (ns == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        f->st = ns;
+        f->cap_bst = hi - lo;
+    }
+    for (i = lo; i < hi; i++) {
+        const hs__win_t *w = &f->win[i];
+        hs__step_t *s = &f->st[i - lo];
+        memset(s, 0, sizeof *s);
+        s->number = w->number;
+        s->pid = w->pid;
+        s->tid = w->tid;
+        s->s = w->s;
+        s->e = w->e;
+        s->fs = w->fs;
+        s->mb = w->mb;
+        s->n_mb = w->n_mb;
+        s->cap_mb = w->cap_mb;
+        s->b0 = INT64_MAX;
+        s->bend = INT64_MIN;
+        s->opt_s = INT64_MAX;
+        s->opt_e = INT64_MIN;
+        s->dl_end = INT64_MIN;
+    }
+    f->st0 = lo;
+    f->n_bst = hi - lo;
+    f->last_batch = hi == f->n_st;
+    f->bst_ts_lo = f->win[lo].s;
+    f->bst_ts_hi = f->win[lo].s;
+    for (i = lo; i < hi; i++)
+        if (f->win[i].e - 1 > f->bst_ts_hi)
+            f->bst_ts_hi = f->win[i].e - 1;
+    return HS_OK;
+}
+
+/* The default number of steps per batch of the phase replays: a few
+   hundred KB of step state. */
+#ifndef HS__STEP_BATCH
+#define HS__STEP_BATCH 1024
+#endif
+
+/* The replays after the read, by batches of f->step_batch steps: the
+   marks counted once (the payload kind), then per batch the marks, the
+   bucket calls, the forward's operators, runtime calls and kernels, and
+   the batch's part of the record; each batch's step state is released
+   before the next.  Stops early with f->inexact set when the batches'
+   kernel id ranges interleave (the caller replays again as one batch). */
+static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
+                                 hs_error_t *err)
+{
+    size_t lo, hi;
+    hs_err_t rc;
+
+    if ((rc = hs_reclog_each(&f->lm, hs__count_mark, f, f->path, err)) !=
+            HS_OK ||
+        (rc = hs__record_alloc(f, err)) != HS_OK)
+        return rc;
+    hs__choose_kind(f);
+    for (lo = 0; lo < f->n_st; lo = hi) {
+        hi = f->n_st - lo > f->step_batch ? lo + f->step_batch : f->n_st;
+        if ((rc = hs__batch_steps(f, lo, hi, err)) != HS_OK ||
+            (rc = hs_reclog_each_range(&f->lm, f->bst_ts_lo,
+                                       f->bst_ts_hi, hs__replay_mark, f,
+                                       f->path, err)) != HS_OK)
+            return rc;
+        hs__log_done(f, &f->lm);
+        if ((rc = hs__prepare_buckets(o, f, err)) != HS_OK ||
+            (rc = hs__replays(f, err)) != HS_OK)
+            return rc;
+        hs__free_batch(f);
+        if (f->inexact)
+            return HS_OK;
+    }
+    return HS_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2103,8 +2301,13 @@ int hs_kineto_wants_shapes(const char *name)
     return hs__wants_shapes(name);
 }
 
-hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
-                        hs_rank_t **out, hs_error_t *err)
+/* hs_kineto_read with the phase replays by batches of `batch` steps;
+   again: a second read (after *inexact), whose note on clipped windows
+   and rank check the first made already.  *inexact set (HS_OK, *out
+   NULL) when the batches' kernel id ranges interleave. */
+static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
+                         size_t batch, int again, int *inexact,
+                         hs_rank_t **out, hs_error_t *err)
 {
     hs__file_t f;
     hs_kev_scan_t sc;
@@ -2112,7 +2315,9 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     hs_rank_t *r;
 
     *out = NULL;
+    *inexact = 0;
     memset(&f, 0, sizeof f);
+    f.step_batch = batch;
     r = hs_rank_new(path);
     if (r == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
@@ -2126,6 +2331,7 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_init(&f.lo, sizeof(hs__orec_t), mem);
         hs_reclog_init(&f.lr, sizeof(hs__rrec_t), mem);
         hs_reclog_init(&f.lk, sizeof(hs__krec_t), mem);
+        hs_reclog_set_key(&f.lm, hs__mrec_key);
         hs_reclog_set_key(&f.lo, hs__orec_key);
         hs_reclog_set_key(&f.lr, hs__rrec_key);
         hs_reclog_set_key(&f.lk, hs__krec_key);
@@ -2143,10 +2349,16 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     r->n_events = sc.n_events;
     r->json_bytes = sc.js.base;
     hs_jscan_buf_free(&f.rbuf);
-    if ((rc = hs__settle_steps(&f, err)) != HS_OK ||
+    /* the replays read spilled logs back through a small buffer: their
+       blocks (4 MiB each) go */
+    if ((rc = hs_reclog_seal(&f.lm, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lo, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lr, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
+        (rc = hs__settle_steps(&f, err)) != HS_OK ||
         (rc = hs__settle_mbs(&f, err)) != HS_OK)
         goto fail;
-    if (f.st_clipped > 0 && o->notes != NULL)
+    if (f.st_clipped > 0 && o->notes != NULL && !again)
         hs_notes_add(o->notes,
                      "%s: %zu ProfilerStep window%s overlapped the next "
                      "one on the main thread and %s cut at its start "
@@ -2155,17 +2367,18 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
                      hs__basename(path), f.st_clipped,
                      f.st_clipped == 1 ? "" : "s",
                      f.st_clipped == 1 ? "was" : "were");
-    if (o->check_rank != NULL &&
+    if (o->check_rank != NULL && !again &&
         (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
         goto fail;
     /* the replays, in the order the reasoning needs them */
-    if ((rc = hs_reclog_each(&f.lm, hs__replay_mark, &f, f.path, err)) !=
-        HS_OK)
+    if ((rc = hs__replay_steps(o, &f, err)) != HS_OK)
         goto fail;
-    hs_reclog_clear(&f.lm);
-    if ((rc = hs__prepare_buckets(o, &f, err)) != HS_OK ||
-        (rc = hs__replays(&f, err)) != HS_OK)
-        goto fail;
+    if (f.inexact) {
+        *inexact = 1;
+        hs__file_clear(&f);
+        hs_rank_free(r);
+        return HS_OK;
+    }
     if (f.iv_overlap && o->notes != NULL)
         hs_notes_add(o->notes,
                      "%s: correlation ids of different phases "
@@ -2179,5 +2392,19 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
 fail:
     hs__file_clear(&f);
     hs_rank_free(r);
+    return rc;
+}
+
+hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
+                        hs_rank_t **out, hs_error_t *err)
+{
+    size_t batch = o->step_batch > 0 ? o->step_batch : HS__STEP_BATCH;
+    int inexact;
+    hs_err_t rc = hs__read(path, o, batch, 0, &inexact, out, err);
+
+    /* the kernels' id ranges of different batches interleave (launches
+       from several threads?): read again, every step in one batch */
+    if (rc == HS_OK && inexact)
+        rc = hs__read(path, o, SIZE_MAX, 1, &inexact, out, err);
     return rc;
 }

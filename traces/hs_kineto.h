@@ -36,6 +36,13 @@ typedef struct hs_kineto_opts_s {
                                each batch replaying the logs again (one
                                step always fits); 0: 8 MiB.  The same
                                record either way */
+    size_t step_batch;      /* the steps whose state the replays after
+                               the read keep in memory at once (batches
+                               of steps, each replaying the logs for its
+                               own); 0: 1024.  The same record either
+                               way (when the batches' kernel id ranges
+                               interleave, the file is read again as one
+                               batch) */
     unsigned threads;       /* 0 or 1: the file read, inflated and parsed
                                in the caller's thread; 2: a second thread
                                reads and inflates ahead (hs_jscan_buf_t);

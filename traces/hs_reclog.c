@@ -140,6 +140,27 @@ hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
     return hs_reclog_add(l, rec, path, err);
 }
 
+hs_err_t hs_reclog_seal(hs_reclog_t *l, const char *path, hs_error_t *err)
+{
+    if (l->spill == NULL)
+        return HS_OK;
+    if (l->n_mem > 0) {
+        if (l->key != NULL && hs__zones_add(l) != 0)
+            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
+                                "out of memory");
+        if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot write the trace's records to a "
+                                "temporary file: %s", strerror(errno));
+        l->n_spilled += l->n_mem;
+        l->n_mem = 0;
+    }
+    free(l->mem);
+    l->mem = NULL;
+    l->cap_recs = 0;
+    return HS_OK;
+}
+
 hs_err_t hs_reclog_each(hs_reclog_t *l, hs_reclog_fn fn, void *ctx,
                         const char *path, hs_error_t *err)
 {

@@ -83,6 +83,13 @@ static inline hs_err_t hs_reclog_add(hs_reclog_t *l, const void *rec,
     return hs_reclog_put(l, rec, l->rec_size, path, err);
 }
 
+/* Once a log has spilled: its records still in memory to the file too,
+   and the block released, so that its replays hold only their read
+   buffer (a log that never spilled keeps its block).  The records and
+   their order are unchanged; adding more is still allowed.  HS_OK, or
+   HS_ERR_NOMEM / HS_ERR_IO with err filled (path: the trace). */
+hs_err_t hs_reclog_seal(hs_reclog_t *l, const char *path, hs_error_t *err);
+
 /* Gives the log's records a key (before the first add): the spilled
    ones then keep, per zone of a read buffer's worth (64 KiB), the least
    and the greatest key, 16 bytes per zone, for hs_reclog_each_range. */
