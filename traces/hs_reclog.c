@@ -104,9 +104,27 @@ static int hs__zones_add(hs_reclog_t *l)
     return 0;
 }
 
+/* Appends the in-memory block to the open spill file (its zone indexed
+   first when the log is keyed) and empties the block. */
+static hs_err_t hs__spill_block(hs_reclog_t *l, const char *path,
+                                hs_error_t *err)
+{
+    if (l->key != NULL && hs__zones_add(l) != 0)
+        return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
+    if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
+        return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                            "cannot write the trace's records to a "
+                            "temporary file: %s", strerror(errno));
+    l->n_spilled += l->n_mem;
+    l->n_mem = 0;
+    return HS_OK;
+}
+
 hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
                             const char *path, hs_error_t *err)
 {
+    hs_err_t e;
+
     if (l->cap_recs < l->max_recs) {
         size_t nc = l->cap_recs ? l->cap_recs * 2 : HS__RECLOG_FIRST;
         unsigned char *p;
@@ -127,15 +145,8 @@ hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
                                 "trace's records in %s: %s",
                                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
                                 strerror(errno));
-        if (l->key != NULL && hs__zones_add(l) != 0)
-            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
-                                "out of memory");
-        if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
-            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                "cannot write the trace's records to a "
-                                "temporary file: %s", strerror(errno));
-        l->n_spilled += l->n_mem;
-        l->n_mem = 0;
+        if ((e = hs__spill_block(l, path, err)) != HS_OK)
+            return e;
     }
     return hs_reclog_add(l, rec, path, err);
 }
@@ -145,15 +156,10 @@ hs_err_t hs_reclog_seal(hs_reclog_t *l, const char *path, hs_error_t *err)
     if (l->spill == NULL)
         return HS_OK;
     if (l->n_mem > 0) {
-        if (l->key != NULL && hs__zones_add(l) != 0)
-            return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0,
-                                "out of memory");
-        if (fwrite(l->mem, l->rec_size, l->n_mem, l->spill) != l->n_mem)
-            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                "cannot write the trace's records to a "
-                                "temporary file: %s", strerror(errno));
-        l->n_spilled += l->n_mem;
-        l->n_mem = 0;
+        hs_err_t e = hs__spill_block(l, path, err);
+
+        if (e != HS_OK)
+            return e;
     }
     free(l->mem);
     l->mem = NULL;
