@@ -76,8 +76,9 @@ typedef struct hs_coll_round_s {
    rounds x round_ns summed over the collective's phases, where a
    round's time on a link of latency lat and bandwidth bw is
    n_buckets (lat + 2) + xfer(chunk, bw) + comm_ns_per_byte x the bytes
-   its receiver processes in the round (hs_coll_bound_link): the n_buckets all-reduces of a step share the
-   payload, each pays the latency and at most 2 ns of rounding. */
+   its receiver processes in the round (hs_coll_bound_link): the
+   n_buckets all-reduces of a step share the payload, each pays the
+   latency and at most 2 ns of rounding. */
 typedef struct hs_coll_bound_s {
     /* in */
     double payload_bytes;     /* the largest payload of a type (M_max) */

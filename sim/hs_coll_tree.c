@@ -27,8 +27,9 @@
  * (proc_queues 2, hs__tree_proc_queue): one at a time and in the order
  * they left within a tree, the two trees independently, as NCCL runs the
  * two trees on separate channels; so a leaf's flood of one tree's chunks
- * does not hold up the other tree's on every device of a chain.  A lane that finds a chunk it needs arrived but not yet usable
- * schedules one RECEIVED event for itself at the time it becomes usable
+ * does not hold up the other tree's on every device of a chain.  A lane
+ * that finds a chunk it needs arrived but not yet usable schedules one
+ * RECEIVED event for itself at the time it becomes usable
  * (at most one pending per lane: wake_ns), and is polled then.  A lane
  * receives from several lanes at once, so the receiving lane's pend (the
  * latest chunk's) cannot stand for this one, as it does for the ring.
