@@ -155,6 +155,10 @@ def main():
         r = subprocess.run(['git', '-C', HERE, 'rev-list', '--max-parents=0', 'HEAD'],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
         other = (r.stdout.split() or ['0' * 40])[0]     # the root commit (not HEAD), or none
+        h = subprocess.run(['git', '-C', HERE, 'rev-parse', 'HEAD'], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+        if other == h:   # a one-commit (shallow) checkout: HEAD is its root
+            other = '0' * 40
         q = bench(['--lib', lib, '--held-apart', '--frozen', other, '--sia-heldapart-csv', bad])
         if q.returncode != 2 or q.stdout:
             fail('--held-apart with a --frozen that is not HEAD: exit %d' % q.returncode)

@@ -40,6 +40,22 @@ def main():
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         if q.returncode != 2 or '--frozen' not in q.stderr or os.path.exists(os.path.join(d, 'h.json')):
             fail('--held-apart without --frozen must refuse (exit 2): got %d %r' % (q.returncode, q.stderr))
+        # ... and with a --frozen commit that is not HEAD (the root commit; in a checkout
+        # without history, no commit at all): exit 2, nothing scored
+        r = subprocess.run(['git', '-C', HERE, 'rev-list', '--max-parents=0', 'HEAD'],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+        other = (r.stdout.split() or ['0' * 40])[0]
+        h = subprocess.run(['git', '-C', HERE, 'rev-parse', 'HEAD'], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+        if other == h:   # a one-commit (shallow) checkout: HEAD is its root
+            other = '0' * 40
+        q = subprocess.run([sys.executable, BENCH, '--hetsim', hetsim, '--held-apart', '--frozen', other,
+                            '--json', os.path.join(d, 'h.json')],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if q.returncode != 2 or 'refusing' not in q.stderr and 'not a commit' not in q.stderr \
+                or os.path.exists(os.path.join(d, 'h.json')):
+            fail('--held-apart with a --frozen that is not HEAD must refuse (exit 2): got %d %r'
+                 % (q.returncode, q.stderr))
     for k in ('format', 'hetsim_version', 'set', 'features', 'groups', 'runs', 'summary', 'notes'):
         if k not in doc:
             fail('no %r in the JSON' % k)

@@ -118,20 +118,6 @@ def git(*args):
     return p.returncode, p.stdout.strip()
 
 
-def check_frozen(frozen):
-    """Refuses (exit 2) unless HEAD is `frozen` and the working tree is clean."""
-    rc, want = git('rev-parse', '--verify', frozen + '^{commit}')
-    if rc != 0:
-        die('--frozen %s is not a commit of %s' % (frozen, ROOT))
-    rc, head = git('rev-parse', 'HEAD')
-    if rc != 0 or head != want:
-        die('refusing the held-apart mode: HEAD (%s) is not the frozen commit %s' % (head, want))
-    rc, dirty = git('status', '--porcelain')
-    if rc != 0 or dirty:
-        die('refusing the held-apart mode: the working tree is not clean (commit or stash first)')
-    return want
-
-
 def read_csv(path, held_mode):
     """The trace rows of path (comment lines skipped). In the calibration mode any held-apart
     row is an error (exit 2) reported by count only; in the held-apart mode only held-apart
@@ -538,7 +524,9 @@ def main(argv):
     if opts.held_apart:
         if not opts.frozen or not opts.sia_heldapart_csv:
             die('--held-apart needs --frozen COMMIT and --sia-heldapart-csv PATH (final, one-time report)')
-        commit = check_frozen(opts.frozen)
+        commit, why = bp.frozen_commit(opts.frozen)
+        if why:
+            die(why)
         sys.stderr.write('WARNING: scoring the HELD-APART clusters %s against hetsim frozen at %s: '
                          'the final, one-time report; tune nothing on it.\n' % (','.join(HELD_APART), commit))
         raw = read_csv(opts.sia_heldapart_csv, True)

@@ -38,7 +38,7 @@ available).
 Usage:
   bench_published.py [--hetsim PATH] [--json FILE] [--runs c1,c2,...] [--split fold|phases]
                      [--keep DIR] [--no-nodes] [--intra B_PER_S]
-  bench_published.py --held-apart --frozen COMMIT ...   (the final, one-time report only)
+  bench_published.py --held-apart --frozen COMMIT ...   (the final, one-time report only; HEAD = COMMIT, clean tree)
 
 Exit status: 0 ok, 2 bad arguments or a refused mode, 1 hetsim failed on a scenario.
 """
@@ -113,6 +113,27 @@ MAPPING = {
 def die(msg, code=2):
     sys.stderr.write('bench_published: %s\n' % msg)
     sys.exit(code)
+
+
+def frozen_commit(frozen):
+    """The full hash of `frozen`, or (None, why) unless it is a commit of this checkout, HEAD is
+    that commit and the working tree is clean: a held-apart score must be of the frozen model
+    itself, not of later or uncommitted changes. Returns (hash, None) when all three hold."""
+    def git(*args):
+        q = subprocess.run(['git', '-C', ROOT] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        return q.returncode, q.stdout.strip()
+    rc, want = git('rev-parse', '--verify', frozen + '^{commit}')
+    if rc != 0:
+        return None, '--frozen %s is not a commit of %s' % (frozen, ROOT)
+    rc, head = git('rev-parse', 'HEAD')
+    if rc != 0 or head != want:
+        return None, ('refusing the held-apart mode: HEAD (%s) is not the frozen commit %s'
+                      % (head, want))
+    rc, dirty = git('status', '--porcelain')
+    if rc != 0 or dirty:
+        return None, 'refusing the held-apart mode: the working tree is not clean (commit or stash first)'
+    return want, None
 
 
 def ns(x_s):
@@ -383,11 +404,9 @@ def main(argv):
         if not opts.frozen:
             die('--held-apart refuses to run without --frozen COMMIT (the commit of the hetsim model '
                 'being judged): the held-apart set is for the final, one-time report')
-        p = subprocess.run(['git', '-C', ROOT, 'rev-parse', '--verify', opts.frozen + '^{commit}'],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        if p.returncode != 0:
-            die('--frozen %s is not a commit of %s' % (opts.frozen, ROOT))
-        commit = p.stdout.strip()
+        commit, why = frozen_commit(opts.frozen)
+        if why:
+            die(why)
         sys.stderr.write('WARNING: scoring the HELD-APART set against hetsim frozen at %s. This is the '
                          'final, one-time report: do not tune anything on these figures.\n' % commit)
         sets = ['held-apart']
