@@ -17,7 +17,7 @@ and round) this script copies, unchanged (the text as logged):
   Each row repeats its run's `global_batch_size` and `gradient_accumulation_steps` (MLLOG
   keys, where logged) and the first `NCCL INFO NET/...: Using ...` line (the transport).
 
-Usage (GITDIRs: fetched snapshots or clones of mlcommons/training_results_v0.7 ... v2.0):
+Usage (GITDIRs: fetched snapshots or clones of mlcommons/training_results_v0.7 ... v3.1):
 
     extract_mlperf.py --repo v0.7=GITDIR --repo v1.0=GITDIR ... --systems > ../mlperf-training/mlperf-systems.csv
     extract_mlperf.py --repo v0.7=GITDIR ... > ../mlperf-training/mlperf-throughput.csv
@@ -33,12 +33,15 @@ import re
 import subprocess
 import sys
 
-# Commits the committed CSVs were read from (HEAD of each snapshot, 2023-05-18).
+# Commits the committed CSVs were read from (HEAD of each snapshot; v0.7-v2.1 of 2023-05-18).
 REFS = {
     "v0.7": "0a8a85a209c8e45b661596c382cc20f4e32fd2fe",
     "v1.0": "50619b5df63f1d646715a82c1fb8c35f271e25fa",
     "v1.1": "ebe92f81f7a69255a3b0a907595d8be623d75ec6",
     "v2.0": "8437fbb78349aa3c3054aeccb1d47d2a315a80e7",
+    "v2.1": "158189d4cbfbee366c10da1f0f086c85d8f15b5f",
+    "v3.0": "63e326c400f5d8bb8c6070a9ab08332d4931152e",
+    "v3.1": "d06288b2bd675a9d88e0e6181f5bb5626b71ec19",   # 2025-01-14
 }
 # cluster -> (submitter directory regex, system-name regex). One cluster = one submitter's
 # machines of one server model (every round, node count and GPU memory size): which physical
@@ -48,8 +51,13 @@ CLUSTERS = {
     "ML-dell-dss8440": (r"^Dell", r"DSS8440"),
     "ML-dell-xe8545": (r"^Dell", r"XE8545"),
     "ML-dell-r750xa": (r"^Dell", r"R750xa"),
-    "ML-azure-ndv4": (r"^Azure$", r"(?i)nd96amsr_a100_v4"),
+    "ML-azure-ndv4": (r"^Azure", r"(?i)nd96amsr_a100_v4"),   # Azure and Azure-HazyResearch: one VM type
     "ML-h3c-r5500g5": (r"^H3C$", r"R5500G5"),
+    # added after a first pass over v0.7-v2.0 (v2.1-v3.1 looked at; names fixed before the draw)
+    "ML-hpe-xl675d": (r"^HPE$", r"XL675d"),
+    "ML-dell-xe9680": (r"^Dell", r"XE9680"),
+    "ML-dell-xe8640": (r"^Dell", r"XE8640"),
+    "ML-clemson-r750": (r"^Clemson$", r"R750-2xA100"),
 }
 # Data-parallel benchmarks only (not dlrm: model-parallel embeddings; not minigo: self-play).
 # Of these, maskrcnn, rnnt and unet3d log a throughput per few iterations (hundreds to thousands
