@@ -5,7 +5,8 @@
  *     record logs (every record spilled to the temporary file, or none)
  *     and of its per-step entries (rec_mem_bytes: steps spilled);
  *   - the ingestion of spilled steps: the same profile, robust figures,
- *     notes and per-step tables as in memory;
+ *     notes and per-step tables as in memory; no temporary folder: an
+ *     error;
  *   - the profiles are the old four-pass reader's: the YAMLs that main's
  *     build at da5f334 wrote for the real traces (kept in
  *     tests/data/ingest/reference/, see its README) equal ours byte for
@@ -265,6 +266,42 @@ static void test_steps_spilled_issue32(void)
             hs_ingest_free(b);
         }
     CU_ASSERT(notes > 0);   /* some notes were compared */
+}
+
+/* No place for the spilled steps (TMPDIR a missing folder): a clear
+   error naming the trace and the folder, and the ingestion as it was. */
+static void test_steps_spill_fails_issue32(void)
+{
+    const char *old = getenv("TMPDIR");
+    char *keep = old != NULL ? strdup(old) : NULL;
+    hs_ingest_opts_t o;
+    hs_ingest_t *ing;
+    hs_error_t err;
+
+    hs_ingest_opts_default(&o);
+    o.warmup = 0;
+    o.rec_mem_bytes = 1;
+    ing = hs_ingest_new(&o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    setenv("TMPDIR", "/nonexistent-hetsim-dir", 1);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, REAL "nccl-2rank-resnet.json.gz",
+                                        &err), HS_ERR_IO);
+    if (keep != NULL)
+        setenv("TMPDIR", keep, 1);
+    else
+        unsetenv("TMPDIR");
+    free(keep);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nccl-2rank-resnet.json.gz"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "temporary file for the "
+                                           "trace's steps"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent-hetsim-dir"));
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(ing), 0);
+    /* and with a place for them, the same ingestion reads the trace */
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, REAL "nccl-2rank-resnet.json.gz",
+                                        &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(ing), 1);
+    CU_ASSERT_PTR_NULL(hs_ingest_file(ing, 0)->steps);
+    hs_ingest_free(ing);
 }
 
 /* ------------------------------------------------------------------ */
@@ -745,7 +782,9 @@ static int register_onepass(void)
         CU_add_test(s, "a sidecar per rank", test_sidecar_per_rank) ==
             NULL ||
         CU_add_test(s, "steps spilled: the same profile and tables",
-                    test_steps_spilled_issue32) == NULL)
+                    test_steps_spilled_issue32) == NULL ||
+        CU_add_test(s, "steps spilled: no temporary folder",
+                    test_steps_spill_fails_issue32) == NULL)
         return -1;
     return 0;
 }
