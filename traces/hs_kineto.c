@@ -48,10 +48,14 @@
  * batch replaying the three logs again, for its steps only), each step's
  * forward by operator going to the record as its batch ends.  Every figure
  * is a sum, a minimum or a maximum, so the batches give the same record.
- * State in memory is then O(steps) (plus the all-reduce calls and loose
- * forward launches of each step, the operators' and the logs' budgets):
- * it does not grow with the events or the file size; the spilled records
- * do, on disk (16 to 48 bytes per kept event).
+ * The replays go by batches of steps (step_batch), and a record with
+ * more steps than its budget (rec_mem_bytes) holds only the batch's
+ * entries, written to the record's spill file (hs_rank_spill) as each
+ * batch ends.  State in memory is then the step windows (88 bytes a
+ * step) plus a batch's (its all-reduce calls and loose forward
+ * launches, the operators' and the logs' budgets): it does not grow
+ * with the events or the file size; the spilled records do, on disk
+ * (16 to 48 bytes per kept event, and the record's entries).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
