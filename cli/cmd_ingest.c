@@ -120,8 +120,11 @@ static void hs__cell(char *b, size_t n, int64_t ns)
         snprintf(b, n, "%.3f", (double)ns / 1e6);
 }
 
-static void hs__print_table(const hs_ingest_file_t *f)
+/* File k's per-step table; HS_OK, or the error reading its spilled
+   steps back (err filled). */
+static hs_err_t hs__print_table(hs_ingest_t *ing, size_t k, hs_error_t *err)
 {
+    const hs_ingest_file_t *f = hs_ingest_file(ing, k);
     size_t i;
 
     printf("%s: rank %ld, %s form, world size %ld, backend %s, %s; "
@@ -138,8 +141,10 @@ static void hs__print_table(const hs_ingest_file_t *f)
            "kept", "step_ms", "dl_ms", "fwd_ms", "b1_ms", "bwd_ms",
            "opt_ms", "allreduce_B", "n_ar");
     for (i = 0; i < f->n_steps; i++) {
-        const hs_ingest_step_t *s = &f->steps[i];
+        const hs_ingest_step_t *s = hs_ingest_file_step(ing, k, i, err);
         char c[6][24];
+        if (s == NULL)
+            return err->code;
         hs__cell(c[0], sizeof c[0], s->dur_ns);
         hs__cell(c[1], sizeof c[1], s->t_dl_ns);
         hs__cell(c[2], sizeof c[2], s->t_fwd_ns);
@@ -151,6 +156,7 @@ static void hs__print_table(const hs_ingest_file_t *f)
                s->kept ? "yes" : (s->complete ? "no" : "cut"), c[0], c[1],
                c[2], c[3], c[4], c[5], s->ar_payload_bytes, s->n_allreduce);
     }
+    return HS_OK;
 }
 
 static void hs__print_dist(const char *name, const hs_dist_t *d,
@@ -318,7 +324,8 @@ static int hs__ingest_out(hs_ingest_t *ing, const hs__ingest_cli_t *c,
 
     if (c->summary) {
         for (k = 0; k < hs_ingest_n_files(ing); k++)
-            hs__print_table(hs_ingest_file(ing, k));
+            if (hs__print_table(ing, k, err) != HS_OK)
+                return hs_cli_fail(err);
         prc = hs_ingest_profile(ing, prof, err);
         if (prc == HS_OK)
             hs__print_profile(prof, ing);

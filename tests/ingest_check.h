@@ -34,7 +34,8 @@ void ic_pair_free(ic_pair_t *p);
 
 /* Asserts that records a and b agree: step count, device, all-reduce
    known, events, bytes, operator names, every step byte for byte, its
-   buckets and its forward operators; flags add fields. */
+   buckets and its forward operators (held in memory or spilled: read
+   through hs_rank_at); flags add fields. */
 void ic_same_record(const hs_rank_t *a, const hs_rank_t *b, unsigned flags);
 
 /* Writes the traces of ranks 0 .. ranks-1 with write(dir, rank, v) (a

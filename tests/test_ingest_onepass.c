@@ -2,7 +2,11 @@
  * test_ingest_onepass.c -- the one-pass trace reader and what came with
  * it (docs/ingest.md):
  *   - the reader's record is the same whatever the memory budget of its
- *     record logs (every record spilled to the temporary file, or none);
+ *     record logs (every record spilled to the temporary file, or none)
+ *     and of its per-step entries (rec_mem_bytes: steps spilled);
+ *   - the ingestion of spilled steps: the same profile, robust figures,
+ *     notes and per-step tables as in memory; no temporary folder: an
+ *     error;
  *   - the profiles are the old four-pass reader's: the YAMLs that main's
  *     build at da5f334 wrote for the real traces (kept in
  *     tests/data/ingest/reference/, see its README) equal ours byte for
@@ -34,25 +38,33 @@
 /* ------------------------------------------------------------------ */
 /* The record whatever the logs' budget                                  */
 
-/* Every step's operators add up to its forward. */
+/* Every step's operators add up to its forward (a record held in
+   memory or spilled). */
 static void assert_ops_sum(const hs_rank_t *r)
 {
+    hs_rank_cur_t c;
+    hs_error_t err;
     size_t i, j, with = 0;
 
+    memset(&c, 0, sizeof c);
     for (i = 0; i < r->n_steps; i++) {
         int64_t sum = 0;
-        if (r->steps[i].t_fwd_ns == HS_INGEST_UNKNOWN) {
-            HS_ASSERT_I64_EQ(r->fwd_ops[i].n, 0);
+        HS_ASSERT_I64_EQ(hs_rank_at(r, i, &c, &err), HS_OK);
+        if (c.step == NULL)
+            break;
+        if (c.step->t_fwd_ns == HS_INGEST_UNKNOWN) {
+            HS_ASSERT_I64_EQ(c.ops->n, 0);
             continue;
         }
-        for (j = 0; j < r->fwd_ops[i].n; j++) {
-            CU_ASSERT(r->fwd_ops[i].ns[j] > 0);
-            CU_ASSERT(r->fwd_ops[i].name[j] < r->n_op_names);
-            sum += r->fwd_ops[i].ns[j];
+        for (j = 0; j < c.ops->n; j++) {
+            CU_ASSERT(c.ops->ns[j] > 0);
+            CU_ASSERT(c.ops->name[j] < r->n_op_names);
+            sum += c.ops->ns[j];
         }
-        HS_ASSERT_I64_EQ(sum, r->steps[i].t_fwd_ns);
-        with += r->fwd_ops[i].n > 0;
+        HS_ASSERT_I64_EQ(sum, c.step->t_fwd_ns);
+        with += c.ops->n > 0;
     }
+    hs_rank_cur_clear(&c);
     CU_ASSERT(with > 0);
 }
 
@@ -109,15 +121,187 @@ static void test_ops_batches_equal_whole(void)
             o.ops_mem_bytes = budgets[k / 6];
             o.log_mem_bytes = k % 2 ? 1 : 0;
             o.step_batch = (k / 2) % 3;     /* 0: the default (all) */
+            /* the record's steps spilled (whole, or by batches of 2) */
+            o.rec_mem_bytes = k % 3 == 1 ? 1 : 0;
             HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &bat, &err),
                              HS_OK);
             CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
+            CU_ASSERT_EQUAL(bat->spill != NULL, o.rec_mem_bytes == 1);
+            CU_ASSERT_EQUAL(bat->steps == NULL, o.rec_mem_bytes == 1);
             ic_same_record(whole, bat, 0);
             assert_ops_sum(bat);
             hs_rank_free(bat);
         }
         hs_rank_free(whole);
     }
+}
+
+/* Profiles a and b agree, field by field (the samples too). */
+static void same_profile(const hs_profile_t *a, const hs_profile_t *b)
+{
+    const hs_dist_t *da[5] = {&a->t_dl, &a->t_fwd, &a->t_b1, &a->t_bwd,
+                              &a->t_opt};
+    const hs_dist_t *db[5] = {&b->t_dl, &b->t_fwd, &b->t_b1, &b->t_bwd,
+                              &b->t_opt};
+    size_t i, k;
+
+    for (i = 0; i < 5; i++) {
+        HS_ASSERT_I64_EQ(da[i]->known, db[i]->known);
+        HS_ASSERT_I64_EQ(da[i]->mean_ns, db[i]->mean_ns);
+        HS_ASSERT_I64_EQ(da[i]->sd_ns, db[i]->sd_ns);
+        HS_ASSERT_I64_EQ(da[i]->n_samples, db[i]->n_samples);
+        for (k = 0; k < da[i]->n_samples && k < db[i]->n_samples; k++)
+            HS_ASSERT_I64_EQ(da[i]->samples_ns[k], db[i]->samples_ns[k]);
+    }
+    HS_ASSERT_I64_EQ(a->n_fwd_ops, b->n_fwd_ops);
+    for (k = 0; k < a->n_fwd_ops && k < b->n_fwd_ops; k++) {
+        HS_ASSERT_I64_EQ(a->fwd_ops_ns[k], b->fwd_ops_ns[k]);
+        CU_ASSERT_STRING_EQUAL(a->fwd_op_names[k], b->fwd_op_names[k]);
+    }
+    HS_ASSERT_I64_EQ(a->ar_bytes, b->ar_bytes);
+    HS_ASSERT_I64_EQ(a->subsys_n, b->subsys_n);
+    HS_ASSERT_I64_EQ(a->ar_source, b->ar_source);
+    HS_ASSERT_I64_EQ(a->n_buckets, b->n_buckets);
+    for (k = 0; k < a->n_buckets && k < b->n_buckets; k++) {
+        HS_ASSERT_I64_EQ(a->buckets[k].bytes, b->buckets[k].bytes);
+        HS_ASSERT_I64_EQ(a->buckets[k].ready_ns, b->buckets[k].ready_ns);
+    }
+    HS_ASSERT_I64_EQ(a->steps_kept, b->steps_kept);
+    HS_ASSERT_I64_EQ(a->micro_batches, b->micro_batches);
+    CU_ASSERT_EQUAL(a->source == NULL, b->source == NULL);
+    if (a->source != NULL && b->source != NULL)
+        CU_ASSERT_STRING_EQUAL(a->source, b->source);
+}
+
+/* Ingests the traces paths[0, n) with opts o (sidecar for every rank),
+   asserting success; the profile in *p (HS_OK expected). */
+static hs_ingest_t *ingest_all(const char *const *paths, size_t n,
+                               const hs_ingest_opts_t *o, hs_profile_t *p)
+{
+    hs_ingest_t *ing = hs_ingest_new(o);
+    hs_error_t err;
+    size_t i;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    for (i = 0; i < n; i++)
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, paths[i], &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_profile(ing, p, &err), HS_OK);
+    return ing;
+}
+
+/* The steps of ingestions a (in memory) and b (spilled) agree, read
+   forward and then from the last back to the first. */
+static void same_steps(hs_ingest_t *a, hs_ingest_t *b)
+{
+    size_t i, j, back;
+    hs_error_t err;
+
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(a), hs_ingest_n_files(b));
+    for (i = 0; i < hs_ingest_n_files(a); i++) {
+        const hs_ingest_file_t *fa = hs_ingest_file(a, i);
+        const hs_ingest_file_t *fb = hs_ingest_file(b, i);
+        CU_ASSERT_PTR_NOT_NULL(fa->steps);
+        CU_ASSERT_PTR_NULL(fb->steps);
+        HS_ASSERT_I64_EQ(fa->n_steps, fb->n_steps);
+        for (back = 0; back < 2; back++)
+            for (j = 0; j < fa->n_steps; j++) {
+                size_t at = back ? fa->n_steps - 1 - j : j;
+                const hs_ingest_step_t *s = hs_ingest_file_step(b, i, at,
+                                                                &err);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                CU_ASSERT_EQUAL(memcmp(s, &fa->steps[at], sizeof *s), 0);
+            }
+        CU_ASSERT_PTR_NULL(hs_ingest_file_step(b, i, fa->n_steps, &err));
+    }
+}
+
+/* Every trace's steps past the record's budget (rec_mem_bytes 1: all
+   spilled to the temporary file): the profile, the robust figures, the
+   notes and the per-step tables are the in-memory ones, for each
+   statistic and warm-up, on device, CPU and sidecar-payload traces. */
+static void test_steps_spilled_issue32(void)
+{
+    static const char *const resnet[] = {REAL "nccl-2rank-resnet.json.gz"};
+    static const char *const dl[] = {REAL "nccl-2rank-dataloader.json.gz"};
+    static const char *const legacy[] = {DATA "legacy-rank0.json.gz",
+                                         DATA "legacy-rank1.json.gz"};
+    static const struct {
+        const char *const *paths;
+        size_t n;
+        unsigned warmup;
+        int sidecar;
+    } cases[] = {{resnet, 1, 0, 0}, {dl, 1, 0, 0}, {dl, 1, 2, 0},
+                 {legacy, 2, 0, 1}, {legacy, 2, 20, 1}};
+    size_t c, st, ph, k, na, nb, notes = 0;
+
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (st = 0; st < 3; st++) {
+            hs_ingest_opts_t o;
+            hs_profile_t pa, pb;
+            hs_ingest_t *a, *b;
+            const char *const *va, *const *vb;
+
+            hs_ingest_opts_default(&o);
+            o.warmup = cases[c].warmup;
+            o.stat = (hs_ingest_stat_t)st;
+            o.sidecar = cases[c].sidecar ? DATA "legacy.sidecar.json" : NULL;
+            a = ingest_all(cases[c].paths, cases[c].n, &o, &pa);
+            o.rec_mem_bytes = 1;
+            b = ingest_all(cases[c].paths, cases[c].n, &o, &pb);
+            same_profile(&pa, &pb);
+            for (ph = 0; ph < HS_INGEST_PH_N; ph++)
+                CU_ASSERT_EQUAL(memcmp(hs_ingest_robust(a, (unsigned)ph),
+                                       hs_ingest_robust(b, (unsigned)ph),
+                                       sizeof(hs_ingest_robust_t)), 0);
+            va = hs_ingest_notes(a, &na);
+            vb = hs_ingest_notes(b, &nb);
+            HS_ASSERT_I64_EQ(na, nb);
+            notes += na;
+            for (k = 0; k < na && k < nb; k++)
+                CU_ASSERT_STRING_EQUAL(va[k], vb[k]);
+            same_steps(a, b);
+            hs_profile_clear(&pa);
+            hs_profile_clear(&pb);
+            hs_ingest_free(a);
+            hs_ingest_free(b);
+        }
+    CU_ASSERT(notes > 0);   /* some notes were compared */
+}
+
+/* No place for the spilled steps (TMPDIR a missing folder): a clear
+   error naming the trace and the folder, and the ingestion as it was. */
+static void test_steps_spill_fails_issue32(void)
+{
+    const char *old = getenv("TMPDIR");
+    char *keep = old != NULL ? strdup(old) : NULL;
+    hs_ingest_opts_t o;
+    hs_ingest_t *ing;
+    hs_error_t err;
+
+    hs_ingest_opts_default(&o);
+    o.warmup = 0;
+    o.rec_mem_bytes = 1;
+    ing = hs_ingest_new(&o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    setenv("TMPDIR", "/nonexistent-hetsim-dir", 1);
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, REAL "nccl-2rank-resnet.json.gz",
+                                        &err), HS_ERR_IO);
+    if (keep != NULL)
+        setenv("TMPDIR", keep, 1);
+    else
+        unsetenv("TMPDIR");
+    free(keep);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nccl-2rank-resnet.json.gz"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "temporary file for the "
+                                           "trace's steps"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent-hetsim-dir"));
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(ing), 0);
+    /* and with a place for them, the same ingestion reads the trace */
+    HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, REAL "nccl-2rank-resnet.json.gz",
+                                        &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_ingest_n_files(ing), 1);
+    CU_ASSERT_PTR_NULL(hs_ingest_file(ing, 0)->steps);
+    hs_ingest_free(ing);
 }
 
 /* ------------------------------------------------------------------ */
@@ -595,7 +779,12 @@ static int register_onepass(void)
             NULL ||
         CU_add_test(s, "robust figures by hand", test_robust_by_hand) ==
             NULL ||
-        CU_add_test(s, "a sidecar per rank", test_sidecar_per_rank) == NULL)
+        CU_add_test(s, "a sidecar per rank", test_sidecar_per_rank) ==
+            NULL ||
+        CU_add_test(s, "steps spilled: the same profile and tables",
+                    test_steps_spilled_issue32) == NULL ||
+        CU_add_test(s, "steps spilled: no temporary folder",
+                    test_steps_spill_fails_issue32) == NULL)
         return -1;
     return 0;
 }

@@ -37,6 +37,10 @@ static const char *hs__basename(const char *p)
 typedef struct hs__file_s {
     hs_rank_t *r;
     hs_ingest_file_t pub;
+    int ar_fill;            /* the sidecar's payload goes in every step
+                               (the trace has none): a spilled record's
+                               steps get it as they are read back */
+    uint64_t ar_fill_bytes;
 } hs__file_t;
 
 struct hs_ingest_s {
@@ -51,6 +55,13 @@ struct hs_ingest_s {
     hs__file_t **files;
     size_t n_files;
     hs_notes_t notes;
+    size_t rec_mem_bytes;   /* each reader's record budget */
+    /* the steps of spilled records, read back (hs__step): the cursor,
+       the step as the ingestion shows it, and the first failure */
+    hs_rank_cur_t cur;
+    hs_ingest_step_t rd_step;
+    hs_err_t rd_rc;
+    hs_error_t rd_err;
 };
 
 static void hs__file_free(hs__file_t *f)
@@ -70,6 +81,7 @@ void hs_ingest_opts_default(hs_ingest_opts_t *o)
     o->sidecar = NULL;
     o->stat = HS_INGEST_STAT_MEAN;
     o->threads = HS_INGEST_DEFAULT_THREADS;
+    o->rec_mem_bytes = 0;
 }
 
 hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
@@ -87,6 +99,7 @@ hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
     ing->warmup = o->warmup;
     ing->stat = o->stat;
     ing->threads = o->threads;
+    ing->rec_mem_bytes = o->rec_mem_bytes;
     if (o->sidecar != NULL &&
         (ing->sidecar_path = strdup(o->sidecar)) == NULL)
         goto fail;
@@ -105,6 +118,7 @@ void hs_ingest_free(hs_ingest_t *ing)
     for (i = 0; i < ing->n_files; i++)
         hs__file_free(ing->files[i]);
     free(ing->files);
+    hs_rank_cur_clear(&ing->cur);
     hs_notes_clear(&ing->notes);
     hs_sidecar_clear(&ing->sc);
     free(ing->sidecar_path);
@@ -137,11 +151,13 @@ static void hs__publish(hs_ingest_t *ing, hs__file_t *f)
     hs_ingest_file_t *p = &f->pub;
     size_t i;
 
-    for (i = 0; i < r->n_steps; i++) {
+    f->ar_fill = !r->ar_known && ing->sc.loaded;
+    f->ar_fill_bytes = ing->sc.grad_bytes;
+    for (i = 0; r->steps != NULL && i < r->n_steps; i++) {
         hs_ingest_step_t *o = &r->steps[i];
         o->kept = i >= ing->warmup && o->complete;
-        if (!r->ar_known && ing->sc.loaded)
-            o->ar_payload_bytes = ing->sc.grad_bytes;
+        if (f->ar_fill)
+            o->ar_payload_bytes = f->ar_fill_bytes;
     }
     p->path = r->path;
     p->form = r->form;
@@ -396,6 +412,7 @@ hs_err_t hs_ingest_add_file_sidecar(hs_ingest_t *ing, const char *path,
     ko.ctx = ing;
     ko.notes = &ing->notes;
     ko.threads = ing->threads;
+    ko.rec_mem_bytes = ing->rec_mem_bytes;
     if ((rc = hs_kineto_read(path, &ko, &f->r, err)) != HS_OK)
         goto fail;
     nf = realloc(ing->files, (ing->n_files + 1) * sizeof *nf);
@@ -426,6 +443,81 @@ size_t hs_ingest_n_files(const hs_ingest_t *ing)
 const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i)
 {
     return i < ing->n_files ? &ing->files[i]->pub : NULL;
+}
+
+/* Step j of file f as the ingestion shows it (kept after the warm-up,
+   the sidecar's payload where the trace has none), and its buckets and
+   forward operators in *bk and *ops (either may be NULL).  A spilled
+   record's step is read back through ing's cursor (valid until the next
+   call); one that cannot be shows as an empty step, not kept, and
+   ing->rd_rc / rd_err keep the first failure (hs__rd_fail). */
+static const hs_ingest_step_t *hs__step(hs_ingest_t *ing,
+                                        const hs__file_t *f, size_t j,
+                                        const hs_rank_buckets_t **bk,
+                                        const hs_rank_ops_t **ops)
+{
+    static const hs_rank_buckets_t no_bk;
+    static const hs_rank_ops_t no_ops;
+    const hs_rank_t *r = f->r;
+    hs_error_t e;
+    hs_err_t rc;
+
+    if (r->spill == NULL) {
+        if (bk != NULL)
+            *bk = &r->buckets[j];
+        if (ops != NULL)
+            *ops = &r->fwd_ops[j];
+        return &r->steps[j];
+    }
+    if ((rc = hs_rank_at(r, j, &ing->cur, &e)) != HS_OK) {
+        if (ing->rd_rc == HS_OK) {
+            ing->rd_rc = rc;
+            ing->rd_err = e;
+        }
+        memset(&ing->rd_step, 0, sizeof ing->rd_step);
+        if (bk != NULL)
+            *bk = &no_bk;
+        if (ops != NULL)
+            *ops = &no_ops;
+        return &ing->rd_step;
+    }
+    ing->rd_step = *ing->cur.step;
+    ing->rd_step.kept = j >= ing->warmup && ing->rd_step.complete;
+    if (f->ar_fill)
+        ing->rd_step.ar_payload_bytes = f->ar_fill_bytes;
+    if (bk != NULL)
+        *bk = ing->cur.bk;
+    if (ops != NULL)
+        *ops = ing->cur.ops;
+    return &ing->rd_step;
+}
+
+/* rc, or the failure to read a spilled record's steps back when there
+   was one (what went wrong first: the steps then seemed missing). */
+static hs_err_t hs__rd_fail(hs_ingest_t *ing, hs_err_t rc,
+                            hs_error_t *err)
+{
+    if (ing->rd_rc == HS_OK)
+        return rc;
+    if (err != NULL)
+        *err = ing->rd_err;
+    return ing->rd_rc;
+}
+
+const hs_ingest_step_t *hs_ingest_file_step(hs_ingest_t *ing, size_t i,
+                                            size_t j, hs_error_t *err)
+{
+    const hs_ingest_step_t *s;
+
+    if (i >= ing->n_files || j >= ing->files[i]->r->n_steps)
+        return NULL;
+    ing->rd_rc = HS_OK;
+    s = hs__step(ing, ing->files[i], j, NULL, NULL);
+    if (ing->rd_rc != HS_OK) {
+        hs__rd_fail(ing, HS_OK, err);
+        return NULL;
+    }
+    return s;
 }
 
 const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n)
@@ -477,12 +569,13 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
     memset(rb, 0, sizeof *rb);
     *missing = 0;
     for (i = 0; i < ing->n_files; i++) {
-        const hs_rank_t *f = ing->files[i]->r;
-        for (j = 0; j < f->n_steps; j++) {
+        const hs__file_t *f = ing->files[i];
+        for (j = 0; j < f->r->n_steps; j++) {
+            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
             int64_t v;
-            if (!f->steps[j].kept)
+            if (!s->kept)
                 continue;
-            memcpy(&v, (const char *)&f->steps[j] + off, sizeof v);
+            memcpy(&v, (const char *)s + off, sizeof v);
             if (v == HS_INGEST_UNKNOWN)
                 (*missing)++;
             else
@@ -498,14 +591,15 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
         return HS_ERR_NOMEM;
     }
     for (i = 0; i < ing->n_files; i++) {
-        const hs_rank_t *f = ing->files[i]->r;
+        const hs__file_t *f = ing->files[i];
         double rs = 0;
         size_t rn = 0;
-        for (j = 0; j < f->n_steps; j++) {
+        for (j = 0; j < f->r->n_steps && k < n; j++) {
+            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
             int64_t v;
-            if (!f->steps[j].kept)
+            if (!s->kept)
                 continue;
-            memcpy(&v, (const char *)&f->steps[j] + off, sizeof v);
+            memcpy(&v, (const char *)s + off, sizeof v);
             if (v == HS_INGEST_UNKNOWN)
                 continue;
             d->samples_ns[k++] = v;
@@ -565,10 +659,11 @@ static hs_err_t hs__fwd_ops(hs_ingest_t *ing, hs_profile_t *p, double **acc,
         size_t steps = 0;
         for (j = 0; j < f->n_steps; j++) {
             const hs_rank_ops_t *q;
-            if (!f->steps[j].kept || f->steps[j].t_fwd_ns == HS_INGEST_UNKNOWN)
+            const hs_ingest_step_t *s = hs__step(ing, ing->files[i], j,
+                                                 NULL, &q);
+            if (!s->kept || s->t_fwd_ns == HS_INGEST_UNKNOWN)
                 continue;
             steps++;
-            q = &f->fwd_ops[j];
             for (e = 0; e < q->n; e++) {
                 const char *nm = f->op_names[q->name[e]];
                 for (c = 0; c < n && strcmp(names[c], nm) != 0; c++)
@@ -875,8 +970,10 @@ static hs_err_t hs__buckets(hs_ingest_t *ing, hs_profile_t *p,
     for (i = 0; i < ing->n_files; i++) {
         const hs_rank_t *f = ing->files[i]->r;
         for (j = 0; j < f->n_steps; j++) {
-            const hs_rank_buckets_t *bk = &f->buckets[j];
-            if (!f->steps[j].kept || !bk->has_bwd)
+            const hs_rank_buckets_t *bk;
+            const hs_ingest_step_t *s = hs__step(ing, ing->files[i], j,
+                                                 &bk, NULL);
+            if (!s->kept || !bk->has_bwd)
                 continue;
             if (!bk->timed || (use_sidecar && bk->n != ing->sc.n_buckets)) {
                 if (use_sidecar) {
@@ -887,7 +984,7 @@ static hs_err_t hs__buckets(hs_ingest_t *ing, hs_profile_t *p,
                 hs_notes_add(&ing->notes,
                              "no buckets: %s step %ld has no all-reduce "
                              "calls to time them by%s",
-                             hs__basename(f->path), f->steps[j].number,
+                             hs__basename(f->path), s->number,
                              use_sidecar ? " (as many as the sidecar's "
                                            "bucket_bytes)"
                                          : "");
@@ -909,7 +1006,7 @@ static hs_err_t hs__buckets(hs_ingest_t *ing, hs_profile_t *p,
                 hs_notes_add(&ing->notes,
                              "no buckets: %s step %ld has %zu all-reduce "
                              "calls, other steps %zu",
-                             hs__basename(f->path), f->steps[j].number,
+                             hs__basename(f->path), s->number,
                              bk->n, nb);
                 goto none;
             }
@@ -967,7 +1064,7 @@ typedef struct {
 /* Checks every rank's step windows (enough of them after the warm-up, one
    world_size) and gathers st's counts over the ranks. Fills err and
    returns HS_ERR_TRACE on a bad trace. */
-static hs_err_t hs__prof_scan(const hs_ingest_t *ing, hs__prof_scan_t *st,
+static hs_err_t hs__prof_scan(hs_ingest_t *ing, hs__prof_scan_t *st,
                               hs_error_t *err)
 {
     size_t i, j;
@@ -981,15 +1078,17 @@ static hs_err_t hs__prof_scan(const hs_ingest_t *ing, hs__prof_scan_t *st,
                                 "warm-up (%u) plus one: profile more "
                                 "iterations or lower --warmup",
                                 f->n_steps, ing->warmup);
-        for (j = 0; j < f->n_steps; j++)
-            if (f->steps[j].kept) {
+        for (j = 0; j < f->n_steps; j++) {
+            const hs_ingest_step_t *s = hs__step(ing, ing->files[i], j,
+                                                 NULL, NULL);
+            if (s->kept) {
                 kept++;
-                if (st->first_kept < 0 ||
-                    f->steps[j].number < st->first_kept)
-                    st->first_kept = f->steps[j].number;
-                if (f->steps[j].number > st->last_kept)
-                    st->last_kept = f->steps[j].number;
+                if (st->first_kept < 0 || s->number < st->first_kept)
+                    st->first_kept = s->number;
+                if (s->number > st->last_kept)
+                    st->last_kept = s->number;
             }
+        }
         if (kept == 0)
             return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
                                 "no complete step after the warm-up of %u "
@@ -1130,14 +1229,17 @@ static hs_err_t hs__prof_payload(hs_ingest_t *ing, hs_profile_t *out,
             double s = 0;
             size_t k = 0;
             int vary = 0;
-            for (j = 0; j < f->n_steps; j++)
-                if (f->steps[j].kept) {
-                    if (k > 0 && f->steps[j].ar_payload_bytes !=
+            for (j = 0; j < f->n_steps; j++) {
+                const hs_ingest_step_t *t = hs__step(ing, ing->files[i],
+                                                     j, NULL, NULL);
+                if (t->kept) {
+                    if (k > 0 && t->ar_payload_bytes !=
                                      (uint64_t)llround(s / (double)k))
                         vary = 1;
-                    s += (double)f->steps[j].ar_payload_bytes;
+                    s += (double)t->ar_payload_bytes;
                     k++;
                 }
+            }
             if (vary)
                 hs_notes_add(&ing->notes,
                              "%s: the all-reduce payload varies between "
@@ -1249,8 +1351,10 @@ static void hs__micro(hs_ingest_t *ing, int gpu, hs_profile_t *out)
     for (i = 0; i < ing->n_files; i++) {
         const hs_rank_t *r = ing->files[i]->r;
         for (j = 0; j < r->n_steps; j++) {
-            unsigned v = r->steps[j].micro_batches;
-            if (!r->steps[j].kept)
+            const hs_ingest_step_t *s = hs__step(ing, ing->files[i], j,
+                                                 NULL, NULL);
+            unsigned v = s->micro_batches;
+            if (!s->kept)
                 continue;
             if (v < lo)
                 lo = v;
@@ -1324,8 +1428,9 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     st.kept_min = UINT_MAX;
     if (ing->n_files == 0)
         return hs_error_setf(err, HS_ERR_TRACE, "no trace to ingest");
+    ing->rd_rc = HS_OK;
     if ((rc = hs__prof_scan(ing, &st, err)) != HS_OK)
-        return rc;
+        return hs__rd_fail(ing, rc, err);
     if ((rc = hs__prof_subsys(ing, &st, err)) != HS_OK)
         return rc;
     if (hs__prof_times(ing, out) != HS_OK)
@@ -1355,10 +1460,13 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
     hs__rank_use(ing);
     if (hs__prof_source(ing, out, &st) != HS_OK)
         goto nomem;
+    if ((rc = hs__rd_fail(ing, HS_OK, err)) != HS_OK)
+        goto fail;
     return HS_OK;
 nomem:
     rc = hs_error_setf(err, HS_ERR_NOMEM, "out of memory");
 fail:
+    rc = hs__rd_fail(ing, rc, err);
     hs__profile_release(out);
     return rc;
 }

@@ -72,10 +72,17 @@ typedef struct hs_ingest_opts_s {
                                traces of 1 MiB or more).  The same
                                profile, tables and errors either way.
                                Default HS_INGEST_DEFAULT_THREADS */
+    size_t rec_mem_bytes;   /* the memory each trace's per-step record
+                               may take before its steps go to an
+                               unlinked temporary file, read back in
+                               order (hs_kineto_opts_t.rec_mem_bytes);
+                               0: the default, 4 MiB (about 16,000
+                               steps).  The same profile, tables and
+                               errors either way */
 } hs_ingest_opts_t;
 
 /* Fills *o with the defaults: warmup 20, no sidecar, the mean,
-   HS_INGEST_DEFAULT_THREADS threads. */
+   HS_INGEST_DEFAULT_THREADS threads, the default record budget. */
 void hs_ingest_opts_default(hs_ingest_opts_t *o);
 
 typedef enum hs_ingest_form_e {
@@ -143,7 +150,11 @@ typedef struct hs_ingest_file_s {
     uint64_t json_bytes;    /* uncompressed JSON bytes (one pass) */
     unsigned passes;        /* passes made over the file (1) */
     size_t n_steps;
-    const hs_ingest_step_t *steps;  /* in start-time order */
+    const hs_ingest_step_t *steps;  /* in start-time order; NULL when the
+                                       steps were past the record's
+                                       budget (rec_mem_bytes) and went
+                                       to a temporary file: read them
+                                       with hs_ingest_file_step */
 } hs_ingest_file_t;
 
 typedef struct hs_ingest_s hs_ingest_t;
@@ -188,6 +199,16 @@ size_t hs_ingest_n_files(const hs_ingest_t *ing);
 
 /* The i-th file's figures (i < hs_ingest_n_files); owned by ing. */
 const hs_ingest_file_t *hs_ingest_file(const hs_ingest_t *ing, size_t i);
+
+/* Step j (j < n_steps) of the i-th file, whether its steps are in
+   memory (hs_ingest_file(ing, i)->steps[j]) or were spilled to a
+   temporary file: then read back through one cursor of ing, so the
+   steps in ascending order cost one sequential read (going back starts
+   again from the first).  Owned by ing, valid until the next call on
+   ing.  NULL when i or j is out of range, or (err filled, HS_ERR_IO /
+   HS_ERR_NOMEM) when the spilled steps cannot be read back. */
+const hs_ingest_step_t *hs_ingest_file_step(hs_ingest_t *ing, size_t i,
+                                            size_t j, hs_error_t *err);
 
 /*
  * Builds the per-type profile from all files: drops each rank's warm-up,

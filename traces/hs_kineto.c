@@ -48,10 +48,14 @@
  * batch replaying the three logs again, for its steps only), each step's
  * forward by operator going to the record as its batch ends.  Every figure
  * is a sum, a minimum or a maximum, so the batches give the same record.
- * State in memory is then O(steps) (plus the all-reduce calls and loose
- * forward launches of each step, the operators' and the logs' budgets):
- * it does not grow with the events or the file size; the spilled records
- * do, on disk (16 to 48 bytes per kept event).
+ * The replays go by batches of steps (step_batch), and a record with
+ * more steps than its budget (rec_mem_bytes) holds only the batch's
+ * entries, written to the record's spill file (hs_rank_spill) as each
+ * batch ends.  State in memory is then the step windows (88 bytes a
+ * step) plus a batch's (its all-reduce calls and loose forward
+ * launches, the operators' and the logs' budgets): it does not grow
+ * with the events or the file size; the spilled records do, on disk
+ * (16 to 48 bytes per kept event, and the record's entries).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
@@ -301,6 +305,9 @@ static int64_t hs__krec_key(const void *rec)
 /* The default budget of the forward's top-level operators in memory
    (bytes): past it, their replays go by batches of steps. */
 #define HS__OPS_MEM (8u * 1024u * 1024u)
+/* The record's entries' default budget (hs_kineto_opts_t.rec_mem_bytes):
+   about 16,000 steps held in memory, more spilled. */
+#define HS__REC_MEM (4u * 1024u * 1024u)
 
 /* What a replay of the runtime calls or kernels does (hs__file_t.rmode):
    the (step, phase) figures (correlation ranges, bucket thresholds,
@@ -329,6 +336,9 @@ typedef struct hs__file_s {
     int64_t bst_ts_lo, bst_ts_hi; /* the trace times the batch's windows
                                      span, [lo, hi] */
     size_t step_batch;        /* steps per batch of the phase replays */
+    size_t rec_budget;        /* the record's budget (rec_mem_bytes) */
+    size_t rec_base;          /* a spilled record: the step its first
+                                 held entry is (the batch's first) */
     int last_batch;           /* the batch ends at the last step */
     int inexact;              /* batches' kernel id ranges interleave */
     uint64_t prev_iv_hi;      /* the earlier batches' greatest id */
@@ -1950,9 +1960,18 @@ static hs_err_t hs__record_alloc(hs__file_t *f, hs_error_t *err)
     hs_rank_t *r = f->r;
     size_t i;
 
-    r->steps = calloc(f->n_st ? f->n_st : 1, sizeof *r->steps);
-    r->buckets = calloc(f->n_st ? f->n_st : 1, sizeof *r->buckets);
-    r->fwd_ops = calloc(f->n_st ? f->n_st : 1, sizeof *r->fwd_ops);
+    size_t n = f->n_st;
+    hs_err_t rc;
+
+    if (n > f->rec_budget / HS_RANK_STEP_BYTES) {
+        /* past the budget: the entries go to a file batch by batch */
+        if ((rc = hs_rank_spill_start(r, err)) != HS_OK)
+            return rc;
+        n = f->step_batch < n ? f->step_batch : n;
+    }
+    r->steps = calloc(n ? n : 1, sizeof *r->steps);
+    r->buckets = calloc(n ? n : 1, sizeof *r->buckets);
+    r->fwd_ops = calloc(n ? n : 1, sizeof *r->fwd_ops);
     if (f->n_names > 0)
         f->rname = malloc(f->n_names * sizeof *f->rname);
     if (r->steps == NULL || r->buckets == NULL || r->fwd_ops == NULL ||
@@ -1960,6 +1979,8 @@ static hs_err_t hs__record_alloc(hs__file_t *f, hs_error_t *err)
         return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                             "out of memory");
     r->n_steps = f->n_st;
+    r->n_held = n;
+    f->rec_base = 0;
     for (i = 0; i < f->n_names; i++)
         f->rname[i] = UINT32_MAX;
     f->rname_other = UINT32_MAX;
@@ -1987,7 +2008,8 @@ static hs_err_t hs__record_ops(hs__file_t *f, size_t i, hs_error_t *err)
     ops_fwd = hs__step_figures(f, HS__ST(f, i), f->n_kernels_seen > 0, &o);
     if (o.t_fwd_ns == HS_INGEST_UNKNOWN)
         return HS_OK;
-    return hs__step_ops(f, HS__ST(f, i), ops_fwd, &f->r->fwd_ops[i], err);
+    return hs__step_ops(f, HS__ST(f, i), ops_fwd,
+                        &f->r->fwd_ops[i - f->rec_base], err);
 }
 
 /* The record's step table and buckets from the replays' marks (after
@@ -2006,7 +2028,7 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
     hs__free_ivals(f);
     for (i = f->st0; i < f->st0 + f->n_bst; i++) {
         hs__step_t *s = HS__ST(f, i);
-        hs_ingest_step_t *o = &r->steps[i];
+        hs_ingest_step_t *o = &r->steps[i - f->rec_base];
 
         hs__step_figures(f, s, gpu, o);
         if (f->ckind >= 0)
@@ -2015,7 +2037,8 @@ static hs_err_t hs__build_record(hs__file_t *f, int ops_done,
                     o->ar_payload_bytes += s->coll[j].bytes;
                     o->n_allreduce++;
                 }
-        if ((rc = hs__step_buckets(f, s, &r->buckets[i], err)) != HS_OK)
+        if ((rc = hs__step_buckets(f, s, &r->buckets[i - f->rec_base],
+                                   err)) != HS_OK)
             return rc;
         if (!ops_done && (rc = hs__record_ops(f, i, err)) != HS_OK)
             return rc;
@@ -2258,6 +2281,30 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
 #define HS__STEP_BATCH 1024
 #endif
 
+/* A spilled record: the batch's entries (steps [f->rec_base, hi)) to
+   its file; after the last batch the held arrays go. */
+static hs_err_t hs__record_spill(hs__file_t *f, size_t hi, hs_error_t *err)
+{
+    hs_rank_t *r = f->r;
+    hs_err_t rc;
+
+    if (r->spill == NULL)
+        return HS_OK;
+    if ((rc = hs_rank_spill(r, hi - f->rec_base, err)) != HS_OK)
+        return rc;
+    f->rec_base = hi;
+    if (hi == f->n_st) {
+        free(r->steps);
+        free(r->buckets);
+        free(r->fwd_ops);
+        r->steps = NULL;
+        r->buckets = NULL;
+        r->fwd_ops = NULL;
+        r->n_held = 0;
+    }
+    return HS_OK;
+}
+
 /* The replays after the read, by batches of f->step_batch steps: the
    marks counted once (the payload kind), then per batch the marks, the
    bucket calls, the forward's operators, runtime calls and kernels, and
@@ -2289,6 +2336,8 @@ static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
         hs__free_batch(f);
         if (f->inexact)
             return HS_OK;
+        if ((rc = hs__record_spill(f, hi, err)) != HS_OK)
+            return rc;
     }
     return HS_OK;
 }
@@ -2318,6 +2367,7 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
     *inexact = 0;
     memset(&f, 0, sizeof f);
     f.step_batch = batch;
+    f.rec_budget = o->rec_mem_bytes > 0 ? o->rec_mem_bytes : HS__REC_MEM;
     r = hs_rank_new(path);
     if (r == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");

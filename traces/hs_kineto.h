@@ -43,6 +43,14 @@ typedef struct hs_kineto_opts_s {
                                way (when the batches' kernel id ranges
                                interleave, the file is read again as one
                                batch) */
+    size_t rec_mem_bytes;   /* the memory the record's per-step entries
+                               may take, counted HS_RANK_STEP_BYTES a
+                               step: a trace with more steps gets a
+                               spilled record (hs_rank.h: its entries
+                               written to an unlinked temporary file
+                               batch by batch, read back with
+                               hs_rank_at); 0: 4 MiB.  The same entries
+                               either way */
     unsigned threads;       /* 0 or 1: the file read, inflated and parsed
                                in the caller's thread; 2: a second thread
                                reads and inflates ahead (hs_jscan_buf_t);

@@ -34,15 +34,22 @@
  *     (else to the other); on CPU traces the operators' spans clipped to
  *     the window (and to each other), the gaps between them the other.
  *     None for an iteration whose t_fwd_ns is unknown.
- * Memory is O(iterations x (buckets + operator names)); no event is
- * kept.
+ * Memory is O(iterations x (buckets + operator names)) when the record
+ * is held in memory (steps, buckets and fwd_ops one entry per
+ * iteration); no event is kept.  Past a budget the reader spills the
+ * entries instead (hs_rank_spill: batch by batch, to an unlinked
+ * temporary file) and the record holds none: they are read back in
+ * order through a cursor (hs_rank_at), which serves both forms, so
+ * memory no longer follows the number of iterations.
  */
 #ifndef HS_RANK_H
 #define HS_RANK_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "hs_error.h"
 #include "hs_ingest.h"
 
 #define HS_RANK_BACKEND_MAX 48
@@ -85,18 +92,72 @@ typedef struct hs_rank_s {
     uint64_t json_bytes;    /* bytes of the trace's text in one pass */
     unsigned passes;        /* passes the reader made over the file */
     size_t n_steps;
-    hs_ingest_step_t *steps;    /* n_steps, in start-time order */
+    hs_ingest_step_t *steps;    /* n_steps, in start-time order; NULL
+                                   once spilled (read with hs_rank_at) */
     hs_rank_buckets_t *buckets; /* n_steps, beside steps */
     hs_rank_ops_t *fwd_ops;     /* n_steps, beside steps */
     size_t n_op_names;
     char **op_names;            /* the operator names fwd_ops index */
+    /* a spilled record (spill not NULL): its entries in the file, in
+       step order; steps, buckets and fwd_ops hold n_held entries (the
+       reader's batch not yet spilled), NULL once it is done */
+    FILE *spill;
+    size_t n_held;
+    size_t n_spilled;
 } hs_rank_t;
+
+/* What a spilled record's budget counts per iteration: its entries'
+   fixed part and a few buckets and operators. */
+#define HS_RANK_STEP_BYTES 256u
+
+/* A reader of a record's entries in step order (hs_rank_at); zero it
+   before the first use, hs_rank_cur_clear after the last. */
+typedef struct hs_rank_cur_s {
+    const hs_ingest_step_t *step;   /* the entry hs_rank_at went to */
+    const hs_rank_buckets_t *bk;
+    const hs_rank_ops_t *ops;
+    /* a spilled record's: the entry read back, and where the next is */
+    const hs_rank_t *r;
+    size_t next;
+    uint64_t pos;
+    hs_ingest_step_t s;
+    hs_rank_buckets_t b;
+    hs_rank_ops_t o;
+    size_t cap_b, cap_o;
+    unsigned char *buf;             /* read buffer, HS_RANK_CUR_BUF */
+    size_t buf_len, buf_at;
+} hs_rank_cur_t;
 
 /* A new record with path copied, rank and world_size -1, no steps.
    NULL when out of memory.  Free with hs_rank_free. */
 hs_rank_t *hs_rank_new(const char *path);
 
-/* Releases r and everything it owns.  r may be NULL. */
+/* Releases r and everything it owns (its spill file too, deleted).
+   r may be NULL. */
 void hs_rank_free(hs_rank_t *r);
+
+/* Makes r a spilled record (for the reader, before it fills any entry):
+   an unlinked temporary file in $TMPDIR (else /tmp) is made for its
+   entries.  HS_OK, or HS_ERR_IO with err filled (naming r->path). */
+hs_err_t hs_rank_spill_start(hs_rank_t *r, hs_error_t *err);
+
+/* Appends r's first n held entries (steps, buckets, fwd_ops [0, n),
+   the next n steps in order) to its spill file, frees their arrays and
+   zeroes them for the next batch.  HS_OK, or HS_ERR_IO with err filled.
+   Once every step is spilled the caller frees the held arrays (NULL). */
+hs_err_t hs_rank_spill(hs_rank_t *r, size_t n, hs_error_t *err);
+
+/* Points c at entry j (j < r->n_steps) of r: c->step, c->bk and c->ops
+   are r's own arrays' when r is held in memory, else c's copy read back
+   from the spill file (valid until the next call with c, or
+   hs_rank_cur_clear).  Entries read in ascending order cost one
+   sequential read; going back reads again from the first.  HS_OK, or
+   HS_ERR_IO (the file cannot be read back) / HS_ERR_NOMEM with err
+   filled. */
+hs_err_t hs_rank_at(const hs_rank_t *r, size_t j, hs_rank_cur_t *c,
+                    hs_error_t *err);
+
+/* Releases what c holds; c is zeroed, usable again. */
+void hs_rank_cur_clear(hs_rank_cur_t *c);
 
 #endif

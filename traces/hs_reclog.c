@@ -47,7 +47,7 @@ void hs_reclog_clear(hs_reclog_t *l)
 }
 
 /* A new unlinked temporary file in $TMPDIR (else /tmp), or NULL. */
-static FILE *hs__spill_file(void)
+FILE *hs_reclog_tmpfile(void)
 {
     const char *dir = getenv("TMPDIR");
     char path[4096];
@@ -139,7 +139,7 @@ hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
         l->cap_recs = nc;
     } else {
         /* the block is full at the budget: to the file with it */
-        if (l->spill == NULL && (l->spill = hs__spill_file()) == NULL)
+        if (l->spill == NULL && (l->spill = hs_reclog_tmpfile()) == NULL)
             return hs_error_set(err, HS_ERR_IO, path, 0, 0,
                                 "cannot make a temporary file for the "
                                 "trace's records in %s: %s",

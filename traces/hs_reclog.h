@@ -47,6 +47,11 @@ typedef struct hs_reclog_s {
     size_t n_zones, cap_zones;
 } hs_reclog_t;
 
+/* A new temporary file in $TMPDIR (else /tmp), opened "w+b" and
+   unlinked at once (it goes when closed, or when the process ends), or
+   NULL with errno set.  The caller fcloses it. */
+FILE *hs_reclog_tmpfile(void);
+
 /* An empty log of records of rec_size bytes, at most mem_bytes of them
    in memory (at least one record's worth).  Allocates nothing yet. */
 void hs_reclog_init(hs_reclog_t *l, size_t rec_size, size_t mem_bytes);
