@@ -12,7 +12,10 @@ to 0.05%; the naive baseline must be C + step(11) - step(1) of the data. Then th
 (exit 2, nothing printed on stdout): a held-apart (SIA-dgx) row in the calibration mode;
 --held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD. The
 held-apart mode's row selection and calibration rule are checked in process on made-up
-SIA-dgx rows (the mode itself is never run).
+SIA-dgx rows (the mode itself is never run). The fitted overlap windows (`fitcal`, `fit11`):
+fit_window and overlap_spec against hand-worked slopes and lags, and a run with them on
+the made-up cluster, whose exposed time does not change with the compute (window 0: the
+buckets all ready at the backward's end), which must predict as ring/none does.
 Usage: test_bench_adaptdl.py LIBHETSIM
 """
 import json
@@ -119,7 +122,7 @@ def check_held_rule(lib, good, bad, d):
         fail('held-apart reading kept %d rows of %s' % (len(rows), {r['cluster'] for r in rows}))
 
     class Opts:
-        compute, bwd_frac, ready_lag = 'step', 2.0 / 3.0, 0.0
+        compute, bwd_frac, ready_lag, window_scale = 'step', 2.0 / 3.0, 0.0, 1.0
     cal, out = ba.run_group(ba.Predictor(hetsim, Opts), 'SIA-dgx', 'cifar10',
                             [ba.parse(r) for r in rows], Opts)
     bw = cal['bandwidth_bytes_per_s']['replay/nodes-ring/none']
@@ -127,6 +130,63 @@ def check_held_rule(lib, good, bad, d):
         fail('held-apart rule calibrated %s' % bw)
     if cal['calibration_rows'] != {'intra': 6, 'inter': 3}:
         fail('held-apart calibration rows %s' % cal['calibration_rows'])
+
+
+def check_fit_window():
+    """Hand-worked: `2` at C 0.1, 0.2, 0.3 with exposed 0.50, 0.46, 0.42 (slope -0.4); `11`
+    at C 0.1, 0.3 with exposed 0.9, 0.8 (slope -0.5). Pooled with one intercept each: sxx =
+    0.02 + 0.02, sxy = -0.008 - 0.010, w = 0.45; `11` alone 0.5; without `11` rows, 0.4."""
+    sys.path.insert(0, os.path.dirname(BENCH))
+    import bench_adaptdl as ba
+    two = [{'placement': '2', 'compute_s': c, 'step_s': c + e}
+           for c, e in ((0.1, 0.50), (0.2, 0.46), (0.3, 0.42))]
+    eleven = [{'placement': '11', 'compute_s': c, 'step_s': c + e} for c, e in ((0.1, 0.9), (0.3, 0.8))]
+    for rows, only, want, n in ((two + eleven, None, 0.45, 5), (two + eleven, '11', 0.5, 2),
+                                (two, '11', 0.4, 3)):
+        w, used = ba.fit_window(rows, only)
+        if abs(w - want) > 1e-9 or used != n:
+            fail('fit_window(%s) = %s over %d rows, want %s over %d' % (only, w, used, want, n))
+
+    class Opts:
+        bwd_frac, window_scale = 2.0 / 3.0, 1.0
+    g = {'intra': two, 'inter': eleven}
+    # fit11: w 0.5, lag 1 - 0.5 / (2/3) = 0.25; scaled by 2: clipped to 2/3, lag 0;
+    # a rising exposed time (w < 0): window 0, lag 0.999; none and buckets pass through
+    for ov, scale, grp, lag in (('fit11', 1.0, g, 0.25), ('fit11', 2.0, g, 0.0),
+                                ('fitcal', 1.0, {'intra': [dict(r, step_s=2 * r['compute_s'])
+                                                           for r in two], 'inter': []}, 0.999)):
+        Opts.window_scale = scale
+        spec, rec = ba.overlap_spec(ov, grp, Opts)
+        if spec[0] != 'buckets' or abs(spec[1] - lag) > 1e-6 or abs(rec['ready_lag'] - lag) > 1e-6:
+            fail('overlap_spec(%s, x%s) = %s %s, want lag %s' % (ov, scale, spec, rec, lag))
+    for ov in ('none', 'buckets'):
+        if ba.overlap_spec(ov, g, Opts) != (ov, None):
+            fail('overlap_spec(%s) is not a pass-through' % ov)
+
+
+def check_fitted_run(doc):
+    """The made-up cluster's exposed time is the same at every batch: both fitted windows
+    are 0 and the fitted overlaps predict as ring/none: bandwidths to 0.5%, steps to 0.1% (lag
+    0.999 still hides up to 0.1% of the backward, ~30 us here, against 9-18 ms all-reduces
+    inside a node)."""
+    g = doc['groups'][0]
+    for ov in ('fitcal', 'fit11'):
+        rec = g['overlap_window'][ov]
+        if abs(rec['fitted_window']) > 1e-4 or rec['window'] != 0 or rec['ready_lag'] != 0.999:
+            fail('%s window on the made-up cluster: %s' % (ov, rec))
+        for f in ('replay', 'closed'):
+            k = '%s/nodes-ring/%s' % (f, ov)
+            bw = g['bandwidth_bytes_per_s'][k]
+            if not close(bw['intra'], B_INTRA, 5e-3) or not close(bw['inter'], B_INTER, 5e-3):
+                fail('%s calibrated %s, want %g/%g' % (k, bw, B_INTRA, B_INTER))
+            for r in doc['rows']:
+                if r['role'] == 'scored':
+                    ref = ref_step(r['placement'], r['local_bsz'])
+                    if not close(r['predicted_s'][k], ref, 1e-3):
+                        fail('%s %s: predicted %s, reference %s' % (r['placement'], k,
+                                                                     r['predicted_s'][k], ref))
+    if 'fitted' not in doc['mapping']:
+        fail('the JSON mapping does not describe the fitted overlaps')
 
 
 def main():
@@ -139,6 +199,17 @@ def main():
         if p.returncode != 0:
             fail('bench exit %d: %s' % (p.returncode, p.stderr))
         check_run(json.load(open(out)))
+        if 'fitted' in json.load(open(out))['mapping']:
+            fail('the default run describes the fitted overlaps')
+        check_fit_window()
+        p = bench(['--lib', lib, '--pollux-csv', good, '--json', out, '--shapes', 'nodes-ring',
+                   '--overlaps', 'none,fitcal,fit11'])
+        if p.returncode != 0:
+            fail('bench --overlaps none,fitcal,fit11 exit %d: %s' % (p.returncode, p.stderr))
+        check_fitted_run(json.load(open(out)))
+        q = bench(['--lib', lib, '--pollux-csv', good, '--overlaps', 'none,fitted'])
+        if q.returncode != 2 or q.stdout:
+            fail('--overlaps with an unknown overlap: exit %d' % q.returncode)
         # a held-apart row read in the calibration mode: exit 2 before any figure
         bad = os.path.join(d, 'held.csv')
         write_csv(bad, cluster='SIA-dgx', sset='held-apart')

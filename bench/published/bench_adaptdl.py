@@ -23,6 +23,13 @@ The mapping (also written to the JSON's `mapping`; every item is an assumption):
   remainder), bucket b ready at t_bwd x (L + (1-L) x bytes_up_to_b / M) from the
   backward's start (`--ready-lag` L, default 0: gradients produced uniformly over the
   backward, the last bucket ready at its end); overlap `none`: step = C + all-reduce;
+  where the all-reduce outlasts the backward only the window t_bwd (1 - L) matters;
+* overlaps `fitcal` and `fit11` (only when --overlaps names them; not in the default run):
+  `buckets` with a lag of the group's own: w = minus the least-squares slope of the
+  measured exposed time (step - C) against C, one intercept per placement, over the group's
+  calibration rows (fitcal: every one-node placement and `11`; fit11: `11` only, the
+  one-node rows where a group has no `11`), times `--window-scale` (default 1), clipped to
+  [0, bwd_frac]; L = 1 - w / bwd_frac (at most 0.999), so that t_bwd (1 - L) = w C;
 * forms (each with its own calibration):
   - `nodes`: one node per instance (a kind per node, count 1, so the CSV's order is kept),
     its digit the devices, intra_bandwidth B_intra, one NIC at B_inter, inter_bandwidth
@@ -70,8 +77,8 @@ working tree is clean.
 Usage:
   bench_adaptdl.py [--sia-csv PATH] [--pollux-csv PATH | --no-pollux] [--json FILE]
                    [--lib LIBHETSIM] [--compute step|step-sync] [--bwd-frac F]
-                   [--ready-lag L] [--clusters C1,C2] [--workloads W1,W2]
-                   [--shapes nodes-ring,...] [--overlaps buckets,none] [--no-rows]
+                   [--ready-lag L] [--window-scale K] [--clusters C1,C2] [--workloads W1,W2]
+                   [--shapes nodes-ring,...] [--overlaps buckets,none,fitcal,fit11] [--no-rows]
   bench_adaptdl.py --held-apart --frozen COMMIT --sia-heldapart-csv PATH ...  (final only)
 
 Exit status: 0 ok, 2 bad arguments, a refused mode or a held-apart row, 1 hetsim failed.
@@ -104,6 +111,11 @@ REPLAY_STEPS = 4
 SHAPES = [('nodes', 'ring'), ('nodes', 'hierarchical'), ('nodes', 'tree'), ('nodes', 'auto'),
           ('podsrank', 'ring'), ('podsrr', 'ring')]
 OVERLAPS = ['buckets', 'none']
+# overlaps only run when --overlaps names them: `buckets` with the group's own overlap
+# window fitted on its calibration rows (fitcal: every one-node placement and `11`; fit11:
+# `11` only, else the one-node rows), see fit_window()
+FITTED = {'fitcal': None, 'fit11': '11'}
+ALL_OVERLAPS = OVERLAPS + list(FITTED)
 FIGURES = {'closed': 'step_extended_ns', 'replay': 'step_replay_ns'}
 
 
@@ -183,13 +195,17 @@ def bw(x):
 
 
 def scenario(digits, comp_s, m_bytes, b_intra, b_inter, shape, overlap, opts):
-    """The hetsim scenario (a dict) of one row: digits = GPUs per instance."""
+    """The hetsim scenario (a dict) of one row: digits = GPUs per instance; overlap =
+    `none`, `buckets` (readiness lag --ready-lag) or (`buckets`, lag) (a fitted window)."""
     form, coll = shape
+    lag = opts.ready_lag
+    if isinstance(overlap, tuple):
+        overlap, lag = overlap
     t_bwd = opts.bwd_frac * comp_s
     prof = {'t_fwd': bp.ns(comp_s - t_bwd), 't_bwd': bp.ns(t_bwd),
             'gradient_bytes': '%dB' % m_bytes}
     if overlap == 'buckets':
-        prof['buckets'] = buckets_of(m_bytes, t_bwd, opts.ready_lag)
+        prof['buckets'] = buckets_of(m_bytes, t_bwd, lag)
     doc = {'name': 'adaptdl', 'device_types': [{'name': 'gpu', 'batch': 1, 'profile': prof}]}
     if form == 'podsrank':
         devs, links = [], []
@@ -349,6 +365,38 @@ def naive_of(r, by_pd):
     return r['compute_s'] + (a - b)
 
 
+def fit_window(rows, only):
+    """The overlap window w (seconds of hidden all-reduce per second of compute) that the
+    measured steps show: the least-squares slope of the exposed time (step - C) against C,
+    one intercept per placement, negated; rows = calibration rows (only = a placement: those
+    rows if any, else all). (w, rows used)."""
+    if only and any(r['placement'] == only for r in rows):
+        rows = [r for r in rows if r['placement'] == only]
+    by = {}
+    for r in rows:
+        by.setdefault(r['placement'], []).append((r['compute_s'], r['step_s'] - r['compute_s']))
+    sxy = sxx = 0.0
+    for pts in by.values():
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        sxy += sum((x - mx) * (y - my) for x, y in pts)
+        sxx += sum((x - mx) ** 2 for x, _ in pts)
+    return (-sxy / sxx if sxx > 0 else 0.0), len(rows)
+
+
+def overlap_spec(ov, g, opts):
+    """What the predictor `ov` hands hetsim: `none`, `buckets`, or (`buckets`, lag) with the
+    lag that makes the window t_bwd (1 - lag) = w C of the group's fitted w (scaled by
+    --window-scale, clipped to [0, bwd_frac]); (spec, record for the JSON)."""
+    if ov not in FITTED:
+        return ov, None
+    w, n = fit_window(g['intra'] + g['inter'], FITTED[ov])
+    used = min(max(w * opts.window_scale, 0.0), opts.bwd_frac)
+    lag = min(1.0 - used / opts.bwd_frac, 0.999)
+    return ('buckets', round(lag, 6)), {'fitted_window': round(w, 4), 'rows': n,
+                                        'window': round(used, 4), 'ready_lag': round(lag, 6)}
+
+
 def run_group(pr, cluster, workload, rows, opts):
     m_bytes = 4 * PARAMS[workload]
     one = {r['bsz']: r for r in rows if r['kind'] == 'placement' and r['placement'] == '1'}
@@ -360,15 +408,20 @@ def run_group(pr, cluster, workload, rows, opts):
            'single_node': g['single_node'],
            'calibration_rows': {'intra': len(g['intra']), 'inter': len(g['inter'])},
            'skipped_no_compute': g['skipped_no_compute'], 'bandwidth_bytes_per_s': {}, 'notes': []}
+    specs = {}
+    for ov in OVERLAPS:
+        specs[ov], rec = overlap_spec(ov, g, opts)
+        if rec:
+            cal.setdefault('overlap_window', {})[ov] = rec
     keys = []
     for shape in SHAPES:
         for ov in OVERLAPS:
             for fig in FIGURES:
                 k = '%s/%s-%s/%s' % (fig, shape[0], shape[1], ov)
-                bi, be, notes = calibrate(pr, g, m_bytes, shape, ov, fig)
+                bi, be, notes = calibrate(pr, g, m_bytes, shape, specs[ov], fig)
                 cal['bandwidth_bytes_per_s'][k] = {'intra': bi and round(bi), 'inter': be and round(be)}
                 cal['notes'] += ['%s: %s' % (k, n) for n in notes]
-                keys.append((k, shape, ov, fig, bi, be))
+                keys.append((k, shape, specs[ov], fig, bi, be))
     out = []
     for role, rs in (('calibration', g['intra'] + g['inter']), ('scored', g['scored'])):
         for r in rs:
@@ -452,7 +505,8 @@ def short(k):
         return k
     fig, shape, ov = k.split('/')
     shape = shape.replace('hierarchical', 'hier').replace('nodes-', 'n-')
-    return '%s%s-%s' % (fig[0].upper(), '' if ov == 'buckets' else '0', shape)
+    mark = {'buckets': '', 'none': '0', 'fitcal': 'f', 'fit11': 'g'}[ov]
+    return '%s%s-%s' % (fig[0].upper(), mark, shape)
 
 
 def print_table(doc, keys):
@@ -477,7 +531,9 @@ def print_table(doc, keys):
             texts.setdefault(t, []).append(k)
         for t, ks in texts.items():
             print('    note (%d of %d predictors): %s' % (len(ks), len(bws), t))
-    print('legend: R/C = replay/closed; 0 = overlap none (else buckets); n- = nodes form; '
+    fitted = ', f/g = buckets, fitted window (fitcal/fit11)' if set(OVERLAPS) & set(FITTED) else ''
+    print('legend: R/C = replay/closed; 0 = overlap none%s (else buckets); n- = nodes form; '
+          % fitted +
           'podsrank/podsrr = pod per GPU, ranks in order / round robin')
     # a closed-form column only where it differs from the replay's somewhere
     keys = [k for k in keys if not k.startswith('closed/') or any(
@@ -510,16 +566,18 @@ def main(argv):
     ap.add_argument('--compute', choices=['step', 'step-sync'], default='step')
     ap.add_argument('--bwd-frac', type=float, default=2.0 / 3.0)
     ap.add_argument('--ready-lag', type=float, default=0.0)
+    ap.add_argument('--window-scale', type=float, default=1.0,
+                    help='scales the fitted overlap window of fitcal / fit11')
     ap.add_argument('--clusters', help='only these clusters (comma list)')
     ap.add_argument('--workloads', help='only these workloads (comma list)')
     ap.add_argument('--shapes', help='only these form-collective pairs, e.g. nodes-ring,podsrr-ring')
-    ap.add_argument('--overlaps', help='only these overlaps (buckets,none)')
+    ap.add_argument('--overlaps', help='these overlaps (default buckets,none; also fitcal, fit11)')
     ap.add_argument('--held-apart', action='store_true')
     ap.add_argument('--frozen', metavar='COMMIT')
     ap.add_argument('--sia-heldapart-csv', metavar='PATH')
     opts = ap.parse_args(argv)
-    if not 0 < opts.bwd_frac < 1 or not 0 <= opts.ready_lag < 1:
-        die('--bwd-frac must be in (0, 1) and --ready-lag in [0, 1)')
+    if not 0 < opts.bwd_frac < 1 or not 0 <= opts.ready_lag < 1 or not opts.window_scale >= 0:
+        die('--bwd-frac must be in (0, 1), --ready-lag in [0, 1) and --window-scale >= 0')
     commit = None
     if opts.held_apart:
         if not opts.frozen or not opts.sia_heldapart_csv:
@@ -557,7 +615,10 @@ def main(argv):
         want = opts.shapes.split(',')
         SHAPES[:] = [s for s in SHAPES if '%s-%s' % s in want]
     if opts.overlaps:
-        OVERLAPS[:] = [o for o in OVERLAPS if o in opts.overlaps.split(',')]
+        bad = sorted(set(opts.overlaps.split(',')) - set(ALL_OVERLAPS))
+        if bad:
+            die('--overlaps: unknown %s (known: %s)' % (','.join(bad), ','.join(ALL_OVERLAPS)))
+        OVERLAPS[:] = [o for o in ALL_OVERLAPS if o in opts.overlaps.split(',')]
     if not SHAPES or not OVERLAPS:
         die('--shapes / --overlaps leave no predictor')
     pr = Predictor(hetsim, opts)
@@ -579,8 +640,11 @@ def main(argv):
            'set': 'held-apart' if opts.held_apart else 'calibration', 'frozen_commit': commit,
            'command': 'bench/published/bench_adaptdl.py ' + ' '.join(argv),
            'options': {'compute': opts.compute, 'bwd_frac': opts.bwd_frac, 'ready_lag': opts.ready_lag,
+                       'window_scale': opts.window_scale,
                        'replay_steps': REPLAY_STEPS, 'bucket_bytes': BUCKET_BYTES},
-           'mapping': MAPPING, 'clusters': sorted({r['cluster'] for r in rows}),
+           'mapping': dict(MAPPING, **({'fitted': FITTED_MAPPING} if set(OVERLAPS) & set(FITTED)
+                                       else {})),
+           'clusters': sorted({r['cluster'] for r in rows}),
            'hetsim_calls': pr.calls, 'hetsim_errors': pr.errors, 'groups': groups,
            'spread': spread(rows), 'summary': summarize(out, keys), 'rows': out}
     doc['runtime_s'] = round(time.time() - t0, 1)
@@ -605,6 +669,10 @@ def _head():
     return (head + (' (modified)' if dirty else '')) if rc == 0 else None
 
 
+FITTED_MAPPING = ('fitcal / fit11: buckets whose window t_bwd (1 - lag) = w C, w = minus the '
+                  'least-squares slope of step - C on C (one intercept per placement) over the '
+                  'group\'s calibration rows (fitcal: one-node placements and 11; fit11: 11 only, '
+                  'else the one-node rows), times --window-scale, clipped to [0, bwd_frac]')
 MAPPING = {
     'scenario': 'one per (cluster, workload, placement, local_bsz); devices = sum of the placement '
                 'digits (one digit an instance, CSV order), one GPU type',
