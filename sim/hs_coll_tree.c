@@ -166,6 +166,33 @@ static void hs__tree_poll_one(hs_engine_t *e, hs_coll_host_t *h,
     }
 }
 
+/* The first round at or after r (0 .. R-1) of device x in tree t's
+   sequence: a round of tree t (hs_coll_tree_round_tree), or the last
+   round, 8P, which both sequences enter.  Pure. */
+static int64_t hs__tree_next_of(const hs_scenario_t *s, uint32_t x, int t,
+                                int64_t r)
+{
+    const int64_t P = hs_coll_tree_chunks(s), P2 = 2 * P;
+    int64_t c;
+    int lf;
+
+    if (r < P2) {               /* reduce: hs_coll_tree_up_chunk's order */
+        lf = hs_coll_tree_leaf_first(s, x);
+        if (lf < 0)
+            r += r % 2 != t;    /* chunk r, tree r mod 2 */
+        else if (t == lf)
+            r = r < P ? r : P2; /* its P chunks first */
+        else
+            r = r < P ? P : r;
+        if (r < P2)
+            return r;
+    }
+    if (r >= 4 * P2)
+        return r;
+    c = (r - P2) / 3;           /* broadcast: chunk c, tree c mod 2 */
+    return c % 2 == t ? r : P2 + 3 * (c + 1);
+}
+
 /* With a communication cost: one step of tree t's lane of lx, at its
    round g = nx[t].  A round of the other tree is skipped; the last round
    is entered by both trees' lanes at once; a round with a send waits for
@@ -177,7 +204,7 @@ static int hs__tree_step_lane(hs_engine_t *e, hs_coll_host_t *h,
 {
     hs_coll_lane_t *l = &h->lane[lx];
     int64_t *nx = hs__tree_words(h, lx), g = nx[t];
-    int64_t r = g % h->rounds;
+    int64_t r = g % h->rounds, rn;
     uint32_t x = lx / h->k, ly;
     hs_tree_step_t sp;
 
@@ -195,8 +222,8 @@ static int hs__tree_step_lane(hs_engine_t *e, hs_coll_host_t *h,
         hs_coll_check(e, h, lx, now);
         return 1;
     }
-    if (hs_coll_tree_round_tree(h->s, x, r) != t) {
-        nx[t] = g + 1;              /* the other tree's round */
+    if ((rn = hs__tree_next_of(h->s, x, t, r)) != r) {
+        nx[t] = g - r + rn;         /* past the other tree's rounds */
         return 1;
     }
     ly = hs__tree_step_of(h, lx, g, &sp);
