@@ -356,7 +356,7 @@ static hs_err_t hs__ends_steps(void *ctx, const hs_step_rec_t *rec, size_t n,
     return HS_OK;
 }
 
-/* Two nodes (of one device, or of two: a chain each), `chunks` chunks per
+/* Two nodes of devs devices (one, or a chain each), `chunks` chunks per
    tree, payload mb MB, inter 1 GB/s + 10 us (4.01 ms per 4 MB chunk),
    intra 4 GB/s (1 ms per 4 MB), a communication cost of c ns/B (w = c x
    the chunk's bytes), overlap none (everyone opens after 2 ms of compute,
