@@ -63,8 +63,10 @@
  *     lane runs into a collective that has not opened, nor into the next
  *     step before the step's own rounds are done;
  *   - it sends with hs_coll_send only while the lane is not busy, and only
- *     the chunk of round send_cnt; under rendezvous only when the receiving
- *     lane has entered that round too;
+ *     the chunk of round send_cnt (the tree with a communication cost: of
+ *     a round at or past send_cnt and below g_open, each tree running its
+ *     own rounds; send_cnt moves at its last round); under rendezvous only
+ *     when the receiving lane has entered that round too;
  *   - every round of a step is eventually sent and received on every lane
  *     (send_cnt and recv_cnt reach g_end), or the replay reports a stall;
  *   - its handlers never allocate, print or block, and call hs_coll_check
@@ -144,9 +146,11 @@ typedef struct hs_coll_host_s {
                               cost, when the chunk the lane sent in its
                               round g is usable at its receiver (written
                               as the chunk leaves); NULL otherwise */
-    int64_t *wake_ns;      /* [lane]: beside usable_ns, the engine's: the
+    int64_t *lane_ns;      /* [lane * HS_COLL_LANE_NS + i]: beside
+                              usable_ns, the engine's own words per lane
+                              (the tree: each tree's next round and the
                               time of the RECEIVED event it last
-                              scheduled for the lane */
+                              scheduled for that tree), zeroed */
 } hs_coll_host_t;
 
 /* A collective's progress in the replay. */
@@ -174,7 +178,7 @@ typedef struct hs_coll_engine_s {
     /* 1: the engine's lanes receive from several lanes at once (the
        tree), so the receiving lane's pend does not name the chunk; with a
        communication cost the replay keeps every sent chunk's usable time
-       in h->usable_ns (and h->wake_ns for the engine), and the engine
+       in h->usable_ns (and h->lane_ns for the engine), and the engine
        waits for it, scheduling a RECEIVED event (device = the waiting
        lane, arg = the chunk's round) when a chunk it needs has arrived
        but is not yet usable; 0: neither array. */
@@ -191,6 +195,9 @@ typedef struct hs_coll_engine_s {
        Pure. */
     uint32_t (*proc_queue)(const hs_scenario_t *s, uint32_t x, int64_t r);
 } hs_coll_engine_t;
+
+/* The words per lane of hs_coll_host_t.lane_ns. */
+#define HS_COLL_LANE_NS 4
 
 /* The most processing queues an engine may ask for per device. */
 #define HS_COLL_PROC_QUEUES_MAX 2
@@ -209,7 +216,8 @@ void hs_coll_lane_done(hs_engine_t *e, hs_coll_host_t *h, uint32_t lx,
 
 /* Puts lane lx's chunk of round g on the wire to lane ly: marks lx busy
    and schedules its ARRIVE.  Call only when lx is not busy and g is its
-   send_cnt. */
+   send_cnt (or, for the tree with a cost, a round its invariant above
+   allows). */
 static inline void hs_coll_send(hs_engine_t *e, hs_coll_host_t *h,
                                 uint32_t lx, uint32_t ly, int64_t g,
                                 int64_t now)

@@ -954,13 +954,15 @@ static int hs__replay_alloc(hs__model_t *m, const hs_prediction_t *pred,
         return -1;
     m->h.pend = m->pend;
     if (m->comm && m->eng->usable_per_round) {
-        /* every lane's sent chunks' usable times, then its wake time */
+        /* every lane's sent chunks' usable times, then the engine's own
+           words per lane */
         size_t lanes = (size_t)m->n * m->k;
-        m->h.usable_ns = calloc(lanes * ((size_t)m->rounds + 1),
+        m->h.usable_ns = calloc(lanes * ((size_t)m->rounds +
+                                         HS_COLL_LANE_NS),
                                 sizeof *m->h.usable_ns);
         if (m->h.usable_ns == NULL)
             return -1;
-        m->h.wake_ns = m->h.usable_ns + lanes * (size_t)m->rounds;
+        m->h.lane_ns = m->h.usable_ns + lanes * (size_t)m->rounds;
     }
     if (m->tracing && (m->trc = calloc((size_t)m->n * m->k, sizeof *m->trc)) ==
                           NULL)
@@ -1105,7 +1107,8 @@ static void hs__replay_describe(const hs__model_t *m, const hs_engine_t *e,
                        (size_t)m->pq * m->n * m->k * sizeof(int64_t) +
                        (size_t)(m->pq - 1) * m->n * sizeof(int64_t) : 0) +
         (m->h.usable_ns != NULL ? (size_t)m->n * m->k *
-                                      ((size_t)m->rounds + 1) *
+                                      ((size_t)m->rounds +
+                                       HS_COLL_LANE_NS) *
                                       sizeof(int64_t) : 0) +
         (m->hopw != NULL ? s->n_types * sizeof(int64_t) : 0) +
         (m->tracing ? (size_t)m->n * m->k * 2 * sizeof(int64_t) : 0) +
