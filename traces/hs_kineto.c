@@ -51,8 +51,8 @@
  * The replays go by batches of steps (step_batch), and a record with
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
- * batch ends.  State in memory is then the step windows (88 bytes a
- * step) plus a batch's (its all-reduce calls and loose forward
+ * batch ends.  State in memory is then the step windows (32 bytes a
+ * step, micro-batches aside) plus a batch's (its all-reduce calls and loose forward
  * launches, the operators' and the logs' budgets): it does not grow
  * with the events or the file size; the spilled records do, on disk
  * (16 to 48 bytes per kept event, and the record's entries).
@@ -149,7 +149,6 @@ typedef struct hs__mb_s {
 
 typedef struct hs__step_s {
     long number;
-    hs_kev_key_t pid, tid;
     int64_t s, e;                 /* window [s, e) */
     /* pass 2 */
     int64_t dl_sum, dl_end;
@@ -192,28 +191,35 @@ typedef struct hs__step_s {
        times still add up in dl_sum) */
     int64_t fs;             /* the forward's floor: s, or the last
                                micro-batch's start */
-    hs__mb_t *mb;           /* n_mb, in start order */
-    size_t n_mb, cap_mb;
+    hs__mb_t *mb;           /* n_mb, in start order (in f->mbs: not
+                               owned) */
+    size_t n_mb;
 } hs__step_t;
 
 /* A ProfilerStep window as read, and once the steps are settled, what
    the replays of a batch of steps start each step from (hs__batch_steps):
-   a few words a step, all that stays in memory for every step while the
-   batches' hs__step_t come and go.  It owns mb. */
+   32 bytes a step (on LP64), all that stays in memory for every step
+   while the batches' hs__step_t come and go.  Its (pid, tid) is an index
+   into f->thr, as the records' are (uint32_t like theirs: hs__thread's
+   table counts in uint32_t).  Its micro-batches are f->mbs[mb0, next
+   window's mb0) (the last window's end at f->n_mbs): most steps have
+   none, so one array and a 4-byte offset take the place of a pointer
+   and two counts; hs__settle_mbs refuses more than UINT32_MAX of them.
+   The forward's floor (the last micro-batch's start with two or more,
+   else s) is derived from them (hs__batch_steps). */
 typedef struct hs__win_s {
-    long number;
-    hs_kev_key_t pid, tid;
     int64_t s, e;
-    int64_t fs;
-    hs__mb_t *mb;
-    size_t n_mb, cap_mb;
+    long number;
+    uint32_t thr;       /* its (pid, tid): index in f->thr */
+    uint32_t mb0;       /* once settled: its first micro-batch in f->mbs */
 } hs__win_t;
 
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
    settled. */
 typedef struct hs__mbmark_s {
-    hs_kev_key_t pid, tid;
     int64_t ts_ns;
+    uint32_t thr;       /* its (pid, tid): index in f->thr */
+    uint32_t pad;
 } hs__mbmark_t;
 
 /* A top-level operator of a step's forward. */
@@ -248,10 +254,13 @@ typedef struct hs__rrec_s {     /* a runtime call with a correlation id */
     uint32_t pad;
 } hs__rrec_t;
 
-/* A (pid, tid) pair of the trace; once the main thread is known, whether
-   it is in the main process, and the main thread. */
+/* A (pid, tid) pair of the trace: its ProfilerStep windows read (how
+   many, the index of the first: hs__settle_steps chooses the main thread
+   by them) and, once the main thread is known, whether it is in the main
+   process, and the main thread. */
 typedef struct hs__thr_s {
     hs_kev_key_t pid, tid;
+    size_t n_win, first_win;
     int main_pid, main_thr;
 } hs__thr_t;
 
@@ -354,6 +363,9 @@ typedef struct hs__file_s {
     size_t st_clipped;        /* step windows cut at the next one's start */
     hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
     size_t n_mbm, cap_mbm;
+    hs__mb_t *mbs;            /* the main thread's steps' micro-batches,
+                                 by step then start (hs__win_t.mb0) */
+    size_t n_mbs, cap_mbs;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
@@ -416,8 +428,7 @@ static void hs__file_clear(hs__file_t *f)
     size_t i;
 
     hs__free_batch(f);
-    for (i = 0; i < f->n_st; i++)
-        free(f->win[i].mb);
+    free(f->mbs);
     free(f->mbm);
     free(f->st);
     free(f->win);
@@ -570,6 +581,7 @@ static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
     t = &f->thr[f->n_thr];
     t->pid = pid;
     t->tid = tid;
+    t->n_win = t->first_win = 0;
     t->main_pid = t->main_thr = 0;
     f->thr_slots[i] = (uint32_t)f->n_thr + 1;
     f->thr_last = (uint32_t)f->n_thr;
@@ -613,7 +625,12 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
                              const hs_kev_t *e)
 {
     hs__win_t *s;
+    hs__thr_t *t;
+    long th = hs__thread(f, e->pid, e->tid);
 
+    if (th < 0)
+        return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                            "out of memory");
     {
         hs__win_t *ns = hs__grow(f->win, &f->cap_st, f->n_st, sizeof *ns,
                                  64);
@@ -622,11 +639,13 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
                                 0, 0, "out of memory");
         f->win = ns;
     }
+    t = &f->thr[th];
+    if (t->n_win++ == 0)
+        t->first_win = f->n_st;
     s = &f->win[f->n_st++];
     memset(s, 0, sizeof *s);
     s->number = strtol(e->name + 13, NULL, 10);
-    s->pid = e->pid;
-    s->tid = e->tid;
+    s->thr = (uint32_t)th;
     s->s = e->ts_ns;
     s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
     return HS_OK;
@@ -640,9 +659,13 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
                                const hs_kev_t *e)
 {
     hs__mbmark_t *m;
+    long th;
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
         return HS_OK;
+    if ((th = hs__thread(f, e->pid, e->tid)) < 0)
+        return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                            "out of memory");
     {
         hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
                                     sizeof *nm, 64);
@@ -652,9 +675,9 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
         f->mbm = nm;
     }
     m = &f->mbm[f->n_mbm++];
-    m->pid = e->pid;
-    m->tid = e->tid;
     m->ts_ns = e->ts_ns;
+    m->thr = (uint32_t)th;
+    m->pad = 0;
     return HS_OK;
 }
 
@@ -839,24 +862,17 @@ static int hs__cmp_step(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* (pid, tid) order of window indices into hs__thread_sort_st (qsort has
-   no context argument; the reader is single-threaded). */
-static const hs__win_t *hs__thread_sort_st;
-
-static int hs__key_cmp(hs_kev_key_t a, hs_kev_key_t b)
+/* Whether the windows are in hs__cmp_step's order already (Kineto
+   writes a thread's events in time order: the sort is then skipped; a
+   stable sort leaves sorted input as it is, so the order is the same). */
+static int hs__win_sorted(const hs__win_t *w, size_t n)
 {
-    if (a.kind != b.kind)
-        return a.kind < b.kind ? -1 : 1;
-    return a.v < b.v ? -1 : a.v > b.v;
-}
+    size_t i;
 
-static int hs__cmp_thread(const void *a, const void *b)
-{
-    const hs__win_t *x = &hs__thread_sort_st[*(const size_t *)a],
-                    *y = &hs__thread_sort_st[*(const size_t *)b];
-    int c = hs__key_cmp(x->pid, y->pid);
-
-    return c != 0 ? c : hs__key_cmp(x->tid, y->tid);
+    for (i = 1; i < n; i++)
+        if (hs__cmp_step(&w[i - 1], &w[i]) > 0)
+            return 0;
+    return 1;
 }
 
 /* Keeps the steps of the thread that has most of them, sorted. */
@@ -869,51 +885,35 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                             "no ProfilerStep#N window: profile with "
                             "torch.profiler.profile(schedule=...) and call "
                             "prof.step() once per iteration");
-    /* the thread with most windows: sorted by (pid, tid), the longest run
-       (n log n; counting per window was quadratic, minutes for a hostile
-       trace of 10^5 windows on as many threads); ties go to the thread
-       of the earliest window, as the first-found rule did */
-    {
-        size_t *ix = malloc(f->n_st * sizeof *ix), k, run = 0;
-        if (ix == NULL)
-            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                                "out of memory");
-        for (i = 0; i < f->n_st; i++)
-            ix[i] = i;
-        hs__thread_sort_st = f->win;
-        qsort(ix, f->n_st, sizeof *ix, hs__cmp_thread);
-        for (k = 0; k < f->n_st; k = j) {
-            size_t first = ix[k];
-            for (j = k; j < f->n_st &&
-                        hs_kev_key_eq(f->win[ix[j]].pid, f->win[ix[k]].pid) &&
-                        hs_kev_key_eq(f->win[ix[j]].tid, f->win[ix[k]].tid);
-                 j++)
-                if (ix[j] < first)
-                    first = ix[j];
-            run = j - k;
-            if (run > best_n || (run == best_n && first < best)) {
-                best_n = run;
-                best = first;
-            }
+    /* the thread with most windows (counted per thread as they were
+       read); ties go to the thread of the earliest window, as the
+       first-found rule did */
+    for (i = 0; i < f->n_thr; i++) {
+        const hs__thr_t *t = &f->thr[i];
+        if (t->n_win > best_n ||
+            (t->n_win > 0 && t->n_win == best_n && t->first_win < best)) {
+            best_n = t->n_win;
+            best = t->first_win;
         }
-        free(ix);
     }
-    f->main_pid = f->win[best].pid;
-    f->main_tid = f->win[best].tid;
+    {
+        const hs__thr_t *m = &f->thr[f->win[best].thr];
+        f->main_pid = m->pid;
+        f->main_tid = m->tid;
+    }
     for (i = 0; i < f->n_thr; i++) {
         hs__thr_t *t = &f->thr[i];
         t->main_pid = hs_kev_key_eq(t->pid, f->main_pid);
         t->main_thr = t->main_pid && hs_kev_key_eq(t->tid, f->main_tid);
     }
     for (i = j = 0; i < f->n_st; i++)
-        if (hs_kev_key_eq(f->win[i].pid, f->main_pid) &&
-            hs_kev_key_eq(f->win[i].tid, f->main_tid))
+        if (f->thr[f->win[i].thr].main_thr)
             f->win[j++] = f->win[i];
     f->n_st = j;
-    qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
+    if (!hs__win_sorted(f->win, f->n_st))
+        qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
     for (i = 0; i < f->n_st; i++) {
         hs__win_t *s = &f->win[i];
-        s->fs = s->s;
         /* windows of one thread do not overlap; clip if they do (and
            say so: hs_kineto_read adds a note) */
         if (i + 1 < f->n_st && s->e > f->win[i + 1].s) {
@@ -931,20 +931,26 @@ static int hs__cmp_mbmark(const void *a, const void *b)
     return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
-/* Appends a micro-batch starting at ts to step s. */
-static hs_err_t hs__mb_add(hs__file_t *f, hs__win_t *s, int64_t ts,
-                           hs_error_t *err)
+/* Appends a micro-batch starting at ts to f->mbs (the next of the step
+   whose mb0 was set last). */
+static hs_err_t hs__mb_add(hs__file_t *f, int64_t ts, hs_error_t *err)
 {
     hs__mb_t *b;
 
+    if (f->n_mbs >= UINT32_MAX)
+        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                            "more than %" PRIu32 " micro-batch marks in "
+                            "the main thread's steps",
+                            (uint32_t)UINT32_MAX);
     {
-        hs__mb_t *nb = hs__grow(s->mb, &s->cap_mb, s->n_mb, sizeof *nb, 4);
+        hs__mb_t *nb = hs__grow(f->mbs, &f->cap_mbs, f->n_mbs, sizeof *nb,
+                                64);
         if (nb == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
-        s->mb = nb;
+        f->mbs = nb;
     }
-    b = &s->mb[s->n_mb++];
+    b = &f->mbs[f->n_mbs++];
     memset(b, 0, sizeof *b);
     b->s = ts;
     b->dl_end = INT64_MIN;
@@ -954,11 +960,14 @@ static hs_err_t hs__mb_add(hs__file_t *f, hs__win_t *s, int64_t ts,
 }
 
 /* Gives each step of the main thread the micro-batch marks its window
-   holds, in time order; a step with two or more has its forward's floor
-   (fs) at the last one's start.  The marks read are released. */
+   holds, in time order, into f->mbs (each window's mb0 its first).  The
+   marks go by time and the windows (sorted, clipped: none overlaps the
+   next) by start, so the step of each mark is at or after the previous
+   mark's: f->mbs is grouped by step, in step order.  The marks read are
+   released. */
 static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
 {
-    size_t i;
+    size_t i, next = 0;     /* windows whose mb0 is set: [0, next) */
     hs_err_t rc = HS_OK;
 
     if (f->n_mbm > 0)
@@ -967,15 +976,19 @@ static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
         const hs__mbmark_t *m = &f->mbm[i];
         long k;
 
-        if (!hs_kev_key_eq(m->pid, f->main_pid) ||
-            !hs_kev_key_eq(m->tid, f->main_tid))
+        if (!f->thr[m->thr].main_thr || (k = hs__find_step(f, m->ts_ns)) < 0)
             continue;
-        if ((k = hs__find_step(f, m->ts_ns)) >= 0)
-            rc = hs__mb_add(f, &f->win[k], m->ts_ns, err);
+        if ((size_t)k + 1 < next) { /* cannot happen (see above) */
+            rc = hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                              "micro-batch marks out of step order");
+            break;
+        }
+        while (next <= (size_t)k)
+            f->win[next++].mb0 = (uint32_t)f->n_mbs;
+        rc = hs__mb_add(f, m->ts_ns, err);
     }
-    for (i = 0; i < f->n_st; i++)
-        if (f->win[i].n_mb >= 2)
-            f->win[i].fs = f->win[i].mb[f->win[i].n_mb - 1].s;
+    while (next < f->n_st)
+        f->win[next++].mb0 = (uint32_t)f->n_mbs;
     free(f->mbm);
     f->mbm = NULL;
     f->n_mbm = f->cap_mbm = 0;
@@ -2248,16 +2261,14 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     for (i = lo; i < hi; i++) {
         const hs__win_t *w = &f->win[i];
         hs__step_t *s = &f->st[i - lo];
+        size_t end = i + 1 < f->n_st ? f->win[i + 1].mb0 : f->n_mbs;
         memset(s, 0, sizeof *s);
         s->number = w->number;
-        s->pid = w->pid;
-        s->tid = w->tid;
         s->s = w->s;
         s->e = w->e;
-        s->fs = w->fs;
-        s->mb = w->mb;
-        s->n_mb = w->n_mb;
-        s->cap_mb = w->cap_mb;
+        s->mb = end > w->mb0 ? f->mbs + w->mb0 : NULL;
+        s->n_mb = end - w->mb0;
+        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
         s->b0 = INT64_MAX;
         s->bend = INT64_MIN;
         s->opt_s = INT64_MAX;
