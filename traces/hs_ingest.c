@@ -529,11 +529,38 @@ const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n)
 /* ------------------------------------------------------------------ */
 /* The profile                                                           */
 
-static int hs__cmp_i64(const void *a, const void *b)
+/* Restores the heap order of v[0, n) below node i (hs__sort_i64). */
+static void hs__sift_i64(int64_t *v, size_t i, size_t n)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int64_t x = v[i];
+    size_t c;
 
-    return x < y ? -1 : x > y;
+    while ((c = 2 * i + 1) < n) {
+        if (c + 1 < n && v[c + 1] > v[c])
+            c++;
+        if (v[c] <= x)
+            break;
+        v[i] = v[c];
+        i = c;
+    }
+    v[i] = x;
+}
+
+/* Sorts v[0, n) ascending in place (a heapsort: no buffer beside v, where
+   qsort's merge sort takes one as large as v; equal numbers cannot be
+   told apart, so the result is qsort's). */
+static void hs__sort_i64(int64_t *v, size_t n)
+{
+    size_t i;
+
+    for (i = n / 2; i-- > 0;)
+        hs__sift_i64(v, i, n);
+    for (i = n; i-- > 1;) {
+        int64_t t = v[0];
+        v[0] = v[i];
+        v[i] = t;
+        hs__sift_i64(v, 0, i);
+    }
 }
 
 /* The median and the trimmed mean of v[0, n) (n > 0; sorted in place). */
@@ -543,7 +570,7 @@ static void hs__robust_of(int64_t *v, size_t n, double *median,
     size_t k = (size_t)floor(HS_INGEST_TRIM * (double)n), i;
     double sum = 0;
 
-    qsort(v, n, sizeof *v, hs__cmp_i64);
+    hs__sort_i64(v, n);
     *median = n % 2 ? (double)v[n / 2]
                     : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
     for (i = k; i < n - k; i++)
@@ -551,19 +578,47 @@ static void hs__robust_of(int64_t *v, size_t n, double *median,
     *trimmed = sum / (double)(n - 2 * k);
 }
 
+/* File f's kept steps' known values of the field at offset off of
+   hs_ingest_step_t, in step order, into dst (at most cap); their sum
+   (in that order) into *sum unless NULL.  Returns how many. */
+static size_t hs__rank_values(hs_ingest_t *ing, const hs__file_t *f,
+                              size_t off, int64_t *dst, size_t cap,
+                              double *sum)
+{
+    size_t j, k = 0;
+    double rs = 0;
+
+    for (j = 0; j < f->r->n_steps && k < cap; j++) {
+        const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
+        int64_t v;
+        if (!s->kept)
+            continue;
+        memcpy(&v, (const char *)s + off, sizeof v);
+        if (v == HS_INGEST_UNKNOWN)
+            continue;
+        dst[k++] = v;
+        rs += (double)v;
+    }
+    if (sum != NULL)
+        *sum = rs;
+    return k;
+}
+
 /*
  * Averages one quantity: per rank over its kept steps, then over ranks;
  * sd over all kept samples of all ranks (n-1 denominator); the samples in
  * rank order.  `off` is the field's offset in hs_ingest_step_t.  The
  * rank's statistic is ing->stat's; rb gets all three (mean, median,
- * trimmed mean, each per rank then over ranks).
+ * trimmed mean, each per rank then over ranks).  The samples are the
+ * only array: a rank's part is sorted in place for its median and
+ * trimmed mean, then read again from its steps (memory stays at 8 bytes
+ * a sample, where a copy to sort took as much again).
  */
 static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
                          size_t *missing, hs_ingest_robust_t *rb)
 {
     size_t i, j, n = 0, k = 0, ranks = 0;
     double sum_means = 0, sum_med = 0, sum_trim = 0, mean;
-    int64_t *tmp;
 
     memset(d, 0, sizeof *d);
     memset(rb, 0, sizeof *rb);
@@ -585,38 +640,24 @@ static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
     if (n == 0)
         return HS_OK;
     d->samples_ns = malloc(n * sizeof *d->samples_ns);
-    tmp = malloc(n * sizeof *tmp);
-    if (d->samples_ns == NULL || tmp == NULL) {
-        free(tmp);
+    if (d->samples_ns == NULL)
         return HS_ERR_NOMEM;
-    }
-    for (i = 0; i < ing->n_files; i++) {
+    for (i = 0; i < ing->n_files && k < n; i++) {
         const hs__file_t *f = ing->files[i];
-        double rs = 0;
-        size_t rn = 0;
-        for (j = 0; j < f->r->n_steps && k < n; j++) {
-            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
-            int64_t v;
-            if (!s->kept)
-                continue;
-            memcpy(&v, (const char *)s + off, sizeof v);
-            if (v == HS_INGEST_UNKNOWN)
-                continue;
-            d->samples_ns[k++] = v;
-            rs += (double)v;
-            rn++;
-        }
-        if (rn > 0) {
-            double med, trim;
-            memcpy(tmp, d->samples_ns + k - rn, rn * sizeof *tmp);
-            hs__robust_of(tmp, rn, &med, &trim);
-            sum_means += rs / (double)rn;
-            sum_med += med;
-            sum_trim += trim;
-            ranks++;
-        }
+        int64_t *v = d->samples_ns + k;
+        double rs, med, trim;
+        size_t rn = hs__rank_values(ing, f, off, v, n - k, &rs);
+
+        if (rn == 0)
+            continue;
+        hs__robust_of(v, rn, &med, &trim);
+        hs__rank_values(ing, f, off, v, rn, NULL);  /* step order again */
+        sum_means += rs / (double)rn;
+        sum_med += med;
+        sum_trim += trim;
+        ranks++;
+        k += rn;
     }
-    free(tmp);
     d->n_samples = n;
     d->known = 1;
     mean = sum_means / (double)ranks;
