@@ -790,15 +790,17 @@ static const char hs__thr_head[] =
         HS__W("hetsim.micro_batch#0", 1, 1000, 10)
         HS__W("hetsim.micro_batch#1", 1, 1500, 10);
 
-/* Reads trace path with every (rec_mem_bytes, step_batch) of the
-   record in memory or spilled, batches of 1 or all; checks n steps of
+/* Reads trace path with the record in memory or spilled
+   (rec_mem_bytes), batches of 1 step or all (step_batch), the windows
+   read and the other records in memory or spilled (log_mem_bytes), in
+   every combination; checks n steps of
    numbers num[], starts start_us[] and micro-batch counts nmb[]. */
 static void check_windows(const char *path, size_t n, const long *num,
                           const int64_t *start_us, const unsigned *nmb)
 {
     int k;
 
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 8; k++) {
         hs_kineto_opts_t o;
         hs_rank_t *r = NULL;
         hs_rank_cur_t c;
@@ -808,6 +810,7 @@ static void check_windows(const char *path, size_t n, const long *num,
         memset(&o, 0, sizeof o);
         o.rec_mem_bytes = k & 1 ? 1 : 0;
         o.step_batch = k & 2 ? 1 : 0;
+        o.log_mem_bytes = k & 4 ? 1 : 0;
         HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         HS_ASSERT_I64_EQ(r->n_steps, n);

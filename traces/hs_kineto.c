@@ -15,11 +15,14 @@
  * to it, and the phase boundaries inside a step (where the backward
  * starts) must be known before a kernel can be charged to a phase.  The
  * file is read once (hs_kev.c decodes each event into a small fixed
- * struct and hands it over when its object closes): the ProfilerStep
- * windows and distributedInfo are taken at once; of every other event
- * the reasoning will need, a compact fixed-size record goes to a log of
+ * struct and hands it over when its object closes): distributedInfo
+ * is taken at once, the micro-batch marks are kept (16 bytes each); of
+ * every other event the reasoning will need, the ProfilerStep windows of
+ * every thread included, a compact fixed-size record goes to a log of
  * its kind (hs_reclog.h: in memory up to a budget, then spilled to an
- * unlinked temporary file).  Once the file has been read, the logs are
+ * unlinked temporary file), and each thread counts its windows.  Once
+ * the file has been read, the main thread is the one with most windows
+ * and only its windows are loaded (24 bytes each); then the logs are
  * replayed in the order the events came, in the order the reasoning
  * needs them:
  *   marks:    per step, the CPU-side marks: DataLoader, first and last
@@ -51,11 +54,12 @@
  * The replays go by batches of steps (step_batch), and a record with
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
- * batch ends.  State in memory is then the step windows (32 bytes a
- * step, micro-batches aside) plus a batch's (its all-reduce calls and loose forward
- * launches, the operators' and the logs' budgets): it does not grow
- * with the events or the file size; the spilled records do, on disk
- * (16 to 48 bytes per kept event, and the record's entries).
+ * batch ends.  State in memory is then the main thread's step windows
+ * (24 bytes a step; their micro-batches, 96 bytes each, beside) plus a
+ * batch's (its all-reduce calls and loose forward launches, the
+ * operators' and the logs' budgets): it does not grow with the events
+ * or the file size; the spilled records do, on disk (16 to 48 bytes per
+ * kept event, 32 per window read, and the record's entries).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
@@ -140,6 +144,7 @@ typedef struct hs__coll_s {
    traces, its forward's and backward's launches (correlation id ranges,
    [0] forward, [1] backward) and their kernels' time. */
 typedef struct hs__mb_s {
+    size_t step;                /* its step (an index into f->win) */
     int64_t s;
     int64_t dl_end, b0, bend;   /* INT64_MIN, INT64_MAX, INT64_MIN: none */
     uint64_t corr_lo[2], corr_hi[2];
@@ -196,22 +201,27 @@ typedef struct hs__step_s {
     size_t n_mb;
 } hs__step_t;
 
-/* A ProfilerStep window as read, and once the steps are settled, what
-   the replays of a batch of steps start each step from (hs__batch_steps):
-   32 bytes a step (on LP64), all that stays in memory for every step
-   while the batches' hs__step_t come and go.  Its (pid, tid) is an index
-   into f->thr, as the records' are (uint32_t like theirs: hs__thread's
-   table counts in uint32_t).  Its micro-batches are f->mbs[mb0, next
-   window's mb0) (the last window's end at f->n_mbs): most steps have
-   none, so one array and a 4-byte offset take the place of a pointer
-   and two counts; hs__settle_mbs refuses more than UINT32_MAX of them.
-   The forward's floor (the last micro-batch's start with two or more,
-   else s) is derived from them (hs__batch_steps). */
-typedef struct hs__win_s {
+/* A ProfilerStep window as read (a record of f->lw, the windows of
+   every thread: hs__settle_steps keeps the main thread's).  Its (pid,
+   tid) is an index into f->thr, as the other records' are (uint32_t like
+   theirs: hs__thread's table counts in uint32_t). */
+typedef struct hs__wrec_s {
     int64_t s, e;
     long number;
     uint32_t thr;       /* its (pid, tid): index in f->thr */
-    uint32_t mb0;       /* once settled: its first micro-batch in f->mbs */
+    uint32_t pad;
+} hs__wrec_t;
+
+/* A step window of the main thread once the steps are settled: what the
+   replays of a batch of steps start each step from (hs__batch_steps),
+   24 bytes a step (on LP64), all that stays in memory for every step
+   while the batches' hs__step_t come and go.  Its micro-batches are in
+   f->mbs, found by their step (most steps have none); the forward's
+   floor (the last micro-batch's start with two or more, else s) is
+   derived from them. */
+typedef struct hs__win_s {
+    int64_t s, e;
+    long number;
 } hs__win_t;
 
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
@@ -314,6 +324,8 @@ static int64_t hs__krec_key(const void *rec)
 /* The default budget of the forward's top-level operators in memory
    (bytes): past it, their replays go by batches of steps. */
 #define HS__OPS_MEM (8u * 1024u * 1024u)
+/* The budget in memory of the windows read (bytes). */
+#define HS__WIN_LOG_MEM (1024u * 1024u)
 /* The record's entries' default budget (hs_kineto_opts_t.rec_mem_bytes):
    about 16,000 steps held in memory, more spilled. */
 #define HS__REC_MEM (4u * 1024u * 1024u)
@@ -338,7 +350,7 @@ typedef struct hs__file_s {
     const char *path;         /* r->path */
     uint64_t n_kernels_seen;  /* pass 1 */
     hs_kev_key_t main_pid, main_tid;
-    hs__win_t *win;           /* the step windows, n_st */
+    hs__win_t *win;           /* the main thread's step windows, n_st */
     size_t n_st, cap_st;
     hs__step_t *st;           /* the batch's steps [st0, st0 + n_bst) */
     size_t st0, n_bst, cap_bst;
@@ -364,10 +376,11 @@ typedef struct hs__file_s {
     hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
     size_t n_mbm, cap_mbm;
     hs__mb_t *mbs;            /* the main thread's steps' micro-batches,
-                                 by step then start (hs__win_t.mb0) */
+                                 by step then start */
     size_t n_mbs, cap_mbs;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
+    hs_reclog_t lw;           /* the windows of every thread (hs__wrec_t) */
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
     char **names;
     size_t n_names, cap_names;
@@ -438,6 +451,7 @@ static void hs__file_clear(hs__file_t *f)
     hs_reclog_clear(&f->lo);
     hs_reclog_clear(&f->lr);
     hs_reclog_clear(&f->lk);
+    hs_reclog_clear(&f->lw);
     for (i = 0; i < f->n_names; i++)
         free(f->names[i]);
     free(f->names);
@@ -624,31 +638,22 @@ enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
 static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
                              const hs_kev_t *e)
 {
-    hs__win_t *s;
+    hs__wrec_t w;
     hs__thr_t *t;
     long th = hs__thread(f, e->pid, e->tid);
 
     if (th < 0)
         return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
                             "out of memory");
-    {
-        hs__win_t *ns = hs__grow(f->win, &f->cap_st, f->n_st, sizeof *ns,
-                                 64);
-        if (ns == NULL)
-            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
-                                0, 0, "out of memory");
-        f->win = ns;
-    }
     t = &f->thr[th];
     if (t->n_win++ == 0)
-        t->first_win = f->n_st;
-    s = &f->win[f->n_st++];
-    memset(s, 0, sizeof *s);
-    s->number = strtol(e->name + 13, NULL, 10);
-    s->thr = (uint32_t)th;
-    s->s = e->ts_ns;
-    s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
-    return HS_OK;
+        t->first_win = (size_t)f->lw.n;
+    memset(&w, 0, sizeof w);
+    w.number = strtol(e->name + 13, NULL, 10);
+    w.thr = (uint32_t)th;
+    w.s = e->ts_ns;
+    w.e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    return hs_reclog_put(&f->lw, &w, sizeof w, sc->js.path, sc->js.err);
 }
 
 /* The name prefix of the profiling harness's micro-batch marks. */
@@ -875,41 +880,73 @@ static int hs__win_sorted(const hs__win_t *w, size_t n)
     return 1;
 }
 
-/* Keeps the steps of the thread that has most of them, sorted. */
-static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
+/* The main thread: the one with most windows (counted per thread as
+   they were read); ties go to the thread of the earliest window, as the
+   first-found rule did.  Sets f->main_pid, f->main_tid and the threads'
+   flags; returns its index in f->thr. */
+static size_t hs__choose_main(hs__file_t *f)
 {
-    size_t i, j, best = 0, best_n = 0;
+    size_t i, best = 0, best_n = 0, best_first = 0;
 
-    if (f->n_st == 0)
-        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
-                            "no ProfilerStep#N window: profile with "
-                            "torch.profiler.profile(schedule=...) and call "
-                            "prof.step() once per iteration");
-    /* the thread with most windows (counted per thread as they were
-       read); ties go to the thread of the earliest window, as the
-       first-found rule did */
     for (i = 0; i < f->n_thr; i++) {
         const hs__thr_t *t = &f->thr[i];
         if (t->n_win > best_n ||
-            (t->n_win > 0 && t->n_win == best_n && t->first_win < best)) {
+            (t->n_win > 0 && t->n_win == best_n &&
+             t->first_win < best_first)) {
             best_n = t->n_win;
-            best = t->first_win;
+            best_first = t->first_win;
+            best = i;
         }
     }
-    {
-        const hs__thr_t *m = &f->thr[f->win[best].thr];
-        f->main_pid = m->pid;
-        f->main_tid = m->tid;
-    }
+    f->main_pid = f->thr[best].pid;
+    f->main_tid = f->thr[best].tid;
     for (i = 0; i < f->n_thr; i++) {
         hs__thr_t *t = &f->thr[i];
         t->main_pid = hs_kev_key_eq(t->pid, f->main_pid);
         t->main_thr = t->main_pid && hs_kev_key_eq(t->tid, f->main_tid);
     }
-    for (i = j = 0; i < f->n_st; i++)
-        if (f->thr[f->win[i].thr].main_thr)
-            f->win[j++] = f->win[i];
-    f->n_st = j;
+    return best;
+}
+
+/* hs__settle_steps' replay of the windows read: the main thread's to
+   f->win (room for all of them made), in the order they were read. */
+static hs_err_t hs__keep_window(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    hs__wrec_t w;
+
+    memcpy(&w, rec, sizeof w);
+    if (f->thr[w.thr].main_thr && f->n_st < f->cap_st) {
+        hs__win_t *s = &f->win[f->n_st++];
+        s->s = w.s;
+        s->e = w.e;
+        s->number = w.number;
+    }
+    return HS_OK;
+}
+
+/* Keeps the steps of the thread that has most of them (f->win, exactly
+   as many as it has), sorted; the windows read (f->lw) go. */
+static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, n;
+    hs_err_t rc;
+
+    if (f->lw.n == 0)
+        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                            "no ProfilerStep#N window: profile with "
+                            "torch.profiler.profile(schedule=...) and call "
+                            "prof.step() once per iteration");
+    n = f->thr[hs__choose_main(f)].n_win;
+    if ((f->win = malloc(n * sizeof *f->win)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    f->cap_st = n;
+    f->n_st = 0;
+    if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
+        HS_OK)
+        return rc;
+    hs_reclog_clear(&f->lw);
     if (!hs__win_sorted(f->win, f->n_st))
         qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
     for (i = 0; i < f->n_st; i++) {
@@ -931,17 +968,12 @@ static int hs__cmp_mbmark(const void *a, const void *b)
     return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
-/* Appends a micro-batch starting at ts to f->mbs (the next of the step
-   whose mb0 was set last). */
-static hs_err_t hs__mb_add(hs__file_t *f, int64_t ts, hs_error_t *err)
+/* Appends a micro-batch of step k starting at ts to f->mbs. */
+static hs_err_t hs__mb_add(hs__file_t *f, size_t k, int64_t ts,
+                           hs_error_t *err)
 {
     hs__mb_t *b;
 
-    if (f->n_mbs >= UINT32_MAX)
-        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
-                            "more than %" PRIu32 " micro-batch marks in "
-                            "the main thread's steps",
-                            (uint32_t)UINT32_MAX);
     {
         hs__mb_t *nb = hs__grow(f->mbs, &f->cap_mbs, f->n_mbs, sizeof *nb,
                                 64);
@@ -952,6 +984,7 @@ static hs_err_t hs__mb_add(hs__file_t *f, int64_t ts, hs_error_t *err)
     }
     b = &f->mbs[f->n_mbs++];
     memset(b, 0, sizeof *b);
+    b->step = k;
     b->s = ts;
     b->dl_end = INT64_MIN;
     b->b0 = INT64_MAX;
@@ -960,14 +993,14 @@ static hs_err_t hs__mb_add(hs__file_t *f, int64_t ts, hs_error_t *err)
 }
 
 /* Gives each step of the main thread the micro-batch marks its window
-   holds, in time order, into f->mbs (each window's mb0 its first).  The
-   marks go by time and the windows (sorted, clipped: none overlaps the
-   next) by start, so the step of each mark is at or after the previous
-   mark's: f->mbs is grouped by step, in step order.  The marks read are
-   released. */
+   holds, in time order, into f->mbs.  The marks go by time and the
+   windows (sorted, clipped: none overlaps the next) by start, so the
+   step of each mark is at or after the previous mark's: f->mbs is in
+   step order, then start order (hs__mbs_of searches it).  The marks read
+   are released. */
 static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
 {
-    size_t i, next = 0;     /* windows whose mb0 is set: [0, next) */
+    size_t i;
     hs_err_t rc = HS_OK;
 
     if (f->n_mbm > 0)
@@ -978,21 +1011,34 @@ static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
 
         if (!f->thr[m->thr].main_thr || (k = hs__find_step(f, m->ts_ns)) < 0)
             continue;
-        if ((size_t)k + 1 < next) { /* cannot happen (see above) */
+        if (f->n_mbs > 0 && f->mbs[f->n_mbs - 1].step > (size_t)k) {
+            /* cannot happen (see above) */
             rc = hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
                               "micro-batch marks out of step order");
             break;
         }
-        while (next <= (size_t)k)
-            f->win[next++].mb0 = (uint32_t)f->n_mbs;
-        rc = hs__mb_add(f, m->ts_ns, err);
+        rc = hs__mb_add(f, (size_t)k, m->ts_ns, err);
     }
-    while (next < f->n_st)
-        f->win[next++].mb0 = (uint32_t)f->n_mbs;
     free(f->mbm);
     f->mbm = NULL;
     f->n_mbm = f->cap_mbm = 0;
     return rc;
+}
+
+/* The index of the first of f->mbs whose step is k or later (n_mbs when
+   none is). */
+static size_t hs__mbs_from(const hs__file_t *f, size_t k)
+{
+    size_t lo = 0, hi = f->n_mbs;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->mbs[mid].step < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2261,13 +2307,15 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     for (i = lo; i < hi; i++) {
         const hs__win_t *w = &f->win[i];
         hs__step_t *s = &f->st[i - lo];
-        size_t end = i + 1 < f->n_st ? f->win[i + 1].mb0 : f->n_mbs;
+        size_t mb0 = hs__mbs_from(f, i), mb1 = mb0;
+        while (mb1 < f->n_mbs && f->mbs[mb1].step == i)
+            mb1++;
         memset(s, 0, sizeof *s);
         s->number = w->number;
         s->s = w->s;
         s->e = w->e;
-        s->mb = end > w->mb0 ? f->mbs + w->mb0 : NULL;
-        s->n_mb = end - w->mb0;
+        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
+        s->n_mb = mb1 - mb0;
         s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
         s->b0 = INT64_MAX;
         s->bend = INT64_MIN;
@@ -2396,6 +2444,10 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_set_key(&f.lo, hs__orec_key);
         hs_reclog_set_key(&f.lr, hs__rrec_key);
         hs_reclog_set_key(&f.lk, hs__krec_key);
+        /* the windows: up to HS__WIN_LOG_MEM in memory (some 32,000;
+           a real trace has hundreds), then spilled */
+        hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
+                       mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
     }
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
@@ -2416,6 +2468,7 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         (rc = hs_reclog_seal(&f.lo, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lr, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lw, f.path, err)) != HS_OK ||
         (rc = hs__settle_steps(&f, err)) != HS_OK ||
         (rc = hs__settle_mbs(&f, err)) != HS_OK)
         goto fail;
