@@ -762,6 +762,98 @@ static void test_sidecar_per_rank(void)
     unlink(bad);
 }
 
+/* ------------------------------------------------------------------ */
+/* The main thread and its windows                                      */
+
+/* A legacy trace's ProfilerStep window or micro-batch mark (us). */
+#define HS__W(name, tid, ts, dur)                                        \
+    "{\"name\": \"" name "\", \"ph\": \"X\", \"ts\": " #ts               \
+    ", \"dur\": " #dur ", \"pid\": 1, \"tid\": " #tid "},\n"
+
+/* The last event of those traces, and their end. */
+#define HS__END                                                          \
+    "{\"name\": \"aten::x\", \"ph\": \"X\", \"ts\": 0, \"dur\": 1,"      \
+    " \"pid\": 1, \"tid\": 3}\n]\n"
+
+/* Threads 1 and 2 with two windows each, thread 2's read first and out
+   of time order; micro-batch marks on both threads.  The caller adds
+   the rest (HS__END, or a third window of thread 1 then HS__END). */
+static const char hs__thr_head[] =
+    "[\n" HS__W("ProfilerStep#5", 2, 5000, 900)
+        HS__W("ProfilerStep#4", 2, 4000, 800)
+        HS__W("ProfilerStep#1", 1, 0, 1000)
+        HS__W("ProfilerStep#2", 1, 1000, 1000)
+        HS__W("hetsim.micro_batch#1", 2, 5300, 10)
+        HS__W("hetsim.micro_batch#0", 2, 5000, 10)
+        HS__W("hetsim.micro_batch#0", 1, 4100, 10)
+        HS__W("hetsim.micro_batch#1", 1, 4400, 10)
+        HS__W("hetsim.micro_batch#0", 1, 1000, 10)
+        HS__W("hetsim.micro_batch#1", 1, 1500, 10);
+
+/* Reads trace path with the record in memory or spilled
+   (rec_mem_bytes), batches of 1 step or all (step_batch), the windows
+   read and the other records in memory or spilled (log_mem_bytes), in
+   every combination; checks n steps of
+   numbers num[], starts start_us[] and micro-batch counts nmb[]. */
+static void check_windows(const char *path, size_t n, const long *num,
+                          const int64_t *start_us, const unsigned *nmb)
+{
+    int k;
+
+    for (k = 0; k < 8; k++) {
+        hs_kineto_opts_t o;
+        hs_rank_t *r = NULL;
+        hs_rank_cur_t c;
+        hs_error_t err;
+        size_t i;
+
+        memset(&o, 0, sizeof o);
+        o.rec_mem_bytes = k & 1 ? 1 : 0;
+        o.step_batch = k & 2 ? 1 : 0;
+        o.log_mem_bytes = k & 4 ? 1 : 0;
+        HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->n_steps, n);
+        memset(&c, 0, sizeof c);
+        for (i = 0; i < n && i < r->n_steps; i++) {
+            HS_ASSERT_I64_EQ(hs_rank_at(r, i, &c, &err), HS_OK);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(c.step);
+            HS_ASSERT_I64_EQ(c.step->number, num[i]);
+            HS_ASSERT_I64_EQ(c.step->start_ns, start_us[i] * 1000);
+            HS_ASSERT_I64_EQ(c.step->micro_batches, nmb[i]);
+        }
+        hs_rank_cur_clear(&c);
+        hs_rank_free(r);
+    }
+}
+
+/* The main thread is the one with most ProfilerStep windows, a tie
+   going to the thread of the window read first; its windows are taken
+   in time order whatever the file's order, and only its micro-batch
+   marks count (one mark: a single micro-batch). */
+static void test_main_thread_windows_issue32(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-thr");
+    char path[1024], text[4096];
+    static const long num2[] = {4, 5}, num1[] = {1, 2, 3};
+    static const int64_t st2[] = {4000, 5000}, st1[] = {0, 1000, 2000};
+    static const unsigned mb2[] = {1, 2}, mb1[] = {1, 2, 1};
+
+    snprintf(path, sizeof path, "%s/thr.json", dir);
+    /* a tie: thread 2's window came first */
+    snprintf(text, sizeof text, "%s%s", hs__thr_head,
+             HS__END);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(path, text), 0);
+    check_windows(path, 2, num2, st2, mb2);
+    /* a third window for thread 1, before its others in time */
+    snprintf(text, sizeof text, "%s%s", hs__thr_head,
+             HS__W("ProfilerStep#3", 1, 2000, 1000)
+                 HS__END);
+    CU_ASSERT_EQUAL_FATAL(hs_test_write(path, text), 0);
+    check_windows(path, 3, num1, st1, mb1);
+    unlink(path);
+}
+
 static int register_onepass(void)
 {
     CU_pSuite s = CU_add_suite("ingest one pass", NULL, NULL);
@@ -784,7 +876,9 @@ static int register_onepass(void)
         CU_add_test(s, "steps spilled: the same profile and tables",
                     test_steps_spilled_issue32) == NULL ||
         CU_add_test(s, "steps spilled: no temporary folder",
-                    test_steps_spill_fails_issue32) == NULL)
+                    test_steps_spill_fails_issue32) == NULL ||
+        CU_add_test(s, "the main thread's windows",
+                    test_main_thread_windows_issue32) == NULL)
         return -1;
     return 0;
 }

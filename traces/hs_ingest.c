@@ -529,11 +529,38 @@ const char *const *hs_ingest_notes(const hs_ingest_t *ing, size_t *n)
 /* ------------------------------------------------------------------ */
 /* The profile                                                           */
 
-static int hs__cmp_i64(const void *a, const void *b)
+/* Restores the heap order of v[0, n) below node i (hs__sort_i64). */
+static void hs__sift_i64(int64_t *v, size_t i, size_t n)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int64_t x = v[i];
+    size_t c;
 
-    return x < y ? -1 : x > y;
+    while ((c = 2 * i + 1) < n) {
+        if (c + 1 < n && v[c + 1] > v[c])
+            c++;
+        if (v[c] <= x)
+            break;
+        v[i] = v[c];
+        i = c;
+    }
+    v[i] = x;
+}
+
+/* Sorts v[0, n) ascending in place (a heapsort: no buffer beside v, where
+   qsort's merge sort takes one as large as v; equal numbers cannot be
+   told apart, so the result is qsort's). */
+static void hs__sort_i64(int64_t *v, size_t n)
+{
+    size_t i;
+
+    for (i = n / 2; i-- > 0;)
+        hs__sift_i64(v, i, n);
+    for (i = n; i-- > 1;) {
+        int64_t t = v[0];
+        v[0] = v[i];
+        v[i] = t;
+        hs__sift_i64(v, 0, i);
+    }
 }
 
 /* The median and the trimmed mean of v[0, n) (n > 0; sorted in place). */
@@ -543,7 +570,7 @@ static void hs__robust_of(int64_t *v, size_t n, double *median,
     size_t k = (size_t)floor(HS_INGEST_TRIM * (double)n), i;
     double sum = 0;
 
-    qsort(v, n, sizeof *v, hs__cmp_i64);
+    hs__sort_i64(v, n);
     *median = n % 2 ? (double)v[n / 2]
                     : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
     for (i = k; i < n - k; i++)
@@ -551,85 +578,143 @@ static void hs__robust_of(int64_t *v, size_t n, double *median,
     *trimmed = sum / (double)(n - 2 * k);
 }
 
-/*
- * Averages one quantity: per rank over its kept steps, then over ranks;
- * sd over all kept samples of all ranks (n-1 denominator); the samples in
- * rank order.  `off` is the field's offset in hs_ingest_step_t.  The
- * rank's statistic is ing->stat's; rb gets all three (mean, median,
- * trimmed mean, each per rank then over ranks).
- */
-static hs_err_t hs__dist(hs_ingest_t *ing, size_t off, hs_dist_t *d,
-                         size_t *missing, hs_ingest_robust_t *rb)
-{
-    size_t i, j, n = 0, k = 0, ranks = 0;
-    double sum_means = 0, sum_med = 0, sum_trim = 0, mean;
-    int64_t *tmp;
+/* The phase times' fields in hs_ingest_step_t, by HS_INGEST_PH_*. */
+static const size_t hs__ph_off[HS_INGEST_PH_N] = {
+    offsetof(hs_ingest_step_t, t_dl_ns), offsetof(hs_ingest_step_t, t_fwd_ns),
+    offsetof(hs_ingest_step_t, t_b1_ns), offsetof(hs_ingest_step_t, t_bwd_ns),
+    offsetof(hs_ingest_step_t, t_opt_ns)};
 
-    memset(d, 0, sizeof *d);
-    memset(rb, 0, sizeof *rb);
-    *missing = 0;
-    for (i = 0; i < ing->n_files; i++) {
-        const hs__file_t *f = ing->files[i];
-        for (j = 0; j < f->r->n_steps; j++) {
-            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
-            int64_t v;
-            if (!s->kept)
+/* One pass over file f's kept steps: for each phase p, the known values
+   of its field, in step order, to v[p] (at most cap[p]), their count to
+   rn[p] and their sum (in that order) to rs[p] unless rs is NULL. */
+static void hs__rank_values(hs_ingest_t *ing, const hs__file_t *f,
+                            int64_t *const *v, const size_t *cap,
+                            size_t *rn, double *rs)
+{
+    size_t j, p;
+
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        rn[p] = 0;
+        if (rs != NULL)
+            rs[p] = 0;
+    }
+    for (j = 0; j < f->r->n_steps; j++) {
+        const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
+        if (!s->kept)
+            continue;
+        for (p = 0; p < HS_INGEST_PH_N; p++) {
+            int64_t x;
+            memcpy(&x, (const char *)s + hs__ph_off[p], sizeof x);
+            if (x == HS_INGEST_UNKNOWN || rn[p] >= cap[p])
                 continue;
-            memcpy(&v, (const char *)s + off, sizeof v);
-            if (v == HS_INGEST_UNKNOWN)
-                (*missing)++;
-            else
-                n++;
+            v[p][rn[p]++] = x;
+            if (rs != NULL)
+                rs[p] += (double)x;
         }
     }
-    if (n == 0)
-        return HS_OK;
-    d->samples_ns = malloc(n * sizeof *d->samples_ns);
-    tmp = malloc(n * sizeof *tmp);
-    if (d->samples_ns == NULL || tmp == NULL) {
-        free(tmp);
-        return HS_ERR_NOMEM;
-    }
-    for (i = 0; i < ing->n_files; i++) {
-        const hs__file_t *f = ing->files[i];
-        double rs = 0;
-        size_t rn = 0;
-        for (j = 0; j < f->r->n_steps && k < n; j++) {
-            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
-            int64_t v;
-            if (!s->kept)
-                continue;
-            memcpy(&v, (const char *)s + off, sizeof v);
-            if (v == HS_INGEST_UNKNOWN)
-                continue;
-            d->samples_ns[k++] = v;
-            rs += (double)v;
-            rn++;
-        }
-        if (rn > 0) {
-            double med, trim;
-            memcpy(tmp, d->samples_ns + k - rn, rn * sizeof *tmp);
-            hs__robust_of(tmp, rn, &med, &trim);
-            sum_means += rs / (double)rn;
-            sum_med += med;
-            sum_trim += trim;
-            ranks++;
-        }
-    }
-    free(tmp);
+}
+
+/* The per-rank sums of one phase (hs__dists). */
+typedef struct hs__acc_s {
+    double means, med, trim;
+    size_t ranks;
+} hs__acc_t;
+
+/* One phase's figures from its samples (d->samples_ns, n of them) and
+   its ranks' sums: d's mean and sd, rb's three statistics. */
+static void hs__dist_end(const hs_ingest_t *ing, const hs__acc_t *a,
+                         size_t n, hs_dist_t *d, hs_ingest_robust_t *rb)
+{
+    double mean = a->means / (double)a->ranks;
+
     d->n_samples = n;
     d->known = 1;
-    mean = sum_means / (double)ranks;
     rb->known = 1;
     rb->n_samples = n;
     rb->mean_ns = (int64_t)llround(mean);
-    rb->median_ns = (int64_t)llround(sum_med / (double)ranks);
-    rb->trimmed_ns = (int64_t)llround(sum_trim / (double)ranks);
+    rb->median_ns = (int64_t)llround(a->med / (double)a->ranks);
+    rb->trimmed_ns = (int64_t)llround(a->trim / (double)a->ranks);
     d->mean_ns = ing->stat == HS_INGEST_STAT_MEDIAN    ? rb->median_ns
                  : ing->stat == HS_INGEST_STAT_TRIMMED ? rb->trimmed_ns
                                                        : rb->mean_ns;
     /* the sd: squares around the pooled mean of every sample */
     hs_stats_of_ns(d->samples_ns, n, NULL, &d->sd_ns);
+}
+
+/*
+ * Averages the phase times (d[HS_INGEST_PH_*], ing->robust): per rank
+ * over its kept steps, then over ranks; sd over all kept samples of all
+ * ranks (n-1 denominator); the samples in rank order.  The rank's
+ * statistic is ing->stat's; ing->robust gets all three (mean, median,
+ * trimmed mean, each per rank then over ranks); missing[p] the kept
+ * steps without phase p.  Three passes over the steps for all phases
+ * (count, values, values again) and the samples the only arrays: a
+ * rank's part is sorted in place for its median and trimmed mean, then
+ * read again from its steps (8 bytes a sample, where a copy to sort took
+ * as much again).  HS_ERR_NOMEM (err untouched) when out of memory; d's
+ * arrays are the caller's either way.
+ */
+static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
+                          size_t *missing)
+{
+    size_t i, p, n[HS_INGEST_PH_N], k[HS_INGEST_PH_N], rn[HS_INGEST_PH_N],
+        cap[HS_INGEST_PH_N];
+    hs__acc_t acc[HS_INGEST_PH_N];
+    double rs[HS_INGEST_PH_N];
+    int64_t *v[HS_INGEST_PH_N];
+
+    memset(acc, 0, sizeof acc);
+    memset(ing->robust, 0, sizeof ing->robust);
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        memset(d[p], 0, sizeof *d[p]);
+        n[p] = k[p] = missing[p] = 0;
+    }
+    for (i = 0; i < ing->n_files; i++) {
+        const hs__file_t *f = ing->files[i];
+        size_t j;
+        for (j = 0; j < f->r->n_steps; j++) {
+            const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
+            if (!s->kept)
+                continue;
+            for (p = 0; p < HS_INGEST_PH_N; p++) {
+                int64_t x;
+                memcpy(&x, (const char *)s + hs__ph_off[p], sizeof x);
+                if (x == HS_INGEST_UNKNOWN)
+                    missing[p]++;
+                else
+                    n[p]++;
+            }
+        }
+    }
+    for (p = 0; p < HS_INGEST_PH_N; p++)
+        if (n[p] > 0 &&
+            (d[p]->samples_ns = malloc(n[p] * sizeof(int64_t))) == NULL)
+            return HS_ERR_NOMEM;
+    for (i = 0; i < ing->n_files; i++) {
+        for (p = 0; p < HS_INGEST_PH_N; p++) {
+            v[p] = d[p]->samples_ns + k[p];
+            cap[p] = n[p] - k[p];
+        }
+        hs__rank_values(ing, ing->files[i], v, cap, rn, rs);
+        for (p = 0; p < HS_INGEST_PH_N; p++) {
+            double med, trim;
+            if (rn[p] == 0)
+                continue;
+            hs__robust_of(v[p], rn[p], &med, &trim);
+            acc[p].means += rs[p] / (double)rn[p];
+            acc[p].med += med;
+            acc[p].trim += trim;
+            acc[p].ranks++;
+            cap[p] = rn[p];
+        }
+        /* back in step order */
+        hs__rank_values(ing, ing->files[i], v, cap, rn, NULL);
+        for (p = 0; p < HS_INGEST_PH_N; p++)
+            k[p] += rn[p];
+    }
+    for (p = 0; p < HS_INGEST_PH_N; p++)
+        if (n[p] > 0)
+            hs__dist_end(ing, &acc[p], n[p], d[p], &ing->robust[p]);
     return HS_OK;
 }
 
@@ -1174,38 +1259,22 @@ static hs_err_t hs__prof_subsys(hs_ingest_t *ing, hs__prof_scan_t *st,
    allocations are the caller's to release either way. */
 static hs_err_t hs__prof_times(hs_ingest_t *ing, hs_profile_t *out)
 {
-    size_t off, miss;
+    hs_dist_t *const d[HS_INGEST_PH_N] = {&out->t_dl, &out->t_fwd,
+                                          &out->t_b1, &out->t_bwd,
+                                          &out->t_opt};
+    size_t miss[HS_INGEST_PH_N];
     hs_err_t rc;
 
-    off = offsetof(hs_ingest_step_t, t_dl_ns);
-    memset(ing->robust, 0, sizeof ing->robust);
-    if ((rc = hs__dist(ing, off, &out->t_dl, &miss,
-                       &ing->robust[HS_INGEST_PH_DL])) != HS_OK)
+    if ((rc = hs__dists(ing, d, miss)) != HS_OK)
         return rc;
     if (!out->t_dl.known)
         hs_notes_add(&ing->notes,
                      "no DataLoader events "
                      "(enumerate(DataLoader)#...__next__): t_dl is unknown");
-    else if (miss > 0)
+    else if (miss[HS_INGEST_PH_DL] > 0)
         hs_notes_add(&ing->notes,
                      "%zu kept steps have no DataLoader event: t_dl from the "
-                     "others", miss);
-    off = offsetof(hs_ingest_step_t, t_fwd_ns);
-    if ((rc = hs__dist(ing, off, &out->t_fwd, &miss,
-                       &ing->robust[HS_INGEST_PH_FWD])) != HS_OK)
-        return rc;
-    off = offsetof(hs_ingest_step_t, t_b1_ns);
-    if ((rc = hs__dist(ing, off, &out->t_b1, &miss,
-                       &ing->robust[HS_INGEST_PH_B1])) != HS_OK)
-        return rc;
-    off = offsetof(hs_ingest_step_t, t_bwd_ns);
-    if ((rc = hs__dist(ing, off, &out->t_bwd, &miss,
-                       &ing->robust[HS_INGEST_PH_BWD])) != HS_OK)
-        return rc;
-    off = offsetof(hs_ingest_step_t, t_opt_ns);
-    if ((rc = hs__dist(ing, off, &out->t_opt, &miss,
-                       &ing->robust[HS_INGEST_PH_OPT])) != HS_OK)
-        return rc;
+                     "others", miss[HS_INGEST_PH_DL]);
     if (!out->t_opt.known)
         hs_notes_add(&ing->notes,
                      "no Optimizer.step# events: t_opt is unknown");

@@ -15,11 +15,14 @@
  * to it, and the phase boundaries inside a step (where the backward
  * starts) must be known before a kernel can be charged to a phase.  The
  * file is read once (hs_kev.c decodes each event into a small fixed
- * struct and hands it over when its object closes): the ProfilerStep
- * windows and distributedInfo are taken at once; of every other event
- * the reasoning will need, a compact fixed-size record goes to a log of
+ * struct and hands it over when its object closes): distributedInfo
+ * is taken at once, the micro-batch marks are kept (16 bytes each); of
+ * every other event the reasoning will need, the ProfilerStep windows of
+ * every thread included, a compact fixed-size record goes to a log of
  * its kind (hs_reclog.h: in memory up to a budget, then spilled to an
- * unlinked temporary file).  Once the file has been read, the logs are
+ * unlinked temporary file), and each thread counts its windows.  Once
+ * the file has been read, the main thread is the one with most windows
+ * and only its windows are loaded (24 bytes each); then the logs are
  * replayed in the order the events came, in the order the reasoning
  * needs them:
  *   marks:    per step, the CPU-side marks: DataLoader, first and last
@@ -51,11 +54,12 @@
  * The replays go by batches of steps (step_batch), and a record with
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
- * batch ends.  State in memory is then the step windows (88 bytes a
- * step) plus a batch's (its all-reduce calls and loose forward
- * launches, the operators' and the logs' budgets): it does not grow
- * with the events or the file size; the spilled records do, on disk
- * (16 to 48 bytes per kept event, and the record's entries).
+ * batch ends.  State in memory is then the main thread's step windows
+ * (24 bytes a step; their micro-batches, 96 bytes each, beside) plus a
+ * batch's (its all-reduce calls and loose forward launches, the
+ * operators' and the logs' budgets): it does not grow with the events
+ * or the file size; the spilled records do, on disk (16 to 48 bytes per
+ * kept event, 32 per window read, and the record's entries).
  *
  * The step table.  After the passes, each step's marks become the
  * record's figures: on device traces the kernel time charged to each
@@ -140,6 +144,7 @@ typedef struct hs__coll_s {
    traces, its forward's and backward's launches (correlation id ranges,
    [0] forward, [1] backward) and their kernels' time. */
 typedef struct hs__mb_s {
+    size_t step;                /* its step (an index into f->win) */
     int64_t s;
     int64_t dl_end, b0, bend;   /* INT64_MIN, INT64_MAX, INT64_MIN: none */
     uint64_t corr_lo[2], corr_hi[2];
@@ -149,7 +154,6 @@ typedef struct hs__mb_s {
 
 typedef struct hs__step_s {
     long number;
-    hs_kev_key_t pid, tid;
     int64_t s, e;                 /* window [s, e) */
     /* pass 2 */
     int64_t dl_sum, dl_end;
@@ -192,28 +196,40 @@ typedef struct hs__step_s {
        times still add up in dl_sum) */
     int64_t fs;             /* the forward's floor: s, or the last
                                micro-batch's start */
-    hs__mb_t *mb;           /* n_mb, in start order */
-    size_t n_mb, cap_mb;
+    hs__mb_t *mb;           /* n_mb, in start order (in f->mbs: not
+                               owned) */
+    size_t n_mb;
 } hs__step_t;
 
-/* A ProfilerStep window as read, and once the steps are settled, what
-   the replays of a batch of steps start each step from (hs__batch_steps):
-   a few words a step, all that stays in memory for every step while the
-   batches' hs__step_t come and go.  It owns mb. */
-typedef struct hs__win_s {
-    long number;
-    hs_kev_key_t pid, tid;
+/* A ProfilerStep window as read (a record of f->lw, the windows of
+   every thread: hs__settle_steps keeps the main thread's).  Its (pid,
+   tid) is an index into f->thr, as the other records' are (uint32_t like
+   theirs: hs__thread's table counts in uint32_t). */
+typedef struct hs__wrec_s {
     int64_t s, e;
-    int64_t fs;
-    hs__mb_t *mb;
-    size_t n_mb, cap_mb;
+    long number;
+    uint32_t thr;       /* its (pid, tid): index in f->thr */
+    uint32_t pad;
+} hs__wrec_t;
+
+/* A step window of the main thread once the steps are settled: what the
+   replays of a batch of steps start each step from (hs__batch_steps),
+   24 bytes a step (on LP64), all that stays in memory for every step
+   while the batches' hs__step_t come and go.  Its micro-batches are in
+   f->mbs, found by their step (most steps have none); the forward's
+   floor (the last micro-batch's start with two or more, else s) is
+   derived from them. */
+typedef struct hs__win_s {
+    int64_t s, e;
+    long number;
 } hs__win_t;
 
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
    settled. */
 typedef struct hs__mbmark_s {
-    hs_kev_key_t pid, tid;
     int64_t ts_ns;
+    uint32_t thr;       /* its (pid, tid): index in f->thr */
+    uint32_t pad;
 } hs__mbmark_t;
 
 /* A top-level operator of a step's forward. */
@@ -248,10 +264,13 @@ typedef struct hs__rrec_s {     /* a runtime call with a correlation id */
     uint32_t pad;
 } hs__rrec_t;
 
-/* A (pid, tid) pair of the trace; once the main thread is known, whether
-   it is in the main process, and the main thread. */
+/* A (pid, tid) pair of the trace: its ProfilerStep windows read (how
+   many, the index of the first: hs__settle_steps chooses the main thread
+   by them) and, once the main thread is known, whether it is in the main
+   process, and the main thread. */
 typedef struct hs__thr_s {
     hs_kev_key_t pid, tid;
+    size_t n_win, first_win;
     int main_pid, main_thr;
 } hs__thr_t;
 
@@ -305,6 +324,8 @@ static int64_t hs__krec_key(const void *rec)
 /* The default budget of the forward's top-level operators in memory
    (bytes): past it, their replays go by batches of steps. */
 #define HS__OPS_MEM (8u * 1024u * 1024u)
+/* The budget in memory of the windows read (bytes). */
+#define HS__WIN_LOG_MEM (1024u * 1024u)
 /* The record's entries' default budget (hs_kineto_opts_t.rec_mem_bytes):
    about 16,000 steps held in memory, more spilled. */
 #define HS__REC_MEM (4u * 1024u * 1024u)
@@ -329,7 +350,7 @@ typedef struct hs__file_s {
     const char *path;         /* r->path */
     uint64_t n_kernels_seen;  /* pass 1 */
     hs_kev_key_t main_pid, main_tid;
-    hs__win_t *win;           /* the step windows, n_st */
+    hs__win_t *win;           /* the main thread's step windows, n_st */
     size_t n_st, cap_st;
     hs__step_t *st;           /* the batch's steps [st0, st0 + n_bst) */
     size_t st0, n_bst, cap_bst;
@@ -354,8 +375,12 @@ typedef struct hs__file_s {
     size_t st_clipped;        /* step windows cut at the next one's start */
     hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
     size_t n_mbm, cap_mbm;
+    hs__mb_t *mbs;            /* the main thread's steps' micro-batches,
+                                 by step then start */
+    size_t n_mbs, cap_mbs;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
+    hs_reclog_t lw;           /* the windows of every thread (hs__wrec_t) */
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
     char **names;
     size_t n_names, cap_names;
@@ -416,8 +441,7 @@ static void hs__file_clear(hs__file_t *f)
     size_t i;
 
     hs__free_batch(f);
-    for (i = 0; i < f->n_st; i++)
-        free(f->win[i].mb);
+    free(f->mbs);
     free(f->mbm);
     free(f->st);
     free(f->win);
@@ -427,6 +451,7 @@ static void hs__file_clear(hs__file_t *f)
     hs_reclog_clear(&f->lo);
     hs_reclog_clear(&f->lr);
     hs_reclog_clear(&f->lk);
+    hs_reclog_clear(&f->lw);
     for (i = 0; i < f->n_names; i++)
         free(f->names[i]);
     free(f->names);
@@ -570,6 +595,7 @@ static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
     t = &f->thr[f->n_thr];
     t->pid = pid;
     t->tid = tid;
+    t->n_win = t->first_win = 0;
     t->main_pid = t->main_thr = 0;
     f->thr_slots[i] = (uint32_t)f->n_thr + 1;
     f->thr_last = (uint32_t)f->n_thr;
@@ -612,24 +638,22 @@ enum { HS__C_PC = 0, HS__C_C10D, HS__C_NCCL, HS__C_GLOO, HS__C_N };
 static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
                              const hs_kev_t *e)
 {
-    hs__win_t *s;
+    hs__wrec_t w;
+    hs__thr_t *t;
+    long th = hs__thread(f, e->pid, e->tid);
 
-    {
-        hs__win_t *ns = hs__grow(f->win, &f->cap_st, f->n_st, sizeof *ns,
-                                 64);
-        if (ns == NULL)
-            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
-                                0, 0, "out of memory");
-        f->win = ns;
-    }
-    s = &f->win[f->n_st++];
-    memset(s, 0, sizeof *s);
-    s->number = strtol(e->name + 13, NULL, 10);
-    s->pid = e->pid;
-    s->tid = e->tid;
-    s->s = e->ts_ns;
-    s->e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
-    return HS_OK;
+    if (th < 0)
+        return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                            "out of memory");
+    t = &f->thr[th];
+    if (t->n_win++ == 0)
+        t->first_win = (size_t)f->lw.n;
+    memset(&w, 0, sizeof w);
+    w.number = strtol(e->name + 13, NULL, 10);
+    w.thr = (uint32_t)th;
+    w.s = e->ts_ns;
+    w.e = e->ts_ns + (e->has_dur ? e->dur_ns : 0);
+    return hs_reclog_put(&f->lw, &w, sizeof w, sc->js.path, sc->js.err);
 }
 
 /* The name prefix of the profiling harness's micro-batch marks. */
@@ -640,9 +664,13 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
                                const hs_kev_t *e)
 {
     hs__mbmark_t *m;
+    long th;
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
         return HS_OK;
+    if ((th = hs__thread(f, e->pid, e->tid)) < 0)
+        return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
+                            "out of memory");
     {
         hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
                                     sizeof *nm, 64);
@@ -652,9 +680,9 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
         f->mbm = nm;
     }
     m = &f->mbm[f->n_mbm++];
-    m->pid = e->pid;
-    m->tid = e->tid;
     m->ts_ns = e->ts_ns;
+    m->thr = (uint32_t)th;
+    m->pad = 0;
     return HS_OK;
 }
 
@@ -839,81 +867,90 @@ static int hs__cmp_step(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* (pid, tid) order of window indices into hs__thread_sort_st (qsort has
-   no context argument; the reader is single-threaded). */
-static const hs__win_t *hs__thread_sort_st;
-
-static int hs__key_cmp(hs_kev_key_t a, hs_kev_key_t b)
+/* Whether the windows are in hs__cmp_step's order already (Kineto
+   writes a thread's events in time order: the sort is then skipped; a
+   stable sort leaves sorted input as it is, so the order is the same). */
+static int hs__win_sorted(const hs__win_t *w, size_t n)
 {
-    if (a.kind != b.kind)
-        return a.kind < b.kind ? -1 : 1;
-    return a.v < b.v ? -1 : a.v > b.v;
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (hs__cmp_step(&w[i - 1], &w[i]) > 0)
+            return 0;
+    return 1;
 }
 
-static int hs__cmp_thread(const void *a, const void *b)
+/* The main thread: the one with most windows (counted per thread as
+   they were read); ties go to the thread of the earliest window, as the
+   first-found rule did.  Sets f->main_pid, f->main_tid and the threads'
+   flags; returns its index in f->thr. */
+static size_t hs__choose_main(hs__file_t *f)
 {
-    const hs__win_t *x = &hs__thread_sort_st[*(const size_t *)a],
-                    *y = &hs__thread_sort_st[*(const size_t *)b];
-    int c = hs__key_cmp(x->pid, y->pid);
+    size_t i, best = 0, best_n = 0, best_first = 0;
 
-    return c != 0 ? c : hs__key_cmp(x->tid, y->tid);
-}
-
-/* Keeps the steps of the thread that has most of them, sorted. */
-static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
-{
-    size_t i, j, best = 0, best_n = 0;
-
-    if (f->n_st == 0)
-        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
-                            "no ProfilerStep#N window: profile with "
-                            "torch.profiler.profile(schedule=...) and call "
-                            "prof.step() once per iteration");
-    /* the thread with most windows: sorted by (pid, tid), the longest run
-       (n log n; counting per window was quadratic, minutes for a hostile
-       trace of 10^5 windows on as many threads); ties go to the thread
-       of the earliest window, as the first-found rule did */
-    {
-        size_t *ix = malloc(f->n_st * sizeof *ix), k, run = 0;
-        if (ix == NULL)
-            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                                "out of memory");
-        for (i = 0; i < f->n_st; i++)
-            ix[i] = i;
-        hs__thread_sort_st = f->win;
-        qsort(ix, f->n_st, sizeof *ix, hs__cmp_thread);
-        for (k = 0; k < f->n_st; k = j) {
-            size_t first = ix[k];
-            for (j = k; j < f->n_st &&
-                        hs_kev_key_eq(f->win[ix[j]].pid, f->win[ix[k]].pid) &&
-                        hs_kev_key_eq(f->win[ix[j]].tid, f->win[ix[k]].tid);
-                 j++)
-                if (ix[j] < first)
-                    first = ix[j];
-            run = j - k;
-            if (run > best_n || (run == best_n && first < best)) {
-                best_n = run;
-                best = first;
-            }
+    for (i = 0; i < f->n_thr; i++) {
+        const hs__thr_t *t = &f->thr[i];
+        if (t->n_win > best_n ||
+            (t->n_win > 0 && t->n_win == best_n &&
+             t->first_win < best_first)) {
+            best_n = t->n_win;
+            best_first = t->first_win;
+            best = i;
         }
-        free(ix);
     }
-    f->main_pid = f->win[best].pid;
-    f->main_tid = f->win[best].tid;
+    f->main_pid = f->thr[best].pid;
+    f->main_tid = f->thr[best].tid;
     for (i = 0; i < f->n_thr; i++) {
         hs__thr_t *t = &f->thr[i];
         t->main_pid = hs_kev_key_eq(t->pid, f->main_pid);
         t->main_thr = t->main_pid && hs_kev_key_eq(t->tid, f->main_tid);
     }
-    for (i = j = 0; i < f->n_st; i++)
-        if (hs_kev_key_eq(f->win[i].pid, f->main_pid) &&
-            hs_kev_key_eq(f->win[i].tid, f->main_tid))
-            f->win[j++] = f->win[i];
-    f->n_st = j;
-    qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
+    return best;
+}
+
+/* hs__settle_steps' replay of the windows read: the main thread's to
+   f->win (room for all of them made), in the order they were read. */
+static hs_err_t hs__keep_window(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    hs__wrec_t w;
+
+    memcpy(&w, rec, sizeof w);
+    if (f->thr[w.thr].main_thr && f->n_st < f->cap_st) {
+        hs__win_t *s = &f->win[f->n_st++];
+        s->s = w.s;
+        s->e = w.e;
+        s->number = w.number;
+    }
+    return HS_OK;
+}
+
+/* Keeps the steps of the thread that has most of them (f->win, exactly
+   as many as it has), sorted; the windows read (f->lw) go. */
+static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, n;
+    hs_err_t rc;
+
+    if (f->lw.n == 0)
+        return hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                            "no ProfilerStep#N window: profile with "
+                            "torch.profiler.profile(schedule=...) and call "
+                            "prof.step() once per iteration");
+    n = f->thr[hs__choose_main(f)].n_win;
+    if ((f->win = malloc(n * sizeof *f->win)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    f->cap_st = n;
+    f->n_st = 0;
+    if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
+        HS_OK)
+        return rc;
+    hs_reclog_clear(&f->lw);
+    if (!hs__win_sorted(f->win, f->n_st))
+        qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
     for (i = 0; i < f->n_st; i++) {
         hs__win_t *s = &f->win[i];
-        s->fs = s->s;
         /* windows of one thread do not overlap; clip if they do (and
            say so: hs_kineto_read adds a note) */
         if (i + 1 < f->n_st && s->e > f->win[i + 1].s) {
@@ -931,21 +968,23 @@ static int hs__cmp_mbmark(const void *a, const void *b)
     return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
-/* Appends a micro-batch starting at ts to step s. */
-static hs_err_t hs__mb_add(hs__file_t *f, hs__win_t *s, int64_t ts,
+/* Appends a micro-batch of step k starting at ts to f->mbs. */
+static hs_err_t hs__mb_add(hs__file_t *f, size_t k, int64_t ts,
                            hs_error_t *err)
 {
     hs__mb_t *b;
 
     {
-        hs__mb_t *nb = hs__grow(s->mb, &s->cap_mb, s->n_mb, sizeof *nb, 4);
+        hs__mb_t *nb = hs__grow(f->mbs, &f->cap_mbs, f->n_mbs, sizeof *nb,
+                                64);
         if (nb == NULL)
             return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                                 "out of memory");
-        s->mb = nb;
+        f->mbs = nb;
     }
-    b = &s->mb[s->n_mb++];
+    b = &f->mbs[f->n_mbs++];
     memset(b, 0, sizeof *b);
+    b->step = k;
     b->s = ts;
     b->dl_end = INT64_MIN;
     b->b0 = INT64_MAX;
@@ -954,8 +993,11 @@ static hs_err_t hs__mb_add(hs__file_t *f, hs__win_t *s, int64_t ts,
 }
 
 /* Gives each step of the main thread the micro-batch marks its window
-   holds, in time order; a step with two or more has its forward's floor
-   (fs) at the last one's start.  The marks read are released. */
+   holds, in time order, into f->mbs.  The marks go by time and the
+   windows (sorted, clipped: none overlaps the next) by start, so the
+   step of each mark is at or after the previous mark's: f->mbs is in
+   step order, then start order (hs__mbs_of searches it).  The marks read
+   are released. */
 static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
 {
     size_t i;
@@ -967,19 +1009,36 @@ static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
         const hs__mbmark_t *m = &f->mbm[i];
         long k;
 
-        if (!hs_kev_key_eq(m->pid, f->main_pid) ||
-            !hs_kev_key_eq(m->tid, f->main_tid))
+        if (!f->thr[m->thr].main_thr || (k = hs__find_step(f, m->ts_ns)) < 0)
             continue;
-        if ((k = hs__find_step(f, m->ts_ns)) >= 0)
-            rc = hs__mb_add(f, &f->win[k], m->ts_ns, err);
+        if (f->n_mbs > 0 && f->mbs[f->n_mbs - 1].step > (size_t)k) {
+            /* cannot happen (see above) */
+            rc = hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
+                              "micro-batch marks out of step order");
+            break;
+        }
+        rc = hs__mb_add(f, (size_t)k, m->ts_ns, err);
     }
-    for (i = 0; i < f->n_st; i++)
-        if (f->win[i].n_mb >= 2)
-            f->win[i].fs = f->win[i].mb[f->win[i].n_mb - 1].s;
     free(f->mbm);
     f->mbm = NULL;
     f->n_mbm = f->cap_mbm = 0;
     return rc;
+}
+
+/* The index of the first of f->mbs whose step is k or later (n_mbs when
+   none is). */
+static size_t hs__mbs_from(const hs__file_t *f, size_t k)
+{
+    size_t lo = 0, hi = f->n_mbs;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->mbs[mid].step < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2248,16 +2307,16 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     for (i = lo; i < hi; i++) {
         const hs__win_t *w = &f->win[i];
         hs__step_t *s = &f->st[i - lo];
+        size_t mb0 = hs__mbs_from(f, i), mb1 = mb0;
+        while (mb1 < f->n_mbs && f->mbs[mb1].step == i)
+            mb1++;
         memset(s, 0, sizeof *s);
         s->number = w->number;
-        s->pid = w->pid;
-        s->tid = w->tid;
         s->s = w->s;
         s->e = w->e;
-        s->fs = w->fs;
-        s->mb = w->mb;
-        s->n_mb = w->n_mb;
-        s->cap_mb = w->cap_mb;
+        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
+        s->n_mb = mb1 - mb0;
+        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
         s->b0 = INT64_MAX;
         s->bend = INT64_MIN;
         s->opt_s = INT64_MAX;
@@ -2385,6 +2444,10 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_set_key(&f.lo, hs__orec_key);
         hs_reclog_set_key(&f.lr, hs__rrec_key);
         hs_reclog_set_key(&f.lk, hs__krec_key);
+        /* the windows: up to HS__WIN_LOG_MEM in memory (some 32,000;
+           a real trace has hundreds), then spilled */
+        hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
+                       mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
     }
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
@@ -2405,6 +2468,7 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         (rc = hs_reclog_seal(&f.lo, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lr, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lw, f.path, err)) != HS_OK ||
         (rc = hs__settle_steps(&f, err)) != HS_OK ||
         (rc = hs__settle_mbs(&f, err)) != HS_OK)
         goto fail;
