@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
 """bench/published/bench_throughput.py on made-up throughput tables, against a reference model.
 
-The test writes, in a temp dir, an MLPerf-format throughput CSV and systems CSV and a
-DLE-format CSV of two made-up calibration clusters whose steps follow the flat ring
-all-reduce after the whole backward (overlap none): step = V x C(b) + 2 (N-1)/N x M / B,
-C(b) = K x b per micro-batch, B = the NVLink spec inside one node (A100: 300 GB/s) and the
-NICs' total between nodes (MLPerf: "2x ... 200Gb/Sec" = 50 GB/s; DGX A100: 8 x 200 Gb/s =
-200 GB/s), M = the bench's gradient bytes (2 x parameters, mixed precision). It runs the
-bench (calibration mode) and reads its JSON: the ring/none predictors (replay and closed
-form) must predict every multi-node run's throughput to 0.1 % (the one-node references fix
-C; the 4 x 4 MLPerf run has another micro-batch, so the proportional extrapolation is
-exercised), naive/perfect must be the reference's measured time per micro-batch (proportional in b) scaled
-perfectly, and every run is listed.
-Rows of a held-apart cluster (ML-azure-ndv4, `set` held-apart) in the same CSV are dropped
-on reading: none in the JSON, their distinctive figure not on stdout, their count reported.
-Refusals (exit 2, nothing on stdout, no JSON): a held-apart cluster labelled calibration;
---clusters naming a held-apart cluster; --held-apart without --frozen; --held-apart with a
---frozen commit that is not HEAD. The held-apart mode's reading and its reference rule for a
-cluster without a one-node run (smallest node count = reference) are checked in process on
-made-up rows (the mode itself is never run).
+The test writes, in a temp dir, an MLPerf-format throughput CSV and systems CSV and a DLE-
+format CSV of two made-up calibration clusters and a CSC extract (made-up CSC-mahti rows) whose
+steps follow the flat ring all-reduce after the whole backward (overlap none): step = V x C(b)
++ 2 (N-1)/N x M / B, C(b) = K x b per micro-batch, B = the NVLink spec inside one node (A100:
+300 GB/s) and the NICs' total between nodes (MLPerf: "2x ... 200Gb/Sec" = 50 GB/s; DGX A100: 8
+x 200 Gb/s = 200 GB/s), M = the bench's gradient bytes (2 x parameters, mixed precision). It
+runs the bench (calibration mode) and reads its JSON: the ring/none predictors (replay and
+closed form) must predict every multi-node run's throughput to 0.1 % (the one-node references
+fix C; the 4 x 4 MLPerf run has another micro-batch, so the proportional extrapolation is
+exercised), naive/perfect must be the reference's measured time per micro-batch (proportional
+in b) scaled perfectly, and every run is listed. Rows of held-apart clusters (made-up ML-azure-
+ndv4, DLE-dgx1, CSC-puhti rows) in the same CSVs are dropped on reading: none in the JSON,
+their distinctive figure not on stdout, their count reported. Refusals (exit 2, nothing on
+stdout, no JSON): a held-apart cluster labelled calibration; --clusters naming a held-apart
+cluster; --held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD.
+The held-apart mode's reading and its reference rule for a cluster without a one-node run
+(smallest node count = reference) are checked in process on made-up rows (the mode itself is
+never run).
 Usage: test_bench_throughput.py LIBHETSIM
 """
 import json
@@ -39,6 +39,10 @@ ML_HEAD = ('cluster,set,round,submitter,system,benchmark,logged_benchmark,run,no
 SYS_HEAD = ('cluster,set,round,commit,submitter,system,number_of_nodes,accelerators_per_node,'
             'accelerator_model_name,accelerator_memory_capacity,accelerator_host_interconnect,'
             'accelerator_interconnect,host_networking,host_networking_topology,framework,nccl_version\n')
+CSC_HEAD = ('cluster,set,line,benchmark,framework,machine,gpu,gpus,nodes,gpus_per_node,date,value,unit,'
+            'model,batch_per_gpu_at_ref\n')
+M_CSC = 4 * 25557032
+B_MAHTI_NET = 100e9
 DLE_HEAD = ('cluster,set,readme,heading,line,container,system,gpu,model,seq_len,nodes,gpus_per_node,'
             'precision,batch_per_gpu,accum_steps,accum_batch_per_gpu,global_batch,throughput,'
             'throughput_unit,flag\n')
@@ -67,8 +71,19 @@ def dle_thr(nodes, gpn, b, v):
     return nodes * gpn * b * v / ref_step(nodes, gpn, b, v, M_BERT, B_DGX_NET)
 
 
+def csc_thr(nodes):
+    return nodes * 4 * 32 / ref_step(nodes, 4, 32, 1, M_CSC, B_MAHTI_NET)
+
+
 def write(d, bad_label=False):
-    ml, sy, dl = (os.path.join(d, n) for n in ('ml.csv', 'sys.csv', 'dle.csv'))
+    ml, sy, dl, cs = (os.path.join(d, n) for n in ('ml.csv', 'sys.csv', 'dle.csv', 'csc.csv'))
+    with open(cs, 'w') as f:
+        f.write(CSC_HEAD)
+        for line, n in ((3, 1), (4, 2)):
+            f.write('CSC-mahti,calibration,%d,"DDP, synthetic",PyTorch 9,mahti,A100,%d,%d,4,2026-01-01,%.6f,'
+                    'images/s,"ResNet-50 (torchvision), fp32",32\n' % (line, 4 * n, n, csc_thr(n)))
+        f.write('CSC-puhti,held-apart,5,"DDP, synthetic",PyTorch 9,puhti,V100,8,2,4,2026-01-01,%.3f,'
+                'images/s,"ResNet-50 (torchvision), fp32",32\n' % SECRET)
     with open(ml, 'w') as f, open(sy, 'w') as g:
         f.write(ML_HEAD)
         g.write(SYS_HEAD)
@@ -93,7 +108,7 @@ def write(d, bad_label=False):
                     '128,%d,%d,mixed,%d,%d,,,%.6f,sequences/s,\n' % (line, n, gpn, b, v, dle_thr(n, gpn, b, v)))
         f.write('DLE-dgx1,held-apart,X/BERT/README.md,Pre-training,20,c,DGX-1,V100,BioBERT-base,128,4,8,'
                 'mixed,16,,,,%.3f,sequences/s,\n' % SECRET)
-    return ['--mlperf-csv', ml, '--mlperf-systems', sy, '--dle-csv', dl]
+    return ['--mlperf-csv', ml, '--mlperf-systems', sy, '--dle-csv', dl, '--csc-csv', cs]
 
 
 def bench(args):
@@ -108,16 +123,16 @@ def close(a, b, rel):
 def check_run(doc, stdout):
     if doc['set'] != 'calibration' or doc['frozen_commit'] is not None:
         fail('set/frozen_commit %s %s' % (doc['set'], doc['frozen_commit']))
-    if doc['clusters'] != ['TEST-dle', 'TEST-ml']:
+    if doc['clusters'] != ['CSC-mahti', 'TEST-dle', 'TEST-ml']:
         fail('clusters %s' % doc['clusters'])
-    if doc['dropped_on_reading'] != {'ml.csv': 2, 'sys.csv': 1, 'dle.csv': 1}:
+    if doc['dropped_on_reading'] != {'ml.csv': 2, 'sys.csv': 1, 'dle.csv': 1, 'csc.csv': 1}:
         fail('dropped %s' % doc['dropped_on_reading'])
     if '%.1f' % SECRET in stdout or str(int(SECRET)) in json.dumps(doc):
         fail('a held-apart figure reached the output')
     rows = doc['rows']
     want = {('TEST-ml', 'v9/T2/resnet/result_%d' % r) for r in range(2)} | \
         {('TEST-ml', 'v9/T4/resnet/result_%d' % r) for r in range(2)} | \
-        {('TEST-dle', 'X/BERT/README.md:%d' % l) for l in (11, 12)}
+        {('TEST-dle', 'X/BERT/README.md:%d' % l) for l in (11, 12)} | {('CSC-mahti', 'results.md:4')}
     if {(r['cluster'], r['run']) for r in rows} != want:
         fail('rows %s' % sorted((r['cluster'], r['run']) for r in rows))
     for r in rows:
@@ -125,6 +140,8 @@ def check_run(doc, stdout):
             s = r['run'].split('/')[1]
             n, gpn, gb, v = next(c[1:] for c in ML_CONFIGS if c[0] == s)
             ref = ml_thr(n, gpn, gb, v)
+        elif r['cluster'] == 'CSC-mahti':
+            ref = csc_thr(2)
         else:
             line = int(r['run'].rsplit(':', 1)[1])
             n, gpn, b, v = next(c[1:] for c in DLE_CONFIGS if c[0] == line)
@@ -135,7 +152,10 @@ def check_run(doc, stdout):
             if not close(r['predicted_throughput'][k], ref, 1e-3):
                 fail('%s %s: predicted %s, reference %s' % (r['run'], k, r['predicted_throughput'][k], ref))
         # perfect scaling of the reference's measured time per micro-batch (proportional in b)
-        if r['cluster'] == 'TEST-ml':
+        if r['cluster'] == 'CSC-mahti':
+            n1, g1, b1, v1 = 1, 4, 32, 1
+            t1 = 128 / csc_thr(1)
+        elif r['cluster'] == 'TEST-ml':
             _, n1, g1, gb1, v1 = ML_CONFIGS[0]
             b1 = gb1 // (n1 * g1 * v1)
             t1 = gb1 / ml_thr(n1, g1, gb1, v1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hetsim against published multi-node throughput tables (MLPerf Training, DeepLearningExamples).
+"""hetsim against published multi-node throughput tables (MLPerf Training, DeepLearningExamples, CSC).
 
 Predicts the throughput of every multi-node configuration of a cluster from that cluster's
 smallest configurations only (validation/published/README.md, "What a calibration may use"):
@@ -10,8 +10,9 @@ libhetsim.so); this program only builds scenarios, solves the compute and scores
 
 Inputs (committed, Apache-2.0): validation/published/mlperf-training/mlperf-throughput.csv
 with mlperf-systems.csv (`--mlperf-csv`, `--mlperf-systems`), and
-validation/published/dle-readmes/dle-readmes.csv (`--dle-csv`). CSC's table (no licence) is
-not read (not implemented).
+validation/published/dle-readmes/dle-readmes.csv (`--dle-csv`); CSC's table (no licence, never
+committed) only when `--csc-csv PATH` gives the output of
+validation/published/tools/extract_csc.py (mvsjober/ml-benchmarks at d5c4253c).
 
 The mapping (also in the JSON's `mapping`; every item is an assumption):
 
@@ -30,15 +31,21 @@ The mapping (also in the JSON's `mapping`; every item is an assumption):
   parameter counts are not stated in the data, and RetinaNet's v2.0+ `mllog_throughput`
   figures are not samples/s over all GPUs as logged by the other benchmarks); DLE
   BERT-large, BioBERT-base, Transformer-XL large (Transformer-XL base has no multi-node row);
+  CSC every benchmark of ResNet-50 (32 images per GPU) and GPT-Neo-125M run_clm (2 sequences
+  per GPU), V = 1 (the scripts' defaults at d5c4253c; a row's date may have run other
+  scripts: not checked);
 * gradient bytes M = parameters x 2 (mixed precision: FP16/BF16 gradients) or x 4
   (fp32/tf32): ResNet-50 25,557,032 (torchvision's count, as in pollux-osdi21/README.md);
   BERT-large 335 M (mlperf-training/README.md) and 330 M (dle-readmes/README.md, the same
   model as that README rounds it); BioBERT-base 110 M (dle-readmes/README.md);
   Transformer-XL large 257 M (Dai et al., ACL 2019, Table 1, WikiText-103 "Large": 18
-  layers, d_model 1024, as DLE's large);
+  layers, d_model 1024, as DLE's large); CSC: x 4 always (fp32 gradients: torch.amp and
+  run_clm --fp16 keep fp32 parameters, DeepSpeed's config enables no fp16), ResNet-50 as
+  above, GPT-Neo-125M 125 M (its name);
 * groups: a target is predicted from the reference configurations of its group (MLPerf:
   cluster, benchmark, GPU model (name without memory-independent suffixes), GPUs per node;
-  DLE: cluster, README, model, sequence length, precision, GPUs per node); the references
+  DLE: cluster, README, model, sequence length, precision, GPUs per node; CSC: cluster,
+  benchmark, framework, date, GPUs per node, as csc-ml-benchmarks/README.md asks); the references
   are the group's configurations with the fewest nodes (1 where there is one; else, as for
   ML-clemson-r750, the smallest node count, and the targets are the larger ones); of those,
   the ones of the target's own round (MLPerf) or own table (DLE heading) where there are
@@ -57,7 +64,9 @@ The mapping (also in the JSON's `mapping`; every item is an assumption):
   GB/s (H100)); NICs from the system description: MLPerf `host_networking` of the target
   system ("Nx ... R Gb/s", its `Compute:` part where it has one; "1Gb Ethernet" = 1 x 1
   Gb/s), DLE from NVIDIA's system specs (DGX-1 4 x 100 Gb/s EDR, DGX-2H 8 x 100 Gb/s EDR,
-  DGX A100 8 x 200 Gb/s HDR); nics = N, nic_bandwidth = R, inter_bandwidth = N x R;
+  DGX A100 8 x 200 Gb/s HDR), CSC from CSC_NODES below (Puhti 2 x 100 Gb/s, Mahti 4 x 200
+  Gb/s (count assumed), LUMI-G 4 x 200 Gb/s; LUMI's intra-node 50 GB/s); nics = N,
+  nic_bandwidth = R, inter_bandwidth = N x R;
   latencies 0;
 * predictors: collective ring, hierarchical, tree, auto, each with overlap `none`
   (step = compute + all-reduce) and `buckets` (25 MiB buckets, bucket b ready at
@@ -78,19 +87,24 @@ cluster, is refused (exit 2).
 
 Held-apart mode (pre-registered; the coordinator runs it once, with HEAD = COMMIT and a
 clean tree):
-  bench_throughput.py --held-apart --frozen COMMIT --json FILE
+  bench_throughput.py --held-apart --frozen COMMIT --csc-csv PATH --json FILE
+(PATH: extract_csc.py's output of mvsjober/ml-benchmarks at d5c4253c, never committed)
 reads the same committed CSVs, keeps only the held-apart clusters' rows (ML-dell-dss8440,
-ML-dell-r750xa, ML-azure-ndv4, ML-hpe-xl675d, ML-clemson-r750, DLE-dgx1), and applies the
-rules above unchanged: references = each group's one-node configurations (ML-clemson-r750:
-its 8 x 2 BERT runs; DLE-dgx1 BioBERT: the 1 x 8 rows of its own table), targets = the
-larger ones, the same 16 hetsim predictors and two naive ones. Primary metric: the MAPE of
-throughput per cluster over its multi-node runs, predictor `replay/ring/buckets` (hetsim's
-default collective and overlap); every other predictor is reported beside it.
+ML-dell-r750xa, ML-azure-ndv4, ML-hpe-xl675d, ML-clemson-r750, DLE-dgx1, CSC-puhti) and
+applies the rules above unchanged: references = each group's one-node configurations
+(ML-clemson-r750: its 8 x 2 BERT runs, the smallest node count; DLE-dgx1 BioBERT: the 1 x 8
+rows of its own table; CSC-puhti: the one-node 4-GPU row of the same benchmark, framework
+and date), targets = the configurations with more nodes than their references, the same 16
+hetsim predictors and the two naive ones. Primary metric: the MAPE of throughput per cluster
+over its multi-node runs (every run; MLPerf resubmissions counted once), predictor
+`replay/ring/buckets` (hetsim's default collective and overlap); every other predictor is
+reported beside it, `naive/perfect` the baseline to beat. In that mode the per-run listing
+is not printed (the JSON holds the rows).
 
 Usage:
-  bench_throughput.py [--mlperf-csv P] [--mlperf-systems P] [--dle-csv P | --no-dle]
-                      [--no-mlperf] [--clusters C1,C2] [--lib LIBHETSIM] [--json FILE]
-  bench_throughput.py --held-apart --frozen COMMIT [--json FILE]  (final only)
+  bench_throughput.py [--mlperf-csv P] [--mlperf-systems P] [--dle-csv P] [--csc-csv P]
+                      [--no-mlperf] [--no-dle] [--clusters C1,C2] [--lib LIBHETSIM] [--json FILE]
+  bench_throughput.py --held-apart --frozen COMMIT [--csc-csv P] [--json FILE]  (final only)
 
 Exit status: 0 ok, 2 bad arguments, a refused mode or row, 1 hetsim failed on some row.
 """
@@ -119,6 +133,18 @@ IMAGENET_TRAIN = 1281167
 PARAMS = {('mlperf', 'resnet'): 25557032, ('mlperf', 'bert'): 335000000,
           ('dle', 'BERT-large'): 330000000, ('dle', 'BioBERT-base'): 110000000,
           ('dle', 'Transformer-XL large'): 257000000}
+# CSC (extract_csc.py's `model` column): torchvision ResNet-50 and GPT-Neo-125M; every CSC
+# run all-reduces fp32 gradients (torch.amp autocast + GradScaler and run_clm --fp16 keep
+# fp32 parameters; DeepSpeed's ds_config_benchmark.json enables no fp16): 4 bytes a parameter
+CSC_PARAMS = {'ResNet': 25557032, 'gpt-neo-125M': 125000000}
+# CSC nodes: (chip, intra-node bytes/s, NICs, bytes/s each). Puhti AI: 4 V100 SXM2 with NVLink,
+# dual-rail HDR100 (docs.csc.fi "Technical details about Puhti"); Mahti GPU: 4 A100 SXM4,
+# InfiniBand HDR, 4 x 200 Gb/s assumed (the BullSequana XH2000 GPU blade's two dual-port HDR
+# cards, as documented for Vega's identical nodes; Mahti's own count not found); LUMI-G: 8
+# MI250X GCDs, 4 x 200 Gb/s Slingshot-11, GCD-GCD Infinity Fabric 50 GB/s a direction (the
+# slowest ring edge, one xGMI link; from AMD's public figures, not checked here)
+CSC_NODES = {'CSC-puhti': ('V100', 150e9, 2, 100e9 / 8), 'CSC-mahti': ('A100', 300e9, 4, 200e9 / 8),
+             'CSC-lumi': ('MI250X', 50e9, 4, 200e9 / 8)}
 TOKENS_PER_SAMPLE = {'Transformer-XL large': 384}
 NVLINK_GBS = {'V100': 150, 'A100': 300, 'H100': 450}
 PCIE_GBS = {'V100': 16, 'A100': 32, 'A30': 32, 'H100': 64}
@@ -266,6 +292,27 @@ def dle_runs(opts, held, dropped, skipped):
                     'grad_bytes': PARAMS[key] * (2 if r['precision'] == 'mixed' else 4),
                     'throughput': thr, 'figures': 1, 'intra_bps': intra_bw(chip, 'SXM'),
                     'nics': (nics, nic_bps / 8), 'unit': r['throughput_unit']})
+    return out
+
+
+def csc_runs(opts, held, dropped, skipped):
+    """CSC rows of extract_csc.py's output: group = cluster, benchmark, framework and date
+    (the README: pair a two-node row with one-node rows of the same date and framework)."""
+    out = []
+    for r in read_rows(opts.csc_csv, held, dropped):
+        model = next((k for k in CSC_PARAMS if k in r['model']), None)
+        if model is None or r['cluster'] not in CSC_NODES or not r['batch_per_gpu_at_ref']:
+            skipped['csc row without a modelled model'] = skipped.get('csc row without a modelled model', 0) + 1
+            continue
+        chip, intra, nics, nic_bps = CSC_NODES[r['cluster']]
+        nodes, gpn, b = int(r['nodes']), int(r['gpus_per_node']), int(r['batch_per_gpu_at_ref'])
+        out.append({'source': 'csc', 'cluster': r['cluster'], 'run': 'results.md:%s' % r['line'],
+                    'config': (r['line'],),
+                    'group': ('csc', r['cluster'], r['benchmark'], r['framework'], r['date'], gpn),
+                    'pref': r['date'], 'model': r['benchmark'], 'nodes': nodes, 'gpn': gpn,
+                    'micro': b, 'V': 1, 'samples_per_step': nodes * gpn * b,
+                    'grad_bytes': 4 * CSC_PARAMS[model], 'throughput': float(r['value']),
+                    'figures': 1, 'intra_bps': intra, 'nics': (nics, nic_bps), 'unit': r['unit']})
     return out
 
 
@@ -520,6 +567,8 @@ def main(argv):
     ap.add_argument('--mlperf-csv', default=ML_CSV)
     ap.add_argument('--mlperf-systems', default=ML_SYS)
     ap.add_argument('--dle-csv', default=DLE_CSV)
+    ap.add_argument('--csc-csv', metavar='PATH',
+                    help='extract_csc.py output (never commit it); CSC is read only when given')
     ap.add_argument('--no-mlperf', action='store_true')
     ap.add_argument('--no-dle', action='store_true')
     ap.add_argument('--clusters', help='only these clusters (comma list)')
@@ -548,6 +597,8 @@ def main(argv):
         runs += mlperf_runs(opts, opts.held_apart, dropped, skipped)
     if not opts.no_dle:
         runs += dle_runs(opts, opts.held_apart, dropped, skipped)
+    if opts.csc_csv:
+        runs += csc_runs(opts, opts.held_apart, dropped, skipped)
     if want:
         runs = [x for x in runs if x['cluster'] in want]
     if not runs:
@@ -606,12 +657,13 @@ def bp_head():
 MAPPING = {
     'runs': 'MLPerf: one result file, throughput = median of its figures (epoch_ms -> 1,281,167 / s); '
             'unchanged resubmissions counted once; DLE: one table row',
-    'benchmarks': 'MLPerf resnet, bert; DLE BERT-large, BioBERT-base, Transformer-XL large (384 tokens a sample)',
+    'benchmarks': 'MLPerf resnet, bert; DLE BERT-large, BioBERT-base, Transformer-XL large (384 tokens a '
+                  'sample); CSC ResNet-50 (32 a GPU) and GPT-Neo-125M (2 a GPU) benchmarks',
     'step': 'T = samples per step / throughput; samples per step = nodes x GPUs x b x V',
     'gradient_bytes': 'params x 2 (mixed) or 4 (fp32/tf32): ResNet-50 25,557,032; BERT-large 335 M '
                       '(MLPerf) / 330 M (DLE); BioBERT-base 110 M; Transformer-XL large 257 M',
     'groups': 'MLPerf: cluster, benchmark, GPU model, GPUs per node; DLE: cluster, README, model, '
-              'seq_len, precision, GPUs per node; references = fewest nodes; same round / table preferred',
+              'seq_len, precision, GPUs per node; CSC: cluster, benchmark, framework, date, GPUs per node; references = fewest nodes; same round / table preferred',
     'compute': 'per predictor, C per micro-batch solved so hetsim reproduces the reference step; '
                'linear in b between solved points, proportional outside; t_bwd = 2/3 C',
     'network': 'nodes form; intra = NVLink per-direction spec (V100 150, A100 300, H100 450 GB/s) or '
