@@ -1,24 +1,24 @@
 #!/usr/bin/env python3
 """bench/published/bench_throughput.py on made-up throughput tables, against a reference model.
 
-The test writes, in a temp dir, an MLPerf-format throughput CSV and systems CSV and a DLE-
-format CSV of two made-up calibration clusters and a CSC extract (made-up CSC-mahti rows) whose
-steps follow the flat ring all-reduce after the whole backward (overlap none): step = V x C(b)
-+ 2 (N-1)/N x M / B, C(b) = K x b per micro-batch, B = the NVLink spec inside one node (A100:
-300 GB/s) and the NICs' total between nodes (MLPerf: "2x ... 200Gb/Sec" = 50 GB/s; DGX A100: 8
-x 200 Gb/s = 200 GB/s), M = the bench's gradient bytes (2 x parameters, mixed precision). It
-runs the bench (calibration mode) and reads its JSON: the ring/none predictors (replay and
-closed form) must predict every multi-node run's throughput to 0.1 % (the one-node references
-fix C; the 4 x 4 MLPerf run has another micro-batch, so the proportional extrapolation is
-exercised), naive/perfect must be the reference's measured time per micro-batch (proportional
-in b) scaled perfectly, and every run is listed. Rows of held-apart clusters (made-up ML-azure-
-ndv4, DLE-dgx1, CSC-puhti rows) in the same CSVs are dropped on reading: none in the JSON,
-their distinctive figure not on stdout, their count reported. Refusals (exit 2, nothing on
-stdout, no JSON): a held-apart cluster labelled calibration; --clusters naming a held-apart
-cluster; --held-apart without --frozen; --held-apart with a --frozen commit that is not HEAD.
-The held-apart mode's reading and its reference rule for a cluster without a one-node run
-(smallest node count = reference) are checked in process on made-up rows (the mode itself is
-never run).
+The test writes, in a temp dir, an MLPerf-format throughput CSV and systems CSV and a
+DLE-format CSV of two made-up calibration clusters and a CSC extract (made-up CSC-mahti rows)
+whose steps follow the flat ring all-reduce after the whole backward (overlap none): step = V x
+C(b) + 2 (N-1)/N x M / B, C(b) = K x b per micro-batch, B = the NVLink spec inside one node
+(A100: 300 GB/s) and the NICs' total between nodes (MLPerf: "2x ... 200Gb/Sec" = 50 GB/s; DGX
+A100: 8 x 200 Gb/s = 200 GB/s), M = the bench's gradient bytes (2 x parameters, mixed
+precision). It runs the bench (calibration mode) and reads its JSON: the ring/none predictors
+(replay and closed form) must predict every multi-node run's throughput to 0.1 % (the one-node
+references fix C; the 4 x 4 MLPerf run has another micro-batch, so the proportional
+extrapolation is exercised), naive/perfect must be the reference's measured time per
+micro-batch (proportional in b) scaled perfectly, and every run is listed. Rows of held-apart
+clusters (made-up ML-azure-ndv4, DLE-dgx1, CSC-puhti rows) in the same CSVs are dropped on
+reading: none in the JSON, their distinctive figure not on stdout, their count reported.
+Refusals (exit 2, nothing on stdout, no JSON): a held-apart cluster labelled calibration;
+--clusters naming a held-apart cluster; --held-apart without --frozen; --held-apart with a
+--frozen commit that is not HEAD. The held-apart mode's reading and its reference rule for a
+cluster without a one-node run (smallest node count = reference) are checked in process on
+made-up rows (the mode itself is never run).
 Usage: test_bench_throughput.py LIBHETSIM
 """
 import json
