@@ -196,6 +196,15 @@ def check_held_rules(lib, d):
     refs, targets, rows = bt.predict_group(bt.Predictor(hetsim), bt.configs_of(runs), [])
     if [c['nodes'] for c in refs] != [8] or [c['nodes'] for c in targets] != [16] or len(rows) != 1:
         fail('smallest-node reference rule: refs %s targets %s' % (refs, targets))
+    if rows[0]['predicted_throughput']['replay/ring/none'] is None:
+        fail('smallest-node reference: no prediction')
+    # a network text the bench cannot read: no hetsim prediction, no crash, the naive ones kept
+    for x in runs:
+        x['nics'] = None
+    _, _, rows = bt.predict_group(bt.Predictor(hetsim), bt.configs_of(runs), [])
+    p = rows[0]['predicted_throughput']
+    if p['replay/ring/none'] is not None or p['naive/perfect'] is None:
+        fail('unknown network: %s' % p)
 
 
 def main():

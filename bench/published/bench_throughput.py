@@ -359,6 +359,10 @@ class Predictor:
     def step(self, x, comp_s, coll, ov):
         key = (x['nodes'], x['gpn'], x['micro'], x['V'], x['grad_bytes'], x['intra_bps'],
                x['nics'] if x['nodes'] > 1 else None, comp_s, coll, ov)
+        if (x['gpn'] > 1 and x['intra_bps'] is None) or (x['nodes'] > 1 and x['nics'] is None):
+            self.missing.setdefault('network', 'no intra-node or NIC bandwidth for %s '
+                                    '(unknown GPU or host_networking text): not predicted' % x['run'])
+            return None
         if key not in self.cache:
             self.calls += 1
             try:
