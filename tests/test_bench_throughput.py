@@ -205,6 +205,14 @@ def check_held_rules(lib, d):
     p = rows[0]['predicted_throughput']
     if p['replay/ring/none'] is not None or p['naive/perfect'] is None:
         fail('unknown network: %s' % p)
+    # networking texts as MLPerf's systems write them (made-up combinations of their forms)
+    for text, want in (('2x ConnectX-6 IB HDR 200Gb/Sec', (2, 25e9)), ('1Gb Ethernet', (1, 0.125e9)),
+                       ('1x Ethernet 40Gb/Sec, 8x ConnectX-6 IB HDR 200Gb/Sec', (8, 25e9)),
+                       ('Management: 1x Ethernet 100Gb/Sec, Compute: 4x IB HDR 200Gb/Sec', (4, 25e9)),
+                       ('Compute: 4 x ConnectX-6 HDR 200 Gb/Sec +  Management: 1 x 100 GB/Sec', (4, 25e9)),
+                       ('2x Omni-Path HFI Adapter 100 Series 100Gb/Sec', (2, 12.5e9)), ('N/A', None)):
+        if bt.parse_nics(text) != want:
+            fail('parse_nics(%r) = %r, not %r' % (text, bt.parse_nics(text), want))
 
 
 def main():
