@@ -82,6 +82,8 @@ def write(d, bad_label=False):
         for line, n in ((3, 1), (4, 2)):
             f.write('CSC-mahti,calibration,%d,"DDP, synthetic",PyTorch 9,mahti,A100,%d,%d,4,2026-01-01,%.6f,'
                     'images/s,"ResNet-50 (torchvision), fp32",32\n' % (line, 4 * n, n, csc_thr(n)))
+        f.write('CSC-mahti,calibration,6,"DDP, synthetic",PyTorch 9,mahti,A100,8,2,4,2026-01-01,ERROR,'
+                'images/s,"ResNet-50 (torchvision), fp32",32\n')      # a failed run, as CSC records one
         f.write('CSC-puhti,held-apart,5,"DDP, synthetic",PyTorch 9,puhti,V100,8,2,4,2026-01-01,%.3f,'
                 'images/s,"ResNet-50 (torchvision), fp32",32\n' % SECRET)
     with open(ml, 'w') as f, open(sy, 'w') as g:
@@ -129,6 +131,8 @@ def check_run(doc, stdout):
         fail('dropped %s' % doc['dropped_on_reading'])
     if '%.1f' % SECRET in stdout or str(int(SECRET)) in json.dumps(doc):
         fail('a held-apart figure reached the output')
+    if doc['skipped'].get('csc row without a figure (failed run)') != 1:
+        fail('the failed CSC run is not skipped and counted: %s' % doc['skipped'])
     rows = doc['rows']
     want = {('TEST-ml', 'v9/T2/resnet/result_%d' % r) for r in range(2)} | \
         {('TEST-ml', 'v9/T4/resnet/result_%d' % r) for r in range(2)} | \

@@ -315,6 +315,12 @@ def csc_runs(opts, held, dropped, skipped):
         if model is None or r['cluster'] not in CSC_NODES or not r['batch_per_gpu_at_ref']:
             skipped['csc row without a modelled model'] = skipped.get('csc row without a modelled model', 0) + 1
             continue
+        try:
+            value = float(r['value'])
+        except ValueError:      # the table records a failed run ('ERROR'): no figure
+            skipped['csc row without a figure (failed run)'] = \
+                skipped.get('csc row without a figure (failed run)', 0) + 1
+            continue
         chip, intra, nics, nic_bps = CSC_NODES[r['cluster']]
         nodes, gpn, b = int(r['nodes']), int(r['gpus_per_node']), int(r['batch_per_gpu_at_ref'])
         out.append({'source': 'csc', 'cluster': r['cluster'], 'run': 'results.md:%s' % r['line'],
@@ -322,7 +328,7 @@ def csc_runs(opts, held, dropped, skipped):
                     'group': ('csc', r['cluster'], r['benchmark'], r['framework'], r['date'], gpn),
                     'pref': r['date'], 'model': r['benchmark'], 'nodes': nodes, 'gpn': gpn,
                     'micro': b, 'V': 1, 'samples_per_step': nodes * gpn * b,
-                    'grad_bytes': 4 * CSC_PARAMS[model], 'throughput': float(r['value']),
+                    'grad_bytes': 4 * CSC_PARAMS[model], 'throughput': value,
                     'figures': 1, 'intra_bps': intra, 'nics': (nics, nic_bps), 'unit': r['unit']})
     return out
 
