@@ -272,26 +272,8 @@ def solve(f):
         return B_HI, 'bound: even %.0e B/s over-predicts the calibration rows' % B_HI
     if fb < 0:
         return B_LO, 'bound: even %.0e B/s under-predicts the calibration rows' % B_LO
-    side = 0
-    x = xa
-    for _ in range(MAX_IT):
-        x = xb - fb * (xb - xa) / (fb - fa) if fb != fa else 0.5 * (xa + xb)
-        fx = f(1.0 / x)
-        if fx is None:
-            return None, 'hetsim could not predict the calibration rows'
-        if abs(fx) < TOL:
-            break
-        if (fx > 0) == (fa > 0):
-            xa, fa = x, fx
-            if side == -1:
-                fb *= 0.5
-            side = -1
-        else:
-            xb, fb = x, fx
-            if side == 1:
-                fa *= 0.5
-            side = 1
-    return 1.0 / x, None
+    x, ok = bp.illinois(lambda x: f(1.0 / x), xa, fa, xb, fb, TOL, MAX_IT)
+    return (1.0 / x, None) if ok else (None, 'hetsim could not predict the calibration rows')
 
 
 # ---- one cluster x workload ----------------------------------------------------------------

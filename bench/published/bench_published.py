@@ -136,6 +136,32 @@ def frozen_commit(frozen):
     return want, None
 
 
+def illinois(f, a, fa, b, fb, tol, max_it):
+    """A root of f between a and b, where fa = f(a) and fb = f(b) have opposite signs: regula
+    falsi with the Illinois rule (the end kept twice in a row has its value halved), stopping at
+    |f(x)| < tol or after max_it steps. (x, True); (None, False) as soon as f returns None.
+    Shared by the published benches' calibrations."""
+    side, x = 0, b
+    for _ in range(max_it):
+        x = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+        fx = f(x)
+        if fx is None:
+            return None, False
+        if abs(fx) < tol:
+            break
+        if (fx > 0) == (fa > 0):
+            a, fa = x, fx
+            if side == -1:
+                fb *= 0.5
+            side = -1
+        else:
+            b, fb = x, fx
+            if side == 1:
+                fa *= 0.5
+            side = 1
+    return x, True
+
+
 def ns(x_s):
     return '%dns' % max(1, int(round(x_s * 1e9)))
 

@@ -408,26 +408,8 @@ def solve_compute(pr, x, t_meas, coll, ov, fig):
         return lo, 'bound: the all-reduce alone exceeds the measured reference step'
     if fhi < 0:
         return hi, 'bound: compute = whole step still under-predicts'
-    side, c = 0, hi
-    for _ in range(MAX_IT):
-        c = hi - fhi * (hi - lo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
-        fc = f(c)
-        if fc is None:
-            return None, 'hetsim failed on the reference'
-        if abs(fc) < TOL:
-            break
-        if fc < 0:
-            lo, flo = c, fc
-            if side == -1:
-                fhi *= 0.5
-            side = -1
-        else:
-            hi, fhi = c, fc
-            if side == 1:
-                flo *= 0.5
-            side = 1
-    return c, None
-
+    c, ok = bp.illinois(f, lo, flo, hi, fhi, TOL, MAX_IT)
+    return (c, None) if ok else (None, 'hetsim failed on the reference')
 
 def interp(points, b):
     """points {b: value per micro-batch}: the value at b (see the mapping's `compute`)."""
