@@ -584,6 +584,15 @@ static const size_t hs__ph_off[HS_INGEST_PH_N] = {
     offsetof(hs_ingest_step_t, t_b1_ns), offsetof(hs_ingest_step_t, t_bwd_ns),
     offsetof(hs_ingest_step_t, t_opt_ns)};
 
+/* Step s's phase p time (HS_INGEST_UNKNOWN when not known). */
+static int64_t hs__ph_at(const hs_ingest_step_t *s, size_t p)
+{
+    int64_t x;
+
+    memcpy(&x, (const char *)s + hs__ph_off[p], sizeof x);
+    return x;
+}
+
 /* One pass over file f's kept steps: for each phase p, the known values
    of its field, in step order, to v[p] (at most cap[p]), their count to
    rn[p] and their sum (in that order) to rs[p] unless rs is NULL. */
@@ -603,8 +612,7 @@ static void hs__rank_values(hs_ingest_t *ing, const hs__file_t *f,
         if (!s->kept)
             continue;
         for (p = 0; p < HS_INGEST_PH_N; p++) {
-            int64_t x;
-            memcpy(&x, (const char *)s + hs__ph_off[p], sizeof x);
+            int64_t x = hs__ph_at(s, p);
             if (x == HS_INGEST_UNKNOWN || rn[p] >= cap[p])
                 continue;
             v[p][rn[p]++] = x;
@@ -677,9 +685,7 @@ static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
             if (!s->kept)
                 continue;
             for (p = 0; p < HS_INGEST_PH_N; p++) {
-                int64_t x;
-                memcpy(&x, (const char *)s + hs__ph_off[p], sizeof x);
-                if (x == HS_INGEST_UNKNOWN)
+                if (hs__ph_at(s, p) == HS_INGEST_UNKNOWN)
                     missing[p]++;
                 else
                     n[p]++;
