@@ -21,6 +21,14 @@ void ic_read_two(const char *path, const hs_kineto_opts_t o[2],
     }
 }
 
+void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k)
+{
+    o->ops_mem_bytes = budgets[k / 6];
+    o->log_mem_bytes = k % 2 ? 1 : 0;
+    o->step_batch = (k / 2) % 3;
+    o->rec_mem_bytes = k % 3 == 1 ? 1 : 0;
+}
+
 void ic_pair_free(ic_pair_t *p)
 {
     hs_rank_free(p->r[0]);

@@ -29,6 +29,12 @@ void ic_read_two(const char *path, const hs_kineto_opts_t o[2],
 /* Releases p's records (p itself is the caller's). */
 void ic_pair_free(ic_pair_t *p);
 
+/* Sets o's budgets to combination k of the reader's batched and spilled
+   paths (k < 6 x n_budgets): the operators' budget budgets[k / 6], the
+   logs spilled when k is odd, the phases by batches of (k / 2) mod 3
+   steps (0: all), the record's steps spilled when k mod 3 is 1. */
+void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k);
+
 /* ic_same_record flags: also compare rank and world_size. */
 #define IC_RANK 1u
 

@@ -217,10 +217,7 @@ static void test_v4_batches(void)
     for (k = 0; k < 6 * sizeof budgets / sizeof budgets[0]; k++) {
         hs_rank_t *bat = NULL;
 
-        o.ops_mem_bytes = budgets[k / 6];
-        o.log_mem_bytes = k % 2 ? 1 : 0;
-        o.step_batch = (k / 2) % 3;     /* phases by batches of 1, 2 */
-        o.rec_mem_bytes = k % 3 == 1 ? 1 : 0;   /* the steps spilled */
+        ic_batch_opts(&o, budgets, k);
         HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &bat, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
         ic_same_record(whole, bat, 0);

@@ -118,11 +118,7 @@ static void test_ops_batches_equal_whole(void)
         for (k = 0; k < 6 * sizeof budgets / sizeof budgets[0]; k++) {
             hs_rank_t *bat = NULL;
 
-            o.ops_mem_bytes = budgets[k / 6];
-            o.log_mem_bytes = k % 2 ? 1 : 0;
-            o.step_batch = (k / 2) % 3;     /* 0: the default (all) */
-            /* the record's steps spilled (whole, or by batches of 2) */
-            o.rec_mem_bytes = k % 3 == 1 ? 1 : 0;
+            ic_batch_opts(&o, budgets, k);
             HS_ASSERT_I64_EQ(hs_kineto_read(files[i], &o, &bat, &err),
                              HS_OK);
             CU_ASSERT_PTR_NOT_NULL_FATAL(bat);
