@@ -12,6 +12,7 @@
 #include "hs_error.h"
 #include "hs_ingest.h"
 #include "hs_kineto.h"
+#include "hs_profile.h"
 #include "hs_rank.h"
 
 /* One trace read twice: under o[0] and under o[1] of ic_read_two. */
@@ -34,6 +35,12 @@ void ic_pair_free(ic_pair_t *p);
    logs spilled when k is odd, the phases by batches of (k / 2) mod 3
    steps (0: all), the record's steps spilled when k mod 3 is 1. */
 void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k);
+
+/* Asserts that profiles a and b agree, field by field: each phase's
+   known, mean, sd and samples, the forward operators (times and names),
+   the all-reduce payload and its source, the buckets, the communication
+   cost and hop wait, the kept steps, micro-batches and source. */
+void ic_same_profile(const hs_profile_t *a, const hs_profile_t *b);
 
 /* ic_same_record flags: also compare rank and world_size. */
 #define IC_RANK 1u

@@ -132,43 +132,6 @@ static void test_ops_batches_equal_whole(void)
     }
 }
 
-/* Profiles a and b agree, field by field (the samples too). */
-static void same_profile(const hs_profile_t *a, const hs_profile_t *b)
-{
-    const hs_dist_t *da[5] = {&a->t_dl, &a->t_fwd, &a->t_b1, &a->t_bwd,
-                              &a->t_opt};
-    const hs_dist_t *db[5] = {&b->t_dl, &b->t_fwd, &b->t_b1, &b->t_bwd,
-                              &b->t_opt};
-    size_t i, k;
-
-    for (i = 0; i < 5; i++) {
-        HS_ASSERT_I64_EQ(da[i]->known, db[i]->known);
-        HS_ASSERT_I64_EQ(da[i]->mean_ns, db[i]->mean_ns);
-        HS_ASSERT_I64_EQ(da[i]->sd_ns, db[i]->sd_ns);
-        HS_ASSERT_I64_EQ(da[i]->n_samples, db[i]->n_samples);
-        for (k = 0; k < da[i]->n_samples && k < db[i]->n_samples; k++)
-            HS_ASSERT_I64_EQ(da[i]->samples_ns[k], db[i]->samples_ns[k]);
-    }
-    HS_ASSERT_I64_EQ(a->n_fwd_ops, b->n_fwd_ops);
-    for (k = 0; k < a->n_fwd_ops && k < b->n_fwd_ops; k++) {
-        HS_ASSERT_I64_EQ(a->fwd_ops_ns[k], b->fwd_ops_ns[k]);
-        CU_ASSERT_STRING_EQUAL(a->fwd_op_names[k], b->fwd_op_names[k]);
-    }
-    HS_ASSERT_I64_EQ(a->ar_bytes, b->ar_bytes);
-    HS_ASSERT_I64_EQ(a->subsys_n, b->subsys_n);
-    HS_ASSERT_I64_EQ(a->ar_source, b->ar_source);
-    HS_ASSERT_I64_EQ(a->n_buckets, b->n_buckets);
-    for (k = 0; k < a->n_buckets && k < b->n_buckets; k++) {
-        HS_ASSERT_I64_EQ(a->buckets[k].bytes, b->buckets[k].bytes);
-        HS_ASSERT_I64_EQ(a->buckets[k].ready_ns, b->buckets[k].ready_ns);
-    }
-    HS_ASSERT_I64_EQ(a->steps_kept, b->steps_kept);
-    HS_ASSERT_I64_EQ(a->micro_batches, b->micro_batches);
-    CU_ASSERT_EQUAL(a->source == NULL, b->source == NULL);
-    if (a->source != NULL && b->source != NULL)
-        CU_ASSERT_STRING_EQUAL(a->source, b->source);
-}
-
 /* Ingests the traces paths[0, n) with opts o (sidecar for every rank),
    asserting success; the profile in *p (HS_OK expected). */
 static hs_ingest_t *ingest_all(const char *const *paths, size_t n,
@@ -244,7 +207,7 @@ static void test_steps_spilled_issue32(void)
             a = ingest_all(cases[c].paths, cases[c].n, &o, &pa);
             o.rec_mem_bytes = 1;
             b = ingest_all(cases[c].paths, cases[c].n, &o, &pb);
-            same_profile(&pa, &pb);
+            ic_same_profile(&pa, &pb);
             for (ph = 0; ph < HS_INGEST_PH_N; ph++)
                 CU_ASSERT_EQUAL(memcmp(hs_ingest_robust(a, (unsigned)ph),
                                        hs_ingest_robust(b, (unsigned)ph),

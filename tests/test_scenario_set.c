@@ -11,6 +11,7 @@
 #include "hs_profile.h"
 #include "hs_scenario.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 static hs_err_t load(const char *yaml, hs_scenario_t **s, hs_error_t *e)
 {
@@ -638,43 +639,6 @@ static const char full_profile[] =
     "  - {bytes: 26214400B, ready: 3ms}\n"
     "  - {bytes: 25000000B, ready: 9ms}\n";
 
-static void same_profile(const hs_profile_t *a, const hs_profile_t *b)
-{
-    const hs_dist_t *da[5] = {&a->t_dl, &a->t_fwd, &a->t_b1, &a->t_bwd,
-                              &a->t_opt};
-    const hs_dist_t *db[5] = {&b->t_dl, &b->t_fwd, &b->t_b1, &b->t_bwd,
-                              &b->t_opt};
-    size_t i, k;
-
-    for (i = 0; i < 5; i++) {
-        same_dist(da[i], db[i]);
-        for (k = 0; k < da[i]->n_samples && k < db[i]->n_samples; k++)
-            HS_ASSERT_I64_EQ(da[i]->samples_ns[k], db[i]->samples_ns[k]);
-    }
-    HS_ASSERT_I64_EQ(a->n_fwd_ops, b->n_fwd_ops);
-    for (k = 0; k < a->n_fwd_ops && k < b->n_fwd_ops; k++) {
-        HS_ASSERT_I64_EQ(a->fwd_ops_ns[k], b->fwd_ops_ns[k]);
-        CU_ASSERT_EQUAL(a->fwd_op_names[k] == NULL,
-                        b->fwd_op_names[k] == NULL);
-        if (a->fwd_op_names[k] != NULL && b->fwd_op_names[k] != NULL)
-            CU_ASSERT_STRING_EQUAL(a->fwd_op_names[k], b->fwd_op_names[k]);
-    }
-    HS_ASSERT_I64_EQ(a->ar_bytes, b->ar_bytes);
-    HS_ASSERT_I64_EQ(a->subsys_n, b->subsys_n);
-    HS_ASSERT_I64_EQ(a->ar_source, b->ar_source);
-    HS_ASSERT_I64_EQ(a->n_buckets, b->n_buckets);
-    for (k = 0; k < a->n_buckets && k < b->n_buckets; k++) {
-        HS_ASSERT_I64_EQ(a->buckets[k].bytes, b->buckets[k].bytes);
-        HS_ASSERT_I64_EQ(a->buckets[k].ready_ns, b->buckets[k].ready_ns);
-    }
-    HS_ASSERT_DBL_NEAR(a->comm_ns_per_byte, b->comm_ns_per_byte, 0);
-    HS_ASSERT_I64_EQ(a->t_hop_wait_ns, b->t_hop_wait_ns);
-    HS_ASSERT_I64_EQ(a->steps_kept, b->steps_kept);
-    CU_ASSERT_EQUAL(a->source == NULL, b->source == NULL);
-    if (a->source != NULL && b->source != NULL)
-        CU_ASSERT_STRING_EQUAL(a->source, b->source);
-}
-
 static void test_profile_roundtrip(void)
 {
     const char *dir = hs_test_tmpdir("profile_rt");
@@ -693,10 +657,10 @@ static void test_profile_roundtrip(void)
     HS_ASSERT_I64_EQ(p.n_buckets, 2);
     HS_ASSERT_I64_EQ(hs_profile_write(&p, out, &info, &e), HS_OK);
     HS_ASSERT_I64_EQ(hs_profile_load(out, &q, &e), HS_OK);
-    same_profile(&p, &q);
+    ic_same_profile(&p, &q);
     /* a deep copy is the same profile, and independent */
     CU_ASSERT_EQUAL(hs_profile_copy(&c, &p), 0);
-    same_profile(&c, &p);
+    ic_same_profile(&c, &p);
     CU_ASSERT_PTR_NOT_EQUAL(c.t_fwd.samples_ns, p.t_fwd.samples_ns);
     hs_profile_clear(&c);
     /* the same bytes as the ingestion's writer wrote before the profile
@@ -723,7 +687,7 @@ static void test_profile_roundtrip(void)
     free(mine);
     hs_profile_clear(&q);
     HS_ASSERT_I64_EQ(hs_profile_load(out, &q, &e), HS_OK);
-    same_profile(&p, &q);
+    ic_same_profile(&p, &q);
     hs_profile_clear(&p);
     hs_profile_clear(&q);
 }
