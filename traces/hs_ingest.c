@@ -143,6 +143,18 @@ static hs_err_t hs__check_rank(void *ctx, const hs_rank_t *r,
     return HS_OK;
 }
 
+/* Step o (step j of file f) as the ingestion shows it: kept after the
+   warm-up when complete, the sidecar's payload where the trace has none
+   (f->ar_fill).  For the steps held in memory (hs__publish) and those
+   read back from a spilled record (hs__step) alike. */
+static void hs__view(const hs_ingest_t *ing, const hs__file_t *f, size_t j,
+                     hs_ingest_step_t *o)
+{
+    o->kept = j >= ing->warmup && o->complete;
+    if (f->ar_fill)
+        o->ar_payload_bytes = f->ar_fill_bytes;
+}
+
 /* The public view of f's record: the warm-up dropped, the sidecar's
    payload where the trace has none. */
 static void hs__publish(hs_ingest_t *ing, hs__file_t *f)
@@ -153,12 +165,8 @@ static void hs__publish(hs_ingest_t *ing, hs__file_t *f)
 
     f->ar_fill = !r->ar_known && ing->sc.loaded;
     f->ar_fill_bytes = ing->sc.grad_bytes;
-    for (i = 0; r->steps != NULL && i < r->n_steps; i++) {
-        hs_ingest_step_t *o = &r->steps[i];
-        o->kept = i >= ing->warmup && o->complete;
-        if (f->ar_fill)
-            o->ar_payload_bytes = f->ar_fill_bytes;
-    }
+    for (i = 0; r->steps != NULL && i < r->n_steps; i++)
+        hs__view(ing, f, i, &r->steps[i]);
     p->path = r->path;
     p->form = r->form;
     p->rank = r->rank >= 0 ? r->rank : (long)ing->n_files;
@@ -482,9 +490,7 @@ static const hs_ingest_step_t *hs__step(hs_ingest_t *ing,
         return &ing->rd_step;
     }
     ing->rd_step = *ing->cur.step;
-    ing->rd_step.kept = j >= ing->warmup && ing->rd_step.complete;
-    if (f->ar_fill)
-        ing->rd_step.ar_payload_bytes = f->ar_fill_bytes;
+    hs__view(ing, f, j, &ing->rd_step);
     if (bk != NULL)
         *bk = ing->cur.bk;
     if (ops != NULL)
