@@ -116,16 +116,16 @@ hs_err_t hs_rank_spill(hs_rank_t *r, size_t n, hs_error_t *err)
 
     for (i = 0; i < n; i++)
         if (hs__entry_write(r, i) != 0)
-            return hs_error_set(err, HS_ERR_IO, r->path, 0, 0,
-                                "cannot write the trace's steps to a "
-                                "temporary file: %s", strerror(errno));
+            goto fail;
     if (fflush(r->spill) != 0)
-        return hs_error_set(err, HS_ERR_IO, r->path, 0, 0,
-                            "cannot write the trace's steps to a "
-                            "temporary file: %s", strerror(errno));
+        goto fail;
     hs__entries_free(r, n);
     r->n_spilled += n;
     return HS_OK;
+fail:
+    return hs_error_set(err, HS_ERR_IO, r->path, 0, 0,
+                        "cannot write the trace's steps to a temporary "
+                        "file: %s", strerror(errno));
 }
 
 /* len bytes of c's record's spill file, from where c is, into dst; 0,
