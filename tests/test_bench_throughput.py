@@ -46,6 +46,11 @@ B_MAHTI_NET = 100e9
 DLE_HEAD = ('cluster,set,readme,heading,line,container,system,gpu,model,seq_len,nodes,gpus_per_node,'
             'precision,batch_per_gpu,accum_steps,accum_batch_per_gpu,global_batch,throughput,'
             'throughput_unit,flag\n')
+DDL_HEAD = ('cluster,set,line,dnn,model,batch_per_gpu,seq_len,connection,rdma,network,method,architecture,'
+            'gpus,nodes,gpus_per_node,throughput_mean,throughput_std,unit,one_gpu_as_printed\n')
+M_DDL = 4 * 25557032           # ResNet-50, fp32 gradients
+B_PCIE_V100, B_10GBE = 16e9, 10e9 / 8
+DDL_NODES = (1, 2, 4)
 # (system, nodes, gpus per node, global batch, accumulation)
 ML_CONFIGS = [('T1', 1, 4, 1024, 1), ('T2', 2, 4, 2048, 1), ('T4', 4, 4, 2048, 1)]
 # (line, nodes, gpus per node, micro-batch, accumulation)
@@ -75,8 +80,31 @@ def csc_thr(nodes):
     return nodes * 4 * 32 / ref_step(nodes, 4, 32, 1, M_CSC, B_MAHTI_NET)
 
 
+def ddl_thr(nodes):
+    """4 V100 PCIe a host, 64 images a GPU, one 10 GbE NIC a host: the flat ring, overlap none."""
+    n = nodes * 4
+    bw = B_PCIE_V100 if nodes == 1 else min(B_PCIE_V100, B_10GBE)
+    return n * 64 / (K * 64 + 2.0 * (n - 1) / n * M_DDL / bw)
+
+
+def write_ddl(path):
+    """A made-up calibration cluster in extract_ddlbench.py's format (Horovod rows follow the
+    ring; a BytePS row to be skipped) and a made-up DDL-hkbu row (held apart: dropped)."""
+    with open(path, 'w') as f:
+        f.write(DDL_HEAD)
+        for n in DDL_NODES:
+            f.write('TEST-ddl,calibration,7,ResNet-50,"ResNet-50, fp32",64,,10GbE with TCP/IP,0,10 GbE,'
+                    'BSP-A2A,Horovod all-reduce (NCCL),%d,%d,4,%.6f,1.5,images/s,300\n' % (4 * n, n, ddl_thr(n)))
+        f.write('TEST-ddl,calibration,8,ResNet-50,"ResNet-50, fp32",64,,10GbE with TCP/IP,0,10 GbE,'
+                'BSP-PS,BytePS parameter server,8,2,4,123.0,1.0,images/s,300\n')
+        f.write('DDL-hkbu,held-apart,9,ResNet-50,"ResNet-50, fp32",64,,10GbE with TCP/IP,0,10 GbE,'
+                'BSP-A2A,Horovod all-reduce (NCCL),8,2,4,%.3f,1.0,images/s,300\n' % SECRET)
+
+
 def write(d, bad_label=False):
     ml, sy, dl, cs = (os.path.join(d, n) for n in ('ml.csv', 'sys.csv', 'dle.csv', 'csc.csv'))
+    dd = os.path.join(d, 'ddl.csv')
+    write_ddl(dd)
     with open(cs, 'w') as f:
         f.write(CSC_HEAD)
         for line, n in ((3, 1), (4, 2)):
@@ -110,7 +138,7 @@ def write(d, bad_label=False):
                     '128,%d,%d,mixed,%d,%d,,,%.6f,sequences/s,\n' % (line, n, gpn, b, v, dle_thr(n, gpn, b, v)))
         f.write('DLE-dgx1,held-apart,X/BERT/README.md,Pre-training,20,c,DGX-1,V100,BioBERT-base,128,4,8,'
                 'mixed,16,,,,%.3f,sequences/s,\n' % SECRET)
-    return ['--mlperf-csv', ml, '--mlperf-systems', sy, '--dle-csv', dl, '--csc-csv', cs]
+    return ['--mlperf-csv', ml, '--mlperf-systems', sy, '--dle-csv', dl, '--csc-csv', cs, '--ddl-csv', dd]
 
 
 def bench(args):
@@ -125,10 +153,12 @@ def close(a, b, rel):
 def check_run(doc, stdout):
     if doc['set'] != 'calibration' or doc['frozen_commit'] is not None:
         fail('set/frozen_commit %s %s' % (doc['set'], doc['frozen_commit']))
-    if doc['clusters'] != ['CSC-mahti', 'TEST-dle', 'TEST-ml']:
+    if doc['clusters'] != ['CSC-mahti', 'TEST-ddl', 'TEST-dle', 'TEST-ml']:
         fail('clusters %s' % doc['clusters'])
-    if doc['dropped_on_reading'] != {'ml.csv': 2, 'sys.csv': 1, 'dle.csv': 1, 'csc.csv': 1}:
+    if doc['dropped_on_reading'] != {'ml.csv': 2, 'sys.csv': 1, 'dle.csv': 1, 'csc.csv': 1, 'ddl.csv': 1}:
         fail('dropped %s' % doc['dropped_on_reading'])
+    if doc['skipped'].get('ddl parameter-server row (BytePS: not modelled)') != 1:
+        fail('the BytePS row is not skipped and counted: %s' % doc['skipped'])
     if '%.1f' % SECRET in stdout or str(int(SECRET)) in json.dumps(doc):
         fail('a held-apart figure reached the output')
     if doc['skipped'].get('csc row without a figure (failed run)') != 1:
@@ -136,7 +166,8 @@ def check_run(doc, stdout):
     rows = doc['rows']
     want = {('TEST-ml', 'v9/T2/resnet/result_%d' % r) for r in range(2)} | \
         {('TEST-ml', 'v9/T4/resnet/result_%d' % r) for r in range(2)} | \
-        {('TEST-dle', 'X/BERT/README.md:%d' % l) for l in (11, 12)} | {('CSC-mahti', 'results.md:4')}
+        {('TEST-dle', 'X/BERT/README.md:%d' % l) for l in (11, 12)} | {('CSC-mahti', 'results.md:4')} | \
+        {('TEST-ddl', 'README.md:7/%dx4' % n) for n in DDL_NODES[1:]}
     if {(r['cluster'], r['run']) for r in rows} != want:
         fail('rows %s' % sorted((r['cluster'], r['run']) for r in rows))
     for r in rows:
@@ -146,6 +177,10 @@ def check_run(doc, stdout):
             ref = ml_thr(n, gpn, gb, v)
         elif r['cluster'] == 'CSC-mahti':
             ref = csc_thr(2)
+        elif r['cluster'] == 'TEST-ddl':
+            ref = ddl_thr(r['nodes'])
+            if r.get('measured_throughput_std') != 1.5:
+                fail('%s: the runs\' spread %s' % (r['run'], r.get('measured_throughput_std')))
         else:
             line = int(r['run'].rsplit(':', 1)[1])
             n, gpn, b, v = next(c[1:] for c in DLE_CONFIGS if c[0] == line)
@@ -159,6 +194,9 @@ def check_run(doc, stdout):
         if r['cluster'] == 'CSC-mahti':
             n1, g1, b1, v1 = 1, 4, 32, 1
             t1 = 128 / csc_thr(1)
+        elif r['cluster'] == 'TEST-ddl':
+            n1, g1, b1, v1 = 1, 4, 64, 1
+            t1 = 256 / ddl_thr(1)
         elif r['cluster'] == 'TEST-ml':
             _, n1, g1, gb1, v1 = ML_CONFIGS[0]
             b1 = gb1 // (n1 * g1 * v1)
@@ -172,7 +210,7 @@ def check_run(doc, stdout):
             fail('%s naive/perfect %s, want %s' % (r['run'], r['predicted_throughput']['naive/perfect'], perfect))
         if len(r['predicted_throughput']) != 18:
             fail('%s: %d predictors' % (r['run'], len(r['predicted_throughput'])))
-    for c in ('TEST-ml', 'TEST-dle'):
+    for c in ('TEST-ml', 'TEST-dle', 'TEST-ddl'):
         s = doc['summary']['%s all' % c]['by_predictor']['replay/ring/none']
         if s['runs'] != (4 if c == 'TEST-ml' else 2) or s['mape_pct'] > 0.1:
             fail('summary %s %s' % (c, s))

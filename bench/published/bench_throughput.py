@@ -12,7 +12,9 @@ Inputs (committed, Apache-2.0): validation/published/mlperf-training/mlperf-thro
 with mlperf-systems.csv (`--mlperf-csv`, `--mlperf-systems`), and
 validation/published/dle-readmes/dle-readmes.csv (`--dle-csv`); CSC's table (no licence, never
 committed) only when `--csc-csv PATH` gives the output of
-validation/published/tools/extract_csc.py (mvsjober/ml-benchmarks at d5c4253c).
+validation/published/tools/extract_csc.py (mvsjober/ml-benchmarks at d5c4253c); HKBU's
+ddl-benchmarks table (no licence, never committed) only when `--ddl-csv PATH` gives the output
+of validation/published/tools/extract_ddlbench.py (HKBU-HPML/ddl-benchmarks at 30de09bc).
 
 The mapping (also in the JSON's `mapping`; every item is an assumption):
 
@@ -33,7 +35,11 @@ The mapping (also in the JSON's `mapping`; every item is an assumption):
   BERT-large, BioBERT-base, Transformer-XL large (Transformer-XL base has no multi-node row);
   CSC every benchmark of ResNet-50 (32 images per GPU) and GPT-Neo-125M run_clm (2 sequences
   per GPU), V = 1 (the scripts' defaults at d5c4253c; a row's date may have run other
-  scripts: not checked);
+  scripts: not checked); DDL (ddl-benchmarks) ResNet-50 (64 images per GPU), BERT-Large (8
+  sentences) and BERT-Base (64 sentences), V = 1, the Horovod all-reduce rows only (BytePS
+  parameter-server rows skipped and counted), the measured figure the mean of 5 runs (its std
+  in the row); the table's "1 GPU" column not read (a constant in the authors' plotting
+  script);
 * gradient bytes M = parameters x 2 (mixed precision: FP16/BF16 gradients) or x 4
   (fp32/tf32): ResNet-50 25,557,032 (torchvision's count, as in pollux-osdi21/README.md);
   BERT-large 335 M (mlperf-training/README.md) and 330 M (dle-readmes/README.md, the same
@@ -41,11 +47,13 @@ The mapping (also in the JSON's `mapping`; every item is an assumption):
   Transformer-XL large 257 M (Dai et al., ACL 2019, Table 1, WikiText-103 "Large": 18
   layers, d_model 1024, as DLE's large); CSC: x 4 always (fp32 gradients: torch.amp and
   run_clm --fp16 keep fp32 parameters, DeepSpeed's config enables no fp16), ResNet-50 as
-  above, GPT-Neo-125M 125 M (its name);
+  above, GPT-Neo-125M 125 M (its name); DDL: x 4 (fp32), ResNet-50 as above, BERT-Large 335
+  M, BERT-Base 110 M;
 * groups: a target is predicted from the reference configurations of its group (MLPerf:
   cluster, benchmark, GPU model (name without memory-independent suffixes), GPUs per node;
   DLE: cluster, README, model, sequence length, precision, GPUs per node; CSC: cluster,
-  benchmark, framework, date, GPUs per node, as csc-ml-benchmarks/README.md asks); the references
+  benchmark, framework, date, GPUs per node, as csc-ml-benchmarks/README.md asks; DDL: cluster,
+  model, connection, method, GPUs per node); the references
   are the group's configurations with the fewest nodes (1 where there is one; else, as for
   ML-clemson-r750, the smallest node count, and the targets are the larger ones); of those,
   the ones of the target's own round (MLPerf) or own table (DLE heading) where there are
@@ -65,7 +73,9 @@ The mapping (also in the JSON's `mapping`; every item is an assumption):
   system ("Nx ... R Gb/s", its `Compute:` part where it has one; "1Gb Ethernet" = 1 x 1
   Gb/s), DLE from NVIDIA's system specs (DGX-1 4 x 100 Gb/s EDR, DGX-2H 8 x 100 Gb/s EDR,
   DGX A100 8 x 200 Gb/s HDR), CSC from CSC_NODES below (Puhti 2 x 100 Gb/s, Mahti 4 x 200
-  Gb/s (count assumed), LUMI-G 4 x 200 Gb/s; LUMI's intra-node 50 GB/s); nics = N,
+  Gb/s (count assumed), LUMI-G 4 x 200 Gb/s; LUMI's intra-node 50 GB/s), DDL one NIC of the
+  connection's stated rate (10 Gb/s, or 100 Gb/s for both InfiniBand rows, TCP over IPoIB
+  included) and V100 PCIe inside a host; nics = N,
   nic_bandwidth = R, inter_bandwidth = N x R;
   latencies 0;
 * predictors: collective ring, hierarchical, tree, auto, each with overlap `none`
@@ -101,11 +111,16 @@ over its multi-node runs (every run; MLPerf resubmissions counted once), predict
 pre-registration); every other predictor is
 reported beside it, `naive/perfect` the baseline to beat. In that mode the per-run listing
 is not printed (the JSON holds the rows).
+DDL-hkbu (held apart, a later round; docs/accuracy.md "DDL-hkbu: a fourth held-apart set"):
+  bench_throughput.py --held-apart --frozen COMMIT --no-mlperf --no-dle --ddl-csv PATH --json FILE
+references = each group's one-host (4-GPU) row, targets = its 2-, 4- and 8-host rows.
 
 Usage:
   bench_throughput.py [--mlperf-csv P] [--mlperf-systems P] [--dle-csv P] [--csc-csv P]
-                      [--no-mlperf] [--no-dle] [--clusters C1,C2] [--lib LIBHETSIM] [--json FILE]
-  bench_throughput.py --held-apart --frozen COMMIT [--csc-csv P] [--json FILE]  (final only)
+                      [--ddl-csv P] [--no-mlperf] [--no-dle] [--clusters C1,C2] [--lib LIBHETSIM]
+                      [--json FILE]
+  bench_throughput.py --held-apart --frozen COMMIT [--csc-csv P] [--ddl-csv P] [--no-mlperf]
+                      [--no-dle] [--json FILE]  (final only)
 
 Exit status: 0 ok, 2 bad arguments, a refused mode or row, 1 hetsim failed on some row.
 """
@@ -129,7 +144,7 @@ ML_SYS = os.path.join(PUB, 'mlperf-training', 'mlperf-systems.csv')
 DLE_CSV = os.path.join(PUB, 'dle-readmes', 'dle-readmes.csv')
 # validation/published/README.md, "Calibration and held-apart sets"
 HELD_APART = ('ML-dell-dss8440', 'ML-dell-r750xa', 'ML-azure-ndv4', 'ML-hpe-xl675d',
-              'ML-clemson-r750', 'DLE-dgx1', 'CSC-puhti')
+              'ML-clemson-r750', 'DLE-dgx1', 'CSC-puhti', 'DDL-hkbu')
 IMAGENET_TRAIN = 1281167
 PARAMS = {('mlperf', 'resnet'): 25557032, ('mlperf', 'bert'): 335000000,
           ('dle', 'BERT-large'): 330000000, ('dle', 'BioBERT-base'): 110000000,
@@ -146,6 +161,15 @@ CSC_PARAMS = {'ResNet': 25557032, 'gpt-neo-125M': 125000000}
 # slowest ring edge, one xGMI link; from AMD's public figures, not checked here)
 CSC_NODES = {'CSC-puhti': ('V100', 150e9, 2, 100e9 / 8), 'CSC-mahti': ('A100', 300e9, 4, 200e9 / 8),
              'CSC-lumi': ('MI250X', 50e9, 4, 200e9 / 8)}
+# DDL-hkbu (extract_ddlbench.py's `dnn` column; ddl-benchmarks/README.md): fp32 gradients (the
+# scripts' --fp16 is off): 4 bytes a parameter; ResNet-50 as above, BERT-Large BertForPreTraining
+# 335 M (as MLPerf's BERT-large above), BERT-Base 110 M (as BioBERT-base above)
+DDL_PARAMS = {'ResNet-50': 25557032, 'BERT-Large': 335000000, 'BERT-Base': 110000000}
+# DDL-hkbu's hosts: 4 V100 PCIe (PCIe 3.0 x16 inside a host), one NIC of the connection each
+# (the paper's abstract: "a 32-GPU cluster with both 10Gbps Ethernet and 100Gbps InfiniBand"): the
+# stated rate, whatever the transport (TCP over IPoIB included)
+DDL_NETS = {'10GbE with TCP/IP': 10e9 / 8, '100GbIB with RDMA': 100e9 / 8,
+            '100GbE with TCP/IP': 100e9 / 8}
 TOKENS_PER_SAMPLE = {'Transformer-XL large': 384}
 NVLINK_GBS = {'V100': 150, 'A100': 300, 'H100': 450}
 PCIE_GBS = {'V100': 16, 'A100': 32, 'A30': 32, 'H100': 64}
@@ -333,6 +357,36 @@ def csc_runs(opts, held, dropped, skipped):
     return out
 
 
+def ddl_runs(opts, held, dropped, skipped):
+    """DDL-hkbu rows of extract_ddlbench.py's output: the Horovod all-reduce methods only (the
+    BytePS parameter-server rows are another architecture: skipped and counted); group =
+    cluster, model, connection, method; the one-host (4-GPU) row the reference; the table's
+    '1 GPU' constant not read (plots.py's placeholder, not a logged run)."""
+    out = []
+    for r in read_rows(opts.ddl_csv, held, dropped):
+        if r['dnn'] not in DDL_PARAMS or r['connection'] not in DDL_NETS:
+            skipped['ddl row without a modelled model or connection'] = \
+                skipped.get('ddl row without a modelled model or connection', 0) + 1
+            continue
+        if not r['architecture'].startswith('Horovod'):
+            skipped['ddl parameter-server row (BytePS: not modelled)'] = \
+                skipped.get('ddl parameter-server row (BytePS: not modelled)', 0) + 1
+            continue
+        nodes, gpn, b = int(r['nodes']), int(r['gpus_per_node']), int(r['batch_per_gpu'])
+        out.append({'source': 'ddl', 'cluster': r['cluster'],
+                    'run': 'README.md:%s/%dx%d' % (r['line'], nodes, gpn),
+                    'config': (r['line'], nodes, gpn),
+                    'group': ('ddl', r['cluster'], r['dnn'], r['connection'], r['method'], gpn),
+                    'pref': r['method'], 'model': r['dnn'], 'nodes': nodes, 'gpn': gpn,
+                    'micro': b, 'V': 1, 'samples_per_step': nodes * gpn * b,
+                    'grad_bytes': 4 * DDL_PARAMS[r['dnn']],
+                    'throughput': float(r['throughput_mean']),
+                    'throughput_std': float(r['throughput_std']), 'figures': 5,
+                    'intra_bps': intra_bw('V100', 'PCIE'), 'nics': (1, DDL_NETS[r['connection']]),
+                    'unit': r['unit'], 'connection': r['connection'], 'method': r['method']})
+    return out
+
+
 # ---- scenarios and the compute solve --------------------------------------------------------
 
 def scenario(x, comp_s, coll, ov):
@@ -499,6 +553,8 @@ def row_of(t, x, rs, pred):
             'micro_batches': t['V'], 'samples_per_step': t['samples_per_step'],
             'gradient_bytes': t['grad_bytes'], 'nics': t['nics'], 'intra_bytes_per_s': t['intra_bps'],
             'unit': t['unit'], 'measured_throughput': m,
+            'measured_throughput_std': x.get('throughput_std'),
+            'connection': t.get('connection'), 'method': t.get('method'),
             'measured_step_s': t['samples_per_step'] / m,
             'references': sorted({c['run'] for c in rs}),
             'predicted_throughput': {k: (round(v, 4) if v else None) for k, v in pred.items()},
@@ -523,6 +579,8 @@ def summarize(rows, ks):
         sel['%s all' % c] = rs
         for m in sorted({r['model'] for r in rs}):
             sel['%s %s' % (c, m)] = [r for r in rs if r['model'] == m]
+        for m in sorted({r['connection'] for r in rs if r['connection']}):
+            sel['%s %s' % (c, m)] = [r for r in rs if r['connection'] == m]
     return {n: {'runs': len(rs), 'by_predictor': {k: score(rs, k) for k in ks}}
             for n, rs in sel.items()}
 
@@ -572,6 +630,8 @@ def main(argv):
     ap.add_argument('--dle-csv', default=DLE_CSV)
     ap.add_argument('--csc-csv', metavar='PATH',
                     help='extract_csc.py output (never commit it); CSC is read only when given')
+    ap.add_argument('--ddl-csv', metavar='PATH',
+                    help='extract_ddlbench.py output (never commit it); DDL-hkbu is read only when given')
     ap.add_argument('--no-mlperf', action='store_true')
     ap.add_argument('--no-dle', action='store_true')
     ap.add_argument('--clusters', help='only these clusters (comma list)')
@@ -602,6 +662,8 @@ def main(argv):
         runs += dle_runs(opts, opts.held_apart, dropped, skipped)
     if opts.csc_csv:
         runs += csc_runs(opts, opts.held_apart, dropped, skipped)
+    if opts.ddl_csv:
+        runs += ddl_runs(opts, opts.held_apart, dropped, skipped)
     if want:
         runs = [x for x in runs if x['cluster'] in want]
     if not runs:
@@ -664,13 +726,17 @@ MAPPING = {
                   'sample); CSC ResNet-50 (32 a GPU) and GPT-Neo-125M (2 a GPU) benchmarks',
     'step': 'T = samples per step / throughput; samples per step = nodes x GPUs x b x V',
     'gradient_bytes': 'params x 2 (mixed) or 4 (fp32/tf32): ResNet-50 25,557,032; BERT-large 335 M '
-                      '(MLPerf) / 330 M (DLE); BioBERT-base 110 M; Transformer-XL large 257 M',
+                      '(MLPerf, DDL) / 330 M (DLE); BioBERT-base and DDL BERT-Base 110 M; '
+                      'Transformer-XL large 257 M',
     'groups': 'MLPerf: cluster, benchmark, GPU model, GPUs per node; DLE: cluster, README, model, '
-              'seq_len, precision, GPUs per node; CSC: cluster, benchmark, framework, date, GPUs per node; references = fewest nodes; same round / table preferred',
+              'seq_len, precision, GPUs per node; CSC: cluster, benchmark, framework, date, GPUs per node; '
+              'DDL: cluster, model, connection, method, GPUs per node; references = fewest nodes; '
+              'same round / table preferred',
     'compute': 'per predictor, C per micro-batch solved so hetsim reproduces the reference step; '
                'linear in b between solved points, proportional outside; t_bwd = 2/3 C',
     'network': 'nodes form; intra = NVLink per-direction spec (V100 150, A100 300, H100 450 GB/s) or '
-               'PCIe x16 (16/32/64 GB/s); NICs from host_networking (MLPerf) or DGX specs (DLE); '
+               'PCIe x16 (16/32/64 GB/s); NICs from host_networking (MLPerf), DGX specs (DLE), '
+               'the connection\'s stated rate (DDL: one NIC, 10 or 100 Gb/s); '
                'inter_bandwidth = nics x nic_bandwidth; latencies 0',
     'predictors': 'collective ring/hierarchical/tree/auto x overlap buckets (25 MiB)/none x figure '
                   'replay/closed; naive perfect (reference time per micro-batch interpolated in b); '
