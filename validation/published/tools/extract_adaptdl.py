@@ -26,9 +26,9 @@ clusters (nothing is modelled or fitted here).
 import argparse
 import csv
 import io
-import random
 import subprocess
 import sys
+from split import cluster_set
 
 POLLUX_REF = "c793c7089bd307462686339d29707925c461f9a9"   # petuum/adaptdl, branch osdi21-artifact
 SIA_REF = "aaf7a0de7b6cb5eab06ea020467ede5d2fd18e70"      # siasosp23/artifacts, main
@@ -37,12 +37,6 @@ WORKLOADS = ["bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"]
 # dgx and dgx-ext are the same two DGX A100 machines, profiled twice (the second with more batch sizes).
 SIA_CLUSTERS = {"azure": "SIA-azure", "dgx": "SIA-dgx", "dgx-ext": "SIA-dgx",
                 "rtx": "SIA-rtx", "quad": "SIA-quad"}
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 def git_show(gitdir, ref, path):

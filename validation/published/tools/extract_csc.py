@@ -19,10 +19,9 @@ Usage (GITDIR: a clone or fetched snapshot of mvsjober/ml-benchmarks):
     extract_csc.py GITDIR --counts                         # rows per cluster, benchmark and GPUs
 """
 import argparse
-import csv
-import random
 import subprocess
 import sys
+from split import cluster_set, print_counts, write_csv
 
 REF = "d5c4253c418e74811ea38367d165b4af84cd8fb2"   # master, 2026-06-10
 # results.md cluster -> (split cluster, GPU, GPUs per node) from run-all-benchmarks.sh / slurm/*.sh
@@ -41,12 +40,6 @@ MODELS = {
 }
 FIELDS = ["cluster", "set", "line", "benchmark", "framework", "machine", "gpu", "gpus", "nodes",
           "gpus_per_node", "date", "value", "unit", "model", "batch_per_gpu_at_ref"]
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 def main():
@@ -77,16 +70,10 @@ def main():
                      "unit": "samples/s" if bench.startswith("run_clm") else "images/s",
                      "model": model, "batch_per_gpu_at_ref": bs})
     if a.counts:
-        cnt = {}
-        for x in rows:
-            k = (x["cluster"], x["set"], x["benchmark"], f'{x["nodes"]}x{x["gpus_per_node"]}')
-            cnt[k] = cnt.get(k, 0) + 1
-        for k in sorted(cnt):
-            print(*k, cnt[k], sep="\t")
+        print_counts(rows, lambda x: (x["cluster"], x["set"], x["benchmark"],
+                                      f'{x["nodes"]}x{x["gpus_per_node"]}'))
         return
-    w = csv.DictWriter(sys.stdout, fieldnames=FIELDS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
+    write_csv(rows, FIELDS)
 
 
 if __name__ == "__main__":

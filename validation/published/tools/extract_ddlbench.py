@@ -27,11 +27,10 @@ Usage (GITDIR: a clone's .git or a fetched snapshot of HKBU-HPML/ddl-benchmarks)
     extract_ddlbench.py GITDIR --counts                      # rows per cluster, model, connection and GPUs
 """
 import argparse
-import csv
-import random
 import re
 import subprocess
 import sys
+from split import cluster_set, print_counts, write_csv
 
 REF = "30de09bc38a599d213f5568acf9efeb79505aa42"   # master, 2020-05-29 ("format the result table")
 TABLE = "results/2020-05-29/README.md"
@@ -58,12 +57,6 @@ FIELDS = ["cluster", "set", "line", "dnn", "model", "batch_per_gpu", "seq_len", 
           "network", "method", "architecture", "gpus", "nodes", "gpus_per_node", "throughput_mean",
           "throughput_std", "unit", "one_gpu_as_printed"]
 MEANSTD = re.compile(r"^([0-9.]+) \+- ([0-9.]+)$")
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 def read_table(gitdir):
@@ -115,16 +108,10 @@ def main():
     a = ap.parse_args()
     rows = parse(read_table(a.gitdir))
     if a.counts:
-        cnt = {}
-        for x in rows:
-            k = (x["cluster"], x["set"], x["dnn"], x["connection"], f'{x["nodes"]}x{x["gpus_per_node"]}')
-            cnt[k] = cnt.get(k, 0) + 1
-        for k in sorted(cnt):
-            print(*k, cnt[k], sep="\t")
+        print_counts(rows, lambda x: (x["cluster"], x["set"], x["dnn"], x["connection"],
+                                      f'{x["nodes"]}x{x["gpus_per_node"]}'))
         return
-    w = csv.DictWriter(sys.stdout, fieldnames=FIELDS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
+    write_csv(rows, FIELDS)
 
 
 if __name__ == "__main__":

@@ -19,11 +19,10 @@ Usage (GITDIR: a clone or fetched snapshot of NVIDIA/DeepLearningExamples):
 Nothing is modelled or fitted here; --counts prints row counts only.
 """
 import argparse
-import csv
-import random
 import re
 import subprocess
 import sys
+from split import cluster_set, print_counts, write_csv
 
 REF = "729963dd47e7c8bd462ad10bfac7a7b0b604e6dd"   # NVIDIA/DeepLearningExamples master, 2024-04-04
 
@@ -70,12 +69,6 @@ TABLES = [
 FIELDS = ["cluster", "set", "readme", "heading", "line", "container", "system", "gpu", "model",
           "seq_len", "nodes", "gpus_per_node", "precision", "batch_per_gpu", "accum_steps",
           "accum_batch_per_gpu", "global_batch", "throughput", "throughput_unit", "flag"]
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 def git_show(gitdir, path):
@@ -162,7 +155,7 @@ def records(readme, heading, system, model, table):
     def col(*prefixes):
         return next((k for k, h in enumerate(low) if any(h.startswith(p) for p in prefixes)), None)
 
-    c_nodes, c_gpus, c_gpn = col("nodes", "num nodes"), col("gpus / node"), None
+    c_nodes, c_gpus = col("nodes", "num nodes"), col("gpus / node")
     if c_gpus is None:
         c_gpus = next((k for k, h in enumerate(low) if h == "gpus"), None)
     c_seq, c_bs = col("sequence length"), col("batch size / gpu", "batch size/gpu")
@@ -247,16 +240,10 @@ def main():
         for t in find_tables(lines, heading):
             rows.extend(records(readme, heading, system, model, t))
     if a.counts:
-        cnt = {}
-        for r in rows:
-            key = (r["cluster"], r["set"], r["model"], "multi-node" if r["nodes"] != "1" else "one node")
-            cnt[key] = cnt.get(key, 0) + 1
-        for k in sorted(cnt):
-            print(*k, cnt[k], sep="\t")
+        print_counts(rows, lambda r: (r["cluster"], r["set"], r["model"],
+                                      "multi-node" if r["nodes"] != "1" else "one node"))
         return
-    w = csv.DictWriter(sys.stdout, fieldnames=FIELDS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
+    write_csv(rows, FIELDS)
 
 
 if __name__ == "__main__":

@@ -33,10 +33,10 @@ import argparse
 import csv
 import io
 import pickle
-import random
 import re
 import subprocess
 import sys
+from split import cluster_set
 
 REF = "beab4069c5ce82f63380a610114507b38d66036f"   # main, 2023-08-18
 CLUSTER = "LBB-host"
@@ -46,12 +46,6 @@ NAME = re.compile(r"^record/(?P<ok>OK_)?(?P<dataset>[A-Za-z0-9]+)_(?P<net>[A-Za-
                   r"_lr(?P<lr>[\d.]+)_(?P<rest>.*)\.npy$")
 FIELDS = ["cluster", "set", "file", "dataset", "model", "variant", "gpus", "lstep", "bbsp", "dt",
           "disturb", "gbs", "lr", "epoch", "iteration", "rank", "batch", "cp_s", "cm_s"]
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 class _Arr:

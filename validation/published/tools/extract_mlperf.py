@@ -28,10 +28,10 @@ Nothing is modelled or fitted here; --counts prints counts only.
 import argparse
 import csv
 import json
-import random
 import re
 import subprocess
 import sys
+from split import cluster_set
 
 # Commits the committed CSVs were read from (HEAD of each snapshot; v0.7-v2.1 of 2023-05-18).
 REFS = {
@@ -75,12 +75,6 @@ FIELDS = ["cluster", "set", "round", "submitter", "system", "benchmark", "logged
 MLLOG = re.compile(r":::MLLOG (\{.*\})\s*$")
 NCCLNET = re.compile(r"NCCL INFO (NET/\w+ ?: ?Using .*)$")
 BERT = re.compile(r"'training_sequences_per_second': ([0-9.e+-]+)")
-
-
-def cluster_set(c):
-    """The README's rule for every cluster but VirtualFlow's."""
-    v = random.Random("33:" + c).random()
-    return v, ("held-apart" if v < 0.5 else "calibration")
 
 
 def git(gitdir, *args):
