@@ -59,6 +59,17 @@ typedef enum hs_ingest_stat_e {
 
 #define HS_INGEST_TRIM 0.1
 
+/* The most per-step samples a profile keeps per phase (hs_dist_t's
+   samples_ns), by default: 2^18, 2 MiB a phase.  A phase measured in
+   more kept steps keeps a uniform subset of that many, the same for the
+   same traces (docs/ingest.md, "Samples"); its mean, sd, medians and
+   trimmed means are still those of all its steps.  A subset that large
+   draws the replay's stochastic mode from the same distribution (a
+   quantile of it off by about 1 / (2 sqrt(2^18)) = 0.1% of the steps at
+   most, typically), while the ingestion's memory and the profile's YAML
+   stop growing with the trace's length. */
+#define HS_INGEST_MAX_SAMPLES 262144u
+
 typedef struct hs_ingest_opts_s {
     unsigned warmup;        /* first W ProfilerStep windows dropped per rank */
     const char *sidecar;    /* the profiling harness's sidecar JSON, or NULL;
@@ -79,10 +90,17 @@ typedef struct hs_ingest_opts_s {
                                0: the default, 4 MiB (about 16,000
                                steps).  The same profile, tables and
                                errors either way */
+    size_t max_samples;     /* the most per-step samples the profile
+                               keeps per phase, a uniform subset past
+                               it (HS_INGEST_MAX_SAMPLES); 0: that
+                               default.  The means, sd and robust
+                               figures are those of all steps either
+                               way */
 } hs_ingest_opts_t;
 
 /* Fills *o with the defaults: warmup 20, no sidecar, the mean,
-   HS_INGEST_DEFAULT_THREADS threads, the default record budget. */
+   HS_INGEST_DEFAULT_THREADS threads, the default record budget and
+   samples' cap. */
 void hs_ingest_opts_default(hs_ingest_opts_t *o);
 
 typedef enum hs_ingest_form_e {
