@@ -632,7 +632,7 @@ typedef struct hs__ph_s {
     size_t n;               /* the rank's values */
     double sum;             /* their sum, in step order */
     int64_t lo, hi;         /* their least and greatest */
-    int big;                /* more values than HS_INGEST_MAX_SAMPLES */
+    int big;                /* more values than ing->max_samples */
     size_t all_n;           /* big: the values of all ranks; */
     double all_sum;         /* their sum in rank-then-step order, */
     double all_mean, sq;    /* their mean, the squares around it */

@@ -237,7 +237,12 @@ const hs_ingest_step_t *hs_ingest_file_step(hs_ingest_t *ing, size_t i,
  * ran, HS_RANK_OP_OTHER for the time no operator holds; they are rounded
  * (largest remainder) and, when t_fwd is not the trace's mean (another
  * statistic, or the sidecar's profiler-free forward), scaled so that
- * they add up to t_fwd exactly.  micro_batches: V when every kept step
+ * they add up to t_fwd exactly.  Each phase's samples: every kept
+ * step's value, rank by rank, in step order, up to opts.max_samples;
+ * past it a uniform subset of that many in the same order, drawn with a
+ * fixed seed (the same traces give the same profile), while the mean,
+ * sd and robust figures are still those of all kept steps; memory then
+ * stays max_samples values a phase whatever the number of steps.  micro_batches: V when every kept step
  * has the same V > 1 micro-batches (gradient accumulation), else 0 (the
  * profile states none).  *out is overwritten; the caller owns it and
  * releases it with hs_profile_clear.  Fails with HS_ERR_TRACE (and *out
@@ -253,7 +258,9 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
    sidecar's profiler-free phases replace any). */
 typedef struct hs_ingest_robust_s {
     int known;
-    size_t n_samples;
+    size_t n_samples;       /* the kept steps that measured the phase (all
+                               of them, past the profile's samples cap
+                               too) */
     int64_t mean_ns, median_ns, trimmed_ns;
 } hs_ingest_robust_t;
 
