@@ -24,7 +24,12 @@ typedef struct hs_dist_s {
     int known;          /* 0: not measured (e.g. no DataLoader events) */
     int64_t mean_ns;    /* mean over kept steps and ranks */
     int64_t sd_ns;      /* standard deviation, 0 when unknown */
-    size_t n_samples;   /* per-step samples for the stochastic mode */
+    size_t n_samples;   /* per-step samples for the stochastic mode; from
+                           the ingestion, all kept steps' up to
+                           HS_INGEST_MAX_SAMPLES (hs_ingest.h), a uniform
+                           subset of that many past it, so mean_ns and
+                           sd_ns are the steps' figures, not always
+                           the samples' */
     int64_t *samples_ns;
 } hs_dist_t;
 

@@ -15,6 +15,7 @@
 #include "hs_ingest.h"
 #include "hs_kineto.h"
 #include "hs_notes.h"
+#include "hs_osel.h"
 #include "hs_rank.h"
 #include "hs_sidecar.h"
 #include "hs_stats.h"
@@ -56,6 +57,7 @@ struct hs_ingest_s {
     size_t n_files;
     hs_notes_t notes;
     size_t rec_mem_bytes;   /* each reader's record budget */
+    size_t max_samples;     /* the samples a profile keeps per phase */
     /* the steps of spilled records, read back (hs__step): the cursor,
        the step as the ingestion shows it, and the first failure */
     hs_rank_cur_t cur;
@@ -82,6 +84,7 @@ void hs_ingest_opts_default(hs_ingest_opts_t *o)
     o->stat = HS_INGEST_STAT_MEAN;
     o->threads = HS_INGEST_DEFAULT_THREADS;
     o->rec_mem_bytes = 0;
+    o->max_samples = 0;
 }
 
 hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
@@ -100,6 +103,8 @@ hs_ingest_t *hs_ingest_new(const hs_ingest_opts_t *o)
     ing->stat = o->stat;
     ing->threads = o->threads;
     ing->rec_mem_bytes = o->rec_mem_bytes;
+    ing->max_samples = o->max_samples > 0 ? o->max_samples
+                                          : HS_INGEST_MAX_SAMPLES;
     if (o->sidecar != NULL &&
         (ing->sidecar_path = strdup(o->sidecar)) == NULL)
         goto fail;
@@ -599,33 +604,157 @@ static int64_t hs__ph_at(const hs_ingest_step_t *s, size_t p)
     return x;
 }
 
-/* One pass over file f's kept steps: for each phase p, the known values
-   of its field, in step order, to v[p] (at most cap[p]), their count to
-   rn[p] and their sum (in that order) to rs[p] unless rs is NULL. */
-static void hs__rank_values(hs_ingest_t *ing, const hs__file_t *f,
-                            int64_t *const *v, const size_t *cap,
-                            size_t *rn, double *rs)
+/* Calls fn(ctx, p, x) for every known phase time x of file f's kept
+   steps, in step order (a step's phases in HS_INGEST_PH_* order). */
+static void hs__walk(hs_ingest_t *ing, const hs__file_t *f,
+                     void (*fn)(void *ctx, size_t p, int64_t x), void *ctx)
 {
     size_t j, p;
 
-    for (p = 0; p < HS_INGEST_PH_N; p++) {
-        rn[p] = 0;
-        if (rs != NULL)
-            rs[p] = 0;
-    }
     for (j = 0; j < f->r->n_steps; j++) {
         const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
         if (!s->kept)
             continue;
         for (p = 0; p < HS_INGEST_PH_N; p++) {
             int64_t x = hs__ph_at(s, p);
-            if (x == HS_INGEST_UNKNOWN || rn[p] >= cap[p])
-                continue;
-            v[p][rn[p]++] = x;
-            if (rs != NULL)
-                rs[p] += (double)x;
+            if (x != HS_INGEST_UNKNOWN)
+                fn(ctx, p, x);
         }
     }
+}
+
+/* One phase in hs__dists: one rank's values at a time, and when the
+   phase has more values than the profile keeps ("big"), the running
+   figures over all ranks. */
+typedef struct hs__ph_s {
+    int64_t *v;             /* the rank's values in step order, the first */
+    size_t cap;             /* cap of them (all when n <= cap) */
+    size_t n;               /* the rank's values */
+    double sum;             /* their sum, in step order */
+    int64_t lo, hi;         /* their least and greatest */
+    int big;                /* more values than ing->max_samples */
+    size_t all_n;           /* big: the values of all ranks; */
+    double all_sum;         /* their sum in rank-then-step order, */
+    double all_mean, sq;    /* their mean, the squares around it */
+    size_t seen, taken;     /* the selection of the samples kept */
+    uint64_t rng;
+} hs__ph_t;
+
+/* hs__walk's step: a rank's value of phase p (ctx the hs__ph_t array). */
+static void hs__take(void *ctx, size_t p, int64_t x)
+{
+    hs__ph_t *h = (hs__ph_t *)ctx + p;
+
+    if (h->n < h->cap)
+        h->v[h->n] = x;
+    if (h->n == 0 || x < h->lo)
+        h->lo = x;
+    if (h->n == 0 || x > h->hi)
+        h->hi = x;
+    h->n++;
+    h->sum += (double)x;
+    if (h->big)
+        h->all_sum += (double)x;
+}
+
+/* hs__walk's step: the rank's values again, to v only (step order). */
+static void hs__retake(void *ctx, size_t p, int64_t x)
+{
+    hs__ph_t *h = (hs__ph_t *)ctx + p;
+
+    if (h->n < h->cap)
+        h->v[h->n] = x;
+    h->n++;
+}
+
+/* One pass over file f's kept steps into h[] (hs__take); h's v and cap
+   are the caller's. */
+static void hs__rank_values(hs_ingest_t *ing, const hs__file_t *f,
+                            hs__ph_t *h)
+{
+    size_t p;
+
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        h[p].n = 0;
+        h[p].sum = 0;
+    }
+    hs__walk(ing, f, hs__take, h);
+}
+
+/* hs__walk's step for the exact selections of hs__rank_select (ctx the
+   hs_osel_t array; NULL pointers' phases are done). */
+static void hs__osel_take(void *ctx, size_t p, int64_t x)
+{
+    hs_osel_t **sel = ctx;
+
+    if (sel[p] != NULL)
+        hs_osel_add(sel[p], x);
+}
+
+/* The median and trimmed mean (med[p], trim[p]) of file f's values of
+   every phase p whose h[p].n exceed h[p].cap (the others untouched), in
+   the memory of sel[HS_INGEST_PH_N]: exact, by passes over the rank's
+   steps (hs_osel.h: about 1 + (bits of hi - lo) / 8 of them, all such
+   phases at once). */
+static void hs__rank_select(hs_ingest_t *ing, const hs__file_t *f,
+                            const hs__ph_t *h, hs_osel_t *sel, double *med,
+                            double *trim)
+{
+    hs_osel_t *on[HS_INGEST_PH_N];
+    size_t p, left = 0;
+
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        on[p] = NULL;
+        if (h[p].n > h[p].cap) {
+            size_t k = (size_t)floor(HS_INGEST_TRIM * (double)h[p].n);
+            hs_osel_init(&sel[p], h[p].n, k, h[p].lo, h[p].hi);
+            on[p] = &sel[p];
+            left++;
+        }
+    }
+    while (left > 0) {
+        hs__walk(ing, f, hs__osel_take, on);
+        for (p = 0; p < HS_INGEST_PH_N; p++) {
+            if (on[p] == NULL)
+                continue;
+            hs_osel_next(on[p]);
+            if (!hs_osel_more(on[p])) {
+                size_t k = (size_t)sel[p].k;
+                hs_osel_result(on[p], &med[p], &trim[p]);
+                trim[p] /= (double)(h[p].n - 2 * k);
+                on[p] = NULL;
+                left--;
+            }
+        }
+    }
+}
+
+/* The next number of a phase's selection of samples (splitmix64). */
+static uint64_t hs__rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* hs__walk's step over every rank for the big phases (ctx the hs__ph_t
+   array; v the profile's samples, cap of them): the squares around the
+   mean, and the samples kept by selection sampling (Knuth's Algorithm
+   S: each value kept with probability (cap - taken) / (all_n - seen),
+   so exactly cap of them, every subset of cap as likely, in order). */
+static void hs__sample(void *ctx, size_t p, int64_t x)
+{
+    hs__ph_t *h = (hs__ph_t *)ctx + p;
+    double dx = (double)x - h->all_mean;
+
+    if (!h->big)
+        return;
+    h->sq += dx * dx;
+    if (hs__rng_next(&h->rng) % (h->all_n - h->seen) < h->cap - h->taken)
+        h->v[h->taken++] = x;
+    h->seen++;
 }
 
 /* The per-rank sums of one phase (hs__dists). */
@@ -634,14 +763,16 @@ typedef struct hs__acc_s {
     size_t ranks;
 } hs__acc_t;
 
-/* One phase's figures from its samples (d->samples_ns, n of them) and
-   its ranks' sums: d's mean and sd, rb's three statistics. */
+/* One phase's figures: its n values' ranks' sums a, their sd (rounded),
+   the samples kept (d->samples_ns, kept of them): d's mean, sd and
+   sample count, rb's three statistics. */
 static void hs__dist_end(const hs_ingest_t *ing, const hs__acc_t *a,
-                         size_t n, hs_dist_t *d, hs_ingest_robust_t *rb)
+                         size_t n, size_t kept, int64_t sd_ns,
+                         hs_dist_t *d, hs_ingest_robust_t *rb)
 {
     double mean = a->means / (double)a->ranks;
 
-    d->n_samples = n;
+    d->n_samples = kept;
     d->known = 1;
     rb->known = 1;
     rb->n_samples = n;
@@ -651,41 +782,19 @@ static void hs__dist_end(const hs_ingest_t *ing, const hs__acc_t *a,
     d->mean_ns = ing->stat == HS_INGEST_STAT_MEDIAN    ? rb->median_ns
                  : ing->stat == HS_INGEST_STAT_TRIMMED ? rb->trimmed_ns
                                                        : rb->mean_ns;
-    /* the sd: squares around the pooled mean of every sample */
-    hs_stats_of_ns(d->samples_ns, n, NULL, &d->sd_ns);
+    d->sd_ns = sd_ns;
 }
 
-/*
- * Averages the phase times (d[HS_INGEST_PH_*], ing->robust): per rank
- * over its kept steps, then over ranks; sd over all kept samples of all
- * ranks (n-1 denominator); the samples in rank order.  The rank's
- * statistic is ing->stat's; ing->robust gets all three (mean, median,
- * trimmed mean, each per rank then over ranks); missing[p] the kept
- * steps without phase p.  Three passes over the steps for all phases
- * (count, values, values again) and the samples the only arrays: a
- * rank's part is sorted in place for its median and trimmed mean, then
- * read again from its steps (8 bytes a sample, where a copy to sort took
- * as much again).  HS_ERR_NOMEM (err untouched) when out of memory; d's
- * arrays are the caller's either way.
- */
-static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
-                          size_t *missing)
+/* The count pass of hs__dists: n[p] the kept steps with phase p, and
+   missing[p] those without. */
+static void hs__count(hs_ingest_t *ing, size_t *n, size_t *missing)
 {
-    size_t i, p, n[HS_INGEST_PH_N], k[HS_INGEST_PH_N], rn[HS_INGEST_PH_N],
-        cap[HS_INGEST_PH_N];
-    hs__acc_t acc[HS_INGEST_PH_N];
-    double rs[HS_INGEST_PH_N];
-    int64_t *v[HS_INGEST_PH_N];
+    size_t i, j, p;
 
-    memset(acc, 0, sizeof acc);
-    memset(ing->robust, 0, sizeof ing->robust);
-    for (p = 0; p < HS_INGEST_PH_N; p++) {
-        memset(d[p], 0, sizeof *d[p]);
-        n[p] = k[p] = missing[p] = 0;
-    }
+    for (p = 0; p < HS_INGEST_PH_N; p++)
+        n[p] = missing[p] = 0;
     for (i = 0; i < ing->n_files; i++) {
         const hs__file_t *f = ing->files[i];
-        size_t j;
         for (j = 0; j < f->r->n_steps; j++) {
             const hs_ingest_step_t *s = hs__step(ing, f, j, NULL, NULL);
             if (!s->kept)
@@ -698,35 +807,112 @@ static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
             }
         }
     }
-    for (p = 0; p < HS_INGEST_PH_N; p++)
-        if (n[p] > 0 &&
-            (d[p]->samples_ns = malloc(n[p] * sizeof(int64_t))) == NULL)
+}
+
+/* One rank's part of hs__dists: its values of every phase (h[p].v, cap
+   of them, set by the caller), its mean, median and trimmed mean added
+   to acc; the values of the phases that are not big left in h[p].v in
+   step order, h[p].n of them.  sel: room for the exact selections. */
+static void hs__rank_dists(hs_ingest_t *ing, const hs__file_t *f,
+                           hs__ph_t *h, hs_osel_t *sel, hs__acc_t *acc)
+{
+    double med[HS_INGEST_PH_N], trim[HS_INGEST_PH_N];
+    size_t p, again = 0;
+
+    hs__rank_values(ing, f, h);
+    hs__rank_select(ing, f, h, sel, med, trim);
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        if (h[p].n == 0)
+            continue;
+        if (h[p].n <= h[p].cap)   /* sorted in place */
+            hs__robust_of(h[p].v, h[p].n, &med[p], &trim[p]);
+        acc[p].means += h[p].sum / (double)h[p].n;
+        acc[p].med += med[p];
+        acc[p].trim += trim[p];
+        acc[p].ranks++;
+        again += !h[p].big;
+    }
+    if (again > 0) {    /* back in step order */
+        for (p = 0; p < HS_INGEST_PH_N; p++)
+            h[p].n = 0;
+        hs__walk(ing, f, hs__retake, h);
+    }
+}
+
+/* The seed of phase p's selection of samples: fixed, so that the same
+   trace gives the same profile. */
+#define HS__SAMPLE_SEED(p) (0x68657473696d5350u + (uint64_t)(p))
+
+/*
+ * Averages the phase times (d[HS_INGEST_PH_*], ing->robust): per rank
+ * over its kept steps, then over ranks; sd over all kept samples of all
+ * ranks (n-1 denominator).  The rank's statistic is ing->stat's;
+ * ing->robust gets all three (mean, median, trimmed mean, each per rank
+ * then over ranks) and the count of all samples; missing[p] the kept
+ * steps without phase p.  The samples, in rank-then-step order: all of
+ * them up to ing->max_samples a phase, a uniform subset of that many
+ * (selection sampling, a fixed seed) past it.  Passes over the steps:
+ * count, values, values again (a rank's part of the samples is sorted
+ * in place for its median and trimmed mean); past the cap, the sd's
+ * mean is summed in the values pass and its squares in a last pass
+ * that also draws the samples, and a rank whose values outnumber the
+ * cap gets its median and trimmed mean by exact selection passes
+ * (hs__rank_select), so memory stays max_samples values a phase.  All
+ * figures are the same whichever way.  HS_ERR_NOMEM (err untouched)
+ * when out of memory; d's arrays are the caller's either way.
+ */
+static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
+                          size_t *missing)
+{
+    size_t i, p, n[HS_INGEST_PH_N], k[HS_INGEST_PH_N], nbig = 0;
+    hs__acc_t acc[HS_INGEST_PH_N];
+    hs__ph_t h[HS_INGEST_PH_N];
+    hs_osel_t *sel = NULL;
+
+    memset(acc, 0, sizeof acc);
+    memset(h, 0, sizeof h);
+    memset(ing->robust, 0, sizeof ing->robust);
+    hs__count(ing, n, missing);
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        memset(d[p], 0, sizeof *d[p]);
+        k[p] = 0;
+        h[p].big = n[p] > ing->max_samples;
+        h[p].all_n = n[p];
+        h[p].rng = HS__SAMPLE_SEED(p);
+        nbig += (size_t)h[p].big;
+        if (n[p] > 0 && (d[p]->samples_ns = malloc(
+                             (h[p].big ? ing->max_samples : n[p]) *
+                             sizeof(int64_t))) == NULL)
             return HS_ERR_NOMEM;
+    }
+    if (nbig > 0 && (sel = malloc(HS_INGEST_PH_N * sizeof *sel)) == NULL)
+        return HS_ERR_NOMEM;
     for (i = 0; i < ing->n_files; i++) {
         for (p = 0; p < HS_INGEST_PH_N; p++) {
-            v[p] = d[p]->samples_ns + k[p];
-            cap[p] = n[p] - k[p];
+            h[p].v = d[p]->samples_ns + (h[p].big ? 0 : k[p]);
+            h[p].cap = h[p].big ? ing->max_samples : n[p] - k[p];
         }
-        hs__rank_values(ing, ing->files[i], v, cap, rn, rs);
-        for (p = 0; p < HS_INGEST_PH_N; p++) {
-            double med, trim;
-            if (rn[p] == 0)
-                continue;
-            hs__robust_of(v[p], rn[p], &med, &trim);
-            acc[p].means += rs[p] / (double)rn[p];
-            acc[p].med += med;
-            acc[p].trim += trim;
-            acc[p].ranks++;
-            cap[p] = rn[p];
-        }
-        /* back in step order */
-        hs__rank_values(ing, ing->files[i], v, cap, rn, NULL);
+        hs__rank_dists(ing, ing->files[i], h, sel, acc);
         for (p = 0; p < HS_INGEST_PH_N; p++)
-            k[p] += rn[p];
+            k[p] += h[p].big ? 0 : h[p].n;
     }
+    free(sel);
     for (p = 0; p < HS_INGEST_PH_N; p++)
-        if (n[p] > 0)
-            hs__dist_end(ing, &acc[p], n[p], d[p], &ing->robust[p]);
+        if (h[p].big)
+            h[p].all_mean = h[p].all_sum / (double)n[p];
+    for (i = 0; nbig > 0 && i < ing->n_files; i++)
+        hs__walk(ing, ing->files[i], hs__sample, h);
+    for (p = 0; p < HS_INGEST_PH_N; p++) {
+        int64_t sd_ns;
+        if (n[p] == 0)
+            continue;
+        if (h[p].big)
+            sd_ns = (int64_t)llround(sqrt(h[p].sq / (double)(n[p] - 1)));
+        else
+            hs_stats_of_ns(d[p]->samples_ns, n[p], NULL, &sd_ns);
+        hs__dist_end(ing, &acc[p], n[p], h[p].big ? h[p].taken : n[p],
+                     sd_ns, d[p], &ing->robust[p]);
+    }
     return HS_OK;
 }
 

@@ -59,6 +59,17 @@ typedef enum hs_ingest_stat_e {
 
 #define HS_INGEST_TRIM 0.1
 
+/* The most per-step samples a profile keeps per phase (hs_dist_t's
+   samples_ns), by default: 2^18, 2 MiB a phase.  A phase measured in
+   more kept steps keeps a uniform subset of that many, the same for the
+   same traces (docs/ingest.md, "Samples"); its mean, sd, medians and
+   trimmed means are still those of all its steps.  A subset that large
+   draws the replay's stochastic mode from the same distribution (a
+   quantile of it off by about 1 / (2 sqrt(2^18)) = 0.1% of the steps at
+   most, typically), while the ingestion's memory and the profile's YAML
+   stop growing with the trace's length. */
+#define HS_INGEST_MAX_SAMPLES 262144u
+
 typedef struct hs_ingest_opts_s {
     unsigned warmup;        /* first W ProfilerStep windows dropped per rank */
     const char *sidecar;    /* the profiling harness's sidecar JSON, or NULL;
@@ -79,10 +90,17 @@ typedef struct hs_ingest_opts_s {
                                0: the default, 4 MiB (about 16,000
                                steps).  The same profile, tables and
                                errors either way */
+    size_t max_samples;     /* the most per-step samples the profile
+                               keeps per phase, a uniform subset past
+                               it (HS_INGEST_MAX_SAMPLES); 0: that
+                               default.  The means, sd and robust
+                               figures are those of all steps either
+                               way */
 } hs_ingest_opts_t;
 
 /* Fills *o with the defaults: warmup 20, no sidecar, the mean,
-   HS_INGEST_DEFAULT_THREADS threads, the default record budget. */
+   HS_INGEST_DEFAULT_THREADS threads, the default record budget and
+   samples' cap. */
 void hs_ingest_opts_default(hs_ingest_opts_t *o);
 
 typedef enum hs_ingest_form_e {
@@ -219,7 +237,12 @@ const hs_ingest_step_t *hs_ingest_file_step(hs_ingest_t *ing, size_t i,
  * ran, HS_RANK_OP_OTHER for the time no operator holds; they are rounded
  * (largest remainder) and, when t_fwd is not the trace's mean (another
  * statistic, or the sidecar's profiler-free forward), scaled so that
- * they add up to t_fwd exactly.  micro_batches: V when every kept step
+ * they add up to t_fwd exactly.  Each phase's samples: every kept
+ * step's value, rank by rank, in step order, up to opts.max_samples;
+ * past it a uniform subset of that many in the same order, drawn with a
+ * fixed seed (the same traces give the same profile), while the mean,
+ * sd and robust figures are still those of all kept steps; memory then
+ * stays max_samples values a phase whatever the number of steps.  micro_batches: V when every kept step
  * has the same V > 1 micro-batches (gradient accumulation), else 0 (the
  * profile states none).  *out is overwritten; the caller owns it and
  * releases it with hs_profile_clear.  Fails with HS_ERR_TRACE (and *out
@@ -235,7 +258,9 @@ hs_err_t hs_ingest_profile(hs_ingest_t *ing, hs_profile_t *out,
    sidecar's profiler-free phases replace any). */
 typedef struct hs_ingest_robust_s {
     int known;
-    size_t n_samples;
+    size_t n_samples;       /* the kept steps that measured the phase (all
+                               of them, past the profile's samples cap
+                               too) */
     int64_t mean_ns, median_ns, trimmed_ns;
 } hs_ingest_robust_t;
 
