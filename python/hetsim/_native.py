@@ -28,7 +28,7 @@ def _candidates():
     for b in sorted(os.listdir(src)) if os.path.isdir(src) else []:
         if b.startswith("build"):
             yield os.path.join(src, b, "libhetsim.so")
-    yield "libhetsim.so.1"
+    yield "libhetsim.so.2"
 
 
 def _load():
