@@ -22,9 +22,10 @@
  * its kind (hs_reclog.h: in memory up to a budget, then spilled to an
  * unlinked temporary file), and each thread counts its windows.  Once
  * the file has been read, the main thread is the one with most windows
- * and only its windows are loaded (24 bytes each); then the logs are
- * replayed in the order the events came, in the order the reasoning
- * needs them:
+ * and only its windows are loaded (12 bytes each: a start, a 32-bit
+ * length, exceptions for longer ones and for numbers that do not follow
+ * on); then the logs are replayed in the order the events came, in the
+ * order the reasoning needs them:
  *   marks:    per step, the CPU-side marks: DataLoader, first and last
  *             backward operator, optimizer, all-reduce calls (with sizes);
  *   ops:      per step, the top-level aten operators (cpu_op; in a legacy
@@ -55,7 +56,7 @@
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
  * batch ends.  State in memory is then the main thread's step windows
- * (24 bytes a step; their micro-batches, 96 bytes each, beside) plus a
+ * (12 bytes a step; their micro-batches, 96 bytes each, beside) plus a
  * batch's (its all-reduce calls and loose forward launches, the
  * operators' and the logs' budgets): it does not grow with the events
  * or the file size; the spilled records do, on disk (16 to 48 bytes per
@@ -966,9 +967,10 @@ static size_t hs__choose_main(hs__file_t *f)
     return best;
 }
 
-/* Appends window w as settled step f->n_st (room in f->w.s and f->w.d
-   made): its length, or an exception for its end; an exception for its
-   number unless it is the previous one's + 1. */
+/* Appends window w as settled step f->n_st while there is room in
+   f->w.s and f->w.d (made for the main thread's count): its length, or
+   an exception for its end; an exception for its number unless it is
+   the previous one's + 1. */
 static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
                             hs_error_t *err)
 {
@@ -976,6 +978,8 @@ static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
     size_t i = f->n_st;
     hs__wx_t *nx;
 
+    if (i >= ws->cap)
+        return HS_OK;
     ws->s[i] = w->s;
     ws->d[i] = HS__WIN_LONG;
     if (w->e >= w->s && (uint64_t)w->e - (uint64_t)w->s < HS__WIN_LONG)
