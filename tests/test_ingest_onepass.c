@@ -21,6 +21,7 @@
  *     errors; the CLI's three forms.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -813,6 +814,91 @@ static void test_main_thread_windows_issue32(void)
     unlink(path);
 }
 
+/* Windows that the settled steps' compact form (a 32-bit length, the
+   numbers that follow the previous one's + 1 left out) must keep
+   exactly: lengths past 2^32 ns (6 s, 5 s, 4.294968 s) and just under
+   (4.294967 s), a clipped window, numbers that jump, repeat, go back,
+   reach LONG_MAX and start again at 0. */
+#define HS__WX_HEAD                                                      \
+    "[\n" HS__W("ProfilerStep#7", 1, 0, 1000)                            \
+        HS__W("ProfilerStep#8", 1, 1000, 6000000)                        \
+        HS__W("ProfilerStep#9", 1, 6001000, 2000)                        \
+        HS__W("ProfilerStep#12", 1, 6002500, 100)                        \
+        HS__W("ProfilerStep#12", 1, 6003000, 100)                        \
+        HS__W("ProfilerStep#3", 1, 6004000, 5000000)                     \
+        HS__W("ProfilerStep#9223372036854775807", 1, 11004000, 10)
+
+/* Reads path in check_windows' eight ways; checks the steps' numbers,
+   starts and lengths against the windows of HS__WX_HEAD (then #0 and #1)
+   and the one clip's note. */
+static void check_long_windows(const char *path)
+{
+    static const long num[] = {7, 8, 9, 12, 12, 3, LONG_MAX, 0, 1};
+    static const int64_t st[] = {0, 1000, 6001000, 6002500, 6003000,
+                                 6004000, 11004000, 11005000, 20000000};
+    static const int64_t dur[] = {1000, 6000000, 1500, 100, 100,
+                                  5000000, 10, 4294967, 4294968};
+    size_t n = sizeof num / sizeof num[0];
+    int k;
+
+    for (k = 0; k < 8; k++) {
+        hs_kineto_opts_t o;
+        hs_notes_t notes = {0, NULL};
+        hs_rank_t *r = NULL;
+        hs_rank_cur_t c;
+        hs_error_t err;
+        size_t i;
+
+        memset(&o, 0, sizeof o);
+        o.rec_mem_bytes = k & 1 ? 1 : 0;
+        o.step_batch = k & 2 ? 1 : 0;
+        o.log_mem_bytes = k & 4 ? 1 : 0;
+        o.notes = &notes;
+        HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        HS_ASSERT_I64_EQ(r->n_steps, n);
+        memset(&c, 0, sizeof c);
+        for (i = 0; i < n && i < r->n_steps; i++) {
+            HS_ASSERT_I64_EQ(hs_rank_at(r, i, &c, &err), HS_OK);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(c.step);
+            HS_ASSERT_I64_EQ(c.step->number, num[i]);
+            HS_ASSERT_I64_EQ(c.step->start_ns, st[i] * 1000);
+            HS_ASSERT_I64_EQ(c.step->dur_ns, dur[i] * 1000);
+        }
+        HS_ASSERT_I64_EQ(notes.n, 1);
+        if (notes.n == 1)
+            HS_ASSERT_STR_CONTAINS(notes.items[0], "1 ProfilerStep window "
+                                                   "overlapped");
+        hs_notes_clear(&notes);
+        hs_rank_cur_clear(&c);
+        hs_rank_free(r);
+    }
+}
+
+/* The settled windows' compact form keeps every start, end and number,
+   whether the file has the windows in time order or not (the last two
+   swapped: found out of order after a clip, which counts once). */
+static void test_window_encoding_issue32(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-wx");
+    char path[1024];
+
+    snprintf(path, sizeof path, "%s/wx.json", dir);
+    CU_ASSERT_EQUAL_FATAL(
+        hs_test_write(path, HS__WX_HEAD
+                      HS__W("ProfilerStep#0", 1, 11005000, 4294967)
+                      HS__W("ProfilerStep#1", 1, 20000000, 4294968)
+                      HS__END), 0);
+    check_long_windows(path);
+    CU_ASSERT_EQUAL_FATAL(
+        hs_test_write(path, HS__WX_HEAD
+                      HS__W("ProfilerStep#1", 1, 20000000, 4294968)
+                      HS__W("ProfilerStep#0", 1, 11005000, 4294967)
+                      HS__END), 0);
+    check_long_windows(path);
+    unlink(path);
+}
+
 static int register_onepass(void)
 {
     CU_pSuite s = CU_add_suite("ingest one pass", NULL, NULL);
@@ -837,7 +923,9 @@ static int register_onepass(void)
         CU_add_test(s, "steps spilled: no temporary folder",
                     test_steps_spill_fails_issue32) == NULL ||
         CU_add_test(s, "the main thread's windows",
-                    test_main_thread_windows_issue32) == NULL)
+                    test_main_thread_windows_issue32) == NULL ||
+        CU_add_test(s, "windows' compact form: long, clipped, numbers",
+                    test_window_encoding_issue32) == NULL)
         return -1;
     return 0;
 }

@@ -22,9 +22,10 @@
  * its kind (hs_reclog.h: in memory up to a budget, then spilled to an
  * unlinked temporary file), and each thread counts its windows.  Once
  * the file has been read, the main thread is the one with most windows
- * and only its windows are loaded (24 bytes each); then the logs are
- * replayed in the order the events came, in the order the reasoning
- * needs them:
+ * and only its windows are loaded (12 bytes each: a start, a 32-bit
+ * length, exceptions for longer ones and for numbers that do not follow
+ * on); then the logs are replayed in the order the events came, in the
+ * order the reasoning needs them:
  *   marks:    per step, the CPU-side marks: DataLoader, first and last
  *             backward operator, optimizer, all-reduce calls (with sizes);
  *   ops:      per step, the top-level aten operators (cpu_op; in a legacy
@@ -55,7 +56,7 @@
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
  * batch ends.  State in memory is then the main thread's step windows
- * (24 bytes a step; their micro-batches, 96 bytes each, beside) plus a
+ * (12 bytes a step; their micro-batches, 96 bytes each, beside) plus a
  * batch's (its all-reduce calls and loose forward launches, the
  * operators' and the logs' budgets): it does not grow with the events
  * or the file size; the spilled records do, on disk (16 to 48 bytes per
@@ -144,7 +145,7 @@ typedef struct hs__coll_s {
    traces, its forward's and backward's launches (correlation id ranges,
    [0] forward, [1] backward) and their kernels' time. */
 typedef struct hs__mb_s {
-    size_t step;                /* its step (an index into f->win) */
+    size_t step;                /* its step (an index into f->w) */
     int64_t s;
     int64_t dl_end, b0, bend;   /* INT64_MIN, INT64_MAX, INT64_MIN: none */
     uint64_t corr_lo[2], corr_hi[2];
@@ -212,17 +213,45 @@ typedef struct hs__wrec_s {
     uint32_t pad;
 } hs__wrec_t;
 
-/* A step window of the main thread once the steps are settled: what the
-   replays of a batch of steps start each step from (hs__batch_steps),
-   24 bytes a step (on LP64), all that stays in memory for every step
-   while the batches' hs__step_t come and go.  Its micro-batches are in
-   f->mbs, found by their step (most steps have none); the forward's
-   floor (the last micro-batch's start with two or more, else s) is
-   derived from them. */
+/* A step window of the main thread in full: the windows read in file
+   order, and the settled ones' in-memory sort when they were not in
+   time order (hs__settle_unsorted). */
 typedef struct hs__win_s {
     int64_t s, e;
     long number;
 } hs__win_t;
+
+/* The settled windows are kept in 12 bytes a step (hs__wins_t), all
+   that stays in memory for every step while the batches' hs__step_t come
+   and go: the start (8 bytes) and the length (4 bytes) where it fits,
+   HS__WIN_LONG there otherwise with the end in an exception list; the
+   number only where it is not the previous one's + 1 (the first always).
+   The exception lists hold (step, value), in step order. */
+#define HS__WIN_LONG UINT32_MAX
+
+typedef struct hs__wx_s {
+    size_t i;       /* the step */
+    int64_t v;      /* its end, or its number */
+} hs__wx_t;
+
+/* The main thread's settled windows, in hs__cmp_step's order, clipped
+   so that none overlaps the next (hs__settle_steps).  Its
+   micro-batches are in f->mbs, found by their step (most steps have
+   none); the forward's floor (the last micro-batch's start with two or
+   more, else s) is derived from them. */
+typedef struct hs__wins_s {
+    int64_t *s;             /* starts, n */
+    uint32_t *d;            /* lengths (e - s) or HS__WIN_LONG, n */
+    hs__wx_t *xe, *xn;      /* the ends that do not fit d, the numbers
+                               that are not the previous + 1 */
+    size_t n_xe, cap_xe, n_xn, cap_xn;
+    size_t cap;             /* room in s and d */
+    long last_num;          /* the last window put's number */
+    hs__win_t pend;         /* the window pushed last, not yet put (its
+                               end clipped by the next's start) */
+    int has_pend, unsorted; /* unsorted: a window pushed before the
+                               pending one in hs__cmp_step's order */
+} hs__wins_t;
 
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
    settled. */
@@ -350,8 +379,8 @@ typedef struct hs__file_s {
     const char *path;         /* r->path */
     uint64_t n_kernels_seen;  /* pass 1 */
     hs_kev_key_t main_pid, main_tid;
-    hs__win_t *win;           /* the main thread's step windows, n_st */
-    size_t n_st, cap_st;
+    hs__wins_t w;             /* the main thread's step windows, n_st */
+    size_t n_st;
     hs__step_t *st;           /* the batch's steps [st0, st0 + n_bst) */
     size_t st0, n_bst, cap_bst;
     int64_t bst_ts_lo, bst_ts_hi; /* the trace times the batch's windows
@@ -444,7 +473,10 @@ static void hs__file_clear(hs__file_t *f)
     free(f->mbs);
     free(f->mbm);
     free(f->st);
-    free(f->win);
+    free(f->w.s);
+    free(f->w.d);
+    free(f->w.xe);
+    free(f->w.xn);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
     hs_reclog_clear(&f->lm);
@@ -602,6 +634,46 @@ static long hs__thread(hs__file_t *f, hs_kev_key_t pid, hs_kev_key_t tid)
     return (long)f->n_thr++;
 }
 
+/* The entry of x[0..n) that holds step i: the last with x[k].i <= i
+   (there is one: the first step's number is always listed, and an end
+   that does not fit a length is listed at its step). */
+static const hs__wx_t *hs__wx_at(const hs__wx_t *x, size_t n, size_t i)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x[mid].i <= i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &x[lo - 1];
+}
+
+/* Settled step i's window: its start, end and number (i < f->n_st). */
+static int64_t hs__win_s(const hs__file_t *f, size_t i)
+{
+    return f->w.s[i];
+}
+
+static int64_t hs__win_e(const hs__file_t *f, size_t i)
+{
+    uint32_t d = f->w.d[i];
+
+    if (d != HS__WIN_LONG)
+        return f->w.s[i] + (int64_t)d;
+    return hs__wx_at(f->w.xe, f->w.n_xe, i)->v;
+}
+
+static long hs__win_number(const hs__file_t *f, size_t i)
+{
+    const hs__wx_t *x = hs__wx_at(f->w.xn, f->w.n_xn, i);
+
+    /* no overflow: a number after LONG_MAX is always listed */
+    return (long)x->v + (long)(i - x->i);
+}
+
 /* Index of the step whose window holds t, or -1.  The replays see the
    events of a thread mostly in time order: the last step found (f->hint)
    is tried first, then a binary search; the same answer either way. */
@@ -609,11 +681,11 @@ static long hs__find_step(hs__file_t *f, int64_t t)
 {
     size_t lo = 0, hi = f->n_st, h = f->hint;
 
-    if (h < hi && f->win[h].s <= t && (h + 1 == hi || f->win[h + 1].s > t))
-        return t < f->win[h].e ? (long)h : -1;
+    if (h < hi && f->w.s[h] <= t && (h + 1 == hi || f->w.s[h + 1] > t))
+        return t < hs__win_e(f, h) ? (long)h : -1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->win[mid].s <= t)
+        if (f->w.s[mid] <= t)
             lo = mid + 1;
         else
             hi = mid;
@@ -622,7 +694,7 @@ static long hs__find_step(hs__file_t *f, int64_t t)
         return -1;
     lo--;
     f->hint = lo;
-    return t < f->win[lo].e ? (long)lo : -1;
+    return t < hs__win_e(f, lo) ? (long)lo : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -867,19 +939,6 @@ static int hs__cmp_step(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* Whether the windows are in hs__cmp_step's order already (Kineto
-   writes a thread's events in time order: the sort is then skipped; a
-   stable sort leaves sorted input as it is, so the order is the same). */
-static int hs__win_sorted(const hs__win_t *w, size_t n)
-{
-    size_t i;
-
-    for (i = 1; i < n; i++)
-        if (hs__cmp_step(&w[i - 1], &w[i]) > 0)
-            return 0;
-    return 1;
-}
-
 /* The main thread: the one with most windows (counted per thread as
    they were read); ties go to the thread of the earliest window, as the
    first-found rule did.  Sets f->main_pid, f->main_tid and the threads'
@@ -908,28 +967,151 @@ static size_t hs__choose_main(hs__file_t *f)
     return best;
 }
 
-/* hs__settle_steps' replay of the windows read: the main thread's to
-   f->win (room for all of them made), in the order they were read. */
+/* Appends window w as settled step f->n_st while there is room in
+   f->w.s and f->w.d (made for the main thread's count): its length, or
+   an exception for its end; an exception for its number unless it is
+   the previous one's + 1. */
+static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
+                            hs_error_t *err)
+{
+    hs__wins_t *ws = &f->w;
+    size_t i = f->n_st;
+    hs__wx_t *nx;
+
+    if (i >= ws->cap)
+        return HS_OK;
+    ws->s[i] = w->s;
+    ws->d[i] = HS__WIN_LONG;
+    if (w->e >= w->s && (uint64_t)w->e - (uint64_t)w->s < HS__WIN_LONG)
+        ws->d[i] = (uint32_t)((uint64_t)w->e - (uint64_t)w->s);
+    else {
+        if ((nx = hs__grow(ws->xe, &ws->cap_xe, ws->n_xe, sizeof *nx,
+                           8)) == NULL)
+            goto nomem;
+        ws->xe = nx;
+        nx[ws->n_xe].i = i;
+        nx[ws->n_xe++].v = w->e;
+    }
+    if (i == 0 || ws->last_num == LONG_MAX ||
+        w->number != ws->last_num + 1) {
+        if ((nx = hs__grow(ws->xn, &ws->cap_xn, ws->n_xn, sizeof *nx,
+                           8)) == NULL)
+            goto nomem;
+        ws->xn = nx;
+        nx[ws->n_xn].i = i;
+        nx[ws->n_xn++].v = w->number;
+    }
+    ws->last_num = w->number;
+    f->n_st++;
+    return HS_OK;
+nomem:
+    return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0, "out of memory");
+}
+
+/* Takes window w as the next in hs__cmp_step's order: the pending
+   window's end is clipped to w's start where they overlap (windows of
+   one thread do not overlap; f->st_clipped counts the clips, and
+   hs_kineto_read adds a note), the pending one is put, w becomes
+   pending.  A w before the pending one sets f->w.unsorted and is left
+   out (hs__settle_unsorted starts again). */
+static hs_err_t hs__win_push(hs__file_t *f, const hs__win_t *w,
+                             hs_error_t *err)
+{
+    hs__wins_t *ws = &f->w;
+    hs_err_t rc;
+
+    if (ws->has_pend) {
+        if (hs__cmp_step(&ws->pend, w) > 0) {
+            ws->unsorted = 1;
+            return HS_OK;
+        }
+        if (ws->pend.e > w->s) {
+            ws->pend.e = w->s;
+            f->st_clipped++;
+        }
+        if ((rc = hs__win_put(f, &ws->pend, err)) != HS_OK)
+            return rc;
+    }
+    ws->pend = *w;
+    ws->has_pend = 1;
+    return HS_OK;
+}
+
+/* hs__settle_steps' replay of the windows read: the main thread's
+   pushed in the order they were read, until one is out of order. */
 static hs_err_t hs__keep_window(void *ctx, const void *rec)
 {
     hs__file_t *f = ctx;
     hs__wrec_t w;
+    hs__win_t x;
 
     memcpy(&w, rec, sizeof w);
-    if (f->thr[w.thr].main_thr && f->n_st < f->cap_st) {
-        hs__win_t *s = &f->win[f->n_st++];
-        s->s = w.s;
-        s->e = w.e;
-        s->number = w.number;
+    if (!f->thr[w.thr].main_thr || f->w.unsorted)
+        return HS_OK;
+    x.s = w.s;
+    x.e = w.e;
+    x.number = w.number;
+    return hs__win_push(f, &x, f->err);
+}
+
+/* hs__settle_unsorted's replay: the main thread's windows in full. */
+typedef struct hs__wall_s {
+    hs__file_t *f;
+    hs__win_t *w;
+    size_t n, cap;
+} hs__wall_t;
+
+static hs_err_t hs__keep_full(void *ctx, const void *rec)
+{
+    hs__wall_t *a = ctx;
+    hs__wrec_t w;
+
+    memcpy(&w, rec, sizeof w);
+    if (a->f->thr[w.thr].main_thr && a->n < a->cap) {
+        a->w[a->n].s = w.s;
+        a->w[a->n].e = w.e;
+        a->w[a->n++].number = w.number;
     }
     return HS_OK;
 }
 
-/* Keeps the steps of the thread that has most of them (f->win, exactly
-   as many as it has), sorted; the windows read (f->lw) go. */
+/* hs__settle_steps for the n windows of a main thread not read in time
+   order (Kineto writes them in order: rare): read again in full (24
+   bytes a step for the sort's while), sorted by qsort as they always
+   were, and pushed again from the first; the clips counted before
+   (clipped0 on entry) start again too. */
+static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
+                                    size_t clipped0, hs_error_t *err)
+{
+    hs__wall_t a;
+    size_t i;
+    hs_err_t rc;
+
+    a.f = f;
+    a.n = 0;
+    a.cap = n;
+    if ((a.w = malloc(n * sizeof *a.w)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    rc = hs_reclog_each(&f->lw, hs__keep_full, &a, f->path, err);
+    if (rc == HS_OK)
+        qsort(a.w, a.n, sizeof *a.w, hs__cmp_step);
+    f->n_st = 0;
+    f->w.n_xe = f->w.n_xn = 0;
+    f->w.has_pend = f->w.unsorted = 0;
+    f->st_clipped = clipped0;
+    for (i = 0; rc == HS_OK && i < a.n; i++)
+        rc = hs__win_push(f, &a.w[i], err);
+    free(a.w);
+    return rc;
+}
+
+/* Keeps the steps of the thread that has most of them (f->w, exactly
+   as many as it has, 12 bytes a step and the exceptions), sorted and
+   clipped; the windows read (f->lw) go. */
 static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
 {
-    size_t i, n;
+    size_t n, clipped0 = f->st_clipped;
     hs_err_t rc;
 
     if (f->lw.n == 0)
@@ -938,26 +1120,22 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                             "torch.profiler.profile(schedule=...) and call "
                             "prof.step() once per iteration");
     n = f->thr[hs__choose_main(f)].n_win;
-    if ((f->win = malloc(n * sizeof *f->win)) == NULL)
+    f->w.s = malloc(n * sizeof *f->w.s);
+    f->w.d = malloc(n * sizeof *f->w.d);
+    if (f->w.s == NULL || f->w.d == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
                             "out of memory");
-    f->cap_st = n;
+    f->w.cap = n;
     f->n_st = 0;
+    f->w.has_pend = f->w.unsorted = 0;
     if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
-        HS_OK)
+            HS_OK ||
+        (f->w.unsorted &&
+         (rc = hs__settle_unsorted(f, n, clipped0, err)) != HS_OK))
         return rc;
     hs_reclog_clear(&f->lw);
-    if (!hs__win_sorted(f->win, f->n_st))
-        qsort(f->win, f->n_st, sizeof *f->win, hs__cmp_step);
-    for (i = 0; i < f->n_st; i++) {
-        hs__win_t *s = &f->win[i];
-        /* windows of one thread do not overlap; clip if they do (and
-           say so: hs_kineto_read adds a note) */
-        if (i + 1 < f->n_st && s->e > f->win[i + 1].s) {
-            s->e = f->win[i + 1].s;
-            f->st_clipped++;
-        }
-    }
+    if (f->w.has_pend)
+        return hs__win_put(f, &f->w.pend, err);
     return HS_OK;
 }
 
@@ -2123,8 +2301,8 @@ static void hs__batch(hs__file_t *f, size_t lo, size_t hi)
 {
     f->b_lo = lo;
     f->b_hi = hi;
-    f->b_ts_lo = f->win[lo].s;
-    f->b_ts_hi = f->win[hi - 1].e;
+    f->b_ts_lo = hs__win_s(f, lo);
+    f->b_ts_hi = hs__win_e(f, hi - 1);
     f->ops_limited = hi - lo > 1;
     f->ops_over = 0;
 }
@@ -2305,15 +2483,14 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
         f->cap_bst = hi - lo;
     }
     for (i = lo; i < hi; i++) {
-        const hs__win_t *w = &f->win[i];
         hs__step_t *s = &f->st[i - lo];
         size_t mb0 = hs__mbs_from(f, i), mb1 = mb0;
         while (mb1 < f->n_mbs && f->mbs[mb1].step == i)
             mb1++;
         memset(s, 0, sizeof *s);
-        s->number = w->number;
-        s->s = w->s;
-        s->e = w->e;
+        s->number = hs__win_number(f, i);
+        s->s = hs__win_s(f, i);
+        s->e = hs__win_e(f, i);
         s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
         s->n_mb = mb1 - mb0;
         s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
@@ -2326,11 +2503,11 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     f->st0 = lo;
     f->n_bst = hi - lo;
     f->last_batch = hi == f->n_st;
-    f->bst_ts_lo = f->win[lo].s;
-    f->bst_ts_hi = f->win[lo].s;
+    f->bst_ts_lo = hs__win_s(f, lo);
+    f->bst_ts_hi = hs__win_s(f, lo);
     for (i = lo; i < hi; i++)
-        if (f->win[i].e - 1 > f->bst_ts_hi)
-            f->bst_ts_hi = f->win[i].e - 1;
+        if (f->st[i - lo].e - 1 > f->bst_ts_hi)
+            f->bst_ts_hi = f->st[i - lo].e - 1;
     return HS_OK;
 }
 
