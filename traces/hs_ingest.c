@@ -704,7 +704,8 @@ static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
             return HS_ERR_NOMEM;
     for (i = 0; i < ing->n_files; i++) {
         for (p = 0; p < HS_INGEST_PH_N; p++) {
-            v[p] = d[p]->samples_ns + k[p];
+            /* a phase without samples has no array: no offset on NULL */
+            v[p] = n[p] > 0 ? d[p]->samples_ns + k[p] : NULL;
             cap[p] = n[p] - k[p];
         }
         hs__rank_values(ing, ing->files[i], v, cap, rn, rs);
