@@ -172,6 +172,73 @@ static hs_err_t hs__fuzz_verdict(hs_err_t rc, const hs_error_t *err)
     return rc;
 }
 
+/* The bytes of the file at path (malloc'ed, NUL-terminated). */
+static char *hs__fuzz_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+
+    HS__FUZZ_CHECK(f != NULL);
+    do {
+        if (cap - n < 4096) {
+            char *nb = realloc(buf, cap + 65536);
+            HS__FUZZ_CHECK(nb != NULL);
+            buf = nb;
+            cap += 65536;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* p written as `hetsim ingest -o` writes a profile, loaded back and
+   written again: the reader takes what the writer wrote, with the same
+   sub-system, payload, operator and bucket counts, batch points, kept
+   steps and micro-batches, and the second file has the first's bytes. */
+static void hs__fuzz_write_back(const hs_profile_t *p)
+{
+    char a[512], b[512];
+    char *ta, *tb;
+    size_t la, lb;
+    hs_profile_t q;
+    hs_error_t e;
+    hs_err_t rc;
+
+    hs__fuzz_path(a, sizeof a, "written-1.yaml");
+    hs__fuzz_path(b, sizeof b, "written-2.yaml");
+    rc = hs_profile_write(p, a, NULL, &e);
+    if (rc != HS_OK)
+        fprintf(stderr, "the profile is not written: %s\n", e.msg);
+    HS__FUZZ_CHECK(rc == HS_OK);
+    memset(&q, 0, sizeof q);
+    rc = hs_profile_load(a, &q, &e);
+    if (rc != HS_OK)
+        fprintf(stderr, "the written profile does not load: %s\n", e.msg);
+    HS__FUZZ_CHECK(rc == HS_OK);
+    HS__FUZZ_CHECK(q.subsys_n == p->subsys_n && q.ar_bytes == p->ar_bytes);
+    HS__FUZZ_CHECK(q.n_fwd_ops == p->n_fwd_ops &&
+                   q.n_buckets == p->n_buckets &&
+                   q.n_points == p->n_points);
+    HS__FUZZ_CHECK(q.steps_kept == p->steps_kept &&
+                   (q.micro_batches > 1 ? q.micro_batches : 0) ==
+                       (p->micro_batches > 1 ? p->micro_batches : 0));
+    HS__FUZZ_CHECK(hs_profile_write(&q, b, NULL, &e) == HS_OK);
+    hs_profile_clear(&q);
+    ta = hs__fuzz_slurp(a, &la);
+    tb = hs__fuzz_slurp(b, &lb);
+    if (la != lb || memcmp(ta, tb, la) != 0)
+        fprintf(stderr, "written twice, the profile differs:\n%s\n--\n%s\n",
+                ta, tb);
+    HS__FUZZ_CHECK(la == lb && memcmp(ta, tb, la) == 0);
+    free(ta);
+    free(tb);
+}
+
 /* ---- units -------------------------------------------------------------- */
 
 static int hs__fuzz_call_units(const char *text)
@@ -352,6 +419,7 @@ static hs_err_t hs__fuzz_call_profile(const char *text, size_t len,
         HS__FUZZ_CHECK(p.n_fwd_ops == 0 || p.fwd_ops_ns != NULL);
         HS__FUZZ_CHECK(p.n_buckets == 0 || p.buckets != NULL);
         (void)hs_profile_payload_bytes(&p);
+        hs__fuzz_write_back(&p);
     }
     hs_profile_clear(&p);
     return rc;
@@ -451,32 +519,6 @@ static hs_err_t hs__fuzz_add_files(const hs_ingest_opts_t *o,
     return rc;
 }
 
-/* p (from hs_ingest_profile) written as `hetsim ingest -o` writes it and
-   loaded back: the writer's file must be a profile the reader takes, with
-   the same sub-system, payload, operators and kept steps. */
-static void hs__fuzz_profile_back(const hs_profile_t *p)
-{
-    char path[512];
-    hs_profile_t q;
-    hs_error_t e;
-    hs_err_t rc;
-
-    hs__fuzz_path(path, sizeof path, "ingested.yaml");
-    rc = hs_profile_write(p, path, NULL, &e);
-    if (rc != HS_OK)
-        fprintf(stderr, "the ingested profile is not written: %s\n", e.msg);
-    HS__FUZZ_CHECK(rc == HS_OK);
-    memset(&q, 0, sizeof q);
-    rc = hs_profile_load(path, &q, &e);
-    if (rc != HS_OK)
-        fprintf(stderr, "the ingested profile does not load: %s\n", e.msg);
-    HS__FUZZ_CHECK(rc == HS_OK);
-    HS__FUZZ_CHECK(q.subsys_n == p->subsys_n && q.ar_bytes == p->ar_bytes);
-    HS__FUZZ_CHECK(q.n_fwd_ops == p->n_fwd_ops);
-    HS__FUZZ_CHECK(q.steps_kept == p->steps_kept);
-    hs_profile_clear(&q);
-}
-
 /* hs_ingest_profile into *p (the caller clears it) and what `ingest
    --summary` prints beside it: each phase's robust figures; written and
    loaded back when write_back. */
@@ -495,7 +537,7 @@ static hs_err_t hs__fuzz_profile(hs_ingest_t *ing, hs_profile_t *p,
         HS__FUZZ_CHECK(p->subsys_n >= 2);
         HS__FUZZ_CHECK(hs_ar_source_name(p->ar_source) != NULL);
         if (write_back)
-            hs__fuzz_profile_back(p);
+            hs__fuzz_write_back(p);
     }
     return rc;
 }

@@ -50,7 +50,9 @@ hs_err_t hs_fuzz_links_csv(const uint8_t *data, size_t size,
 
 /* data as a standalone profile, through hs_profile_load_text (from
    memory); the first non-empty input of a process also through
-   hs_profile_load (from a file), which must agree. */
+   hs_profile_load (from a file), which must agree.  A profile read is
+   written (hs_profile_write), loaded back and written again: it must
+   load, with the same counts, and the two files must be the same bytes. */
 hs_err_t hs_fuzz_profile(const uint8_t *data, size_t size, hs_error_t *err);
 
 /* data as the harness's sidecar (hs_ingest_opts_t.sidecar) of two small
@@ -68,9 +70,9 @@ hs_err_t hs_fuzz_sidecar(const uint8_t *data, size_t size, hs_error_t *err);
  *   m 0  hs_ingest_add_file with the default options but warm-up v & 3
  *        and the median when v & 16 (else the mean); every step through
  *        hs_ingest_file_step (and the first again), hs_ingest_profile,
- *        the robust figures, and the profile written (hs_profile_write)
- *        and loaded back (hs_profile_load), which must succeed with the
- *        same sub-system, payload, operator count and kept steps;
+ *        the robust figures, and the profile written (hs_profile_write),
+ *        loaded back (hs_profile_load) and written again, as the profile
+ *        target does;
  *   m 1  the same, and a second ingestion with the per-step record
  *        spilled to a temporary file (rec_mem_bytes 1, or two steps'
  *        worth when v & 4) and two reading threads when v & 8: the same
