@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <yaml.h>
 
-/* Emits the scalar s (NUL-terminated) in the given style. */
+/* Emits the scalar s (NUL-terminated) in the given style.  A byte of s
+   that starts no valid UTF-8 character (a name read from a trace, whose
+   strings are not checked, or a path) is written as U+FFFD, so that the
+   file is always YAML and loads back; 0 also when out of memory. */
 int hs_yamlemit_scalar(yaml_emitter_t *em, const char *s,
                        yaml_scalar_style_t style);
 

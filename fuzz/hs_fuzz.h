@@ -50,7 +50,9 @@ hs_err_t hs_fuzz_links_csv(const uint8_t *data, size_t size,
 
 /* data as a standalone profile, through hs_profile_load_text (from
    memory); the first non-empty input of a process also through
-   hs_profile_load (from a file), which must agree. */
+   hs_profile_load (from a file), which must agree.  A profile read is
+   written (hs_profile_write), loaded back and written again: it must
+   load, with the same counts, and the two files must be the same bytes. */
 hs_err_t hs_fuzz_profile(const uint8_t *data, size_t size, hs_error_t *err);
 
 /* data as the harness's sidecar (hs_ingest_opts_t.sidecar) of two small
@@ -60,10 +62,32 @@ hs_err_t hs_fuzz_profile(const uint8_t *data, size_t size, hs_error_t *err);
 hs_err_t hs_fuzz_sidecar(const uint8_t *data, size_t size, hs_error_t *err);
 
 /*
- * A profiler trace through hs_ingest_add_file and hs_ingest_profile.  The
- * first byte picks the form: even, the rest is written as it is (plain
- * JSON, or gzip when it starts with gzip's magic); odd, the rest is
- * gzip-compressed first, so that the gzip path sees valid JSON too.
+ * A profiler trace (the input's bytes after the first) read one of four
+ * ways, which the first byte picks.  Bit 0: 0, the rest is written as it
+ * is (plain JSON, or gzip when it starts with gzip's magic); 1, the rest
+ * is gzip-compressed first, so that the gzip path sees valid JSON too.
+ * Bits 1-2 (m) and 3-7 (v):
+ *   m 0  hs_ingest_add_file with the default options but warm-up v & 3
+ *        and the median when v & 16 (else the mean); every step through
+ *        hs_ingest_file_step (and the first again), hs_ingest_profile,
+ *        the robust figures, and the profile written (hs_profile_write),
+ *        loaded back (hs_profile_load) and written again, as the profile
+ *        target does;
+ *   m 1  the same, and a second ingestion with the per-step record
+ *        spilled to a temporary file (rec_mem_bytes 1, or two steps'
+ *        worth when v & 4) and two reading threads when v & 8: the same
+ *        verdict and message, files, steps, notes, profile and robust
+ *        figures;
+ *   m 2  hs_kineto_read with its default budgets and with tiny ones
+ *        (phases by batches of 1 + (v & 3) steps; the record logs
+ *        spilled unless v & 4, the forward's operators by batches unless
+ *        v & 8, the record spilled unless v & 16): the same verdict and
+ *        message, record (every entry, read back through hs_rank_at) and
+ *        notes;
+ *   m 3  m 2 with two reading threads for the tiny read.
+ * Two-thread reading is forced for any file size
+ * (HETSIM_TRACE_THREAD_MIN_BYTES=0).  An empty input is an empty file,
+ * read as m 0.
  */
 hs_err_t hs_fuzz_trace(const uint8_t *data, size_t size, hs_error_t *err);
 

@@ -709,7 +709,10 @@ static int hs__ops_emit(yaml_emitter_t *em, const char *key,
     for (i = 0; i < p->n_fwd_ops; i++) {
         if (!hs_yamlemit_map_start(em, 1))
             return 0;
+        /* an empty name (a trace's operator may have one) is left out
+           like a missing one: the reader takes no empty name */
         if (p->fwd_op_names != NULL && p->fwd_op_names[i] != NULL &&
+            p->fwd_op_names[i][0] != '\0' &&
             (!hs_yamlemit_scalar(em, "name", YAML_PLAIN_SCALAR_STYLE) ||
              !hs_yamlemit_scalar(em, p->fwd_op_names[i],
                                  YAML_DOUBLE_QUOTED_SCALAR_STYLE)))

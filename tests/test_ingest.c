@@ -1122,6 +1122,63 @@ static void test_yaml_round_trip(void)
     }
 }
 
+/* Operator names as a trace may give them (the reader checks no string):
+   empty, or not UTF-8.  The profile is written anyway and loads back: an
+   empty name left out (as a missing one), each byte that starts no UTF-8
+   character as U+FFFD; the times unchanged.  Both failed before (fuzz
+   findings: an emitter error, and "fwd_ops name must not be empty"). */
+static void test_yaml_op_names(void)
+{
+    static const char yaml[] = "t_fwd: 10ms\nt_b1: 1ms\n"
+                               "allreduce_bytes: 1MB\nsubsystem_size: 2\n"
+                               "fwd_ops:\n"
+                               "  - {name: a, time: 4ms}\n"
+                               "  - {name: b, time: 3ms}\n"
+                               "  - {name: c, time: 2ms}\n"
+                               "  - {name: d, time: 1ms}\n";
+    static const char *const names[4] = {"", "aten::l\xa1\xa1near", "ok",
+                                         "\xed\xa0\x80\xff"};
+    static const char *const back[4] = {
+        NULL, "aten::l\xef\xbf\xbd\xef\xbf\xbdnear", "ok",
+        "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"};
+    const char *dir = hs_test_tmpdir("ingest-op-names");
+    hs_profile_t p, q;
+    hs_error_t err;
+    char path[1024];
+    size_t k;
+
+    memset(&p, 0, sizeof p);
+    memset(&q, 0, sizeof q);
+    HS_ASSERT_I64_EQ(hs_profile_load_text(yaml, sizeof yaml - 1, "ops.yaml",
+                                          &p, &err), HS_OK);
+    HS_ASSERT_I64_EQ(p.n_fwd_ops, 4);
+    if (p.n_fwd_ops != 4 || p.fwd_op_names == NULL) {
+        hs_profile_clear(&p);
+        return;
+    }
+    for (k = 0; k < 4; k++) {
+        free(p.fwd_op_names[k]);
+        p.fwd_op_names[k] = strdup(names[k]);
+    }
+    snprintf(path, sizeof path, "%s/ops.yaml", dir);
+    HS_ASSERT_I64_EQ(hs_profile_write(&p, path, NULL, &err), HS_OK);
+    HS_ASSERT_I64_EQ(hs_profile_load(path, &q, &err), HS_OK);
+    HS_ASSERT_I64_EQ(q.n_fwd_ops, 4);
+    for (k = 0; k < 4 && k < q.n_fwd_ops; k++) {
+        HS_ASSERT_I64_EQ(q.fwd_ops_ns[k], p.fwd_ops_ns[k]);
+        if (back[k] == NULL) {
+            CU_ASSERT_TRUE(q.fwd_op_names == NULL ||
+                           q.fwd_op_names[k] == NULL);
+        } else if (q.fwd_op_names != NULL && q.fwd_op_names[k] != NULL) {
+            CU_ASSERT_STRING_EQUAL(q.fwd_op_names[k], back[k]);
+        } else {
+            CU_FAIL("an operator name was lost");
+        }
+    }
+    hs_profile_clear(&q);
+    hs_profile_clear(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* The command line and bad input                                        */
 
@@ -1457,6 +1514,8 @@ static int register_ingest(void)
         CU_add_test(s, "profiler-free pool counted once, --stat on it",
                     test_plain_pool_once_and_stat) == NULL ||
         CU_add_test(s, "YAML round trip", test_yaml_round_trip) == NULL ||
+        CU_add_test(s, "YAML: operator names empty or not UTF-8",
+                    test_yaml_op_names) == NULL ||
         CU_add_test(s, "CLI profile and summary",
                     test_cli_profile_and_summary) == NULL ||
         CU_add_test(s, "CLI bad input", test_cli_bad_input) == NULL ||

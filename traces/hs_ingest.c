@@ -889,7 +889,9 @@ static hs_err_t hs__dists(hs_ingest_t *ing, hs_dist_t *const *d,
         return HS_ERR_NOMEM;
     for (i = 0; i < ing->n_files; i++) {
         for (p = 0; p < HS_INGEST_PH_N; p++) {
-            h[p].v = d[p]->samples_ns + (h[p].big ? 0 : k[p]);
+            /* a phase without samples has no array: no offset on NULL */
+            h[p].v = n[p] == 0 ? NULL
+                               : d[p]->samples_ns + (h[p].big ? 0 : k[p]);
             h[p].cap = h[p].big ? ing->max_samples : n[p] - k[p];
         }
         hs__rank_dists(ing, ing->files[i], h, sel, acc);
