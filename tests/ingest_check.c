@@ -29,6 +29,14 @@ void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k)
     o->rec_mem_bytes = k % 3 == 1 ? 1 : 0;
 }
 
+void ic_spill_opts(hs_kineto_opts_t *o, int k)
+{
+    memset(o, 0, sizeof *o);
+    o->rec_mem_bytes = k & 1 ? 1 : 0;
+    o->step_batch = k & 2 ? 1 : 0;
+    o->log_mem_bytes = k & 4 ? 1 : 0;
+}
+
 void ic_same_profile(const hs_profile_t *a, const hs_profile_t *b)
 {
     const hs_dist_t *da[5] = {&a->t_dl, &a->t_fwd, &a->t_b1, &a->t_bwd,

@@ -36,6 +36,11 @@ void ic_pair_free(ic_pair_t *p);
    steps (0: all), the record's steps spilled when k mod 3 is 1. */
 void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k);
 
+/* Zeroes o and sets it to combination k < 8 of the reader's spilled paths:
+   the record's steps spilled (bit 0), the phases by batches of one step
+   (bit 1), the logs spilled (bit 2). */
+void ic_spill_opts(hs_kineto_opts_t *o, int k);
+
 /* Asserts that profiles a and b agree, field by field: each phase's
    known, mean, sd and samples, the forward operators (times and names),
    the all-reduce payload and its source, the buckets, the communication

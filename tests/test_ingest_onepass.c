@@ -767,10 +767,7 @@ static void check_windows(const char *path, size_t n, const long *num,
         hs_error_t err;
         size_t i;
 
-        memset(&o, 0, sizeof o);
-        o.rec_mem_bytes = k & 1 ? 1 : 0;
-        o.step_batch = k & 2 ? 1 : 0;
-        o.log_mem_bytes = k & 4 ? 1 : 0;
+        ic_spill_opts(&o, k);
         HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         HS_ASSERT_I64_EQ(r->n_steps, n);
@@ -849,10 +846,7 @@ static void check_long_windows(const char *path)
         hs_error_t err;
         size_t i;
 
-        memset(&o, 0, sizeof o);
-        o.rec_mem_bytes = k & 1 ? 1 : 0;
-        o.step_batch = k & 2 ? 1 : 0;
-        o.log_mem_bytes = k & 4 ? 1 : 0;
+        ic_spill_opts(&o, k);
         o.notes = &notes;
         HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
