@@ -967,6 +967,21 @@ static size_t hs__choose_main(hs__file_t *f)
     return best;
 }
 
+/* Appends exception (i, v) to the list *x (*n entries, room for *cap).
+   0, or -1 when out of memory (the list unchanged). */
+static int hs__wx_add(hs__wx_t **x, size_t *cap, size_t *n, size_t i,
+                      int64_t v)
+{
+    hs__wx_t *nx = hs__grow(*x, cap, *n, sizeof *nx, 8);
+
+    if (nx == NULL)
+        return -1;
+    *x = nx;
+    nx[*n].i = i;
+    nx[(*n)++].v = v;
+    return 0;
+}
+
 /* Appends window w as settled step f->n_st while there is room in
    f->w.s and f->w.d (made for the main thread's count): its length, or
    an exception for its end; an exception for its number unless it is
@@ -976,7 +991,6 @@ static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
 {
     hs__wins_t *ws = &f->w;
     size_t i = f->n_st;
-    hs__wx_t *nx;
 
     if (i >= ws->cap)
         return HS_OK;
@@ -984,23 +998,12 @@ static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
     ws->d[i] = HS__WIN_LONG;
     if (w->e >= w->s && (uint64_t)w->e - (uint64_t)w->s < HS__WIN_LONG)
         ws->d[i] = (uint32_t)((uint64_t)w->e - (uint64_t)w->s);
-    else {
-        if ((nx = hs__grow(ws->xe, &ws->cap_xe, ws->n_xe, sizeof *nx,
-                           8)) == NULL)
-            goto nomem;
-        ws->xe = nx;
-        nx[ws->n_xe].i = i;
-        nx[ws->n_xe++].v = w->e;
-    }
-    if (i == 0 || ws->last_num == LONG_MAX ||
-        w->number != ws->last_num + 1) {
-        if ((nx = hs__grow(ws->xn, &ws->cap_xn, ws->n_xn, sizeof *nx,
-                           8)) == NULL)
-            goto nomem;
-        ws->xn = nx;
-        nx[ws->n_xn].i = i;
-        nx[ws->n_xn++].v = w->number;
-    }
+    else if (hs__wx_add(&ws->xe, &ws->cap_xe, &ws->n_xe, i, w->e) != 0)
+        goto nomem;
+    if ((i == 0 || ws->last_num == LONG_MAX ||
+         w->number != ws->last_num + 1) &&
+        hs__wx_add(&ws->xn, &ws->cap_xn, &ws->n_xn, i, w->number) != 0)
+        goto nomem;
     ws->last_num = w->number;
     f->n_st++;
     return HS_OK;
