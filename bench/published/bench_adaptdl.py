@@ -85,17 +85,14 @@ Exit status: 0 ok, 2 bad arguments, a refused mode or a held-apart row, 1 hetsim
 """
 import argparse
 import csv
-import json
-import math
 import os
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, HERE)
-import bench_published as bp  # noqa: E402  (ns(): a duration as hetsim reads it)
+import bench_published as bp  # noqa: E402  (ns(), frozen_commit(), head_desc(), write_json())
 
 PX_CSV = os.path.join(ROOT, 'validation', 'published', 'pollux-osdi21', 'pollux-osdi21.csv')
 HELD_APART = ('SIA-dgx', 'SIA-rtx')
@@ -122,12 +119,6 @@ FIGURES = {'closed': 'step_extended_ns', 'replay': 'step_replay_ns'}
 def die(msg, code=2):
     sys.stderr.write('bench_adaptdl: %s\n' % msg)
     sys.exit(code)
-
-
-def git(*args):
-    p = subprocess.run(['git', '-C', ROOT] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return p.returncode, p.stdout.strip()
 
 
 def read_csv(path, held_mode):
@@ -618,7 +609,7 @@ def main(argv):
     keys = ['naive'] + ['%s/%s-%s/%s' % (f, s[0], s[1], o) for o in OVERLAPS for s in SHAPES
                         for f in ('replay', 'closed')]
     doc = {'format': 'hetsim.bench.adaptdl', 'format_version': 1,
-           'hetsim_library': _library(hetsim), 'git_head': _head(),
+           'hetsim_library': bp.library_path(hetsim), 'git_head': bp.head_desc(),
            'set': 'held-apart' if opts.held_apart else 'calibration', 'frozen_commit': commit,
            'command': 'bench/published/bench_adaptdl.py ' + ' '.join(argv),
            'options': {'compute': opts.compute, 'bwd_frac': opts.bwd_frac, 'ready_lag': opts.ready_lag,
@@ -634,21 +625,8 @@ def main(argv):
     if opts.no_rows:
         doc['rows'] = 'left out (--no-rows)'
     if opts.json:
-        tmp = opts.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, opts.json)
+        bp.write_json(opts.json, doc)
     return 1 if pr.errors else 0
-
-
-def _library(hetsim):
-    return os.path.abspath(getattr(hetsim._n, 'LIBRARY_PATH', '') or '?')
-
-
-def _head():
-    rc, head = git('rev-parse', '--short', 'HEAD')
-    rc2, dirty = git('status', '--porcelain', '--untracked-files=no')
-    return (head + (' (modified)' if dirty else '')) if rc == 0 else None
 
 
 FITTED_MAPPING = ('fitcal / fit11: buckets whose window t_bwd (1 - lag) = w C, w = minus the '

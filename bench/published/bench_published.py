@@ -115,14 +115,38 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+def git(*args):
+    """(exit status, stripped standard output) of git with args in this checkout."""
+    q = subprocess.run(['git', '-C', ROOT] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return q.returncode, q.stdout.strip()
+
+
+def head_desc():
+    """HEAD's short hash, with ' (modified)' when tracked files differ from it; None outside
+    a git checkout. What a benchmark's JSON records as git_head."""
+    rc, head = git('rev-parse', '--short', 'HEAD')
+    _, dirty = git('status', '--porcelain', '--untracked-files=no')
+    return (head + (' (modified)' if dirty else '')) if rc == 0 else None
+
+
+def library_path(hetsim):
+    """The libhetsim the Python binding loaded, as an absolute path ('?' when unknown)."""
+    return os.path.abspath(getattr(hetsim._n, 'LIBRARY_PATH', '') or '?')
+
+
+def write_json(path, doc):
+    """doc as indented JSON to path, through path.tmp and a rename (never half-written)."""
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
 def frozen_commit(frozen):
     """The full hash of `frozen`, or (None, why) unless it is a commit of this checkout, HEAD is
     that commit and the working tree is clean: a held-apart score must be of the frozen model
     itself, not of later or uncommitted changes. Returns (hash, None) when all three hold."""
-    def git(*args):
-        q = subprocess.run(['git', '-C', ROOT] + list(args), stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        return q.returncode, q.stdout.strip()
     rc, want = git('rev-parse', '--verify', frozen + '^{commit}')
     if rc != 0:
         return None, '--frozen %s is not a commit of %s' % (frozen, ROOT)
@@ -524,10 +548,7 @@ def main(argv):
            'not_scenarios': NOT_SCENARIOS, 'groups': groups, 'runs': rows, 'summary': summary}
     print_table(doc)
     if opts.json:
-        tmp = opts.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, opts.json)
+        write_json(opts.json, doc)
     return 0
 
 

@@ -126,7 +126,6 @@ Exit status: 0 ok, 2 bad arguments, a refused mode or row, 1 hetsim failed on so
 """
 import argparse
 import csv
-import json
 import os
 import re
 import statistics
@@ -136,7 +135,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, HERE)
-import bench_published as bp  # noqa: E402  (ns(), frozen_commit())
+import bench_published as bp  # noqa: E402  (ns(), frozen_commit(), head_desc(), write_json())
 
 PUB = os.path.join(ROOT, 'validation', 'published')
 ML_CSV = os.path.join(PUB, 'mlperf-training', 'mlperf-throughput.csv')
@@ -689,8 +688,8 @@ def main(argv):
         rows += rs
     ks = ['naive/perfect', 'naive/nodes'] + [k for k, _, _, _ in keys()]
     doc = {'format': 'hetsim.bench.throughput', 'format_version': 1,
-           'hetsim_library': os.path.abspath(getattr(hetsim._n, 'LIBRARY_PATH', '') or '?'),
-           'git_head': bp_head(), 'set': 'held-apart' if opts.held_apart else 'calibration',
+           'hetsim_library': bp.library_path(hetsim),
+           'git_head': bp.head_desc(), 'set': 'held-apart' if opts.held_apart else 'calibration',
            'frozen_commit': commit, 'command': 'bench/published/bench_throughput.py ' + ' '.join(argv),
            'metric': 'throughput, (predicted - measured) / measured per run; MAPE per cluster',
            'primary_predictor': PRIMARY, 'mapping': MAPPING,
@@ -701,22 +700,8 @@ def main(argv):
     doc['runtime_s'] = round(time.time() - t0, 1)
     print_table(doc, ks)
     if opts.json:
-        tmp = opts.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(doc, f, indent=1)
-        os.replace(tmp, opts.json)
+        bp.write_json(opts.json, doc)
     return 1 if pr.errors else 0
-
-
-def bp_head():
-    import subprocess
-    def git(*a):
-        p = subprocess.run(['git', '-C', ROOT] + list(a), stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        return p.returncode, p.stdout.strip()
-    rc, head = git('rev-parse', '--short', 'HEAD')
-    _, dirty = git('status', '--porcelain', '--untracked-files=no')
-    return (head + (' (modified)' if dirty else '')) if rc == 0 else None
 
 
 MAPPING = {
