@@ -4,6 +4,7 @@
  */
 #include "ingest_check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,24 @@ void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k)
     o->log_mem_bytes = k % 2 ? 1 : 0;
     o->step_batch = (k / 2) % 3;
     o->rec_mem_bytes = k % 3 == 1 ? 1 : 0;
+}
+
+hs_ingest_t *ic_ingest_all(const char *const *paths, size_t n,
+                           const hs_ingest_opts_t *o, hs_profile_t *p)
+{
+    hs_ingest_t *ing = hs_ingest_new(o);
+    hs_error_t err;
+    hs_err_t rc;
+    size_t i;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
+    for (i = 0; i < n; i++)
+        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, paths[i], &err), HS_OK);
+    rc = hs_ingest_profile(ing, p, &err);
+    if (rc != HS_OK)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, HS_OK);
+    return ing;
 }
 
 void ic_spill_opts(hs_kineto_opts_t *o, int k)

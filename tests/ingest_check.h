@@ -36,6 +36,13 @@ void ic_pair_free(ic_pair_t *p);
    steps (0: all), the record's steps spilled when k mod 3 is 1. */
 void ic_batch_opts(hs_kineto_opts_t *o, const size_t *budgets, size_t k);
 
+/* Ingests the traces paths[0, n) with opts o (its sidecar for every
+   rank), asserting that every file and the profile succeed (the error's
+   message on stderr when the profile fails); the profile in *p, the
+   ingestion returned (free with hs_ingest_free). */
+hs_ingest_t *ic_ingest_all(const char *const *paths, size_t n,
+                           const hs_ingest_opts_t *o, hs_profile_t *p);
+
 /* Zeroes o and sets it to combination k < 8 of the reader's spilled paths:
    the record's steps spilled (bit 0), the phases by batches of one step
    (bit 1), the logs spilled (bit 2). */

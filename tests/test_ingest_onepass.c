@@ -133,22 +133,6 @@ static void test_ops_batches_equal_whole(void)
     }
 }
 
-/* Ingests the traces paths[0, n) with opts o (sidecar for every rank),
-   asserting success; the profile in *p (HS_OK expected). */
-static hs_ingest_t *ingest_all(const char *const *paths, size_t n,
-                               const hs_ingest_opts_t *o, hs_profile_t *p)
-{
-    hs_ingest_t *ing = hs_ingest_new(o);
-    hs_error_t err;
-    size_t i;
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
-    for (i = 0; i < n; i++)
-        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, paths[i], &err), HS_OK);
-    HS_ASSERT_I64_EQ(hs_ingest_profile(ing, p, &err), HS_OK);
-    return ing;
-}
-
 /* The steps of ingestions a (in memory) and b (spilled) agree, read
    forward and then from the last back to the first. */
 static void same_steps(hs_ingest_t *a, hs_ingest_t *b)
@@ -205,9 +189,9 @@ static void test_steps_spilled_issue32(void)
             o.warmup = cases[c].warmup;
             o.stat = (hs_ingest_stat_t)st;
             o.sidecar = cases[c].sidecar ? DATA "legacy.sidecar.json" : NULL;
-            a = ingest_all(cases[c].paths, cases[c].n, &o, &pa);
+            a = ic_ingest_all(cases[c].paths, cases[c].n, &o, &pa);
             o.rec_mem_bytes = 1;
-            b = ingest_all(cases[c].paths, cases[c].n, &o, &pb);
+            b = ic_ingest_all(cases[c].paths, cases[c].n, &o, &pb);
             ic_same_profile(&pa, &pb);
             for (ph = 0; ph < HS_INGEST_PH_N; ph++)
                 CU_ASSERT_EQUAL(memcmp(hs_ingest_robust(a, (unsigned)ph),

@@ -27,6 +27,7 @@
 #include "hs_osel.h"
 #include "hs_stats.h"
 #include "hs_test.h"
+#include "ingest_check.h"
 
 #define REAL HS_TEST_SRC "/tests/data/real/"
 #define DATA HS_TEST_SRC "/tests/data/ingest/"
@@ -187,24 +188,6 @@ static void write_trace(const char *path, int rank, size_t n)
     fclose(f);
 }
 
-/* Ingests paths[0, n) with o; the profile in *p. */
-static hs_ingest_t *ingest(const char *const *paths, size_t n,
-                           const hs_ingest_opts_t *o, hs_profile_t *p)
-{
-    hs_ingest_t *ing = hs_ingest_new(o);
-    hs_error_t err;
-    size_t i;
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ing);
-    for (i = 0; i < n; i++)
-        HS_ASSERT_I64_EQ(hs_ingest_add_file(ing, paths[i], &err), HS_OK);
-    if (hs_ingest_profile(ing, p, &err) != HS_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        CU_FAIL_FATAL("hs_ingest_profile failed");
-    }
-    return ing;
-}
-
 /* Phase ph of profile p (HS_INGEST_PH_* order). */
 static const hs_dist_t *phase(const hs_profile_t *p, size_t ph)
 {
@@ -301,8 +284,8 @@ static size_t check_capped(const char *const *paths, size_t n,
                            size_t room)
 {
     hs_profile_t pb, pc;
-    hs_ingest_t *b = ingest(paths, n, &o, &pb), *c = ingest(paths, n, &o,
-                                                            &pc);
+    hs_ingest_t *b = ic_ingest_all(paths, n, &o, &pb),
+                *c = ic_ingest_all(paths, n, &o, &pc);
     size_t ph, cnt, first = 0;
 
     for (ph = 0; ph < HS_INGEST_PH_N; ph++) {
@@ -357,7 +340,7 @@ static void test_capped_many_steps_issue32(void)
             hs_ingest_opts_default(&o);
             o.stat = (hs_ingest_stat_t)st;
             o.rec_mem_bytes = spill;
-            a = ingest(paths, 2, &o, &pa);
+            a = ic_ingest_all(paths, 2, &o, &pa);
             /* the steps are the written ones */
             HS_ASSERT_I64_EQ(pa.t_fwd.n_samples, N0 + N1 - 40);
             for (k = 0; k < 40; k++)
@@ -411,7 +394,7 @@ static void test_capped_real_issue32(void)
             o.warmup = cases[c].warmup;
             o.stat = (hs_ingest_stat_t)st;
             o.sidecar = cases[c].sidecar ? DATA "legacy.sidecar.json" : NULL;
-            a = ingest(cases[c].paths, cases[c].n, &o, &pa);
+            a = ic_ingest_all(cases[c].paths, cases[c].n, &o, &pa);
             for (cap = 1; cap <= 3; cap++) {
                 o.max_samples = cap;
                 o.rec_mem_bytes = cap == 2;
