@@ -189,6 +189,11 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+def skip(skipped, why):
+    """Counts one row left out for the reason why."""
+    skipped[why] = skipped.get(why, 0) + 1
+
+
 # ---- reading: held-apart rows leave here, before any figure is parsed ----------------------
 
 def read_rows(path, held_mode, dropped):
@@ -256,8 +261,7 @@ def mlperf_runs(opts, held, dropped, skipped):
     runs = {}
     for r in read_rows(opts.mlperf_csv, held, dropped):
         if r['benchmark'] not in ('resnet', 'bert'):
-            skipped['mlperf benchmark %s (not read)' % r['benchmark']] = \
-                skipped.get('mlperf benchmark %s (not read)' % r['benchmark'], 0) + 1
+            skip(skipped, 'mlperf benchmark %s (not read)' % r['benchmark'])
             continue
         k = (r['cluster'], r['round'], r['system'], r['benchmark'], r['run'])
         x = runs.setdefault(k, {'row': r, 'vals': []})
@@ -271,14 +275,12 @@ def mlperf_runs(opts, held, dropped, skipped):
         gb = int(r['global_batch_size'])
         dup = (c, system, bench, nodes, gpn, gb, v, tuple(x['vals']))
         if dup in seen:
-            skipped['mlperf run resubmitted unchanged (counted once)'] = \
-                skipped.get('mlperf run resubmitted unchanged (counted once)', 0) + 1
+            skip(skipped, 'mlperf run resubmitted unchanged (counted once)')
             continue
         seen.add(dup)
         s = sysrows.get((rnd, system))
         if gb % (nodes * gpn * v) or s is None:
-            skipped['mlperf run without whole micro-batch or system'] = \
-                skipped.get('mlperf run without whole micro-batch or system', 0) + 1
+            skip(skipped, 'mlperf run without whole micro-batch or system')
             continue
         chip, form, gname = gpu_short(s['accelerator_model_name'])
         out.append({'source': 'mlperf', 'cluster': c, 'run': '%s/%s/%s/%s' % (rnd, system, bench, run),
@@ -297,15 +299,14 @@ def dle_runs(opts, held, dropped, skipped):
     for r in read_rows(opts.dle_csv, held, dropped):
         key = ('dle', r['model'])
         if key not in PARAMS or r['system'] not in DGX:
-            skipped['dle model or system not modelled'] = skipped.get('dle model or system not modelled', 0) + 1
+            skip(skipped, 'dle model or system not modelled')
             continue
         try:
             b = float(r['batch_per_gpu'])
             v = int(r['accum_steps']) if r['accum_steps'] else 1
             thr = float(r['throughput'])
         except ValueError:
-            skipped['dle row with unreadable batch/accumulation'] = \
-                skipped.get('dle row with unreadable batch/accumulation', 0) + 1
+            skip(skipped, 'dle row with unreadable batch/accumulation')
             continue
         if r['accum_batch_per_gpu']:
             a = float(r['accum_batch_per_gpu'])
@@ -336,13 +337,12 @@ def csc_runs(opts, held, dropped, skipped):
     for r in read_rows(opts.csc_csv, held, dropped):
         model = next((k for k in CSC_PARAMS if k in r['model']), None)
         if model is None or r['cluster'] not in CSC_NODES or not r['batch_per_gpu_at_ref']:
-            skipped['csc row without a modelled model'] = skipped.get('csc row without a modelled model', 0) + 1
+            skip(skipped, 'csc row without a modelled model')
             continue
         try:
             value = float(r['value'])
         except ValueError:      # the table records a failed run ('ERROR'): no figure
-            skipped['csc row without a figure (failed run)'] = \
-                skipped.get('csc row without a figure (failed run)', 0) + 1
+            skip(skipped, 'csc row without a figure (failed run)')
             continue
         chip, intra, nics, nic_bps = CSC_NODES[r['cluster']]
         nodes, gpn, b = int(r['nodes']), int(r['gpus_per_node']), int(r['batch_per_gpu_at_ref'])
@@ -364,12 +364,10 @@ def ddl_runs(opts, held, dropped, skipped):
     out = []
     for r in read_rows(opts.ddl_csv, held, dropped):
         if r['dnn'] not in DDL_PARAMS or r['connection'] not in DDL_NETS:
-            skipped['ddl row without a modelled model or connection'] = \
-                skipped.get('ddl row without a modelled model or connection', 0) + 1
+            skip(skipped, 'ddl row without a modelled model or connection')
             continue
         if not r['architecture'].startswith('Horovod'):
-            skipped['ddl parameter-server row (BytePS: not modelled)'] = \
-                skipped.get('ddl parameter-server row (BytePS: not modelled)', 0) + 1
+            skip(skipped, 'ddl parameter-server row (BytePS: not modelled)')
             continue
         nodes, gpn, b = int(r['nodes']), int(r['gpus_per_node']), int(r['batch_per_gpu'])
         out.append({'source': 'ddl', 'cluster': r['cluster'],
