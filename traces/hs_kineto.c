@@ -77,6 +77,7 @@
 #include "hs_kev.h"
 #include "hs_reclog.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -221,13 +222,25 @@ typedef struct hs__win_s {
     long number;
 } hs__win_t;
 
-/* The settled windows are kept in 12 bytes a step (hs__wins_t), all
-   that stays in memory for every step while the batches' hs__step_t come
-   and go: the start (8 bytes) and the length (4 bytes) where it fits,
-   HS__WIN_LONG there otherwise with the end in an exception list; the
-   number only where it is not the previous one's + 1 (the first always).
-   The exception lists hold (step, value), in step order. */
+/* The settled windows are kept in one of two forms (hs__wins_t).  In
+   memory while they fit the windows' budget (HS__WIN_LOG_MEM, or the
+   logs' log_mem_bytes when less) at 28 bytes a step at worst: 12 bytes
+   a step, all that stays in memory for every step while the batches'
+   hs__step_t come and go: the start (8 bytes) and the length (4 bytes)
+   where it fits, HS__WIN_LONG there otherwise with the end in an
+   exception list; the number only where it is not the previous one's + 1
+   (the first always).  The exception lists hold (step, value), in step
+   order (16 bytes each).  Past the budget, spilled: in blocks of
+   2^bshift windows in full (hs__win_t) in an unlinked temporary file,
+   each block's first start in memory (8 bytes a block of up to
+   HS__WBLK_MAX steps) and the blocks used last in a cache of
+   HS__WCACHE blocks, which fits the budget: the memory no longer grows
+   with the steps but by the index's 8 bytes per block. */
 #define HS__WIN_LONG UINT32_MAX
+/* The spilled windows' cache, in blocks, and a block's greatest size
+   (steps; 24 KiB). */
+#define HS__WCACHE 4u
+#define HS__WBLK_MAX 1024u
 
 typedef struct hs__wx_s {
     size_t i;       /* the step */
@@ -238,19 +251,43 @@ typedef struct hs__wx_s {
    so that none overlaps the next (hs__settle_steps).  Its
    micro-batches are in f->mbs, found by their step (most steps have
    none); the forward's floor (the last micro-batch's start with two or
-   more, else s) is derived from them. */
+   more, else s) is derived from them.  Read through hs__win_s,
+   hs__win_e, hs__win_number and hs__find_step only. */
 typedef struct hs__wins_s {
+    /* in memory (file NULL) */
     int64_t *s;             /* starts, n */
     uint32_t *d;            /* lengths (e - s) or HS__WIN_LONG, n */
     hs__wx_t *xe, *xn;      /* the ends that do not fit d, the numbers
                                that are not the previous + 1 */
     size_t n_xe, cap_xe, n_xn, cap_xn;
-    size_t cap;             /* room in s and d */
+    /* spilled (file not NULL): blocks of 1 << bshift windows, block b
+       at byte b << bshift windows; bfirst[b] its first start; the cache
+       cw (HS__WCACHE blocks, slot c holding block cb[c], SIZE_MAX none,
+       last used at cuse[c]); slot 0 is the block being written while
+       settling.  io_err: a block could not be read back (errno io_errno,
+       0 for a short file): its windows read as zeros and the read fails
+       at its next check (hs__wins_check) */
+    FILE *file;
+    unsigned bshift;
+    int64_t *bfirst;
+    size_t n_blk, cap_blk;
+    hs__win_t *cw;
+    size_t cb[HS__WCACHE];
+    uint64_t cuse[HS__WCACHE], clock;
+    unsigned last_c;
+    int io_err, io_errno;
+    /* both */
+    size_t cap;             /* the steps there is room for */
+    size_t budget;          /* bytes in memory (hs__settle_steps) */
     long last_num;          /* the last window put's number */
     hs__win_t pend;         /* the window pushed last, not yet put (its
                                end clipped by the next's start) */
     int has_pend, unsorted; /* unsorted: a window pushed before the
                                pending one in hs__cmp_step's order */
+    /* hs__find_step's last answer (f->hint): its start and end and the
+       next window's start (INT64_MAX after the last); an empty span
+       before the first answer */
+    int64_t h_s, h_e, h_next;
 } hs__wins_t;
 
 /* A hetsim.micro_batch#K mark, kept from the read until the steps are
@@ -353,7 +390,8 @@ static int64_t hs__krec_key(const void *rec)
 /* The default budget of the forward's top-level operators in memory
    (bytes): past it, their replays go by batches of steps. */
 #define HS__OPS_MEM (8u * 1024u * 1024u)
-/* The budget in memory of the windows read (bytes). */
+/* The budget in memory of the windows read, and of the settled
+   windows (bytes; less when log_mem_bytes is). */
 #define HS__WIN_LOG_MEM (1024u * 1024u)
 /* The record's entries' default budget (hs_kineto_opts_t.rec_mem_bytes):
    about 16,000 steps held in memory, more spilled. */
@@ -477,6 +515,10 @@ static void hs__file_clear(hs__file_t *f)
     free(f->w.d);
     free(f->w.xe);
     free(f->w.xn);
+    free(f->w.bfirst);
+    free(f->w.cw);
+    if (f->w.file != NULL)
+        fclose(f->w.file);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
     hs_reclog_clear(&f->lm);
@@ -651,50 +693,177 @@ static const hs__wx_t *hs__wx_at(const hs__wx_t *x, size_t n, size_t i)
     return &x[lo - 1];
 }
 
-/* Settled step i's window: its start, end and number (i < f->n_st). */
-static int64_t hs__win_s(const hs__file_t *f, size_t i)
+/* The number of windows in spilled block b. */
+static size_t hs__wblk_len(const hs__file_t *f, size_t b)
 {
+    size_t first = b << f->w.bshift;
+    size_t left = f->n_st - first;
+
+    return left < ((size_t)1 << f->w.bshift) ? left
+                                             : (size_t)1 << f->w.bshift;
+}
+
+/* Spilled block b's windows, from the cache or read back into its
+   slot used least lately.  A block that cannot be read back sets the
+   sticky io_err and reads as zeros (hs__wins_check reports it). */
+static const hs__win_t *hs__wblk_load(hs__file_t *f, size_t b)
+{
+    hs__wins_t *w = &f->w;
+    size_t blk = (size_t)1 << w->bshift, n;
+    unsigned c, v = 0;
+    hs__win_t *slot;
+
+    for (c = 0; c < HS__WCACHE; c++) {
+        if (w->cb[c] == b) {
+            v = c;
+            goto hit;
+        }
+        if (w->cuse[c] < w->cuse[v])
+            v = c;
+    }
+    slot = w->cw + (size_t)v * blk;
+    n = hs__wblk_len(f, b);
+    if (hs_reclog_pread(w->file, slot, n * sizeof *slot,
+                        (uint64_t)(b << w->bshift) * sizeof *slot) != 0) {
+        if (!w->io_err) {
+            w->io_err = 1;
+            w->io_errno = errno;
+        }
+        memset(slot, 0, n * sizeof *slot);
+    }
+    w->cb[v] = b;
+hit:
+    w->cuse[v] = ++w->clock;
+    w->last_c = v;
+    return w->cw + (size_t)v * blk;
+}
+
+/* Spilled step i's window. */
+static const hs__win_t *hs__wfile_at(hs__file_t *f, size_t i)
+{
+    hs__wins_t *w = &f->w;
+    size_t b = i >> w->bshift, j = i & (((size_t)1 << w->bshift) - 1);
+
+    if (w->cb[w->last_c] == b)
+        return w->cw + ((size_t)w->last_c << w->bshift) + j;
+    return hs__wblk_load(f, b) + j;
+}
+
+/* HS_ERR_IO with err filled when a spilled block of windows could not be
+   read back since the read began (the answers given since are wrong:
+   the read must fail); else HS_OK. */
+static hs_err_t hs__wins_check(const hs__file_t *f, hs_error_t *err)
+{
+    if (!f->w.io_err)
+        return HS_OK;
+    return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                        "cannot read the step windows back from their "
+                        "temporary file: %s",
+                        f->w.io_errno != 0 ? strerror(f->w.io_errno)
+                                           : "short file");
+}
+
+/* Settled step i's window: its start, end and number (i < f->n_st). */
+static int64_t hs__win_s(hs__file_t *f, size_t i)
+{
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->s;
     return f->w.s[i];
 }
 
-static int64_t hs__win_e(const hs__file_t *f, size_t i)
+static int64_t hs__win_e(hs__file_t *f, size_t i)
 {
-    uint32_t d = f->w.d[i];
+    uint32_t d;
 
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->e;
+    d = f->w.d[i];
     if (d != HS__WIN_LONG)
         return f->w.s[i] + (int64_t)d;
     return hs__wx_at(f->w.xe, f->w.n_xe, i)->v;
 }
 
-static long hs__win_number(const hs__file_t *f, size_t i)
+static long hs__win_number(hs__file_t *f, size_t i)
 {
-    const hs__wx_t *x = hs__wx_at(f->w.xn, f->w.n_xn, i);
+    const hs__wx_t *x;
 
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->number;
+    x = hs__wx_at(f->w.xn, f->w.n_xn, i);
     /* no overflow: a number after LONG_MAX is always listed */
     return (long)x->v + (long)(i - x->i);
 }
 
-/* Index of the step whose window holds t, or -1.  The replays see the
-   events of a thread mostly in time order: the last step found (f->hint)
-   is tried first, then a binary search; the same answer either way. */
-static long hs__find_step(hs__file_t *f, int64_t t)
+/* The last settled step whose start is t or before, or -1 (a binary
+   search: over the starts in memory; spilled, over the blocks' first
+   starts, then in the block), and the next step's start in *next
+   (INT64_MAX after the last). */
+static long hs__last_start(hs__file_t *f, int64_t t, int64_t *next)
 {
-    size_t lo = 0, hi = f->n_st, h = f->hint;
+    size_t lo = 0, hi, b, n;
+    const hs__win_t *w;
 
-    if (h < hi && f->w.s[h] <= t && (h + 1 == hi || f->w.s[h + 1] > t))
-        return t < hs__win_e(f, h) ? (long)h : -1;
+    if (f->w.file == NULL) {
+        hi = f->n_st;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f->w.s[mid] <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *next = lo < f->n_st ? f->w.s[lo] : INT64_MAX;
+        return (long)lo - 1;
+    }
+    hi = f->w.n_blk;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->w.s[mid] <= t)
+        if (f->w.bfirst[mid] <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0)
         return -1;
-    lo--;
-    f->hint = lo;
-    return t < hs__win_e(f, lo) ? (long)lo : -1;
+    b = lo - 1;
+    *next = lo < f->w.n_blk ? f->w.bfirst[lo] : INT64_MAX;
+    /* the block's first start is bfirst[b], t or before */
+    w = hs__wblk_load(f, b);
+    n = hs__wblk_len(f, b);
+    lo = 1;
+    hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w[mid].s <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n)
+        *next = w[lo].s;
+    return (long)((b << f->w.bshift) + lo - 1);
+}
+
+/* Index of the step whose window holds t, or -1.  The replays see the
+   events of a thread mostly in time order: the span where the last
+   answer (f->hint) is the step with the last start at or before t is
+   tried first, then a binary search; the same answer either way. */
+static long hs__find_step(hs__file_t *f, int64_t t)
+{
+    hs__wins_t *w = &f->w;
+    long k;
+
+    if (t >= w->h_s && t < w->h_next)
+        return t < w->h_e ? (long)f->hint : -1;
+    if ((k = hs__last_start(f, t, &w->h_next)) < 0) {
+        w->h_s = INT64_MAX;     /* the span stays empty */
+        w->h_next = INT64_MIN;
+        return -1;
+    }
+    f->hint = (size_t)k;
+    w->h_s = hs__win_s(f, (size_t)k);
+    w->h_e = hs__win_e(f, (size_t)k);
+    return t < w->h_e ? k : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -982,6 +1151,43 @@ static int hs__wx_add(hs__wx_t **x, size_t *cap, size_t *n, size_t i,
     return 0;
 }
 
+/* Spilled: the block being written (slot 0 of the cache), its n
+   windows, to the file as block b, and its first start to the index. */
+static hs_err_t hs__wblk_write(hs__file_t *f, size_t b, size_t n,
+                               hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    int64_t *nb = hs__grow(w->bfirst, &w->cap_blk, b, sizeof *nb, 64);
+
+    if (nb == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    w->bfirst = nb;
+    if (hs_reclog_pwrite(w->file, w->cw, n * sizeof *w->cw,
+                         (uint64_t)(b << w->bshift) * sizeof *w->cw) != 0)
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot write the step windows to a temporary "
+                            "file: %s", strerror(errno));
+    nb[b] = w->cw[0].s;
+    w->n_blk = b + 1;
+    return HS_OK;
+}
+
+/* hs__win_put for spilled windows: w as settled step f->n_st in full,
+   into the block being written, which goes to the file once full. */
+static hs_err_t hs__wfile_put(hs__file_t *f, const hs__win_t *w,
+                              hs_error_t *err)
+{
+    hs__wins_t *ws = &f->w;
+    size_t i = f->n_st, mask = ((size_t)1 << ws->bshift) - 1;
+
+    ws->cw[i & mask] = *w;
+    f->n_st++;
+    if ((i & mask) == mask)
+        return hs__wblk_write(f, i >> ws->bshift, mask + 1, err);
+    return HS_OK;
+}
+
 /* Appends window w as settled step f->n_st while there is room in
    f->w.s and f->w.d (made for the main thread's count): its length, or
    an exception for its end; an exception for its number unless it is
@@ -994,6 +1200,8 @@ static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
 
     if (i >= ws->cap)
         return HS_OK;
+    if (ws->file != NULL)
+        return hs__wfile_put(f, w, err);
     ws->s[i] = w->s;
     ws->d[i] = HS__WIN_LONG;
     if (w->e >= w->s && (uint64_t)w->e - (uint64_t)w->s < HS__WIN_LONG)
@@ -1100,6 +1308,7 @@ static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
     if (rc == HS_OK)
         qsort(a.w, a.n, sizeof *a.w, hs__cmp_step);
     f->n_st = 0;
+    f->w.n_blk = 0;
     f->w.n_xe = f->w.n_xn = 0;
     f->w.has_pend = f->w.unsorted = 0;
     f->st_clipped = clipped0;
@@ -1109,9 +1318,75 @@ static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
     return rc;
 }
 
+/* Room for the n settled windows of the main thread: in memory when
+   they fit f->w.budget at the most they can take (44 bytes a step: 12,
+   and an exception of each kind), else spilled: the cache's blocks
+   (together within the budget, each of at most HS__WBLK_MAX windows)
+   and the temporary file. */
+static hs_err_t hs__wins_alloc(hs__file_t *f, size_t n, hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    size_t blk = w->budget / (HS__WCACHE * sizeof(hs__win_t));
+    unsigned c;
+
+    w->cap = n;
+    if (n <= w->budget / (12 + 2 * sizeof(hs__wx_t))) {
+        w->s = malloc(n * sizeof *w->s);
+        w->d = malloc(n * sizeof *w->d);
+        if (w->s == NULL || w->d == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        return HS_OK;
+    }
+    for (w->bshift = 0; ((size_t)2 << w->bshift) <= blk &&
+                        ((size_t)2 << w->bshift) <= HS__WBLK_MAX;
+         w->bshift++)
+        ;
+    if ((w->cw = malloc((HS__WCACHE << w->bshift) * sizeof *w->cw)) ==
+        NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    for (c = 0; c < HS__WCACHE; c++) {
+        w->cb[c] = SIZE_MAX;
+        w->cuse[c] = 0;
+    }
+    if ((w->file = hs_reclog_tmpfile_as("windows")) == NULL)
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot make a temporary file for the "
+                            "trace's step windows in %s: %s",
+                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                            strerror(errno));
+    return HS_OK;
+}
+
+/* The settling's end: the last window put; spilled, the last block
+   (partly filled) written, and kept in the cache's slot 0. */
+static hs_err_t hs__wins_end(hs__file_t *f, hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    size_t mask = ((size_t)1 << w->bshift) - 1;
+    hs_err_t rc;
+
+    if (w->has_pend && (rc = hs__win_put(f, &w->pend, err)) != HS_OK)
+        return rc;
+    w->has_pend = 0;
+    w->h_s = INT64_MAX;     /* hs__find_step's span: empty */
+    w->h_next = INT64_MIN;
+    if (w->file == NULL || f->n_st == 0)
+        return HS_OK;
+    if ((f->n_st & mask) != 0 &&
+        (rc = hs__wblk_write(f, f->n_st >> w->bshift, f->n_st & mask,
+                             err)) != HS_OK)
+        return rc;
+    w->cb[0] = (f->n_st - 1) >> w->bshift;
+    w->last_c = 0;
+    return HS_OK;
+}
+
 /* Keeps the steps of the thread that has most of them (f->w, exactly
-   as many as it has, 12 bytes a step and the exceptions), sorted and
-   clipped; the windows read (f->lw) go. */
+   as many as it has: in memory, 12 bytes a step and the exceptions, or
+   spilled past the windows' budget), sorted and clipped; the windows
+   read (f->lw) go. */
 static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
 {
     size_t n, clipped0 = f->st_clipped;
@@ -1123,12 +1398,8 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                             "torch.profiler.profile(schedule=...) and call "
                             "prof.step() once per iteration");
     n = f->thr[hs__choose_main(f)].n_win;
-    f->w.s = malloc(n * sizeof *f->w.s);
-    f->w.d = malloc(n * sizeof *f->w.d);
-    if (f->w.s == NULL || f->w.d == NULL)
-        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                            "out of memory");
-    f->w.cap = n;
+    if ((rc = hs__wins_alloc(f, n, err)) != HS_OK)
+        return rc;
     f->n_st = 0;
     f->w.has_pend = f->w.unsorted = 0;
     if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
@@ -1137,9 +1408,7 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
          (rc = hs__settle_unsorted(f, n, clipped0, err)) != HS_OK))
         return rc;
     hs_reclog_clear(&f->lw);
-    if (f->w.has_pend)
-        return hs__win_put(f, &f->w.pend, err);
-    return HS_OK;
+    return hs__wins_end(f, err);
 }
 
 static int hs__cmp_mbmark(const void *a, const void *b)
@@ -2569,8 +2838,11 @@ static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
                                        f->path, err)) != HS_OK)
             return rc;
         hs__log_done(f, &f->lm);
+        /* (a window that could not be read back: the batch's answers
+           are wrong) */
         if ((rc = hs__prepare_buckets(o, f, err)) != HS_OK ||
-            (rc = hs__replays(f, err)) != HS_OK)
+            (rc = hs__replays(f, err)) != HS_OK ||
+            (rc = hs__wins_check(f, err)) != HS_OK)
             return rc;
         hs__free_batch(f);
         if (f->inexact)
@@ -2624,10 +2896,12 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_set_key(&f.lo, hs__orec_key);
         hs_reclog_set_key(&f.lr, hs__rrec_key);
         hs_reclog_set_key(&f.lk, hs__krec_key);
-        /* the windows: up to HS__WIN_LOG_MEM in memory (some 32,000;
-           a real trace has hundreds), then spilled */
+        /* the windows read: up to HS__WIN_LOG_MEM in memory (some
+           32,000; a real trace has hundreds), then spilled */
         hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
                        mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
+        /* the settled windows: the same budget */
+        f.w.budget = mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM;
     }
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
@@ -2650,7 +2924,8 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lw, f.path, err)) != HS_OK ||
         (rc = hs__settle_steps(&f, err)) != HS_OK ||
-        (rc = hs__settle_mbs(&f, err)) != HS_OK)
+        (rc = hs__settle_mbs(&f, err)) != HS_OK ||
+        (rc = hs__wins_check(&f, err)) != HS_OK)
         goto fail;
     if (f.st_clipped > 0 && o->notes != NULL && !again)
         hs_notes_add(o->notes,
