@@ -796,6 +796,37 @@ static void test_main_thread_windows_issue32(void)
     unlink(path);
 }
 
+/* The micro-batch marks of several steps written out of time order (the
+   last step's first, then the first's, then the middle one's, one of
+   them on another thread): each step gets its own, counted in every
+   way of check_windows (the marks are taken per batch of steps and
+   sorted by time). */
+static void test_mb_marks_out_of_order_issue32(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-mbo");
+    char path[1024];
+    static const long num[] = {1, 2, 3};
+    static const int64_t st[] = {0, 1000, 2000};
+    static const unsigned nmb[] = {2, 1, 3};
+
+    snprintf(path, sizeof path, "%s/mbo.json", dir);
+    CU_ASSERT_EQUAL_FATAL(
+        hs_test_write(path,
+                      "[\n" HS__W("ProfilerStep#1", 1, 0, 900)
+                          HS__W("ProfilerStep#2", 1, 1000, 900)
+                          HS__W("ProfilerStep#3", 1, 2000, 900)
+                          HS__W("hetsim.micro_batch#2", 1, 2600, 10)
+                          HS__W("hetsim.micro_batch#0", 1, 2100, 10)
+                          HS__W("hetsim.micro_batch#1", 1, 2300, 10)
+                          HS__W("hetsim.micro_batch#1", 1, 400, 10)
+                          HS__W("hetsim.micro_batch#0", 1, 100, 10)
+                          HS__W("hetsim.micro_batch#0", 2, 1100, 10)
+                          HS__W("hetsim.micro_batch#1", 2, 1400, 10)
+                          HS__END), 0);
+    check_windows(path, 3, num, st, nmb);
+    unlink(path);
+}
+
 /* Windows that the settled steps' compact form (a 32-bit length, the
    numbers that follow the previous one's + 1 left out) must keep
    exactly: lengths past 2^32 ns (6 s, 5 s, 4.294968 s) and just under
@@ -1111,6 +1142,8 @@ static int register_onepass(void)
                     test_main_thread_windows_issue32) == NULL ||
         CU_add_test(s, "windows' compact form: long, clipped, numbers",
                     test_window_encoding_issue32) == NULL ||
+        CU_add_test(s, "micro-batch marks out of time order",
+                    test_mb_marks_out_of_order_issue32) == NULL ||
         CU_add_test(s, "windows spilled by blocks: the same record",
                     test_windows_blocks_issue32) == NULL ||
         CU_add_test(s, "windows spilled: unreadable, a clear error",

@@ -290,8 +290,8 @@ typedef struct hs__wins_s {
     int64_t h_s, h_e, h_next;
 } hs__wins_t;
 
-/* A hetsim.micro_batch#K mark, kept from the read until the steps are
-   settled. */
+/* A hetsim.micro_batch#K mark, as read (a record of f->lmb, replayed
+   by each batch for its steps' micro-batches). */
 typedef struct hs__mbmark_s {
     int64_t ts_ns;
     uint32_t thr;       /* its (pid, tid): index in f->thr */
@@ -440,14 +440,13 @@ typedef struct hs__file_s {
     size_t n_iv;
     int iv_overlap;
     size_t st_clipped;        /* step windows cut at the next one's start */
-    hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
-    size_t n_mbm, cap_mbm;
-    hs__mb_t *mbs;            /* the main thread's steps' micro-batches,
-                                 by step then start */
+    hs__mb_t *mbs;            /* the batch's steps' micro-batches, by
+                                 step then start (hs__batch_mbs) */
     size_t n_mbs, cap_mbs;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
     hs_reclog_t lw;           /* the windows of every thread (hs__wrec_t) */
+    hs_reclog_t lmb;          /* the micro-batch marks (hs__mbmark_t) */
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
     char **names;
     size_t n_names, cap_names;
@@ -509,7 +508,6 @@ static void hs__file_clear(hs__file_t *f)
 
     hs__free_batch(f);
     free(f->mbs);
-    free(f->mbm);
     free(f->st);
     free(f->w.s);
     free(f->w.d);
@@ -526,6 +524,7 @@ static void hs__file_clear(hs__file_t *f)
     hs_reclog_clear(&f->lr);
     hs_reclog_clear(&f->lk);
     hs_reclog_clear(&f->lw);
+    hs_reclog_clear(&f->lmb);
     for (i = 0; i < f->n_names; i++)
         free(f->names[i]);
     free(f->names);
@@ -900,11 +899,11 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
 /* The name prefix of the profiling harness's micro-batch marks. */
 #define HS__MB_MARK "hetsim.micro_batch#"
 
-/* Keeps micro-batch mark e (CPU side) until the steps are settled. */
+/* Keeps micro-batch mark e (CPU side) in its log for the batches. */
 static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
                                const hs_kev_t *e)
 {
-    hs__mbmark_t *m;
+    hs__mbmark_t m;
     long th;
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
@@ -912,19 +911,10 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
     if ((th = hs__thread(f, e->pid, e->tid)) < 0)
         return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
                             "out of memory");
-    {
-        hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
-                                    sizeof *nm, 64);
-        if (nm == NULL)
-            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
-                                0, 0, "out of memory");
-        f->mbm = nm;
-    }
-    m = &f->mbm[f->n_mbm++];
-    m->ts_ns = e->ts_ns;
-    m->thr = (uint32_t)th;
-    m->pad = 0;
-    return HS_OK;
+    m.ts_ns = e->ts_ns;
+    m.thr = (uint32_t)th;
+    m.pad = 0;
+    return hs_reclog_put(&f->lmb, &m, sizeof m, sc->js.path, sc->js.err);
 }
 
 /* The all-reduce calls whose payload is their first input's shape. */
@@ -1411,11 +1401,20 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
     return hs__wins_end(f, err);
 }
 
-static int hs__cmp_mbmark(const void *a, const void *b)
+/* The micro-batch marks' key for the batches' replays: the time. */
+static int64_t hs__mbmark_key(const void *rec)
 {
-    const hs__mbmark_t *x = a, *y = b;
+    hs__mbmark_t m;
 
-    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+    memcpy(&m, rec, sizeof m);
+    return m.ts_ns;
+}
+
+static int hs__cmp_mb(const void *a, const void *b)
+{
+    const hs__mb_t *x = a, *y = b;
+
+    return x->s < y->s ? -1 : x->s > y->s;
 }
 
 /* Appends a micro-batch of step k starting at ts to f->mbs. */
@@ -1442,53 +1441,40 @@ static hs_err_t hs__mb_add(hs__file_t *f, size_t k, int64_t ts,
     return HS_OK;
 }
 
-/* Gives each step of the main thread the micro-batch marks its window
-   holds, in time order, into f->mbs.  The marks go by time and the
-   windows (sorted, clipped: none overlaps the next) by start, so the
-   step of each mark is at or after the previous mark's: f->mbs is in
-   step order, then start order (hs__mbs_of searches it).  The marks read
-   are released. */
-static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
+/* hs__batch_mbs' replay of the marks: a micro-batch for each of the main
+   thread's marks in a window of the batch's steps. */
+static hs_err_t hs__keep_mbmark(void *ctx, const void *rec)
 {
-    size_t i;
-    hs_err_t rc = HS_OK;
+    hs__file_t *f = ctx;
+    hs__mbmark_t m;
+    long k;
 
-    if (f->n_mbm > 0)
-        qsort(f->mbm, f->n_mbm, sizeof *f->mbm, hs__cmp_mbmark);
-    for (i = 0; i < f->n_mbm && rc == HS_OK; i++) {
-        const hs__mbmark_t *m = &f->mbm[i];
-        long k;
-
-        if (!f->thr[m->thr].main_thr || (k = hs__find_step(f, m->ts_ns)) < 0)
-            continue;
-        if (f->n_mbs > 0 && f->mbs[f->n_mbs - 1].step > (size_t)k) {
-            /* cannot happen (see above) */
-            rc = hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
-                              "micro-batch marks out of step order");
-            break;
-        }
-        rc = hs__mb_add(f, (size_t)k, m->ts_ns, err);
-    }
-    free(f->mbm);
-    f->mbm = NULL;
-    f->n_mbm = f->cap_mbm = 0;
-    return rc;
+    memcpy(&m, rec, sizeof m);
+    if (m.ts_ns < f->bst_ts_lo || m.ts_ns > f->bst_ts_hi ||
+        !f->thr[m.thr].main_thr || (k = hs__find_step(f, m.ts_ns)) < 0 ||
+        (size_t)k < f->st0 || (size_t)k >= f->st0 + f->n_bst)
+        return HS_OK;
+    return hs__mb_add(f, (size_t)k, m.ts_ns, f->err);
 }
 
-/* The index of the first of f->mbs whose step is k or later (n_mbs when
-   none is). */
-static size_t hs__mbs_from(const hs__file_t *f, size_t k)
+/* Gives each step of the batch the micro-batch marks its window holds,
+   in time order, into f->mbs (the previous batch's go).  The windows
+   (sorted, clipped: none overlaps the next) go by start, so in time
+   order the marks' steps never go back: f->mbs is in step order, then
+   start order (hs__batch_steps_mbs walks it); marks of the same time are
+   the same micro-batch. */
+static hs_err_t hs__batch_mbs(hs__file_t *f, hs_error_t *err)
 {
-    size_t lo = 0, hi = f->n_mbs;
+    hs_err_t rc;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->mbs[mid].step < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    f->n_mbs = 0;
+    if ((rc = hs_reclog_each_range(&f->lmb, f->bst_ts_lo, f->bst_ts_hi,
+                                   hs__keep_mbmark, f, f->path, err)) !=
+        HS_OK)
+        return rc;
+    if (f->n_mbs > 1)
+        qsort(f->mbs, f->n_mbs, sizeof *f->mbs, hs__cmp_mb);
+    return HS_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2738,6 +2724,28 @@ static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
                        : hs__replay_whole(f, err);
 }
 
+/* The batch's steps' micro-batches (hs__batch_mbs), each step's
+   (f->mbs is in step order) and its forward's floor. */
+static hs_err_t hs__batch_steps_mbs(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, mb0 = 0, mb1;
+    hs_err_t rc;
+
+    if ((rc = hs__batch_mbs(f, err)) != HS_OK)
+        return rc;
+    for (i = 0; i < f->n_bst; i++) {
+        hs__step_t *s = &f->st[i];
+
+        for (mb1 = mb0; mb1 < f->n_mbs && f->mbs[mb1].step == f->st0 + i;)
+            mb1++;
+        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
+        s->n_mb = mb1 - mb0;
+        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
+        mb0 = mb1;
+    }
+    return HS_OK;
+}
+
 /* Makes steps [lo, hi) the batch in memory, each as its window and
    micro-batches left it (no mark replayed yet). */
 static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
@@ -2756,16 +2764,11 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     }
     for (i = lo; i < hi; i++) {
         hs__step_t *s = &f->st[i - lo];
-        size_t mb0 = hs__mbs_from(f, i), mb1 = mb0;
-        while (mb1 < f->n_mbs && f->mbs[mb1].step == i)
-            mb1++;
+
         memset(s, 0, sizeof *s);
         s->number = hs__win_number(f, i);
         s->s = hs__win_s(f, i);
         s->e = hs__win_e(f, i);
-        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
-        s->n_mb = mb1 - mb0;
-        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
         s->b0 = INT64_MAX;
         s->bend = INT64_MIN;
         s->opt_s = INT64_MAX;
@@ -2780,7 +2783,7 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     for (i = lo; i < hi; i++)
         if (f->st[i - lo].e - 1 > f->bst_ts_hi)
             f->bst_ts_hi = f->st[i - lo].e - 1;
-    return HS_OK;
+    return hs__batch_steps_mbs(f, err);
 }
 
 /* The default number of steps per batch of the phase replays: a few
@@ -2896,6 +2899,8 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         hs_reclog_set_key(&f.lo, hs__orec_key);
         hs_reclog_set_key(&f.lr, hs__rrec_key);
         hs_reclog_set_key(&f.lk, hs__krec_key);
+        hs_reclog_init(&f.lmb, sizeof(hs__mbmark_t), mem);
+        hs_reclog_set_key(&f.lmb, hs__mbmark_key);
         /* the windows read: up to HS__WIN_LOG_MEM in memory (some
            32,000; a real trace has hundreds), then spilled */
         hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
@@ -2923,8 +2928,8 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         (rc = hs_reclog_seal(&f.lr, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lw, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lmb, f.path, err)) != HS_OK ||
         (rc = hs__settle_steps(&f, err)) != HS_OK ||
-        (rc = hs__settle_mbs(&f, err)) != HS_OK ||
         (rc = hs__wins_check(&f, err)) != HS_OK)
         goto fail;
     if (f.st_clipped > 0 && o->notes != NULL && !again)
