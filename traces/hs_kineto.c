@@ -2864,6 +2864,31 @@ int hs_kineto_wants_shapes(const char *name)
     return hs__wants_shapes(name);
 }
 
+/* The read's logs, each at most log_mem_bytes (4 MiB when 0) in memory
+   before it spills, the windows' ones and the settled windows at most
+   HS__WIN_LOG_MEM. */
+static void hs__init_logs(hs__file_t *f, const hs_kineto_opts_t *o)
+{
+    size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
+
+    hs_reclog_init(&f->lm, sizeof(hs__mrec_t), mem);
+    hs_reclog_init(&f->lo, sizeof(hs__orec_t), mem);
+    hs_reclog_init(&f->lr, sizeof(hs__rrec_t), mem);
+    hs_reclog_init(&f->lk, sizeof(hs__krec_t), mem);
+    hs_reclog_set_key(&f->lm, hs__mrec_key);
+    hs_reclog_set_key(&f->lo, hs__orec_key);
+    hs_reclog_set_key(&f->lr, hs__rrec_key);
+    hs_reclog_set_key(&f->lk, hs__krec_key);
+    hs_reclog_init(&f->lmb, sizeof(hs__mbmark_t), mem);
+    hs_reclog_set_key(&f->lmb, hs__mbmark_key);
+    /* the windows read: up to HS__WIN_LOG_MEM in memory (some
+       32,000; a real trace has hundreds), then spilled */
+    hs_reclog_init(&f->lw, sizeof(hs__wrec_t),
+                   mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
+    /* the settled windows: the same budget */
+    f->w.budget = mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM;
+}
+
 /* hs_kineto_read with the phase replays by batches of `batch` steps;
    again: a second read (after *inexact), whose note on clipped windows
    and rank check the first made already.  *inexact set (HS_OK, *out
@@ -2889,25 +2914,7 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
     f.path = r->path;
     f.err = err;
     f.rbuf.threads = o->threads;
-    {
-        size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
-        hs_reclog_init(&f.lm, sizeof(hs__mrec_t), mem);
-        hs_reclog_init(&f.lo, sizeof(hs__orec_t), mem);
-        hs_reclog_init(&f.lr, sizeof(hs__rrec_t), mem);
-        hs_reclog_init(&f.lk, sizeof(hs__krec_t), mem);
-        hs_reclog_set_key(&f.lm, hs__mrec_key);
-        hs_reclog_set_key(&f.lo, hs__orec_key);
-        hs_reclog_set_key(&f.lr, hs__rrec_key);
-        hs_reclog_set_key(&f.lk, hs__krec_key);
-        hs_reclog_init(&f.lmb, sizeof(hs__mbmark_t), mem);
-        hs_reclog_set_key(&f.lmb, hs__mbmark_key);
-        /* the windows read: up to HS__WIN_LOG_MEM in memory (some
-           32,000; a real trace has hundreds), then spilled */
-        hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
-                       mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
-        /* the settled windows: the same budget */
-        f.w.budget = mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM;
-    }
+    hs__init_logs(&f, o);
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
     if ((rc = hs_kev_scan_file_sel(path, hs__collect, hs__wants_shapes, &f,
