@@ -712,6 +712,8 @@ static const hs__win_t *hs__wblk_load(hs__file_t *f, size_t b)
     unsigned c, v = 0;
     hs__win_t *slot;
 
+    if (w->cb[w->last_c] == b)
+        return w->cw + ((size_t)w->last_c << w->bshift);
     for (c = 0; c < HS__WCACHE; c++) {
         if (w->cb[c] == b) {
             v = c;
@@ -793,11 +795,33 @@ static long hs__win_number(hs__file_t *f, size_t i)
     return (long)x->v + (long)(i - x->i);
 }
 
+/* The spilled block whose first start is the last at or before t, or
+   SIZE_MAX: the block used last when it is (the replays go mostly in
+   time order), else a binary search over the blocks' first starts. */
+static size_t hs__wblk_of(const hs__file_t *f, int64_t t)
+{
+    const hs__wins_t *w = &f->w;
+    size_t lo = 0, hi = w->n_blk, b = w->cb[w->last_c];
+
+    if (b < w->n_blk && w->bfirst[b] <= t &&
+        (b + 1 == w->n_blk || w->bfirst[b + 1] > t))
+        return b;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->bfirst[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
 /* The last settled step whose start is t or before, or -1 (a binary
    search: over the starts in memory; spilled, over the blocks' first
-   starts, then in the block), and the next step's start in *next
-   (INT64_MAX after the last). */
-static long hs__last_start(hs__file_t *f, int64_t t, int64_t *next)
+   starts, then in the block); its window in *win, and the next step's
+   start in *next (INT64_MAX after the last). */
+static long hs__last_start(hs__file_t *f, int64_t t, hs__win_t *win,
+                           int64_t *next)
 {
     size_t lo = 0, hi, b, n;
     const hs__win_t *w;
@@ -812,20 +836,15 @@ static long hs__last_start(hs__file_t *f, int64_t t, int64_t *next)
                 hi = mid;
         }
         *next = lo < f->n_st ? f->w.s[lo] : INT64_MAX;
+        if (lo == 0)
+            return -1;
+        win->s = f->w.s[lo - 1];
+        win->e = hs__win_e(f, lo - 1);
         return (long)lo - 1;
     }
-    hi = f->w.n_blk;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->w.bfirst[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
+    if ((b = hs__wblk_of(f, t)) == SIZE_MAX)
         return -1;
-    b = lo - 1;
-    *next = lo < f->w.n_blk ? f->w.bfirst[lo] : INT64_MAX;
+    *next = b + 1 < f->w.n_blk ? f->w.bfirst[b + 1] : INT64_MAX;
     /* the block's first start is bfirst[b], t or before */
     w = hs__wblk_load(f, b);
     n = hs__wblk_len(f, b);
@@ -840,6 +859,7 @@ static long hs__last_start(hs__file_t *f, int64_t t, int64_t *next)
     }
     if (lo < n)
         *next = w[lo].s;
+    *win = w[lo - 1];
     return (long)((b << f->w.bshift) + lo - 1);
 }
 
@@ -850,18 +870,19 @@ static long hs__last_start(hs__file_t *f, int64_t t, int64_t *next)
 static long hs__find_step(hs__file_t *f, int64_t t)
 {
     hs__wins_t *w = &f->w;
+    hs__win_t win;
     long k;
 
     if (t >= w->h_s && t < w->h_next)
         return t < w->h_e ? (long)f->hint : -1;
-    if ((k = hs__last_start(f, t, &w->h_next)) < 0) {
+    if ((k = hs__last_start(f, t, &win, &w->h_next)) < 0) {
         w->h_s = INT64_MAX;     /* the span stays empty */
         w->h_next = INT64_MIN;
         return -1;
     }
     f->hint = (size_t)k;
-    w->h_s = hs__win_s(f, (size_t)k);
-    w->h_e = hs__win_e(f, (size_t)k);
+    w->h_s = win.s;
+    w->h_e = win.e;
     return t < w->h_e ? k : -1;
 }
 
