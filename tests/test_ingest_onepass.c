@@ -1010,7 +1010,8 @@ static void check_blocks_record(const hs_rank_t *r, size_t n)
    phases replayed in batches of 1, 5 or all steps: the record of the
    windows in memory, every step and figure (the events' steps are found
    across the blocks' boundaries, in the gaps and in the long window),
-   windows read in time order or not. */
+   windows read in time order or not (then sorted again: in memory at
+   10,000 bytes, else by runs of 1, 7, 12 or 62 windows merged). */
 static void test_windows_blocks_issue32(void)
 {
     static const size_t budgets[] = {1, 250, 400, 2000, 10000};

@@ -1297,11 +1297,22 @@ static hs_err_t hs__keep_full(void *ctx, const void *rec)
     return HS_OK;
 }
 
+/* The settled windows emptied to be pushed again from the first; the
+   clips counted before (clipped0) start again too. */
+static void hs__wins_restart(hs__file_t *f, size_t clipped0)
+{
+    f->n_st = 0;
+    f->w.n_blk = 0;
+    f->w.n_xe = f->w.n_xn = 0;
+    f->w.has_pend = f->w.unsorted = 0;
+    f->st_clipped = clipped0;
+}
+
 /* hs__settle_steps for the n windows of a main thread not read in time
-   order (Kineto writes them in order: rare): read again in full (24
-   bytes a step for the sort's while), sorted by qsort as they always
-   were, and pushed again from the first; the clips counted before
-   (clipped0 on entry) start again too. */
+   order (Kineto writes them in order: rare) that fit the windows'
+   budget in full: read again in full (24 bytes a step for the sort's
+   while), sorted by qsort as they always were, and pushed again from
+   the first (hs__settle_by_runs past the budget). */
 static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
                                     size_t clipped0, hs_error_t *err)
 {
@@ -1318,14 +1329,238 @@ static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
     rc = hs_reclog_each(&f->lw, hs__keep_full, &a, f->path, err);
     if (rc == HS_OK)
         qsort(a.w, a.n, sizeof *a.w, hs__cmp_step);
-    f->n_st = 0;
-    f->w.n_blk = 0;
-    f->w.n_xe = f->w.n_xn = 0;
-    f->w.has_pend = f->w.unsorted = 0;
-    f->st_clipped = clipped0;
+    hs__wins_restart(f, clipped0);
     for (i = 0; rc == HS_OK && i < a.n; i++)
         rc = hs__win_push(f, &a.w[i], err);
     free(a.w);
+    return rc;
+}
+
+/* A main thread's window for the sort by runs (hs__settle_by_runs):
+   its place among the main thread's windows read breaks the ties, so
+   the order is a stable sort's (glibc's qsort, which the windows that
+   fit the budget take, is a merge sort). */
+typedef struct hs__wsort_s {
+    hs__win_t w;
+    uint64_t seq;
+} hs__wsort_t;
+
+static int hs__cmp_wsort(const void *a, const void *b)
+{
+    const hs__wsort_t *x = a, *y = b;
+    int c = hs__cmp_step(&x->w, &y->w);
+
+    return c != 0 ? c : (x->seq < y->seq ? -1 : x->seq > y->seq);
+}
+
+/* The sort by runs: the runs written, sorted, to an unlinked temporary
+   file (run r from window off[r] to off[r + 1], off[n_runs] the total),
+   then merged; while they are written, the run being filled (buf, cap
+   windows); while they are merged, each run's read buffer (per windows
+   at buf + r * per, its next window at pos[r], what is left of its
+   buffer from at[r] to got[r]) and a heap of the runs by their next
+   window. */
+typedef struct hs__wruns_s {
+    hs__file_t *f;
+    FILE *file;
+    hs__wsort_t *buf;
+    size_t n, cap, per;
+    uint64_t seq, total;
+    uint64_t *off, *pos;
+    size_t n_runs, cap_runs;
+    size_t *at, *got, *heap;
+    size_t n_heap;
+} hs__wruns_t;
+
+/* The run being filled, sorted, to the file. */
+static hs_err_t hs__wrun_flush(hs__wruns_t *u)
+{
+    hs__file_t *f = u->f;
+    uint64_t *no = hs__grow(u->off, &u->cap_runs, u->n_runs + 1,
+                            sizeof *no, 16);
+
+    if (no == NULL)
+        return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    u->off = no;
+    qsort(u->buf, u->n, sizeof *u->buf, hs__cmp_wsort);
+    if (hs_reclog_pwrite(u->file, u->buf, u->n * sizeof *u->buf,
+                         u->total * sizeof *u->buf) != 0)
+        return hs_error_set(f->err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot write the step windows to a temporary "
+                            "file: %s", strerror(errno));
+    u->off[u->n_runs++] = u->total;
+    u->total += u->n;
+    u->off[u->n_runs] = u->total;
+    u->n = 0;
+    return HS_OK;
+}
+
+/* hs__settle_by_runs' replay: the main thread's windows into runs. */
+static hs_err_t hs__keep_run(void *ctx, const void *rec)
+{
+    hs__wruns_t *u = ctx;
+    hs__wrec_t w;
+    hs__wsort_t *x;
+
+    memcpy(&w, rec, sizeof w);
+    if (!u->f->thr[w.thr].main_thr)
+        return HS_OK;
+    x = &u->buf[u->n++];
+    x->w.s = w.s;
+    x->w.e = w.e;
+    x->w.number = w.number;
+    x->seq = u->seq++;
+    return u->n == u->cap ? hs__wrun_flush(u) : HS_OK;
+}
+
+/* Run r's next window (its buffer read again from the file when it is
+   used up); NULL once the run is over, or on error (f->err filled,
+   *rc set). */
+static const hs__wsort_t *hs__wrun_head(hs__wruns_t *u, size_t r,
+                                        hs_err_t *rc)
+{
+    hs__wsort_t *b = u->buf + r * u->per;
+
+    if (u->at[r] == u->got[r]) {
+        uint64_t left = u->off[r + 1] - u->pos[r];
+        size_t n = left < u->per ? (size_t)left : u->per;
+
+        if (n == 0)
+            return NULL;
+        if (hs_reclog_pread(u->file, b, n * sizeof *b,
+                            u->pos[r] * sizeof *b) != 0) {
+            int e = errno;
+
+            *rc = hs_error_set(u->f->err, HS_ERR_IO, u->f->path, 0, 0,
+                               "cannot read the step windows back from "
+                               "their temporary file: %s",
+                               e != 0 ? strerror(e) : "short file");
+            return NULL;
+        }
+        u->pos[r] += n;
+        u->at[r] = 0;
+        u->got[r] = n;
+    }
+    return &b[u->at[r]];
+}
+
+/* Whether run a's next window comes before run b's (both have one). */
+static int hs__wrun_less(hs__wruns_t *u, size_t a, size_t b)
+{
+    hs_err_t rc = HS_OK;
+
+    return hs__cmp_wsort(hs__wrun_head(u, a, &rc),
+                         hs__wrun_head(u, b, &rc)) < 0;
+}
+
+/* The heap's entry i moved down to its place. */
+static void hs__wheap_down(hs__wruns_t *u, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i, t;
+
+        if (l < u->n_heap && hs__wrun_less(u, u->heap[l], u->heap[m]))
+            m = l;
+        if (l + 1 < u->n_heap &&
+            hs__wrun_less(u, u->heap[l + 1], u->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        t = u->heap[i];
+        u->heap[i] = u->heap[m];
+        u->heap[m] = t;
+        i = m;
+    }
+}
+
+/* The runs merged, each window pushed as the next in hs__cmp_step's
+   order (ties in the order read).  Every run's buffer is filled before
+   the heap is made, so a comparison never reads the file. */
+static hs_err_t hs__wruns_merge(hs__wruns_t *u, hs_error_t *err)
+{
+    hs_err_t rc = HS_OK;
+    size_t r;
+
+    for (r = 0; r < u->n_runs && rc == HS_OK; r++) {
+        u->pos[r] = u->off[r];
+        u->at[r] = u->got[r] = 0;
+        if (hs__wrun_head(u, r, &rc) != NULL)
+            u->heap[u->n_heap++] = r;
+    }
+    for (r = u->n_heap; rc == HS_OK && r-- > 0;)
+        hs__wheap_down(u, r);
+    while (rc == HS_OK && u->n_heap > 0) {
+        size_t top = u->heap[0];
+        hs__win_t w = hs__wrun_head(u, top, &rc)->w;
+
+        u->at[top]++;
+        if ((rc = hs__win_push(u->f, &w, err)) != HS_OK)
+            break;
+        /* the run's buffer again when used up, before it is compared */
+        if (hs__wrun_head(u, top, &rc) == NULL)
+            u->heap[0] = u->heap[--u->n_heap];
+        if (rc == HS_OK)
+            hs__wheap_down(u, 0);
+    }
+    return rc;
+}
+
+/* hs__settle_unsorted past the windows' budget: the main thread's
+   windows read again in runs that fit the budget, each sorted and
+   written to a temporary file, then merged, each run read through a
+   share of the budget, and pushed again from the first; memory: the
+   budget, and 40 bytes a run. */
+static hs_err_t hs__settle_by_runs(hs__file_t *f, size_t clipped0,
+                                   hs_error_t *err)
+{
+    hs__wruns_t u;
+    hs_err_t rc;
+
+    memset(&u, 0, sizeof u);
+    u.f = f;
+    u.cap = f->w.budget / sizeof *u.buf;
+    if (u.cap == 0)
+        u.cap = 1;
+    if ((u.buf = malloc(u.cap * sizeof *u.buf)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    if ((u.file = hs_reclog_tmpfile_as("windows")) == NULL) {
+        free(u.buf);
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot make a temporary file for the "
+                            "trace's step windows in %s: %s",
+                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                            strerror(errno));
+    }
+    rc = hs_reclog_each(&f->lw, hs__keep_run, &u, f->path, err);
+    if (rc == HS_OK && u.n > 0)
+        rc = hs__wrun_flush(&u);
+    if (rc == HS_OK) {
+        u.per = u.cap / (u.n_runs > 0 ? u.n_runs : 1);
+        if (u.per == 0)
+            u.per = 1;
+        free(u.buf);
+        u.buf = malloc(u.n_runs * u.per * sizeof *u.buf + 1);
+        u.pos = malloc(u.n_runs * sizeof *u.pos + 1);
+        u.at = malloc(u.n_runs * sizeof *u.at + 1);
+        u.got = malloc(u.n_runs * sizeof *u.got + 1);
+        u.heap = malloc(u.n_runs * sizeof *u.heap + 1);
+        if (u.buf == NULL || u.pos == NULL || u.at == NULL ||
+            u.got == NULL || u.heap == NULL)
+            rc = hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                              "out of memory");
+    }
+    hs__wins_restart(f, clipped0);
+    if (rc == HS_OK)
+        rc = hs__wruns_merge(&u, err);
+    free(u.buf);
+    free(u.off);
+    free(u.pos);
+    free(u.at);
+    free(u.got);
+    free(u.heap);
+    fclose(u.file);
     return rc;
 }
 
@@ -1416,7 +1651,9 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
     if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
             HS_OK ||
         (f->w.unsorted &&
-         (rc = hs__settle_unsorted(f, n, clipped0, err)) != HS_OK))
+         (rc = n <= f->w.budget / sizeof(hs__win_t)
+                   ? hs__settle_unsorted(f, n, clipped0, err)
+                   : hs__settle_by_runs(f, clipped0, err)) != HS_OK))
         return rc;
     hs_reclog_clear(&f->lw);
     return hs__wins_end(f, err);
