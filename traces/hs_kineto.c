@@ -215,8 +215,9 @@ typedef struct hs__wrec_s {
 } hs__wrec_t;
 
 /* A step window of the main thread in full: the windows read in file
-   order, and the settled ones' in-memory sort when they were not in
-   time order (hs__settle_unsorted). */
+   order, the settled ones' sort when they were not in time order
+   (hs__settle_unsorted, hs__settle_by_runs), and the spilled settled
+   windows' blocks (hs__wins_t). */
 typedef struct hs__win_s {
     int64_t s, e;
     long number;
@@ -224,7 +225,7 @@ typedef struct hs__win_s {
 
 /* The settled windows are kept in one of two forms (hs__wins_t).  In
    memory while they fit the windows' budget (HS__WIN_LOG_MEM, or the
-   logs' log_mem_bytes when less) at 28 bytes a step at worst: 12 bytes
+   logs' log_mem_bytes when less) at 44 bytes a step at worst: 12 bytes
    a step, all that stays in memory for every step while the batches'
    hs__step_t come and go: the start (8 bytes) and the length (4 bytes)
    where it fits, HS__WIN_LONG there otherwise with the end in an
