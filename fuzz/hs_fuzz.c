@@ -850,7 +850,9 @@ static hs_err_t hs__fuzz_trace_by(const char *path, unsigned m, unsigned v,
     }
     memset(&k, 0, sizeof k);
     k.step_batch = 1 + (v & 3u);
-    k.log_mem_bytes = v & 4u ? 0 : 1;
+    /* the logs spilled, the settled windows too: in blocks of one
+       window (1 byte) or of two past four windows (200 bytes) */
+    k.log_mem_bytes = v & 4u ? 0 : v & 1u ? 1 : 200;
     k.ops_mem_bytes = v & 8u ? 0 : 1;
     k.rec_mem_bytes = v & 16u ? 0 : 1;
     k.threads = m == 3 ? 2 : 1;

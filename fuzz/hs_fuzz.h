@@ -80,7 +80,8 @@ hs_err_t hs_fuzz_sidecar(const uint8_t *data, size_t size, hs_error_t *err);
  *        figures;
  *   m 2  hs_kineto_read with its default budgets and with tiny ones
  *        (phases by batches of 1 + (v & 3) steps; the record logs
- *        spilled unless v & 4, the forward's operators by batches unless
+ *        spilled unless v & 4, at one byte when v & 1, else 200, the
+ *        main thread's settled windows with them, the forward's operators by batches unless
  *        v & 8, the record spilled unless v & 16): the same verdict and
  *        message, record (every entry, read back through hs_rank_at) and
  *        notes;

@@ -53,7 +53,10 @@ void ic_spill_opts(hs_kineto_opts_t *o, int k)
     memset(o, 0, sizeof *o);
     o->rec_mem_bytes = k & 1 ? 1 : 0;
     o->step_batch = k & 2 ? 1 : 0;
-    o->log_mem_bytes = k & 4 ? 1 : 0;
+    /* spilled logs: one record in memory (the settled windows in blocks
+       of one), or a few (windows in memory up to 4, else in blocks of
+       2) */
+    o->log_mem_bytes = k & 4 ? (k & 1 ? 1 : 200) : 0;
 }
 
 void ic_same_profile(const hs_profile_t *a, const hs_profile_t *b)

@@ -45,7 +45,9 @@ hs_ingest_t *ic_ingest_all(const char *const *paths, size_t n,
 
 /* Zeroes o and sets it to combination k < 8 of the reader's spilled paths:
    the record's steps spilled (bit 0), the phases by batches of one step
-   (bit 1), the logs spilled (bit 2). */
+   (bit 1), the logs spilled (bit 2: at one record in memory with bit 0,
+   a few without; the main thread's settled windows spilled too, in
+   blocks of one window or of two once past four windows). */
 void ic_spill_opts(hs_kineto_opts_t *o, int k);
 
 /* Asserts that profiles a and b agree, field by field: each phase's

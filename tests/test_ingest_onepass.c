@@ -20,6 +20,7 @@
  *     profile, probes are averaged, disagreeing or mixed sidecars are
  *     errors; the CLI's three forms.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -795,6 +796,37 @@ static void test_main_thread_windows_issue32(void)
     unlink(path);
 }
 
+/* The micro-batch marks of several steps written out of time order (the
+   last step's first, then the first's, then the middle one's, one of
+   them on another thread): each step gets its own, counted in every
+   way of check_windows (the marks are taken per batch of steps and
+   sorted by time). */
+static void test_mb_marks_out_of_order_issue32(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-mbo");
+    char path[1024];
+    static const long num[] = {1, 2, 3};
+    static const int64_t st[] = {0, 1000, 2000};
+    static const unsigned nmb[] = {2, 1, 3};
+
+    snprintf(path, sizeof path, "%s/mbo.json", dir);
+    CU_ASSERT_EQUAL_FATAL(
+        hs_test_write(path,
+                      "[\n" HS__W("ProfilerStep#1", 1, 0, 900)
+                          HS__W("ProfilerStep#2", 1, 1000, 900)
+                          HS__W("ProfilerStep#3", 1, 2000, 900)
+                          HS__W("hetsim.micro_batch#2", 1, 2600, 10)
+                          HS__W("hetsim.micro_batch#0", 1, 2100, 10)
+                          HS__W("hetsim.micro_batch#1", 1, 2300, 10)
+                          HS__W("hetsim.micro_batch#1", 1, 400, 10)
+                          HS__W("hetsim.micro_batch#0", 1, 100, 10)
+                          HS__W("hetsim.micro_batch#0", 2, 1100, 10)
+                          HS__W("hetsim.micro_batch#1", 2, 1400, 10)
+                          HS__END), 0);
+    check_windows(path, 3, num, st, nmb);
+    unlink(path);
+}
+
 /* Windows that the settled steps' compact form (a 32-bit length, the
    numbers that follow the previous one's + 1 left out) must keep
    exactly: lengths past 2^32 ns (6 s, 5 s, 4.294968 s) and just under
@@ -877,6 +909,213 @@ static void test_window_encoding_issue32(void)
     unlink(path);
 }
 
+/* ------------------------------------------------------------------ */
+/* The settled windows spilled by blocks                                 */
+
+/* Writes a Kineto CPU trace of n steps (rank 0 of 2) whose main thread
+   (tid 1) has windows of 0.9 ms each 1 ms, with a DataLoader call, a
+   forward operator, a backward operator, an all-reduce call and an
+   optimizer step each, and an operator in the gap after the window;
+   and the forms the settled windows must keep: numbers that jump (at
+   50), a window that overlaps the next (70: clipped), one longer than
+   2^32 ns (100: 5 s), two with the same start (130, 131: the first
+   clipped to nothing).  Thread 2 has a window every tenth step.  swap:
+   windows 200 and 201 written in the other order (out of time order:
+   the windows are sorted again). */
+static void write_blocks_trace(const char *path, size_t n, int swap)
+{
+    FILE *f = fopen(path, "w");
+    long s = 1000;
+    size_t k;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2},\n"
+               " \"traceEvents\": [\n");
+    for (k = 0; k < n; k++) {
+        size_t w = swap && (k == 200 || k == 201) ? 401 - k : k;
+        long ws = s + (swap && k == 200 ? 1000 : swap && k == 201 ? -1000
+                                                                   : 0);
+        long dur = w == 70 ? 1500 : w == 100 ? 5000500 : 900;
+
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+                "\"ProfilerStep#%zu\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+                "\"dur\": %ld},\n",
+                w + (w >= 50 ? 1000 : 0), ws, dur);
+        if (k % 10 == 0)
+            fprintf(f,
+                    "{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                    "\"name\": \"ProfilerStep#%zu\", \"pid\": 1, \"tid\": "
+                    "2, \"ts\": %ld, \"dur\": 500},\n", k, s);
+        fprintf(f,
+                "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+                "\"enumerate(DataLoader)#_SingleProcessDataLoaderIter."
+                "__next__\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": "
+                "%ld},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+                "\"dur\": %ld},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"autograd::engine::evaluate_function: XBackward0\", "
+                "\"pid\": 1, \"tid\": 1, \"ts\": %ld, \"dur\": 10},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"record_param_comms\", \"pid\": 1, \"tid\": 1, \"ts\": "
+                "%ld, \"dur\": 1, \"args\": {\"Collective name\": "
+                "\"allreduce\", \"In msg nelems\": %zu, \"dtype\": "
+                "\"Float\"}},\n"
+                "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+                "\"Optimizer.step#SGD.step\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": %ld, \"dur\": 50},\n"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                "\"aten::gap\", \"pid\": 1, \"tid\": 1, \"ts\": %ld, "
+                "\"dur\": 5},\n",
+                s + 10, 20 + (long)(k % 13), s + 40, 100 + (long)(k % 7),
+                s + 300, s + 320, 100 + k, s + 700, s + 950);
+        s += k == 100 ? 5001000 : k == 130 ? 0 : 1000;
+    }
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::x\","
+               " \"pid\": 1, \"tid\": 3, \"ts\": 0, \"dur\": 1}\n]}\n");
+    fclose(f);
+}
+
+/* The record of write_blocks_trace's n steps (in memory) as written:
+   the numbers, the long and the clipped windows, every all-reduce call
+   in a step (two in 131's, which took 130's events). */
+static void check_blocks_record(const hs_rank_t *r, size_t n)
+{
+    hs_rank_cur_t c;
+    hs_error_t err;
+    size_t i, n_ar = 0;
+
+    HS_ASSERT_I64_EQ(r->n_steps, n);
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < n && i < r->n_steps; i++) {
+        HS_ASSERT_I64_EQ(hs_rank_at(r, i, &c, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c.step);
+        HS_ASSERT_I64_EQ(c.step->number, (long)i + (i >= 50 ? 1000 : 0));
+        HS_ASSERT_I64_EQ(c.step->dur_ns, i == 100   ? 5000500000
+                                         : i == 130 ? 0
+                                         : i == 70  ? 1000000
+                                                    : 900000);
+        HS_ASSERT_I64_EQ(c.step->n_allreduce, i == 130 ? 0 : i == 131 ? 2
+                                                                      : 1);
+        n_ar += c.step->n_allreduce;
+    }
+    HS_ASSERT_I64_EQ(n_ar, n);
+    hs_rank_cur_clear(&c);
+}
+
+/* The main thread's settled windows spilled to their temporary file in
+   blocks of 1, 2, 4, 16 and 64 windows (log_mem_bytes 1 to 10,000), the
+   phases replayed in batches of 1, 5 or all steps: the record of the
+   windows in memory, every step and figure (the events' steps are found
+   across the blocks' boundaries, in the gaps and in the long window),
+   windows read in time order or not (then sorted again: in memory at
+   10,000 bytes, else by runs of 1, 7, 12 or 62 windows merged). */
+static void test_windows_blocks_issue32(void)
+{
+    static const size_t budgets[] = {1, 250, 400, 2000, 10000};
+    static const size_t batches[] = {0, 1, 5};
+    const char *dir = hs_test_tmpdir("ingest-onepass-wblk");
+    char path[1024];
+    size_t n = 260, i, j;
+    int swap;
+
+    hs_rank_t *refs[2] = {NULL, NULL};
+
+    snprintf(path, sizeof path, "%s/wblk.json", dir);
+    for (swap = 0; swap < 2; swap++) {
+        hs_kineto_opts_t o;
+        hs_rank_t *ref = NULL;
+        hs_error_t err;
+
+        write_blocks_trace(path, n, swap);
+        memset(&o, 0, sizeof o);
+        HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &ref, &err), HS_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+        check_blocks_record(ref, n);
+        refs[swap] = ref;
+        for (i = 0; i < sizeof budgets / sizeof budgets[0]; i++)
+            for (j = 0; j < sizeof batches / sizeof batches[0]; j++) {
+                hs_rank_t *r = NULL;
+
+                o.log_mem_bytes = budgets[i];
+                o.step_batch = batches[j];
+                HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_OK);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                ic_same_record(ref, r, IC_RANK);
+                hs_rank_free(r);
+            }
+    }
+    /* the same windows, sorted again */
+    ic_same_record(refs[0], refs[1], IC_RANK);
+    hs_rank_free(refs[0]);
+    hs_rank_free(refs[1]);
+    unlink(path);
+}
+
+/* check_rank's hook for test_windows_unreadable_issue32: truncates the
+   reader's temporary file of settled windows (found among the process's
+   open files by its name), counting it in *ctx. */
+static hs_err_t cut_windows(void *ctx, const hs_rank_t *r, hs_error_t *err)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+
+    (void)r;
+    (void)err;
+    if (d == NULL)
+        return HS_OK;
+    while ((de = readdir(d)) != NULL) {
+        char link[4096];
+        ssize_t len = readlinkat(dirfd(d), de->d_name, link,
+                                 sizeof link - 1);
+
+        if (len <= 0)
+            continue;
+        link[len] = '\0';
+        if (strstr(link, "/hetsim-windows-") != NULL &&
+            ftruncate(atoi(de->d_name), 0) == 0)
+            ++*(int *)ctx;
+    }
+    closedir(d);
+    return HS_OK;
+}
+
+/* Spilled windows that cannot be read back (their file cut short after
+   the windows are settled): the read fails with a clear error naming
+   the trace, not a record of wrong steps. */
+static void test_windows_unreadable_issue32(void)
+{
+    const char *dir = hs_test_tmpdir("ingest-onepass-wcut");
+    char path[1024];
+    hs_kineto_opts_t o;
+    hs_rank_t *r = NULL;
+    hs_error_t err;
+    int cut = 0;
+
+    {
+        DIR *d = opendir("/proc/self/fd");
+
+        if (d == NULL)
+            return;     /* no /proc: no way to the file to cut */
+        closedir(d);
+    }
+    snprintf(path, sizeof path, "%s/wcut.json", dir);
+    write_blocks_trace(path, 260, 0);
+    memset(&o, 0, sizeof o);
+    o.log_mem_bytes = 1;
+    o.check_rank = cut_windows;
+    o.ctx = &cut;
+    HS_ASSERT_I64_EQ(hs_kineto_read(path, &o, &r, &err), HS_ERR_IO);
+    CU_ASSERT_PTR_NULL(r);
+    HS_ASSERT_I64_EQ(cut, 1);
+    HS_ASSERT_STR_CONTAINS(err.msg, "wcut.json");
+    HS_ASSERT_STR_CONTAINS(err.msg, "cannot read the step windows back "
+                                    "from their temporary file: short file");
+    unlink(path);
+}
+
 static int register_onepass(void)
 {
     CU_pSuite s = CU_add_suite("ingest one pass", NULL, NULL);
@@ -903,7 +1142,13 @@ static int register_onepass(void)
         CU_add_test(s, "the main thread's windows",
                     test_main_thread_windows_issue32) == NULL ||
         CU_add_test(s, "windows' compact form: long, clipped, numbers",
-                    test_window_encoding_issue32) == NULL)
+                    test_window_encoding_issue32) == NULL ||
+        CU_add_test(s, "micro-batch marks out of time order",
+                    test_mb_marks_out_of_order_issue32) == NULL ||
+        CU_add_test(s, "windows spilled by blocks: the same record",
+                    test_windows_blocks_issue32) == NULL ||
+        CU_add_test(s, "windows spilled: unreadable, a clear error",
+                    test_windows_unreadable_issue32) == NULL)
         return -1;
     return 0;
 }

@@ -77,6 +77,7 @@
 #include "hs_kev.h"
 #include "hs_reclog.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -214,20 +215,33 @@ typedef struct hs__wrec_s {
 } hs__wrec_t;
 
 /* A step window of the main thread in full: the windows read in file
-   order, and the settled ones' in-memory sort when they were not in
-   time order (hs__settle_unsorted). */
+   order, the settled ones' sort when they were not in time order
+   (hs__settle_unsorted, hs__settle_by_runs), and the spilled settled
+   windows' blocks (hs__wins_t). */
 typedef struct hs__win_s {
     int64_t s, e;
     long number;
 } hs__win_t;
 
-/* The settled windows are kept in 12 bytes a step (hs__wins_t), all
-   that stays in memory for every step while the batches' hs__step_t come
-   and go: the start (8 bytes) and the length (4 bytes) where it fits,
-   HS__WIN_LONG there otherwise with the end in an exception list; the
-   number only where it is not the previous one's + 1 (the first always).
-   The exception lists hold (step, value), in step order. */
+/* The settled windows are kept in one of two forms (hs__wins_t).  In
+   memory while they fit the windows' budget (HS__WIN_LOG_MEM, or the
+   logs' log_mem_bytes when less) at 44 bytes a step at worst: 12 bytes
+   a step, all that stays in memory for every step while the batches'
+   hs__step_t come and go: the start (8 bytes) and the length (4 bytes)
+   where it fits, HS__WIN_LONG there otherwise with the end in an
+   exception list; the number only where it is not the previous one's + 1
+   (the first always).  The exception lists hold (step, value), in step
+   order (16 bytes each).  Past the budget, spilled: in blocks of
+   2^bshift windows in full (hs__win_t) in an unlinked temporary file,
+   each block's first start in memory (8 bytes a block of up to
+   HS__WBLK_MAX steps) and the blocks used last in a cache of
+   HS__WCACHE blocks, which fits the budget: the memory no longer grows
+   with the steps but by the index's 8 bytes per block. */
 #define HS__WIN_LONG UINT32_MAX
+/* The spilled windows' cache, in blocks, and a block's greatest size
+   (steps; 24 KiB). */
+#define HS__WCACHE 4u
+#define HS__WBLK_MAX 1024u
 
 typedef struct hs__wx_s {
     size_t i;       /* the step */
@@ -238,23 +252,47 @@ typedef struct hs__wx_s {
    so that none overlaps the next (hs__settle_steps).  Its
    micro-batches are in f->mbs, found by their step (most steps have
    none); the forward's floor (the last micro-batch's start with two or
-   more, else s) is derived from them. */
+   more, else s) is derived from them.  Read through hs__win_s,
+   hs__win_e, hs__win_number and hs__find_step only. */
 typedef struct hs__wins_s {
+    /* in memory (file NULL) */
     int64_t *s;             /* starts, n */
     uint32_t *d;            /* lengths (e - s) or HS__WIN_LONG, n */
     hs__wx_t *xe, *xn;      /* the ends that do not fit d, the numbers
                                that are not the previous + 1 */
     size_t n_xe, cap_xe, n_xn, cap_xn;
-    size_t cap;             /* room in s and d */
+    /* spilled (file not NULL): blocks of 1 << bshift windows, block b
+       at byte b << bshift windows; bfirst[b] its first start; the cache
+       cw (HS__WCACHE blocks, slot c holding block cb[c], SIZE_MAX none,
+       last used at cuse[c]); slot 0 is the block being written while
+       settling.  io_err: a block could not be read back (errno io_errno,
+       0 for a short file): its windows read as zeros and the read fails
+       at its next check (hs__wins_check) */
+    FILE *file;
+    unsigned bshift;
+    int64_t *bfirst;
+    size_t n_blk, cap_blk;
+    hs__win_t *cw;
+    size_t cb[HS__WCACHE];
+    uint64_t cuse[HS__WCACHE], clock;
+    unsigned last_c;
+    int io_err, io_errno;
+    /* both */
+    size_t cap;             /* the steps there is room for */
+    size_t budget;          /* bytes in memory (hs__settle_steps) */
     long last_num;          /* the last window put's number */
     hs__win_t pend;         /* the window pushed last, not yet put (its
                                end clipped by the next's start) */
     int has_pend, unsorted; /* unsorted: a window pushed before the
                                pending one in hs__cmp_step's order */
+    /* hs__find_step's last answer (f->hint): its start and end and the
+       next window's start (INT64_MAX after the last); an empty span
+       before the first answer */
+    int64_t h_s, h_e, h_next;
 } hs__wins_t;
 
-/* A hetsim.micro_batch#K mark, kept from the read until the steps are
-   settled. */
+/* A hetsim.micro_batch#K mark, as read (a record of f->lmb, replayed
+   by each batch for its steps' micro-batches). */
 typedef struct hs__mbmark_s {
     int64_t ts_ns;
     uint32_t thr;       /* its (pid, tid): index in f->thr */
@@ -353,7 +391,8 @@ static int64_t hs__krec_key(const void *rec)
 /* The default budget of the forward's top-level operators in memory
    (bytes): past it, their replays go by batches of steps. */
 #define HS__OPS_MEM (8u * 1024u * 1024u)
-/* The budget in memory of the windows read (bytes). */
+/* The budget in memory of the windows read, and of the settled
+   windows (bytes; less when log_mem_bytes is). */
 #define HS__WIN_LOG_MEM (1024u * 1024u)
 /* The record's entries' default budget (hs_kineto_opts_t.rec_mem_bytes):
    about 16,000 steps held in memory, more spilled. */
@@ -402,14 +441,13 @@ typedef struct hs__file_s {
     size_t n_iv;
     int iv_overlap;
     size_t st_clipped;        /* step windows cut at the next one's start */
-    hs__mbmark_t *mbm;        /* the micro-batch marks read, until settled */
-    size_t n_mbm, cap_mbm;
-    hs__mb_t *mbs;            /* the main thread's steps' micro-batches,
-                                 by step then start */
+    hs__mb_t *mbs;            /* the batch's steps' micro-batches, by
+                                 step then start (hs__batch_mbs) */
     size_t n_mbs, cap_mbs;
     /* the read's logs */
     hs_reclog_t lm, lo, lr, lk;
     hs_reclog_t lw;           /* the windows of every thread (hs__wrec_t) */
+    hs_reclog_t lmb;          /* the micro-batch marks (hs__mbmark_t) */
     /* the cpu_op names, interned: names[id], a hash table of ids + 1 */
     char **names;
     size_t n_names, cap_names;
@@ -471,12 +509,15 @@ static void hs__file_clear(hs__file_t *f)
 
     hs__free_batch(f);
     free(f->mbs);
-    free(f->mbm);
     free(f->st);
     free(f->w.s);
     free(f->w.d);
     free(f->w.xe);
     free(f->w.xn);
+    free(f->w.bfirst);
+    free(f->w.cw);
+    if (f->w.file != NULL)
+        fclose(f->w.file);
     free(f->iv);
     hs_jscan_buf_free(&f->rbuf);
     hs_reclog_clear(&f->lm);
@@ -484,6 +525,7 @@ static void hs__file_clear(hs__file_t *f)
     hs_reclog_clear(&f->lr);
     hs_reclog_clear(&f->lk);
     hs_reclog_clear(&f->lw);
+    hs_reclog_clear(&f->lmb);
     for (i = 0; i < f->n_names; i++)
         free(f->names[i]);
     free(f->names);
@@ -651,50 +693,198 @@ static const hs__wx_t *hs__wx_at(const hs__wx_t *x, size_t n, size_t i)
     return &x[lo - 1];
 }
 
-/* Settled step i's window: its start, end and number (i < f->n_st). */
-static int64_t hs__win_s(const hs__file_t *f, size_t i)
+/* The number of windows in spilled block b. */
+static size_t hs__wblk_len(const hs__file_t *f, size_t b)
 {
+    size_t first = b << f->w.bshift;
+    size_t left = f->n_st - first;
+
+    return left < ((size_t)1 << f->w.bshift) ? left
+                                             : (size_t)1 << f->w.bshift;
+}
+
+/* Spilled block b's windows, from the cache or read back into its
+   slot used least lately.  A block that cannot be read back sets the
+   sticky io_err and reads as zeros (hs__wins_check reports it). */
+static const hs__win_t *hs__wblk_load(hs__file_t *f, size_t b)
+{
+    hs__wins_t *w = &f->w;
+    size_t blk = (size_t)1 << w->bshift, n;
+    unsigned c, v = 0;
+    hs__win_t *slot;
+
+    if (w->cb[w->last_c] == b)
+        return w->cw + ((size_t)w->last_c << w->bshift);
+    for (c = 0; c < HS__WCACHE; c++) {
+        if (w->cb[c] == b) {
+            v = c;
+            goto hit;
+        }
+        if (w->cuse[c] < w->cuse[v])
+            v = c;
+    }
+    slot = w->cw + (size_t)v * blk;
+    n = hs__wblk_len(f, b);
+    if (hs_reclog_pread(w->file, slot, n * sizeof *slot,
+                        (uint64_t)(b << w->bshift) * sizeof *slot) != 0) {
+        if (!w->io_err) {
+            w->io_err = 1;
+            w->io_errno = errno;
+        }
+        memset(slot, 0, n * sizeof *slot);
+    }
+    w->cb[v] = b;
+hit:
+    w->cuse[v] = ++w->clock;
+    w->last_c = v;
+    return w->cw + (size_t)v * blk;
+}
+
+/* Spilled step i's window. */
+static const hs__win_t *hs__wfile_at(hs__file_t *f, size_t i)
+{
+    hs__wins_t *w = &f->w;
+    size_t b = i >> w->bshift, j = i & (((size_t)1 << w->bshift) - 1);
+
+    if (w->cb[w->last_c] == b)
+        return w->cw + ((size_t)w->last_c << w->bshift) + j;
+    return hs__wblk_load(f, b) + j;
+}
+
+/* HS_ERR_IO with err filled when a spilled block of windows could not be
+   read back since the read began (the answers given since are wrong:
+   the read must fail); else HS_OK. */
+static hs_err_t hs__wins_check(const hs__file_t *f, hs_error_t *err)
+{
+    if (!f->w.io_err)
+        return HS_OK;
+    return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                        "cannot read the step windows back from their "
+                        "temporary file: %s",
+                        f->w.io_errno != 0 ? strerror(f->w.io_errno)
+                                           : "short file");
+}
+
+/* Settled step i's window: its start, end and number (i < f->n_st). */
+static int64_t hs__win_s(hs__file_t *f, size_t i)
+{
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->s;
     return f->w.s[i];
 }
 
-static int64_t hs__win_e(const hs__file_t *f, size_t i)
+static int64_t hs__win_e(hs__file_t *f, size_t i)
 {
-    uint32_t d = f->w.d[i];
+    uint32_t d;
 
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->e;
+    d = f->w.d[i];
     if (d != HS__WIN_LONG)
         return f->w.s[i] + (int64_t)d;
     return hs__wx_at(f->w.xe, f->w.n_xe, i)->v;
 }
 
-static long hs__win_number(const hs__file_t *f, size_t i)
+static long hs__win_number(hs__file_t *f, size_t i)
 {
-    const hs__wx_t *x = hs__wx_at(f->w.xn, f->w.n_xn, i);
+    const hs__wx_t *x;
 
+    if (f->w.file != NULL)
+        return hs__wfile_at(f, i)->number;
+    x = hs__wx_at(f->w.xn, f->w.n_xn, i);
     /* no overflow: a number after LONG_MAX is always listed */
     return (long)x->v + (long)(i - x->i);
 }
 
-/* Index of the step whose window holds t, or -1.  The replays see the
-   events of a thread mostly in time order: the last step found (f->hint)
-   is tried first, then a binary search; the same answer either way. */
-static long hs__find_step(hs__file_t *f, int64_t t)
+/* The spilled block whose first start is the last at or before t, or
+   SIZE_MAX: the block used last when it is (the replays go mostly in
+   time order), else a binary search over the blocks' first starts. */
+static size_t hs__wblk_of(const hs__file_t *f, int64_t t)
 {
-    size_t lo = 0, hi = f->n_st, h = f->hint;
+    const hs__wins_t *w = &f->w;
+    size_t lo = 0, hi = w->n_blk, b = w->cb[w->last_c];
 
-    if (h < hi && f->w.s[h] <= t && (h + 1 == hi || f->w.s[h + 1] > t))
-        return t < hs__win_e(f, h) ? (long)h : -1;
+    if (b < w->n_blk && w->bfirst[b] <= t &&
+        (b + 1 == w->n_blk || w->bfirst[b + 1] > t))
+        return b;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->w.s[mid] <= t)
+        if (w->bfirst[mid] <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0)
+    return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+/* The last settled step whose start is t or before, or -1 (a binary
+   search: over the starts in memory; spilled, over the blocks' first
+   starts, then in the block); its window in *win, and the next step's
+   start in *next (INT64_MAX after the last). */
+static long hs__last_start(hs__file_t *f, int64_t t, hs__win_t *win,
+                           int64_t *next)
+{
+    size_t lo = 0, hi, b, n;
+    const hs__win_t *w;
+
+    if (f->w.file == NULL) {
+        hi = f->n_st;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f->w.s[mid] <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *next = lo < f->n_st ? f->w.s[lo] : INT64_MAX;
+        if (lo == 0)
+            return -1;
+        win->s = f->w.s[lo - 1];
+        win->e = hs__win_e(f, lo - 1);
+        return (long)lo - 1;
+    }
+    if ((b = hs__wblk_of(f, t)) == SIZE_MAX)
         return -1;
-    lo--;
-    f->hint = lo;
-    return t < hs__win_e(f, lo) ? (long)lo : -1;
+    *next = b + 1 < f->w.n_blk ? f->w.bfirst[b + 1] : INT64_MAX;
+    /* the block's first start is bfirst[b], t or before */
+    w = hs__wblk_load(f, b);
+    n = hs__wblk_len(f, b);
+    lo = 1;
+    hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w[mid].s <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n)
+        *next = w[lo].s;
+    *win = w[lo - 1];
+    return (long)((b << f->w.bshift) + lo - 1);
+}
+
+/* Index of the step whose window holds t, or -1.  The replays see the
+   events of a thread mostly in time order: the span where the last
+   answer (f->hint) is the step with the last start at or before t is
+   tried first, then a binary search; the same answer either way. */
+static long hs__find_step(hs__file_t *f, int64_t t)
+{
+    hs__wins_t *w = &f->w;
+    hs__win_t win;
+    long k;
+
+    if (t >= w->h_s && t < w->h_next)
+        return t < w->h_e ? (long)f->hint : -1;
+    if ((k = hs__last_start(f, t, &win, &w->h_next)) < 0) {
+        w->h_s = INT64_MAX;     /* the span stays empty */
+        w->h_next = INT64_MIN;
+        return -1;
+    }
+    f->hint = (size_t)k;
+    w->h_s = win.s;
+    w->h_e = win.e;
+    return t < w->h_e ? k : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -731,11 +921,11 @@ static hs_err_t hs__add_step(hs_kev_scan_t *sc, hs__file_t *f,
 /* The name prefix of the profiling harness's micro-batch marks. */
 #define HS__MB_MARK "hetsim.micro_batch#"
 
-/* Keeps micro-batch mark e (CPU side) until the steps are settled. */
+/* Keeps micro-batch mark e (CPU side) in its log for the batches. */
 static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
                                const hs_kev_t *e)
 {
-    hs__mbmark_t *m;
+    hs__mbmark_t m;
     long th;
 
     if (strcmp(e->cat, "gpu_user_annotation") == 0)
@@ -743,19 +933,10 @@ static hs_err_t hs__add_mbmark(hs_kev_scan_t *sc, hs__file_t *f,
     if ((th = hs__thread(f, e->pid, e->tid)) < 0)
         return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path, 0, 0,
                             "out of memory");
-    {
-        hs__mbmark_t *nm = hs__grow(f->mbm, &f->cap_mbm, f->n_mbm,
-                                    sizeof *nm, 64);
-        if (nm == NULL)
-            return hs_error_set(sc->js.err, HS_ERR_NOMEM, sc->js.path,
-                                0, 0, "out of memory");
-        f->mbm = nm;
-    }
-    m = &f->mbm[f->n_mbm++];
-    m->ts_ns = e->ts_ns;
-    m->thr = (uint32_t)th;
-    m->pad = 0;
-    return HS_OK;
+    m.ts_ns = e->ts_ns;
+    m.thr = (uint32_t)th;
+    m.pad = 0;
+    return hs_reclog_put(&f->lmb, &m, sizeof m, sc->js.path, sc->js.err);
 }
 
 /* The all-reduce calls whose payload is their first input's shape. */
@@ -982,6 +1163,43 @@ static int hs__wx_add(hs__wx_t **x, size_t *cap, size_t *n, size_t i,
     return 0;
 }
 
+/* Spilled: the block being written (slot 0 of the cache), its n
+   windows, to the file as block b, and its first start to the index. */
+static hs_err_t hs__wblk_write(hs__file_t *f, size_t b, size_t n,
+                               hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    int64_t *nb = hs__grow(w->bfirst, &w->cap_blk, b, sizeof *nb, 64);
+
+    if (nb == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    w->bfirst = nb;
+    if (hs_reclog_pwrite(w->file, w->cw, n * sizeof *w->cw,
+                         (uint64_t)(b << w->bshift) * sizeof *w->cw) != 0)
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot write the step windows to a temporary "
+                            "file: %s", strerror(errno));
+    nb[b] = w->cw[0].s;
+    w->n_blk = b + 1;
+    return HS_OK;
+}
+
+/* hs__win_put for spilled windows: w as settled step f->n_st in full,
+   into the block being written, which goes to the file once full. */
+static hs_err_t hs__wfile_put(hs__file_t *f, const hs__win_t *w,
+                              hs_error_t *err)
+{
+    hs__wins_t *ws = &f->w;
+    size_t i = f->n_st, mask = ((size_t)1 << ws->bshift) - 1;
+
+    ws->cw[i & mask] = *w;
+    f->n_st++;
+    if ((i & mask) == mask)
+        return hs__wblk_write(f, i >> ws->bshift, mask + 1, err);
+    return HS_OK;
+}
+
 /* Appends window w as settled step f->n_st while there is room in
    f->w.s and f->w.d (made for the main thread's count): its length, or
    an exception for its end; an exception for its number unless it is
@@ -994,6 +1212,8 @@ static hs_err_t hs__win_put(hs__file_t *f, const hs__win_t *w,
 
     if (i >= ws->cap)
         return HS_OK;
+    if (ws->file != NULL)
+        return hs__wfile_put(f, w, err);
     ws->s[i] = w->s;
     ws->d[i] = HS__WIN_LONG;
     if (w->e >= w->s && (uint64_t)w->e - (uint64_t)w->s < HS__WIN_LONG)
@@ -1078,11 +1298,22 @@ static hs_err_t hs__keep_full(void *ctx, const void *rec)
     return HS_OK;
 }
 
+/* The settled windows emptied to be pushed again from the first; the
+   clips counted before (clipped0) start again too. */
+static void hs__wins_restart(hs__file_t *f, size_t clipped0)
+{
+    f->n_st = 0;
+    f->w.n_blk = 0;
+    f->w.n_xe = f->w.n_xn = 0;
+    f->w.has_pend = f->w.unsorted = 0;
+    f->st_clipped = clipped0;
+}
+
 /* hs__settle_steps for the n windows of a main thread not read in time
-   order (Kineto writes them in order: rare): read again in full (24
-   bytes a step for the sort's while), sorted by qsort as they always
-   were, and pushed again from the first; the clips counted before
-   (clipped0 on entry) start again too. */
+   order (Kineto writes them in order: rare) that fit the windows'
+   budget in full: read again in full (24 bytes a step for the sort's
+   while), sorted by qsort as they always were, and pushed again from
+   the first (hs__settle_by_runs past the budget). */
 static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
                                     size_t clipped0, hs_error_t *err)
 {
@@ -1099,19 +1330,310 @@ static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
     rc = hs_reclog_each(&f->lw, hs__keep_full, &a, f->path, err);
     if (rc == HS_OK)
         qsort(a.w, a.n, sizeof *a.w, hs__cmp_step);
-    f->n_st = 0;
-    f->w.n_xe = f->w.n_xn = 0;
-    f->w.has_pend = f->w.unsorted = 0;
-    f->st_clipped = clipped0;
+    hs__wins_restart(f, clipped0);
     for (i = 0; rc == HS_OK && i < a.n; i++)
         rc = hs__win_push(f, &a.w[i], err);
     free(a.w);
     return rc;
 }
 
+/* A main thread's window for the sort by runs (hs__settle_by_runs):
+   its place among the main thread's windows read breaks the ties, so
+   the order is a stable sort's (glibc's qsort, which the windows that
+   fit the budget take, is a merge sort). */
+typedef struct hs__wsort_s {
+    hs__win_t w;
+    uint64_t seq;
+} hs__wsort_t;
+
+static int hs__cmp_wsort(const void *a, const void *b)
+{
+    const hs__wsort_t *x = a, *y = b;
+    int c = hs__cmp_step(&x->w, &y->w);
+
+    return c != 0 ? c : (x->seq < y->seq ? -1 : x->seq > y->seq);
+}
+
+/* The sort by runs: the runs written, sorted, to an unlinked temporary
+   file (run r from window off[r] to off[r + 1], off[n_runs] the total),
+   then merged; while they are written, the run being filled (buf, cap
+   windows); while they are merged, each run's read buffer (per windows
+   at buf + r * per, its next window at pos[r], what is left of its
+   buffer from at[r] to got[r]) and a heap of the runs by their next
+   window. */
+typedef struct hs__wruns_s {
+    hs__file_t *f;
+    FILE *file;
+    hs__wsort_t *buf;
+    size_t n, cap, per;
+    uint64_t seq, total;
+    uint64_t *off, *pos;
+    size_t n_runs, cap_runs;
+    size_t *at, *got, *heap;
+    size_t n_heap;
+} hs__wruns_t;
+
+/* The run being filled, sorted, to the file. */
+static hs_err_t hs__wrun_flush(hs__wruns_t *u)
+{
+    hs__file_t *f = u->f;
+    uint64_t *no = hs__grow(u->off, &u->cap_runs, u->n_runs + 1,
+                            sizeof *no, 16);
+
+    if (no == NULL)
+        return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    u->off = no;
+    qsort(u->buf, u->n, sizeof *u->buf, hs__cmp_wsort);
+    if (hs_reclog_pwrite(u->file, u->buf, u->n * sizeof *u->buf,
+                         u->total * sizeof *u->buf) != 0)
+        return hs_error_set(f->err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot write the step windows to a temporary "
+                            "file: %s", strerror(errno));
+    u->off[u->n_runs++] = u->total;
+    u->total += u->n;
+    u->off[u->n_runs] = u->total;
+    u->n = 0;
+    return HS_OK;
+}
+
+/* hs__settle_by_runs' replay: the main thread's windows into runs. */
+static hs_err_t hs__keep_run(void *ctx, const void *rec)
+{
+    hs__wruns_t *u = ctx;
+    hs__wrec_t w;
+    hs__wsort_t *x;
+
+    memcpy(&w, rec, sizeof w);
+    if (!u->f->thr[w.thr].main_thr)
+        return HS_OK;
+    x = &u->buf[u->n++];
+    x->w.s = w.s;
+    x->w.e = w.e;
+    x->w.number = w.number;
+    x->seq = u->seq++;
+    return u->n == u->cap ? hs__wrun_flush(u) : HS_OK;
+}
+
+/* Run r's next window (its buffer read again from the file when it is
+   used up); NULL once the run is over, or on error (f->err filled,
+   *rc set). */
+static const hs__wsort_t *hs__wrun_head(hs__wruns_t *u, size_t r,
+                                        hs_err_t *rc)
+{
+    hs__wsort_t *b = u->buf + r * u->per;
+
+    if (u->at[r] == u->got[r]) {
+        uint64_t left = u->off[r + 1] - u->pos[r];
+        size_t n = left < u->per ? (size_t)left : u->per;
+
+        if (n == 0)
+            return NULL;
+        if (hs_reclog_pread(u->file, b, n * sizeof *b,
+                            u->pos[r] * sizeof *b) != 0) {
+            int e = errno;
+
+            *rc = hs_error_set(u->f->err, HS_ERR_IO, u->f->path, 0, 0,
+                               "cannot read the step windows back from "
+                               "their temporary file: %s",
+                               e != 0 ? strerror(e) : "short file");
+            return NULL;
+        }
+        u->pos[r] += n;
+        u->at[r] = 0;
+        u->got[r] = n;
+    }
+    return &b[u->at[r]];
+}
+
+/* Whether run a's next window comes before run b's (both have one). */
+static int hs__wrun_less(hs__wruns_t *u, size_t a, size_t b)
+{
+    hs_err_t rc = HS_OK;
+
+    return hs__cmp_wsort(hs__wrun_head(u, a, &rc),
+                         hs__wrun_head(u, b, &rc)) < 0;
+}
+
+/* The heap's entry i moved down to its place. */
+static void hs__wheap_down(hs__wruns_t *u, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i, t;
+
+        if (l < u->n_heap && hs__wrun_less(u, u->heap[l], u->heap[m]))
+            m = l;
+        if (l + 1 < u->n_heap &&
+            hs__wrun_less(u, u->heap[l + 1], u->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        t = u->heap[i];
+        u->heap[i] = u->heap[m];
+        u->heap[m] = t;
+        i = m;
+    }
+}
+
+/* The runs merged, each window pushed as the next in hs__cmp_step's
+   order (ties in the order read).  Every run's buffer is filled before
+   the heap is made, so a comparison never reads the file. */
+static hs_err_t hs__wruns_merge(hs__wruns_t *u, hs_error_t *err)
+{
+    hs_err_t rc = HS_OK;
+    size_t r;
+
+    for (r = 0; r < u->n_runs && rc == HS_OK; r++) {
+        u->pos[r] = u->off[r];
+        u->at[r] = u->got[r] = 0;
+        if (hs__wrun_head(u, r, &rc) != NULL)
+            u->heap[u->n_heap++] = r;
+    }
+    for (r = u->n_heap; rc == HS_OK && r-- > 0;)
+        hs__wheap_down(u, r);
+    while (rc == HS_OK && u->n_heap > 0) {
+        size_t top = u->heap[0];
+        hs__win_t w = hs__wrun_head(u, top, &rc)->w;
+
+        u->at[top]++;
+        if ((rc = hs__win_push(u->f, &w, err)) != HS_OK)
+            break;
+        /* the run's buffer again when used up, before it is compared */
+        if (hs__wrun_head(u, top, &rc) == NULL)
+            u->heap[0] = u->heap[--u->n_heap];
+        if (rc == HS_OK)
+            hs__wheap_down(u, 0);
+    }
+    return rc;
+}
+
+/* hs__settle_unsorted past the windows' budget: the main thread's
+   windows read again in runs that fit the budget, each sorted and
+   written to a temporary file, then merged, each run read through a
+   share of the budget, and pushed again from the first; memory: the
+   budget, and 40 bytes a run. */
+static hs_err_t hs__settle_by_runs(hs__file_t *f, size_t clipped0,
+                                   hs_error_t *err)
+{
+    hs__wruns_t u;
+    hs_err_t rc;
+
+    memset(&u, 0, sizeof u);
+    u.f = f;
+    u.cap = f->w.budget / sizeof *u.buf;
+    if (u.cap == 0)
+        u.cap = 1;
+    if ((u.buf = malloc(u.cap * sizeof *u.buf)) == NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    if ((u.file = hs_reclog_tmpfile_as("windows")) == NULL) {
+        free(u.buf);
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot make a temporary file for the "
+                            "trace's step windows in %s: %s",
+                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                            strerror(errno));
+    }
+    rc = hs_reclog_each(&f->lw, hs__keep_run, &u, f->path, err);
+    if (rc == HS_OK && u.n > 0)
+        rc = hs__wrun_flush(&u);
+    if (rc == HS_OK) {
+        u.per = u.cap / (u.n_runs > 0 ? u.n_runs : 1);
+        if (u.per == 0)
+            u.per = 1;
+        free(u.buf);
+        u.buf = malloc(u.n_runs * u.per * sizeof *u.buf + 1);
+        u.pos = malloc(u.n_runs * sizeof *u.pos + 1);
+        u.at = malloc(u.n_runs * sizeof *u.at + 1);
+        u.got = malloc(u.n_runs * sizeof *u.got + 1);
+        u.heap = malloc(u.n_runs * sizeof *u.heap + 1);
+        if (u.buf == NULL || u.pos == NULL || u.at == NULL ||
+            u.got == NULL || u.heap == NULL)
+            rc = hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                              "out of memory");
+    }
+    hs__wins_restart(f, clipped0);
+    if (rc == HS_OK)
+        rc = hs__wruns_merge(&u, err);
+    free(u.buf);
+    free(u.off);
+    free(u.pos);
+    free(u.at);
+    free(u.got);
+    free(u.heap);
+    fclose(u.file);
+    return rc;
+}
+
+/* Room for the n settled windows of the main thread: in memory when
+   they fit f->w.budget at the most they can take (44 bytes a step: 12,
+   and an exception of each kind), else spilled: the cache's blocks
+   (together within the budget, each of at most HS__WBLK_MAX windows)
+   and the temporary file. */
+static hs_err_t hs__wins_alloc(hs__file_t *f, size_t n, hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    size_t blk = w->budget / (HS__WCACHE * sizeof(hs__win_t));
+    unsigned c;
+
+    w->cap = n;
+    if (n <= w->budget / (12 + 2 * sizeof(hs__wx_t))) {
+        w->s = malloc(n * sizeof *w->s);
+        w->d = malloc(n * sizeof *w->d);
+        if (w->s == NULL || w->d == NULL)
+            return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                                "out of memory");
+        return HS_OK;
+    }
+    for (w->bshift = 0; ((size_t)2 << w->bshift) <= blk &&
+                        ((size_t)2 << w->bshift) <= HS__WBLK_MAX;
+         w->bshift++)
+        ;
+    if ((w->cw = malloc((HS__WCACHE << w->bshift) * sizeof *w->cw)) ==
+        NULL)
+        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
+                            "out of memory");
+    for (c = 0; c < HS__WCACHE; c++) {
+        w->cb[c] = SIZE_MAX;
+        w->cuse[c] = 0;
+    }
+    if ((w->file = hs_reclog_tmpfile_as("windows")) == NULL)
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "cannot make a temporary file for the "
+                            "trace's step windows in %s: %s",
+                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                            strerror(errno));
+    return HS_OK;
+}
+
+/* The settling's end: the last window put; spilled, the last block
+   (partly filled) written, and kept in the cache's slot 0. */
+static hs_err_t hs__wins_end(hs__file_t *f, hs_error_t *err)
+{
+    hs__wins_t *w = &f->w;
+    size_t mask = ((size_t)1 << w->bshift) - 1;
+    hs_err_t rc;
+
+    if (w->has_pend && (rc = hs__win_put(f, &w->pend, err)) != HS_OK)
+        return rc;
+    w->has_pend = 0;
+    w->h_s = INT64_MAX;     /* hs__find_step's span: empty */
+    w->h_next = INT64_MIN;
+    if (w->file == NULL || f->n_st == 0)
+        return HS_OK;
+    if ((f->n_st & mask) != 0 &&
+        (rc = hs__wblk_write(f, f->n_st >> w->bshift, f->n_st & mask,
+                             err)) != HS_OK)
+        return rc;
+    w->cb[0] = (f->n_st - 1) >> w->bshift;
+    w->last_c = 0;
+    return HS_OK;
+}
+
 /* Keeps the steps of the thread that has most of them (f->w, exactly
-   as many as it has, 12 bytes a step and the exceptions), sorted and
-   clipped; the windows read (f->lw) go. */
+   as many as it has: in memory, 12 bytes a step and the exceptions, or
+   spilled past the windows' budget), sorted and clipped; the windows
+   read (f->lw) go. */
 static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
 {
     size_t n, clipped0 = f->st_clipped;
@@ -1123,30 +1645,35 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
                             "torch.profiler.profile(schedule=...) and call "
                             "prof.step() once per iteration");
     n = f->thr[hs__choose_main(f)].n_win;
-    f->w.s = malloc(n * sizeof *f->w.s);
-    f->w.d = malloc(n * sizeof *f->w.d);
-    if (f->w.s == NULL || f->w.d == NULL)
-        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                            "out of memory");
-    f->w.cap = n;
+    if ((rc = hs__wins_alloc(f, n, err)) != HS_OK)
+        return rc;
     f->n_st = 0;
     f->w.has_pend = f->w.unsorted = 0;
     if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
             HS_OK ||
         (f->w.unsorted &&
-         (rc = hs__settle_unsorted(f, n, clipped0, err)) != HS_OK))
+         (rc = n <= f->w.budget / sizeof(hs__win_t)
+                   ? hs__settle_unsorted(f, n, clipped0, err)
+                   : hs__settle_by_runs(f, clipped0, err)) != HS_OK))
         return rc;
     hs_reclog_clear(&f->lw);
-    if (f->w.has_pend)
-        return hs__win_put(f, &f->w.pend, err);
-    return HS_OK;
+    return hs__wins_end(f, err);
 }
 
-static int hs__cmp_mbmark(const void *a, const void *b)
+/* The micro-batch marks' key for the batches' replays: the time. */
+static int64_t hs__mbmark_key(const void *rec)
 {
-    const hs__mbmark_t *x = a, *y = b;
+    hs__mbmark_t m;
 
-    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+    memcpy(&m, rec, sizeof m);
+    return m.ts_ns;
+}
+
+static int hs__cmp_mb(const void *a, const void *b)
+{
+    const hs__mb_t *x = a, *y = b;
+
+    return x->s < y->s ? -1 : x->s > y->s;
 }
 
 /* Appends a micro-batch of step k starting at ts to f->mbs. */
@@ -1173,53 +1700,40 @@ static hs_err_t hs__mb_add(hs__file_t *f, size_t k, int64_t ts,
     return HS_OK;
 }
 
-/* Gives each step of the main thread the micro-batch marks its window
-   holds, in time order, into f->mbs.  The marks go by time and the
-   windows (sorted, clipped: none overlaps the next) by start, so the
-   step of each mark is at or after the previous mark's: f->mbs is in
-   step order, then start order (hs__mbs_of searches it).  The marks read
-   are released. */
-static hs_err_t hs__settle_mbs(hs__file_t *f, hs_error_t *err)
+/* hs__batch_mbs' replay of the marks: a micro-batch for each of the main
+   thread's marks in a window of the batch's steps. */
+static hs_err_t hs__keep_mbmark(void *ctx, const void *rec)
 {
-    size_t i;
-    hs_err_t rc = HS_OK;
+    hs__file_t *f = ctx;
+    hs__mbmark_t m;
+    long k;
 
-    if (f->n_mbm > 0)
-        qsort(f->mbm, f->n_mbm, sizeof *f->mbm, hs__cmp_mbmark);
-    for (i = 0; i < f->n_mbm && rc == HS_OK; i++) {
-        const hs__mbmark_t *m = &f->mbm[i];
-        long k;
-
-        if (!f->thr[m->thr].main_thr || (k = hs__find_step(f, m->ts_ns)) < 0)
-            continue;
-        if (f->n_mbs > 0 && f->mbs[f->n_mbs - 1].step > (size_t)k) {
-            /* cannot happen (see above) */
-            rc = hs_error_set(err, HS_ERR_TRACE, f->path, 0, 0,
-                              "micro-batch marks out of step order");
-            break;
-        }
-        rc = hs__mb_add(f, (size_t)k, m->ts_ns, err);
-    }
-    free(f->mbm);
-    f->mbm = NULL;
-    f->n_mbm = f->cap_mbm = 0;
-    return rc;
+    memcpy(&m, rec, sizeof m);
+    if (m.ts_ns < f->bst_ts_lo || m.ts_ns > f->bst_ts_hi ||
+        !f->thr[m.thr].main_thr || (k = hs__find_step(f, m.ts_ns)) < 0 ||
+        (size_t)k < f->st0 || (size_t)k >= f->st0 + f->n_bst)
+        return HS_OK;
+    return hs__mb_add(f, (size_t)k, m.ts_ns, f->err);
 }
 
-/* The index of the first of f->mbs whose step is k or later (n_mbs when
-   none is). */
-static size_t hs__mbs_from(const hs__file_t *f, size_t k)
+/* Gives each step of the batch the micro-batch marks its window holds,
+   in time order, into f->mbs (the previous batch's go).  The windows
+   (sorted, clipped: none overlaps the next) go by start, so in time
+   order the marks' steps never go back: f->mbs is in step order, then
+   start order (hs__batch_steps_mbs walks it); marks of the same time are
+   the same micro-batch. */
+static hs_err_t hs__batch_mbs(hs__file_t *f, hs_error_t *err)
 {
-    size_t lo = 0, hi = f->n_mbs;
+    hs_err_t rc;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->mbs[mid].step < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    f->n_mbs = 0;
+    if ((rc = hs_reclog_each_range(&f->lmb, f->bst_ts_lo, f->bst_ts_hi,
+                                   hs__keep_mbmark, f, f->path, err)) !=
+        HS_OK)
+        return rc;
+    if (f->n_mbs > 1)
+        qsort(f->mbs, f->n_mbs, sizeof *f->mbs, hs__cmp_mb);
+    return HS_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2469,6 +2983,28 @@ static hs_err_t hs__replays(hs__file_t *f, hs_error_t *err)
                        : hs__replay_whole(f, err);
 }
 
+/* The batch's steps' micro-batches (hs__batch_mbs), each step's
+   (f->mbs is in step order) and its forward's floor. */
+static hs_err_t hs__batch_steps_mbs(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, mb0 = 0, mb1;
+    hs_err_t rc;
+
+    if ((rc = hs__batch_mbs(f, err)) != HS_OK)
+        return rc;
+    for (i = 0; i < f->n_bst; i++) {
+        hs__step_t *s = &f->st[i];
+
+        for (mb1 = mb0; mb1 < f->n_mbs && f->mbs[mb1].step == f->st0 + i;)
+            mb1++;
+        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
+        s->n_mb = mb1 - mb0;
+        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
+        mb0 = mb1;
+    }
+    return HS_OK;
+}
+
 /* Makes steps [lo, hi) the batch in memory, each as its window and
    micro-batches left it (no mark replayed yet). */
 static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
@@ -2487,16 +3023,11 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     }
     for (i = lo; i < hi; i++) {
         hs__step_t *s = &f->st[i - lo];
-        size_t mb0 = hs__mbs_from(f, i), mb1 = mb0;
-        while (mb1 < f->n_mbs && f->mbs[mb1].step == i)
-            mb1++;
+
         memset(s, 0, sizeof *s);
         s->number = hs__win_number(f, i);
         s->s = hs__win_s(f, i);
         s->e = hs__win_e(f, i);
-        s->mb = mb1 > mb0 ? f->mbs + mb0 : NULL;
-        s->n_mb = mb1 - mb0;
-        s->fs = s->n_mb >= 2 ? s->mb[s->n_mb - 1].s : s->s;
         s->b0 = INT64_MAX;
         s->bend = INT64_MIN;
         s->opt_s = INT64_MAX;
@@ -2511,7 +3042,7 @@ static hs_err_t hs__batch_steps(hs__file_t *f, size_t lo, size_t hi,
     for (i = lo; i < hi; i++)
         if (f->st[i - lo].e - 1 > f->bst_ts_hi)
             f->bst_ts_hi = f->st[i - lo].e - 1;
-    return HS_OK;
+    return hs__batch_steps_mbs(f, err);
 }
 
 /* The default number of steps per batch of the phase replays: a few
@@ -2569,8 +3100,11 @@ static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
                                        f->path, err)) != HS_OK)
             return rc;
         hs__log_done(f, &f->lm);
+        /* (a window that could not be read back: the batch's answers
+           are wrong) */
         if ((rc = hs__prepare_buckets(o, f, err)) != HS_OK ||
-            (rc = hs__replays(f, err)) != HS_OK)
+            (rc = hs__replays(f, err)) != HS_OK ||
+            (rc = hs__wins_check(f, err)) != HS_OK)
             return rc;
         hs__free_batch(f);
         if (f->inexact)
@@ -2587,6 +3121,31 @@ static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
 int hs_kineto_wants_shapes(const char *name)
 {
     return hs__wants_shapes(name);
+}
+
+/* The read's logs, each at most log_mem_bytes (4 MiB when 0) in memory
+   before it spills, the windows' ones and the settled windows at most
+   HS__WIN_LOG_MEM. */
+static void hs__init_logs(hs__file_t *f, const hs_kineto_opts_t *o)
+{
+    size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
+
+    hs_reclog_init(&f->lm, sizeof(hs__mrec_t), mem);
+    hs_reclog_init(&f->lo, sizeof(hs__orec_t), mem);
+    hs_reclog_init(&f->lr, sizeof(hs__rrec_t), mem);
+    hs_reclog_init(&f->lk, sizeof(hs__krec_t), mem);
+    hs_reclog_set_key(&f->lm, hs__mrec_key);
+    hs_reclog_set_key(&f->lo, hs__orec_key);
+    hs_reclog_set_key(&f->lr, hs__rrec_key);
+    hs_reclog_set_key(&f->lk, hs__krec_key);
+    hs_reclog_init(&f->lmb, sizeof(hs__mbmark_t), mem);
+    hs_reclog_set_key(&f->lmb, hs__mbmark_key);
+    /* the windows read: up to HS__WIN_LOG_MEM in memory (some
+       32,000; a real trace has hundreds), then spilled */
+    hs_reclog_init(&f->lw, sizeof(hs__wrec_t),
+                   mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
+    /* the settled windows: the same budget */
+    f->w.budget = mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM;
 }
 
 /* hs_kineto_read with the phase replays by batches of `batch` steps;
@@ -2614,21 +3173,7 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
     f.path = r->path;
     f.err = err;
     f.rbuf.threads = o->threads;
-    {
-        size_t mem = o->log_mem_bytes > 0 ? o->log_mem_bytes : HS__LOG_MEM;
-        hs_reclog_init(&f.lm, sizeof(hs__mrec_t), mem);
-        hs_reclog_init(&f.lo, sizeof(hs__orec_t), mem);
-        hs_reclog_init(&f.lr, sizeof(hs__rrec_t), mem);
-        hs_reclog_init(&f.lk, sizeof(hs__krec_t), mem);
-        hs_reclog_set_key(&f.lm, hs__mrec_key);
-        hs_reclog_set_key(&f.lo, hs__orec_key);
-        hs_reclog_set_key(&f.lr, hs__rrec_key);
-        hs_reclog_set_key(&f.lk, hs__krec_key);
-        /* the windows: up to HS__WIN_LOG_MEM in memory (some 32,000;
-           a real trace has hundreds), then spilled */
-        hs_reclog_init(&f.lw, sizeof(hs__wrec_t),
-                       mem < HS__WIN_LOG_MEM ? mem : HS__WIN_LOG_MEM);
-    }
+    hs__init_logs(&f, o);
     f.ops_budget = o->ops_mem_bytes > 0 ? o->ops_mem_bytes : HS__OPS_MEM;
     /* the one read */
     if ((rc = hs_kev_scan_file_sel(path, hs__collect, hs__wants_shapes, &f,
@@ -2649,8 +3194,9 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
         (rc = hs_reclog_seal(&f.lr, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lk, f.path, err)) != HS_OK ||
         (rc = hs_reclog_seal(&f.lw, f.path, err)) != HS_OK ||
+        (rc = hs_reclog_seal(&f.lmb, f.path, err)) != HS_OK ||
         (rc = hs__settle_steps(&f, err)) != HS_OK ||
-        (rc = hs__settle_mbs(&f, err)) != HS_OK)
+        (rc = hs__wins_check(&f, err)) != HS_OK)
         goto fail;
     if (f.st_clipped > 0 && o->notes != NULL && !again)
         hs_notes_add(o->notes,

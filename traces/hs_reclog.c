@@ -47,7 +47,7 @@ void hs_reclog_clear(hs_reclog_t *l)
 }
 
 /* A new unlinked temporary file in $TMPDIR (else /tmp), or NULL. */
-FILE *hs_reclog_tmpfile(void)
+FILE *hs_reclog_tmpfile_as(const char *what)
 {
     const char *dir = getenv("TMPDIR");
     char path[4096];
@@ -56,8 +56,8 @@ FILE *hs_reclog_tmpfile(void)
 
     if (dir == NULL || dir[0] == '\0')
         dir = "/tmp";
-    if ((size_t)snprintf(path, sizeof path, "%s/hetsim-records-XXXXXX",
-                         dir) >= sizeof path)
+    if ((size_t)snprintf(path, sizeof path, "%s/hetsim-%s-XXXXXX", dir,
+                         what) >= sizeof path)
         return NULL;
     fd = mkstemp(path);
     if (fd < 0)
@@ -67,6 +67,51 @@ FILE *hs_reclog_tmpfile(void)
     if (f == NULL)
         close(fd);
     return f;
+}
+
+FILE *hs_reclog_tmpfile(void)
+{
+    return hs_reclog_tmpfile_as("records");
+}
+
+int hs_reclog_pread(FILE *f, void *buf, size_t n, uint64_t off)
+{
+    int fd = fileno(f);
+    size_t got = 0;
+
+    while (got < n) {
+        ssize_t r = pread(fd, (unsigned char *)buf + got, n - got,
+                          (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = 0;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int hs_reclog_pwrite(FILE *f, const void *buf, size_t n, uint64_t off)
+{
+    int fd = fileno(f);
+    size_t put = 0;
+
+    while (put < n) {
+        ssize_t r = pwrite(fd, (const unsigned char *)buf + put, n - put,
+                           (off_t)(off + put));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        put += (size_t)r;
+    }
+    return 0;
 }
 
 /* The keys of the block's records (about to be spilled after the
@@ -226,7 +271,6 @@ hs_err_t hs_reclog_each_range(hs_reclog_t *l, int64_t lo, int64_t hi,
     unsigned char *buf;
     hs_err_t rc = HS_OK;
     size_t z, i;
-    int fd;
 
     if (l->key == NULL || l->n_spilled == 0)
         return hs_reclog_each(l, fn, ctx, path, err);
@@ -236,29 +280,22 @@ hs_err_t hs_reclog_each_range(hs_reclog_t *l, int64_t lo, int64_t hi,
                             strerror(errno));
     if ((buf = malloc(l->zone_recs * l->rec_size)) == NULL)
         return hs_error_set(err, HS_ERR_NOMEM, path, 0, 0, "out of memory");
-    fd = fileno(l->spill);
     for (z = 0; z < l->n_zones && rc == HS_OK; z++) {
         uint64_t first = (uint64_t)z * l->zone_recs;
         size_t n = l->n_spilled - first < l->zone_recs
                        ? (size_t)(l->n_spilled - first)
                        : l->zone_recs;
-        size_t want = n * l->rec_size, got = 0;
 
         if (l->zmax[z] < lo || l->zmin[z] > hi)
             continue;   /* no record of the range in this zone */
-        while (got < want) {
-            ssize_t r = pread(fd, buf + got, want - got,
-                              (off_t)(first * l->rec_size + got));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
-                free(buf);
-                return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                    "cannot read the trace's records "
-                                    "back: %s",
-                                    r < 0 ? strerror(errno) : "short file");
-            }
-            got += (size_t)r;
+        if (hs_reclog_pread(l->spill, buf, n * l->rec_size,
+                            first * l->rec_size) != 0) {
+            int e = errno;
+
+            free(buf);
+            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                                "cannot read the trace's records back: %s",
+                                e != 0 ? strerror(e) : "short file");
         }
         for (i = 0; i < n && rc == HS_OK; i++)
             rc = fn(ctx, buf + i * l->rec_size);

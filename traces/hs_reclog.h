@@ -52,6 +52,21 @@ typedef struct hs_reclog_s {
    NULL with errno set.  The caller fcloses it. */
 FILE *hs_reclog_tmpfile(void);
 
+/* hs_reclog_tmpfile with the file's name starting hetsim-<what>-
+   (what: a word, "records" for the logs' own), so that a look at the
+   process's open files tells which data a temporary file holds. */
+FILE *hs_reclog_tmpfile_as(const char *what);
+
+/* Reads n bytes at byte offset off of temporary file f (by its file
+   descriptor, not through its stdio buffer: f is written by
+   hs_reclog_pwrite only, or flushed first).  0, or -1 with errno set (0
+   when the file is shorter than off + n). */
+int hs_reclog_pread(FILE *f, void *buf, size_t n, uint64_t off);
+
+/* Writes n bytes at byte offset off of temporary file f (by its file
+   descriptor; see hs_reclog_pread).  0, or -1 with errno set. */
+int hs_reclog_pwrite(FILE *f, const void *buf, size_t n, uint64_t off);
+
 /* An empty log of records of rec_size bytes, at most mem_bytes of them
    in memory (at least one record's worth).  Allocates nothing yet. */
 void hs_reclog_init(hs_reclog_t *l, size_t rec_size, size_t mem_bytes);
