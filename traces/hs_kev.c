@@ -15,11 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Parses a JSON number (as yajl hands it over, raw) in microseconds into
- * integer nanoseconds, exactly when it has no exponent.  Returns 0 or -1.
- */
-static int hs__us_to_ns(const char *s, size_t n, int64_t *out)
+/* hs_kev_us_to_ns digit by digit, every case: the path for more than 15
+   integer digits (where it may overflow) and exponents. */
+static int hs__us_to_ns_slow(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
     int neg = 0, frac_digits = 0;
@@ -69,8 +67,9 @@ static int hs__us_to_ns(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
-/* Parses a non-negative integer; fractions are rounded.  0 or -1. */
-static int hs__to_u64(const char *s, size_t n, uint64_t *out)
+/* hs_kev_to_u64 digit by digit, every case: the path for more than 19
+   digits (where it may overflow), fractions and exponents. */
+static int hs__to_u64_slow(const char *s, size_t n, uint64_t *out)
 {
     char buf[64];
     size_t i;
@@ -96,6 +95,121 @@ static int hs__to_u64(const char *s, size_t n, uint64_t *out)
         *out = (uint64_t)llround(d);
     }
     return 0;
+}
+
+/* Eight ASCII digits in the bytes of w (little-endian): the test and the
+   value, a few multiplications instead of eight steps of a loop. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HS__SWAR 1
+static inline int hs__digits8(uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL) |
+            (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+           0x3333333333333333ULL;
+}
+
+static inline uint64_t hs__value8(uint64_t w)
+{
+    w = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+    return ((w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+}
+#else
+#define HS__SWAR 0
+#endif
+
+/* The run of ASCII digits at s[0, n) as a number (modulo 2^64) and its
+   length in *nd. */
+static inline uint64_t hs__digits(const char *s, size_t n, size_t *nd)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+
+#if HS__SWAR
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (hs__digits8(w)) {
+            v = hs__value8(w);
+            i = 8;
+        }
+    }
+#endif
+    for (; i < n && (unsigned char)(s[i] - '0') < 10; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    *nd = i;
+    return v;
+}
+
+/* 1 when c is an ASCII digit. */
+static inline int hs__isdigit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0, nd;
+    int neg = 0, frac_digits = 0;
+    int64_t ip, fp = 0;
+
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    /* the form Kineto writes: 1 to 15 integer digits, a point and three
+       decimals (what the general path below makes of it, in fewer
+       steps) */
+    if (n >= i + 5 && n - i - 4 <= 15 && s[n - 4] == '.' &&
+        hs__isdigit(s[n - 3]) && hs__isdigit(s[n - 2]) &&
+        hs__isdigit(s[n - 1])) {
+        ip = (int64_t)hs__digits(s + i, n - i - 4, &nd);
+        if (nd == n - i - 4) {
+            ip = ip * 1000 + (s[n - 3] - '0') * 100 + (s[n - 2] - '0') * 10 +
+                 (s[n - 1] - '0');
+            *out = neg ? -ip : ip;
+            return 0;
+        }
+    }
+    ip = (int64_t)hs__digits(s + i, n - i, &nd);
+    if (nd > 15)    /* 15 digits never overflow: the slow path checks */
+        return hs__us_to_ns_slow(s, n, out);
+    i += nd;
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && hs__isdigit(s[i]); i++) {
+            if (frac_digits < 3) {
+                fp = fp * 10 + (s[i] - '0');
+                frac_digits++;
+            } else if (frac_digits == 3) {
+                if (s[i] >= '5')
+                    fp++;   /* round half up on the 4th digit */
+                frac_digits++;
+            }
+        }
+    }
+    if (i < n)      /* an exponent */
+        return hs__us_to_ns_slow(s, n, out);
+    while (frac_digits < 3) {
+        fp *= 10;
+        frac_digits++;
+    }
+    *out = ip * 1000 + fp;
+    if (neg)
+        *out = -*out;
+    return 0;
+}
+
+int hs_kev_to_u64(const char *s, size_t n, uint64_t *out)
+{
+    size_t nd;
+    uint64_t v = hs__digits(s, n, &nd);
+
+    /* all digits, at most 19 of them: no overflow */
+    if (nd == n && n > 0 && n <= 19) {
+        *out = v;
+        return 0;
+    }
+    return hs__to_u64_slow(s, n, out);
 }
 
 /* The keys of an event, and of its args, that are read. */
@@ -167,7 +281,7 @@ static int hs__value_distinfo(hs_kev_scan_t *sc, int kind, const char *s,
 {
     if (sc->di_key == 1 || sc->di_key == 2) {
         uint64_t u;
-        if (kind != 'n' || hs__to_u64(s, n, &u) != 0 ||
+        if (kind != 'n' || hs_kev_to_u64(s, n, &u) != 0 ||
             u > HS_LIMIT_DEVICES)
             return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
                                  "distributedInfo.%s is not a "
@@ -216,7 +330,7 @@ static int hs__value_event_time(hs_kev_scan_t *sc, int k, int kind,
 
     if (kind == 'b')
         return 1;
-    if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
+    if (kind != 'n' || hs_kev_us_to_ns(s, n, &v) != 0)
         return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
                              "\"%s\" is not a number of "
                              "microseconds%s",
@@ -318,13 +432,13 @@ static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
 
     switch (sc->arg_key) {
     case HS__A_CORR:
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->ev.corr = u;
             sc->ev.has_corr = 1;
         }
         return 1;
     case HS__A_NELEMS:
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->ev.nelems = u;
             sc->ev.has_nelems = 1;
         }
@@ -380,7 +494,7 @@ static int hs__value_dims(hs_kev_scan_t *sc, int kind, const char *s,
         return 1;
     }
     if (sc->dims_n == 1 && d == sc->dims_depth + 1) {
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->prod0 *= u;
             sc->has0 = 1;
         } else if (kind == '[') {   /* a TensorList: list of shapes */
@@ -390,7 +504,7 @@ static int hs__value_dims(hs_kev_scan_t *sc, int kind, const char *s,
         return 1;
     }
     if (sc->dims_n == 1 && d == sc->dims_depth + 2) {
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->prod1 *= u;
             sc->has1 = 1;
         }
@@ -441,45 +555,192 @@ static int hs__skipping(const hs_kev_scan_t *sc)
     return sc->skip_depth != 0 && sc->depth >= sc->skip_depth;
 }
 
+/* The current depth's context (sc->mode), from the depths: what the
+   scalar and key callbacks switch on, so that the two frequent ones (an
+   event's fields, its args) and a skipped container cost one test
+   instead of the chain in hs__value. */
+enum { HS__MODE_OTHER = 0, HS__MODE_EVENT, HS__MODE_ARGS, HS__MODE_SKIP };
+
+static void hs__set_mode(hs_kev_scan_t *sc)
+{
+    int d = sc->depth;
+
+    if (hs__skipping(sc))
+        sc->mode = HS__MODE_SKIP;
+    else if (sc->ev_depth != 0 && d == sc->ev_depth)
+        sc->mode = HS__MODE_EVENT;
+    else if (sc->args_depth != 0 && d == sc->args_depth)
+        sc->mode = HS__MODE_ARGS;
+    else
+        sc->mode = HS__MODE_OTHER;
+}
+
+/* A number among an event's fields: the frequent cases here, the rest
+   (a number where a string or an object belongs) as hs__value_event_field
+   takes it. */
+static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    hs_kev_key_t *key;
+
+    switch (sc->ev_key) {
+    case HS__K_PID:
+    case HS__K_TID:
+        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+        key->kind = 1;
+        key->v = (int64_t)hs_fnv1a(s, n);
+        return 1;
+    case HS__K_TS:
+    case HS__K_DUR:
+        return hs__value_event_time(sc, sc->ev_key, 'n', s, n);
+    case HS__K_NONE:
+    case HS__K_OTHER:
+        return 1;
+    default:
+        return hs__value_event_field(sc, 'n', s, n);
+    }
+}
+
+/* A string among an event's fields, likewise. */
+static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    hs_kev_key_t *key;
+
+    switch (sc->ev_key) {
+    case HS__K_PH:
+        sc->ev.ph = n > 0 ? s[0] : 0;
+        return 1;
+    case HS__K_CAT:
+        hs__copy(sc->ev.cat, sizeof sc->ev.cat, (const unsigned char *)s, n);
+        return 1;
+    case HS__K_NAME:
+        hs__copy(sc->ev.name, sizeof sc->ev.name, (const unsigned char *)s,
+                 n);
+        sc->name_seen = 1;
+        return 1;
+    case HS__K_PID:
+    case HS__K_TID:
+        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+        key->kind = 2;
+        key->v = (int64_t)hs_fnv1a(s, n);
+        return 1;
+    case HS__K_NONE:
+    case HS__K_OTHER:
+        return 1;
+    default:
+        return hs__value_event_field(sc, 's', s, n);
+    }
+}
+
+/* A number or a string among an event's args: what hs__value_arg does
+   with a scalar. */
+static int hs__arg_number(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    uint64_t u;
+
+    if (sc->arg_key == HS__A_CORR && hs_kev_to_u64(s, n, &u) == 0) {
+        sc->ev.corr = u;
+        sc->ev.has_corr = 1;
+    } else if (sc->arg_key == HS__A_NELEMS && hs_kev_to_u64(s, n, &u) == 0) {
+        sc->ev.nelems = u;
+        sc->ev.has_nelems = 1;
+    }
+    return 1;
+}
+
+static int hs__arg_string(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    if (sc->arg_key == HS__A_COLL)
+        hs__copy(sc->ev.coll, sizeof sc->ev.coll, (const unsigned char *)s,
+                 n);
+    else if (sc->arg_key == HS__A_DTYPE)
+        hs__copy(sc->ev.dtype, sizeof sc->ev.dtype, (const unsigned char *)s,
+                 n);
+    return 1;
+}
+
+/* A null or boolean: by the context, as hs__value would take it. */
+static int hs__scalar_b(hs_kev_scan_t *sc)
+{
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__value_event_field(sc, 'b', NULL, 0);
+    case HS__MODE_ARGS:
+        return hs__value_arg(sc, 'b', NULL, 0);
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 'b', NULL, 0);
+    }
+}
+
 static int hs__cb_null(void *ctx)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
+    return hs__scalar_b(ctx);
 }
 
 static int hs__cb_bool(void *ctx, int v)
 {
     (void)v;
-    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
+    return hs__scalar_b(ctx);
 }
 
 static int hs__cb_number(void *ctx, const char *s, size_t n)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 'n', s, n);
+    hs_kev_scan_t *sc = ctx;
+
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__ev_number(sc, s, n);
+    case HS__MODE_ARGS:
+        return hs__arg_number(sc, s, n);
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 'n', s, n);
+    }
 }
 
-static int hs__cb_string(void *ctx, const unsigned char *s, size_t n)
+static int hs__cb_string(void *ctx, const unsigned char *us, size_t n)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 's', (const char *)s, n);
+    hs_kev_scan_t *sc = ctx;
+    const char *s = (const char *)us;
+
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__ev_string(sc, s, n);
+    case HS__MODE_ARGS:
+        return hs__arg_string(sc, s, n);
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 's', s, n);
+    }
+}
+
+/* A container opens (kind '{' or '['). */
+static int hs__open(hs_kev_scan_t *sc, int kind)
+{
+    if (sc->mode == HS__MODE_SKIP) {
+        sc->depth++;
+        return 1;
+    }
+    if (sc->mode == HS__MODE_EVENT ? !hs__value_event_field(sc, kind, NULL, 0)
+        : sc->mode == HS__MODE_ARGS ? !hs__value_arg(sc, kind, NULL, 0)
+                                    : !hs__value(sc, kind, NULL, 0))
+        return 0;
+    sc->depth++;
+    hs__set_mode(sc);
+    return 1;
 }
 
 static int hs__cb_start_map(void *ctx)
 {
-    hs_kev_scan_t *sc = ctx;
-
-    if (!hs__skipping(sc) && !hs__value(sc, '{', NULL, 0))
-        return 0;
-    sc->depth++;
-    return 1;
+    return hs__open(ctx, '{');
 }
 
 static int hs__cb_start_array(void *ctx)
 {
-    hs_kev_scan_t *sc = ctx;
-
-    if (!hs__skipping(sc) && !hs__value(sc, '[', NULL, 0))
-        return 0;
-    sc->depth++;
-    return 1;
+    return hs__open(ctx, '[');
 }
 
 #define HS__KEYEQ(s, n, lit) \
@@ -539,13 +800,19 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
     hs_kev_scan_t *sc = ctx;
     int d = sc->depth;
 
-    if (hs__skipping(sc))
-        return 1;
-    if (sc->ev_depth != 0 && d == sc->ev_depth) {
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
         sc->ev_key = hs__event_key(s, n);
-    } else if (sc->args_depth != 0 && d == sc->args_depth) {
+        return 1;
+    case HS__MODE_ARGS:
         sc->arg_key = hs__arg_key(s, n);
-    } else if (sc->root == 'm' && d == 1) {
+        return 1;
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        break;
+    }
+    if (sc->root == 'm' && d == 1) {
         if (HS__KEYEQ(s, n, "traceEvents"))
             sc->root_key = 1;
         else if (HS__KEYEQ(s, n, "distributedInfo"))
@@ -612,7 +879,16 @@ static int hs__close(hs_kev_scan_t *sc)
 
 static int hs__cb_end(void *ctx)
 {
-    return hs__close(ctx);
+    hs_kev_scan_t *sc = ctx;
+
+    if (sc->mode == HS__MODE_SKIP && sc->depth > sc->skip_depth) {
+        sc->depth--;    /* still inside the skipped container */
+        return 1;
+    }
+    if (!hs__close(sc))
+        return 0;
+    hs__set_mode(sc);
+    return 1;
 }
 
 /* A time in ns as the trace wrote it, microseconds ("110", "110.5"). */
