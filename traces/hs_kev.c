@@ -147,7 +147,54 @@ static inline int hs__isdigit(char c)
     return (unsigned char)(c - '0') < 10;
 }
 
-int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
+/* The form Kineto writes, "[-]I.FFF" with 1 to 15 integer digits I and
+   three decimals F: *out = I * 1000 + FFF (negated after a '-'), what
+   the general path makes of it, read as the one run of digits it is
+   once the point is left out; 1.  0 when the number has another form
+   (nothing written). */
+static inline int hs__us_fixed3(const char *s, size_t n, int64_t *out)
+{
+    size_t neg = n > 0 && s[0] == '-', L, k = 0;
+    uint64_t v = 0;
+    unsigned f1, f2, f3;
+
+    if (n < neg + 5)
+        return 0;
+    s += neg;
+    L = n - neg - 4;
+    if (L > 15 || s[L] != '.')
+        return 0;
+    f1 = (unsigned char)s[L + 1] - (unsigned)'0';
+    f2 = (unsigned char)s[L + 2] - (unsigned)'0';
+    f3 = (unsigned char)s[L + 3] - (unsigned)'0';
+    if (f1 > 9 || f2 > 9 || f3 > 9)
+        return 0;
+#if HS__SWAR
+    if (L >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (!hs__digits8(w))
+            return 0;
+        v = hs__value8(w);
+        k = 8;
+    }
+#endif
+    for (; k < L; k++) {
+        unsigned d = (unsigned char)s[k] - (unsigned)'0';
+        if (d > 9)
+            return 0;
+        v = v * 10 + d;
+    }
+    v = v * 1000 + f1 * 100 + f2 * 10 + f3;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
+/* hs_kev_us_to_ns of any other form: digit by digit, the slow path's
+   for more than 15 integer digits or an exponent.  Kept out of line:
+   the fixed form's steps stay few. */
+__attribute__((noinline))
+static int hs__us_general(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0, nd;
     int neg = 0, frac_digits = 0;
@@ -156,20 +203,6 @@ int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
     if (n > 0 && s[0] == '-') {
         neg = 1;
         i = 1;
-    }
-    /* the form Kineto writes: 1 to 15 integer digits, a point and three
-       decimals (what the general path below makes of it, in fewer
-       steps) */
-    if (n >= i + 5 && n - i - 4 <= 15 && s[n - 4] == '.' &&
-        hs__isdigit(s[n - 3]) && hs__isdigit(s[n - 2]) &&
-        hs__isdigit(s[n - 1])) {
-        ip = (int64_t)hs__digits(s + i, n - i - 4, &nd);
-        if (nd == n - i - 4) {
-            ip = ip * 1000 + (s[n - 3] - '0') * 100 + (s[n - 2] - '0') * 10 +
-                 (s[n - 1] - '0');
-            *out = neg ? -ip : ip;
-            return 0;
-        }
     }
     ip = (int64_t)hs__digits(s + i, n - i, &nd);
     if (nd > 15)    /* 15 digits never overflow: the slow path checks */
@@ -197,6 +230,13 @@ int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
     if (neg)
         *out = -*out;
     return 0;
+}
+
+int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+    if (hs__us_fixed3(s, n, out))
+        return 0;
+    return hs__us_general(s, n, out);
 }
 
 int hs_kev_to_u64(const char *s, size_t n, uint64_t *out)
@@ -310,6 +350,7 @@ static int hs__value_event_start(hs_kev_scan_t *sc, int kind)
     sc->ev_depth = sc->depth + 1;
     sc->ev_key = HS__K_NONE;
     sc->name_seen = 0;
+    sc->shapes = -1;
     sc->ev.ph = 0;
     sc->ev.cat[0] = sc->ev.name[0] = '\0';
     sc->ev.pid.kind = sc->ev.tid.kind = 0;
@@ -377,6 +418,7 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
             hs__copy(sc->ev.name, sizeof sc->ev.name,
                      (const unsigned char *)s, n);
             sc->name_seen = 1;
+            sc->shapes = -1;
         }
         return 1;
     case HS__K_PID:
@@ -416,10 +458,13 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
 
 /* Whether the event's shapes are to be decoded: always without a
    selector or before its name is known. */
-static int hs__shapes_wanted(const hs_kev_scan_t *sc)
+static int hs__shapes_wanted(hs_kev_scan_t *sc)
 {
-    return sc->want_shapes == NULL || !sc->name_seen ||
-           sc->want_shapes(sc->ev.name);
+    if (sc->want_shapes == NULL || !sc->name_seen)
+        return 1;
+    if (sc->shapes < 0)     /* asked once an event (Input Dims, type) */
+        sc->shapes = sc->want_shapes(sc->ev.name) != 0;
+    return sc->shapes;
 }
 
 /* A value of an event's args key sc->arg_key (correlation, collective
@@ -616,6 +661,7 @@ static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
         hs__copy(sc->ev.name, sizeof sc->ev.name, (const unsigned char *)s,
                  n);
         sc->name_seen = 1;
+        sc->shapes = -1;
         return 1;
     case HS__K_PID:
     case HS__K_TID:
@@ -881,8 +927,21 @@ static int hs__cb_end(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
 
-    if (sc->mode == HS__MODE_SKIP && sc->depth > sc->skip_depth) {
-        sc->depth--;    /* still inside the skipped container */
+    /* the frequent closes, as hs__close takes them: inside a skipped
+       container, the skipped one, an event's args (nothing else opens
+       at their depth) */
+    if (sc->mode == HS__MODE_SKIP) {
+        if (sc->depth == sc->skip_depth)
+            sc->skip_depth = 0;
+        sc->depth--;
+        if (sc->skip_depth == 0)
+            hs__set_mode(sc);
+        return 1;
+    }
+    if (sc->mode == HS__MODE_ARGS) {
+        sc->args_depth = 0;
+        sc->depth--;
+        hs__set_mode(sc);
         return 1;
     }
     if (!hs__close(sc))

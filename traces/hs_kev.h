@@ -75,6 +75,7 @@ struct hs_kev_scan_s {
     void *user;             /* the pass's context */
     hs_kev_shapes_fn want_shapes;   /* NULL: every event's */
     int name_seen;          /* the event's "name" came (before its args) */
+    int shapes;             /* want_shapes of that name: -1 not asked yet */
     /* where the parse is */
     int depth;              /* containers open */
     int root;               /* 0 not yet, 'a' array, 'm' map */
