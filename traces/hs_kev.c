@@ -626,6 +626,7 @@ static void hs__set_mode(hs_kev_scan_t *sc)
 static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
 {
     hs_kev_key_t *key;
+    int64_t v;
 
     switch (sc->ev_key) {
     case HS__K_PID:
@@ -635,8 +636,17 @@ static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
         key->v = (int64_t)hs_fnv1a(s, n);
         return 1;
     case HS__K_TS:
+        if (hs_kev_us_to_ns(s, n, &v) != 0)     /* the error said there */
+            return hs__value_event_time(sc, HS__K_TS, 'n', s, n);
+        sc->ev.ts_ns = v;
+        sc->ev.has_ts = 1;
+        return 1;
     case HS__K_DUR:
-        return hs__value_event_time(sc, sc->ev_key, 'n', s, n);
+        if (hs_kev_us_to_ns(s, n, &v) != 0 || v < 0)
+            return hs__value_event_time(sc, HS__K_DUR, 'n', s, n);
+        sc->ev.dur_ns = v;
+        sc->ev.has_dur = 1;
+        return 1;
     case HS__K_NONE:
     case HS__K_OTHER:
         return 1;
@@ -928,20 +938,20 @@ static int hs__cb_end(void *ctx)
     hs_kev_scan_t *sc = ctx;
 
     /* the frequent closes, as hs__close takes them: inside a skipped
-       container, the skipped one, an event's args (nothing else opens
-       at their depth) */
+       container, the skipped one (only an args value is skipped: the
+       args are around it), an event's args (nothing else opens at their
+       depth; the event is around them) */
     if (sc->mode == HS__MODE_SKIP) {
-        if (sc->depth == sc->skip_depth)
+        if (sc->depth-- == sc->skip_depth) {
             sc->skip_depth = 0;
-        sc->depth--;
-        if (sc->skip_depth == 0)
-            hs__set_mode(sc);
+            sc->mode = HS__MODE_ARGS;
+        }
         return 1;
     }
     if (sc->mode == HS__MODE_ARGS) {
         sc->args_depth = 0;
         sc->depth--;
-        hs__set_mode(sc);
+        sc->mode = HS__MODE_EVENT;
         return 1;
     }
     if (!hs__close(sc))

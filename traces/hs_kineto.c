@@ -121,9 +121,13 @@ static unsigned hs__dtype_size(const char *t)
     return 0;
 }
 
+/* Whether s starts with prefix; the first bytes compared before the
+   call (most names differ there: every kernel is tried against four
+   prefixes). */
 static int hs__starts(const char *s, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    return prefix[0] == '\0' ||
+           (s[0] == prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0);
 }
 
 /* ------------------------------------------------------------------ */
