@@ -620,13 +620,31 @@ static void hs__set_mode(hs_kev_scan_t *sc)
         sc->mode = HS__MODE_OTHER;
 }
 
+/* An event's "ts" or "dur" (key k) that is a number: microseconds into
+   ns; an error as hs__value_event_time words it. */
+__attribute__((noinline))
+static int hs__ev_time(hs_kev_scan_t *sc, int k, const char *s, size_t n)
+{
+    int64_t v;
+
+    if (hs_kev_us_to_ns(s, n, &v) != 0 || (k == HS__K_DUR && v < 0))
+        return hs__value_event_time(sc, k, 'n', s, n);  /* the error */
+    if (k == HS__K_TS) {
+        sc->ev.ts_ns = v;
+        sc->ev.has_ts = 1;
+    } else {
+        sc->ev.dur_ns = v;
+        sc->ev.has_dur = 1;
+    }
+    return 1;
+}
+
 /* A number among an event's fields: the frequent cases here, the rest
    (a number where a string or an object belongs) as hs__value_event_field
    takes it. */
 static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
 {
     hs_kev_key_t *key;
-    int64_t v;
 
     switch (sc->ev_key) {
     case HS__K_PID:
@@ -636,17 +654,8 @@ static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
         key->v = (int64_t)hs_fnv1a(s, n);
         return 1;
     case HS__K_TS:
-        if (hs_kev_us_to_ns(s, n, &v) != 0)     /* the error said there */
-            return hs__value_event_time(sc, HS__K_TS, 'n', s, n);
-        sc->ev.ts_ns = v;
-        sc->ev.has_ts = 1;
-        return 1;
     case HS__K_DUR:
-        if (hs_kev_us_to_ns(s, n, &v) != 0 || v < 0)
-            return hs__value_event_time(sc, HS__K_DUR, 'n', s, n);
-        sc->ev.dur_ns = v;
-        sc->ev.has_dur = 1;
-        return 1;
+        return hs__ev_time(sc, sc->ev_key, s, n);
     case HS__K_NONE:
     case HS__K_OTHER:
         return 1;
@@ -656,6 +665,7 @@ static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
 }
 
 /* A string among an event's fields, likewise. */
+__attribute__((noinline))
 static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
 {
     hs_kev_key_t *key;
@@ -689,6 +699,7 @@ static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
 
 /* A number or a string among an event's args: what hs__value_arg does
    with a scalar. */
+__attribute__((noinline))
 static int hs__arg_number(hs_kev_scan_t *sc, const char *s, size_t n)
 {
     uint64_t u;
@@ -747,8 +758,10 @@ static int hs__cb_number(void *ctx, const char *s, size_t n)
     switch (sc->mode) {
     case HS__MODE_EVENT:
         return hs__ev_number(sc, s, n);
-    case HS__MODE_ARGS:
-        return hs__arg_number(sc, s, n);
+    case HS__MODE_ARGS:     /* most args are none of the two read */
+        return sc->arg_key == HS__A_CORR || sc->arg_key == HS__A_NELEMS
+                   ? hs__arg_number(sc, s, n)
+                   : 1;
     case HS__MODE_SKIP:
         return 1;
     default:
@@ -773,13 +786,11 @@ static int hs__cb_string(void *ctx, const unsigned char *us, size_t n)
     }
 }
 
-/* A container opens (kind '{' or '['). */
-static int hs__open(hs_kev_scan_t *sc, int kind)
+/* A container opens (kind '{' or '[') outside a skipped one: as
+   hs__value takes it, by the context. */
+__attribute__((noinline))
+static int hs__open_ctx(hs_kev_scan_t *sc, int kind)
 {
-    if (sc->mode == HS__MODE_SKIP) {
-        sc->depth++;
-        return 1;
-    }
     if (sc->mode == HS__MODE_EVENT ? !hs__value_event_field(sc, kind, NULL, 0)
         : sc->mode == HS__MODE_ARGS ? !hs__value_arg(sc, kind, NULL, 0)
                                     : !hs__value(sc, kind, NULL, 0))
@@ -787,6 +798,18 @@ static int hs__open(hs_kev_scan_t *sc, int kind)
     sc->depth++;
     hs__set_mode(sc);
     return 1;
+}
+
+/* A container opens (kind '{' or '['); inside a skipped one, only the
+   depth moves (the callbacks here are kept small, without a frame: the
+   work is in the functions they jump to). */
+static int hs__open(hs_kev_scan_t *sc, int kind)
+{
+    if (sc->mode == HS__MODE_SKIP) {
+        sc->depth++;
+        return 1;
+    }
+    return hs__open_ctx(sc, kind);
 }
 
 static int hs__cb_start_map(void *ctx)
@@ -933,6 +956,17 @@ static int hs__close(hs_kev_scan_t *sc)
     return 1;
 }
 
+/* The other closes (an event, the shapes, distributedInfo, the root's
+   containers): hs__close, then the context it returns to. */
+__attribute__((noinline))
+static int hs__close_ctx(hs_kev_scan_t *sc)
+{
+    if (!hs__close(sc))
+        return 0;
+    hs__set_mode(sc);
+    return 1;
+}
+
 static int hs__cb_end(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
@@ -954,10 +988,7 @@ static int hs__cb_end(void *ctx)
         sc->mode = HS__MODE_EVENT;
         return 1;
     }
-    if (!hs__close(sc))
-        return 0;
-    hs__set_mode(sc);
-    return 1;
+    return hs__close_ctx(sc);
 }
 
 /* A time in ns as the trace wrote it, microseconds ("110", "110.5"). */
