@@ -805,8 +805,20 @@ static int hs__open_ctx(hs_kev_scan_t *sc, int kind)
    work is in the functions they jump to). */
 static int hs__open(hs_kev_scan_t *sc, int kind)
 {
+    int k = sc->arg_key;
+
     if (sc->mode == HS__MODE_SKIP) {
         sc->depth++;
+        return 1;
+    }
+    /* an args value that hs__value_arg would skip (a key not read, or
+       shapes that are not wanted) */
+    if (sc->mode == HS__MODE_ARGS &&
+        (k == HS__A_OTHER || k == HS__A_NONE ||
+         ((k == HS__A_DIMS || k == HS__A_ITYPE) &&
+          (kind != '[' || !hs__shapes_wanted(sc))))) {
+        sc->skip_depth = ++sc->depth;
+        sc->mode = HS__MODE_SKIP;
         return 1;
     }
     return hs__open_ctx(sc, kind);
