@@ -886,23 +886,14 @@ static int hs__arg_key(const unsigned char *s, size_t n)
     }
 }
 
-static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
+/* A key outside events: the root's (traceEvents, distributedInfo) and
+   distributedInfo's. */
+__attribute__((noinline))
+static int hs__map_key_other(hs_kev_scan_t *sc, const unsigned char *s,
+                             size_t n)
 {
-    hs_kev_scan_t *sc = ctx;
     int d = sc->depth;
 
-    switch (sc->mode) {
-    case HS__MODE_EVENT:
-        sc->ev_key = hs__event_key(s, n);
-        return 1;
-    case HS__MODE_ARGS:
-        sc->arg_key = hs__arg_key(s, n);
-        return 1;
-    case HS__MODE_SKIP:
-        return 1;
-    default:
-        break;
-    }
     if (sc->root == 'm' && d == 1) {
         if (HS__KEYEQ(s, n, "traceEvents"))
             sc->root_key = 1;
@@ -921,6 +912,22 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
             sc->di_key = 0;
     }
     return 1;
+}
+
+/* A key: an event's (most of them) and its args' classified here. */
+static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+    hs_kev_scan_t *sc = ctx;
+
+    if (sc->mode == HS__MODE_EVENT) {
+        sc->ev_key = hs__event_key(s, n);
+        return 1;
+    }
+    if (sc->mode == HS__MODE_ARGS) {
+        sc->arg_key = hs__arg_key(s, n);
+        return 1;
+    }
+    return sc->mode == HS__MODE_SKIP || hs__map_key_other(sc, s, n);
 }
 
 /* A container closes: depth is its inside depth before the decrement. */
