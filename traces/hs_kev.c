@@ -986,6 +986,24 @@ static int hs__close_ctx(hs_kev_scan_t *sc)
     return 1;
 }
 
+/* An event's object closes (its shapes and args have closed before it,
+   so nothing else ends at its depth): the event goes to the handler;
+   the events array is around it. */
+__attribute__((noinline))
+static int hs__close_event(hs_kev_scan_t *sc)
+{
+    hs_err_t rc;
+
+    sc->ev_depth = 0;
+    sc->n_events++;
+    rc = sc->on_event(sc, &sc->ev);
+    if (rc != HS_OK)
+        return hs_jscan_stop(&sc->js, rc);
+    sc->depth--;
+    sc->mode = HS__MODE_OTHER;
+    return 1;
+}
+
 static int hs__cb_end(void *ctx)
 {
     hs_kev_scan_t *sc = ctx;
@@ -1007,6 +1025,8 @@ static int hs__cb_end(void *ctx)
         sc->mode = HS__MODE_EVENT;
         return 1;
     }
+    if (sc->mode == HS__MODE_EVENT)
+        return hs__close_event(sc);
     return hs__close_ctx(sc);
 }
 
