@@ -1,9 +1,12 @@
 /* hs_kev.c -- PyTorch profiler trace events decoded from the JSON stream
-   (hs_kev.h).  Every yajl callback lands in hs__value (a scalar or a
-   container opens), hs__cb_map_key or hs__close; each checks the depths
-   of the contexts it knows (the root, distributedInfo, the events array,
-   an event, its args, the Input Dims and Input type lists) and ignores
-   the rest. */
+   (hs_kev.h).  The depths of the contexts it knows (the root,
+   distributedInfo, the events array, an event, its args, the Input Dims
+   and Input type lists) say where a token belongs.  The frequent ones
+   (an event's fields, its args, a skipped container) are kept as the
+   current depth's context (sc->mode, set when a container opens or
+   closes), which the callbacks switch on; the others land in hs__value
+   (a value), hs__map_key_other or hs__close, which check the depths and
+   ignore the rest. */
 #include "hs_kev.h"
 #include "hs_hash.h"
 #include "hs_limits.h"
