@@ -1,9 +1,12 @@
 /* hs_kev.c -- PyTorch profiler trace events decoded from the JSON stream
-   (hs_kev.h).  Every yajl callback lands in hs__value (a scalar or a
-   container opens), hs__cb_map_key or hs__close; each checks the depths
-   of the contexts it knows (the root, distributedInfo, the events array,
-   an event, its args, the Input Dims and Input type lists) and ignores
-   the rest. */
+   (hs_kev.h).  The depths of the contexts it knows (the root,
+   distributedInfo, the events array, an event, its args, the Input Dims
+   and Input type lists) say where a token belongs.  The frequent ones
+   (an event's fields, its args, a skipped container) are kept as the
+   current depth's context (sc->mode, set when a container opens or
+   closes), which the callbacks switch on; the others land in hs__value
+   (a value), hs__map_key_other or hs__close, which check the depths and
+   ignore the rest. */
 #include "hs_kev.h"
 #include "hs_hash.h"
 #include "hs_limits.h"
@@ -15,11 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Parses a JSON number (as yajl hands it over, raw) in microseconds into
- * integer nanoseconds, exactly when it has no exponent.  Returns 0 or -1.
- */
-static int hs__us_to_ns(const char *s, size_t n, int64_t *out)
+/* hs_kev_us_to_ns digit by digit, every case: the path for more than 15
+   integer digits (where it may overflow) and exponents. */
+static int hs__us_to_ns_slow(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
     int neg = 0, frac_digits = 0;
@@ -69,8 +70,9 @@ static int hs__us_to_ns(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
-/* Parses a non-negative integer; fractions are rounded.  0 or -1. */
-static int hs__to_u64(const char *s, size_t n, uint64_t *out)
+/* hs_kev_to_u64 digit by digit, every case: the path for more than 19
+   digits (where it may overflow), fractions and exponents. */
+static int hs__to_u64_slow(const char *s, size_t n, uint64_t *out)
 {
     char buf[64];
     size_t i;
@@ -96,6 +98,161 @@ static int hs__to_u64(const char *s, size_t n, uint64_t *out)
         *out = (uint64_t)llround(d);
     }
     return 0;
+}
+
+/* Eight ASCII digits in the bytes of w (little-endian): the test and the
+   value, a few multiplications instead of eight steps of a loop. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HS__SWAR 1
+static inline int hs__digits8(uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL) |
+            (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+           0x3333333333333333ULL;
+}
+
+static inline uint64_t hs__value8(uint64_t w)
+{
+    w = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+    return ((w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+}
+#else
+#define HS__SWAR 0
+#endif
+
+/* The run of ASCII digits at s[0, n) as a number (modulo 2^64) and its
+   length in *nd. */
+static inline uint64_t hs__digits(const char *s, size_t n, size_t *nd)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+
+#if HS__SWAR
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (hs__digits8(w)) {
+            v = hs__value8(w);
+            i = 8;
+        }
+    }
+#endif
+    for (; i < n && (unsigned char)(s[i] - '0') < 10; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    *nd = i;
+    return v;
+}
+
+/* 1 when c is an ASCII digit. */
+static inline int hs__isdigit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* The form Kineto writes, "[-]I.FFF" with 1 to 15 integer digits I and
+   three decimals F: *out = I * 1000 + FFF (negated after a '-'), what
+   the general path makes of it, read as the one run of digits it is
+   once the point is left out; 1.  0 when the number has another form
+   (nothing written). */
+static inline int hs__us_fixed3(const char *s, size_t n, int64_t *out)
+{
+    size_t neg = n > 0 && s[0] == '-', L, k = 0;
+    uint64_t v = 0;
+    unsigned f1, f2, f3;
+
+    if (n < neg + 5)
+        return 0;
+    s += neg;
+    L = n - neg - 4;
+    if (L > 15 || s[L] != '.')
+        return 0;
+    f1 = (unsigned char)s[L + 1] - (unsigned)'0';
+    f2 = (unsigned char)s[L + 2] - (unsigned)'0';
+    f3 = (unsigned char)s[L + 3] - (unsigned)'0';
+    if (f1 > 9 || f2 > 9 || f3 > 9)
+        return 0;
+#if HS__SWAR
+    if (L >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (!hs__digits8(w))
+            return 0;
+        v = hs__value8(w);
+        k = 8;
+    }
+#endif
+    for (; k < L; k++) {
+        unsigned d = (unsigned char)s[k] - (unsigned)'0';
+        if (d > 9)
+            return 0;
+        v = v * 10 + d;
+    }
+    v = v * 1000 + f1 * 100 + f2 * 10 + f3;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
+/* hs_kev_us_to_ns of any other form: digit by digit, the slow path's
+   for more than 15 integer digits or an exponent.  Kept out of line:
+   the fixed form's steps stay few. */
+__attribute__((noinline))
+static int hs__us_general(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0, nd;
+    int neg = 0, frac_digits = 0;
+    int64_t ip, fp = 0;
+
+    if (n > 0 && s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    ip = (int64_t)hs__digits(s + i, n - i, &nd);
+    if (nd > 15)    /* 15 digits never overflow: the slow path checks */
+        return hs__us_to_ns_slow(s, n, out);
+    i += nd;
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && hs__isdigit(s[i]); i++) {
+            if (frac_digits < 3) {
+                fp = fp * 10 + (s[i] - '0');
+                frac_digits++;
+            } else if (frac_digits == 3) {
+                if (s[i] >= '5')
+                    fp++;   /* round half up on the 4th digit */
+                frac_digits++;
+            }
+        }
+    }
+    if (i < n)      /* an exponent */
+        return hs__us_to_ns_slow(s, n, out);
+    while (frac_digits < 3) {
+        fp *= 10;
+        frac_digits++;
+    }
+    *out = ip * 1000 + fp;
+    if (neg)
+        *out = -*out;
+    return 0;
+}
+
+int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+    if (hs__us_fixed3(s, n, out))
+        return 0;
+    return hs__us_general(s, n, out);
+}
+
+int hs_kev_to_u64(const char *s, size_t n, uint64_t *out)
+{
+    size_t nd;
+    uint64_t v = hs__digits(s, n, &nd);
+
+    /* all digits, at most 19 of them: no overflow */
+    if (nd == n && n > 0 && n <= 19) {
+        *out = v;
+        return 0;
+    }
+    return hs__to_u64_slow(s, n, out);
 }
 
 /* The keys of an event, and of its args, that are read. */
@@ -167,7 +324,7 @@ static int hs__value_distinfo(hs_kev_scan_t *sc, int kind, const char *s,
 {
     if (sc->di_key == 1 || sc->di_key == 2) {
         uint64_t u;
-        if (kind != 'n' || hs__to_u64(s, n, &u) != 0 ||
+        if (kind != 'n' || hs_kev_to_u64(s, n, &u) != 0 ||
             u > HS_LIMIT_DEVICES)
             return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
                                  "distributedInfo.%s is not a "
@@ -196,6 +353,7 @@ static int hs__value_event_start(hs_kev_scan_t *sc, int kind)
     sc->ev_depth = sc->depth + 1;
     sc->ev_key = HS__K_NONE;
     sc->name_seen = 0;
+    sc->shapes = -1;
     sc->ev.ph = 0;
     sc->ev.cat[0] = sc->ev.name[0] = '\0';
     sc->ev.pid.kind = sc->ev.tid.kind = 0;
@@ -216,7 +374,7 @@ static int hs__value_event_time(hs_kev_scan_t *sc, int k, int kind,
 
     if (kind == 'b')
         return 1;
-    if (kind != 'n' || hs__us_to_ns(s, n, &v) != 0)
+    if (kind != 'n' || hs_kev_us_to_ns(s, n, &v) != 0)
         return hs_jscan_fail(&sc->js, HS_ERR_SCHEMA,
                              "\"%s\" is not a number of "
                              "microseconds%s",
@@ -263,6 +421,7 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
             hs__copy(sc->ev.name, sizeof sc->ev.name,
                      (const unsigned char *)s, n);
             sc->name_seen = 1;
+            sc->shapes = -1;
         }
         return 1;
     case HS__K_PID:
@@ -302,10 +461,13 @@ static int hs__value_event_field(hs_kev_scan_t *sc, int kind, const char *s,
 
 /* Whether the event's shapes are to be decoded: always without a
    selector or before its name is known. */
-static int hs__shapes_wanted(const hs_kev_scan_t *sc)
+static int hs__shapes_wanted(hs_kev_scan_t *sc)
 {
-    return sc->want_shapes == NULL || !sc->name_seen ||
-           sc->want_shapes(sc->ev.name);
+    if (sc->want_shapes == NULL || !sc->name_seen)
+        return 1;
+    if (sc->shapes < 0)     /* asked once an event (Input Dims, type) */
+        sc->shapes = sc->want_shapes(sc->ev.name) != 0;
+    return sc->shapes;
 }
 
 /* A value of an event's args key sc->arg_key (correlation, collective
@@ -318,13 +480,13 @@ static int hs__value_arg(hs_kev_scan_t *sc, int kind, const char *s,
 
     switch (sc->arg_key) {
     case HS__A_CORR:
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->ev.corr = u;
             sc->ev.has_corr = 1;
         }
         return 1;
     case HS__A_NELEMS:
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->ev.nelems = u;
             sc->ev.has_nelems = 1;
         }
@@ -380,7 +542,7 @@ static int hs__value_dims(hs_kev_scan_t *sc, int kind, const char *s,
         return 1;
     }
     if (sc->dims_n == 1 && d == sc->dims_depth + 1) {
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->prod0 *= u;
             sc->has0 = 1;
         } else if (kind == '[') {   /* a TensorList: list of shapes */
@@ -390,7 +552,7 @@ static int hs__value_dims(hs_kev_scan_t *sc, int kind, const char *s,
         return 1;
     }
     if (sc->dims_n == 1 && d == sc->dims_depth + 2) {
-        if (kind == 'n' && hs__to_u64(s, n, &u) == 0) {
+        if (kind == 'n' && hs_kev_to_u64(s, n, &u) == 0) {
             sc->prod1 *= u;
             sc->has1 = 1;
         }
@@ -441,45 +603,238 @@ static int hs__skipping(const hs_kev_scan_t *sc)
     return sc->skip_depth != 0 && sc->depth >= sc->skip_depth;
 }
 
+/* The current depth's context (sc->mode), from the depths: what the
+   scalar and key callbacks switch on, so that the two frequent ones (an
+   event's fields, its args) and a skipped container cost one test
+   instead of the chain in hs__value. */
+enum { HS__MODE_OTHER = 0, HS__MODE_EVENT, HS__MODE_ARGS, HS__MODE_SKIP };
+
+static void hs__set_mode(hs_kev_scan_t *sc)
+{
+    int d = sc->depth;
+
+    if (hs__skipping(sc))
+        sc->mode = HS__MODE_SKIP;
+    else if (sc->ev_depth != 0 && d == sc->ev_depth)
+        sc->mode = HS__MODE_EVENT;
+    else if (sc->args_depth != 0 && d == sc->args_depth)
+        sc->mode = HS__MODE_ARGS;
+    else
+        sc->mode = HS__MODE_OTHER;
+}
+
+/* An event's "ts" or "dur" (key k) that is a number: microseconds into
+   ns; an error as hs__value_event_time words it. */
+__attribute__((noinline))
+static int hs__ev_time(hs_kev_scan_t *sc, int k, const char *s, size_t n)
+{
+    int64_t v;
+
+    if (hs_kev_us_to_ns(s, n, &v) != 0 || (k == HS__K_DUR && v < 0))
+        return hs__value_event_time(sc, k, 'n', s, n);  /* the error */
+    if (k == HS__K_TS) {
+        sc->ev.ts_ns = v;
+        sc->ev.has_ts = 1;
+    } else {
+        sc->ev.dur_ns = v;
+        sc->ev.has_dur = 1;
+    }
+    return 1;
+}
+
+/* A number among an event's fields: the frequent cases here, the rest
+   (a number where a string or an object belongs) as hs__value_event_field
+   takes it. */
+static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    hs_kev_key_t *key;
+
+    switch (sc->ev_key) {
+    case HS__K_PID:
+    case HS__K_TID:
+        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+        key->kind = 1;
+        key->v = (int64_t)hs_fnv1a(s, n);
+        return 1;
+    case HS__K_TS:
+    case HS__K_DUR:
+        return hs__ev_time(sc, sc->ev_key, s, n);
+    case HS__K_NONE:
+    case HS__K_OTHER:
+        return 1;
+    default:
+        return hs__value_event_field(sc, 'n', s, n);
+    }
+}
+
+/* A string among an event's fields, likewise. */
+__attribute__((noinline))
+static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    hs_kev_key_t *key;
+
+    switch (sc->ev_key) {
+    case HS__K_PH:
+        sc->ev.ph = n > 0 ? s[0] : 0;
+        return 1;
+    case HS__K_CAT:
+        hs__copy(sc->ev.cat, sizeof sc->ev.cat, (const unsigned char *)s, n);
+        return 1;
+    case HS__K_NAME:
+        hs__copy(sc->ev.name, sizeof sc->ev.name, (const unsigned char *)s,
+                 n);
+        sc->name_seen = 1;
+        sc->shapes = -1;
+        return 1;
+    case HS__K_PID:
+    case HS__K_TID:
+        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+        key->kind = 2;
+        key->v = (int64_t)hs_fnv1a(s, n);
+        return 1;
+    case HS__K_NONE:
+    case HS__K_OTHER:
+        return 1;
+    default:
+        return hs__value_event_field(sc, 's', s, n);
+    }
+}
+
+/* A number or a string among an event's args: what hs__value_arg does
+   with a scalar. */
+__attribute__((noinline))
+static int hs__arg_number(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    uint64_t u;
+
+    if (sc->arg_key == HS__A_CORR && hs_kev_to_u64(s, n, &u) == 0) {
+        sc->ev.corr = u;
+        sc->ev.has_corr = 1;
+    } else if (sc->arg_key == HS__A_NELEMS && hs_kev_to_u64(s, n, &u) == 0) {
+        sc->ev.nelems = u;
+        sc->ev.has_nelems = 1;
+    }
+    return 1;
+}
+
+static int hs__arg_string(hs_kev_scan_t *sc, const char *s, size_t n)
+{
+    if (sc->arg_key == HS__A_COLL)
+        hs__copy(sc->ev.coll, sizeof sc->ev.coll, (const unsigned char *)s,
+                 n);
+    else if (sc->arg_key == HS__A_DTYPE)
+        hs__copy(sc->ev.dtype, sizeof sc->ev.dtype, (const unsigned char *)s,
+                 n);
+    return 1;
+}
+
+/* A null or boolean: by the context, as hs__value would take it. */
+static int hs__scalar_b(hs_kev_scan_t *sc)
+{
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__value_event_field(sc, 'b', NULL, 0);
+    case HS__MODE_ARGS:
+        return hs__value_arg(sc, 'b', NULL, 0);
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 'b', NULL, 0);
+    }
+}
+
 static int hs__cb_null(void *ctx)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
+    return hs__scalar_b(ctx);
 }
 
 static int hs__cb_bool(void *ctx, int v)
 {
     (void)v;
-    return hs__skipping(ctx) || hs__value(ctx, 'b', NULL, 0);
+    return hs__scalar_b(ctx);
 }
 
 static int hs__cb_number(void *ctx, const char *s, size_t n)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 'n', s, n);
+    hs_kev_scan_t *sc = ctx;
+
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__ev_number(sc, s, n);
+    case HS__MODE_ARGS:     /* most args are none of the two read */
+        return sc->arg_key == HS__A_CORR || sc->arg_key == HS__A_NELEMS
+                   ? hs__arg_number(sc, s, n)
+                   : 1;
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 'n', s, n);
+    }
 }
 
-static int hs__cb_string(void *ctx, const unsigned char *s, size_t n)
+static int hs__cb_string(void *ctx, const unsigned char *us, size_t n)
 {
-    return hs__skipping(ctx) || hs__value(ctx, 's', (const char *)s, n);
+    hs_kev_scan_t *sc = ctx;
+    const char *s = (const char *)us;
+
+    switch (sc->mode) {
+    case HS__MODE_EVENT:
+        return hs__ev_string(sc, s, n);
+    case HS__MODE_ARGS:
+        return hs__arg_string(sc, s, n);
+    case HS__MODE_SKIP:
+        return 1;
+    default:
+        return hs__value(sc, 's', s, n);
+    }
+}
+
+/* A container opens (kind '{' or '[') outside a skipped one: as
+   hs__value takes it, by the context. */
+__attribute__((noinline))
+static int hs__open_ctx(hs_kev_scan_t *sc, int kind)
+{
+    if (sc->mode == HS__MODE_EVENT ? !hs__value_event_field(sc, kind, NULL, 0)
+        : sc->mode == HS__MODE_ARGS ? !hs__value_arg(sc, kind, NULL, 0)
+                                    : !hs__value(sc, kind, NULL, 0))
+        return 0;
+    sc->depth++;
+    hs__set_mode(sc);
+    return 1;
+}
+
+/* A container opens (kind '{' or '['); inside a skipped one, only the
+   depth moves (the callbacks here are kept small, without a frame: the
+   work is in the functions they jump to). */
+static int hs__open(hs_kev_scan_t *sc, int kind)
+{
+    int k = sc->arg_key;
+
+    if (sc->mode == HS__MODE_SKIP) {
+        sc->depth++;
+        return 1;
+    }
+    /* an args value that hs__value_arg would skip (a key not read, or
+       shapes that are not wanted) */
+    if (sc->mode == HS__MODE_ARGS &&
+        (k == HS__A_OTHER || k == HS__A_NONE ||
+         ((k == HS__A_DIMS || k == HS__A_ITYPE) &&
+          (kind != '[' || !hs__shapes_wanted(sc))))) {
+        sc->skip_depth = ++sc->depth;
+        sc->mode = HS__MODE_SKIP;
+        return 1;
+    }
+    return hs__open_ctx(sc, kind);
 }
 
 static int hs__cb_start_map(void *ctx)
 {
-    hs_kev_scan_t *sc = ctx;
-
-    if (!hs__skipping(sc) && !hs__value(sc, '{', NULL, 0))
-        return 0;
-    sc->depth++;
-    return 1;
+    return hs__open(ctx, '{');
 }
 
 static int hs__cb_start_array(void *ctx)
 {
-    hs_kev_scan_t *sc = ctx;
-
-    if (!hs__skipping(sc) && !hs__value(sc, '[', NULL, 0))
-        return 0;
-    sc->depth++;
-    return 1;
+    return hs__open(ctx, '[');
 }
 
 #define HS__KEYEQ(s, n, lit) \
@@ -534,18 +889,15 @@ static int hs__arg_key(const unsigned char *s, size_t n)
     }
 }
 
-static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
+/* A key outside events: the root's (traceEvents, distributedInfo) and
+   distributedInfo's. */
+__attribute__((noinline))
+static int hs__map_key_other(hs_kev_scan_t *sc, const unsigned char *s,
+                             size_t n)
 {
-    hs_kev_scan_t *sc = ctx;
     int d = sc->depth;
 
-    if (hs__skipping(sc))
-        return 1;
-    if (sc->ev_depth != 0 && d == sc->ev_depth) {
-        sc->ev_key = hs__event_key(s, n);
-    } else if (sc->args_depth != 0 && d == sc->args_depth) {
-        sc->arg_key = hs__arg_key(s, n);
-    } else if (sc->root == 'm' && d == 1) {
+    if (sc->root == 'm' && d == 1) {
         if (HS__KEYEQ(s, n, "traceEvents"))
             sc->root_key = 1;
         else if (HS__KEYEQ(s, n, "distributedInfo"))
@@ -563,6 +915,22 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
             sc->di_key = 0;
     }
     return 1;
+}
+
+/* A key: an event's (most of them) and its args' classified here. */
+static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+    hs_kev_scan_t *sc = ctx;
+
+    if (sc->mode == HS__MODE_EVENT) {
+        sc->ev_key = hs__event_key(s, n);
+        return 1;
+    }
+    if (sc->mode == HS__MODE_ARGS) {
+        sc->arg_key = hs__arg_key(s, n);
+        return 1;
+    }
+    return sc->mode == HS__MODE_SKIP || hs__map_key_other(sc, s, n);
 }
 
 /* A container closes: depth is its inside depth before the decrement. */
@@ -610,9 +978,59 @@ static int hs__close(hs_kev_scan_t *sc)
     return 1;
 }
 
+/* The other closes (an event, the shapes, distributedInfo, the root's
+   containers): hs__close, then the context it returns to. */
+__attribute__((noinline))
+static int hs__close_ctx(hs_kev_scan_t *sc)
+{
+    if (!hs__close(sc))
+        return 0;
+    hs__set_mode(sc);
+    return 1;
+}
+
+/* An event's object closes (its shapes and args have closed before it,
+   so nothing else ends at its depth): the event goes to the handler;
+   the events array is around it. */
+__attribute__((noinline))
+static int hs__close_event(hs_kev_scan_t *sc)
+{
+    hs_err_t rc;
+
+    sc->ev_depth = 0;
+    sc->n_events++;
+    rc = sc->on_event(sc, &sc->ev);
+    if (rc != HS_OK)
+        return hs_jscan_stop(&sc->js, rc);
+    sc->depth--;
+    sc->mode = HS__MODE_OTHER;
+    return 1;
+}
+
 static int hs__cb_end(void *ctx)
 {
-    return hs__close(ctx);
+    hs_kev_scan_t *sc = ctx;
+
+    /* the frequent closes, as hs__close takes them: inside a skipped
+       container, the skipped one (only an args value is skipped: the
+       args are around it), an event's args (nothing else opens at their
+       depth; the event is around them) */
+    if (sc->mode == HS__MODE_SKIP) {
+        if (sc->depth-- == sc->skip_depth) {
+            sc->skip_depth = 0;
+            sc->mode = HS__MODE_ARGS;
+        }
+        return 1;
+    }
+    if (sc->mode == HS__MODE_ARGS) {
+        sc->args_depth = 0;
+        sc->depth--;
+        sc->mode = HS__MODE_EVENT;
+        return 1;
+    }
+    if (sc->mode == HS__MODE_EVENT)
+        return hs__close_event(sc);
+    return hs__close_ctx(sc);
 }
 
 /* A time in ns as the trace wrote it, microseconds ("110", "110.5"). */

@@ -75,6 +75,7 @@ struct hs_kev_scan_s {
     void *user;             /* the pass's context */
     hs_kev_shapes_fn want_shapes;   /* NULL: every event's */
     int name_seen;          /* the event's "name" came (before its args) */
+    int shapes;             /* want_shapes of that name: -1 not asked yet */
     /* where the parse is */
     int depth;              /* containers open */
     int root;               /* 0 not yet, 'a' array, 'm' map */
@@ -96,6 +97,10 @@ struct hs_kev_scan_s {
                                0 none */
     uint64_t itype_n;
     int saw_events;         /* a traceEvents array (or the root array) */
+    int mode;               /* the current depth's context, set when a
+                               container opens or closes: an event's
+                               fields, its args, a skipped container, or
+                               other (the depths above tell) */
     /* results */
     hs_kev_t ev;
     uint64_t n_events;
@@ -128,5 +133,19 @@ hs_err_t hs_kev_scan_file_sel(const char *path, hs_kev_fn on_event,
                               hs_kev_shapes_fn want_shapes, void *user,
                               hs_kev_scan_t *sc, hs_jscan_buf_t *b,
                               hs_error_t *err);
+
+/*
+ * A JSON number as yajl hands it over (raw text s[0, n)) in microseconds
+ * into *out, integer nanoseconds: exact (the integer part and the first
+ * three decimals, the fourth rounding half up) unless it has an
+ * exponent, which goes through strtod and llround.  0, or -1 when it
+ * does not fit (more than about 2^63 ns).  Exposed for tests.
+ */
+int hs_kev_us_to_ns(const char *s, size_t n, int64_t *out);
+
+/* A JSON number s[0, n) as a non-negative integer into *out; a
+   fraction or exponent goes through strtod and is rounded.  0, or -1
+   for a negative number or one past 1.8e19.  Exposed for tests. */
+int hs_kev_to_u64(const char *s, size_t n, uint64_t *out);
 
 #endif

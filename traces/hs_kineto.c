@@ -122,9 +122,13 @@ static unsigned hs__dtype_size(const char *t)
     return 0;
 }
 
+/* Whether s starts with prefix; the first bytes compared before the
+   call (most names differ there: every kernel is tried against four
+   prefixes). */
 static int hs__starts(const char *s, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    return prefix[0] == '\0' ||
+           (s[0] == prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1091,7 +1095,8 @@ static hs_err_t hs__collect(hs_kev_scan_t *sc, const hs_kev_t *e)
     }
     /* operators: Kineto's cpu_op events; a legacy trace's carry no cat,
        and its step and DataLoader windows are told apart by name */
-    if ((cat[0] == 'c' && cat[1] == 'p' && strcmp(cat, "cpu_op") == 0) ||
+    /* cat is a char[48]: its first 7 bytes hold "cpu_op" and its NUL */
+    if ((cat[0] == 'c' && memcmp(cat, "cpu_op", sizeof "cpu_op") == 0) ||
         (cat[0] == '\0' && !hs__starts(e->name, "ProfilerStep#") &&
          !hs__starts(e->name, "enumerate(DataLoader)#"))) {
         hs__orec_t o;
@@ -2137,8 +2142,9 @@ static hs_err_t hs__replay_runtime(void *ctx, const void *rec)
 static int hs__is_comm_kernel(const char *nm)
 {
     return hs__starts(nm, "nccl") || hs__starts(nm, "rccl") ||
-           hs__starts(nm, "void ncclKernel") ||
-           hs__starts(nm, "void rccl") || strstr(nm, "ncclDevKernel") != NULL;
+           (hs__starts(nm, "void ") && (hs__starts(nm + 5, "ncclKernel") ||
+                                        hs__starts(nm + 5, "rccl"))) ||
+           strstr(nm, "ncclDevKernel") != NULL;
 }
 
 /* The operator of step s whose launches' id range holds corr (the first
