@@ -3291,8 +3291,9 @@ static void hs__init_logs(hs__file_t *f, const hs_kineto_opts_t *o)
 /* hs_kineto_read with the phase replays by batches of `batch` steps;
    again: a second read (after *inexact), whose note on clipped windows
    and rank check the first made already, and whose batches are given
-   the whole trace's order of the kernel id ranges (hs__nx_prepare).  *inexact set (HS_OK, *out
-   NULL) when the batches' kernel id ranges interleave. */
+   the whole trace's order of the kernel id ranges (hs__nx_prepare).
+   *inexact set (HS_OK, *out NULL) when the batches' kernel id ranges
+   interleave (never on a second read). */
 static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
                          size_t batch, int again, int *inexact,
                          hs_rank_t **out, hs_error_t *err)
