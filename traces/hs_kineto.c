@@ -3220,7 +3220,8 @@ static hs_err_t hs__nx_collect(hs__file_t *f, hs_xsort_t *u,
    hs_xsort.h), each given its successor's start, these put back in step
    order in f->lnx, and the note's overlap found as one batch would;
    the batches' replays then attach them (HS__NX_ATTACH).  Memory: the
-   two sorts' budgets (the windows'), and f->lnx's. */
+   windows' budget (1 MiB) for each sort and for f->lnx, whose records
+   past it are on disk (32 bytes a range). */
 static hs_err_t hs__nx_prepare(hs__file_t *f, hs_error_t *err)
 {
     hs_xsort_t by_lo;
@@ -3229,8 +3230,7 @@ static hs_err_t hs__nx_prepare(hs__file_t *f, hs_error_t *err)
 
     memset(&w, 0, sizeof w);
     w.f = f;
-    hs_reclog_init(&f->lnx, sizeof(hs__nxrec_t),
-                   f->lm.max_recs * f->lm.rec_size);
+    hs_reclog_init(&f->lnx, sizeof(hs__nxrec_t), f->w.budget);
     hs_reclog_set_key(&f->lnx, hs__nxrec_key);
     rc = hs_xsort_init(&by_lo, sizeof(hs__ivrec_t), f->w.budget,
                        hs__cmp_ivrec, "kernels' id ranges", "ranges",
