@@ -52,6 +52,12 @@
  * batch replaying the three logs again, for its steps only), each step's
  * forward by operator going to the record as its batch ends.  Every figure
  * is a sum, a minimum or a maximum, so the batches give the same record.
+ * A kernel goes to the (step, phase) id range with the greatest start at
+ * or below its id; when the ranges of different batches interleave, a
+ * batch cannot tell alone, so the file is read again by the same
+ * batches with each range given its successor's start in the whole
+ * trace's order (hs__nx_prepare: every batch's ranges sorted by runs on
+ * disk, hs_xsort.h), and a batch's range takes a kernel only below it.
  * The replays go by batches of steps (step_batch), and a record with
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
