@@ -52,6 +52,12 @@
  * batch replaying the three logs again, for its steps only), each step's
  * forward by operator going to the record as its batch ends.  Every figure
  * is a sum, a minimum or a maximum, so the batches give the same record.
+ * A kernel goes to the (step, phase) id range with the greatest start at
+ * or below its id; when the ranges of different batches interleave, a
+ * batch cannot tell alone, so the file is read again by the same
+ * batches with each range given its successor's start in the whole
+ * trace's order (hs__nx_prepare: every batch's ranges sorted by runs on
+ * disk, hs_xsort.h), and a batch's range takes a kernel only below it.
  * The replays go by batches of steps (step_batch), and a record with
  * more steps than its budget (rec_mem_bytes) holds only the batch's
  * entries, written to the record's spill file (hs_rank_spill) as each
@@ -76,6 +82,7 @@
 #include "hs_kineto.h"
 #include "hs_kev.h"
 #include "hs_reclog.h"
+#include "hs_xsort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -410,10 +417,39 @@ enum { HS__RM_PHASES = 1, HS__RM_OPS = 2 };
 
 typedef struct hs__ival_s {
     uint64_t lo, hi;
+    uint64_t lim;   /* the greatest id a kernel charged to it may have:
+                       hi, or less than the next range's start in the
+                       whole trace's order (hs__ivals_attach) */
     size_t step;
     int phase;      /* HS__P_*; with mb >= 0: 0 forward, 1 backward */
     long mb;        /* an earlier micro-batch of the step, else -1 */
 } hs__ival_t;
+
+/* A kernel id range of the whole trace, for the ranges' order over
+   every batch (hs__nx_prepare). */
+typedef struct hs__ivrec_s {
+    uint64_t lo, hi;
+    uint64_t step;
+    int64_t mb;
+    int32_t phase, pad;
+} hs__ivrec_t;
+
+/* A range's successor's start in that order (has_next 0: the last),
+   the range named by (step, mb, phase); in step order in f->lnx. */
+typedef struct hs__nxrec_s {
+    uint64_t step;
+    int64_t mb;
+    uint64_t next_lo;
+    int32_t phase, has_next;
+} hs__nxrec_t;
+
+/* How the batches' kernel id ranges are made (hs__file_t.nx): as they
+   are (a kernel goes to its batch's range: the ranges of different
+   batches must not interleave, else f->inexact); gathered from every
+   batch for their order over the whole trace (hs__nx_prepare); each
+   given its successor's start in that order (so that a batch charges a
+   kernel to a range only when the whole trace's ranges would). */
+enum { HS__NX_NONE = 0, HS__NX_COLLECT, HS__NX_ATTACH };
 
 /* The reader's state for one file. */
 typedef struct hs__file_s {
@@ -444,6 +480,11 @@ typedef struct hs__file_s {
     hs__ival_t *iv;
     size_t n_iv;
     int iv_overlap;
+    int nx;                   /* HS__NX_* */
+    hs_xsort_t *nxs;          /* HS__NX_COLLECT: every batch's ranges */
+    hs_reclog_t lnx;          /* HS__NX_ATTACH: the ranges' successors'
+                                 starts (hs__nxrec_t), in step order */
+    size_t nx_k;              /* the batch's ranges given theirs */
     size_t st_clipped;        /* step windows cut at the next one's start */
     hs__mb_t *mbs;            /* the batch's steps' micro-batches, by
                                  step then start (hs__batch_mbs) */
@@ -530,6 +571,7 @@ static void hs__file_clear(hs__file_t *f)
     hs_reclog_clear(&f->lk);
     hs_reclog_clear(&f->lw);
     hs_reclog_clear(&f->lmb);
+    hs_reclog_clear(&f->lnx);
     for (i = 0; i < f->n_names; i++)
         free(f->names[i]);
     free(f->names);
@@ -1359,214 +1401,63 @@ static int hs__cmp_wsort(const void *a, const void *b)
     return c != 0 ? c : (x->seq < y->seq ? -1 : x->seq > y->seq);
 }
 
-/* The sort by runs: the runs written, sorted, to an unlinked temporary
-   file (run r from window off[r] to off[r + 1], off[n_runs] the total),
-   then merged; while they are written, the run being filled (buf, cap
-   windows); while they are merged, each run's read buffer (per windows
-   at buf + r * per, its next window at pos[r], what is left of its
-   buffer from at[r] to got[r]) and a heap of the runs by their next
-   window. */
-typedef struct hs__wruns_s {
+/* hs__settle_by_runs' replay: the main thread's windows to the sort
+   (ctx: its hs__wsort_ctx_t). */
+typedef struct hs__wsort_ctx_s {
     hs__file_t *f;
-    FILE *file;
-    hs__wsort_t *buf;
-    size_t n, cap, per;
-    uint64_t seq, total;
-    uint64_t *off, *pos;
-    size_t n_runs, cap_runs;
-    size_t *at, *got, *heap;
-    size_t n_heap;
-} hs__wruns_t;
+    hs_xsort_t u;
+    uint64_t seq;
+} hs__wsort_ctx_t;
 
-/* The run being filled, sorted, to the file. */
-static hs_err_t hs__wrun_flush(hs__wruns_t *u)
-{
-    hs__file_t *f = u->f;
-    uint64_t *no = hs__grow(u->off, &u->cap_runs, u->n_runs + 1,
-                            sizeof *no, 16);
-
-    if (no == NULL)
-        return hs_error_set(f->err, HS_ERR_NOMEM, f->path, 0, 0,
-                            "out of memory");
-    u->off = no;
-    qsort(u->buf, u->n, sizeof *u->buf, hs__cmp_wsort);
-    if (hs_reclog_pwrite(u->file, u->buf, u->n * sizeof *u->buf,
-                         u->total * sizeof *u->buf) != 0)
-        return hs_error_set(f->err, HS_ERR_IO, f->path, 0, 0,
-                            "cannot write the step windows to a temporary "
-                            "file: %s", strerror(errno));
-    u->off[u->n_runs++] = u->total;
-    u->total += u->n;
-    u->off[u->n_runs] = u->total;
-    u->n = 0;
-    return HS_OK;
-}
-
-/* hs__settle_by_runs' replay: the main thread's windows into runs. */
 static hs_err_t hs__keep_run(void *ctx, const void *rec)
 {
-    hs__wruns_t *u = ctx;
+    hs__wsort_ctx_t *c = ctx;
     hs__wrec_t w;
-    hs__wsort_t *x;
+    hs__wsort_t x;
 
     memcpy(&w, rec, sizeof w);
-    if (!u->f->thr[w.thr].main_thr)
+    if (!c->f->thr[w.thr].main_thr)
         return HS_OK;
-    x = &u->buf[u->n++];
-    x->w.s = w.s;
-    x->w.e = w.e;
-    x->w.number = w.number;
-    x->seq = u->seq++;
-    return u->n == u->cap ? hs__wrun_flush(u) : HS_OK;
+    memset(&x, 0, sizeof x);
+    x.w.s = w.s;
+    x.w.e = w.e;
+    x.w.number = w.number;
+    x.seq = c->seq++;
+    return hs_xsort_add(&c->u, &x);
 }
 
-/* Run r's next window (its buffer read again from the file when it is
-   used up); NULL once the run is over, or on error (f->err filled,
-   *rc set). */
-static const hs__wsort_t *hs__wrun_head(hs__wruns_t *u, size_t r,
-                                        hs_err_t *rc)
+/* hs__settle_by_runs' merge: each window pushed as the next. */
+static hs_err_t hs__push_sorted(void *ctx, const void *rec)
 {
-    hs__wsort_t *b = u->buf + r * u->per;
+    hs__wsort_ctx_t *c = ctx;
+    hs__wsort_t x;
 
-    if (u->at[r] == u->got[r]) {
-        uint64_t left = u->off[r + 1] - u->pos[r];
-        size_t n = left < u->per ? (size_t)left : u->per;
-
-        if (n == 0)
-            return NULL;
-        if (hs_reclog_pread(u->file, b, n * sizeof *b,
-                            u->pos[r] * sizeof *b) != 0) {
-            int e = errno;
-
-            *rc = hs_error_set(u->f->err, HS_ERR_IO, u->f->path, 0, 0,
-                               "cannot read the step windows back from "
-                               "their temporary file: %s",
-                               e != 0 ? strerror(e) : "short file");
-            return NULL;
-        }
-        u->pos[r] += n;
-        u->at[r] = 0;
-        u->got[r] = n;
-    }
-    return &b[u->at[r]];
-}
-
-/* Whether run a's next window comes before run b's (both have one). */
-static int hs__wrun_less(hs__wruns_t *u, size_t a, size_t b)
-{
-    hs_err_t rc = HS_OK;
-
-    return hs__cmp_wsort(hs__wrun_head(u, a, &rc),
-                         hs__wrun_head(u, b, &rc)) < 0;
-}
-
-/* The heap's entry i moved down to its place. */
-static void hs__wheap_down(hs__wruns_t *u, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i, t;
-
-        if (l < u->n_heap && hs__wrun_less(u, u->heap[l], u->heap[m]))
-            m = l;
-        if (l + 1 < u->n_heap &&
-            hs__wrun_less(u, u->heap[l + 1], u->heap[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        t = u->heap[i];
-        u->heap[i] = u->heap[m];
-        u->heap[m] = t;
-        i = m;
-    }
-}
-
-/* The runs merged, each window pushed as the next in hs__cmp_step's
-   order (ties in the order read).  Every run's buffer is filled before
-   the heap is made, so a comparison never reads the file. */
-static hs_err_t hs__wruns_merge(hs__wruns_t *u, hs_error_t *err)
-{
-    hs_err_t rc = HS_OK;
-    size_t r;
-
-    for (r = 0; r < u->n_runs && rc == HS_OK; r++) {
-        u->pos[r] = u->off[r];
-        u->at[r] = u->got[r] = 0;
-        if (hs__wrun_head(u, r, &rc) != NULL)
-            u->heap[u->n_heap++] = r;
-    }
-    for (r = u->n_heap; rc == HS_OK && r-- > 0;)
-        hs__wheap_down(u, r);
-    while (rc == HS_OK && u->n_heap > 0) {
-        size_t top = u->heap[0];
-        hs__win_t w = hs__wrun_head(u, top, &rc)->w;
-
-        u->at[top]++;
-        if ((rc = hs__win_push(u->f, &w, err)) != HS_OK)
-            break;
-        /* the run's buffer again when used up, before it is compared */
-        if (hs__wrun_head(u, top, &rc) == NULL)
-            u->heap[0] = u->heap[--u->n_heap];
-        if (rc == HS_OK)
-            hs__wheap_down(u, 0);
-    }
-    return rc;
+    memcpy(&x, rec, sizeof x);
+    return hs__win_push(c->f, &x.w, c->f->err);
 }
 
 /* hs__settle_unsorted past the windows' budget: the main thread's
-   windows read again in runs that fit the budget, each sorted and
-   written to a temporary file, then merged, each run read through a
-   share of the budget, and pushed again from the first; memory: the
-   budget, and 40 bytes a run. */
+   windows read again and sorted by runs that fit the budget
+   (hs_xsort.h: each run sorted and written to a temporary file, then
+   merged, each run read through a share of the budget), and pushed
+   again from the first; memory: the budget, and 40 bytes a run. */
 static hs_err_t hs__settle_by_runs(hs__file_t *f, size_t clipped0,
                                    hs_error_t *err)
 {
-    hs__wruns_t u;
+    hs__wsort_ctx_t c;
     hs_err_t rc;
 
-    memset(&u, 0, sizeof u);
-    u.f = f;
-    u.cap = f->w.budget / sizeof *u.buf;
-    if (u.cap == 0)
-        u.cap = 1;
-    if ((u.buf = malloc(u.cap * sizeof *u.buf)) == NULL)
-        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                            "out of memory");
-    if ((u.file = hs_reclog_tmpfile_as("windows")) == NULL) {
-        free(u.buf);
-        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
-                            "cannot make a temporary file for the "
-                            "trace's step windows in %s: %s",
-                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                            strerror(errno));
-    }
-    rc = hs_reclog_each(&f->lw, hs__keep_run, &u, f->path, err);
-    if (rc == HS_OK && u.n > 0)
-        rc = hs__wrun_flush(&u);
-    if (rc == HS_OK) {
-        u.per = u.cap / (u.n_runs > 0 ? u.n_runs : 1);
-        if (u.per == 0)
-            u.per = 1;
-        free(u.buf);
-        u.buf = malloc(u.n_runs * u.per * sizeof *u.buf + 1);
-        u.pos = malloc(u.n_runs * sizeof *u.pos + 1);
-        u.at = malloc(u.n_runs * sizeof *u.at + 1);
-        u.got = malloc(u.n_runs * sizeof *u.got + 1);
-        u.heap = malloc(u.n_runs * sizeof *u.heap + 1);
-        if (u.buf == NULL || u.pos == NULL || u.at == NULL ||
-            u.got == NULL || u.heap == NULL)
-            rc = hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                              "out of memory");
-    }
+    c.f = f;
+    c.seq = 0;
+    rc = hs_xsort_init(&c.u, sizeof(hs__wsort_t), f->w.budget,
+                       hs__cmp_wsort, "step windows", "windows", f->path,
+                       err);
+    if (rc == HS_OK)
+        rc = hs_reclog_each(&f->lw, hs__keep_run, &c, f->path, err);
     hs__wins_restart(f, clipped0);
     if (rc == HS_OK)
-        rc = hs__wruns_merge(&u, err);
-    free(u.buf);
-    free(u.off);
-    free(u.pos);
-    free(u.at);
-    free(u.got);
-    free(u.heap);
-    fclose(u.file);
+        rc = hs_xsort_each(&c.u, hs__push_sorted, &c);
+    hs_xsort_clear(&c.u);
     return rc;
 }
 
@@ -2225,7 +2116,7 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
         return HS_OK;
     f->iv_hint = lo - 1;
     iv = &f->iv[lo - 1];
-    if (e.corr > iv->hi)
+    if (e.corr > iv->lim)
         return HS_OK;
     s = HS__ST(f, iv->step);
     if (iv->mb >= 0) {      /* an earlier micro-batch's */
@@ -2257,13 +2148,53 @@ static hs_err_t hs__replay_kernel(void *ctx, const void *rec)
     return HS_OK;
 }
 
+/* The ranges' order: by start, end, then step, micro-batch (-1, the
+   last one's phases, first) and phase: a total order, the same in a
+   batch and over the whole trace (ties of start and end are then in the
+   order hs__build_ivals makes the ranges, the order glibc's merge sort
+   left them in). */
+static int hs__cmp_range(uint64_t lo1, uint64_t hi1, uint64_t st1,
+                         long mb1, int p1, uint64_t lo2, uint64_t hi2,
+                         uint64_t st2, long mb2, int p2)
+{
+    if (lo1 != lo2)
+        return lo1 < lo2 ? -1 : 1;
+    if (hi1 != hi2)
+        return hi1 < hi2 ? -1 : 1;
+    if (st1 != st2)
+        return st1 < st2 ? -1 : 1;
+    if (mb1 != mb2)
+        return mb1 < mb2 ? -1 : 1;
+    return p1 < p2 ? -1 : p1 > p2;
+}
+
 static int hs__cmp_ival(const void *a, const void *b)
 {
     const hs__ival_t *x = a, *y = b;
 
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    return x->hi < y->hi ? -1 : x->hi > y->hi;
+    return hs__cmp_range(x->lo, x->hi, x->step, x->mb, x->phase, y->lo,
+                         y->hi, y->step, y->mb, y->phase);
+}
+
+static int hs__cmp_ivrec(const void *a, const void *b)
+{
+    const hs__ivrec_t *x = a, *y = b;
+
+    return hs__cmp_range(x->lo, x->hi, x->step, (long)x->mb, x->phase,
+                         y->lo, y->hi, y->step, (long)y->mb, y->phase);
+}
+
+/* Step order of the successors' starts: (step, micro-batch, phase), the
+   order hs__build_ivals makes a batch's ranges in. */
+static int hs__cmp_nxrec(const void *a, const void *b)
+{
+    const hs__nxrec_t *x = a, *y = b;
+
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->mb != y->mb)
+        return x->mb < y->mb ? -1 : 1;
+    return x->phase < y->phase ? -1 : x->phase > y->phase;
 }
 
 /* Sorts s->op_by_corr by the operators' first id (insertion sort: the
@@ -2300,6 +2231,7 @@ static void hs__ival_add(hs__file_t *f, uint64_t lo, uint64_t hi, size_t i,
 
     v->lo = lo;
     v->hi = hi;
+    v->lim = hi;
     v->step = i;
     v->phase = p;
     v->mb = mb;
@@ -2314,7 +2246,7 @@ static hs_err_t hs__ivals_apart(hs__file_t *f)
 
     if (f->n_iv == 0)
         return HS_OK;
-    if (f->any_iv && f->iv[0].lo <= f->prev_iv_hi)
+    if (f->any_iv && f->iv[0].lo <= f->prev_iv_hi && f->nx == HS__NX_NONE)
         f->inexact = 1;
     f->b_iv_hi = 0;
     for (i = 0; i < f->n_iv; i++) {
@@ -2328,6 +2260,82 @@ static hs_err_t hs__ivals_apart(hs__file_t *f)
     return HS_OK;
 }
 
+/* HS__NX_COLLECT: the batch's ranges to the sort of every batch's. */
+static hs_err_t hs__ivals_collect(hs__file_t *f)
+{
+    size_t i;
+    hs_err_t rc = HS_OK;
+
+    for (i = 0; i < f->n_iv && rc == HS_OK; i++) {
+        hs__ivrec_t v;
+
+        memset(&v, 0, sizeof v);
+        v.lo = f->iv[i].lo;
+        v.hi = f->iv[i].hi;
+        v.step = f->iv[i].step;
+        v.mb = f->iv[i].mb;
+        v.phase = f->iv[i].phase;
+        rc = hs_xsort_add(f->nxs, &v);
+    }
+    return rc;
+}
+
+/* hs__ivals_attach's replay of f->lnx: the batch's next range (in the
+   order made, which is f->lnx's) given its successor's start: its
+   kernels' bound lim is then below it; a range whose successor starts
+   where it does gets no kernel (step set to SIZE_MAX: dropped). */
+static hs_err_t hs__attach_next(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+    hs__nxrec_t x;
+    hs__ival_t *v;
+
+    memcpy(&x, rec, sizeof x);
+    if (x.step < f->st0 || x.step >= f->st0 + f->n_bst)
+        return HS_OK;   /* not the batch's */
+    v = f->nx_k < f->n_iv ? &f->iv[f->nx_k] : NULL;
+    if (v == NULL || v->step != x.step || v->mb != (long)x.mb ||
+        v->phase != x.phase)
+        return hs_error_set(f->err, HS_ERR_IO, f->path, 0, 0,
+                            "the kernels' id ranges read back from their "
+                            "temporary file are not the steps' (step "
+                            "%" PRIu64 ")", x.step);
+    f->nx_k++;
+    if (x.has_next && x.next_lo <= v->lo)
+        v->step = SIZE_MAX;
+    else if (x.has_next && x.next_lo - 1 < v->hi)
+        v->lim = x.next_lo - 1;
+    return HS_OK;
+}
+
+/* HS__NX_ATTACH: the batch's ranges (in the order made) given their
+   successors' starts in the whole trace's order; those that can get no
+   kernel dropped.  A kernel then goes to the batch's range with the
+   greatest start at or below its id only when no other batch's range
+   comes between them: the range the whole trace's would give it. */
+static hs_err_t hs__ivals_attach(hs__file_t *f, hs_error_t *err)
+{
+    size_t i, n = 0;
+    hs_err_t rc;
+
+    f->nx_k = 0;
+    if ((rc = hs_reclog_each_range(&f->lnx, (int64_t)f->st0,
+                                   (int64_t)(f->st0 + f->n_bst - 1),
+                                   hs__attach_next, f, f->path, err)) !=
+        HS_OK)
+        return rc;
+    if (f->nx_k != f->n_iv)
+        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
+                            "the kernels' id ranges read back from their "
+                            "temporary file are not the steps' (%zu of "
+                            "%zu)", f->nx_k, f->n_iv);
+    for (i = 0; i < f->n_iv; i++)
+        if (f->iv[i].step != SIZE_MAX)
+            f->iv[n++] = f->iv[i];
+    f->n_iv = n;
+    return HS_OK;
+}
+
 /* The id ranges of the batch's steps (phases, earlier micro-batches),
    sorted, for the kernels' replay; each step's bucket thresholds made
    non-decreasing. */
@@ -2335,6 +2343,7 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
 {
     size_t i, j, n = 0;
     int p;
+    hs_err_t rc;
 
     for (i = 0; i < f->n_bst; i++) {
         for (p = 0; p < HS__P_N; p++)
@@ -2360,6 +2369,10 @@ static hs_err_t hs__build_ivals(hs__file_t *f, hs_error_t *err)
                                  s->mb[j].corr_hi[p], f->st0 + i, p,
                                  (long)j);
     }
+    if (f->nx == HS__NX_COLLECT)
+        return hs__ivals_collect(f);
+    if (f->nx == HS__NX_ATTACH && (rc = hs__ivals_attach(f, err)) != HS_OK)
+        return rc;
     qsort(f->iv, f->n_iv, sizeof *f->iv, hs__cmp_ival);
     for (i = 0; i < f->n_bst; i++) {
         size_t c;
@@ -3121,6 +3134,133 @@ static hs_err_t hs__replay_steps(const hs_kineto_opts_t *o, hs__file_t *f,
     return HS_OK;
 }
 
+/* The successors' starts: the ranges' order over the whole trace
+   walked (ctx: its hs__nxwalk_t), each range given the start of the one
+   after it, to the sort by step; any range that the next one starts
+   within is the note's overlap, as in one batch. */
+typedef struct hs__nxwalk_s {
+    hs__file_t *f;
+    hs_xsort_t by_step;
+    hs__ivrec_t prev;
+    int has_prev;
+} hs__nxwalk_t;
+
+static hs_err_t hs__nx_emit(hs__nxwalk_t *w, int has_next, uint64_t next)
+{
+    hs__nxrec_t x;
+
+    memset(&x, 0, sizeof x);
+    x.step = w->prev.step;
+    x.mb = w->prev.mb;
+    x.phase = w->prev.phase;
+    x.has_next = has_next;
+    x.next_lo = next;
+    return hs_xsort_add(&w->by_step, &x);
+}
+
+static hs_err_t hs__nx_walk(void *ctx, const void *rec)
+{
+    hs__nxwalk_t *w = ctx;
+    hs__ivrec_t v;
+    hs_err_t rc;
+
+    memcpy(&v, rec, sizeof v);
+    if (w->has_prev) {
+        if (v.lo <= w->prev.hi)
+            w->f->iv_overlap = 1;
+        if ((rc = hs__nx_emit(w, 1, v.lo)) != HS_OK)
+            return rc;
+    }
+    w->prev = v;
+    w->has_prev = 1;
+    return HS_OK;
+}
+
+/* hs__nx_prepare's last step: the successors' starts, in step order, to
+   f->lnx. */
+static hs_err_t hs__nx_keep(void *ctx, const void *rec)
+{
+    hs__file_t *f = ctx;
+
+    return hs_reclog_add(&f->lnx, rec, f->path, f->err);
+}
+
+static int64_t hs__nxrec_key(const void *rec)
+{
+    hs__nxrec_t x;
+
+    memcpy(&x, rec, sizeof x);
+    return (int64_t)x.step;
+}
+
+/* HS__NX_COLLECT: every batch's steps made again (their windows, marks
+   and runtime calls: the phases' id ranges), their ranges to the sort
+   u; nothing goes to the record. */
+static hs_err_t hs__nx_collect(hs__file_t *f, hs_xsort_t *u,
+                               hs_error_t *err)
+{
+    size_t lo, hi;
+    hs_err_t rc = HS_OK;
+
+    f->nx = HS__NX_COLLECT;
+    f->nxs = u;
+    f->rmode = HS__RM_PHASES;
+    for (lo = 0; lo < f->n_st && rc == HS_OK; lo = hi) {
+        hi = f->n_st - lo > f->step_batch ? lo + f->step_batch : f->n_st;
+        if ((rc = hs__batch_steps(f, lo, hi, err)) == HS_OK &&
+            (rc = hs_reclog_each_range(&f->lm, f->bst_ts_lo, f->bst_ts_hi,
+                                       hs__replay_mark, f, f->path,
+                                       err)) == HS_OK &&
+            f->n_kernels_seen > 0)
+            rc = hs__batch_runtime(f, err);
+        hs__free_ivals(f);
+        hs__free_batch(f);
+    }
+    f->nxs = NULL;
+    f->nx = HS__NX_NONE;
+    return rc != HS_OK ? rc : hs__wins_check(f, err);
+}
+
+/* For batches whose kernel id ranges interleave: every batch's ranges
+   sorted in the whole trace's order (hs__cmp_ivrec, in bounded memory:
+   hs_xsort.h), each given its successor's start, these put back in step
+   order in f->lnx, and the note's overlap found as one batch would;
+   the batches' replays then attach them (HS__NX_ATTACH).  Memory: the
+   windows' budget (1 MiB) for each sort and for f->lnx, whose records
+   past it are on disk (32 bytes a range). */
+static hs_err_t hs__nx_prepare(hs__file_t *f, hs_error_t *err)
+{
+    hs_xsort_t by_lo;
+    hs__nxwalk_t w;
+    hs_err_t rc;
+
+    memset(&w, 0, sizeof w);
+    w.f = f;
+    hs_reclog_init(&f->lnx, sizeof(hs__nxrec_t), f->w.budget);
+    hs_reclog_set_key(&f->lnx, hs__nxrec_key);
+    rc = hs_xsort_init(&by_lo, sizeof(hs__ivrec_t), f->w.budget,
+                       hs__cmp_ivrec, "kernels' id ranges", "ranges",
+                       f->path, err);
+    if (rc == HS_OK)
+        rc = hs_xsort_init(&w.by_step, sizeof(hs__nxrec_t), f->w.budget,
+                           hs__cmp_nxrec, "kernels' id ranges", "ranges",
+                           f->path, err);
+    if (rc == HS_OK)
+        rc = hs__nx_collect(f, &by_lo, err);
+    if (rc == HS_OK)
+        rc = hs_xsort_each(&by_lo, hs__nx_walk, &w);
+    hs_xsort_clear(&by_lo);
+    if (rc == HS_OK && w.has_prev)
+        rc = hs__nx_emit(&w, 0, 0);
+    if (rc == HS_OK)
+        rc = hs_xsort_each(&w.by_step, hs__nx_keep, f);
+    hs_xsort_clear(&w.by_step);
+    if (rc == HS_OK)
+        rc = hs_reclog_seal(&f->lnx, f->path, err);
+    f->nx = HS__NX_ATTACH;
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Public                                                                */
 
@@ -3156,8 +3296,10 @@ static void hs__init_logs(hs__file_t *f, const hs_kineto_opts_t *o)
 
 /* hs_kineto_read with the phase replays by batches of `batch` steps;
    again: a second read (after *inexact), whose note on clipped windows
-   and rank check the first made already.  *inexact set (HS_OK, *out
-   NULL) when the batches' kernel id ranges interleave. */
+   and rank check the first made already, and whose batches are given
+   the whole trace's order of the kernel id ranges (hs__nx_prepare).
+   *inexact set (HS_OK, *out NULL) when the batches' kernel id ranges
+   interleave (never on a second read). */
 static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
                          size_t batch, int again, int *inexact,
                          hs_rank_t **out, hs_error_t *err)
@@ -3216,6 +3358,9 @@ static hs_err_t hs__read(const char *path, const hs_kineto_opts_t *o,
     if (o->check_rank != NULL && !again &&
         (rc = o->check_rank(o->ctx, r, err)) != HS_OK)
         goto fail;
+    /* a second read: the ranges' order over every batch first */
+    if (again && (rc = hs__nx_prepare(&f, err)) != HS_OK)
+        goto fail;
     /* the replays, in the order the reasoning needs them */
     if ((rc = hs__replay_steps(o, &f, err)) != HS_OK)
         goto fail;
@@ -3249,8 +3394,10 @@ hs_err_t hs_kineto_read(const char *path, const hs_kineto_opts_t *o,
     hs_err_t rc = hs__read(path, o, batch, 0, &inexact, out, err);
 
     /* the kernels' id ranges of different batches interleave (launches
-       from several threads?): read again, every step in one batch */
+       from several threads?): read again, by the same batches, each
+       range given its successor's start in the whole trace's order
+       (hs__nx_prepare) */
     if (rc == HS_OK && inexact)
-        rc = hs__read(path, o, SIZE_MAX, 1, &inexact, out, err);
+        rc = hs__read(path, o, batch, 1, &inexact, out, err);
     return rc;
 }
