@@ -24,10 +24,11 @@
  * of eight: the trace reader's logs spill about 4.5 times fewer bytes.
  * Records of other sizes are written as they are.  A record's padding
  * is stored like the rest: the callers zero it (memset), so that it
- * costs a byte a lane and nothing read back depends on garbage.  Each zone's start in
- * the file is kept in memory (24 bytes a zone, with its keys' span), and
- * a replay decodes the zones one by one into its buffer; a zone that is
- * short or does not decode to exactly its records is an HS_ERR_IO.
+ * costs a byte a lane and nothing read back depends on garbage.  Each
+ * zone's start in the file is kept in memory (24 bytes a zone, with its
+ * keys' span), and a replay decodes the zones one by one into its
+ * buffer; a zone that is short or does not decode to exactly its
+ * records is an HS_ERR_IO.
  * With a key (hs_reclog_set_key: a record's time, say), each zone keeps
  * the least and greatest key of its records, and a replay of a key range
  * (hs_reclog_each_range) skips the zones that hold none of it.
