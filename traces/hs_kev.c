@@ -642,20 +642,28 @@ static int hs__ev_time(hs_kev_scan_t *sc, int k, const char *s, size_t n)
     return 1;
 }
 
+/* The event's pid or tid (the key being read) from its text s[0, n):
+   kind 1 a number, 2 a string (hs_kev_key_t); 1. */
+static inline int hs__ev_key(hs_kev_scan_t *sc, int kind, const char *s,
+                             size_t n)
+{
+    hs_kev_key_t *key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
+
+    key->kind = kind;
+    key->v = (int64_t)hs_fnv1a(s, n);
+    return 1;
+}
+
 /* A number among an event's fields: the frequent cases here, the rest
    (a number where a string or an object belongs) as hs__value_event_field
    takes it. */
 static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
 {
-    hs_kev_key_t *key;
 
     switch (sc->ev_key) {
     case HS__K_PID:
     case HS__K_TID:
-        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
-        key->kind = 1;
-        key->v = (int64_t)hs_fnv1a(s, n);
-        return 1;
+        return hs__ev_key(sc, 1, s, n);
     case HS__K_TS:
     case HS__K_DUR:
         return hs__ev_time(sc, sc->ev_key, s, n);
@@ -671,8 +679,6 @@ static int hs__ev_number(hs_kev_scan_t *sc, const char *s, size_t n)
 __attribute__((noinline))
 static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
 {
-    hs_kev_key_t *key;
-
     switch (sc->ev_key) {
     case HS__K_PH:
         sc->ev.ph = n > 0 ? s[0] : 0;
@@ -688,10 +694,7 @@ static int hs__ev_string(hs_kev_scan_t *sc, const char *s, size_t n)
         return 1;
     case HS__K_PID:
     case HS__K_TID:
-        key = sc->ev_key == HS__K_PID ? &sc->ev.pid : &sc->ev.tid;
-        key->kind = 2;
-        key->v = (int64_t)hs_fnv1a(s, n);
-        return 1;
+        return hs__ev_key(sc, 2, s, n);
     case HS__K_NONE:
     case HS__K_OTHER:
         return 1;
