@@ -18,13 +18,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 when c is an ASCII digit. */
+static inline int hs__isdigit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* The fraction at s[*i], when it is a '.', in thousandths: its first
+   three digits, the fourth rounding half up, the rest read and ignored;
+   fewer than three scaled up.  *i moves past it; 0 without one. */
+static int64_t hs__frac_thousandths(const char *s, size_t n, size_t *i)
+{
+    size_t k = *i;
+    int frac_digits = 0;
+    int64_t fp = 0;
+
+    if (k < n && s[k] == '.') {
+        for (k++; k < n && hs__isdigit(s[k]); k++) {
+            if (frac_digits < 3) {
+                fp = fp * 10 + (s[k] - '0');
+                frac_digits++;
+            } else if (frac_digits == 3) {
+                if (s[k] >= '5')
+                    fp++;   /* round half up on the 4th digit */
+                frac_digits++;
+            }
+        }
+    }
+    while (frac_digits < 3) {
+        fp *= 10;
+        frac_digits++;
+    }
+    *i = k;
+    return fp;
+}
+
 /* hs_kev_us_to_ns digit by digit, every case: the path for more than 15
    integer digits (where it may overflow) and exponents. */
 static int hs__us_to_ns_slow(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
-    int neg = 0, frac_digits = 0;
-    int64_t ip = 0, fp = 0;
+    int neg = 0;
+    int64_t ip = 0, fp;
     char buf[64];
 
     if (n > 0 && s[0] == '-') {
@@ -36,18 +71,7 @@ static int hs__us_to_ns_slow(const char *s, size_t n, int64_t *out)
             return -1;
         ip = ip * 10 + (s[i] - '0');
     }
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-            if (frac_digits < 3) {
-                fp = fp * 10 + (s[i] - '0');
-                frac_digits++;
-            } else if (frac_digits == 3) {
-                if (s[i] >= '5')
-                    fp++;   /* round half up on the 4th digit */
-                frac_digits++;
-            }
-        }
-    }
+    fp = hs__frac_thousandths(s, n, &i);
     if (i < n) { /* exponent: fall back to floating point */
         double d;
         if (n >= sizeof buf)
@@ -59,10 +83,6 @@ static int hs__us_to_ns_slow(const char *s, size_t n, int64_t *out)
             return -1;
         *out = (int64_t)llround(d);
         return 0;
-    }
-    while (frac_digits < 3) {
-        fp *= 10;
-        frac_digits++;
     }
     *out = ip * 1000 + fp;
     if (neg)
@@ -144,12 +164,6 @@ static inline uint64_t hs__digits(const char *s, size_t n, size_t *nd)
     return v;
 }
 
-/* 1 when c is an ASCII digit. */
-static inline int hs__isdigit(char c)
-{
-    return (unsigned char)(c - '0') < 10;
-}
-
 /* The form Kineto writes, "[-]I.FFF" with 1 to 15 integer digits I and
    three decimals F: *out = I * 1000 + FFF (negated after a '-'), what
    the general path makes of it, read as the one run of digits it is
@@ -200,8 +214,8 @@ __attribute__((noinline))
 static int hs__us_general(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0, nd;
-    int neg = 0, frac_digits = 0;
-    int64_t ip, fp = 0;
+    int neg = 0;
+    int64_t ip, fp;
 
     if (n > 0 && s[0] == '-') {
         neg = 1;
@@ -211,24 +225,9 @@ static int hs__us_general(const char *s, size_t n, int64_t *out)
     if (nd > 15)    /* 15 digits never overflow: the slow path checks */
         return hs__us_to_ns_slow(s, n, out);
     i += nd;
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && hs__isdigit(s[i]); i++) {
-            if (frac_digits < 3) {
-                fp = fp * 10 + (s[i] - '0');
-                frac_digits++;
-            } else if (frac_digits == 3) {
-                if (s[i] >= '5')
-                    fp++;   /* round half up on the 4th digit */
-                frac_digits++;
-            }
-        }
-    }
+    fp = hs__frac_thousandths(s, n, &i);
     if (i < n)      /* an exponent */
         return hs__us_to_ns_slow(s, n, out);
-    while (frac_digits < 3) {
-        fp *= 10;
-        frac_digits++;
-    }
     *out = ip * 1000 + fp;
     if (neg)
         *out = -*out;
