@@ -1493,13 +1493,8 @@ static hs_err_t hs__wins_alloc(hs__file_t *f, size_t n, hs_error_t *err)
         w->cb[c] = SIZE_MAX;
         w->cuse[c] = 0;
     }
-    if ((w->file = hs_reclog_tmpfile_as("windows")) == NULL)
-        return hs_error_set(err, HS_ERR_IO, f->path, 0, 0,
-                            "cannot make a temporary file for the "
-                            "trace's step windows in %s: %s",
-                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                            strerror(errno));
-    return HS_OK;
+    return hs_reclog_tmpfile_open(&w->file, "windows", "step windows",
+                                  f->path, err);
 }
 
 /* The settling's end: the last window put; spilled, the last block

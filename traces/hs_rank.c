@@ -78,13 +78,10 @@ void hs_rank_free(hs_rank_t *r)
 
 hs_err_t hs_rank_spill_start(hs_rank_t *r, hs_error_t *err)
 {
-    if (r->spill == NULL && (r->spill = hs_reclog_tmpfile()) == NULL)
-        return hs_error_set(err, HS_ERR_IO, r->path, 0, 0,
-                            "cannot make a temporary file for the trace's "
-                            "steps in %s: %s",
-                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                            strerror(errno));
-    return HS_OK;
+    if (r->spill != NULL)
+        return HS_OK;
+    return hs_reclog_tmpfile_open(&r->spill, "records", "steps", r->path,
+                                  err);
 }
 
 /* Writes held entry i of r to its spill file; 0, or -1 on a write

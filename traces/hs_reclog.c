@@ -78,6 +78,23 @@ FILE *hs_reclog_tmpfile(void)
     return hs_reclog_tmpfile_as("records");
 }
 
+hs_err_t hs_reclog_tmpfile_open(FILE **f, const char *word,
+                                const char *what, const char *path,
+                                hs_error_t *err)
+{
+    const char *dir;
+    int e;
+
+    if ((*f = hs_reclog_tmpfile_as(word)) != NULL)
+        return HS_OK;
+    e = errno;
+    dir = getenv("TMPDIR");
+    return hs_error_set(err, HS_ERR_IO, path, 0, 0,
+                        "cannot make a temporary file for the trace's %s "
+                        "in %s: %s",
+                        what, dir ? dir : "/tmp", strerror(e));
+}
+
 int hs_reclog_pread(FILE *f, void *buf, size_t n, uint64_t off)
 {
     int fd = fileno(f);
@@ -316,12 +333,10 @@ hs_err_t hs_reclog_slow_add(hs_reclog_t *l, const void *rec,
         l->cap_recs = nc;
     } else {
         /* the block is full at the budget: to the file with it */
-        if (l->spill == NULL && (l->spill = hs_reclog_tmpfile()) == NULL)
-            return hs_error_set(err, HS_ERR_IO, path, 0, 0,
-                                "cannot make a temporary file for the "
-                                "trace's records in %s: %s",
-                                getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                                strerror(errno));
+        if (l->spill == NULL &&
+            (e = hs_reclog_tmpfile_open(&l->spill, "records", "records",
+                                        path, err)) != HS_OK)
+            return e;
         if ((e = hs__spill_block(l, path, err)) != HS_OK)
             return e;
     }

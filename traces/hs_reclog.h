@@ -88,6 +88,14 @@ FILE *hs_reclog_tmpfile(void);
    process's open files tells which data a temporary file holds. */
 FILE *hs_reclog_tmpfile_as(const char *what);
 
+/* hs_reclog_tmpfile_as(word) into *f, with the error every user of a
+   temporary file gives: HS_OK, or HS_ERR_IO with err filled ("cannot
+   make a temporary file for the trace's <what> in <$TMPDIR or /tmp>:
+   <why>", path naming the trace) and *f NULL.  The caller fcloses *f. */
+hs_err_t hs_reclog_tmpfile_open(FILE **f, const char *word,
+                                const char *what, const char *path,
+                                hs_error_t *err);
+
 /* Reads n bytes at byte offset off of temporary file f (by its file
    descriptor, not through its stdio buffer: f is written by
    hs_reclog_pwrite only, or flushed first).  0, or -1 with errno set (0

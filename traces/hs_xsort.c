@@ -51,13 +51,12 @@ void hs_xsort_clear(hs_xsort_t *u)
 /* The run being filled, sorted, to the file (made at the first). */
 static hs_err_t hs__xrun_flush(hs_xsort_t *u)
 {
+    hs_err_t rc;
+
     if (u->file == NULL &&
-        (u->file = hs_reclog_tmpfile_as(u->tmp_word)) == NULL)
-        return hs_error_set(u->err, HS_ERR_IO, u->path, 0, 0,
-                            "cannot make a temporary file for the "
-                            "trace's %s in %s: %s", u->what,
-                            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                            strerror(errno));
+        (rc = hs_reclog_tmpfile_open(&u->file, u->tmp_word, u->what,
+                                     u->path, u->err)) != HS_OK)
+        return rc;
     if (u->n_runs + 2 > u->cap_runs) {
         size_t nc = u->cap_runs ? 2 * u->cap_runs : 16;
         uint64_t *no = realloc(u->off, nc * sizeof *no);
