@@ -935,6 +935,19 @@ static int hs__cb_map_key(void *ctx, const unsigned char *s, size_t n)
     return sc->mode == HS__MODE_SKIP || hs__map_key_other(sc, s, n);
 }
 
+/* The event whose object closed goes to the handler (it is over: its
+   depth is cleared, the count goes up); 1, or 0 with the scan stopped
+   by the handler's code. */
+static inline int hs__emit_event(hs_kev_scan_t *sc)
+{
+    hs_err_t rc;
+
+    sc->ev_depth = 0;
+    sc->n_events++;
+    rc = sc->on_event(sc, &sc->ev);
+    return rc == HS_OK ? 1 : hs_jscan_stop(&sc->js, rc);
+}
+
 /* A container closes: depth is its inside depth before the decrement. */
 static int hs__close(hs_kev_scan_t *sc)
 {
@@ -966,14 +979,8 @@ static int hs__close(hs_kev_scan_t *sc)
         sc->args_depth = 0;
     if (sc->di_depth != 0 && d == sc->di_depth)
         sc->di_depth = 0;
-    if (sc->ev_depth != 0 && d == sc->ev_depth) {
-        hs_err_t rc;
-        sc->ev_depth = 0;
-        sc->n_events++;
-        rc = sc->on_event(sc, &sc->ev);
-        if (rc != HS_OK)
-            return hs_jscan_stop(&sc->js, rc);
-    }
+    if (sc->ev_depth != 0 && d == sc->ev_depth && !hs__emit_event(sc))
+        return 0;
     if (sc->evarr_depth != 0 && d == sc->evarr_depth)
         sc->evarr_depth = 0;
     sc->depth--;
@@ -997,13 +1004,8 @@ static int hs__close_ctx(hs_kev_scan_t *sc)
 __attribute__((noinline))
 static int hs__close_event(hs_kev_scan_t *sc)
 {
-    hs_err_t rc;
-
-    sc->ev_depth = 0;
-    sc->n_events++;
-    rc = sc->on_event(sc, &sc->ev);
-    if (rc != HS_OK)
-        return hs_jscan_stop(&sc->js, rc);
+    if (!hs__emit_event(sc))
+        return 0;
     sc->depth--;
     sc->mode = HS__MODE_OTHER;
     return 1;
