@@ -227,7 +227,7 @@ typedef struct hs__wrec_s {
 
 /* A step window of the main thread in full: the windows read in file
    order, the settled ones' sort when they were not in time order
-   (hs__settle_unsorted, hs__settle_by_runs), and the spilled settled
+   (hs__settle_by_runs), and the spilled settled
    windows' blocks (hs__wins_t). */
 typedef struct hs__win_s {
     int64_t s, e;
@@ -1283,7 +1283,7 @@ nomem:
    one thread do not overlap; f->st_clipped counts the clips, and
    hs_kineto_read adds a note), the pending one is put, w becomes
    pending.  A w before the pending one sets f->w.unsorted and is left
-   out (hs__settle_unsorted starts again). */
+   out (hs__settle_by_runs starts again). */
 static hs_err_t hs__win_push(hs__file_t *f, const hs__win_t *w,
                              hs_error_t *err)
 {
@@ -1324,27 +1324,6 @@ static hs_err_t hs__keep_window(void *ctx, const void *rec)
     return hs__win_push(f, &x, f->err);
 }
 
-/* hs__settle_unsorted's replay: the main thread's windows in full. */
-typedef struct hs__wall_s {
-    hs__file_t *f;
-    hs__win_t *w;
-    size_t n, cap;
-} hs__wall_t;
-
-static hs_err_t hs__keep_full(void *ctx, const void *rec)
-{
-    hs__wall_t *a = ctx;
-    hs__wrec_t w;
-
-    memcpy(&w, rec, sizeof w);
-    if (a->f->thr[w.thr].main_thr && a->n < a->cap) {
-        a->w[a->n].s = w.s;
-        a->w[a->n].e = w.e;
-        a->w[a->n++].number = w.number;
-    }
-    return HS_OK;
-}
-
 /* The settled windows emptied to be pushed again from the first; the
    clips counted before (clipped0) start again too. */
 static void hs__wins_restart(hs__file_t *f, size_t clipped0)
@@ -1356,38 +1335,10 @@ static void hs__wins_restart(hs__file_t *f, size_t clipped0)
     f->st_clipped = clipped0;
 }
 
-/* hs__settle_steps for the n windows of a main thread not read in time
-   order (Kineto writes them in order: rare) that fit the windows'
-   budget in full: read again in full (24 bytes a step for the sort's
-   while), sorted by qsort as they always were, and pushed again from
-   the first (hs__settle_by_runs past the budget). */
-static hs_err_t hs__settle_unsorted(hs__file_t *f, size_t n,
-                                    size_t clipped0, hs_error_t *err)
-{
-    hs__wall_t a;
-    size_t i;
-    hs_err_t rc;
-
-    a.f = f;
-    a.n = 0;
-    a.cap = n;
-    if ((a.w = malloc(n * sizeof *a.w)) == NULL)
-        return hs_error_set(err, HS_ERR_NOMEM, f->path, 0, 0,
-                            "out of memory");
-    rc = hs_reclog_each(&f->lw, hs__keep_full, &a, f->path, err);
-    if (rc == HS_OK)
-        qsort(a.w, a.n, sizeof *a.w, hs__cmp_step);
-    hs__wins_restart(f, clipped0);
-    for (i = 0; rc == HS_OK && i < a.n; i++)
-        rc = hs__win_push(f, &a.w[i], err);
-    free(a.w);
-    return rc;
-}
-
 /* A main thread's window for the sort by runs (hs__settle_by_runs):
    its place among the main thread's windows read breaks the ties, so
-   the order is a stable sort's (glibc's qsort, which the windows that
-   fit the budget take, is a merge sort). */
+   the order is a stable sort's (glibc's qsort, which sorted them before
+   the runs, is a merge sort). */
 typedef struct hs__wsort_s {
     hs__win_t w;
     uint64_t seq;
@@ -1436,11 +1387,13 @@ static hs_err_t hs__push_sorted(void *ctx, const void *rec)
     return hs__win_push(c->f, &x.w, c->f->err);
 }
 
-/* hs__settle_unsorted past the windows' budget: the main thread's
-   windows read again and sorted by runs that fit the budget
-   (hs_xsort.h: each run sorted and written to a temporary file, then
-   merged, each run read through a share of the budget), and pushed
-   again from the first; memory: the budget, and 40 bytes a run. */
+/* hs__settle_steps for a main thread whose windows were not read in
+   time order (Kineto writes them in order: rare): read again and sorted
+   by runs that fit the windows' budget (hs_xsort.h: in memory when they
+   all fit one, else each run sorted and written to a temporary file,
+   then merged, each run read through a share of the budget), and pushed
+   again from the first; the clips counted before (clipped0 on entry)
+   start again too.  Memory: the budget, and 40 bytes a run. */
 static hs_err_t hs__settle_by_runs(hs__file_t *f, size_t clipped0,
                                    hs_error_t *err)
 {
@@ -1543,9 +1496,7 @@ static hs_err_t hs__settle_steps(hs__file_t *f, hs_error_t *err)
     if ((rc = hs_reclog_each(&f->lw, hs__keep_window, f, f->path, err)) !=
             HS_OK ||
         (f->w.unsorted &&
-         (rc = n <= f->w.budget / sizeof(hs__win_t)
-                   ? hs__settle_unsorted(f, n, clipped0, err)
-                   : hs__settle_by_runs(f, clipped0, err)) != HS_OK))
+         (rc = hs__settle_by_runs(f, clipped0, err)) != HS_OK))
         return rc;
     hs_reclog_clear(&f->lw);
     return hs__wins_end(f, err);
